@@ -1,0 +1,117 @@
+"""Pure analyses of a scores table (no I/O): per-cell means, run-to-run spread, failures.
+
+Failed and skipped cells are never averaged as if they were scores: means and spreads use the
+scored cells only, and every table carries the failure and skip counts next to the mean, so a
+reader sees when two judges were averaged over different rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+CONFIG_AXES = ["metric", "judge", "embedding", "dimension", "strictness"]
+
+
+def repeat_spread(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration and sample: mean, SD (ddof=1) and range of the scored repeats."""
+    scored = scores[scores["status"] == "scored"]
+    grouped = scored.groupby([*CONFIG_AXES, "sample_id"], dropna=False)["score"]
+    spread = grouped.agg(
+        mean="mean",
+        sd=lambda s: s.std(ddof=1) if len(s) > 1 else np.nan,
+        low="min",
+        high="max",
+        repeats="count",
+    ).reset_index()
+    spread["range"] = spread["high"] - spread["low"]
+    return spread
+
+
+def config_summary(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration: mean score, mean run-to-run SD, counts by status, calls per score."""
+    status_counts = (
+        scores.pivot_table(
+            index=CONFIG_AXES, columns="status", values="repeat", aggfunc="count", fill_value=0
+        )
+        .reindex(columns=["scored", "failed", "skipped"], fill_value=0)
+        .reset_index()
+    )
+    scored = scores[scores["status"] == "scored"]
+    means = scored.groupby(CONFIG_AXES)["score"].mean().rename("mean_score").reset_index()
+    sds = (
+        repeat_spread(scores).groupby(CONFIG_AXES)["sd"].mean().rename("mean_run_sd").reset_index()
+    )
+    usage = (
+        scores.groupby(CONFIG_AXES)
+        .agg(
+            calls=("calls", "sum"),
+            tokens_in=("tokens_in", "sum"),
+            tokens_out=("tokens_out", "sum"),
+            latency_s=("latency_s", "mean"),
+        )
+        .reset_index()
+    )
+    table = status_counts.merge(means, on=CONFIG_AXES, how="left")
+    table = table.merge(sds, on=CONFIG_AXES, how="left").merge(usage, on=CONFIG_AXES, how="left")
+    attempted = table["scored"] + table["failed"]
+    table["failure_rate"] = np.where(
+        attempted > 0, table["failed"] / attempted.clip(lower=1), np.nan
+    )
+    table["calls_per_score"] = np.where(
+        table["scored"] > 0, table["calls"] / table["scored"].clip(lower=1), np.nan
+    )
+    return table
+
+
+def metric_failure_rates(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per metric: cells scored, failed, skipped and the failure rate among attempted cells."""
+    counts = scores.pivot_table(
+        index="metric", columns="status", values="repeat", aggfunc="count", fill_value=0
+    ).reindex(columns=["scored", "failed", "skipped"], fill_value=0)
+    attempted = counts["scored"] + counts["failed"]
+    counts["failure_rate"] = (counts["failed"] / attempted.where(attempted > 0)).round(4)
+    return counts.reset_index()
+
+
+def top_failure_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """The most frequent failure messages per metric (first line, shortened)."""
+    failed = scores[scores["status"] == "failed"].copy()
+    if failed.empty:
+        return pd.DataFrame(columns=["metric", "cause", "cells"])
+    failed["cause"] = failed["error"].fillna("").str.split("\n").str[0].str.slice(0, 160)
+    causes = failed.groupby(["metric", "cause"]).size().rename("cells").reset_index()
+    return (
+        causes.sort_values(["metric", "cells"], ascending=[True, False]).groupby("metric").head(n)
+    )
+
+
+def embedding_column(embedding: str, dimension: int) -> str:
+    if not embedding:
+        return "(judge only)"
+    return f"{embedding} @ {dimension}" if dimension else embedding
+
+
+def judge_by_embedding(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One metric as a judge (× strictness) by embedding@dimension table of 'mean ± sd [f]'."""
+    rows = summary[summary["metric"] == metric].copy()
+    rows["column"] = [
+        embedding_column(e, d) for e, d in zip(rows["embedding"], rows["dimension"], strict=True)
+    ]
+    rows["row"] = [
+        f"{j} (s={s})" if s else j for j, s in zip(rows["judge"], rows["strictness"], strict=True)
+    ]
+    rows["text"] = [
+        _cell_text(m, sd, f)
+        for m, sd, f in zip(rows["mean_score"], rows["mean_run_sd"], rows["failed"], strict=True)
+    ]
+    table = rows.pivot(index="row", columns="column", values="text")
+    table.index.name = "judge"
+    table.columns.name = None
+    return table
+
+
+def _cell_text(mean: float, sd: float, failed: int) -> str:
+    mean_text = "n/a" if pd.isna(mean) else f"{mean:.3f}"
+    sd_text = "" if pd.isna(sd) else f" ± {sd:.3f}"
+    return f"{mean_text}{sd_text} [{int(failed)} failed]"

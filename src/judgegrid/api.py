@@ -1,0 +1,233 @@
+"""The public Python API: run a grid, resume it, and read its results.
+
+>>> result = run_grid("model_matrices/local.yaml", limit=2)   # doctest: +SKIP
+>>> result.scores.groupby(["metric", "judge"])["score"].mean() # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from judgegrid import report
+from judgegrid.dataset import DEMO, Dataset, load_dataset
+from judgegrid.embedder import resolve_dimension_method
+from judgegrid.errors import InputError, MatrixError, Problem
+from judgegrid.matrix import Matrix, credential_problems, load_matrix, parse_matrix
+from judgegrid.providers import litellm_module
+from judgegrid.runner import GridRunner, ProgressHook, Tally
+from judgegrid.store import DB_NAME, RunStore
+from judgegrid.tasks import expand_cells, expected_cell_count
+
+RESOLVED_MATRIX = "matrix.resolved.yaml"
+
+
+@dataclass
+class GridResult:
+    run_dir: Path
+    scores: pd.DataFrame
+    calls: pd.DataFrame
+    tally: Tally
+    expected_cells: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.scores) == self.expected_cells
+
+
+def resolve_dataset(
+    matrix: Matrix, matrix_path: str | Path | None, dataset: str | Path | Dataset | None
+) -> Dataset:
+    """The data set named on the command line, else the matrix's (relative to its file)."""
+    if isinstance(dataset, Dataset):
+        return dataset
+    if dataset is not None:
+        return load_dataset(dataset)
+    if matrix.dataset in (None, DEMO):
+        return load_dataset(DEMO)
+    path = Path(matrix.dataset)
+    if not path.is_absolute() and matrix_path is not None:
+        path = Path(matrix_path).parent / path
+    return load_dataset(path)
+
+
+def preflight(matrix: Matrix, source: str) -> None:
+    """Problems that would stop every call, found before the first one: unknown models, keys."""
+    problems = model_problems(matrix) + credential_problems(matrix)
+    if problems:
+        raise MatrixError(source, problems)
+
+
+def model_problems(matrix: Matrix) -> list[Problem]:
+    """Model ids that litellm cannot route (no provider prefix it knows, no local model)."""
+    from judgegrid.providers import local
+
+    problems = []
+    known_local = {"judges": local.JUDGE_MODEL, "embeddings": local.EMBEDDING_MODEL}
+    entries = [("judges", i, j.id, j.options.api_base) for i, j in enumerate(matrix.judges)]
+    entries += [
+        ("embeddings", i, e.id, e.options.api_base) for i, e in enumerate(matrix.embeddings)
+    ]
+    for section, i, model, api_base in entries:
+        if model.startswith("local/"):
+            if model != f"local/{known_local[section]}":
+                problems.append(
+                    Problem(
+                        f"{section}[{i}].id",
+                        f"unknown local model '{model}'; "
+                        f"the embedded one is local/{known_local[section]}",
+                    )
+                )
+            continue
+        if not _litellm_routes(model, api_base):
+            problems.append(
+                Problem(
+                    f"{section}[{i}].id",
+                    f"litellm cannot tell which provider serves '{model}'; write it as "
+                    "provider/model (e.g. openai/gpt-4o-mini, openrouter/google/gemini-2.5-flash, "
+                    "ollama/llama3.1)",
+                )
+            )
+    return problems
+
+
+def _litellm_routes(model: str, api_base: str | None) -> bool:
+    litellm = litellm_module()
+
+    try:
+        litellm.get_llm_provider(model=model, api_base=api_base)
+    except Exception:
+        return False
+    return True
+
+
+def new_run_dir(reports_dir: str | Path, matrix_name: str) -> Path:
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", matrix_name).strip("-") or "run"
+    base = Path(reports_dir) / f"{stamp}-{slug}"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    path.mkdir(parents=True)
+    return path
+
+
+def resolved_matrix_yaml(matrix: Matrix, dataset_source: str) -> str:
+    """The matrix as run: defaults merged in, the data set's path fixed. Holds no secret: the
+    matrix only ever names the environment variables that hold keys."""
+    data = matrix.model_dump(mode="json", exclude_none=True)
+    data["dataset"] = dataset_source
+    for i, spec in enumerate(matrix.judges):
+        data["judges"][i]["options"] = matrix.judge_options(spec).model_dump(
+            mode="json", exclude_none=True
+        )
+        data["judges"][i]["label"] = matrix.judge_label(i)
+    for i, spec in enumerate(matrix.embeddings):
+        data["embeddings"][i]["options"] = matrix.embedding_options(spec).model_dump(
+            mode="json", exclude_none=True
+        )
+        data["embeddings"][i]["label"] = matrix.embedding_label(i)
+        data["embeddings"][i]["dimensions"] = matrix.embedding_dimensions(spec)
+    data["metrics"] = [{"name": s.name, **s.params} for s in matrix.metrics]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def run_grid(
+    matrix: Matrix | str | Path,
+    dataset: str | Path | Dataset | None = None,
+    *,
+    reports_dir: str | Path = "reports",
+    run_dir: str | Path | None = None,
+    limit: int | None = None,
+    on_progress: ProgressHook | None = None,
+) -> GridResult:
+    """Score every cell of ``matrix`` over ``dataset`` into a new run directory."""
+    matrix_path = None if isinstance(matrix, Matrix) else Path(matrix)
+    if matrix_path is not None:
+        matrix = load_matrix(matrix_path)
+    assert isinstance(matrix, Matrix)
+    data = resolve_dataset(matrix, matrix_path, dataset).head(limit)
+    preflight(matrix, str(matrix_path or "<matrix>"))
+    source = data.source if data.source == DEMO else str(Path(data.source).resolve())
+    name = matrix.name or (matrix_path.stem if matrix_path else "matrix")
+    target = Path(run_dir) if run_dir else new_run_dir(reports_dir, name)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(matrix, source), encoding="utf-8")
+    store = RunStore(target / DB_NAME)
+    store.set_meta("dataset", source)
+    store.set_meta("limit", limit)
+    return _execute(matrix, data, store, target, on_progress)
+
+
+def resume_run(
+    run_dir: str | Path, *, retry_failed: bool = False, on_progress: ProgressHook | None = None
+) -> GridResult:
+    """Finish an interrupted run: cells already in the database are not scored again."""
+    target = Path(run_dir)
+    db = target / DB_NAME
+    matrix_file = target / RESOLVED_MATRIX
+    if not db.exists() or not matrix_file.exists():
+        raise InputError(
+            str(target),
+            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
+        )
+    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
+    store = RunStore(db)
+    data = load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
+    preflight(matrix, str(matrix_file))
+    if retry_failed:
+        store.delete_failed()
+    return _execute(matrix, data, store, target, on_progress)
+
+
+def _execute(
+    matrix: Matrix, data: Dataset, store: RunStore, target: Path, on_progress: ProgressHook | None
+) -> GridResult:
+    _register_local_models(matrix)
+    cells = expand_cells(matrix, data)
+    expected = expected_cell_count(matrix, len(data))
+    runner = GridRunner(matrix, data, store)
+    try:
+        tally = asyncio.run(runner.run(cells, on_progress))
+    finally:
+        write_outputs(target, store, matrix, expected)
+    scores, calls = store.scores_frame(), store.calls_frame()
+    store.close()
+    return GridResult(target, scores, calls, tally, expected)
+
+
+def write_outputs(target: Path, store: RunStore, matrix: Matrix, expected: int | None) -> None:
+    """scores.csv and summary.md from the database (also after an interrupt: partial is shown)."""
+    scores, calls = store.scores_frame(), store.calls_frame()
+    report.write_scores_csv(scores, target)
+    methods = {
+        matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
+        for i, e in enumerate(matrix.embeddings)
+    }
+    title = f"judgegrid run {target.name}"
+    report.write_summary(target, report.summary_markdown(scores, calls, title, expected, methods))
+
+
+def _register_local_models(matrix: Matrix) -> None:
+    ids: list[Any] = [j.id for j in matrix.judges] + [e.id for e in matrix.embeddings]
+    if any(str(i).startswith("local/") for i in ids):
+        from judgegrid.providers import local
+
+        local.register()
+
+
+def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scores and calls tables of a finished or interrupted run."""
+    store = RunStore(Path(run_dir) / DB_NAME)
+    try:
+        return store.scores_frame(), store.calls_frame()
+    finally:
+        store.close()

@@ -1,0 +1,208 @@
+"""The ``judgegrid`` command: run a grid, resume it, validate inputs, list metrics.
+
+Every input error is printed as one line per problem (file: path.inside.it: what is wrong) with
+exit code 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judgegrid import api
+from judgegrid.errors import InputError, Problem
+from judgegrid.matrix import load_matrix
+from judgegrid.runner import Tally
+from judgegrid.tasks import Cell, expected_cell_count
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Score RAG metrics under a grid of LLM judges and embedding models, with repeats, "
+    "and see how far the judges agree.",
+)
+
+DEFAULT_MATRIX = Path("model_matrices/local.yaml")
+
+
+def _fail(exc: InputError) -> None:
+    for problem in exc.problems:
+        typer.echo(problem.render(exc.source), err=True)
+    raise typer.Exit(2)
+
+
+@app.command()
+def run(
+    matrix: Annotated[Path, typer.Argument(help="Model matrix YAML.")] = DEFAULT_MATRIX,
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            "--dataset",
+            "-d",
+            help="Data set (.jsonl/.csv/.parquet or 'demo'); overrides the matrix's dataset.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="Score only the first N samples.")
+    ] = None,
+    reports_dir: Annotated[
+        Path, typer.Option("--reports-dir", help="Where new run directories are made.")
+    ] = Path("reports"),
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Finish the interrupted run in this directory instead."),
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="With --resume: score failed cells again.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Score every metric under every judge × embedding × dimension × strictness × repeat."""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        if resume is not None:
+            run_dir = resume
+            bar = _ProgressBar(progress, f"resuming {run_dir}")
+            result = api.resume_run(run_dir, retry_failed=retry_failed, on_progress=bar.update)
+        else:
+            if not matrix.exists():
+                raise InputError(str(matrix), [Problem("", "file not found")])
+            loaded = load_matrix(matrix)
+            data = api.resolve_dataset(loaded, matrix, dataset).head(limit)
+            api.preflight(loaded, str(matrix))
+            run_dir = api.new_run_dir(reports_dir, loaded.name or matrix.stem)
+            bar = _ProgressBar(progress, str(run_dir))
+            typer.echo(f"run directory: {run_dir}  ({len(data)} samples from {data.source})")
+            result = api.run_grid(
+                loaded, data, run_dir=run_dir, limit=limit, on_progress=bar.update
+            )
+    except InputError as exc:
+        _fail(exc)
+    except KeyboardInterrupt:
+        bar.close()
+        typer.echo(
+            f"\ninterrupted: finished cells are saved in {run_dir}/run.sqlite.\n"
+            f"finish the run with:  judgegrid run --resume {run_dir}",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    bar.close()
+    _print_result(result)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    """A kill (SIGTERM) stops the run the way Ctrl-C does: finished cells saved, resumable."""
+    signal.raise_signal(signal.SIGINT)
+
+
+def _print_result(result: api.GridResult) -> None:
+    summary = (result.run_dir / "summary.md").read_text(encoding="utf-8")
+    typer.echo(summary)
+    t = result.tally
+    typer.echo(
+        f"score rows: {len(result.scores)}; the matrix implies: {result.expected_cells}"
+        f" ({t.scored} scored, {t.failed} failed, {t.skipped} skipped this session; "
+        f"{t.already} were already done)"
+    )
+    typer.echo(
+        f"outputs: {result.run_dir}/summary.md, scores.csv, run.sqlite, {api.RESOLVED_MATRIX}"
+    )
+
+
+class _ProgressBar:
+    """tqdm bar: cells done/total, failures, calls made, elapsed time and ETA."""
+
+    def __init__(self, enabled: bool, label: str):
+        self.enabled = enabled and sys.stderr is not None
+        self.label = label
+        self._bar: Any = None
+        self._started = time.monotonic()
+
+    def update(self, tally: Tally, cell: Cell, status: str) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=tally.total,
+                initial=tally.already,
+                unit="cell",
+                desc="cells",
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
+        self._bar.update(1)
+        self._bar.set_postfix(
+            failed=tally.failed, skipped=tally.skipped, calls=tally.calls, refresh=False
+        )
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+@app.command()
+def validate(
+    matrix: Annotated[Path, typer.Argument(help="Model matrix YAML.")] = DEFAULT_MATRIX,
+    dataset: Annotated[
+        str | None, typer.Option("--dataset", "-d", help="Also check this data set.")
+    ] = None,
+) -> None:
+    """Check a matrix (fields, models, metrics, API keys) and its data set; calls no model."""
+    from judgegrid.matrix import credential_problems, inspect_matrix
+
+    try:
+        text = matrix.read_text(encoding="utf-8")
+    except OSError as exc:
+        _fail(InputError(str(matrix), [Problem("", f"cannot read the file ({exc.strerror})")]))
+    parsed, problems = inspect_matrix(text, str(matrix))
+    if parsed is not None:
+        problems += api.model_problems(parsed) + credential_problems(parsed)
+    lines = [p.render(str(matrix)) for p in problems]
+    data = None
+    if parsed is not None:
+        try:
+            data = api.resolve_dataset(parsed, matrix, dataset)
+        except InputError as exc:
+            lines += [p.render(exc.source) for p in exc.problems]
+    if lines:
+        for line in lines:
+            typer.echo(line, err=True)
+        raise typer.Exit(2)
+    assert parsed is not None and data is not None
+    cells = expected_cell_count(parsed, len(data))
+    typer.echo(
+        f"{matrix}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} embedding "
+        f"models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
+        f"{len(data)} samples from {data.source}: {cells} cells"
+    )
+
+
+@app.command()
+def metrics() -> None:
+    """List the metrics with the sample fields each needs and its parameters."""
+    from judgegrid.metrics import METRICS
+
+    for name, metric in METRICS.items():
+        params = ", ".join(metric.Params.model_fields) or "none"
+        axes = ["judge"]
+        if metric.uses_embeddings:
+            axes.append("embedding × dimension")
+        if metric.uses_strictness:
+            axes.append("strictness")
+        direction = "higher is better" if metric.higher_is_better else "lower is better"
+        typer.echo(
+            f"{name} ({metric.title}): {metric.description}\n"
+            f"    needs: {', '.join(metric.required_fields)}\n"
+            f"    varies with: {' × '.join(axes)}; parameters: {params}; {direction}"
+        )
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,218 @@
+"""The data set: samples to score, read from JSONL, CSV or Parquet, or the bundled demo set.
+
+Field names follow Ragas (``user_input``, ``response``, ``retrieved_contexts``, ``reference``);
+the legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too.
+A sample may carry human ``labels`` and, in the demo set, a ``contrast`` saying how it should rank
+against its siblings. A sample may lack fields: the runner records it as skipped for the metrics
+that need them rather than dropping it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from judgegrid.errors import DatasetError, Problem
+
+DEMO = "demo"
+SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
+
+
+class Contrast(BaseModel):
+    """A sample's place in a deliberate contrast: rank 1 should score best on ``metric``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    group: str
+    metric: str
+    rank: int = Field(ge=1)
+    kind: str = Field(description="e.g. grounded, hallucinated, complete, noncommittal")
+
+
+class Sample(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    user_input: str | None = Field(None, validation_alias=AliasChoices("user_input", "question"))
+    response: str | None = Field(None, validation_alias=AliasChoices("response", "answer"))
+    retrieved_contexts: list[str] | None = Field(
+        None, validation_alias=AliasChoices("retrieved_contexts", "contexts")
+    )
+    reference: str | None = Field(None, validation_alias=AliasChoices("reference", "ground_truth"))
+    labels: dict[str, float | str] | None = None
+    contrast: Contrast | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value
+
+    def is_missing(self, field: str) -> bool:
+        value = getattr(self, field)
+        return value is None or (isinstance(value, str | list) and len(value) == 0)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    source: str
+    samples: tuple[Sample, ...]
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __iter__(self) -> Iterator[Sample]:
+        return iter(self.samples)
+
+    def by_id(self) -> dict[str, Sample]:
+        return {s.id: s for s in self.samples}
+
+    def head(self, n: int | None) -> Dataset:
+        return self if n is None else Dataset(self.source, self.samples[:n])
+
+
+def load_dataset(path: str | os.PathLike[str]) -> Dataset:
+    """Read a data set by file extension (.jsonl, .json, .csv, .parquet) or 'demo'."""
+    if str(path) == DEMO:
+        return load_demo()
+    path = Path(path)
+    source = str(path)
+    if not path.exists():
+        raise DatasetError(source, [Problem("", "file not found")])
+    suffix = path.suffix.lower()
+    readers = {
+        ".jsonl": _jsonl_records,
+        ".json": _json_records,
+        ".csv": _csv_records,
+        ".parquet": _parquet_records,
+    }
+    if suffix not in readers:
+        raise DatasetError(
+            source, [Problem("", f"unknown format '{suffix}'; use .jsonl, .json, .csv or .parquet")]
+        )
+    return _build(source, readers[suffix](path, source), stem=path.stem)
+
+
+def load_demo() -> Dataset:
+    """The demo set shipped with the package: varied topics with deliberate contrasts."""
+    text = resources.files("judgegrid.data").joinpath("demo.jsonl").read_text(encoding="utf-8")
+    records = [
+        (f"line {i}", json.loads(line))
+        for i, line in enumerate(text.splitlines(), 1)
+        if line.strip()
+    ]
+    return _build(DEMO, records, stem="demo")
+
+
+Record = tuple[str, dict[str, Any]]
+
+
+def _build(source: str, records: list[Record], stem: str) -> Dataset:
+    samples, problems, seen = [], [], {}
+    for index, (where, record) in enumerate(records):
+        if not isinstance(record, dict):
+            problems.append(Problem(where, "expected a JSON object"))
+            continue
+        record = {"id": f"{stem}-{index:03d}", **record}
+        try:
+            sample = Sample.model_validate(record)
+        except ValidationError as exc:
+            problems += [_problem(where, record, err) for err in exc.errors()]
+            continue
+        if sample.id in seen:
+            problems.append(Problem(where, f"id '{sample.id}' is also used at {seen[sample.id]}"))
+        seen.setdefault(sample.id, where)
+        samples.append(sample)
+    if problems:
+        raise DatasetError(source, problems)
+    if not samples:
+        raise DatasetError(source, [Problem("", "the data set has no samples")])
+    return Dataset(source, tuple(samples))
+
+
+def _problem(where: str, record: dict[str, Any], err: Any) -> Problem:
+    field = ".".join(str(p) for p in err["loc"])
+    label = f"{where} (sample {record.get('id')!r}), field {field}"
+    if err["type"] == "extra_forbidden":
+        known = ", ".join(("id", *SAMPLE_FIELDS, "labels", "contrast"))
+        return Problem(label, f"unknown field; expected one of {known} (or a legacy alias)")
+    return Problem(label, err["msg"])
+
+
+def _jsonl_records(path: Path, source: str) -> list[Record]:
+    records, problems = [], []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f"line {number}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
+    if problems:
+        raise DatasetError(source, problems)
+    return records
+
+
+def _json_records(path: Path, source: str) -> list[Record]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        problem = Problem(f"line {exc.lineno}", f"not valid JSON ({exc.msg})")
+        raise DatasetError(source, [problem]) from None
+    if not isinstance(data, list):
+        raise DatasetError(source, [Problem("", "expected a JSON list of samples")])
+    return [(f"item {i}", record) for i, record in enumerate(data)]
+
+
+def _table_records(frame: Any, source: str, first_row: int) -> list[Record]:
+    import pandas as pd
+
+    records, problems = [], []
+    for i, row in enumerate(frame.to_dict(orient="records")):
+        where = f"row {i + first_row}"
+        record = {k: v for k, v in row.items() if not _is_blank(v, pd)}
+        for key in ("retrieved_contexts", "contexts", "labels", "contrast"):
+            value = record.get(key)
+            if isinstance(value, str):
+                try:
+                    record[key] = json.loads(value)
+                except json.JSONDecodeError:
+                    problems.append(Problem(f"{where}, field {key}", "expected a JSON list/object"))
+            elif value is not None and hasattr(value, "tolist"):
+                record[key] = value.tolist()
+        records.append((where, record))
+    if problems:
+        raise DatasetError(source, problems)
+    return records
+
+
+def _is_blank(value: Any, pd: Any) -> bool:
+    if isinstance(value, list | tuple | dict) or hasattr(value, "tolist"):
+        return False
+    return bool(pd.isna(value))
+
+
+def _csv_records(path: Path, source: str) -> list[Record]:
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DatasetError(source, [Problem("", f"not a readable CSV file ({exc})")]) from None
+    return _table_records(frame, source, first_row=2)
+
+
+def _parquet_records(path: Path, source: str) -> list[Record]:
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise DatasetError(source, [Problem("", f"not a readable Parquet file ({exc})")]) from None
+    return _table_records(frame, source, first_row=0)

@@ -1,0 +1,173 @@
+"""The embedding client: vectors at a requested dimension, through ``litellm.aembedding``.
+
+Providers with native ``dimensions`` (OpenAI text-embedding-3-*) are asked for them. Otherwise the
+full vector is fetched once and truncated to the first d components, then L2-renormalised: exact
+for Matryoshka-trained models, an approximation for others (the summary says which was used).
+Vectors are cached in the run database by (model, requested dimension, text), texts missing from
+the cache are sent in one batch, and a text already in flight is not requested twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from typing import Any
+
+import numpy as np
+
+from judgegrid.errors import ScoringError
+from judgegrid.matrix import DimensionMethod, ModelOptions, RetryPolicy
+from judgegrid.providers import litellm_module
+from judgegrid.store import RunStore, text_sha
+from judgegrid.transport import Limits, Usage, send
+
+
+def resolve_dimension_method(model: str, method: DimensionMethod) -> str:
+    if method != "auto":
+        return method
+    return "native" if "text-embedding-3" in model else "truncate"
+
+
+def truncate_and_normalise(vectors: np.ndarray, dimension: int) -> np.ndarray:
+    """Keep the first ``dimension`` components of each row and rescale it to unit length."""
+    vectors = np.atleast_2d(np.asarray(vectors, dtype=float))
+    if dimension > vectors.shape[1]:
+        raise ScoringError(
+            f"dimension {dimension} is larger than the model's {vectors.shape[1]} dimensions"
+        )
+    cut = vectors[:, :dimension] if dimension else vectors
+    norms = np.linalg.norm(cut, axis=1, keepdims=True)
+    return cut / np.where(norms == 0, 1.0, norms)
+
+
+class EmbeddingModel:
+    def __init__(
+        self,
+        label: str,
+        model: str,
+        options: ModelOptions,
+        method: DimensionMethod,
+        policy: RetryPolicy,
+        limits: Limits,
+        store: RunStore,
+        rng: random.Random,
+    ):
+        self.label, self.model, self.options = label, model, options
+        self.method = resolve_dimension_method(model, method)
+        self._policy, self._limits, self._store, self._rng = policy, limits, store, rng
+        self._inflight: dict[tuple[int, str], asyncio.Future[np.ndarray]] = {}
+
+    def bind(self, dimension: int) -> BoundEmbedder:
+        return BoundEmbedder(self, dimension)
+
+    async def vectors(self, texts: list[str], dimension: int) -> tuple[np.ndarray, Usage]:
+        """One row per text at ``dimension`` (0 = the model's own size)."""
+        requested = dimension if self.method == "native" else 0
+        raw, usage = await self._fetch(texts, requested)
+        rows = np.stack([raw[t] for t in texts])
+        if self.method == "native":
+            return rows, usage
+        return truncate_and_normalise(rows, dimension), usage
+
+    async def _fetch(self, texts: list[str], requested: int) -> tuple[dict[str, np.ndarray], Usage]:
+        """Vectors by text: from memory, then the run database, then one batched call."""
+        found: dict[str, np.ndarray] = {}
+        waiting = {
+            t: self._inflight[(requested, t)] for t in texts if (requested, t) in self._inflight
+        }
+        missing = [t for t in dict.fromkeys(texts) if t not in waiting]
+        found.update(self._store.load_vectors(self.model, requested, missing))
+        missing = [t for t in missing if t not in found]
+        usage = Usage()
+        if missing:
+            loop = asyncio.get_running_loop()
+            futures = {t: loop.create_future() for t in missing}
+            for t, f in futures.items():
+                self._inflight[(requested, t)] = f
+            try:
+                fresh, usage = await self._call(missing, requested)
+            except BaseException as exc:
+                for t, f in futures.items():
+                    del self._inflight[(requested, t)]
+                    if not f.done():
+                        f.set_exception(exc)
+                        f.exception()
+                raise
+            self._store.save_vectors(self.model, requested, fresh)
+            for t, f in futures.items():
+                f.set_result(fresh[t])
+            found.update(fresh)
+        for t, f in waiting.items():
+            found[t] = await asyncio.shield(f)
+        return found, usage
+
+    async def _call(self, texts: list[str], requested: int) -> tuple[dict[str, np.ndarray], Usage]:
+        litellm = litellm_module()
+
+        o = self.options
+        request: dict[str, Any] = {"model": self.model, "input": texts}
+        if requested:
+            request["dimensions"] = requested
+        for name in ("api_base", "timeout"):
+            if getattr(o, name) is not None:
+                request[name] = getattr(o, name)
+        request.update(o.extra)
+        secret = (
+            {"api_key": os.environ[o.api_key_env]}
+            if (o.api_key_env and o.api_key_env in os.environ)
+            else {}
+        )
+
+        def read(raw: Any) -> tuple[str, Usage, str | None]:
+            tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
+            summary = f"{len(raw.data)} vectors of {len(_vector(raw.data[0]))} dimensions"
+            return summary, Usage(calls=1, tokens_in=tokens, cost=self._cost(raw)), None
+
+        key = text_sha("\x1f".join([self.model, str(requested), *texts]))
+        logged = {**request, "input": [t[:200] for t in texts]}
+        raw, _, usage = await send(
+            kind="embedding",
+            model=self.model,
+            label=self.label,
+            step_key=key,
+            request=logged,
+            call=lambda: litellm.aembedding(**request, **secret),
+            read=read,
+            policy=self._policy,
+            limits=self._limits,
+            recorder=self._store,
+            rng=self._rng,
+        )
+        vectors = {
+            t: np.asarray(_vector(item), dtype=np.float32)
+            for t, item in zip(texts, raw.data, strict=True)
+        }
+        return vectors, usage
+
+    def _cost(self, raw: Any) -> float | None:
+        if self.model.startswith("local/"):
+            return 0.0
+        litellm = litellm_module()
+
+        try:
+            return float(litellm.completion_cost(completion_response=raw, call_type="embedding"))
+        except Exception:
+            return None
+
+
+class BoundEmbedder:
+    """An embedding model at one dimension, adding up what the cell it serves has used."""
+
+    def __init__(self, model: EmbeddingModel, dimension: int):
+        self._model, self.dimension = model, dimension
+        self.usage = Usage()
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        rows, usage = await self._model.vectors(texts, self.dimension)
+        self.usage.add(usage)
+        return rows
+
+
+def _vector(item: Any) -> list[float]:
+    return item["embedding"] if isinstance(item, dict) else item.embedding

@@ -1,0 +1,61 @@
+"""Error types. Every user-facing error says where the problem is (file, field path, sample id)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class JudgegridError(Exception):
+    """Base class of every error judgegrid raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input, located by a path like ``judges[2].options.temperature``."""
+
+    where: str
+    message: str
+
+    def render(self, source: str | None = None) -> str:
+        prefix = f"{source}: " if source else ""
+        where = f"{self.where}: " if self.where else ""
+        return f"{prefix}{where}{self.message}"
+
+
+class InputError(JudgegridError):
+    """A matrix, data set or option that cannot be used; carries one Problem per fault found."""
+
+    def __init__(self, source: str | None, problems: list[Problem]):
+        self.source = source
+        self.problems = problems
+        super().__init__("\n".join(p.render(source) for p in problems))
+
+
+class MatrixError(InputError):
+    """The model matrix file is malformed or refers to something unknown."""
+
+
+class DatasetError(InputError):
+    """The data set file is malformed."""
+
+
+class JudgeOutputError(JudgegridError):
+    """The judge answered, but not with JSON that fits the answer schema."""
+
+    def __init__(self, message: str, raw: str | None = None, truncated: bool = False):
+        self.raw = raw
+        self.truncated = truncated
+        super().__init__(message)
+
+
+class ProviderError(JudgegridError):
+    """A model provider failed after the retry policy gave up (or the failure is permanent)."""
+
+    def __init__(self, message: str, status: int | None = None, permanent: bool = False):
+        self.status = status
+        self.permanent = permanent
+        super().__init__(message)
+
+
+class ScoringError(JudgegridError):
+    """The judge's answers were valid but leave the score undefined (e.g. no statements)."""

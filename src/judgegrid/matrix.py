@@ -1,0 +1,430 @@
+"""The model matrix: which judges, embedding models, dimensions and metrics to cross (YAML).
+
+The schema follows the Spring AI multi-model configuration the project grew from (seed 002):
+``defaults`` plays the part of ``default-options`` and is merged into every judge and embedding
+entry; ``retry`` mirrors ``spring.ai.retry``. Keys may be written in kebab-case (``max-tokens``) or
+snake_case (``max_tokens``). Every error names the file, the path inside it and what was expected.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+
+from judgegrid.errors import MatrixError, Problem
+from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.providers import litellm_module
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from a number (seconds) or a string such as ``2000ms``, ``2s`` or ``1m``."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as 2s or 2000ms")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError(f"expected a duration such as 2s or 2000ms, got {value!r}")
+    number, unit = float(match.group(1)), match.group(2) or "s"
+    return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_SECRET_KEYS = {"api_key", "apikey", "key", "token", "password", "secret"}
+
+
+class ModelOptions(_Strict):
+    """Options that reach litellm with every call to one model."""
+
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, gt=0)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = Field(
+        None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
+    )
+    timeout: Duration | None = Field(None, description="Per-call timeout.")
+    api_base: str | None = None
+    api_key_env: str | None = Field(
+        None, description="Name of the environment variable holding the key (never the key)."
+    )
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="Further provider arguments passed to litellm as is."
+    )
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _looks_like_variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+            raise ValueError(
+                "expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not a key"
+            )
+        return value
+
+    @field_validator("extra")
+    @classmethod
+    def _no_inline_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        secret = sorted(k for k in value if k.lower().replace("-", "_") in _SECRET_KEYS)
+        if secret:
+            raise ValueError(
+                f"{', '.join(secret)} must not be written in the matrix; put the key in an "
+                "environment variable and name it in api_key_env"
+            )
+        return value
+
+
+class JudgeSpec(_Strict):
+    id: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini")
+    label: str | None = Field(None, description="Name used in reports; defaults to the id.")
+    options: ModelOptions = ModelOptions()
+    max_concurrency: int | None = Field(None, ge=1)
+
+
+DimensionMethod = Literal["auto", "native", "truncate"]
+
+
+class EmbeddingSpec(_Strict):
+    id: str = Field(min_length=1, description="litellm embedding model id")
+    label: str | None = None
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    dimension_method: DimensionMethod = Field(
+        "auto",
+        description="native: ask the provider for d dimensions; truncate: keep the first d "
+        "components and L2-renormalise; auto: native for OpenAI text-embedding-3-*.",
+    )
+    options: ModelOptions = ModelOptions()
+    max_concurrency: int | None = Field(None, ge=1)
+
+
+class Defaults(_Strict):
+    judge: ModelOptions = ModelOptions()
+    embedding: ModelOptions = ModelOptions()
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+
+
+class RetryPolicy(_Strict):
+    on_http_codes: list[int] = Field(default_factory=lambda: [408, 429, 500, 502, 503, 504])
+    on_timeout: bool = True
+    initial_interval: Duration = 2.0
+    max_interval: Duration = 30.0
+    multiplier: float = Field(2.0, ge=1)
+    jitter: float = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
+    max_attempts: int = Field(5, ge=1)
+
+
+class Concurrency(_Strict):
+    total: int = Field(8, ge=1, description="Calls in flight across all models.")
+    per_model: int = Field(4, ge=1, description="Calls in flight to one model.")
+
+
+class MetricSpec(BaseModel):
+    """A metric by name with its parameters, which the metric's own Params model checks."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    name: str
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class Matrix(_Strict):
+    name: str | None = None
+    dataset: str | None = Field(
+        None, description="Data set path (relative to the matrix file) or 'demo'."
+    )
+    defaults: Defaults = Defaults()
+    retry: RetryPolicy = RetryPolicy()
+    concurrency: Concurrency = Concurrency()
+    judges: list[JudgeSpec] = Field(min_length=1)
+    embeddings: list[EmbeddingSpec] = Field(default_factory=list)
+    metrics: list[MetricSpec] = Field(min_length=1)
+    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
+        default_factory=lambda: [3], min_length=1
+    )
+    repeats: int = Field(1, ge=1)
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _names_as_specs(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"name": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    # -- the resolved view the runner uses ---------------------------------------------------
+
+    def judge_label(self, index: int) -> str:
+        judge = self.judges[index]
+        return judge.label or judge.id
+
+    def embedding_label(self, index: int) -> str:
+        emb = self.embeddings[index]
+        return emb.label or emb.id
+
+    def judge_options(self, judge: JudgeSpec) -> ModelOptions:
+        """The defaults with the judge's own options laid over them."""
+        return _merge(self.defaults.judge, judge.options)
+
+    def embedding_options(self, emb: EmbeddingSpec) -> ModelOptions:
+        return _merge(self.defaults.embedding, emb.options)
+
+    def embedding_dimensions(self, emb: EmbeddingSpec) -> list[int]:
+        """Dimensions to score; an empty list means 'the model's own size' (written as 0)."""
+        return list(emb.dimensions or self.defaults.dimensions or [0])
+
+    def metric_params(self, spec: MetricSpec) -> BaseModel:
+        return METRICS[resolve_metric_name(spec.name)].Params(**spec.params)
+
+    def strictness_for(self, spec: MetricSpec) -> list[int]:
+        params = self.metric_params(spec)
+        own = getattr(params, "strictness", None)
+        return sorted(set(own or self.strictness))
+
+
+def _merge(base: ModelOptions, override: ModelOptions) -> ModelOptions:
+    merged = base.model_dump()
+    for key in override.model_fields_set:
+        value = getattr(override, key)
+        merged[key] = {**base.extra, **value} if key == "extra" else value
+    return ModelOptions(**merged)
+
+
+# -- loading -----------------------------------------------------------------------------------
+
+
+def load_matrix(path: str | os.PathLike[str]) -> Matrix:
+    """Read and validate a matrix file; raise MatrixError listing every problem found."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MatrixError(source, [Problem("", f"cannot read the file ({exc.strerror})")]) from None
+    return parse_matrix(text, source)
+
+
+def parse_matrix(text: str, source: str = "<matrix>") -> Matrix:
+    """Validate matrix text; raise MatrixError listing every problem found."""
+    matrix, problems = inspect_matrix(text, source)
+    if problems or matrix is None:
+        raise MatrixError(source, problems)
+    return matrix
+
+
+def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, list[Problem]]:
+    """Every problem in a matrix, and the best matrix that can be read despite them.
+
+    Fields that fail validation are set aside and the rest validated again, so that one
+    misspelt field does not hide an unknown metric or a missing key further down.
+    """
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(where, f"not valid YAML: {problem}")]
+    if not isinstance(raw, dict):
+        return None, [Problem("", "expected a mapping with judges: and metrics:")]
+    raw = _snake_keys(raw)
+    problems: list[Problem] = []
+    try:
+        matrix: Matrix | None = Matrix.model_validate(raw)
+    except ValidationError as exc:
+        problems += [_problem_from(err) for err in exc.errors()]
+        matrix = _without_faulty_fields(raw, [tuple(e["loc"]) for e in exc.errors()])
+    if matrix is not None:
+        problems += _semantic_problems(matrix)
+    return matrix, problems
+
+
+def _without_faulty_fields(raw: dict[str, Any], locations: list[tuple[Any, ...]]) -> Matrix | None:
+    pruned = copy.deepcopy(raw)
+    for loc in locations:
+        parent: Any = pruned
+        for part in loc[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        if isinstance(parent, dict):
+            parent.pop(loc[-1], None)
+    try:
+        return Matrix.model_validate(pruned)
+    except ValidationError:
+        return None
+
+
+def _snake_keys(value: Any, under_extra: bool = False) -> Any:
+    """Accept Spring-style kebab-case keys; provider arguments under ``extra`` stay as written."""
+    if isinstance(value, dict):
+        return {
+            (k if under_extra else str(k).replace("-", "_")): _snake_keys(v, k == "extra")
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_snake_keys(v) for v in value]
+    return value
+
+
+def format_location(loc: tuple[int | str, ...]) -> str:
+    """('judges', 2, 'options', 'temperature') -> 'judges[2].options.temperature'."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _problem_from(err: Any) -> Problem:
+    loc = tuple(err["loc"])
+    where = format_location(loc)
+    if err["type"] == "extra_forbidden":
+        known = _known_fields(loc[:-1])
+        guess = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        hint = f"; did you mean '{guess[0]}'?" if guess else f"; expected one of {', '.join(known)}"
+        return Problem(where, f"unknown field{hint}")
+    if err["type"] == "missing":
+        return Problem(where, "required field is missing")
+    message = err["msg"].removeprefix("Value error, ")
+    return Problem(where, f"{message} (got {err.get('input')!r})")
+
+
+def _known_fields(loc: tuple[int | str, ...]) -> list[str]:
+    """The field names allowed at a location of the matrix, for 'did you mean' hints."""
+    model: type[BaseModel] | None = Matrix
+    for part in loc:
+        if model is None:
+            return []
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part))
+        model = _model_in(field.annotation) if field else None
+    return sorted(model.model_fields) if model else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found:
+            return found
+    return None
+
+
+def _semantic_problems(matrix: Matrix) -> list[Problem]:
+    problems: list[Problem] = []
+    problems += _duplicate_labels("judges", [j.label or j.id for j in matrix.judges])
+    problems += _duplicate_labels("embeddings", [e.label or e.id for e in matrix.embeddings])
+    for i, spec in enumerate(matrix.metrics):
+        problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
+    return problems
+
+
+def _duplicate_labels(section: str, labels: list[str]) -> list[Problem]:
+    seen: dict[str, int] = {}
+    problems = []
+    for i, label in enumerate(labels):
+        if label in seen:
+            problems.append(
+                Problem(
+                    f"{section}[{i}].label",
+                    f"'{label}' is used by {section}[{seen[label]}] too; give each entry a "
+                    "distinct label (the same model at two settings needs two labels)",
+                )
+            )
+        seen.setdefault(label, i)
+    return problems
+
+
+def _metric_problems(i: int, spec: MetricSpec, has_embeddings: bool) -> list[Problem]:
+    try:
+        name = resolve_metric_name(spec.name)
+    except KeyError:
+        guess = difflib.get_close_matches(spec.name, list(METRICS), n=1)
+        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        return [
+            Problem(
+                f"metrics[{i}].name",
+                f"unknown metric '{spec.name}'; {hint}known: {', '.join(METRICS)}",
+            )
+        ]
+    metric = METRICS[name]
+    try:
+        metric.Params(**spec.params)
+    except ValidationError as exc:
+        return [
+            Problem(f"metrics[{i}].{format_location(tuple(e['loc']))}", e["msg"])
+            for e in exc.errors()
+        ]
+    if metric.uses_embeddings and not has_embeddings:
+        return [
+            Problem(
+                f"metrics[{i}]",
+                f"{name} needs an embedding model; add one under embeddings:",
+            )
+        ]
+    return []
+
+
+# -- credentials -------------------------------------------------------------------------------
+
+
+def credential_problems(matrix: Matrix, environ: dict[str, str] | None = None) -> list[Problem]:
+    """Keys that calls would need but the environment lacks, found before any call is made.
+
+    One problem per missing variable, naming every entry that needs it.
+    """
+    env = os.environ if environ is None else environ
+    entries = [("judges", i, j.id, matrix.judge_options(j)) for i, j in enumerate(matrix.judges)]
+    entries += [
+        ("embeddings", i, e.id, matrix.embedding_options(e))
+        for i, e in enumerate(matrix.embeddings)
+    ]
+    needed_by: dict[str, list[str]] = {}
+    for section, i, model, options in entries:
+        for variable in _missing_keys(model, options, env):
+            needed_by.setdefault(variable, []).append(f"{section}[{i}] ({model})")
+    return [
+        Problem(
+            users[0].split(" ")[0] if len(users) == 1 else "",
+            f"the environment variable {variable} is not set; it holds the API key for "
+            f"{', '.join(users)}",
+        )
+        for variable, users in needed_by.items()
+    ]
+
+
+def _missing_keys(model: str, options: ModelOptions, env: Any) -> list[str]:
+    if options.api_key_env:
+        return [] if env.get(options.api_key_env) else [options.api_key_env]
+    if model.startswith("local/") or options.api_base:
+        return []  # in-process models and self-served endpoints need no key by default
+    litellm = litellm_module()  # deferred: importing it costs a second
+
+    try:
+        report = litellm.validate_environment(model=model)
+    except Exception:  # an unknown provider: litellm will say so at call time
+        return []
+    return [k for k in report.get("missing_keys", []) if not env.get(k)]

@@ -1,0 +1,39 @@
+"""The metric registry. Each metric lives in its own module: prompts, schemas, pure scoring."""
+
+from __future__ import annotations
+
+import re
+
+from judgegrid.metrics.base import Metric, MetricResult, ScoreContext
+from judgegrid.metrics.faithfulness import Faithfulness
+from judgegrid.metrics.response_relevancy import ResponseRelevancy
+
+METRICS: dict[str, type[Metric]] = {m.name: m for m in (ResponseRelevancy, Faithfulness)}
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+_BY_SQUASHED = {_squash(key): key for key in METRICS} | {
+    _squash(m.title): key for key, m in METRICS.items()
+}
+
+
+def resolve_metric_name(name: str) -> str:
+    """'ResponseRelevancy', 'response-relevancy' and 'response_relevancy' name one metric."""
+    try:
+        return _BY_SQUASHED[_squash(name)]
+    except KeyError:
+        raise KeyError(name) from None
+
+
+__all__ = [
+    "METRICS",
+    "Faithfulness",
+    "Metric",
+    "MetricResult",
+    "ResponseRelevancy",
+    "ScoreContext",
+    "resolve_metric_name",
+]

@@ -1,0 +1,89 @@
+"""What every metric is: answer schemas, a pure scoring function, and one async step that asks.
+
+A metric never calls a provider itself. It receives a ``ScoreContext`` whose ``judge`` and
+``embedder`` do the I/O (with caching, retries and accounting), so the metric module holds only
+prompts, schemas and arithmetic, and its scoring function can be tested table by table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from judgegrid.dataset import Sample
+
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
+
+Message = dict[str, str]
+
+
+class Judge(Protocol):
+    """What a metric may ask of the judge: one schema-checked JSON answer per step."""
+
+    async def ask(
+        self, step: str, messages: list[Message], schema: type[AnswerT], index: int = 0
+    ) -> AnswerT: ...
+
+
+class Embedder(Protocol):
+    """What a metric may ask of the embedding model: one vector per text, at the cell's size."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+@dataclass
+class ScoreContext:
+    judge: Judge
+    embedder: Embedder | None = None
+    strictness: int | None = None
+
+
+@dataclass
+class MetricResult:
+    score: float
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Metric:
+    """Base of all metrics. Subclasses set the class attributes and implement ``compute``."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str]
+    required_fields: ClassVar[tuple[str, ...]]
+    uses_embeddings: ClassVar[bool] = False
+    uses_strictness: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+    Params: ClassVar[type[BaseModel]] = NoParams
+
+    def __init__(self, params: BaseModel | None = None, **kwargs: Any):
+        self.params = params if params is not None else self.Params(**kwargs)
+
+    def missing_fields(self, sample: Sample) -> list[str]:
+        return [f for f in self.required_fields if sample.is_missing(f)]
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        raise NotImplementedError
+
+
+SYSTEM_PROMPT = (
+    "You are a careful evaluator of question-answering systems. "
+    "Reply with one JSON object that matches the requested format, and nothing else."
+)
+
+
+def chat(user_prompt: str) -> list[Message]:
+    """The two messages every judge step sends: a fixed system line and the task prompt."""
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user_prompt},
+    ]

