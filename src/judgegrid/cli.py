@@ -136,6 +136,7 @@ class _ProgressBar:
                 desc="cells",
                 dynamic_ncols=True,
                 file=sys.stderr,
+                mininterval=0.2 if sys.stderr.isatty() else 15.0,  # a log file gets few lines
             )
         self._bar.update(1)
         self._bar.set_postfix(

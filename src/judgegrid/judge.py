@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from judgegrid.errors import JudgeOutputError
 from judgegrid.matrix import ModelOptions, RetryPolicy
+from judgegrid.metrics.base import Question
 from judgegrid.providers import litellm_module
 from judgegrid.store import RunStore
 from judgegrid.transport import Limits, Usage, send
@@ -136,63 +137,42 @@ class JudgeModel:
     def bind(self, sample_id: str, repeat: int) -> BoundJudge:
         return BoundJudge(self, sample_id, repeat)
 
-    def step_key(
-        self,
-        step: str,
-        messages: list[dict[str, str]],
-        schema: type[BaseModel],
-        repeat: int,
-        index: int,
-    ) -> str:
+    def step_key(self, q: Question, repeat: int) -> str:
         identity = {
             "label": self.label,
             "model": self.model,
             "options": self.options.model_dump(exclude={"api_key_env", "timeout"}),
-            "step": step,
-            "messages": messages,
-            "schema": schema.model_json_schema(),
+            "step": q.step,
+            "messages": q.messages,
+            "shape": q.shape(),
             "repeat": repeat,
-            "index": index,
+            "index": q.index,
         }
         blob = json.dumps(identity, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    async def answer(
-        self,
-        step: str,
-        messages: list[dict[str, str]],
-        schema: type[AnswerT],
-        repeat: int,
-        index: int,
-    ) -> tuple[AnswerT, Usage]:
-        key = self.step_key(step, messages, schema, repeat, index)
+    async def answer(self, q: Question, repeat: int) -> tuple[BaseModel, Usage]:
+        key = self.step_key(q, repeat)
 
         async def compute() -> tuple[dict[str, Any], Usage]:
-            parsed, usage = await self._ask_with_one_correction(
-                key, messages, schema, repeat, index
-            )
+            parsed, usage = await self._ask_with_one_correction(key, q, repeat)
             return parsed.model_dump(), usage
 
-        data, usage = await self._memo.once(key, step, self.label, compute)
-        return schema.model_validate(data), usage
+        data, usage = await self._memo.once(key, q.step, self.label, compute)
+        return q.schema.model_validate(data), usage
 
     async def _ask_with_one_correction(
-        self,
-        key: str,
-        messages: list[dict[str, str]],
-        schema: type[AnswerT],
-        repeat: int,
-        index: int,
-    ) -> tuple[AnswerT, Usage]:
+        self, key: str, q: Question, repeat: int
+    ) -> tuple[BaseModel, Usage]:
         """Ask; on an answer that does not fit the schema, ask once more showing the error."""
-        text, finish, usage = await self._complete(key, messages, schema, repeat, index)
+        text, finish, usage = await self._complete(key, q, q.messages, repeat)
         try:
-            return parse_answer(text, schema, finish), usage
+            return parse_answer(text, q.schema, finish), usage
         except JudgeOutputError as first:
             if first.truncated:
                 raise
             retry_messages = [
-                *messages,
+                *q.messages,
                 {"role": "assistant", "content": text},
                 {
                     "role": "user",
@@ -200,27 +180,20 @@ class JudgeModel:
                     "Reply again with only the JSON object.",
                 },
             ]
-            text2, finish2, usage2 = await self._complete(
-                key, retry_messages, schema, repeat, index
-            )
+            text2, finish2, usage2 = await self._complete(key, q, retry_messages, repeat)
             usage.add(usage2)
             try:
-                return parse_answer(text2, schema, finish2), usage
+                return parse_answer(text2, q.schema, finish2), usage
             except JudgeOutputError as second:
                 second.args = (f"{second} (after one corrective retry)",)
                 raise second from None
 
     async def _complete(
-        self,
-        key: str,
-        messages: list[dict[str, str]],
-        schema: type[BaseModel],
-        repeat: int,
-        index: int,
+        self, key: str, q: Question, messages: list[dict[str, str]], repeat: int
     ) -> tuple[str, str | None, Usage]:
         litellm = litellm_module()
-
-        request = self._request(messages, schema, derive_seed(self.options.seed, repeat, index))
+        seed = derive_seed(self.options.seed, repeat, q.index)
+        request = self._request(messages, q, seed)
         secret = (
             {"api_key": os.environ[self.options.api_key_env]}
             if (self.options.api_key_env and self.options.api_key_env in os.environ)
@@ -254,7 +227,7 @@ class JudgeModel:
         return text, getattr(raw.choices[0], "finish_reason", None), usage
 
     def _request(
-        self, messages: list[dict[str, str]], schema: type[BaseModel], seed: int | None
+        self, messages: list[dict[str, str]], q: Question, seed: int | None
     ) -> dict[str, Any]:
         """The keyword arguments for litellm, without the key (this dict is logged)."""
         o = self.options
@@ -267,7 +240,7 @@ class JudgeModel:
         if self.output_mode == "json_schema":
             request["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+                "json_schema": {"name": q.schema.__name__, "schema": q.shape()},
             }
         elif self.output_mode == "json_object":
             request["response_format"] = {"type": "json_object"}
@@ -293,10 +266,8 @@ class BoundJudge:
         self.sample_id = sample_id
         self.usage = Usage()
 
-    async def ask(
-        self, step: str, messages: list[dict[str, str]], schema: type[AnswerT], index: int = 0
-    ) -> AnswerT:
-        answer, usage = await self._model.answer(step, messages, schema, self._repeat, index)
+    async def ask(self, q: Question) -> Any:
+        answer, usage = await self._model.answer(q, self._repeat)
         self.usage.add(usage)
         return answer
 

@@ -53,18 +53,22 @@ def metric_axes(matrix: Matrix) -> list[Axis]:
 
 
 def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
-    """All cells, ordered so that cells sharing judge steps (judge, sample, repeat) run together."""
+    """All cells, metric by metric, then judge, sample and repeat.
+
+    Cells that share judge steps (same metric, judge, sample, repeat) sit together, and a
+    metric's prompts, which share a long few-shot prefix, reach a local model one after another,
+    so llama.cpp can reuse the evaluated prefix.
+    """
     judges = [matrix.judge_label(i) for i in range(len(matrix.judges))]
-    cells = [
+    return [
         Cell(axis.metric, judge, emb, dim, s, sample.id, repeat)
+        for axis in metric_axes(matrix)
         for judge in judges
         for sample in dataset
         for repeat in range(matrix.repeats)
-        for axis in metric_axes(matrix)
         for emb, dim in axis.embeddings
         for s in axis.strictness
     ]
-    return cells
 
 
 def expected_cell_count(matrix: Matrix, n_samples: int) -> int:

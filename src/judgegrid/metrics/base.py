@@ -8,7 +8,7 @@ prompts, schemas and arithmetic, and its scoring function can be tested table by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -16,17 +16,34 @@ from pydantic import BaseModel, ConfigDict
 if TYPE_CHECKING:
     from judgegrid.dataset import Sample
 
-AnswerT = TypeVar("AnswerT", bound=BaseModel)
-
 Message = dict[str, str]
 
 
-class Judge(Protocol):
-    """What a metric may ask of the judge: one schema-checked JSON answer per step."""
+@dataclass(frozen=True)
+class Question:
+    """One request to the judge.
 
-    async def ask(
-        self, step: str, messages: list[Message], schema: type[AnswerT], index: int = 0
-    ) -> AnswerT: ...
+    ``schema`` validates the answer. ``request_shape``, when given, is the JSON schema sent to
+    the provider instead of the schema's own, to say more about the wanted answer than validation
+    demands (e.g. exactly one verdict per statement); a grammar-constrained local model then
+    cannot wander off, while the answer of any judge is still validated as leniently as Ragas
+    would read it. ``index`` tells apart repeated generations of the same request.
+    """
+
+    step: str
+    messages: list[Message]
+    schema: type[BaseModel]
+    index: int = 0
+    request_shape: dict[str, Any] | None = None
+
+    def shape(self) -> dict[str, Any]:
+        return self.request_shape or self.schema.model_json_schema()
+
+
+class Judge(Protocol):
+    """What a metric may ask of the judge: one schema-checked JSON answer per question."""
+
+    async def ask(self, q: Question) -> Any: ...
 
 
 class Embedder(Protocol):

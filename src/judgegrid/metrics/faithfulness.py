@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
-from judgegrid.metrics.base import Judge, Message, Metric, MetricResult, ScoreContext, chat
+from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
 
 # Bounds on the answers: generous for any real judge, and they stop a small local model that
 # loops inside a string from running on to max_tokens (a grammar enforces them there).
@@ -70,12 +70,12 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
         "statements": [
             {
                 "statement": "The Amazon flows through Brazil.",
-                "reason": "The context names Brazil among the countries it flows through.",
+                "reason": "The context names Brazil.",
                 "verdict": 1,
             },
             {
                 "statement": "The Amazon is the longest river in Africa.",
-                "reason": "The context says nothing about Africa.",
+                "reason": "Africa is not mentioned.",
                 "verdict": 0,
             },
         ]
@@ -84,8 +84,8 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
         [
             "For each statement, decide whether the context supports it. verdict 1: the "
             "statement follows directly from the context. verdict 0: it does not, or the "
-            "context does not say. Give a reason of a few words, and keep the statements in "
-            "order.",
+            "context does not say. Give a reason of at most eight words, and keep the "
+            "statements in order.",
             'Reply with JSON: {"statements": [{"statement": "...", "reason": "...", '
             '"verdict": 0 or 1}]}.',
             "",
@@ -105,14 +105,18 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
 
 
 async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
-    answer = await judge.ask("statements", chat(statements_prompt(question, text)), Statements)
+    answer = await judge.ask(
+        Question("statements", chat(statements_prompt(question, text)), Statements)
+    )
     return [s.strip() for s in answer.statements if s.strip()]
 
 
 async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) -> list[Verdict]:
-    messages: list[Message] = chat(verdicts_prompt(context, statements))
-    answer = await judge.ask("nli", messages, Verdicts)
-    return answer.statements
+    """One verdict per statement is asked for; whatever comes back is scored as returned."""
+    shape = Verdicts.model_json_schema()
+    shape["properties"]["statements"] |= {"minItems": len(statements), "maxItems": len(statements)}
+    q = Question("nli", chat(verdicts_prompt(context, statements)), Verdicts, request_shape=shape)
+    return (await judge.ask(q)).statements
 
 
 # -- pure scoring ----------------------------------------------------------------------------

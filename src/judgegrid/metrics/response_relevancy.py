@@ -17,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
-from judgegrid.metrics.base import Metric, MetricResult, ScoreContext, chat
+from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat
+
+STEP = "response_relevancy.question"
 
 
 class GeneratedQuestion(BaseModel):
@@ -104,10 +106,7 @@ class ResponseRelevancy(Metric):
         n = ctx.strictness or 3
         messages = chat(question_prompt(sample.response or ""))
         generations = await asyncio.gather(
-            *(
-                ctx.judge.ask("response_relevancy.question", messages, GeneratedQuestion, index=i)
-                for i in range(n)
-            )
+            *(ctx.judge.ask(Question(STEP, messages, GeneratedQuestion, index=i)) for i in range(n))
         )
         flags = [g.noncommittal for g in generations]
         questions = [g.question.strip() for g in generations if g.question.strip()]

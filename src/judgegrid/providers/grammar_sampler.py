@@ -102,6 +102,19 @@ def _view(candidates_p: Any) -> np.recarray:
     )
 
 
+_LOG_CALLBACK: Any = None
+
+
+def silence_llama_logs() -> None:
+    """llama.cpp writes notes to stderr even with verbose=False; a run's output stays clean."""
+    global _LOG_CALLBACK
+    import llama_cpp
+
+    if _LOG_CALLBACK is None:
+        _LOG_CALLBACK = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
+        llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+
+
 def make_llama_class() -> type:
     """A ``llama_cpp.Llama`` whose grammar-constrained sampling uses ``ResamplingGrammar``."""
     from llama_cpp import Llama

