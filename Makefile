@@ -21,6 +21,8 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# built with CMAKE_ARGS above; --no-cache-dir: never reuse a wheel built with other flags
+	$(BIN)/python -m pip install --progress-bar off --no-cache-dir 'llama-cpp-python>=0.3.0'
 	$(BIN)/python -m pip install --progress-bar off -e '.[local,dev]'
 	touch $@
 

@@ -65,4 +65,4 @@ def test_minilm_vectors_are_384_dimensional(local_run):
 
 def test_the_summary_is_written(local_run):
     summary = (local_run.run_dir / "summary.md").read_text()
-    assert "minilm @ 128" in summary and "gemma-270m-t0.8 (s=3)" in summary
+    assert "minilm @ 128" in summary and "gemma-270m-t0.8 (s=2)" in summary

@@ -144,6 +144,18 @@ def describe_failure(model: str, exc: BaseException, status: int | None) -> str:
     return f"{model}: {prefix}: {text}"
 
 
+class _Attempt:
+    """One try of a request; its clock starts when the concurrency limits let it go."""
+
+    def __init__(self, number: int, call: Callable[[], Awaitable[Any]]):
+        self.number, self._call = number, call
+        self.started, self.clock = time.time(), time.perf_counter()
+
+    async def run(self) -> Any:
+        self.started, self.clock = time.time(), time.perf_counter()
+        return await self._call()
+
+
 async def send(
     *,
     kind: str,
@@ -164,63 +176,44 @@ async def send(
     ``read`` turns a raw response into (text for the calls table, usage, finish reason).
     """
     total = Usage()
-    for attempt in range(1, policy.max_attempts + 1):
-        started = time.time()
-        clock = time.perf_counter()
+
+    def record(attempt: _Attempt, status: str, usage: Usage, **fields: Any) -> None:
+        usage.latency_s = time.perf_counter() - attempt.clock
+        total.add(usage)
+        recorder.record_call(
+            CallRecord(
+                kind=kind,
+                model=model,
+                label=label,
+                step_key=step_key,
+                attempt=attempt.number,
+                status=status,
+                request=request,
+                started_at=attempt.started,
+                usage=usage,
+                **fields,
+            )
+        )
+
+    for number in range(1, policy.max_attempts + 1):
+        attempt = _Attempt(number, call)
         try:
-            raw = await limits(label, call)
+            raw = await limits(label, attempt.run)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             status = status_of(exc)
-            usage = Usage(calls=1, latency_s=time.perf_counter() - clock)
-            total.add(usage)
-            recorder.record_call(
-                CallRecord(
-                    kind,
-                    model,
-                    label,
-                    step_key,
-                    attempt,
-                    "error",
-                    request,
-                    None,
-                    describe_failure(model, exc, status),
-                    status,
-                    None,
-                    started,
-                    usage,
-                )
-            )
+            message = describe_failure(model, exc, status)
+            record(attempt, "error", Usage(calls=1), error=message, http_status=status)
             permanent = status in PERMANENT_CODES
-            if permanent or not is_retryable(policy, status) or attempt == policy.max_attempts:
-                tries = f" after {attempt} attempts" if attempt > 1 else ""
-                raise ProviderError(
-                    describe_failure(model, exc, status) + tries, status, permanent=permanent
-                ) from exc
+            if permanent or not is_retryable(policy, status) or number == policy.max_attempts:
+                tries = f" after {number} attempts" if number > 1 else ""
+                raise ProviderError(message + tries, status, permanent=permanent) from exc
             wait = retry_after_seconds(exc)
-            wait = backoff_seconds(policy, attempt, rng) if wait is None else wait
+            wait = backoff_seconds(policy, number, rng) if wait is None else wait
             await sleep(min(wait, max(policy.max_interval, 0.0)))
             continue
         text, usage, finish = read(raw)
-        usage.latency_s = time.perf_counter() - clock
-        total.add(usage)
-        recorder.record_call(
-            CallRecord(
-                kind,
-                model,
-                label,
-                step_key,
-                attempt,
-                "ok",
-                request,
-                text,
-                None,
-                None,
-                finish,
-                started,
-                usage,
-            )
-        )
+        record(attempt, "ok", usage, response=text, finish_reason=finish)
         return raw, text, total
     raise AssertionError("unreachable: the loop returns or raises")

@@ -22,6 +22,7 @@ from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreC
 # loops inside a string from running on to max_tokens (a grammar enforces them there).
 MAX_STATEMENTS = 16
 MAX_STATEMENT_CHARS = 400
+MAX_REQUESTED_STATEMENT_CHARS = 200
 MAX_REASON_CHARS = 200
 
 
@@ -51,12 +52,17 @@ def statements_prompt(question: str, answer: str) -> str:
     return "\n".join(
         [
             "Break the answer into short statements. Each statement must stand on its own: "
-            "replace pronouns with the names they refer to, and keep every fact of the answer.",
+            "replace pronouns with the names they refer to, and keep every fact of the answer. "
+            "Add nothing that the answer does not say.",
             'Reply with JSON: {"statements": ["...", "..."]}.',
             "",
             "Question: Who wrote Frankenstein, and when was it published?",
             "Answer: Mary Shelley wrote it. She published it in 1818.",
             f"JSON: {json.dumps(example)}",
+            "",
+            "Question: What is the capital of Australia, and how many people live there?",
+            "Answer: Canberra.",
+            f"JSON: {json.dumps({'statements': ['The capital of Australia is Canberra.']})}",
             "",
             f"Question: {question}",
             f"Answer: {answer}",
@@ -104,10 +110,22 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
 # -- shared steps (also used by NoiseSensitivity) --------------------------------------------
 
 
+def _statements_shape() -> dict:
+    """Short statements are asked for (a grammar-bound local model cannot ramble on in one);
+    longer ones are still accepted from any judge."""
+    shape = Statements.model_json_schema()
+    shape["properties"]["statements"]["items"]["maxLength"] = MAX_REQUESTED_STATEMENT_CHARS
+    return shape
+
+
 async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
-    answer = await judge.ask(
-        Question("statements", chat(statements_prompt(question, text)), Statements)
+    q = Question(
+        "statements",
+        chat(statements_prompt(question, text)),
+        Statements,
+        request_shape=_statements_shape(),
     )
+    answer = await judge.ask(q)
     return [s.strip() for s in answer.statements if s.strip()]
 
 

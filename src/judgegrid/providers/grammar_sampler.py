@@ -2,11 +2,12 @@
 
 llama-cpp-python puts llama.cpp's grammar sampler in front of the sampler chain, so the grammar is
 checked against every token of the vocabulary at every step. Gemma 3 has 262,144 tokens, which
-makes constrained generation about three times slower than free generation. llama.cpp's own
-tools avoid this by *resampling*: pick a token from the raw logits, ask the grammar about that
-one token, and only if it is rejected apply the grammar to the whole vocabulary and pick again.
-The output is the same as with the grammar applied first (a token the grammar rejects is never
-chosen); only the cost differs. This module does that from Python through llama.cpp's C API.
+makes constrained generation about three times slower than free generation. Here the grammar is
+asked only about the token the sampler picks from the raw logits (greedy, or top-k, top-p, min-p
+and temperature, as llama-cpp-python's chain); only if it rejects that token is the grammar
+applied to the whole vocabulary and the token picked again from what remains. This is how
+llama.cpp's own tools sample with a grammar ("resampling"). A token the grammar rejects is never
+chosen; greedy decoding gives exactly what grammar-first decoding gives.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-TOP_K = 40  # as llama-cpp-python's default sampling chain
+TOP_K = 40  # llama-cpp-python's defaults for create_completion
+MIN_P = 0.05
 
 
 class ResamplingGrammar:
@@ -49,17 +51,29 @@ class ResamplingGrammar:
     def __call__(self, candidates_p: Any) -> None:
         """Choose the next token and leave it as the only finite logit for the greedy stage."""
         data = _view(candidates_p)
-        logits = data.logit
-        choice = self._choose(logits)
-        if not self._allows(int(data.id[choice]), float(logits[choice])):
+        choice = self._choose(data.logit)
+        if not self._allows(int(data.id[choice]), float(data.logit[choice])):
             self._lib.llama_sampler_apply(self._grammar, candidates_p)  # the slow, exact path
             data = _view(candidates_p)
-            logits = data.logit
-            choice = self._choose(logits)
+            choice = self._choose(data.logit)
+        logits = data.logit
         self._lib.llama_sampler_accept(self._grammar, int(data.id[choice]))
         chosen = float(logits[choice])
         logits[:] = -np.inf
         logits[choice] = chosen if math.isfinite(chosen) else 0.0
+
+    def _choose(self, logits: np.ndarray) -> int:
+        if self._temperature <= 0:
+            return int(np.argmax(logits))
+        top = _best(logits, TOP_K)
+        top = top[np.isfinite(logits[top])]
+        if len(top) == 0:
+            return int(np.argmax(logits))
+        probs = _softmax(logits[top])
+        keep = max(int(np.searchsorted(np.cumsum(probs), self._top_p) + 1), 1)
+        keep = min(keep, int(np.sum(probs >= MIN_P * probs[0])) or 1)
+        top = top[:keep]
+        return int(self._rng.choice(top, p=_softmax(logits[top] / self._temperature)))
 
     def _allows(self, token: int, logit: float) -> bool:
         lib = self._lib
@@ -68,25 +82,17 @@ class ResamplingGrammar:
         lib.llama_sampler_apply(self._grammar, ctypes.byref(array))
         return math.isfinite(single[0].logit)
 
-    def _choose(self, logits: np.ndarray) -> int:
-        """Greedy at temperature 0; otherwise top-k, top-p and temperature, as llama.cpp does."""
-        if self._temperature <= 0:
-            return int(np.argmax(logits))
-        k = min(TOP_K, len(logits))
-        top = np.argpartition(logits, -k)[-k:]
-        top = top[np.argsort(logits[top])[::-1]]
-        top = top[np.isfinite(logits[top])]
-        if len(top) == 0:
-            return int(np.argmax(logits))
-        scaled = logits[top].astype(np.float64)
-        probs = np.exp(scaled - scaled.max())
-        probs /= probs.sum()
-        keep = int(np.searchsorted(np.cumsum(probs), self._top_p) + 1)
-        top = top[:keep]
-        scaled = logits[top].astype(np.float64) / self._temperature
-        probs = np.exp(scaled - scaled.max())
-        probs /= probs.sum()
-        return int(self._rng.choice(top, p=probs))
+
+def _best(logits: np.ndarray, n: int) -> np.ndarray:
+    """Indices of the n largest logits, largest first."""
+    n = min(n, len(logits))
+    top = np.argpartition(logits, -n)[-n:]
+    return top[np.argsort(logits[top])[::-1]]
+
+
+def _softmax(values: np.ndarray) -> np.ndarray:
+    shifted = np.exp(values.astype(np.float64) - np.max(values))
+    return shifted / shifted.sum()
 
 
 def _view(candidates_p: Any) -> np.recarray:

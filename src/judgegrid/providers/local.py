@@ -21,7 +21,8 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -30,8 +31,49 @@ EMBEDDING_MODEL = "all-minilm-l6-v2"
 PROVIDER = "local"
 
 _load_lock = threading.Lock()
-_llama_lock = threading.Lock()  # one llama.cpp context: one call at a time
 _embed_lock = threading.Lock()
+
+
+class PrefixScheduler:
+    """One call at a time into a llama.cpp model, the best-placed waiting call first.
+
+    A llama.cpp context is not thread-safe, so calls are serialised. When the model frees up, the
+    waiting call whose prompt shares the longest prefix with the prompt just evaluated goes next
+    (first come, first served among equals): llama.cpp keeps that prefix in its KV cache, so a
+    metric's long few-shot prompts are evaluated once rather than once per sample.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._waiting: list[list[str]] = []
+        self._last = ""
+
+    @contextmanager
+    def turn(self, prompt: str) -> Iterator[None]:
+        ticket = [prompt]  # a fresh object: identity tells waiting calls apart
+        with self._cond:
+            self._waiting.append(ticket)
+            while self._busy or self._next() is not ticket:
+                self._cond.wait()
+            self._waiting.remove(ticket)
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy, self._last = False, prompt
+                self._cond.notify_all()
+
+    def _next(self) -> list[str]:
+        return max(self._waiting, key=lambda t: _shared_prefix(t[0], self._last))
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    return len(os.path.commonprefix([a, b]))  # noqa: RUF071 (characters, not paths)
+
+
+_llama_turns = PrefixScheduler()
 
 
 def _threads() -> int:
@@ -140,12 +182,13 @@ def complete_locally(
     schema = schema_of(params.get("response_format"))
     grammar = _grammar(json.dumps(schema)) if schema else None
     seed = params.get("seed")
-    with _llama_lock:
+    prompt = render_prompt(messages)
+    with _llama_turns.turn(prompt):
         if seed is not None:
             llm.set_seed(int(seed))
         llm.next_seed = None if seed is None else int(seed)
         out = llm.create_completion(
-            render_prompt(messages),
+            prompt,
             max_tokens=int(params.get("max_tokens") or 256),
             temperature=float(
                 params.get("temperature") if params.get("temperature") is not None else 0.8

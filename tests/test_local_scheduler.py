@@ -1,0 +1,73 @@
+"""The local model's scheduler: serialised calls, longest shared prompt prefix first."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from judgegrid.providers.local import PrefixScheduler, render_prompt
+
+
+def test_waiting_call_with_the_longest_shared_prefix_goes_next():
+    scheduler = PrefixScheduler()
+    order: list[str] = []
+    running = threading.Event()
+    release = threading.Event()
+
+    def first():
+        with scheduler.turn("question prompt: sample 1"):
+            running.set()
+            release.wait(5)
+            order.append("question prompt: sample 1")
+
+    def call(prompt: str):
+        with scheduler.turn(prompt):
+            order.append(prompt)
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    running.wait(5)
+    for prompt in ["statements prompt: sample 1", "question prompt: sample 2"]:
+        t = threading.Thread(target=call, args=(prompt,))
+        t.start()
+        threads.append(t)
+    time.sleep(0.2)  # both are waiting now
+    release.set()
+    for t in threads:
+        t.join(5)
+    assert order == [
+        "question prompt: sample 1",
+        "question prompt: sample 2",
+        "statements prompt: sample 1",
+    ]
+
+
+def test_calls_never_overlap():
+    scheduler = PrefixScheduler()
+    inside = []
+    overlap = []
+
+    def call(i: int):
+        with scheduler.turn(f"prompt {i % 3}"):
+            inside.append(i)
+            if len(inside) > 1:
+                overlap.append(i)
+            time.sleep(0.005)
+            inside.remove(i)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert overlap == []
+
+
+def test_messages_render_as_one_completion_prompt():
+    prompt = render_prompt(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Answer: x\nJSON:"},
+        ]
+    )
+    assert prompt == "Be brief.\n\nAnswer: x\nJSON:"
