@@ -48,13 +48,14 @@ def test_the_local_judge_was_called_through_litellm_with_accounting(local_run):
     assert set(judge_calls["model"]) == {"local/gemma-3-270m"}
     assert (judge_calls["tokens_in"] > 0).all() and (judge_calls["tokens_out"] > 0).all()
     assert (calls["cost"] == 0).all()  # in-process models cost nothing
-    # questions: 2 judges × 2 samples × 2 repeats × 3 generations, shared by every embedding cell
+    # questions: 2 judges × 2 samples × 2 repeats × 2 generations (the largest strictness),
+    # shared by every embedding, dimension and smaller strictness
     steps = (
         sqlite3.connect(local_run.run_dir / "run.sqlite")
         .execute("SELECT count(*) FROM steps WHERE step = 'response_relevancy.question'")
         .fetchone()[0]
     )
-    assert steps == 24
+    assert steps == 16
 
 
 def test_minilm_vectors_are_384_dimensional(local_run):
