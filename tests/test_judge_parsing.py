@@ -48,3 +48,9 @@ def test_seeds_differ_by_repeat_and_generation_and_respect_no_seed():
     seeds = {derive_seed(42, r, i) for r in range(3) for i in range(5)}
     assert len(seeds) == 15
     assert derive_seed(None, 1, 2) is None
+
+
+def test_a_reply_cut_for_repetition_says_so():
+    with pytest.raises(JudgeOutputError, match="kept repeating itself") as info:
+        parse_answer('{"statements": ["It is high. It is high. It is', Verdicts, "repetition")
+    assert info.value.truncated

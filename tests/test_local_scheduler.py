@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from judgegrid.providers.local import PrefixScheduler, render_prompt
+from judgegrid.providers.local import PrefixScheduler, RepetitionGuard, render_prompt
 
 
 def test_waiting_call_with_the_longest_shared_prefix_goes_next():
@@ -71,3 +71,23 @@ def test_messages_render_as_one_completion_prompt():
         ]
     )
     assert prompt == "Be brief.\n\nAnswer: x\nJSON:"
+
+
+def test_repetition_guard_fires_on_the_third_repeat_of_a_run():
+    prompt = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]  # repetition in the prompt does not count
+    guard = RepetitionGuard(prompt_tokens=len(prompt))
+    loop = [7, 8, 9, 10, 11]
+    generated = [5, 6]
+    fired_at = None
+    for i, token in enumerate(loop * 4):
+        generated.append(token)
+        if guard(prompt + generated, None):
+            fired_at = i
+            break
+    assert fired_at == 3 * len(loop) - 1
+
+
+def test_repetition_guard_leaves_ordinary_json_alone():
+    tokens = [*range(100, 160), 5, 6, 7, 8, 9, *range(200, 230), 5, 6, 7, 8, 9]
+    guard = RepetitionGuard(prompt_tokens=0)
+    assert not any(guard(tokens[: i + 1], None) for i in range(len(tokens)))

@@ -49,16 +49,22 @@ def extract_json(text: str) -> Any:
     return value
 
 
+# Finish reasons that mean the reply was cut short, and how a failure caused by them is reported.
+CUT_OFF = {
+    "length": "the reply was cut off at max_tokens",
+    "repetition": "the reply was cut off because the model kept repeating itself",
+}
+
+
 def parse_answer(text: str, schema: type[AnswerT], finish_reason: str | None = None) -> AnswerT:
     """Validate a reply against the answer schema; say when truncation is the cause."""
-    truncated = finish_reason == "length"
+    cut = CUT_OFF.get(finish_reason or "")
+    truncated = cut is not None
     try:
         return schema.model_validate(extract_json(text))
     except JudgeOutputError as exc:
-        if truncated:
-            raise JudgeOutputError(
-                f"the reply was cut off at max_tokens ({exc})", raw=text, truncated=True
-            ) from None
+        if cut:
+            raise JudgeOutputError(f"{cut} ({exc})", raw=text, truncated=True) from None
         raise
     except ValidationError as exc:
         first = exc.errors()[0]
