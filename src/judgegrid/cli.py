@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -64,10 +63,11 @@ def run(
 ) -> None:
     """Score every metric under every judge × embedding × dimension × strictness × repeat."""
     signal.signal(signal.SIGTERM, _raise_interrupt)
+    bar = _ProgressBar(progress)
+    run_dir: Path | None = None
     try:
         if resume is not None:
             run_dir = resume
-            bar = _ProgressBar(progress, f"resuming {run_dir}")
             result = api.resume_run(run_dir, retry_failed=retry_failed, on_progress=bar.update)
         else:
             if not matrix.exists():
@@ -76,7 +76,6 @@ def run(
             data = api.resolve_dataset(loaded, matrix, dataset).head(limit)
             api.preflight(loaded, str(matrix))
             run_dir = api.new_run_dir(reports_dir, loaded.name or matrix.stem)
-            bar = _ProgressBar(progress, str(run_dir))
             typer.echo(f"run directory: {run_dir}  ({len(data)} samples from {data.source})")
             result = api.run_grid(
                 loaded, data, run_dir=run_dir, limit=limit, on_progress=bar.update
@@ -85,6 +84,9 @@ def run(
         _fail(exc)
     except KeyboardInterrupt:
         bar.close()
+        if run_dir is None:
+            typer.echo("\ninterrupted before the run started; nothing was written", err=True)
+            raise typer.Exit(130) from None
         typer.echo(
             f"\ninterrupted: finished cells are saved in {run_dir}/run.sqlite.\n"
             f"finish the run with:  judgegrid run --resume {run_dir}",
@@ -117,11 +119,9 @@ def _print_result(result: api.GridResult) -> None:
 class _ProgressBar:
     """tqdm bar: cells done/total, failures, calls made, elapsed time and ETA."""
 
-    def __init__(self, enabled: bool, label: str):
+    def __init__(self, enabled: bool):
         self.enabled = enabled and sys.stderr is not None
-        self.label = label
         self._bar: Any = None
-        self._started = time.monotonic()
 
     def update(self, tally: Tally, cell: Cell, status: str) -> None:
         if not self.enabled:
