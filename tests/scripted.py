@@ -30,8 +30,12 @@ def step_of(prompt: str) -> str:
         return "question"
     if "Break the answer into short statements" in prompt:
         return "statements"
+    if "Take each sentence of the reference answer" in prompt:
+        return "classify"
     if "decide whether the context supports it" in prompt:
         return "verdicts"
+    if "Was the context useful to arrive at the given answer" in prompt:
+        return "usefulness"
     return "unknown"
 
 
@@ -60,7 +64,29 @@ def default_answer(step: str, prompt: str, model: str) -> dict[str, Any]:
             supported = sum(w in context for w in words) >= 0.6 * max(1, len(words))
             items.append({"statement": s, "reason": "word overlap", "verdict": int(supported)})
         return {"statements": items}
+    if step == "usefulness":
+        answer, context = last_block(prompt, "Answer"), last_block(prompt, "Context")
+        return {"reason": "word overlap", "verdict": int(_overlap(answer, context) >= 0.3)}
+    if step == "classify":
+        context = last_block(prompt, "Context")
+        sentences = [p for p in re.split(r"(?<=\.)\s+", last_block(prompt, "Reference")) if p]
+        return {
+            "classifications": [
+                {
+                    "statement": s,
+                    "reason": "word overlap",
+                    "attributed": int(_overlap(s, context) >= 0.6),
+                }
+                for s in sentences
+            ]
+        }
     raise AssertionError(f"scripted judge got an unknown prompt: {prompt[:200]}")
+
+
+def _overlap(text: str, context: str) -> float:
+    """Share of the text's longer words that occur in the context."""
+    words = {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
+    return sum(w in context.lower() for w in words) / max(1, len(words))
 
 
 def bag_of_words(text: str, dim: int = EMBED_DIM) -> list[float]:

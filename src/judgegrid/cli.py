@@ -200,7 +200,8 @@ def metrics() -> None:
         direction = "higher is better" if metric.higher_is_better else "lower is better"
         typer.echo(
             f"{name} ({metric.title}): {metric.description}\n"
-            f"    needs: {', '.join(metric.required_fields)}\n"
+            f"    needs: {', '.join(metric.required_fields)}"
+            f"{'; and ' + metric.also_needs if metric.also_needs else ''}\n"
             f"    varies with: {' × '.join(axes)}; parameters: {params}; {direction}"
         )
 

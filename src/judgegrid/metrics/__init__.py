@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 
 from judgegrid.metrics.base import Metric, MetricResult, ScoreContext
+from judgegrid.metrics.context_precision import ContextPrecision
+from judgegrid.metrics.context_recall import ContextRecall
 from judgegrid.metrics.faithfulness import Faithfulness
 from judgegrid.metrics.response_relevancy import ResponseRelevancy
 
-METRICS: dict[str, type[Metric]] = {m.name: m for m in (ResponseRelevancy, Faithfulness)}
+METRICS: dict[str, type[Metric]] = {
+    m.name: m for m in (ResponseRelevancy, Faithfulness, ContextPrecision, ContextRecall)
+}
 
 
 def _squash(name: str) -> str:
@@ -30,6 +34,8 @@ def resolve_metric_name(name: str) -> str:
 
 __all__ = [
     "METRICS",
+    "ContextPrecision",
+    "ContextRecall",
     "Faithfulness",
     "Metric",
     "MetricResult",

@@ -77,6 +77,7 @@ class Metric:
     title: ClassVar[str]
     description: ClassVar[str]
     required_fields: ClassVar[tuple[str, ...]]
+    also_needs: ClassVar[str] = ""  # a requirement the field list cannot say (e.g. 'A or B')
     uses_embeddings: ClassVar[bool] = False
     uses_strictness: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True

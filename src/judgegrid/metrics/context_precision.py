@@ -1,12 +1,68 @@
 """ContextPrecision (Ragas ``context_precision`` / ``context_utilization``): are the useful
 contexts ranked first?
 
-Pure scoring only so far; the prompts and the judge step come with issue 3.
+One judge call per retrieved context, in rank order: was this context useful to arrive at the
+answer (the reference, or the response when there is no reference)? The verdicts are scored by
+average precision.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judgegrid.dataset import Sample
+from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat
+
+STEP = "context_precision.verdict"
+
+
+class ContextVerdict(BaseModel):
+    reason: str = Field(max_length=300)
+    verdict: Literal[0, 1]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    mode: Literal["auto", "reference", "response"] = Field(
+        "auto",
+        description="Judge usefulness against the reference or the response; auto "
+        "uses the reference when the sample has one.",
+    )
+
+
+def verdict_prompt(question: str, answer: str, context: str) -> str:
+    example = {"reason": "It gives the year the tower was finished.", "verdict": 1}
+    noise = {"reason": "It is about ticket prices, not the year.", "verdict": 0}
+    return "\n".join(
+        [
+            "Was the context useful to arrive at the given answer to the question? verdict 1 if "
+            "it helps, 0 if it does not. Give a reason of at most ten words.",
+            'Reply with JSON: {"reason": "...", "verdict": 0 or 1}.',
+            "",
+            "Question: When was the Eiffel Tower finished?",
+            "Answer: It was finished in 1889.",
+            "Context: The Eiffel Tower was completed in March 1889 for the World's Fair.",
+            f"JSON: {json.dumps(example)}",
+            "",
+            "Question: When was the Eiffel Tower finished?",
+            "Answer: It was finished in 1889.",
+            "Context: Tickets to the top of the tower cost more in summer.",
+            f"JSON: {json.dumps(noise)}",
+            "",
+            f"Question: {question}",
+            f"Answer: {answer}",
+            f"Context: {context}",
+            "JSON:",
+        ]
+    )
+
+
+# -- pure scoring ----------------------------------------------------------------------------
 
 
 def average_precision(verdicts: Sequence[int]) -> float:
@@ -21,3 +77,50 @@ def average_precision(verdicts: Sequence[int]) -> float:
             hits += 1
             total += hits / k
     return total / hits if hits else 0.0
+
+
+# -- the step that asks --------------------------------------------------------------------
+
+
+class ContextPrecision(Metric):
+    name = "context_precision"
+    title = "ContextPrecision"
+    description = "Average precision of the contexts the judge finds useful, in rank order"
+    required_fields = ("user_input", "retrieved_contexts")
+    also_needs = "reference (mode reference), response (mode response), either (auto)"
+    Params = Params
+
+    def answer_field(self, sample: Sample) -> str:
+        mode = self.params.mode  # type: ignore[attr-defined]
+        if mode == "auto":
+            return "response" if sample.is_missing("reference") else "reference"
+        return mode
+
+    def missing_fields(self, sample: Sample) -> list[str]:
+        missing = super().missing_fields(sample)
+        if self.params.mode == "auto":  # type: ignore[attr-defined]
+            if sample.is_missing("reference") and sample.is_missing("response"):
+                missing.append("reference or response")
+        elif sample.is_missing(self.answer_field(sample)):
+            missing.append(self.answer_field(sample))
+        return missing
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        field = self.answer_field(sample)
+        answer = getattr(sample, field) or ""
+        contexts = sample.retrieved_contexts or []
+        answers = await asyncio.gather(
+            *(
+                ctx.judge.ask(
+                    Question(
+                        STEP,
+                        chat(verdict_prompt(sample.user_input or "", answer, c)),
+                        ContextVerdict,
+                    )
+                )
+                for c in contexts
+            )
+        )
+        verdicts = [a.verdict for a in answers]
+        details = {"against": field, "verdicts": verdicts, "reasons": [a.reason for a in answers]}
+        return MetricResult(average_precision(verdicts), f"useful contexts: {verdicts}", details)

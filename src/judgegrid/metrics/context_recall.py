@@ -1,13 +1,65 @@
 """ContextRecall (Ragas LLM ``context_recall``): how much of the reference the contexts support.
 
-Pure scoring only so far; the prompts and the judge step come with issue 3.
+One judge call: classify every sentence of the reference as attributable to the retrieved
+contexts (1) or not (0); the score is the attributed share.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Literal
 
+from pydantic import BaseModel, Field
+
+from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
+from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat
+
+
+class Classification(BaseModel):
+    statement: str = Field(max_length=400)
+    reason: str = Field(max_length=300)
+    attributed: Literal[0, 1]
+
+
+class Classifications(BaseModel):
+    classifications: list[Classification] = Field(max_length=32)
+
+
+def classification_prompt(question: str, context: str, reference: str) -> str:
+    example = {
+        "classifications": [
+            {
+                "statement": "Mount Fuji is in Japan.",
+                "reason": "The context says so.",
+                "attributed": 1,
+            },
+            {
+                "statement": "It last erupted in 1707.",
+                "reason": "No eruption is mentioned.",
+                "attributed": 0,
+            },
+        ]
+    }
+    return "\n".join(
+        [
+            "Take each sentence of the reference answer and decide whether the context supports "
+            "it: attributed 1 if it does, 0 if it does not. Give a reason of at most ten words.",
+            'Reply with JSON: {"classifications": [{"statement": "...", "reason": "...", '
+            '"attributed": 0 or 1}]}.',
+            "",
+            "Question: Where is Mount Fuji, and when did it last erupt?",
+            "Context: Mount Fuji is the highest mountain in Japan.",
+            "Reference: Mount Fuji is in Japan. It last erupted in 1707.",
+            f"JSON: {json.dumps(example)}",
+            "",
+            f"Question: {question}",
+            f"Context: {context}",
+            f"Reference: {reference}",
+            "JSON:",
+        ]
+    )
 
 
 def context_recall_score(attributed: Sequence[int]) -> float:
@@ -17,3 +69,29 @@ def context_recall_score(attributed: Sequence[int]) -> float:
             "the judge classified no reference sentence; context recall is undefined"
         )
     return sum(1 for a in attributed if a == 1) / len(attributed)
+
+
+class ContextRecall(Metric):
+    name = "context_recall"
+    title = "ContextRecall"
+    description = "Share of the reference's sentences that the retrieved contexts support"
+    required_fields = ("user_input", "retrieved_contexts", "reference")
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        prompt = classification_prompt(
+            sample.user_input or "",
+            "\n".join(sample.retrieved_contexts or []),
+            sample.reference or "",
+        )
+        answer = await ctx.judge.ask(
+            Question("context_recall.classify", chat(prompt), Classifications)
+        )
+        flags = [c.attributed for c in answer.classifications]
+        score = context_recall_score(flags)
+        missing = [c.statement for c in answer.classifications if not c.attributed]
+        reason = f"{sum(flags)} of {len(flags)} reference sentences supported" + (
+            f"; not supported: {'; '.join(missing)}" if missing else ""
+        )
+        return MetricResult(
+            score, reason, {"classifications": [c.model_dump() for c in answer.classifications]}
+        )
