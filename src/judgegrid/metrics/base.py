@@ -7,11 +7,14 @@ prompts, schemas and arithmetic, and its scoring function can be tested table by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+
+from judgegrid.errors import ScoringError
 
 if TYPE_CHECKING:
     from judgegrid.dataset import Sample
@@ -91,6 +94,14 @@ class Metric:
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         raise NotImplementedError
+
+
+def share_of_ones(flags: Sequence[int], undefined: str) -> float:
+    """(#flags equal to 1) / (#flags), the arithmetic of every "supported share" metric; no flag
+    leaves the score undefined, which is raised with the metric's own ``undefined`` message."""
+    if not flags:
+        raise ScoringError(undefined)
+    return sum(1 for f in flags if f == 1) / len(flags)
 
 
 SYSTEM_PROMPT = (

@@ -13,8 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from judgegrid.dataset import Sample
-from judgegrid.errors import ScoringError
-from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat, share_of_ones
 
 
 class Classification(BaseModel):
@@ -64,11 +63,9 @@ def classification_prompt(question: str, context: str, reference: str) -> str:
 
 def context_recall_score(attributed: Sequence[int]) -> float:
     """(#attributed) / (#classifications); no classification leaves the score undefined."""
-    if not attributed:
-        raise ScoringError(
-            "the judge classified no reference sentence; context recall is undefined"
-        )
-    return sum(1 for a in attributed if a == 1) / len(attributed)
+    return share_of_ones(
+        attributed, "the judge classified no reference sentence; context recall is undefined"
+    )
 
 
 class ContextRecall(Metric):

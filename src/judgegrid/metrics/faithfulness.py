@@ -16,7 +16,15 @@ from pydantic import BaseModel, Field
 
 from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
-from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import (
+    Judge,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    share_of_ones,
+)
 
 # Bounds on the answers: generous for any real judge, and they stop a small local model that
 # loops inside a string from running on to max_tokens (a grammar enforces them there).
@@ -138,9 +146,7 @@ async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) ->
 
 def faithfulness_score(verdicts: Sequence[int]) -> float:
     """(#verdict 1) / (#verdicts returned); no verdicts leaves the score undefined."""
-    if not verdicts:
-        raise ScoringError("the judge returned no verdicts; faithfulness is undefined")
-    return sum(1 for v in verdicts if v == 1) / len(verdicts)
+    return share_of_ones(verdicts, "the judge returned no verdicts; faithfulness is undefined")
 
 
 class Faithfulness(Metric):
