@@ -71,7 +71,19 @@ def test_metrics_lists_fields_and_parameters():
     assert result.exit_code == 0
     assert "response_relevancy (ResponseRelevancy)" in result.stdout
     assert "needs: user_input, response, retrieved_contexts" in result.stdout
-    assert "parameters: strictness" in result.stdout
+    assert "parameters: strictness=unset" in result.stdout
+    for name in (
+        "faithfulness (Faithfulness)",
+        "context_precision (ContextPrecision)",
+        "context_recall (ContextRecall)",
+        "context_entity_recall (ContextEntityRecall)",
+        "noise_sensitivity (NoiseSensitivity)",
+        "answer_relevancy (AnswerRelevancy)",
+    ):
+        assert name in result.stdout
+    assert "needs: user_input, response, retrieved_contexts, reference" in result.stdout
+    assert "threshold=0.5" in result.stdout and "strict_mode=False" in result.stdout
+    assert "mode=relevant" in result.stdout and "lower is better" in result.stdout
 
 
 def test_run_writes_the_run_directory_without_secrets(

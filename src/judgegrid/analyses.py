@@ -115,3 +115,36 @@ def _cell_text(mean: float, sd: float, failed: int) -> str:
     mean_text = "n/a" if pd.isna(mean) else f"{mean:.3f}"
     sd_text = "" if pd.isna(sd) else f" ± {sd:.3f}"
     return f"{mean_text}{sd_text} [{int(failed)} failed]"
+
+
+def calls_by_metric(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per metric: cells by status, the calls its cells used and calls per scored cell.
+
+    A call shared between cells (the same step asked by several metrics, embeddings or
+    strictness values) is counted in every cell that used it: the sum is what a runner that
+    shares nothing would have made.
+    """
+    table = scores.pivot_table(
+        index="metric", columns="status", values="repeat", aggfunc="count", fill_value=0
+    ).reindex(columns=["scored", "failed", "skipped"], fill_value=0)
+    table["calls_used"] = scores.groupby("metric")["calls"].sum()
+    table["calls_per_score"] = (
+        table["calls_used"] / table["scored"].where(table["scored"] > 0)
+    ).round(2)
+    return table.reset_index()
+
+
+def calls_by_step(calls: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """Calls actually made, by judge step (statements, nli, …) or 'embedding', with retries."""
+    if calls.empty:
+        return pd.DataFrame(columns=["step", "calls", "retries", "failed"])
+    names = steps.set_index("key")["step"] if not steps.empty else pd.Series(dtype=str)
+    step = calls["step_key"].map(names)
+    step = step.where(calls["kind"] != "embedding", "embedding").fillna("(step failed)")
+    frame = calls.assign(step=step, retry=calls["attempt"] > 1, failed=calls["status"] != "ok")
+    return (
+        frame.groupby("step")
+        .agg(calls=("id", "count"), retries=("retry", "sum"), failed=("failed", "sum"))
+        .reset_index()
+        .sort_values("calls", ascending=False)
+    )

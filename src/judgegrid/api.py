@@ -11,7 +11,6 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import yaml
@@ -21,7 +20,7 @@ from judgegrid.dataset import DEMO, Dataset, load_dataset
 from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import InputError, MatrixError, Problem
 from judgegrid.matrix import Matrix, credential_problems, load_matrix, parse_matrix
-from judgegrid.providers import litellm_module
+from judgegrid.providers import litellm_module, register_local_models
 from judgegrid.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store import DB_NAME, RunStore
 from judgegrid.tasks import expand_cells, expected_cell_count
@@ -191,7 +190,7 @@ def resume_run(
 def _execute(
     matrix: Matrix, data: Dataset, store: RunStore, target: Path, on_progress: ProgressHook | None
 ) -> GridResult:
-    _register_local_models(matrix)
+    register_local_models([j.id for j in matrix.judges] + [e.id for e in matrix.embeddings])
     cells = expand_cells(matrix, data)
     expected = expected_cell_count(matrix, len(data))
     runner = GridRunner(matrix, data, store)
@@ -213,15 +212,8 @@ def write_outputs(target: Path, store: RunStore, matrix: Matrix, expected: int |
         for i, e in enumerate(matrix.embeddings)
     }
     title = f"judgegrid run {target.name}"
-    report.write_summary(target, report.summary_markdown(scores, calls, title, expected, methods))
-
-
-def _register_local_models(matrix: Matrix) -> None:
-    ids: list[Any] = [j.id for j in matrix.judges] + [e.id for e in matrix.embeddings]
-    if any(str(i).startswith("local/") for i in ids):
-        from judgegrid.providers import local
-
-        local.register()
+    text = report.summary_markdown(scores, calls, title, expected, methods, store.steps_frame())
+    report.write_summary(target, text)
 
 
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:

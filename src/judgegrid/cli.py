@@ -191,7 +191,7 @@ def metrics() -> None:
     from judgegrid.metrics import METRICS
 
     for name, metric in METRICS.items():
-        params = ", ".join(metric.Params.model_fields) or "none"
+        params = ", ".join(_param_text(n, f) for n, f in metric.Params.model_fields.items())
         axes = ["judge"]
         if metric.uses_embeddings:
             axes.append("embedding × dimension")
@@ -202,8 +202,15 @@ def metrics() -> None:
             f"{name} ({metric.title}): {metric.description}\n"
             f"    needs: {', '.join(metric.required_fields)}"
             f"{'; and ' + metric.also_needs if metric.also_needs else ''}\n"
-            f"    varies with: {' × '.join(axes)}; parameters: {params}; {direction}"
+            f"    varies with: {' × '.join(axes)}; {direction}\n"
+            f"    parameters: {params or 'none'}"
         )
+
+
+def _param_text(name: str, field: Any) -> str:
+    """'mode=auto (…description…)' for one metric parameter."""
+    default = "unset" if field.default is None else field.default
+    return f"{name}={default} ({field.description})" if field.description else f"{name}={default}"
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ def summary_markdown(
     title: str,
     expected_cells: int | None = None,
     dimension_methods: dict[str, str] | None = None,
+    steps: pd.DataFrame | None = None,
 ) -> str:
     summary = analyses.config_summary(scores)
     lines = [f"# {title}", ""]
@@ -54,6 +55,7 @@ def summary_markdown(
     causes = analyses.top_failure_causes(scores)
     if not causes.empty:
         lines += ["Most frequent causes:", "", causes.to_markdown(index=False), ""]
+    lines += _calls_section(scores, calls, steps)
     if dimension_methods:
         lines += ["## Embedding dimensions", ""]
         for label, method in dimension_methods.items():
@@ -82,6 +84,31 @@ def _overview(scores: pd.DataFrame, calls: pd.DataFrame, expected: int | None) -
         f"{int(calls['tokens_out'].sum()) if not calls.empty else 0}, cost: {cost_text}",
     ]
     return rows
+
+
+def _calls_section(
+    scores: pd.DataFrame, calls: pd.DataFrame, steps: pd.DataFrame | None
+) -> list[str]:
+    by_metric = analyses.calls_by_metric(scores)
+    used, made = int(by_metric["calls_used"].sum()), len(calls)
+    lines = [
+        "## Calls per metric",
+        "",
+        by_metric.to_markdown(index=False),
+        "",
+        f"The cells used {used} calls, counting a shared call once in every cell that used it "
+        f"(what a runner that shares nothing would make); {made} calls were made. Steps "
+        "shared between metrics (statements, NLI verdicts), embedding models, dimensions and "
+        "strictness values are asked once per judge, sample and repeat.",
+        "",
+    ]
+    if steps is not None:
+        lines += ["Calls made by step:", "", _markdown(analyses.calls_by_step(calls, steps)), ""]
+    return lines
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    return frame.to_markdown(index=False) if not frame.empty else "(none)"
 
 
 def write_summary(run_dir: Path, text: str) -> Path:

@@ -160,6 +160,10 @@ class RunStore:
     def calls_frame(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM calls ORDER BY id", self._db)
 
+    def steps_frame(self) -> pd.DataFrame:
+        """The judge steps answered in this run: key, step name, judge label (no answers)."""
+        return pd.read_sql_query("SELECT key, step, label FROM steps", self._db)
+
     # -- calls ---------------------------------------------------------------------------------
 
     def record_call(self, call: CallRecord) -> None:

@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import re
 
+from judgegrid.metrics.answer_relevancy import AnswerRelevancy
 from judgegrid.metrics.base import Metric, MetricResult, ScoreContext
+from judgegrid.metrics.context_entity_recall import ContextEntityRecall
 from judgegrid.metrics.context_precision import ContextPrecision
 from judgegrid.metrics.context_recall import ContextRecall
 from judgegrid.metrics.faithfulness import Faithfulness
+from judgegrid.metrics.noise_sensitivity import NoiseSensitivity
 from judgegrid.metrics.response_relevancy import ResponseRelevancy
 
 METRICS: dict[str, type[Metric]] = {
-    m.name: m for m in (ResponseRelevancy, Faithfulness, ContextPrecision, ContextRecall)
+    m.name: m
+    for m in (
+        ResponseRelevancy,
+        Faithfulness,
+        ContextPrecision,
+        ContextRecall,
+        ContextEntityRecall,
+        NoiseSensitivity,
+        AnswerRelevancy,
+    )
 }
 
 
@@ -34,11 +46,14 @@ def resolve_metric_name(name: str) -> str:
 
 __all__ = [
     "METRICS",
+    "AnswerRelevancy",
+    "ContextEntityRecall",
     "ContextPrecision",
     "ContextRecall",
     "Faithfulness",
     "Metric",
     "MetricResult",
+    "NoiseSensitivity",
     "ResponseRelevancy",
     "ScoreContext",
     "resolve_metric_name",

@@ -1,14 +1,115 @@
 """AnswerRelevancy, statement variant (DeepEval ``AnswerRelevancyMetric``).
 
-The share of the response's statements that are relevant to the input ("idk" counts as relevant).
-Seed 004 prints the ratio upside down ("3/2 = 1.5"); the metric is relevant/total in [0, 1].
-Pure scoring only so far; the prompts and the judge steps come with issue 3.
+Split the response into statements (the statement step shared with Faithfulness and
+NoiseSensitivity), ask for a yes/no/idk relevance verdict per statement, and score the share that
+is not "no" ("idk" counts as relevant). Seed 004 prints the ratio upside down ("3/2 = 1.5"); the
+metric is relevant/total in [0, 1]. ``include_reason`` adds DeepEval's third call, which explains
+the score from the "no" verdicts' reasons.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judgegrid.dataset import Sample
+from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
+
+VERDICT_STEP = "answer_relevancy.verdicts"
+REASON_STEP = "answer_relevancy.reason"
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = Field(0.5, ge=0, le=1, description="success = score ≥ threshold.")
+    include_reason: bool = Field(
+        True, description="One more judge call that explains the score (as in DeepEval)."
+    )
+    strict_mode: bool = Field(
+        False, description="Threshold 1; any score below it becomes 0 (as in DeepEval)."
+    )
+
+
+class RelevanceVerdict(BaseModel):
+    verdict: Literal["yes", "no", "idk"]
+    reason: str | None = Field(None, max_length=MAX_REASON_CHARS)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class RelevanceVerdicts(BaseModel):
+    verdicts: list[RelevanceVerdict] = Field(max_length=MAX_STATEMENTS)
+
+
+class ScoreReason(BaseModel):
+    reason: str = Field(max_length=600)
+
+
+def verdicts_prompt(question: str, statements: Sequence[str]) -> str:
+    example = {
+        "verdicts": [
+            {"verdict": "yes", "reason": None},
+            {"verdict": "no", "reason": "The price of tickets does not say when it was built."},
+            {"verdict": "idk", "reason": None},
+        ]
+    }
+    example_statements = [
+        "The Eiffel Tower was built between 1887 and 1889.",
+        "Tickets cost more in summer.",
+        "The tower is a symbol of Paris.",
+    ]
+    return "\n".join(
+        [
+            "For each statement, say whether it is relevant to answering the input: "
+            '"yes" if it is, "no" if it is not, "idk" if it is ambiguous or supporting '
+            'information. Give a short reason only for "no", otherwise null. Keep the '
+            "statements in order, one verdict each.",
+            'Reply with JSON: {"verdicts": [{"verdict": "yes" or "no" or "idk", '
+            '"reason": "..." or null}]}.',
+            "",
+            "Input: When was the Eiffel Tower built?",
+            f"Statements: {json.dumps(example_statements)}",
+            f"JSON: {json.dumps(example)}",
+            "",
+            f"Input: {question}",
+            f"Statements: {json.dumps(list(statements), ensure_ascii=False)}",
+            "JSON:",
+        ]
+    )
+
+
+def reason_prompt(question: str, score: float, irrelevant_reasons: Sequence[str]) -> str:
+    example = {"reason": "The score is 0.67 because one statement is about ticket prices."}
+    return "\n".join(
+        [
+            "Explain in one or two sentences why the answer relevancy score is what it is, "
+            "using the reasons given for the irrelevant statements. Say 'The score is <score> "
+            "because ...'.",
+            'Reply with JSON: {"reason": "..."}.',
+            "",
+            "Input: When was the Eiffel Tower built?",
+            "Score: 0.67",
+            'Reasons for irrelevant statements: ["Ticket prices do not say when it was built."]',
+            f"JSON: {json.dumps(example)}",
+            "",
+            f"Input: {question}",
+            f"Score: {score:.2f}",
+            "Reasons for irrelevant statements: "
+            f"{json.dumps(list(irrelevant_reasons), ensure_ascii=False)}",
+            "JSON:",
+        ]
+    )
+
+
+# -- pure scoring ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -33,3 +134,59 @@ def answer_relevancy_score(
     if strict_mode and score < threshold:
         score = 0.0
     return AnswerRelevancyResult(score, score >= threshold, threshold)
+
+
+# -- the steps that ask ----------------------------------------------------------------------
+
+
+async def relevance_verdicts(
+    judge: Judge, question: str, statements: Sequence[str]
+) -> list[RelevanceVerdict]:
+    shape = RelevanceVerdicts.model_json_schema()
+    shape["properties"]["verdicts"] |= {"minItems": len(statements), "maxItems": len(statements)}
+    q = Question(
+        VERDICT_STEP,
+        chat(verdicts_prompt(question, statements)),
+        RelevanceVerdicts,
+        request_shape=shape,
+    )
+    return (await judge.ask(q)).verdicts
+
+
+class AnswerRelevancy(Metric):
+    name = "answer_relevancy"
+    title = "AnswerRelevancy"
+    description = (
+        "DeepEval's statement variant: share of the response's statements relevant to the input"
+    )
+    required_fields = ("user_input", "response")
+    Params = Params
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        p = self.params
+        question = sample.user_input or ""
+        statements = await split_statements(ctx.judge, question, sample.response or "")
+        verdicts = await relevance_verdicts(ctx.judge, question, statements) if statements else []
+        result = answer_relevancy_score(
+            [v.verdict for v in verdicts],
+            p.threshold,  # type: ignore[attr-defined]
+            p.strict_mode,  # type: ignore[attr-defined]
+        )
+        reason = None
+        if p.include_reason:  # type: ignore[attr-defined]
+            irrelevant = [v.reason or "" for v in verdicts if v.verdict == "no"]
+            answer = await ctx.judge.ask(
+                Question(
+                    REASON_STEP,
+                    chat(reason_prompt(question, result.score, irrelevant)),
+                    ScoreReason,
+                )
+            )
+            reason = answer.reason
+        details = {
+            "statements": statements,
+            "verdicts": [v.model_dump() for v in verdicts],
+            "success": result.success,
+            "threshold": result.threshold,
+        }
+        return MetricResult(result.score, reason, details)

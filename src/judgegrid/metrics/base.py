@@ -18,6 +18,7 @@ from judgegrid.errors import ScoringError
 
 if TYPE_CHECKING:
     from judgegrid.dataset import Sample
+    from judgegrid.single import SampleScore
 
 Message = dict[str, str]
 
@@ -92,8 +93,27 @@ class Metric:
     def missing_fields(self, sample: Sample) -> list[str]:
         return [f for f in self.required_fields if sample.is_missing(f)]
 
+    def default_strictness(self) -> int | None:
+        """The strictness a single score uses when none is given (metrics without one: None)."""
+        return None
+
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         raise NotImplementedError
+
+    # -- one sample outside a grid (judgegrid.single holds the clients; imported on use, since
+    # -- it builds on the judge and embedding clients, which build on this module) ------------
+
+    def score(self, sample: Sample | dict[str, Any], **kwargs: Any) -> SampleScore:
+        """Score one sample: ``judge="provider/model"``, ``embeddings=...`` where needed; see
+        ``judgegrid.single.ascore_sample`` for the options. Returns score, reason and trace."""
+        from judgegrid.single import score_sample
+
+        return score_sample(self, sample, **kwargs)
+
+    async def ascore(self, sample: Sample | dict[str, Any], **kwargs: Any) -> SampleScore:
+        from judgegrid.single import ascore_sample
+
+        return await ascore_sample(self, sample, **kwargs)
 
 
 def share_of_ones(flags: Sequence[int], undefined: str) -> float:

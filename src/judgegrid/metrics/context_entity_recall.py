@@ -1,14 +1,57 @@
 """ContextEntityRecall (Ragas ``context_entity_recall``): the reference's entities found in the
 contexts.
 
-Set-based, as in Ragas' newer implementation (legacy Ragas divided by the length of the entity
-list, duplicates included). Entities are compared after case folding and whitespace
-normalisation. Pure scoring only so far; the prompts and the judge step come with issue 3.
+Two judge steps: extract the entities of the reference, and those of the joined contexts. The
+score is set-based, as in Ragas' newer implementation (legacy Ragas divided by the length of the
+entity list, duplicates included). Entities are compared after case folding and whitespace
+normalisation, so "Eiffel  Tower" and "eiffel tower" are one entity.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from judgegrid.dataset import Sample
+from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
+
+STEP = "entities"
+MAX_ENTITIES = 32
+MAX_ENTITY_CHARS = 100
+
+
+class Entities(BaseModel):
+    entities: list[Annotated[str, Field(max_length=MAX_ENTITY_CHARS)]] = Field(
+        max_length=MAX_ENTITIES
+    )
+
+
+def entities_prompt(text: str) -> str:
+    example = {"entities": ["Apollo 11", "Neil Armstrong", "20 July 1969", "the Moon"]}
+    return "\n".join(
+        [
+            "List the unique named entities of the text: people, places, organisations, dates, "
+            "events, and numbers with their units. Write each one once, as it appears in the text.",
+            'Reply with JSON: {"entities": ["...", "..."]}.',
+            "",
+            "Text: Neil Armstrong walked on the Moon on 20 July 1969, in the Apollo 11 mission.",
+            f"JSON: {json.dumps(example)}",
+            "",
+            f"Text: {text}",
+            "JSON:",
+        ]
+    )
+
+
+async def extract_entities(judge: Judge, text: str) -> list[str]:
+    answer = await judge.ask(Question(STEP, chat(entities_prompt(text)), Entities))
+    return [e.strip() for e in answer.entities if e.strip()]
+
+
+# -- pure scoring ----------------------------------------------------------------------------
 
 
 def normalise_entity(entity: str) -> str:
@@ -20,3 +63,25 @@ def entity_recall(reference_entities: Iterable[str], context_entities: Iterable[
     reference = {normalise_entity(e) for e in reference_entities if e.strip()}
     context = {normalise_entity(e) for e in context_entities if e.strip()}
     return len(reference & context) / len(reference) if reference else 0.0
+
+
+# -- the steps that ask ----------------------------------------------------------------------
+
+
+class ContextEntityRecall(Metric):
+    name = "context_entity_recall"
+    title = "ContextEntityRecall"
+    description = "Share of the reference's entities that also occur in the retrieved contexts"
+    required_fields = ("reference", "retrieved_contexts")
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        reference = await extract_entities(ctx.judge, sample.reference or "")
+        context = await extract_entities(ctx.judge, "\n".join(sample.retrieved_contexts or []))
+        score = entity_recall(reference, context)
+        wanted = {normalise_entity(e) for e in reference}
+        missing = sorted(wanted - {normalise_entity(e) for e in context})
+        reason = f"{len(wanted) - len(missing)} of {len(wanted)} reference entities in the contexts"
+        if missing:
+            reason += f"; missing: {', '.join(missing)}"
+        details = {"reference_entities": reference, "context_entities": context}
+        return MetricResult(score, reason, details)

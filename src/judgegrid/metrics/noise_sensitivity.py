@@ -1,19 +1,40 @@
-"""NoiseSensitivity (Ragas ``noise_sensitivity``): how often the response is wrong in a way the
-retrieved contexts explain. Lower is better.
+"""NoiseSensitivity (Ragas ``noise_sensitivity``): how often the response states something wrong
+that the retrieved contexts led it to. Lower is better.
 
-Pure scoring only so far; the prompts and the judge steps (shared with Faithfulness) come with
-issue 3.
+The steps are Faithfulness' own: the reference and the response are split into statements, and
+NLI verdicts are asked for reference statements vs each context, response statements vs each
+context, and response statements vs the reference. Being the same requests, the response's
+statements (and, with one context, its verdicts) are shared with Faithfulness, and both modes
+share every call.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
+from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
+from judgegrid.metrics.base import Judge, Metric, MetricResult, ScoreContext
+from judgegrid.metrics.faithfulness import nli_verdicts, split_statements
 
 Mode = Literal["relevant", "irrelevant"]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    mode: Mode = Field(
+        "relevant",
+        description="relevant: wrong statements supported by relevant contexts; irrelevant: "
+        "wrong statements supported only by irrelevant ones.",
+    )
+
+
+# -- pure scoring ----------------------------------------------------------------------------
 
 
 def noise_sensitivity_score(
@@ -44,3 +65,72 @@ def noise_sensitivity_score(
         return float(np.mean(rel_faithful & incorrect))
     irr_faithful = (~relevant_ctx[None, :] & r2a).any(axis=1) & ~rel_faithful
     return float(np.mean(irr_faithful & incorrect))
+
+
+# -- the steps that ask ----------------------------------------------------------------------
+
+
+async def verdict_column(judge: Judge, premise: str, statements: Sequence[str]) -> list[int]:
+    """One 0/1 per statement against ``premise``; a table needs exactly one verdict each."""
+    verdicts = await nli_verdicts(judge, premise, statements)
+    if len(verdicts) != len(statements):
+        raise ScoringError(
+            f"the judge returned {len(verdicts)} verdicts for {len(statements)} statements; "
+            "noise sensitivity needs one per statement"
+        )
+    return [v.verdict for v in verdicts]
+
+
+async def verdict_table(
+    judge: Judge, contexts: Sequence[str], statements: Sequence[str]
+) -> np.ndarray:
+    """statements × contexts: statement i supported by context k."""
+    columns = await asyncio.gather(*(verdict_column(judge, c, statements) for c in contexts))
+    return np.array(columns, dtype=int).T.reshape(len(statements), len(contexts))
+
+
+class NoiseSensitivity(Metric):
+    name = "noise_sensitivity"
+    title = "NoiseSensitivity"
+    description = (
+        "Share of the response's statements that are wrong yet supported by a (relevant or "
+        "irrelevant) retrieved context"
+    )
+    required_fields = ("user_input", "response", "retrieved_contexts", "reference")
+    higher_is_better = False
+    Params = Params
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        question = sample.user_input or ""
+        contexts = list(sample.retrieved_contexts or [])
+        reference_statements, response_statements = await asyncio.gather(
+            split_statements(ctx.judge, question, sample.reference or ""),
+            split_statements(ctx.judge, question, sample.response or ""),
+        )
+        if not reference_statements:
+            raise ScoringError("the judge found no statements in the reference")
+        if not response_statements:
+            raise ScoringError(
+                "the judge found no statements in the response; noise sensitivity is undefined"
+            )
+        r2gt, r2a, gt2a = await asyncio.gather(
+            verdict_table(ctx.judge, contexts, reference_statements),
+            verdict_table(ctx.judge, contexts, response_statements),
+            verdict_column(ctx.judge, sample.reference or "", response_statements),
+        )
+        mode = self.params.mode  # type: ignore[attr-defined]
+        score = noise_sensitivity_score(r2gt, r2a, np.array(gt2a), mode)
+        wrong = [s for s, ok in zip(response_statements, gt2a, strict=True) if not ok]
+        reason = (
+            f"{len(wrong)} of {len(response_statements)} response statements not supported by "
+            f"the reference; {int(r2gt.any(axis=0).sum())} of {len(contexts)} contexts relevant"
+        )
+        details = {
+            "mode": mode,
+            "reference_statements": reference_statements,
+            "response_statements": response_statements,
+            "ref_vs_context": r2gt.tolist(),
+            "response_vs_context": r2a.tolist(),
+            "response_vs_reference": gt2a,
+        }
+        return MetricResult(score, reason, details)

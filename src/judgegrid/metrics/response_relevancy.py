@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
@@ -27,11 +27,21 @@ class GeneratedQuestion(BaseModel):
     noncommittal: Literal[0, 1] = Field(description="1 if the response is evasive or vague.")
 
 
+DEFAULT_STRICTNESS = 3
+
+
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
     strictness: list[Annotated[int, Field(ge=1, le=20)]] | None = Field(
-        None, description="Overrides the matrix's strictness values for this metric."
+        None,
+        description="Questions generated per score; in a matrix, a list that overrides the "
+        "matrix's strictness values for this metric.",
     )
+
+    @field_validator("strictness", mode="before")
+    @classmethod
+    def _one_value_as_list(cls, value: object) -> object:
+        return [value] if isinstance(value, int) else value
 
 
 _EXAMPLES = [
@@ -102,8 +112,11 @@ class ResponseRelevancy(Metric):
     uses_strictness = True
     Params = Params
 
+    def default_strictness(self) -> int:
+        return max(self.params.strictness or [DEFAULT_STRICTNESS])  # type: ignore[attr-defined]
+
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
-        n = ctx.strictness or 3
+        n = ctx.strictness or DEFAULT_STRICTNESS
         messages = chat(question_prompt(sample.response or ""))
         generations = await asyncio.gather(
             *(ctx.judge.ask(Question(STEP, messages, GeneratedQuestion, index=i)) for i in range(n))

@@ -11,3 +11,11 @@ def litellm_module() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+def register_local_models(model_ids: list[str]) -> None:
+    """Make the embedded models reachable when any id names them (loading them is deferred)."""
+    if any(str(m).startswith("local/") for m in model_ids):
+        from judgegrid.providers import local
+
+        local.register()
