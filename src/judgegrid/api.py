@@ -153,6 +153,7 @@ def run_grid(
     if matrix_path is not None:
         matrix = load_matrix(matrix_path)
     assert isinstance(matrix, Matrix)
+    limit = limit if limit is not None else matrix.limit
     data = resolve_dataset(matrix, matrix_path, dataset).head(limit)
     preflight(matrix, str(matrix_path or "<matrix>"))
     source = data.source if data.source == DEMO else str(Path(data.source).resolve())

@@ -47,7 +47,13 @@ def run(
         ),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=1, help="Score only the first N samples.")
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            min=1,
+            help="Score only the first N samples (overrides the matrix's limit).",
+        ),
     ] = None,
     reports_dir: Annotated[
         Path, typer.Option("--reports-dir", help="Where new run directories are made.")
@@ -73,7 +79,7 @@ def run(
             if not matrix.exists():
                 raise InputError(str(matrix), [Problem("", "file not found")])
             loaded = load_matrix(matrix)
-            data = api.resolve_dataset(loaded, matrix, dataset).head(limit)
+            data = api.resolve_dataset(loaded, matrix, dataset).head(limit or loaded.limit)
             api.preflight(loaded, str(matrix))
             run_dir = api.new_run_dir(reports_dir, loaded.name or matrix.stem)
             typer.echo(f"run directory: {run_dir}  ({len(data)} samples from {data.source})")
@@ -169,7 +175,7 @@ def validate(
     data = None
     if parsed is not None:
         try:
-            data = api.resolve_dataset(parsed, matrix, dataset)
+            data = api.resolve_dataset(parsed, matrix, dataset).head(parsed.limit)
         except InputError as exc:
             lines += [p.render(exc.source) for p in exc.problems]
     if lines:

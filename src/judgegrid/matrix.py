@@ -164,6 +164,9 @@ class Matrix(_Strict):
         default_factory=lambda: [3], min_length=1
     )
     repeats: int = Field(1, ge=1)
+    limit: int | None = Field(
+        None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
+    )
 
     @field_validator("metrics", mode="before")
     @classmethod

@@ -32,6 +32,7 @@ MAX_STATEMENTS = 16
 MAX_STATEMENT_CHARS = 400
 MAX_REQUESTED_STATEMENT_CHARS = 200
 MAX_REASON_CHARS = 200
+MAX_REQUESTED_REASON_CHARS = 80
 
 
 class Statements(BaseModel):
@@ -115,10 +116,11 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
 
 
 def _statements_shape() -> dict:
-    """Short statements are asked for (a grammar-bound local model cannot ramble on in one);
-    longer ones are still accepted from any judge."""
+    """At least one short statement is asked for (a grammar-bound local model can neither
+    answer with nothing nor ramble on in one); any judge's answer is still read as Ragas would."""
     shape = Statements.model_json_schema()
     shape["properties"]["statements"]["items"]["maxLength"] = MAX_REQUESTED_STATEMENT_CHARS
+    shape["properties"]["statements"]["minItems"] = 1
     return shape
 
 
@@ -137,6 +139,7 @@ async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) ->
     """One verdict per statement is asked for; whatever comes back is scored as returned."""
     shape = Verdicts.model_json_schema()
     shape["properties"]["statements"] |= {"minItems": len(statements), "maxItems": len(statements)}
+    shape["$defs"]["Verdict"]["properties"]["reason"]["maxLength"] = MAX_REQUESTED_REASON_CHARS
     q = Question("nli", chat(verdicts_prompt(context, statements)), Verdicts, request_shape=shape)
     return (await judge.ask(q)).statements
 

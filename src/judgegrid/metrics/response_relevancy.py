@@ -92,7 +92,11 @@ def response_relevancy_score(
     generated_vectors: np.ndarray,
     noncommittal: Sequence[int],
 ) -> float:
-    """mean_i cos(E(user_input), E(q_i)) × (0 if all generations are noncommittal else 1)."""
+    """mean_i cos(E(user_input), E(q_i)) × (0 if all generations are noncommittal else 1).
+
+    Generations with an empty question are left out of both the mean and the flags, as Ragas
+    does.
+    """
     if len(noncommittal) and all(noncommittal):
         return 0.0
     return float(np.mean(cosine_similarities(question_vector, generated_vectors)))
@@ -121,9 +125,13 @@ class ResponseRelevancy(Metric):
         generations = await asyncio.gather(
             *(ctx.judge.ask(Question(STEP, messages, GeneratedQuestion, index=i)) for i in range(n))
         )
-        flags = [g.noncommittal for g in generations]
-        questions = [g.question.strip() for g in generations if g.question.strip()]
-        details = {"questions": [g.question for g in generations], "noncommittal": flags}
+        kept = [g for g in generations if g.question.strip()]  # as Ragas: empty ones are skipped
+        questions = [g.question.strip() for g in kept]
+        flags = [g.noncommittal for g in kept]
+        details = {
+            "questions": [g.question for g in generations],
+            "noncommittal": [g.noncommittal for g in generations],
+        }
         if not questions:
             raise ScoringError(f"all {n} generated questions are empty")
         if all(flags):
