@@ -210,3 +210,18 @@ def test_standalone_noise_sensitivity_mode():
     result = NoiseSensitivity(mode="irrelevant").score(BRIDGE, judge="scripted/judge-a")
     assert result.score == 0.5
     assert result.details["response_vs_context"] == [[1, 0], [0, 1]]
+
+
+def test_a_failed_cell_accounts_for_the_calls_it_made(write_matrix, tmp_path, scripted_provider):
+    import scripted
+
+    scripted_provider.answer = lambda step, prompt, model: (
+        "not json at all" if step == "verdicts" else scripted.default_answer(step, prompt, model)
+    )
+    result = run_metrics(write_matrix, tmp_path, ["faithfulness"], [BRIDGE])
+    assert set(result.scores["status"]) == {"failed"}
+    # statements (1) + verdicts (1) + its corrective retry (1), per judge
+    assert list(result.scores["calls"]) == [3, 3]
+    summary = (result.run_dir / "summary.md").read_text()
+    by_step = summary.split("Calls made by step:")[1]
+    assert "| nli " in by_step and "| statements " in by_step and "(unknown)" not in by_step

@@ -134,13 +134,14 @@ def calls_by_metric(scores: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def calls_by_step(calls: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
-    """Calls actually made, by judge step (statements, nli, …) or 'embedding', with retries."""
+def calls_by_step(calls: pd.DataFrame, step_names: pd.DataFrame) -> pd.DataFrame:
+    """Calls actually made, by judge step (statements, nli, …) or 'embedding', with retries
+    and failed attempts."""
     if calls.empty:
         return pd.DataFrame(columns=["step", "calls", "retries", "failed"])
-    names = steps.set_index("key")["step"] if not steps.empty else pd.Series(dtype=str)
+    names = step_names.set_index("key")["step"] if not step_names.empty else pd.Series(dtype=str)
     step = calls["step_key"].map(names)
-    step = step.where(calls["kind"] != "embedding", "embedding").fillna("(step failed)")
+    step = step.where(calls["kind"] != "embedding", "embedding").fillna("(unknown)")
     frame = calls.assign(step=step, retry=calls["attempt"] > 1, failed=calls["status"] != "ok")
     return (
         frame.groupby("step")

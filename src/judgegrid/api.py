@@ -213,7 +213,9 @@ def write_outputs(target: Path, store: RunStore, matrix: Matrix, expected: int |
         for i, e in enumerate(matrix.embeddings)
     }
     title = f"judgegrid run {target.name}"
-    text = report.summary_markdown(scores, calls, title, expected, methods, store.steps_frame())
+    text = report.summary_markdown(
+        scores, calls, title, expected, methods, store.step_names_frame()
+    )
     report.write_summary(target, text)
 
 

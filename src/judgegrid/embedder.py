@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from judgegrid.errors import ScoringError
+from judgegrid.errors import JudgegridError, ScoringError
 from judgegrid.matrix import DimensionMethod, ModelOptions, RetryPolicy
 from judgegrid.providers import litellm_module
 from judgegrid.store import RunStore, text_sha
@@ -164,7 +164,12 @@ class BoundEmbedder:
         self.usage = Usage()
 
     async def embed(self, texts: list[str]) -> np.ndarray:
-        rows, usage = await self._model.vectors(texts, self.dimension)
+        try:
+            rows, usage = await self._model.vectors(texts, self.dimension)
+        except JudgegridError as exc:  # the calls of a failed request count for the cell too
+            if exc.usage is not None:
+                self.usage.add(exc.usage)
+            raise
         self.usage.add(usage)
         return rows
 

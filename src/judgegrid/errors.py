@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class JudgegridError(Exception):
-    """Base class of every error judgegrid raises on purpose."""
+    """Base class of every error judgegrid raises on purpose.
+
+    ``usage`` (a ``transport.Usage``), where set, is what the calls that ended in this error
+    cost, so a failed cell still accounts for the calls it made.
+    """
+
+    usage: Any = None
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from judgegrid.errors import JudgeOutputError
+from judgegrid.errors import JudgegridError, JudgeOutputError
 from judgegrid.matrix import ModelOptions, RetryPolicy
 from judgegrid.metrics.base import Question
 from judgegrid.providers import litellm_module
@@ -97,6 +97,7 @@ class StepMemo:
         stored = self._store.load_step(key)
         if stored is not None:
             return stored
+        self._store.name_step(key, step, label)
         future: asyncio.Future[tuple[dict[str, Any], Usage]] = (
             asyncio.get_running_loop().create_future()
         )
@@ -175,6 +176,7 @@ class JudgeModel:
         try:
             return parse_answer(text, q.schema, finish), usage
         except JudgeOutputError as first:
+            first.usage = usage
             if first.truncated:
                 raise
             retry_messages = [
@@ -186,12 +188,17 @@ class JudgeModel:
                     "Reply again with only the JSON object.",
                 },
             ]
-            text2, finish2, usage2 = await self._complete(key, q, retry_messages, repeat)
+            try:
+                text2, finish2, usage2 = await self._complete(key, q, retry_messages, repeat)
+            except JudgegridError as failed:
+                failed.usage = _plus(usage, failed.usage)
+                raise
             usage.add(usage2)
             try:
                 return parse_answer(text2, q.schema, finish2), usage
             except JudgeOutputError as second:
                 second.args = (f"{second} (after one corrective retry)",)
+                second.usage = usage
                 raise second from None
 
     async def _complete(
@@ -273,9 +280,22 @@ class BoundJudge:
         self.usage = Usage()
 
     async def ask(self, q: Question) -> Any:
-        answer, usage = await self._model.answer(q, self._repeat)
+        try:
+            answer, usage = await self._model.answer(q, self._repeat)
+        except JudgegridError as exc:  # the calls a failed step made count for the cell too
+            if exc.usage is not None:
+                self.usage.add(exc.usage)
+            raise
         self.usage.add(usage)
         return answer
+
+
+def _plus(a: Usage, b: Usage | None) -> Usage:
+    total = Usage()
+    total.add(a)
+    if b is not None:
+        total.add(b)
+    return total
 
 
 def _output_mode(model: str) -> str:

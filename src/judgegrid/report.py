@@ -27,7 +27,7 @@ def summary_markdown(
     title: str,
     expected_cells: int | None = None,
     dimension_methods: dict[str, str] | None = None,
-    steps: pd.DataFrame | None = None,
+    step_names: pd.DataFrame | None = None,
 ) -> str:
     summary = analyses.config_summary(scores)
     lines = [f"# {title}", ""]
@@ -55,7 +55,7 @@ def summary_markdown(
     causes = analyses.top_failure_causes(scores)
     if not causes.empty:
         lines += ["Most frequent causes:", "", causes.to_markdown(index=False), ""]
-    lines += _calls_section(scores, calls, steps)
+    lines += _calls_section(scores, calls, step_names)
     if dimension_methods:
         lines += ["## Embedding dimensions", ""]
         for label, method in dimension_methods.items():
@@ -87,7 +87,7 @@ def _overview(scores: pd.DataFrame, calls: pd.DataFrame, expected: int | None) -
 
 
 def _calls_section(
-    scores: pd.DataFrame, calls: pd.DataFrame, steps: pd.DataFrame | None
+    scores: pd.DataFrame, calls: pd.DataFrame, step_names: pd.DataFrame | None
 ) -> list[str]:
     by_metric = analyses.calls_by_metric(scores)
     used, made = int(by_metric["calls_used"].sum()), len(calls)
@@ -102,8 +102,9 @@ def _calls_section(
         "strictness values are asked once per judge, sample and repeat.",
         "",
     ]
-    if steps is not None:
-        lines += ["Calls made by step:", "", _markdown(analyses.calls_by_step(calls, steps)), ""]
+    if step_names is not None:
+        by_step = analyses.calls_by_step(calls, step_names)
+        lines += ["Calls made by step:", "", _markdown(by_step), ""]
     return lines
 
 

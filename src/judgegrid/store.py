@@ -6,6 +6,8 @@ Tables
 - ``calls``: every request sent to a judge or embedding model, one row per attempt.
 - ``steps``: the parsed answer of every judge step, so a resumed run reuses finished steps
   instead of calling again.
+- ``step_names``: the step name (statements, nli, …) and judge of every step key asked, answered
+  or not, so the calls table can be read by step.
 - ``embeddings``: every embedding vector, keyed by model, requested dimension and text.
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
 
@@ -52,6 +54,9 @@ CREATE INDEX IF NOT EXISTS calls_step ON calls (step_key);
 CREATE TABLE IF NOT EXISTS steps (
     key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL, answer TEXT NOT NULL,
     usage TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS step_names (
+    key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, dimension INTEGER NOT NULL, text_sha TEXT NOT NULL,
@@ -160,9 +165,9 @@ class RunStore:
     def calls_frame(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM calls ORDER BY id", self._db)
 
-    def steps_frame(self) -> pd.DataFrame:
-        """The judge steps answered in this run: key, step name, judge label (no answers)."""
-        return pd.read_sql_query("SELECT key, step, label FROM steps", self._db)
+    def step_names_frame(self) -> pd.DataFrame:
+        """Every judge step asked in this run: key, step name, judge label."""
+        return pd.read_sql_query("SELECT key, step, label FROM step_names", self._db)
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -194,6 +199,9 @@ class RunStore:
         )
 
     # -- steps ---------------------------------------------------------------------------------
+
+    def name_step(self, key: str, step: str, label: str) -> None:
+        self._db.execute("INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)", (key, step, label))
 
     def load_step(self, key: str) -> tuple[dict[str, Any], Usage] | None:
         row = self._db.execute("SELECT answer, usage FROM steps WHERE key = ?", (key,)).fetchone()

@@ -208,7 +208,9 @@ async def send(
             permanent = status in PERMANENT_CODES
             if permanent or not is_retryable(policy, status) or number == policy.max_attempts:
                 tries = f" after {number} attempts" if number > 1 else ""
-                raise ProviderError(message + tries, status, permanent=permanent) from exc
+                error = ProviderError(message + tries, status, permanent=permanent)
+                error.usage = total
+                raise error from exc
             wait = retry_after_seconds(exc)
             wait = backoff_seconds(policy, number, rng) if wait is None else wait
             await sleep(min(wait, max(policy.max_interval, 0.0)))
