@@ -17,7 +17,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgegrid.dataset import Sample
-from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import (
+    Judge,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    schema_copy,
+)
 from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
 
 VERDICT_STEP = "answer_relevancy.verdicts"
@@ -142,7 +150,7 @@ def answer_relevancy_score(
 async def relevance_verdicts(
     judge: Judge, question: str, statements: Sequence[str]
 ) -> list[RelevanceVerdict]:
-    shape = RelevanceVerdicts.model_json_schema()
+    shape = schema_copy(RelevanceVerdicts)
     shape["properties"]["verdicts"] |= {"minItems": len(statements), "maxItems": len(statements)}
     q = Question(
         VERDICT_STEP,

@@ -7,6 +7,8 @@ prompts, schemas and arithmetic, and its scoring function can be tested table by
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -41,7 +43,22 @@ class Question:
     request_shape: dict[str, Any] | None = None
 
     def shape(self) -> dict[str, Any]:
-        return self.request_shape or self.schema.model_json_schema()
+        return self.request_shape or schema_of(self.schema)
+
+
+@functools.cache
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema, built once: pydantic rebuilds it on every call (about a
+    millisecond), and every judge step needs it for its key and its request.
+
+    The dict is shared: a caller that adjusts it works on ``schema_copy``.
+    """
+    return model.model_json_schema()
+
+
+def schema_copy(model: type[BaseModel]) -> dict[str, Any]:
+    """A private copy of the model's JSON schema, to adjust for one request."""
+    return copy.deepcopy(schema_of(model))
 
 
 class Judge(Protocol):

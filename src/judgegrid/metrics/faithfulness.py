@@ -23,6 +23,7 @@ from judgegrid.metrics.base import (
     Question,
     ScoreContext,
     chat,
+    schema_copy,
     share_of_ones,
 )
 
@@ -118,7 +119,7 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
 def _statements_shape() -> dict:
     """At least one short statement is asked for (a grammar-bound local model can neither
     answer with nothing nor ramble on in one); any judge's answer is still read as Ragas would."""
-    shape = Statements.model_json_schema()
+    shape = schema_copy(Statements)
     shape["properties"]["statements"]["items"]["maxLength"] = MAX_REQUESTED_STATEMENT_CHARS
     shape["properties"]["statements"]["minItems"] = 1
     return shape
@@ -137,7 +138,7 @@ async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
 
 async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) -> list[Verdict]:
     """One verdict per statement is asked for; whatever comes back is scored as returned."""
-    shape = Verdicts.model_json_schema()
+    shape = schema_copy(Verdicts)
     shape["properties"]["statements"] |= {"minItems": len(statements), "maxItems": len(statements)}
     shape["$defs"]["Verdict"]["properties"]["reason"]["maxLength"] = MAX_REQUESTED_REASON_CHARS
     q = Question("nli", chat(verdicts_prompt(context, statements)), Verdicts, request_shape=shape)
