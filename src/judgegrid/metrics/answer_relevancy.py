@@ -17,7 +17,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgegrid.dataset import Sample
-from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import (
+    REASON_CHARS,
+    SENTENCE_CHARS,
+    Judge,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    exactly,
+    tightened_shape,
+)
 from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
 
 VERDICT_STEP = "answer_relevancy.verdicts"
@@ -142,8 +153,9 @@ def answer_relevancy_score(
 async def relevance_verdicts(
     judge: Judge, question: str, statements: Sequence[str]
 ) -> list[RelevanceVerdict]:
-    shape = RelevanceVerdicts.model_json_schema()
-    shape["properties"]["verdicts"] |= {"minItems": len(statements), "maxItems": len(statements)}
+    shape = exactly(
+        tightened_shape(RelevanceVerdicts, {"reason": REASON_CHARS}), "verdicts", len(statements)
+    )
     q = Question(
         VERDICT_STEP,
         chat(verdicts_prompt(question, statements)),
@@ -180,6 +192,7 @@ class AnswerRelevancy(Metric):
                     REASON_STEP,
                     chat(reason_prompt(question, result.score, irrelevant)),
                     ScoreReason,
+                    request_shape=tightened_shape(ScoreReason, {"reason": 2 * SENTENCE_CHARS}),
                 )
             )
             reason = answer.reason

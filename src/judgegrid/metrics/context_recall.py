@@ -13,7 +13,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from judgegrid.dataset import Sample
-from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat, share_of_ones
+from judgegrid.metrics.base import (
+    REASON_CHARS,
+    SENTENCE_CHARS,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    share_of_ones,
+    tightened_shape,
+)
 
 
 class Classification(BaseModel):
@@ -81,7 +91,14 @@ class ContextRecall(Metric):
             sample.reference or "",
         )
         answer = await ctx.judge.ask(
-            Question("context_recall.classify", chat(prompt), Classifications)
+            Question(
+                "context_recall.classify",
+                chat(prompt),
+                Classifications,
+                request_shape=tightened_shape(
+                    Classifications, {"statement": SENTENCE_CHARS, "reason": REASON_CHARS}
+                ),
+            )
         )
         flags = [c.attributed for c in answer.classifications]
         score = context_recall_score(flags)
