@@ -127,7 +127,7 @@ def share_of_ones(flags: Sequence[int], undefined: str) -> float:
 # How long a free-text field of an answer is asked to be at most. A grammar-bound local judge
 # cannot run on past it (a small model otherwise loops inside a string until max_tokens); any
 # judge's answer is still validated against the answer schema's own, looser bounds.
-REASON_CHARS = 80
+REASON_CHARS = 60
 SENTENCE_CHARS = 200
 
 

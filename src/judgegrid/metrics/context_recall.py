@@ -7,6 +7,7 @@ contexts (1) or not (0); the score is the attributed share.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -71,6 +72,12 @@ def classification_prompt(question: str, context: str, reference: str) -> str:
     )
 
 
+def _echo_chars(reference: str) -> int:
+    """Room for one reference sentence repeated back (the longest, and a little more)."""
+    sentences = re.split(r"(?<=[.!?])\s+", reference.strip())
+    return min(SENTENCE_CHARS, max(len(s) for s in sentences) + 10)
+
+
 def context_recall_score(attributed: Sequence[int]) -> float:
     """(#attributed) / (#classifications); no classification leaves the score undefined."""
     return share_of_ones(
@@ -96,7 +103,8 @@ class ContextRecall(Metric):
                 chat(prompt),
                 Classifications,
                 request_shape=tightened_shape(
-                    Classifications, {"statement": SENTENCE_CHARS, "reason": REASON_CHARS}
+                    Classifications,
+                    {"statement": _echo_chars(sample.reference or ""), "reason": REASON_CHARS},
                 ),
             )
         )
