@@ -209,3 +209,37 @@ def spearman_with_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
     z = np.arctanh(rho)
     q = stats.norm.ppf(0.975)
     return rho, float(np.tanh(z - q * se)), float(np.tanh(z + q * se)), ""
+
+
+def aspect_notes(sample_info: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What the report must say about labelled aspects no metric of the suite measures."""
+    aspects = {
+        str((info.get("labels") or {}).get("aspect", ""))
+        for info in sample_info.values()
+        if info.get("labels")
+    }
+    return [
+        f"{a.replace('_', ' ')} pairs: {NO_METRIC_NOTE[a]}."
+        for a in sorted(aspects)
+        if a in NO_METRIC_NOTE
+    ]
+
+
+def accuracy_table(pair_accuracy_table: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration (rows) x aspect/metric (columns): 'accuracy [low-high] n=pairs'."""
+    if pair_accuracy_table.empty:
+        return pd.DataFrame()
+    t = pair_accuracy_table.copy()
+    emb = np.where(
+        t["embedding"] != "", " / " + t["embedding"] + " @ " + t["dimension"].astype(str), ""
+    )
+    strict = np.where(t["strictness"] > 0, " (s=" + t["strictness"].astype(str) + ")", "")
+    t["configuration"] = t["judge"] + emb + strict
+    t["column"] = t["source"] + ": " + t["aspect"] + " → " + t["metric"]
+    t["cell"] = [
+        "n/a" if not np.isfinite(a) else f"{a:.2f} [{lo:.2f}–{hi:.2f}] n={int(n)}"
+        for a, lo, hi, n in zip(t["accuracy"], t["ci_low"], t["ci_high"], t["pairs"], strict=True)
+    ]
+    table = t.pivot_table(index="configuration", columns="column", values="cell", aggfunc="first")
+    table.columns.name = None
+    return table
