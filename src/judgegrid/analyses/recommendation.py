@@ -59,7 +59,9 @@ def judge_ranking(
         return pd.DataFrame(columns=RANKING_COLUMNS)
     table = table.merge(_costs(scores), on=["metric", "judge"], how="left")
     table["pareto"] = _pareto(table)
-    table["rank"] = table.groupby("metric")["quality"].rank(ascending=False, method="min")
+    table["rank"] = (
+        table.groupby("metric")["quality"].rank(ascending=False, method="min").astype("Int64")
+    )
     return table.sort_values(["metric", "rank"]).reindex(columns=RANKING_COLUMNS)
 
 
@@ -68,15 +70,20 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) 
         return pd.DataFrame()
     acc = pair_accuracy(pooled, pairs, lower)
     acc = acc.groupby(["metric", "judge"], as_index=False).agg(
-        agree=("agree", "sum"), n=("pairs", "sum")
+        agree=("agree", "sum"), n=("pairs", "sum"), sources=("source", lambda s: set(s))
     )
     from judgegrid.analyses.validity import wilson_interval
 
     acc["quality"] = acc["agree"] / acc["n"].where(acc["n"] > 0)
     bounds = [wilson_interval(int(a), int(n)) for a, n in zip(acc["agree"], acc["n"], strict=True)]
     acc["ci_low"], acc["ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]
-    acc["basis"] = "pairwise-preference accuracy"
-    return acc.drop(columns="agree")
+    acc["basis"] = [
+        "pairwise-preference accuracy (human labels)"
+        if "labels" in sources
+        else "pairwise-preference accuracy (designed contrasts)"
+        for sources in acc["sources"]
+    ]
+    return acc.drop(columns=["agree", "sources"])
 
 
 def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
@@ -161,8 +168,9 @@ def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | N
 def _metric_sentence(title: str, block: pd.DataFrame) -> str:
     best = block.iloc[0]
     validity = best["basis"].startswith("pairwise")
+    reference = "the human preference" if "human" in best["basis"] else "the designed contrasts"
     what = (
-        f"agrees with the human preference on {best['quality']:.2f} of {int(best['n'])} pairs"
+        f"agrees with {reference} on {best['quality']:.2f} of {int(best['n'])} pairs"
         if validity
         else f"ranks samples most like the other judges' consensus (tau-b {best['quality']:.2f} "
         f"over {int(best['n'])} samples)"

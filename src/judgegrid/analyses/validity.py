@@ -242,4 +242,5 @@ def accuracy_table(pair_accuracy_table: pd.DataFrame) -> pd.DataFrame:
     ]
     table = t.pivot_table(index="configuration", columns="column", values="cell", aggfunc="first")
     table.columns.name = None
+    table = table.fillna("–")
     return table
