@@ -54,6 +54,7 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
     """An escaped HTML table, cut at MAX_ROWS with a pointer to the full CSV."""
     if frame is None or frame.empty:
         return '<p class="note">(no rows)</p>'
+    frame, methods = _split_method_columns(frame)
     shown = frame.head(MAX_ROWS)
     body = shown.to_html(
         index=index, escape=True, border=0, na_rep="–", float_format=lambda v: f"{v:.3f}"
@@ -63,7 +64,22 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
         note = f"first {MAX_ROWS} of {len(frame)} rows"
     if csv_name:
         note += ("; " if note else "") + f"full table: tables/{esc(csv_name)}.csv"
-    return body + (f'<p class="note">{note}</p>' if note else "")
+    method_notes = "".join(f'<p class="note">{esc(m)}</p>' for m in methods)
+    return body + (f'<p class="note">{note}</p>' if note else "") + method_notes
+
+
+def _split_method_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Columns that only state a method (missing-data handling, CI method) with one value for
+    the whole table are said once under it instead of on every row."""
+    notes = []
+    for column in [c for c in frame.columns if str(c).endswith("missing") or c == "ci_method"]:
+        values = frame[column].dropna().unique()
+        if len(values) == 1:
+            label = "missing data" if str(column).endswith("missing") else "interval"
+            prefix = str(column).removesuffix("missing").rstrip("_")
+            notes.append(f"{label}{' (' + prefix + ')' if prefix else ''}: {values[0]}")
+            frame = frame.drop(columns=column)
+    return frame, notes
 
 
 def image(data: str, alt: str) -> str:

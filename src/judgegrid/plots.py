@@ -150,7 +150,7 @@ def variance_bars(components: pd.DataFrame) -> str:
 def pareto_plot(ranking: pd.DataFrame) -> str:
     """Quality (validity or consensus agreement, with 95% CI) against cost and latency."""
     metrics = sorted(ranking["metric"].unique())
-    fig = Figure(figsize=(8, 2.6 * max(1, len(metrics))))
+    fig = Figure(figsize=(8, 2.8 * max(1, len(metrics))), layout="constrained")
     axes = np.atleast_2d(fig.subplots(max(1, len(metrics)), 2, squeeze=False))
     for row, metric in zip(axes, metrics, strict=False):
         block = ranking[ranking["metric"] == metric]
