@@ -19,7 +19,7 @@ from judgegrid.analyses.bundle import Analysis
 from judgegrid.analyses.validity import accuracy_table
 
 MAX_ROWS = 200
-MAX_AGREEMENT_FIGURES = 12
+MAX_AGREEMENT_FIGURES = 4
 SECTIONS = {
     "overview": "Overview",
     "recommendation": "Which judge to pick",
@@ -173,12 +173,16 @@ def _agreement(a: Analysis, rater: str) -> str:
         group = [c for c in pairs.columns if c not in ("rater_a", "rater_b")][
             : 4 if rater == "judge" else 3
         ]
-        for n, (values, block) in enumerate(pairs.groupby(group)):
-            if n >= MAX_AGREEMENT_FIGURES:
-                figures.append(f'<p class="note">first {MAX_AGREEMENT_FIGURES} groups drawn</p>')
-                break
+        blocks = []
+        for values, block in pairs.groupby(group):
             label = ", ".join(f"{g}={v}" for g, v in zip(group, values, strict=True) if v != "")
-            figures.append(image(plots.agreement_heatmaps(block, label), label))
+            blocks.append((label, block))
+        figures.append(image(plots.agreement_heatmaps(blocks[:MAX_AGREEMENT_FIGURES]), key))
+        if len(blocks) > MAX_AGREEMENT_FIGURES:
+            figures.append(
+                f'<p class="note">first {MAX_AGREEMENT_FIGURES} of {len(blocks)} groups drawn; '
+                f"all in tables/agreement_{rater}_pairs.csv</p>"
+            )
     offsets = a.table("judge_offsets" if rater == "judge" else "embedding_offsets")
     return (
         frame_html(summary, f"agreement_{key}")

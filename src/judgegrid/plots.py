@@ -30,7 +30,7 @@ def _heatmap(ax, values: np.ndarray, rows: Iterable[str], cols: Iterable[str], v
     image = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
     ax.set_xticks(range(len(cols)), [str(c) for c in cols], rotation=30, ha="right", fontsize=8)
     ax.set_yticks(range(len(rows)), [str(r) for r in rows], fontsize=8)
-    if values.size <= 400:
+    if values.size <= 64:
         for (i, j), v in np.ndenumerate(values):
             if np.isfinite(v):
                 ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
@@ -59,27 +59,26 @@ def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
     return to_base64_png(fig)
 
 
-def agreement_heatmaps(pairs: pd.DataFrame, title: str) -> str:
-    """Pairwise Kendall tau-b and mean absolute difference between raters, one group."""
-    names = sorted(set(pairs["rater_a"]) | set(pairs["rater_b"]))
-    fig = Figure(figsize=(3.2 + 1.2 * len(names), 1.6 + 0.4 * len(names)))
-    axes = fig.subplots(1, 2)
-    for ax, (column, label, vmin, vmax, cmap) in zip(
-        axes,
-        (("tau_b", "Kendall tau-b", -1, 1, "RdBu"), ("mad", "mean |difference|", 0, 1, "magma_r")),
-        strict=True,
-    ):
-        matrix = pairs.pivot_table(index="rater_a", columns="rater_b", values=column)
-        matrix = matrix.reindex(index=names, columns=names)
-        values = matrix.to_numpy(dtype=float, copy=True)
-        if column == "tau_b":
-            np.fill_diagonal(values, 1.0)
-        else:
-            np.fill_diagonal(values, 0.0)
-        image = _heatmap(ax, values, names, names, vmin, vmax, cmap)
-        fig.colorbar(image, ax=ax, label=label)
-        ax.set_title(label, fontsize=9)
-    fig.suptitle(title, fontsize=9)
+def agreement_heatmaps(groups: list[tuple[str, pd.DataFrame]]) -> str:
+    """Pairwise Kendall tau-b and mean absolute difference between raters: one row of two
+    heatmaps per group (one figure for all groups: a figure per group is slow to render)."""
+    size = max(len(set(b["rater_a"]) | set(b["rater_b"])) for _, b in groups)
+    fig = Figure(figsize=(4.0 + 1.6 * size, (1.4 + 0.45 * size) * len(groups)))
+    axes = np.atleast_2d(fig.subplots(len(groups), 2, squeeze=False))
+    specs = (
+        ("tau_b", "Kendall tau-b", -1, 1, "RdBu"),
+        ("mad", "mean |difference|", 0, 1, "magma_r"),
+    )
+    for row, (title, pairs) in zip(axes, groups, strict=True):
+        names = sorted(set(pairs["rater_a"]) | set(pairs["rater_b"]))
+        for ax, (column, label, vmin, vmax, cmap) in zip(row, specs, strict=True):
+            matrix = pairs.pivot_table(index="rater_a", columns="rater_b", values=column)
+            values = matrix.reindex(index=names, columns=names).to_numpy(dtype=float, copy=True)
+            np.fill_diagonal(values, 1.0 if column == "tau_b" else 0.0)
+            image = _heatmap(ax, values, names, names, vmin, vmax, cmap)
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+            ax.set_title(f"{label}\n{title}", fontsize=8)
+    fig.subplots_adjust(hspace=0.9, wspace=0.6)
     return to_base64_png(fig)
 
 

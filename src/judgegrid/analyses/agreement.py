@@ -67,10 +67,13 @@ def agreement_summary(
     scores: pd.DataFrame,
     rater: str = "judge",
     thresholds: float | Mapping[str, float] | None = None,
+    pairs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per group: alpha, ICC(2,1), ICC(3,1) with CIs, mean pairwise tau-b and kappa."""
+    """One row per group: alpha, ICC(2,1), ICC(3,1) with CIs, mean pairwise tau-b and kappa.
+    ``pairs``: the result of ``agreement_pairs`` if already computed."""
     group = group_columns(rater)
-    pairs = agreement_pairs(scores, rater, thresholds)
+    if pairs is None:
+        pairs = agreement_pairs(scores, rater, thresholds)
     rows = []
     for key, table in rating_tables(scores, rater):
         values = table.to_numpy(dtype=float)

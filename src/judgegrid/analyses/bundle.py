@@ -61,15 +61,19 @@ def analyse(
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
     ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
+    judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds)
+    embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds)
     tables = {
         "config_summary": config_summary(scores),
         "repeat_spread": repeat_spread(scores),
         "stability": stability.stability(scores, thresholds),
-        "agreement_judges": agreement.agreement_summary(scores, "judge", thresholds),
-        "agreement_judge_pairs": agreement.agreement_pairs(scores, "judge", thresholds),
+        "agreement_judges": agreement.agreement_summary(scores, "judge", thresholds, judge_pairs),
+        "agreement_judge_pairs": judge_pairs,
         "judge_offsets": agreement.rater_offsets(scores, "judge"),
-        "agreement_embeddings": agreement.agreement_summary(scores, "embedding", thresholds),
-        "agreement_embedding_pairs": agreement.agreement_pairs(scores, "embedding", thresholds),
+        "agreement_embeddings": agreement.agreement_summary(
+            scores, "embedding", thresholds, embedding_pairs
+        ),
+        "agreement_embedding_pairs": embedding_pairs,
         "embedding_offsets": agreement.rater_offsets(scores, "embedding"),
         "variance_components": components,
         "decision_study": study,
