@@ -112,7 +112,8 @@ def _print_result(result: api.GridResult) -> None:
         f"{t.already} were already done)"
     )
     typer.echo(
-        f"outputs: {result.run_dir}/summary.md, scores.csv, run.sqlite, {api.RESOLVED_MATRIX}"
+        f"outputs: {result.run_dir}/summary.md, report.html, tables/*.csv, scores.csv, "
+        f"run.sqlite, {api.RESOLVED_MATRIX}"
     )
 
 
@@ -126,6 +127,8 @@ class _ProgressBar:
     def update(self, tally: Tally, cell: Cell, status: str) -> None:
         if not self.enabled:
             return
+        if self._bar is not None and self._bar.total != tally.total:
+            self.close()  # a new run (judgegrid pairs runs one per aspect)
         if self._bar is None:
             from tqdm import tqdm
 
@@ -146,6 +149,7 @@ class _ProgressBar:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
 
 
 @app.command()

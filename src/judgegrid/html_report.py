@@ -150,6 +150,8 @@ def _means(a: Analysis, titles: Mapping[str, str]) -> str:
     summary = a.table("config_summary")
     out = []
     for metric in sorted(summary["metric"].unique()) if not summary.empty else []:
+        if summary.loc[summary["metric"] == metric, "mean_score"].isna().all():
+            continue  # nothing scored: the tables below say so
         out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
     return "".join(out) + frame_html(summary, "config_summary")
 
