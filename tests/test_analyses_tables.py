@@ -250,3 +250,17 @@ def test_empty_tables_do_not_crash():
     assert stability(empty).empty and agreement_summary(empty).empty
     assert variance_components(empty).empty and strictness_tradeoff(empty).empty
     assert "No recommendation" in recommendation_text(judge_ranking(empty, pd.DataFrame()))
+
+
+def test_a_configuration_whose_cells_all_failed_shows_its_pairs_as_unscored():
+    labels = {
+        "p1-g": {"pair": "p1", "preferred": 1, "aspect": "faithfulness"},
+        "p1-b": {"pair": "p1", "preferred": 0, "aspect": "faithfulness"},
+    }
+    values = {
+        ("faithfulness", "broken", "", 0, 0, "p1-g", 0): None,
+        ("faithfulness", "broken", "", 0, 0, "p1-b", 0): None,
+    }
+    row = pair_accuracy(scores_frame(values), pairs_from_labels(labels)).iloc[0]
+    assert (row["judge"], row["pairs"], row["pairs_unscored"]) == ("broken", 0, 1)
+    assert np.isnan(row["accuracy"])

@@ -115,7 +115,8 @@ def pair_outcomes(
     if pairs.empty:
         return pd.DataFrame()
     r = ratings(scores)[[*CONFIG_AXES, "sample_id", "rating"]]
-    configs = r[CONFIG_AXES].drop_duplicates()
+    # every configuration of the run, also one whose cells all failed (its pairs: unscored)
+    configs = scores[CONFIG_AXES].drop_duplicates()
     grid = configs.merge(pairs, on="metric")
     grid = grid.merge(
         r.rename(columns={"sample_id": "preferred", "rating": "rating_preferred"}),
@@ -237,10 +238,19 @@ def accuracy_table(pair_accuracy_table: pd.DataFrame) -> pd.DataFrame:
     t["configuration"] = t["judge"] + emb + strict
     t["column"] = t["source"] + ": " + t["aspect"] + " → " + t["metric"]
     t["cell"] = [
-        "n/a" if not np.isfinite(a) else f"{a:.2f} [{lo:.2f}–{hi:.2f}] n={int(n)}"
-        for a, lo, hi, n in zip(t["accuracy"], t["ci_low"], t["ci_high"], t["pairs"], strict=True)
+        _accuracy_cell(a, lo, hi, int(n), int(u))
+        for a, lo, hi, n, u in zip(
+            t["accuracy"], t["ci_low"], t["ci_high"], t["pairs"], t["pairs_unscored"], strict=True
+        )
     ]
     table = t.pivot_table(index="configuration", columns="column", values="cell", aggfunc="first")
     table.columns.name = None
     table = table.fillna("–")
     return table
+
+
+def _accuracy_cell(accuracy: float, low: float, high: float, pairs: int, unscored: int) -> str:
+    lost = f" ({unscored} unscored)" if unscored else ""
+    if pairs == 0:
+        return f"no pair scored{lost}"
+    return f"{accuracy:.2f} [{low:.2f}–{high:.2f}] n={pairs}{lost}"
