@@ -264,3 +264,25 @@ def test_a_configuration_whose_cells_all_failed_shows_its_pairs_as_unscored():
     row = pair_accuracy(scores_frame(values), pairs_from_labels(labels)).iloc[0]
     assert (row["judge"], row["pairs"], row["pairs_unscored"]) == ("broken", 0, 1)
     assert np.isnan(row["accuracy"])
+
+
+def test_label_correlations_are_spearman_on_samples_with_both():
+    from scipy import stats
+
+    from judgegrid.analyses.validity import label_correlations
+
+    rng = np.random.default_rng(12)
+    truth = rng.random(12)
+    values = {
+        ("faithfulness", "j", "", 0, 0, f"s{i}", 0): float(truth[i] + rng.normal(0, 0.2))
+        for i in range(12)
+    }
+    values[("faithfulness", "j", "", 0, 0, "s0", 0)] = None  # failed: left out
+    labels = {f"s{i}": {"faithfulness": float(truth[i])} for i in range(11)}  # s11: no label
+    row = label_correlations(scores_frame(values), labels).iloc[0]
+    keep = list(range(1, 11))
+    ratings = [values[("faithfulness", "j", "", 0, 0, f"s{i}", 0)] for i in keep]
+    assert row["n"] == 10
+    assert row["spearman"] == pytest.approx(stats.spearmanr(ratings, truth[keep]).statistic)
+    assert row["ci_low"] < row["spearman"] < row["ci_high"]
+    assert "pairwise-complete" in row["missing"]

@@ -34,7 +34,15 @@ RANKING_COLUMNS = [
     "mean_run_sd",
     "pareto",
     "rank",
+    "missing",
 ]
+
+RANKING_MISSING = {
+    True: "validity: pairs with both members scored (mean over the judge's configurations and "
+    "repeats); cost/latency: scored cells",
+    False: "consensus: available-case (samples this judge and another scored); cost/latency: "
+    "scored cells",
+}
 
 
 def pooled_by_judge(scores: pd.DataFrame) -> pd.DataFrame:
@@ -59,6 +67,7 @@ def judge_ranking(
         return pd.DataFrame(columns=RANKING_COLUMNS)
     table = table.merge(_costs(scores), on=["metric", "judge"], how="left")
     table["pareto"] = _pareto(table)
+    table["missing"] = [RANKING_MISSING[b.startswith("pairwise")] for b in table["basis"]]
     table["rank"] = (
         table.groupby("metric")["quality"].rank(ascending=False, method="min").astype("Int64")
     )

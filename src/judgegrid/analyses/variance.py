@@ -189,6 +189,7 @@ def decision_study(components: pd.DataFrame) -> pd.DataFrame:
                     "reliability": universe / (universe + error)
                     if universe + error > 0
                     else np.nan,
+                    "missing": VARIANCE_MISSING,
                 }
             )
     return pd.DataFrame(rows)
@@ -223,6 +224,7 @@ def needed_for_target(study: pd.DataFrame, target: float = RELIABILITY_TARGET) -
                 "reliability_1_judge_1_repeat": float(single.iloc[0]) if len(single) else np.nan,
                 "repeats_needed_1_judge": one_judge["repeats"].min() if len(one_judge) else np.nan,
                 "judges_needed_1_repeat": one_repeat["judges"].min() if len(one_repeat) else np.nan,
+                "missing": VARIANCE_MISSING,
             }
         )
     return pd.DataFrame(out)
