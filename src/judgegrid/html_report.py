@@ -29,7 +29,7 @@ SECTIONS = {
     "embeddings": "Agreement between embedding models and dimensions",
     "variance": "Variance components and decision study",
     "strictness": "Strictness trade-off",
-    "validity": "Validity against human preferences",
+    "validity": "Validity: human preferences and designed contrasts",
     "failures": "Failures",
     "samples": "Least stable samples",
     "methods": "How missing data and uncertainty are handled",
