@@ -8,6 +8,7 @@
 - ``strictness``: what a larger strictness buys and costs
 - ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts
 - ``recommendation``: judges ranked by validity or consensus against cost and latency
+- ``bundle``: every table of a run in one pure call, for the report writers
 
 The names of the former ``judgegrid.analyses`` module stay importable from here.
 """
