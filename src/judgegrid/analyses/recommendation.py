@@ -193,6 +193,8 @@ def _metric_sentence(title: str, block: pd.DataFrame) -> str:
     text += f" and {best['latency_per_score_s']:.2f} s per score"
     if np.isfinite(best.get("failure_rate", np.nan)) and best["failure_rate"] > 0:
         text += f", with {best['failure_rate']:.0%} of its cells failed"
+    if np.isfinite(best.get("mean_run_sd", np.nan)):
+        text += f"; its repeats of a sample differ by an SD of {best['mean_run_sd']:.3f} on average"
     text += "."
     rivals = block.iloc[1:]
     close = rivals[rivals["ci_high"] >= best["ci_low"]] if np.isfinite(best["ci_low"]) else rivals
