@@ -279,6 +279,7 @@ def metrics() -> None:
             f"    needs: {', '.join(metric.required_fields)}"
             f"{'; and ' + metric.also_needs if metric.also_needs else ''}\n"
             f"    varies with: {' × '.join(axes)}; {direction}\n"
+            f"    judge calls per sample: {metric.judge_calls}\n"
             f"    parameters: {params or 'none'}"
         )
 

@@ -169,8 +169,10 @@ class AnswerRelevancy(Metric):
     name = "answer_relevancy"
     title = "AnswerRelevancy"
     description = (
-        "DeepEval's statement variant: share of the response's statements relevant to the input"
+        "DeepEval's AnswerRelevancyMetric: share of the response's statements relevant to the "
+        "input (Ragas' answer_relevancy is response_relevancy here)"
     )
+    judge_calls = "2 (statements shared), +1 with include_reason"
     required_fields = ("user_input", "response")
     Params = Params
 

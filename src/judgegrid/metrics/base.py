@@ -81,6 +81,7 @@ class Metric:
     title: ClassVar[str]
     description: ClassVar[str]
     required_fields: ClassVar[tuple[str, ...]]
+    judge_calls: ClassVar[str] = ""  # judge calls per sample, for `judgegrid metrics`
     also_needs: ClassVar[str] = ""  # a requirement the field list cannot say (e.g. 'A or B')
     uses_embeddings: ClassVar[bool] = False
     uses_strictness: ClassVar[bool] = False

@@ -84,6 +84,7 @@ class ContextEntityRecall(Metric):
     name = "context_entity_recall"
     title = "ContextEntityRecall"
     description = "Share of the reference's entities that also occur in the retrieved contexts"
+    judge_calls = "2: entities of the reference, of the joined contexts"
     required_fields = ("reference", "retrieved_contexts")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:

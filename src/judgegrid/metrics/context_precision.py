@@ -94,6 +94,7 @@ class ContextPrecision(Metric):
     name = "context_precision"
     title = "ContextPrecision"
     description = "Average precision of the contexts the judge finds useful, in rank order"
+    judge_calls = "one per retrieved context"
     required_fields = ("user_input", "retrieved_contexts")
     also_needs = "reference (mode reference), response (mode response), either (auto)"
     Params = Params

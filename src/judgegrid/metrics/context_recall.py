@@ -89,6 +89,7 @@ class ContextRecall(Metric):
     name = "context_recall"
     title = "ContextRecall"
     description = "Share of the reference's sentences that the retrieved contexts support"
+    judge_calls = "1"
     required_fields = ("user_input", "retrieved_contexts", "reference")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:

@@ -158,6 +158,7 @@ class Faithfulness(Metric):
     name = "faithfulness"
     title = "Faithfulness"
     description = "Share of the response's statements that the retrieved contexts support"
+    judge_calls = "2: statements (shared), NLI verdicts"
     required_fields = ("user_input", "response", "retrieved_contexts")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:

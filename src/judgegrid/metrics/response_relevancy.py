@@ -119,6 +119,9 @@ class ResponseRelevancy(Metric):
     description = (
         "Mean cosine between the question and questions the judge writes from the response"
     )
+    judge_calls = (
+        "strictness, generated once for the largest and shared by every embedding and dimension"
+    )
     required_fields = ("user_input", "response")
     uses_embeddings = True
     uses_strictness = True
