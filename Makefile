@@ -14,7 +14,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test install lint
+.PHONY: demo test install lint browser
 
 install: $(VENV)/.installed
 
@@ -29,9 +29,14 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(BIN)/judgegrid run model_matrices/local.yaml
 
-test: install
+# Debian's Chromium, for the test that opens the HTML report headless (tests/test_report_browser.py)
+browser:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium)
+
+test: install browser
 	$(BIN)/python -m pytest
 
 lint: install
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests benches
+	$(BIN)/ruff format --check src tests benches

@@ -4,14 +4,16 @@
 
 Scores Faithfulness on demo samples one after another, two judge calls each (the statements of
 the answer, then one NLI verdict per statement), the way a grid sends them, after one warm-up
-sample that loads the model; no new sample is started after ``--budget`` seconds (on a busy
-2-core machine a call can take half a minute: llama.cpp's threads wait for each other). Prints calls/s, generated tokens/s, prompt tokens/s, and the load
-average next to them: the figure depends on what else the machine runs.
+sample that loads the model. No new sample is started after ``--budget`` seconds: on a busy
+2-core machine a call can take half a minute (llama.cpp's threads wait for each other). Prints
+calls/s, generated tokens/s, prompt tokens/s, and the load average next to them: the figure
+depends on what else the machine runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 
@@ -41,10 +43,8 @@ def main() -> None:
     samples = list(load_dataset("demo"))
     metric = Faithfulness()
     warm = samples[-1]
-    try:
-        metric.score(warm, judge=JUDGE, judge_options=options)  # loads the model
-    except JudgegridError:
-        pass  # a weak answer still loaded the model
+    with contextlib.suppress(JudgegridError):  # a weak answer still loaded the model
+        metric.score(warm, judge=JUDGE, judge_options=options)
     load_before = load_average()
     calls = tokens_in = tokens_out = failed = 0
     start = time.perf_counter()

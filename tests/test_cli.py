@@ -195,3 +195,9 @@ def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
     # its save may be: no cell had used it)
     assert {key: n for key, n in answered if key in finished_steps and n > 1} == {}
     assert len(answered) == len(finished_steps | {key for key, _ in answered})
+
+
+def test_metrics_lists_judge_calls_per_sample():
+    result = runner.invoke(app, ["metrics"])
+    assert result.stdout.count("judge calls per sample:") == 7
+    assert "2K+3 for K contexts" in result.stdout

@@ -54,3 +54,18 @@ def test_a_reply_cut_for_repetition_says_so():
     with pytest.raises(JudgeOutputError, match="kept repeating itself") as info:
         parse_answer('{"statements": ["It is high. It is high. It is', Verdicts, "repetition")
     assert info.value.truncated
+
+
+def test_tightened_shape_asks_for_shorter_strings_but_validation_stays_loose():
+    from judgegrid.metrics.base import exactly, tightened_shape
+    from judgegrid.metrics.faithfulness import Verdicts
+
+    shape = exactly(tightened_shape(Verdicts, {"statement": 30, "reason": 80}), "statements", 2)
+    verdict = shape["$defs"]["Verdict"]["properties"]
+    assert verdict["statement"]["maxLength"] == 30 and verdict["reason"]["maxLength"] == 80
+    assert shape["properties"]["statements"]["minItems"] == 2
+    assert shape["properties"]["statements"]["maxItems"] == 2
+    long_reason = {"statement": "s", "reason": "r" * 150, "verdict": 1}
+    assert Verdicts.model_validate({"statements": [long_reason]})  # an answer is read leniently
+    loose = Verdicts.model_json_schema()["$defs"]["Verdict"]["properties"]["reason"]
+    assert loose["maxLength"] > 80

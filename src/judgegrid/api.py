@@ -11,6 +11,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -188,9 +189,27 @@ def resume_run(
     return _execute(matrix, data, store, target, on_progress)
 
 
+SAMPLE_INFO = "samples"
+SAMPLE_TEXT_CHARS = 300
+
+
+def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
+    """What the report needs to know about each sample (question excerpt, labels, contrast), so
+    it can be rebuilt from the run database without the data set file."""
+    return {
+        s.id: {
+            "user_input": (s.user_input or "")[:SAMPLE_TEXT_CHARS],
+            "labels": s.labels,
+            "contrast": s.contrast.model_dump() if s.contrast else None,
+        }
+        for s in data
+    }
+
+
 def _execute(
     matrix: Matrix, data: Dataset, store: RunStore, target: Path, on_progress: ProgressHook | None
 ) -> GridResult:
+    store.set_meta(SAMPLE_INFO, sample_info(data))
     register_local_models([j.id for j in matrix.judges] + [e.id for e in matrix.embeddings])
     cells = expand_cells(matrix, data)
     expected = expected_cell_count(matrix, len(data))
@@ -205,18 +224,57 @@ def _execute(
 
 
 def write_outputs(target: Path, store: RunStore, matrix: Matrix, expected: int | None) -> None:
-    """scores.csv and summary.md from the database (also after an interrupt: partial is shown)."""
+    """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
+    interrupt: partial is shown)."""
     scores, calls = store.scores_frame(), store.calls_frame()
-    report.write_scores_csv(scores, target)
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
         for i, e in enumerate(matrix.embeddings)
     }
-    title = f"judgegrid run {target.name}"
-    text = report.summary_markdown(
-        scores, calls, title, expected, methods, store.step_names_frame()
+    report.write_all(
+        target,
+        scores,
+        calls,
+        title=f"judgegrid run {target.name}",
+        expected_cells=expected,
+        dimension_methods=methods,
+        sample_info=_stored_sample_info(store),
+        step_names=store.step_names_frame(),
     )
-    report.write_summary(target, text)
+
+
+def _stored_sample_info(store: RunStore) -> dict[str, Any]:
+    """The samples' info kept in the database; for a run made before it was kept, read again
+    from the data set the run names (if that file is still there)."""
+    info = store.get_meta(SAMPLE_INFO)
+    if info is not None:
+        return info
+    try:
+        data = load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
+    except InputError:
+        return {}
+    return sample_info(data)
+
+
+def rebuild_report(run_dir: str | Path) -> list[Path]:
+    """Every output of a run directory, from its database alone: no model is called."""
+    target = Path(run_dir)
+    db = target / DB_NAME
+    matrix_file = target / RESOLVED_MATRIX
+    if not db.exists() or not matrix_file.exists():
+        raise InputError(
+            str(target),
+            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
+        )
+    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
+    store = RunStore(db)
+    try:
+        info = _stored_sample_info(store)
+        expected = expected_cell_count(matrix, len(info)) if info else None
+        write_outputs(target, store, matrix, expected)
+    finally:
+        store.close()
+    return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 
 
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -226,3 +284,77 @@ def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         return store.scores_frame(), store.calls_frame()
     finally:
         store.close()
+
+
+@dataclass
+class PairsResult:
+    run_dir: Path
+    aspect_runs: dict[str, GridResult]
+    outcome: Any  # judgegrid.pairs.PairsOutcome
+
+
+def run_pairs(
+    matrix: str | Path,
+    pairs_path: str | Path,
+    *,
+    reports_dir: str | Path = "reports",
+    limit: int | None = None,
+    repeats: int | None = None,
+    judges: list[str] | None = None,
+    on_progress: ProgressHook | None = None,
+) -> PairsResult:
+    """Score a human-preference pairs file: one run per aspect (faithfulness, answer relevance)
+    with the metrics that measure it, then the per-judge x aspect accuracy table."""
+    from judgegrid import pairs as pairs_module
+
+    matrix_path = Path(matrix)
+    loaded = load_matrix(matrix_path)
+    records = pairs_module.load_pairs(pairs_path)[:limit]
+    loaded = _narrowed(loaded, str(matrix_path), repeats, judges)
+    parent = new_run_dir(reports_dir, f"{loaded.name or matrix_path.stem}-pairs")
+    runs: dict[str, GridResult] = {}
+    unavailable: list[str] = []
+    for aspect in pairs_module.ANSWER_ASPECTS:
+        specs, missing = pairs_module.aspect_metrics(loaded, aspect)
+        unavailable += missing
+        if not specs:
+            continue
+        sub = loaded.model_copy(update={"metrics": specs, "name": f"{loaded.name}-{aspect}"})
+        data = pairs_module.aspect_dataset(records, aspect, str(pairs_path))
+        runs[aspect] = run_grid(sub, data, run_dir=parent / aspect, on_progress=on_progress)
+    scores = pd.concat([r.scores for r in runs.values()], ignore_index=True)
+    info: dict[str, Any] = {}
+    for aspect in runs:
+        info |= sample_info(pairs_module.aspect_dataset(records, aspect, str(pairs_path)))
+    outcome = pairs_module.pairs_outcome(scores, info, unavailable)
+    outcome.accuracy.to_csv(parent / "pairs_accuracy.csv", index=False)
+    (parent / "pairs_summary.md").write_text(
+        pairs_module.outcome_markdown(outcome, f"judgegrid pairs {parent.name}: {pairs_path}"),
+        encoding="utf-8",
+    )
+    return PairsResult(parent, runs, outcome)
+
+
+def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str] | None) -> Matrix:
+    """The matrix with fewer repeats or only the named judges (labels), for a quicker check."""
+    update: dict[str, Any] = {}
+    if repeats is not None:
+        update["repeats"] = repeats
+    if judges:
+        labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
+        unknown = [j for j in judges if j not in labels]
+        if unknown:
+            raise MatrixError(
+                source,
+                [
+                    Problem(
+                        "judges",
+                        f"no judge labelled {', '.join(unknown)}; known: {', '.join(labels)}",
+                    )
+                ],
+            )
+        kept = [spec for spec, label in zip(matrix.judges, labels, strict=True) if label in judges]
+        update["judges"] = [
+            spec if spec.label else spec.model_copy(update={"label": spec.id}) for spec in kept
+        ]
+    return matrix.model_copy(update=update) if update else matrix

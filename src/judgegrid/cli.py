@@ -118,7 +118,8 @@ def _print_result(result: api.GridResult) -> None:
         f"{t.already} were already done)"
     )
     typer.echo(
-        f"outputs: {result.run_dir}/summary.md, scores.csv, run.sqlite, {api.RESOLVED_MATRIX}"
+        f"outputs: {result.run_dir}/summary.md, report.html, tables/*.csv, scores.csv, "
+        f"run.sqlite, {api.RESOLVED_MATRIX}"
     )
 
 
@@ -132,6 +133,8 @@ class _ProgressBar:
     def update(self, tally: Tally, cell: Cell, status: str) -> None:
         if not self.enabled:
             return
+        if self._bar is not None and self._bar.total != tally.total:
+            self.close()  # a new run (judgegrid pairs runs one per aspect)
         if self._bar is None:
             from tqdm import tqdm
 
@@ -152,6 +155,7 @@ class _ProgressBar:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
 
 
 @app.command()
@@ -192,6 +196,72 @@ def validate(
 
 
 @app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+) -> None:
+    """Rebuild summary.md, tables/*.csv and report.html of a run from its database; calls no
+    model."""
+    try:
+        paths = api.rebuild_report(run_dir)
+    except InputError as exc:
+        _fail(exc)
+    typer.echo((run_dir / "summary.md").read_text(encoding="utf-8"))
+    typer.echo("outputs: " + ", ".join(str(p) for p in paths))
+
+
+@app.command()
+def pairs(
+    matrix: Annotated[Path, typer.Argument(help="Model matrix YAML (judges, embeddings).")],
+    pairs_file: Annotated[
+        Path, typer.Option("--pairs", help="Human-preference pairs (JSONL, WikiEval format).")
+    ],
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="Only the first N pairs.")
+    ] = None,
+    repeats: Annotated[
+        int | None, typer.Option("--repeats", min=1, help="Override the matrix's repeats.")
+    ] = None,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option("--judge", help="Only this judge (its label); repeat for several."),
+    ] = None,
+    reports_dir: Annotated[
+        Path, typer.Option("--reports-dir", help="Where the run directory is made.")
+    ] = Path("reports"),
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Score human-preference pairs and report each judge's accuracy per aspect."""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    bar = _ProgressBar(progress)
+    try:
+        result = api.run_pairs(
+            matrix,
+            pairs_file,
+            reports_dir=reports_dir,
+            limit=limit,
+            repeats=repeats,
+            judges=judge,
+            on_progress=bar.update,
+        )
+    except InputError as exc:
+        _fail(exc)
+    except KeyboardInterrupt:
+        bar.close()
+        typer.echo(
+            "\ninterrupted: finished cells are saved in the aspect run directories; "
+            "finish each with judgegrid run --resume DIR",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    bar.close()
+    typer.echo((result.run_dir / "pairs_summary.md").read_text(encoding="utf-8"))
+    typer.echo(
+        f"outputs: {result.run_dir}/pairs_summary.md, pairs_accuracy.csv, and one run "
+        f"directory per aspect: {', '.join(result.aspect_runs)}"
+    )
+
+
+@app.command()
 def metrics() -> None:
     """List the metrics with the sample fields each needs and its parameters."""
     from judgegrid.metrics import METRICS
@@ -209,6 +279,7 @@ def metrics() -> None:
             f"    needs: {', '.join(metric.required_fields)}"
             f"{'; and ' + metric.also_needs if metric.also_needs else ''}\n"
             f"    varies with: {' × '.join(axes)}; {direction}\n"
+            f"    judge calls per sample: {metric.judge_calls}\n"
             f"    parameters: {params or 'none'}"
         )
 

@@ -18,13 +18,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgegrid.dataset import Sample
 from judgegrid.metrics.base import (
+    REASON_CHARS,
+    SENTENCE_CHARS,
     Judge,
     Metric,
     MetricResult,
     Question,
     ScoreContext,
     chat,
-    schema_copy,
+    exactly,
+    tightened_shape,
 )
 from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
 
@@ -150,8 +153,9 @@ def answer_relevancy_score(
 async def relevance_verdicts(
     judge: Judge, question: str, statements: Sequence[str]
 ) -> list[RelevanceVerdict]:
-    shape = schema_copy(RelevanceVerdicts)
-    shape["properties"]["verdicts"] |= {"minItems": len(statements), "maxItems": len(statements)}
+    shape = exactly(
+        tightened_shape(RelevanceVerdicts, {"reason": REASON_CHARS}), "verdicts", len(statements)
+    )
     q = Question(
         VERDICT_STEP,
         chat(verdicts_prompt(question, statements)),
@@ -165,8 +169,10 @@ class AnswerRelevancy(Metric):
     name = "answer_relevancy"
     title = "AnswerRelevancy"
     description = (
-        "DeepEval's statement variant: share of the response's statements relevant to the input"
+        "DeepEval's AnswerRelevancyMetric: share of the response's statements relevant to the "
+        "input (Ragas' answer_relevancy is response_relevancy here)"
     )
+    judge_calls = "2 (statements shared), +1 with include_reason"
     required_fields = ("user_input", "response")
     Params = Params
 
@@ -188,6 +194,7 @@ class AnswerRelevancy(Metric):
                     REASON_STEP,
                     chat(reason_prompt(question, result.score, irrelevant)),
                     ScoreReason,
+                    request_shape=tightened_shape(ScoreReason, {"reason": 2 * SENTENCE_CHARS}),
                 )
             )
             reason = answer.reason

@@ -98,6 +98,7 @@ class Metric:
     title: ClassVar[str]
     description: ClassVar[str]
     required_fields: ClassVar[tuple[str, ...]]
+    judge_calls: ClassVar[str] = ""  # judge calls per sample, for `judgegrid metrics`
     also_needs: ClassVar[str] = ""  # a requirement the field list cannot say (e.g. 'A or B')
     uses_embeddings: ClassVar[bool] = False
     uses_strictness: ClassVar[bool] = False
@@ -139,6 +140,39 @@ def share_of_ones(flags: Sequence[int], undefined: str) -> float:
     if not flags:
         raise ScoringError(undefined)
     return sum(1 for f in flags if f == 1) / len(flags)
+
+
+# How long a free-text field of an answer is asked to be at most. A grammar-bound local judge
+# cannot run on past it (a small model otherwise loops inside a string until max_tokens); any
+# judge's answer is still validated against the answer schema's own, looser bounds.
+REASON_CHARS = 60
+SENTENCE_CHARS = 200
+
+
+def tightened_shape(schema: type[BaseModel], max_lengths: dict[str, int]) -> dict[str, Any]:
+    """The answer schema as requested: strings of the named properties (or the strings of an
+    array property) asked to be at most the given length, wherever the property occurs."""
+    shape = schema_copy(schema)
+
+    def strings_of(prop: dict[str, Any]) -> list[dict[str, Any]]:
+        if prop.get("type") == "string":
+            return [prop]
+        if prop.get("type") == "array":
+            return strings_of(prop.get("items") or {})
+        return [s for alt in prop.get("anyOf", []) for s in strings_of(alt)]
+
+    for node in [shape, *shape.get("$defs", {}).values()]:
+        for name, prop in node.get("properties", {}).items():
+            if name in max_lengths:
+                for string in strings_of(prop):
+                    string["maxLength"] = min(string.get("maxLength", 10**9), max_lengths[name])
+    return shape
+
+
+def exactly(shape: dict[str, Any], array: str, n: int) -> dict[str, Any]:
+    """Ask for exactly ``n`` items in the top-level array property ``array`` (one per input)."""
+    shape["properties"][array] |= {"minItems": n, "maxItems": n}
+    return shape
 
 
 SYSTEM_PROMPT = (

@@ -16,11 +16,20 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from judgegrid.dataset import Sample
-from judgegrid.metrics.base import Judge, Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import (
+    Judge,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    tightened_shape,
+)
 
 STEP = "entities"
 MAX_ENTITIES = 32
 MAX_ENTITY_CHARS = 100
+REQUESTED_ENTITY_CHARS = 40
 
 
 class Entities(BaseModel):
@@ -47,7 +56,10 @@ def entities_prompt(text: str) -> str:
 
 
 async def extract_entities(judge: Judge, text: str) -> list[str]:
-    answer = await judge.ask(Question(STEP, chat(entities_prompt(text)), Entities))
+    shape = tightened_shape(Entities, {"entities": REQUESTED_ENTITY_CHARS})
+    answer = await judge.ask(
+        Question(STEP, chat(entities_prompt(text)), Entities, request_shape=shape)
+    )
     return [e.strip() for e in answer.entities if e.strip()]
 
 
@@ -72,6 +84,7 @@ class ContextEntityRecall(Metric):
     name = "context_entity_recall"
     title = "ContextEntityRecall"
     description = "Share of the reference's entities that also occur in the retrieved contexts"
+    judge_calls = "2: entities of the reference, of the joined contexts"
     required_fields = ("reference", "retrieved_contexts")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:

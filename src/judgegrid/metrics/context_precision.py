@@ -16,7 +16,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgegrid.dataset import Sample
-from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import (
+    REASON_CHARS,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    tightened_shape,
+)
 
 STEP = "context_precision.verdict"
 
@@ -86,6 +94,7 @@ class ContextPrecision(Metric):
     name = "context_precision"
     title = "ContextPrecision"
     description = "Average precision of the contexts the judge finds useful, in rank order"
+    judge_calls = "one per retrieved context"
     required_fields = ("user_input", "retrieved_contexts")
     also_needs = "reference (mode reference), response (mode response), either (auto)"
     Params = Params
@@ -116,6 +125,7 @@ class ContextPrecision(Metric):
                         STEP,
                         chat(verdict_prompt(sample.user_input or "", answer, c)),
                         ContextVerdict,
+                        request_shape=tightened_shape(ContextVerdict, {"reason": REASON_CHARS}),
                     )
                 )
                 for c in contexts

@@ -7,13 +7,24 @@ contexts (1) or not (0); the score is the attributed share.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from judgegrid.dataset import Sample
-from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat, share_of_ones
+from judgegrid.metrics.base import (
+    REASON_CHARS,
+    SENTENCE_CHARS,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    share_of_ones,
+    tightened_shape,
+)
 
 
 class Classification(BaseModel):
@@ -61,6 +72,12 @@ def classification_prompt(question: str, context: str, reference: str) -> str:
     )
 
 
+def _echo_chars(reference: str) -> int:
+    """Room for one reference sentence repeated back (the longest, and a little more)."""
+    sentences = re.split(r"(?<=[.!?])\s+", reference.strip())
+    return min(SENTENCE_CHARS, max(len(s) for s in sentences) + 10)
+
+
 def context_recall_score(attributed: Sequence[int]) -> float:
     """(#attributed) / (#classifications); no classification leaves the score undefined."""
     return share_of_ones(
@@ -72,6 +89,7 @@ class ContextRecall(Metric):
     name = "context_recall"
     title = "ContextRecall"
     description = "Share of the reference's sentences that the retrieved contexts support"
+    judge_calls = "1"
     required_fields = ("user_input", "retrieved_contexts", "reference")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
@@ -81,7 +99,15 @@ class ContextRecall(Metric):
             sample.reference or "",
         )
         answer = await ctx.judge.ask(
-            Question("context_recall.classify", chat(prompt), Classifications)
+            Question(
+                "context_recall.classify",
+                chat(prompt),
+                Classifications,
+                request_shape=tightened_shape(
+                    Classifications,
+                    {"statement": _echo_chars(sample.reference or ""), "reason": REASON_CHARS},
+                ),
+            )
         )
         flags = [c.attributed for c in answer.classifications]
         score = context_recall_score(flags)

@@ -17,23 +17,24 @@ from pydantic import BaseModel, Field
 from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
 from judgegrid.metrics.base import (
+    REASON_CHARS,
+    SENTENCE_CHARS,
     Judge,
     Metric,
     MetricResult,
     Question,
     ScoreContext,
     chat,
-    schema_copy,
+    exactly,
     share_of_ones,
+    tightened_shape,
 )
 
 # Bounds on the answers: generous for any real judge, and they stop a small local model that
 # loops inside a string from running on to max_tokens (a grammar enforces them there).
 MAX_STATEMENTS = 16
 MAX_STATEMENT_CHARS = 400
-MAX_REQUESTED_STATEMENT_CHARS = 200
 MAX_REASON_CHARS = 200
-MAX_REQUESTED_REASON_CHARS = 80
 
 
 class Statements(BaseModel):
@@ -119,9 +120,9 @@ def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
 def _statements_shape() -> dict:
     """At least one short statement is asked for (a grammar-bound local model can neither
     answer with nothing nor ramble on in one); any judge's answer is still read as Ragas would."""
-    shape = schema_copy(Statements)
-    shape["properties"]["statements"]["items"]["maxLength"] = MAX_REQUESTED_STATEMENT_CHARS
+    shape = tightened_shape(Statements, {"statements": SENTENCE_CHARS})
     shape["properties"]["statements"]["minItems"] = 1
+    shape["properties"]["statements"]["items"]["minLength"] = 3
     return shape
 
 
@@ -138,9 +139,9 @@ async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
 
 async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) -> list[Verdict]:
     """One verdict per statement is asked for; whatever comes back is scored as returned."""
-    shape = schema_copy(Verdicts)
-    shape["properties"]["statements"] |= {"minItems": len(statements), "maxItems": len(statements)}
-    shape["$defs"]["Verdict"]["properties"]["reason"]["maxLength"] = MAX_REQUESTED_REASON_CHARS
+    echo = max((len(s) for s in statements), default=0) + 10  # the statement, repeated
+    shape = tightened_shape(Verdicts, {"statement": echo, "reason": REASON_CHARS})
+    exactly(shape, "statements", len(statements))
     q = Question("nli", chat(verdicts_prompt(context, statements)), Verdicts, request_shape=shape)
     return (await judge.ask(q)).statements
 
@@ -157,6 +158,7 @@ class Faithfulness(Metric):
     name = "faithfulness"
     title = "Faithfulness"
     description = "Share of the response's statements that the retrieved contexts support"
+    judge_calls = "2: statements (shared), NLI verdicts"
     required_fields = ("user_input", "response", "retrieved_contexts")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:

@@ -96,6 +96,7 @@ class NoiseSensitivity(Metric):
         "Share of the response's statements that are wrong yet supported by a (relevant or "
         "irrelevant) retrieved context"
     )
+    judge_calls = "2K+3 for K contexts, statements and verdicts shared with faithfulness"
     required_fields = ("user_input", "response", "retrieved_contexts", "reference")
     higher_is_better = False
     Params = Params

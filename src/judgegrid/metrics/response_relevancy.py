@@ -17,7 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgegrid.dataset import Sample
 from judgegrid.errors import ScoringError
-from judgegrid.metrics.base import Metric, MetricResult, Question, ScoreContext, chat
+from judgegrid.metrics.base import (
+    SENTENCE_CHARS,
+    Metric,
+    MetricResult,
+    Question,
+    ScoreContext,
+    chat,
+    tightened_shape,
+)
 
 STEP = "response_relevancy.question"
 
@@ -111,6 +119,9 @@ class ResponseRelevancy(Metric):
     description = (
         "Mean cosine between the question and questions the judge writes from the response"
     )
+    judge_calls = (
+        "strictness, generated once for the largest and shared by every embedding and dimension"
+    )
     required_fields = ("user_input", "response")
     uses_embeddings = True
     uses_strictness = True
@@ -122,8 +133,14 @@ class ResponseRelevancy(Metric):
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         n = ctx.strictness or DEFAULT_STRICTNESS
         messages = chat(question_prompt(sample.response or ""))
+        shape = tightened_shape(GeneratedQuestion, {"question": SENTENCE_CHARS})
         generations = await asyncio.gather(
-            *(ctx.judge.ask(Question(STEP, messages, GeneratedQuestion, index=i)) for i in range(n))
+            *(
+                ctx.judge.ask(
+                    Question(STEP, messages, GeneratedQuestion, index=i, request_shape=shape)
+                )
+                for i in range(n)
+            )
         )
         kept = [g for g in generations if g.question.strip()]  # as Ragas: empty ones are skipped
         questions = [g.question.strip() for g in kept]

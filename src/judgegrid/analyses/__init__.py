@@ -1,0 +1,40 @@
+"""Pure analyses of a scores table (no I/O). One module per concept:
+
+- ``tables``: per-configuration means, run-to-run spread, failure counts (the summary tables)
+- ``icc``, ``alpha``: reliability coefficients (ICC(1), ICC(2,1), ICC(3,1); Krippendorff alpha)
+- ``stability``: run-to-run stability of each configuration
+- ``agreement``: agreement between judges, and between embedding configurations
+- ``variance``: variance components and the decision study
+- ``strictness``: what a larger strictness buys and costs
+- ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts
+- ``recommendation``: judges ranked by validity or consensus against cost and latency
+- ``bundle``: every table of a run in one pure call, for the report writers
+
+The names of the former ``judgegrid.analyses`` module stay importable from here.
+"""
+
+from judgegrid.analyses.tables import (
+    CONFIG_AXES,
+    _cell_text,
+    calls_by_metric,
+    calls_by_step,
+    config_summary,
+    embedding_column,
+    judge_by_embedding,
+    metric_failure_rates,
+    repeat_spread,
+    top_failure_causes,
+)
+
+__all__ = [
+    "CONFIG_AXES",
+    "_cell_text",
+    "calls_by_metric",
+    "calls_by_step",
+    "config_summary",
+    "embedding_column",
+    "judge_by_embedding",
+    "metric_failure_rates",
+    "repeat_spread",
+    "top_failure_causes",
+]

@@ -1,0 +1,201 @@
+"""Agreement between raters that scored the same samples: judges, or embedding configurations.
+
+Per group (for judges: metric x embedding x dimension x strictness), each rater's rating of a
+sample is the mean of its scored repeats. Reported per group: Krippendorff's alpha (interval;
+pairable values), ICC(2,1) and ICC(3,1) with 95% CIs (listwise); per pair of raters: Kendall's
+tau-b, mean absolute difference and Cohen's kappa at the threshold (pairwise-complete); per
+rater: mean offset from the others (positive = more lenient) and agreement with the consensus
+of the others (leave-one-out mean), the basis of the recommendation when there are no labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgegrid.analyses.alpha import krippendorff_alpha_interval
+from judgegrid.analyses.common import (
+    AVAILABLE,
+    LISTWISE,
+    PAIRABLE,
+    PAIRWISE,
+    embedding_label,
+    ratings,
+    spearman_brown_needed,
+    threshold_for,
+)
+from judgegrid.analyses.icc import icc
+
+JUDGE_GROUP = ["metric", "embedding", "dimension", "strictness"]
+EMBEDDING_GROUP = ["metric", "judge", "strictness"]
+
+
+def rating_tables(
+    scores: pd.DataFrame, rater: str = "judge"
+) -> list[tuple[tuple[Any, ...], pd.DataFrame]]:
+    """(group key, samples x raters table) per group, raters being judges or embeddings."""
+    r = ratings(scores)
+    if r.empty:
+        return []
+    if rater == "judge":
+        group, column = JUDGE_GROUP, "judge"
+    else:
+        r = r[r["embedding"] != ""].copy()
+        r["embedding_config"] = embedding_label(r["embedding"], r["dimension"])
+        group, column = EMBEDDING_GROUP, "embedding_config"
+    wide = r.pivot_table(
+        index=[*group, "sample_id"], columns=column, values="rating", aggfunc="first"
+    )
+    out = []
+    for key, block in wide.groupby(level=list(range(len(group))), dropna=False):
+        block = block.droplevel(list(range(len(group)))).dropna(axis=1, how="all")
+        out.append((key, block))
+    return out
+
+
+def group_columns(rater: str) -> list[str]:
+    return JUDGE_GROUP if rater == "judge" else EMBEDDING_GROUP
+
+
+def agreement_summary(
+    scores: pd.DataFrame,
+    rater: str = "judge",
+    thresholds: float | Mapping[str, float] | None = None,
+    pairs: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """One row per group: alpha, ICC(2,1), ICC(3,1) with CIs, mean pairwise tau-b and kappa.
+    ``pairs``: the result of ``agreement_pairs`` if already computed."""
+    group = group_columns(rater)
+    if pairs is None:
+        pairs = agreement_pairs(scores, rater, thresholds)
+    rows = []
+    for key, table in rating_tables(scores, rater):
+        values = table.to_numpy(dtype=float)
+        a = krippendorff_alpha_interval(values) if values.shape[1] >= 2 else {"alpha": np.nan}
+        c = icc(values)
+        notes = [n for n in (a.get("note", "fewer than two raters"), c["note"]) if n]
+        rows.append(
+            {
+                **dict(zip(group, key, strict=True)),
+                "raters": table.shape[1],
+                "samples": int((~np.isnan(values)).any(axis=1).sum()),
+                "alpha": a["alpha"],
+                "alpha_missing": PAIRABLE,
+                "icc2": c["icc2"],
+                "icc2_low": c["icc2_low"],
+                "icc2_high": c["icc2_high"],
+                "icc3": c["icc3"],
+                "icc3_low": c["icc3_low"],
+                "icc3_high": c["icc3_high"],
+                "icc_samples": c["n"],
+                "icc_missing": LISTWISE,
+                "raters_for_0.8": spearman_brown_needed(c["icc2"]),
+                "note": "; ".join(dict.fromkeys(notes)),
+            }
+        )
+    summary = pd.DataFrame(rows)
+    if summary.empty or pairs.empty:
+        return summary
+    means = pairs.groupby(group, dropna=False)[["tau_b", "kappa", "mad"]].mean()
+    means.columns = ["mean_tau_b", "mean_kappa", "mean_abs_diff"]
+    return summary.merge(means.reset_index(), on=group, how="left")
+
+
+def agreement_pairs(
+    scores: pd.DataFrame,
+    rater: str = "judge",
+    thresholds: float | Mapping[str, float] | None = None,
+) -> pd.DataFrame:
+    """One row per group and pair of raters (both orders, for matrices): tau-b, MAD, kappa."""
+    group = group_columns(rater)
+    rows = []
+    for key, table in rating_tables(scores, rater):
+        limit = threshold_for(str(key[0]), thresholds)
+        for a, b in itertools.permutations(table.columns, 2):
+            rows.append(
+                {
+                    **dict(zip(group, key, strict=True)),
+                    "rater_a": a,
+                    "rater_b": b,
+                    **pair_statistics(table[a].to_numpy(float), table[b].to_numpy(float), limit),
+                    "missing": PAIRWISE,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def pair_statistics(x: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Kendall's tau-b, mean absolute difference and Cohen's kappa on the complete pairs."""
+    both = ~np.isnan(x) & ~np.isnan(y)
+    x, y = x[both], y[both]
+    out: dict[str, Any] = {"n": int(both.sum()), "tau_b": np.nan, "mad": np.nan, "kappa": np.nan}
+    if len(x) == 0:
+        return out | {"note": "no sample scored by both"}
+    out["mad"] = float(np.abs(x - y).mean())
+    out["kappa"], kappa_note = cohen_kappa(x >= threshold, y >= threshold)
+    out["tau_b"], tau_note = kendall_tau_b(x, y)
+    return out | {"note": "; ".join(n for n in (tau_note, kappa_note) if n)}
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, str]:
+    if len(x) < 2:
+        return np.nan, "tau-b: fewer than two samples"
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return np.nan, "tau-b: a rater gave every sample the same score"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(stats.kendalltau(x, y, variant="b").statistic), ""
+
+
+def cohen_kappa(a: np.ndarray, b: np.ndarray) -> tuple[float, str]:
+    """Cohen's kappa of two pass/fail vectors; NaN when chance agreement is already perfect."""
+    if len(a) == 0:
+        return np.nan, "kappa: no samples"
+    a, b = np.asarray(a, bool), np.asarray(b, bool)
+    observed = float((a == b).mean())
+    pa, pb = a.mean(), b.mean()
+    expected = float(pa * pb + (1 - pa) * (1 - pb))
+    if expected == 1:
+        return np.nan, "kappa: both raters put every sample on the same side of the threshold"
+    return (observed - expected) / (1 - expected), ""
+
+
+def rater_offsets(scores: pd.DataFrame, rater: str = "judge") -> pd.DataFrame:
+    """Per rater: mean offset from the mean of the others on the same sample (+ = lenient),
+    and Kendall's tau-b and MAD against that leave-one-out consensus."""
+    group = group_columns(rater)
+    rows = []
+    for key, table in rating_tables(scores, rater):
+        values = table.to_numpy(dtype=float)
+        present = ~np.isnan(values)
+        totals = np.where(present, values, 0.0).sum(axis=1, keepdims=True)
+        counts = present.sum(axis=1, keepdims=True)
+        others = (totals - np.where(present, values, 0.0)) / np.where(
+            counts - present > 0, counts - present, np.nan
+        )
+        for j, name in enumerate(table.columns):
+            mine, consensus = values[:, j], others[:, j]
+            use = ~np.isnan(mine) & ~np.isnan(consensus)
+            tau, note = kendall_tau_b(mine[use], consensus[use])
+            rows.append(
+                {
+                    **dict(zip(group, key, strict=True)),
+                    "rater": name,
+                    "n": int(use.sum()),
+                    "mean_rating": float(np.nanmean(mine)) if (~np.isnan(mine)).any() else np.nan,
+                    "offset": float((mine[use] - consensus[use]).mean()) if use.any() else np.nan,
+                    "consensus_tau_b": tau,
+                    "consensus_mad": float(np.abs(mine[use] - consensus[use]).mean())
+                    if use.any()
+                    else np.nan,
+                    "missing": AVAILABLE,
+                    "note": note if table.shape[1] > 1 else "no other rater",
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,62 @@
+"""Shared vocabulary of the analyses: ratings per sample, thresholds, the missing-data notes.
+
+A "rating" is one configuration's score of one sample: the mean of its scored repeats. Failed
+and skipped cells never enter a rating. Each statistic says in its ``missing`` column how
+samples that some rater did not score were handled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.tables import CONFIG_AXES
+
+DEFAULT_THRESHOLD = 0.5
+RELIABILITY_TARGET = 0.8
+
+LISTWISE = "listwise: only samples scored by every rater"
+PAIRWISE = "pairwise-complete: each pair of raters on the samples both scored"
+PAIRABLE = "pairable values: every sample with at least two ratings"
+REPEATS_LISTWISE = "listwise: only samples with every repeat scored"
+AVAILABLE = "available-case: samples this rater and at least one other scored"
+
+
+def threshold_for(metric: str, thresholds: float | Mapping[str, float] | None) -> float:
+    """The pass/fail threshold of a metric: a mapping entry, one number for all, or 0.5."""
+    if thresholds is None:
+        return DEFAULT_THRESHOLD
+    if isinstance(thresholds, Mapping):
+        return float(thresholds.get(metric, DEFAULT_THRESHOLD))
+    return float(thresholds)
+
+
+def scored(scores: pd.DataFrame) -> pd.DataFrame:
+    return scores[scores["status"] == "scored"]
+
+
+def ratings(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration and sample: the mean of the scored repeats (and their count)."""
+    grouped = scored(scores).groupby([*CONFIG_AXES, "sample_id"], dropna=False)["score"]
+    return grouped.agg(rating="mean", repeats="count").reset_index()
+
+
+def embedding_label(embedding: pd.Series, dimension: pd.Series) -> pd.Series:
+    """'model @ dim' for embedding-based configurations, '(judge only)' otherwise."""
+    text = embedding.astype(str) + " @ " + dimension.astype(str)
+    return text.where(embedding.astype(str) != "", "(judge only)")
+
+
+def spearman_brown_needed(reliability: float, target: float = RELIABILITY_TARGET) -> float:
+    """How many parallel measurements (repeats or judges) averaged reach ``target``.
+
+    Spearman-Brown: rho_k = k*rho / (1 + (k-1)*rho), solved for k and rounded up. NaN when the
+    single-measurement reliability is undefined or not positive (no number of averages helps).
+    """
+    if not np.isfinite(reliability) or reliability <= 0:
+        return float("nan")
+    if reliability >= target:
+        return 1.0
+    return float(np.ceil(target * (1 - reliability) / (reliability * (1 - target)) - 1e-9))

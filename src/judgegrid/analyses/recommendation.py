@@ -1,0 +1,219 @@
+"""Which judge to pick: judges ranked by validity (or consensus agreement) against cost and time.
+
+The user picks a judge, so configurations are pooled per judge: a judge's rating of a sample is
+the mean over its scored repeats and its embedding/dimension/strictness configurations of that
+metric. The quality axis is validity (pairwise-preference accuracy with a Wilson 95% CI) where
+the data set has preference pairs or contrasts for the metric; otherwise agreement with the
+consensus of the other judges (Kendall's tau-b against the leave-one-out mean, 95% CI by
+Fisher's z with the Fieller-Hartley-Pearson SE sqrt(0.437/(n-4))). Agreement with the others is
+not validity: a judge that differs from a wrong majority is penalised, and the paragraph says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgegrid.analyses.agreement import rater_offsets
+from judgegrid.analyses.common import scored
+from judgegrid.analyses.tables import repeat_spread
+from judgegrid.analyses.validity import pair_accuracy
+
+RANKING_COLUMNS = [
+    "metric",
+    "judge",
+    "basis",
+    "quality",
+    "ci_low",
+    "ci_high",
+    "n",
+    "cost_per_score",
+    "latency_per_score_s",
+    "failure_rate",
+    "mean_run_sd",
+    "pareto",
+    "rank",
+    "missing",
+]
+
+RANKING_MISSING = {
+    True: "validity: pairs with both members scored (mean over the judge's configurations and "
+    "repeats); cost/latency: scored cells",
+    False: "consensus: available-case (samples this judge and another scored); cost/latency: "
+    "scored cells",
+}
+
+
+def pooled_by_judge(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scores with embedding, dimension and strictness pooled: one configuration a judge."""
+    return scores.assign(embedding="", dimension=0, strictness=0)
+
+
+def judge_ranking(
+    scores: pd.DataFrame, pairs: pd.DataFrame, lower_is_better: frozenset[str] = frozenset()
+) -> pd.DataFrame:
+    """One row per metric and judge: quality with CI, cost, latency, failures, Pareto flag."""
+    if scores.empty:
+        return pd.DataFrame(columns=RANKING_COLUMNS)
+    pooled = pooled_by_judge(scores)
+    quality = _validity(pooled, pairs, lower_is_better)
+    consensus = _consensus(pooled)
+    if not quality.empty:
+        with_pairs = set(quality["metric"])
+        consensus = consensus[~consensus["metric"].isin(with_pairs)]
+    table = pd.concat([quality, consensus], ignore_index=True)
+    if table.empty:
+        return pd.DataFrame(columns=RANKING_COLUMNS)
+    table = table.merge(_costs(scores), on=["metric", "judge"], how="left")
+    table["pareto"] = _pareto(table)
+    table["missing"] = [RANKING_MISSING[b.startswith("pairwise")] for b in table["basis"]]
+    table["rank"] = (
+        table.groupby("metric")["quality"].rank(ascending=False, method="min").astype("Int64")
+    )
+    return table.sort_values(["metric", "rank"]).reindex(columns=RANKING_COLUMNS)
+
+
+def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) -> pd.DataFrame:
+    if pairs.empty:
+        return pd.DataFrame()
+    acc = pair_accuracy(pooled, pairs, lower)
+    acc = acc.groupby(["metric", "judge"], as_index=False).agg(
+        agree=("agree", "sum"), n=("pairs", "sum"), sources=("source", lambda s: set(s))
+    )
+    from judgegrid.analyses.validity import wilson_interval
+
+    acc["quality"] = acc["agree"] / acc["n"].where(acc["n"] > 0)
+    bounds = [wilson_interval(int(a), int(n)) for a, n in zip(acc["agree"], acc["n"], strict=True)]
+    acc["ci_low"], acc["ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]
+    acc["basis"] = [
+        "pairwise-preference accuracy (human labels)"
+        if "labels" in sources
+        else "pairwise-preference accuracy (designed contrasts)"
+        for sources in acc["sources"]
+    ]
+    return acc.drop(columns=["agree", "sources"])
+
+
+def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
+    offsets = rater_offsets(pooled, "judge")
+    if offsets.empty:
+        return pd.DataFrame()
+    offsets = offsets[offsets["n"] > 0].rename(columns={"rater": "judge"})
+    out = offsets[["metric", "judge", "n"]].copy()
+    out["quality"] = offsets["consensus_tau_b"].to_numpy()
+    lows, highs = (
+        zip(*[_tau_ci(t, n) for t, n in zip(out["quality"], out["n"], strict=True)], strict=True)
+        if len(out)
+        else ((), ())
+    )
+    out["ci_low"], out["ci_high"] = list(lows), list(highs)
+    out["basis"] = "Kendall tau-b with the other judges' consensus"
+    return out
+
+
+def _tau_ci(tau: float, n: int) -> tuple[float, float]:
+    if not np.isfinite(tau) or n < 5 or abs(tau) >= 1:
+        return float("nan"), float("nan")
+    se = np.sqrt(0.437 / (n - 4))
+    q = stats.norm.ppf(0.975)
+    z = np.arctanh(tau)
+    return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
+
+
+def _costs(scores: pd.DataFrame) -> pd.DataFrame:
+    ok = scored(scores)
+    grouped = ok.groupby(["metric", "judge"])
+    usage = grouped.agg(latency_per_score_s=("latency_s", "mean"))
+    known = grouped["cost"].count() == grouped["cost"].size()
+    usage["cost_per_score"] = grouped["cost"].mean().where(known, np.nan)
+    attempted = scores[scores["status"] != "skipped"]
+    usage = usage.join(
+        (attempted["status"] == "failed")
+        .groupby([attempted["metric"], attempted["judge"]])
+        .mean()
+        .rename("failure_rate"),
+        how="outer",
+    )
+    sd = repeat_spread(scores).groupby(["metric", "judge"])["sd"].mean().rename("mean_run_sd")
+    return usage.join(sd, how="left").reset_index()
+
+
+def _pareto(table: pd.DataFrame) -> list[bool]:
+    """Not dominated within its metric: no other judge at least as good, cheap and fast, and
+    strictly better on one. Unknown cost or latency counts as the worst."""
+    flags = []
+    q = table["quality"].fillna(-np.inf).to_numpy()
+    c = table["cost_per_score"].fillna(np.inf).to_numpy()
+    t = table["latency_per_score_s"].fillna(np.inf).to_numpy()
+    metric = table["metric"].to_numpy()
+    for i in range(len(table)):
+        same = metric == metric[i]
+        weakly = (q >= q[i]) & (c <= c[i]) & (t <= t[i])
+        strictly = (q > q[i]) | (c < c[i]) | (t < t[i])
+        flags.append(not bool((same & weakly & strictly).any()))
+    return flags
+
+
+def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | None = None) -> str:
+    """One plain-language paragraph: which judge to pick per metric, why, and how sure."""
+    if ranking.empty or ranking["quality"].notna().sum() == 0:
+        return (
+            "No recommendation: the run has no preference pairs or contrasts to measure validity "
+            "and fewer than two judges to compare, or no judge scored a sample."
+        )
+    sentences = []
+    for metric, block in ranking.groupby("metric", sort=True):
+        block = block[block["quality"].notna()].sort_values(
+            ["quality", "cost_per_score", "latency_per_score_s"], ascending=[False, True, True]
+        )
+        if block.empty:
+            continue
+        title = (metric_titles or {}).get(str(metric), str(metric))
+        sentences.append(_metric_sentence(title, block))
+    return " ".join(sentences)
+
+
+def _metric_sentence(title: str, block: pd.DataFrame) -> str:
+    best = block.iloc[0]
+    validity = best["basis"].startswith("pairwise")
+    reference = "the human preference" if "human" in best["basis"] else "the designed contrasts"
+    what = (
+        f"agrees with {reference} on {best['quality']:.2f} of {int(best['n'])} pairs"
+        if validity
+        else f"ranks samples most like the other judges' consensus (tau-b {best['quality']:.2f} "
+        f"over {int(best['n'])} samples)"
+    )
+    ci = (
+        f" (95% CI {best['ci_low']:.2f}-{best['ci_high']:.2f})"
+        if np.isfinite(best["ci_low"])
+        else " (too few samples for an interval)"
+    )
+    text = f"For {title}, pick {best['judge']}: it {what}{ci}, at {_money(best['cost_per_score'])}"
+    text += f" and {best['latency_per_score_s']:.2f} s per score"
+    if np.isfinite(best.get("failure_rate", np.nan)) and best["failure_rate"] > 0:
+        text += f", with {best['failure_rate']:.0%} of its cells failed"
+    if np.isfinite(best.get("mean_run_sd", np.nan)):
+        text += f"; its repeats of a sample differ by an SD of {best['mean_run_sd']:.3f} on average"
+    text += "."
+    rivals = block.iloc[1:]
+    close = rivals[rivals["ci_high"] >= best["ci_low"]] if np.isfinite(best["ci_low"]) else rivals
+    if len(close):
+        names = ", ".join(str(j) for j in close["judge"])
+        cheaper = close[close["cost_per_score"] < best["cost_per_score"]]
+        text += f" The intervals overlap with {names}, so the data do not single it out" + (
+            f"; {cheaper.iloc[0]['judge']} is cheaper and as good within the uncertainty."
+            if len(cheaper)
+            else "."
+        )
+    elif len(rivals):
+        text += f" Its interval lies above those of {', '.join(str(j) for j in rivals['judge'])}."
+    else:
+        text += " It is the only judge with a measurable score here."
+    if not validity:
+        text += " Agreement with other judges is not validity: label a few pairs to check it."
+    return text
+
+
+def _money(cost: float) -> str:
+    return "unknown cost" if not np.isfinite(cost) else f"${cost:.5f}"

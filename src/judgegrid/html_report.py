@@ -1,0 +1,271 @@
+"""The self-contained HTML report: every table and figure of a run in one file.
+
+Figures are embedded as base64 PNG, there is no script and no external resource, and every
+string that comes from the data (sample ids and texts, judge labels, error messages) passes
+through ``html.escape`` (directly or through pandas' escaping ``to_html``), so a sample that
+contains markup is shown as text.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from judgegrid import plots
+from judgegrid.analyses.bundle import Analysis
+from judgegrid.analyses.validity import accuracy_table
+
+MAX_ROWS = 200
+MAX_AGREEMENT_FIGURES = 4
+SECTIONS = {
+    "overview": "Overview",
+    "recommendation": "Which judge to pick",
+    "means": "Mean scores: judge × embedding",
+    "stability": "Run-to-run stability",
+    "agreement": "Agreement between judges",
+    "embeddings": "Agreement between embedding models and dimensions",
+    "variance": "Variance components and decision study",
+    "strictness": "Strictness trade-off",
+    "validity": "Validity: human preferences and designed contrasts",
+    "failures": "Failures",
+    "samples": "Least stable samples",
+    "methods": "How missing data and uncertainty are handled",
+}
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+.note{color:#555;font-size:13px}img{max-width:100%}
+.rec{background:#eef6ee;border-left:4px solid #4a4;padding:.6em 1em}
+nav a{margin-right:1em}
+"""
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = False) -> str:
+    """An escaped HTML table, cut at MAX_ROWS with a pointer to the full CSV."""
+    if frame is None or frame.empty:
+        return '<p class="note">(no rows)</p>'
+    frame, methods = _split_method_columns(frame)
+    shown = frame.head(MAX_ROWS)
+    body = shown.to_html(
+        index=index, escape=True, border=0, na_rep="–", float_format=lambda v: f"{v:.3f}"
+    )
+    note = ""
+    if len(frame) > MAX_ROWS:
+        note = f"first {MAX_ROWS} of {len(frame)} rows"
+    if csv_name:
+        note += ("; " if note else "") + f"full table: tables/{esc(csv_name)}.csv"
+    method_notes = "".join(f'<p class="note">{esc(m)}</p>' for m in methods)
+    return body + (f'<p class="note">{note}</p>' if note else "") + method_notes
+
+
+def _split_method_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Columns that only state a method (missing-data handling, CI method) with one value for
+    the whole table are said once under it instead of on every row."""
+    notes = []
+    for column in [c for c in frame.columns if str(c).endswith("missing") or c == "ci_method"]:
+        values = frame[column].dropna().unique()
+        if len(values) == 1:
+            label = "missing data" if str(column).endswith("missing") else "interval"
+            prefix = str(column).removesuffix("missing").rstrip("_")
+            notes.append(f"{label}{' (' + prefix + ')' if prefix else ''}: {values[0]}")
+            frame = frame.drop(columns=column)
+    return frame, notes
+
+
+def image(data: str, alt: str) -> str:
+    return f'<img alt="{esc(alt)}" src="data:image/png;base64,{data}">'
+
+
+def render(
+    analysis: Analysis,
+    *,
+    title: str,
+    overview: list[str],
+    summary_sections: Mapping[str, pd.DataFrame],
+    sample_info: Mapping[str, Mapping[str, Any]],
+    metric_titles: Mapping[str, str],
+) -> str:
+    """The whole report as one HTML string."""
+    parts = {
+        "overview": _overview(overview, summary_sections),
+        "recommendation": _recommendation(analysis),
+        "means": _means(analysis, metric_titles),
+        "stability": _stability(analysis, metric_titles),
+        "agreement": _agreement(analysis, "judge"),
+        "embeddings": _agreement(analysis, "embedding"),
+        "variance": _variance(analysis),
+        "strictness": _strictness(analysis),
+        "validity": _validity(analysis),
+        "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
+        + frame_html(analysis.table("failure_causes"), "failure_causes"),
+        "samples": _samples(analysis, sample_info),
+        "methods": _methods(),
+    }
+    nav = " ".join(f'<a href="#{key}">{esc(name)}</a>' for key, name in SECTIONS.items())
+    body = "\n".join(
+        f'<section id="{key}"><h2>{esc(SECTIONS[key])}</h2>\n{parts[key]}</section>'
+        for key in SECTIONS
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title><style>{STYLE}</style></head>\n"
+        f"<body><h1>{esc(title)}</h1><nav>{nav}</nav>\n{body}\n</body></html>\n"
+    )
+
+
+def _overview(lines: list[str], sections: Mapping[str, pd.DataFrame]) -> str:
+    items = "".join(f"<li>{esc(line.lstrip('- '))}</li>" for line in lines)
+    tables = "".join(
+        f"<h3>{esc(name)}</h3>" + frame_html(table, index=True) for name, table in sections.items()
+    )
+    legend = (
+        '<p class="note">Cells read "mean ± mean run-to-run SD [failed cells]"; means use scored '
+        "cells only.</p>"
+    )
+    return f"<ul>{items}</ul>{legend}{tables}"
+
+
+def _recommendation(a: Analysis) -> str:
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
+    ranking = a.table("judge_ranking")
+    figure = image(plots.pareto_plot(ranking), "Pareto plot") if not ranking.empty else ""
+    return (
+        f'<p class="rec">{esc(a.recommendation)}</p>{notes}'
+        + frame_html(ranking, "judge_ranking")
+        + figure
+    )
+
+
+def _means(a: Analysis, titles: Mapping[str, str]) -> str:
+    summary = a.table("config_summary")
+    out = []
+    for metric in sorted(summary["metric"].unique()) if not summary.empty else []:
+        if summary.loc[summary["metric"] == metric, "mean_score"].isna().all():
+            continue  # nothing scored: the tables below say so
+        out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
+    return "".join(out) + frame_html(summary, "config_summary")
+
+
+def _stability(a: Analysis, titles: Mapping[str, str]) -> str:
+    spread = a.table("repeat_spread")
+    figures = [
+        image(plots.spread_boxplot(spread, m, titles.get(m, m)), f"spread {m}")
+        for m in (sorted(spread["metric"].unique()) if not spread.empty else [])
+        if spread.loc[spread["metric"] == m, "sd"].notna().any()
+    ]
+    return "".join(figures) + frame_html(a.table("stability"), "stability")
+
+
+def _agreement(a: Analysis, rater: str) -> str:
+    key = "judges" if rater == "judge" else "embeddings"
+    summary = a.table(f"agreement_{key}")
+    pairs = a.table(f"agreement_{rater}_pairs")
+    figures = []
+    if not pairs.empty:
+        group = [c for c in pairs.columns if c not in ("rater_a", "rater_b")][
+            : 4 if rater == "judge" else 3
+        ]
+        blocks = []
+        for values, block in pairs.groupby(group):
+            label = ", ".join(f"{g}={v}" for g, v in zip(group, values, strict=True) if v != "")
+            blocks.append((label, block))
+        figures.append(image(plots.agreement_heatmaps(blocks[:MAX_AGREEMENT_FIGURES]), key))
+        if len(blocks) > MAX_AGREEMENT_FIGURES:
+            figures.append(
+                f'<p class="note">first {MAX_AGREEMENT_FIGURES} of {len(blocks)} groups drawn; '
+                f"all in tables/agreement_{rater}_pairs.csv</p>"
+            )
+    offsets = a.table("judge_offsets" if rater == "judge" else "embedding_offsets")
+    return (
+        frame_html(summary, f"agreement_{key}")
+        + "".join(figures)
+        + "<h3>Offsets from the others (positive: more lenient)</h3>"
+        + frame_html(offsets, "judge_offsets" if rater == "judge" else "embedding_offsets")
+    )
+
+
+def _variance(a: Analysis) -> str:
+    components = a.table("variance_components")
+    figure = (
+        image(plots.variance_bars(components), "variance components")
+        if not components.empty and components["share"].notna().any()
+        else ""
+    )
+    return (
+        figure
+        + frame_html(components, "variance_components")
+        + "<h3>Decision study: repeats or judges averaged for a reliability of 0.8</h3>"
+        + frame_html(a.table("decision_needed"), "decision_needed")
+    )
+
+
+def _strictness(a: Analysis) -> str:
+    table = a.table("strictness")
+    if table.empty:
+        return '<p class="note">No metric with a strictness in this run.</p>'
+    return image(plots.strictness_curve(table), "strictness curve") + frame_html(
+        table, "strictness"
+    )
+
+
+def _validity(a: Analysis) -> str:
+    accuracy = a.table("validity_pairs")
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
+    if accuracy.empty and a.table("validity_labels").empty:
+        return notes + (
+            '<p class="note">The data set has no preference pairs, contrasts or numeric labels '
+            "for the metrics of this run.</p>"
+        )
+    return (
+        "<p>Accuracy = share of pairs where the preferred member scores strictly higher (ties "
+        "count as disagreement), with a 95% Wilson interval.</p>"
+        + notes
+        + frame_html(accuracy_table(accuracy), index=True)
+        + frame_html(accuracy, "validity_pairs")
+        + "<h3>Spearman correlation with numeric labels</h3>"
+        + frame_html(a.table("validity_labels"), "validity_labels")
+    )
+
+
+def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]]) -> str:
+    spread = a.table("repeat_spread")
+    if spread.empty or spread["range"].notna().sum() == 0:
+        return '<p class="note">No sample has two scored repeats.</p>'
+    worst = spread.dropna(subset=["range"]).nlargest(20, "range").copy()
+    worst["question"] = worst["sample_id"].map(
+        lambda s: str((info.get(s) or {}).get("user_input") or "")[:300]
+    )
+    columns = ["sample_id", "question", "metric", "judge", "embedding", "dimension"]
+    columns += ["strictness", "mean", "sd", "low", "high", "repeats"]
+    return frame_html(worst[columns])
+
+
+def _methods() -> str:
+    items = [
+        "A rating is one configuration's mean over its scored repeats of a sample; failed and "
+        "skipped cells never enter a rating (the failure tables count them).",
+        "Krippendorff's alpha (interval): pairable values — every sample with at least two "
+        "ratings.",
+        "ICC(1) over repeats, ICC(2,1) and ICC(3,1) between raters: listwise — only samples "
+        "scored by every rater (or in every repeat); 95% CIs by the F distribution (McGraw & "
+        "Wong 1996).",
+        "Kendall's tau-b, mean absolute difference and Cohen's kappa at the metric's threshold "
+        "(default 0.5; pass = score ≥ threshold): pairwise-complete.",
+        "Offsets and consensus agreement: available-case, against the mean of the other raters "
+        "on the same sample.",
+        "Variance components: ANOVA (expected mean squares) of a balanced crossed random design; "
+        "listwise — samples scored in every cell; negative estimates shown as 0.",
+        "Validity: pairs whose members were both scored; Wilson 95% interval. Spearman: "
+        "pairwise-complete, Fisher-z interval.",
+    ]
+    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"

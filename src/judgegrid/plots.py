@@ -1,0 +1,174 @@
+"""The report's figures, drawn with matplotlib's Agg canvas and returned as base64 PNG.
+
+No pyplot state: every figure is a ``matplotlib.figure.Figure`` of its own, rendered and
+closed at once, so a report can be built in any thread and without a display.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+MAX_BOXES = 40
+
+
+def to_base64_png(fig: Figure) -> str:
+    FigureCanvasAgg(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80, bbox_inches="tight")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _heatmap(ax, values: np.ndarray, rows: Iterable[str], cols: Iterable[str], vmin, vmax, cmap):
+    rows, cols = list(rows), list(cols)
+    image = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
+    ax.set_xticks(range(len(cols)), [str(c) for c in cols], rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [str(r) for r in rows], fontsize=8)
+    if values.size <= 64:
+        for (i, j), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
+    return image
+
+
+def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
+    """Judge (x strictness) by embedding@dimension: the mean score."""
+    rows = summary[summary["metric"] == metric].copy()
+    rows["column"] = np.where(
+        rows["embedding"] != "",
+        rows["embedding"] + " @ " + rows["dimension"].astype(str),
+        "(judge only)",
+    )
+    rows["row"] = np.where(
+        rows["strictness"] > 0,
+        rows["judge"] + " (s=" + rows["strictness"].astype(str) + ")",
+        rows["judge"],
+    )
+    table = rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
+    fig = Figure(figsize=(1.6 + 1.1 * table.shape[1], 1.0 + 0.35 * table.shape[0]))
+    ax = fig.subplots()
+    image = _heatmap(ax, table.to_numpy(float), table.index, table.columns, 0, 1, "viridis")
+    fig.colorbar(image, ax=ax, label="mean score")
+    ax.set_title(title, fontsize=9)
+    return to_base64_png(fig)
+
+
+def agreement_heatmaps(groups: list[tuple[str, pd.DataFrame]]) -> str:
+    """Pairwise Kendall tau-b and mean absolute difference between raters: one row of two
+    heatmaps per group (one figure for all groups: a figure per group is slow to render)."""
+    size = max(len(set(b["rater_a"]) | set(b["rater_b"])) for _, b in groups)
+    fig = Figure(figsize=(4.0 + 1.6 * size, (1.4 + 0.45 * size) * len(groups)))
+    axes = np.atleast_2d(fig.subplots(len(groups), 2, squeeze=False))
+    specs = (
+        ("tau_b", "Kendall tau-b", -1, 1, "RdBu"),
+        ("mad", "mean |difference|", 0, 1, "magma_r"),
+    )
+    for row, (title, pairs) in zip(axes, groups, strict=True):
+        names = sorted(set(pairs["rater_a"]) | set(pairs["rater_b"]))
+        for ax, (column, label, vmin, vmax, cmap) in zip(row, specs, strict=True):
+            matrix = pairs.pivot_table(index="rater_a", columns="rater_b", values=column)
+            values = matrix.reindex(index=names, columns=names).to_numpy(dtype=float, copy=True)
+            np.fill_diagonal(values, 1.0 if column == "tau_b" else 0.0)
+            image = _heatmap(ax, values, names, names, vmin, vmax, cmap)
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+            ax.set_title(f"{label}\n{title}", fontsize=8)
+    fig.subplots_adjust(hspace=0.9, wspace=0.6)
+    return to_base64_png(fig)
+
+
+def spread_boxplot(spread: pd.DataFrame, metric: str, title: str) -> str:
+    """Per configuration: the distribution over samples of the run-to-run SD."""
+    rows = spread[(spread["metric"] == metric) & spread["sd"].notna()].copy()
+    rows["config"] = (
+        rows["judge"]
+        + np.where(
+            rows["embedding"] != "",
+            " / " + rows["embedding"] + "@" + rows["dimension"].astype(str),
+            "",
+        )
+        + np.where(rows["strictness"] > 0, " s=" + rows["strictness"].astype(str), "")
+    )
+    groups = list(rows.groupby("config")["sd"])[:MAX_BOXES]
+    fig = Figure(figsize=(7, 0.8 + 0.3 * max(1, len(groups))))
+    ax = fig.subplots()
+    if groups:
+        ax.boxplot([g.to_numpy() for _, g in groups], vert=False, widths=0.6)
+        ax.set_yticks(range(1, len(groups) + 1), [name for name, _ in groups], fontsize=7)
+    ax.set_xlabel("run-to-run SD of a sample's score (over repeats)")
+    ax.set_title(title, fontsize=9)
+    return to_base64_png(fig)
+
+
+def strictness_curve(table: pd.DataFrame) -> str:
+    """Run-to-run SD and cost (or calls) per score against strictness, one line per judge."""
+    fig = Figure(figsize=(8, 3))
+    left, right = fig.subplots(1, 2)
+    cost_known = table["cost_per_score"].notna().all() and (table["cost_per_score"] > 0).any()
+    usage, label = (
+        ("cost_per_score", "cost per score ($)")
+        if cost_known
+        else ("calls_per_score", "calls per score")
+    )
+    for (metric, judge), block in table.groupby(["metric", "judge"]):
+        block = block.sort_values("strictness")
+        name = f"{judge} ({metric})"
+        left.plot(block["strictness"], block["mean_run_sd"], marker="o", label=name)
+        right.plot(block["strictness"], block[usage], marker="o", label=name)
+    left.set(xlabel="strictness", ylabel="mean run-to-run SD")
+    right.set(xlabel="strictness", ylabel=label)
+    left.legend(fontsize=7)
+    return to_base64_png(fig)
+
+
+def variance_bars(components: pd.DataFrame) -> str:
+    """Share of each variance component, one stacked bar per metric and strictness."""
+    data = components.dropna(subset=["share"]).copy()
+    data["bar"] = data["metric"] + np.where(
+        data["strictness"] > 0, " s=" + data["strictness"].astype(str), ""
+    )
+    table = data.pivot_table(index="bar", columns="component", values="share", aggfunc="first")
+    table = table.fillna(0)
+    fig = Figure(figsize=(8, 1.2 + 0.45 * max(1, len(table))))
+    ax = fig.subplots()
+    left = np.zeros(len(table))
+    for column in table.columns:
+        ax.barh(table.index, table[column], left=left, label=column)
+        left += table[column].to_numpy()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of score variance")
+    ax.legend(fontsize=7, bbox_to_anchor=(1.01, 1), loc="upper left")
+    return to_base64_png(fig)
+
+
+def pareto_plot(ranking: pd.DataFrame) -> str:
+    """Quality (validity or consensus agreement, with 95% CI) against cost and latency."""
+    metrics = sorted(ranking["metric"].unique())
+    fig = Figure(figsize=(8, 2.8 * max(1, len(metrics))), layout="constrained")
+    axes = np.atleast_2d(fig.subplots(max(1, len(metrics)), 2, squeeze=False))
+    for row, metric in zip(axes, metrics, strict=False):
+        block = ranking[ranking["metric"] == metric]
+        for ax, column, label in (
+            (row[0], "cost_per_score", "cost per score ($)"),
+            (row[1], "latency_per_score_s", "latency per score (s)"),
+        ):
+            x = block[column].fillna(0).to_numpy(float)
+            y = block["quality"].to_numpy(float)
+            err = np.vstack(
+                [y - block["ci_low"].to_numpy(float), block["ci_high"].to_numpy(float) - y]
+            )
+            ax.errorbar(x, y, yerr=np.nan_to_num(np.abs(err)), fmt="none", ecolor="grey", lw=1)
+            colours = np.where(block["pareto"].to_numpy(bool), "tab:red", "tab:blue")
+            ax.scatter(x, y, c=colours, zorder=3)
+            for xi, yi, name in zip(x, y, block["judge"], strict=True):
+                ax.annotate(
+                    str(name), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points"
+                )
+            ax.set(xlabel=label, ylabel=str(block["basis"].iloc[0])[:32])
+            ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
+    return to_base64_png(fig)

@@ -1,0 +1,107 @@
+"""`judgegrid pairs`: a human-preference pairs file scored per aspect, with the accuracy table."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SHARED
+from judgegrid.cli import app
+from judgegrid.metrics import METRICS
+from judgegrid.pairs import aspect_dataset, load_pairs
+
+runner = CliRunner()
+
+RECORDS = [
+    {
+        "id": f"q{i}",
+        "question": f"When did the {thing} open?",
+        "context": f"The {thing} opened in {1900 + i} in the old town.",
+        "answer": f"The {thing} opened in {1900 + i} in the old town.",
+        "ungrounded_answer": f"The {thing} was closed by pirates from Mars in {2400 + i}.",
+        "poor_answer": "I am not sure.",
+        "context_v1": f"The {thing} opened in {1900 + i}.",
+        "context_v2": f"The {thing} opened in {1900 + i}. Bananas are yellow.",
+    }
+    for i, thing in enumerate(["museum", "bridge", "library", "stadium"])
+]
+
+
+@pytest.fixture
+def pairs_file(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in RECORDS) + "\n")
+    return path
+
+
+def test_each_pair_becomes_two_labelled_samples():
+    data = aspect_dataset(RECORDS, "faithfulness", "x")
+    assert len(data) == 8
+    first, second = data.samples[:2]
+    assert first.labels == {"pair": "q0:faithfulness", "preferred": 1, "aspect": "faithfulness"}
+    assert second.labels["preferred"] == 0 and second.response == RECORDS[0]["ungrounded_answer"]
+    assert first.retrieved_contexts == [RECORDS[0]["context"]]
+
+
+def test_bad_pairs_file_names_line_and_field(tmp_path, write_matrix):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "a", "question": "Q"}\nnot json\n')
+    result = runner.invoke(app, ["pairs", str(write_matrix()), "--pairs", str(path)])
+    assert result.exit_code == 2
+    assert "bad.jsonl: line 1: missing or empty: context, answer" in result.stderr
+    assert "bad.jsonl: line 2: not valid JSON" in result.stderr
+
+
+def test_pairs_command_writes_the_accuracy_table(tmp_path, write_matrix, pairs_file):
+    matrix = write_matrix(repeats=1, strictness=[1])
+    result = runner.invoke(
+        app,
+        [
+            "pairs",
+            str(matrix),
+            "--pairs",
+            str(pairs_file),
+            "--reports-dir",
+            str(tmp_path / "reports"),
+            "--judge",
+            "a",
+            "--no-progress",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (parent,) = (tmp_path / "reports").iterdir()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv")
+    assert set(accuracy["judge"]) == {"a"}
+    faith = accuracy[accuracy["metric"] == "faithfulness"].iloc[0]
+    # the scripted judge checks word overlap: grounded answers win every faithfulness pair
+    assert (faith["pairs"], faith["accuracy"]) == (4, 1.0)
+    relevancy = accuracy[accuracy["metric"] == "response_relevancy"]
+    assert len(relevancy) == 2 and (relevancy["pairs"] == 4).all()  # two dimensions
+    assert set(accuracy["aspect"]) == {"faithfulness", "answer_relevance"}
+    summary = (parent / "pairs_summary.md").read_text()
+    assert "no metric of the suite measures context padding" in summary
+    assert "0.95" in summary and "0.78" in summary and "0.70" in summary  # the paper's figures
+    if "answer_relevancy" not in METRICS:
+        assert "answer_relevancy: not in this build's metric registry" in summary
+    else:
+        assert "answer_relevancy" in set(accuracy["metric"])
+    # each aspect is a normal run directory: faithfulness cells only in its own run
+    faith_scores = pd.read_csv(parent / "faithfulness" / "scores.csv")
+    assert set(faith_scores["metric"]) == {"faithfulness"} and len(faith_scores) == 8
+    assert (parent / "answer_relevance" / "report.html").exists()
+
+
+def test_unknown_judge_label_is_named(tmp_path, write_matrix, pairs_file):
+    result = runner.invoke(
+        app, ["pairs", str(write_matrix()), "--pairs", str(pairs_file), "--judge", "zz"]
+    )
+    assert result.exit_code == 2 and "no judge labelled zz; known: a, b" in result.stderr
+
+
+@pytest.mark.skipif(not (SHARED / "validation").exists(), reason="../shared not beside the repo")
+def test_the_wikieval_pairs_file_loads():
+    records = load_pairs(SHARED / "validation" / "wikieval_pairs.jsonl")
+    assert len(records) == 44
