@@ -28,17 +28,10 @@ from grid import matrix_dict, synthetic_samples, write_jsonl
 
 TARGET_RATIO = 1.10
 CONCURRENCY = 64
-METRICS = ["faithfulness", "context_precision", "context_recall", "response_relevancy"]
+# Judge-only metrics: 7 calls per (judge, sample, repeat) whether or not the provider takes n,
+# with the dependency of Faithfulness (statements, then verdicts) that a real grid has.
+METRICS = ["faithfulness", "context_precision", "context_recall"]
 KEY_ENV = "JUDGEGRID_BENCH_KEY"  # the fake server takes any key; litellm wants one
-
-SERVER = """
-import sys, time
-from judgegrid.testing.fault_server import FaultPlan, start_fault_server
-server = start_fault_server(FaultPlan(latency_s=float(sys.argv[1])))
-print(server.url, flush=True)
-sys.stdin.read()  # until the benchmark closes our stdin
-server.stop()
-"""
 
 
 def fault_server_available() -> bool:
@@ -50,12 +43,17 @@ def fault_server_available() -> bool:
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
+    """The fault server in a process of its own, so that it does not share our interpreter lock."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(latency)],
-        stdin=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "judgegrid.testing.fault_server",
+            "--latency-ms",
+            str(latency * 1000),
+        ],
         stdout=subprocess.PIPE,
         text=True,
-        env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
@@ -138,7 +136,7 @@ def main() -> None:
                 write_matrix(work, url, args.samples, args.repeats), work / "run"
             )
     finally:
-        server.stdin.close()  # type: ignore[union-attr]
+        server.terminate()
         server.wait(timeout=30)
     ideal = requests * args.latency / CONCURRENCY
     ratio = wall / ideal

@@ -1,0 +1,119 @@
+"""Run every benchmark and print one table of their figures.
+
+    python benches/run_all.py            # all of them (about 5 minutes on 2 idle cores)
+    python benches/run_all.py --only calls,report
+
+Each benchmark runs in a process of its own (clean memory figures, no state shared through
+litellm), prints its own lines, and hands its figures back as a ``RESULT`` line; this script
+collects them into one table. Figures are printed, never asserted: a missed target is marked
+MISSED, and benches/README.md says why and what would close it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCHES = Path(__file__).resolve().parent
+ROOT = BENCHES.parent
+RESULT_PREFIX = "RESULT "
+
+# name -> the script and its arguments
+SUITE: dict[str, list[str]] = {
+    "calls": ["bench_calls.py"],  # calls per grid against Ragas, then the warm rerun
+    "scheduler": ["bench_scheduler.py"],  # 50 ms a call, >= 5,000 calls, concurrency 64
+    "scheduler-1s": ["bench_scheduler.py", "--latency", "1.0", "--samples", "20", "--repeats", "1"],
+    "report": ["bench_report_run.py"],  # judgegrid report on 200,000 score rows
+    "local": ["bench_local.py"],  # the embedded Gemma judge
+}
+
+
+def run_one(name: str, argv: list[str]) -> list[dict]:
+    env = os.environ | {
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+        "HF_HUB_OFFLINE": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    print(f"\n== {name}: {' '.join(argv)}", flush=True)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(BENCHES / argv[0]), *argv[1:]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    rows: list[dict] = []
+    for line in proc.stdout.splitlines():
+        if line.startswith(RESULT_PREFIX):
+            rows = json.loads(line[len(RESULT_PREFIX) :])
+        else:
+            print("  " + line)
+    print(f"  ({time.perf_counter() - start:.0f} s)", flush=True)
+    if proc.returncode != 0 or not rows:
+        print(proc.stderr[-3000:])
+        rows = [
+            {
+                "benchmark": name,
+                "figure": f"FAILED (exit {proc.returncode}); see the output above",
+                "value": "-",
+                "unit": "",
+                "target": "",
+                "verdict": "MISSED",
+            }
+        ]
+    return rows
+
+
+def _value(row: dict) -> str:
+    return f"{row['value']} {row['unit']}".strip()
+
+
+def table(rows: list[dict]) -> str:
+    """A Markdown table, so that it can be pasted into benches/README.md as it is."""
+    header = ["benchmark", "figure", "value", "target", "verdict"]
+    lines = [[r["benchmark"], r["figure"], _value(r), r["target"], r["verdict"]] for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *lines, strict=False)]
+
+    def fmt(cells: list) -> str:
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    return "\n".join(
+        [fmt(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(fmt, lines)]
+    )
+
+
+def machine() -> str:
+    free = subprocess.run(["free", "-h"], capture_output=True, text=True).stdout.splitlines()
+    memory = free[1].split()[1] if len(free) > 1 else "?"
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} CPUs "
+        f"({platform.processor() or platform.machine()}), {memory} RAM, Python "
+        f"{platform.python_version()}, load average {load}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help=f"comma-separated subset of: {', '.join(SUITE)}")
+    args = parser.parse_args()
+    chosen = args.only.split(",") if args.only else list(SUITE)
+    unknown = set(chosen) - set(SUITE)
+    if unknown:
+        parser.error(f"unknown benchmark(s) {sorted(unknown)}; known: {', '.join(SUITE)}")
+    print("machine at the start:", machine())
+    start = time.perf_counter()
+    rows = [row for name in chosen for row in run_one(name, SUITE[name])]
+    print(f"\nall benchmarks: {time.perf_counter() - start:.0f} s; at the end: {machine()}\n")
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
