@@ -14,7 +14,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test install lint browser
+.PHONY: demo test install lint browser bench
 
 install: $(VENV)/.installed
 
@@ -36,6 +36,10 @@ browser:
 
 test: install browser
 	$(BIN)/python -m pytest
+
+# every benchmark of benches/ (about 5 minutes), one table of figures at the end
+bench: install
+	$(BIN)/python benches/run_all.py
 
 lint: install
 	$(BIN)/ruff check src tests benches

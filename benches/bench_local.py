@@ -1,6 +1,6 @@
 """The embedded judge (local/gemma-3-270m via llama.cpp): calls and tokens per second.
 
-    PYTHONPATH=src python benches/bench_local.py [--samples 10] [--budget 90]
+    PYTHONPATH=src python benches/bench_local.py [--samples 10] [--budget 60]
 
 Scores Faithfulness on demo samples one after another, two judge calls each (the statements of
 the answer, then one NLI verdict per statement), the way a grid sends them, after one warm-up
@@ -26,7 +26,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument(
-        "--budget", type=float, default=90.0, help="stop starting samples after this many seconds"
+        "--budget", type=float, default=60.0, help="stop starting samples after this many seconds"
     )
     args = parser.parse_args()
     try:

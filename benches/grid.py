@@ -36,8 +36,10 @@ _TOPICS = [
 
 
 def synthetic_samples(n: int, contexts: int = 4) -> list[dict[str, Any]]:
-    """``n`` samples with ``contexts`` retrieved contexts each, all different texts.
+    """``n`` samples with ``contexts`` retrieved contexts each; no two samples share a text.
 
+    Every text carries the sample's number: judgegrid shares a judge step between prompts that
+    are identical, so repeated texts would make it look cheaper than a real data set does.
     Two statements per response and reference, the first context relevant and the others
     noise, so every metric has work to do and the scripted judge answers each one sensibly.
     """
@@ -54,9 +56,11 @@ def synthetic_samples(n: int, contexts: int = 4) -> list[dict[str, Any]]:
             {
                 "id": f"{key}-{i}",
                 "user_input": f"Who completed the {thing} ({tag}) and when?",
-                "response": f"{maker.capitalize()} completed the {thing}. It opened in {year}.",
+                "response": f"{maker.capitalize()} completed the {thing} ({tag}). "
+                f"It opened in {year}.",
                 "retrieved_contexts": [relevant, *noise],
-                "reference": f"The {thing} was completed by {maker}. It was completed in {year}.",
+                "reference": f"The {thing} ({tag}) was completed by {maker}. "
+                f"It was completed in {year}.",
             }
         )
     return samples
