@@ -148,7 +148,8 @@ def main() -> None:
         f"concurrency {CONCURRENCY}: wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {ratio:.2f}"
     )
     print(
-        f"harness CPU {cpu:.2f} s = {cpu_ms:.2f} ms/call (the ideal needs <= "
+        f"harness CPU {cpu:.2f} s = {cpu_ms:.2f} ms/call, {100 * cpu / wall:.0f}% of one core "
+        f"over the wall time (the ideal needs <= "
         f"{1000 * args.latency / CONCURRENCY:.2f} ms/call on one core); server CPU "
         f"{server_cpu.ru_utime + server_cpu.ru_stime:.2f} s; peak RSS {peak:.0f} MiB "
         f"({rss_before:.0f} MiB after imports and warm-up); load average {load_average()}"
