@@ -7,7 +7,6 @@ when every generation calls the response noncommittal (ALL, as in Ragas since PR
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from typing import Annotated, Literal
@@ -105,9 +104,7 @@ class ResponseRelevancy(Metric):
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         n = ctx.strictness or 3
         messages = chat(question_prompt(sample.response or ""))
-        generations = await asyncio.gather(
-            *(ctx.judge.ask(Question(STEP, messages, GeneratedQuestion, index=i)) for i in range(n))
-        )
+        generations = await ctx.judge.ask_many(Question(STEP, messages, GeneratedQuestion), n)
         flags = [g.noncommittal for g in generations]
         questions = [g.question.strip() for g in generations if g.question.strip()]
         details = {"questions": [g.question for g in generations], "noncommittal": flags}

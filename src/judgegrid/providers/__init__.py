@@ -11,3 +11,9 @@ def litellm_module() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+def no_sdk_retries(model: str) -> dict[str, Any]:
+    """Keyword arguments that stop a provider SDK (openai's retries twice) from retrying on its
+    own: every attempt must be judgegrid's, under the matrix's policy, and in the calls table."""
+    return {} if model.startswith("local/") else {"max_retries": 0}
