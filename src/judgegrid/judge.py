@@ -12,6 +12,7 @@ use the provider's ``n`` where litellm says it is supported.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import os
@@ -232,6 +233,7 @@ class JudgeModel:
         )
         self.output_mode = _output_mode(model)
         self.supports_n = _supports_n(model)
+        self._unpriced = False
 
     def bind(self, sample_id: str, repeat: int, generations: int = 0) -> BoundJudge:
         return BoundJudge(self, sample_id, repeat, generations)
@@ -245,7 +247,7 @@ class JudgeModel:
             "output_mode": self.output_mode,
             "step": q.step,
             "messages": q.messages,
-            "shape": q.shape(),
+            "shape": q.request_shape or _schema_of(q.schema),
             "repeat": repeat,
             "index": q.index,
         }
@@ -437,11 +439,13 @@ class JudgeModel:
     def _cost(self, raw: Any) -> float | None:
         if self.model.startswith("local/"):
             return 0.0
+        if self._unpriced:  # asking litellm again costs time and cannot find a price
+            return None
         litellm = litellm_module()
-
         try:
             return float(litellm.completion_cost(completion_response=raw))
         except Exception:  # litellm raises for a model missing from its price table
+            self._unpriced = True
             return None
 
 
@@ -482,6 +486,12 @@ def _output_mode(model: str) -> str:
         return "json_object" if "response_format" in params else "instructions"
     except Exception:  # unknown to litellm's tables: rely on the prompt's instructions
         return "instructions"
+
+
+@functools.cache
+def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
+    """An answer schema's JSON schema, built once per class (pydantic takes a while)."""
+    return schema.model_json_schema()
 
 
 def _supports_n(model: str) -> bool:

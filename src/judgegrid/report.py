@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgegrid import analyses
+from judgegrid import accounting, analyses
 from judgegrid.metrics import METRICS
 
 
@@ -54,6 +54,7 @@ def summary_markdown(
     causes = analyses.top_failure_causes(scores)
     if not causes.empty:
         lines += ["Most frequent causes:", "", causes.to_markdown(index=False), ""]
+    lines += accounting.usage_markdown(calls)
     if dimension_methods:
         lines += ["## Embedding dimensions", ""]
         for label, method in dimension_methods.items():

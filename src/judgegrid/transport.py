@@ -191,13 +191,21 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    try:
-        value = headers.get("retry-after") or headers.get("Retry-After")
-        return float(value) if value is not None else None
-    except (TypeError, ValueError, AttributeError):
-        return None
+    """The Retry-After (seconds) a provider sent; litellm keeps the real headers on the
+    exception itself (its ``response`` is often a stand-in without them)."""
+    candidates = [
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
+    for headers in candidates:
+        try:
+            value = headers.get("retry-after") if headers else None
+            if value is not None:
+                return max(0.0, float(value))
+        except (TypeError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def backoff_seconds(policy: RetryPolicy, attempt: int, rng: random.Random) -> float:

@@ -10,6 +10,9 @@ def litellm_module() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # litellm's OpenAI embedding path reads max_retries=0 as "unset" (``0 or DEFAULT``) and lets
+    # the SDK retry twice unseen; judgegrid makes and records every attempt itself.
+    litellm.DEFAULT_MAX_RETRIES = 0
     return litellm
 
 
