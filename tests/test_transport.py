@@ -132,3 +132,96 @@ def test_rate_limits_must_be_positive(write_matrix):
     path = write_matrix(judges=[{"id": "scripted/judge-a", "requests-per-minute": 0}])
     with pytest.raises(MatrixError, match=r"judges\[0\].requests_per_minute"):
         parse_matrix(path.read_text())
+
+
+class _RateLimited(Exception):
+    """What litellm raises for a 429: the status, and the provider's headers on the exception."""
+
+    status_code = 429
+
+    def __init__(self, retry_after: str):
+        super().__init__("rate limited")
+        self.litellm_response_headers = {"retry-after": retry_after}
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.calls: list = []
+
+    def record_call(self, call) -> None:
+        self.calls.append(call)
+
+
+def test_retry_after_wins_over_backoff_and_every_attempt_is_recorded():
+    import random
+
+    from judgegrid.matrix import RetryPolicy
+    from judgegrid.transport import Usage, send
+
+    waits: list[float] = []
+    answers = iter([_RateLimited("7"), _RateLimited("0.25"), "fine"])
+
+    async def call():
+        item = next(answers)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def go():
+        limits = Limits(total=1, per_model=1)
+        recorder = _Recorder()
+        _, text, usage = await send(
+            kind="completion",
+            model="m",
+            label="m",
+            step_key="k",
+            request={"model": "m"},
+            call=call,
+            read=lambda raw: (raw, Usage(calls=1), "stop"),
+            policy=RetryPolicy(initial_interval=1.0, max_interval=5.0, jitter=0.0),
+            limits=limits,
+            recorder=recorder,
+            rng=random.Random(0),
+            sleep=sleep,
+        )
+        return text, usage, recorder.calls
+
+    text, usage, calls = asyncio.run(go())
+    assert text == "fine" and usage.calls == 3
+    assert waits == [5.0, 0.25]  # Retry-After, capped by max-interval; backoff would say 1, 2
+    assert [(c.attempt, c.status, c.http_status) for c in calls] == [
+        (1, "error", 429),
+        (2, "error", 429),
+        (3, "ok", None),
+    ]
+
+
+def test_accounting_never_adds_an_unknown_price_as_zero():
+    import pandas as pd
+
+    from judgegrid.accounting import format_cost, run_usage, usage_by_model
+
+    calls = pd.DataFrame(
+        {
+            "kind": ["completion"] * 4,
+            "label": ["priced", "priced", "unpriced", "unpriced"],
+            "model": ["openai/gpt-4o-mini"] * 2 + ["openai/x"] * 2,
+            "status": ["ok", "error", "ok", "ok"],
+            "attempt": [2, 1, 1, 1],
+            "tokens_in": [10, 0, 5, 5],
+            "tokens_out": [3, 0, 1, 1],
+            "cost": [0.002, 0.0, None, None],
+            "latency_s": [0.5, 0.1, 0.2, 0.4],
+        }
+    )
+    table = usage_by_model(calls).set_index("label")
+    assert table.loc["priced", "cost"] == 0.002
+    assert table.loc["priced", "retried"] == 1 and table.loc["priced", "errors"] == 1
+    assert pd.isna(table.loc["unpriced", "cost"])  # unknown, not 0
+    assert format_cost(table.loc["unpriced", "cost"]) == "unknown"
+    assert format_cost(None) == "unknown" and format_cost(0.0) == "$0.0000"
+    assert table.loc["unpriced", "mean_latency_s"] == pytest.approx(0.3)
+    assert run_usage(calls)["cost"] is None and run_usage(calls)["requests"] == 4
