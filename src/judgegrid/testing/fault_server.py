@@ -1,0 +1,298 @@
+"""A fault-injection OpenAI-compatible server on 127.0.0.1, for tests and benchmarks.
+
+It serves ``POST /v1/chat/completions`` (with ``n``) and ``POST /v1/embeddings`` and answers every
+judge prompt of judgegrid with a schema-valid scripted answer (``testing.answers``), unless the
+fault plan says otherwise: 429 with ``Retry-After``, 500, malformed JSON content, output cut off
+at max_tokens (``finish_reason: "length"``), a reply slower than the client's timeout, or a fixed
+HTTP error for one model (e.g. 401). The runner reaches it through litellm's OpenAI provider
+(``openai/<name>`` with ``api_base`` = ``server.url``), exactly as it would a hosted model.
+
+Faults are drawn per request from a hash of (seed, request body, how often that body was seen),
+so a retry of a request is a fresh draw, and the same grid meets the same faults run after run.
+
+    >>> server = start_fault_server(FaultPlan(mix={"429": 0.1, "500": 0.1}, latency_s=0.05))
+    >>> server.url                                        # doctest: +SKIP
+    'http://127.0.0.1:41234/v1'
+    >>> server.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from aiohttp import web
+
+from judgegrid.testing.answers import EMBED_DIM, answer_for_messages, bag_of_words
+
+# Faults that replace the whole HTTP response, and faults that spoil one choice's content.
+REQUEST_FAULTS = ("429", "500", "slow")
+CONTENT_FAULTS = ("malformed", "truncated")
+FORCEABLE = {"400", "401", "403", "404", "429", "500", "slow", "malformed", "truncated"}
+
+
+@dataclass
+class FaultPlan:
+    """What the server does. Mutate it (or call ``FaultServer.set_plan``) between runs.
+
+    mix: probability of each fault per request (content faults: per choice); the rest is valid.
+    by_model: a fault forced on every request to that model name (``fake-judge``, without
+    ``openai/``), e.g. ``{"bad-key": "401"}``.
+    """
+
+    mix: dict[str, float] = field(default_factory=dict)
+    latency_s: float = 0.0
+    slow_s: float = 5.0
+    retry_after_s: float = 0.01
+    by_model: dict[str, str] = field(default_factory=dict)
+    seed: int = 0
+    embed_dim: int = EMBED_DIM
+
+    def __post_init__(self) -> None:
+        unknown = (set(self.mix) | set(self.by_model.values())) - FORCEABLE
+        if unknown:
+            raise ValueError(f"unknown faults {sorted(unknown)}; known: {sorted(FORCEABLE)}")
+        if sum(self.mix.values()) > 1:
+            raise ValueError("the fault probabilities add up to more than 1")
+
+
+def _draw(*parts: Any) -> float:
+    """A uniform number in [0, 1) from the parts, the same every time."""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _pick(u: float, mix: dict[str, float], names: tuple[str, ...]) -> str:
+    edge = 0.0
+    for name in names:
+        edge += mix.get(name, 0.0)
+        if u < edge:
+            return name
+    return "ok"
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    kinds = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
+    body = {"error": {"message": message, "type": kinds.get(status, "server_error"), "code": None}}
+    return web.json_response(body, status=status, headers=headers)
+
+
+class FaultServer:
+    """The server and its counters: ``outcomes[(kind, model, outcome)]`` and ``requests``."""
+
+    def __init__(self, plan: FaultPlan | None = None):
+        self.plan = plan or FaultPlan()
+        self.outcomes: Counter[tuple[str, str, str]] = Counter()
+        self.requests = 0
+        self.keys_seen: set[str] = set()  # bearer tokens received, to show a key got through
+        self._seen: Counter[str] = Counter()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        """The api_base to give litellm."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def set_plan(self, plan: FaultPlan) -> None:
+        self.plan = plan
+
+    def reset_counts(self) -> None:
+        self.outcomes.clear()
+        self.requests = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self, port: int = 0) -> FaultServer:
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self._open(port))
+            except BaseException as exc:  # e.g. the port is taken: tell the caller
+                failure.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self._close())
+            loop.close()
+
+        self._thread = threading.Thread(target=serve, name="fault-server", daemon=True)
+        self._thread.start()
+        ready.wait(timeout=30)
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=30)
+            self._loop = self._thread = None
+
+    def __enter__(self) -> FaultServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def _open(self, port: int) -> None:
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/embeddings", self._embeddings)
+        app.router.add_get("/v1/models", self._models)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", port, backlog=1024)
+        await site.start()
+        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
+        self.port = sockets[0].getsockname()[1]
+
+    async def _close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # -- handlers --------------------------------------------------------------------------
+
+    def _request_fault(self, request: web.Request, model: str, raw: bytes) -> tuple[str, float]:
+        """(fault or 'ok', the draw used for it) for this request."""
+        self.requests += 1
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Bearer "):
+            self.keys_seen.add(auth.removeprefix("Bearer "))
+        digest = hashlib.sha256(raw).hexdigest()
+        nth = self._seen[digest]
+        self._seen[digest] += 1
+        forced = self.plan.by_model.get(model)
+        if forced:
+            return forced, 0.0
+        u = _draw(self.plan.seed, digest, nth)
+        return _pick(u, self.plan.mix, REQUEST_FAULTS), u
+
+    async def _fail(self, fault: str, kind: str, model: str) -> web.StreamResponse | None:
+        """The response for a request-level fault, or None to answer normally."""
+        if fault == "429":
+            retry = f"{self.plan.retry_after_s:g}"
+            self.outcomes[(kind, model, "429")] += 1
+            return _error(429, "rate limit reached (fault server)", {"Retry-After": retry})
+        if fault in {"400", "401", "403", "404", "500"}:
+            self.outcomes[(kind, model, fault)] += 1
+            return _error(int(fault), f"fault server: injected HTTP {fault}")
+        if fault == "slow":
+            self.outcomes[(kind, model, "slow")] += 1
+            await asyncio.sleep(self.plan.slow_s)  # the client has given up by now
+        return None
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        body = json.loads(raw)
+        model = str(body.get("model", ""))
+        await asyncio.sleep(self.plan.latency_s)
+        fault, u = self._request_fault(request, model, raw)
+        failed = await self._fail(fault, "completion", model)
+        if failed is not None:
+            return failed
+        messages = body.get("messages") or []
+        try:
+            answer = json.dumps(answer_for_messages(messages, model))
+        except AssertionError as exc:  # a prompt the scripted answers do not know
+            self.outcomes[("completion", model, "unknown prompt")] += 1
+            return _error(400, f"fault server: {exc}")
+        forced = self.plan.by_model.get(model)
+        choices = []
+        for j in range(int(body.get("n") or 1)):
+            spoil = forced if forced in CONTENT_FAULTS else None
+            if spoil is None:
+                spoil = _pick(_draw(u, "choice", j), self.plan.mix, CONTENT_FAULTS)
+            text, finish = _content(answer, spoil)
+            self.outcomes[("completion", model, spoil)] += 1
+            choices.append(
+                {
+                    "index": j,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": finish,
+                }
+            )
+        prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
+        completion_tokens = sum(len(c["message"]["content"]) // 4 + 1 for c in choices)
+        return web.json_response(
+            {
+                "id": f"chatcmpl-fault-{self.requests}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": choices,
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            }
+        )
+
+    async def _embeddings(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        body = json.loads(raw)
+        model = str(body.get("model", ""))
+        await asyncio.sleep(self.plan.latency_s)
+        fault, _ = self._request_fault(request, model, raw)
+        if fault in CONTENT_FAULTS:
+            fault = "ok"  # a vector has no content to spoil
+        failed = await self._fail(fault, "embedding", model)
+        if failed is not None:
+            return failed
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        dim = int(body.get("dimensions") or self.plan.embed_dim)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(texts):
+            vector = np.asarray(bag_of_words(str(text), dim), dtype=np.float32)
+            vector /= np.linalg.norm(vector)
+            encoded: Any = (
+                base64.b64encode(vector.tobytes()).decode() if as_base64 else vector.tolist()
+            )
+            data.append({"object": "embedding", "index": i, "embedding": encoded})
+        self.outcomes[("embedding", model, "ok")] += 1
+        tokens = sum(len(str(t)) for t in texts) // 4
+        return web.json_response(
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"object": "list", "data": []})
+
+
+def _content(answer: str, fault: str) -> tuple[str, str]:
+    """A choice's (content, finish_reason) under a content fault."""
+    if fault == "malformed":
+        return "Sure! Here is my verdict: {statements: [oops", "stop"
+    if fault == "truncated":
+        return answer[: max(1, len(answer) // 2)], "length"
+    return answer, "stop"
+
+
+def start_fault_server(plan: FaultPlan | None = None, port: int = 0) -> FaultServer:
+    """Start a server in a background thread (port 0: any free one); ``.url`` is its api_base,
+    ``.stop()`` ends it."""
+    return FaultServer(plan).start(port)
