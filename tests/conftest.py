@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -10,12 +11,23 @@ import yaml
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# No test may read or write the user's cache: a session-wide one here (module-scoped fixtures run
+# before the per-test one below), and a fresh one per test.
+os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-test-cache-")
 sys.path.insert(0, str(Path(__file__).parent))
 
 import scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path_factory, monkeypatch) -> Path:
+    """This test's own cross-run cache directory (JUDGEGRID_CACHE_DIR)."""
+    path = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(path))
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -87,7 +87,7 @@ def test_metrics_lists_fields_and_parameters():
 
 
 def test_run_writes_the_run_directory_without_secrets(
-    tmp_path, write_matrix, scripted_provider, monkeypatch
+    tmp_path, write_matrix, scripted_provider, monkeypatch, cache_dir
 ):
     planted = "sk-PLANTED-judgegrid-0123456789"
     monkeypatch.setenv("JUDGEGRID_TEST_KEY", planted)
@@ -119,7 +119,8 @@ def test_run_writes_the_run_directory_without_secrets(
     assert "## ResponseRelevancy" in summary and "## Faithfulness" in summary
     # the key reached the provider, and nothing on disk holds it
     assert {c["api_key"] for c in scripted_provider.calls} == {planted}
-    for path in run_dir.rglob("*"):
+    assert list(cache_dir.iterdir())
+    for path in [*run_dir.rglob("*"), *cache_dir.rglob("*")]:
         if path.is_file():
             assert planted.encode() not in path.read_bytes(), path
     assert "JUDGEGRID_TEST_KEY" in (run_dir / "matrix.resolved.yaml").read_text()
@@ -144,8 +145,8 @@ def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
     matrix = write_matrix()
     env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
     args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "4", "--no-progress"]
-    full = subprocess.run(
-        [*args, "--reports-dir", str(tmp_path / "full")],
+    full = subprocess.run(  # without the cache: the killed run must make its own calls
+        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
         env=env,
         capture_output=True,
         text=True,

@@ -17,6 +17,7 @@ import pandas as pd
 import yaml
 
 from judgegrid import report
+from judgegrid.cache import ResultCache
 from judgegrid.dataset import DEMO, Dataset, load_dataset
 from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import InputError, MatrixError, Problem
@@ -148,8 +149,13 @@ def run_grid(
     run_dir: str | Path | None = None,
     limit: int | None = None,
     on_progress: ProgressHook | None = None,
+    use_cache: bool = True,
 ) -> GridResult:
-    """Score every cell of ``matrix`` over ``dataset`` into a new run directory."""
+    """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
+
+    With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
+    the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid).
+    """
     matrix_path = None if isinstance(matrix, Matrix) else Path(matrix)
     if matrix_path is not None:
         matrix = load_matrix(matrix_path)
@@ -165,13 +171,21 @@ def run_grid(
     store = RunStore(target / DB_NAME)
     store.set_meta("dataset", source)
     store.set_meta("limit", limit)
-    return _execute(matrix, data, store, target, on_progress)
+    store.set_meta("use_cache", use_cache)
+    return _execute(matrix, data, store, target, on_progress, use_cache)
 
 
 def resume_run(
-    run_dir: str | Path, *, retry_failed: bool = False, on_progress: ProgressHook | None = None
+    run_dir: str | Path,
+    *,
+    retry_failed: bool = False,
+    on_progress: ProgressHook | None = None,
+    use_cache: bool | None = None,
 ) -> GridResult:
-    """Finish an interrupted run: cells already in the database are not scored again."""
+    """Finish an interrupted run: cells already in the database are not scored again.
+
+    ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    """
     target = Path(run_dir)
     db = target / DB_NAME
     matrix_file = target / RESOLVED_MATRIX
@@ -186,7 +200,9 @@ def resume_run(
     preflight(matrix, str(matrix_file))
     if retry_failed:
         store.delete_failed()
-    return _execute(matrix, data, store, target, on_progress)
+    if use_cache is None:
+        use_cache = bool(store.get_meta("use_cache", True))
+    return _execute(matrix, data, store, target, on_progress, use_cache)
 
 
 SAMPLE_INFO = "samples"
@@ -207,16 +223,24 @@ def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
 
 
 def _execute(
-    matrix: Matrix, data: Dataset, store: RunStore, target: Path, on_progress: ProgressHook | None
+    matrix: Matrix,
+    data: Dataset,
+    store: RunStore,
+    target: Path,
+    on_progress: ProgressHook | None,
+    use_cache: bool,
 ) -> GridResult:
     store.set_meta(SAMPLE_INFO, sample_info(data))
     register_local_models([j.id for j in matrix.judges] + [e.id for e in matrix.embeddings])
     cells = expand_cells(matrix, data)
     expected = expected_cell_count(matrix, len(data))
-    runner = GridRunner(matrix, data, store)
+    cache = ResultCache() if use_cache else None
+    runner = GridRunner(matrix, data, store, cache=cache)
     try:
         tally = asyncio.run(runner.run(cells, on_progress))
     finally:
+        if cache is not None:
+            cache.close()
         write_outputs(target, store, matrix, expected)
     scores, calls = store.scores_frame(), store.calls_frame()
     store.close()

@@ -66,6 +66,14 @@ def run(
         bool, typer.Option("--retry-failed", help="With --resume: score failed cells again.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Neither read nor write the cross-run cache of answers and vectors "
+            "(see `judgegrid cache`); every call is made.",
+        ),
+    ] = False,
 ) -> None:
     """Score every metric under every judge × embedding × dimension × strictness × repeat."""
     signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -74,7 +82,12 @@ def run(
     try:
         if resume is not None:
             run_dir = resume
-            result = api.resume_run(run_dir, retry_failed=retry_failed, on_progress=bar.update)
+            result = api.resume_run(
+                run_dir,
+                retry_failed=retry_failed,
+                on_progress=bar.update,
+                use_cache=False if no_cache else None,
+            )
         else:
             if not matrix.exists():
                 raise InputError(str(matrix), [Problem("", "file not found")])
@@ -84,7 +97,12 @@ def run(
             run_dir = api.new_run_dir(reports_dir, loaded.name or matrix.stem)
             typer.echo(f"run directory: {run_dir}  ({len(data)} samples from {data.source})")
             result = api.run_grid(
-                loaded, data, run_dir=run_dir, limit=limit, on_progress=bar.update
+                loaded,
+                data,
+                run_dir=run_dir,
+                limit=limit,
+                on_progress=bar.update,
+                use_cache=not no_cache,
             )
     except InputError as exc:
         _fail(exc)
@@ -117,6 +135,11 @@ def _print_result(result: api.GridResult) -> None:
         f" ({t.scored} scored, {t.failed} failed, {t.skipped} skipped this session; "
         f"{t.already} were already done)"
     )
+    if t.cached_answers or t.cached_vectors:
+        typer.echo(
+            f"from the cache: {t.cached_answers} judge answers, {t.cached_vectors} vectors "
+            "(`--no-cache` to call anyway)"
+        )
     typer.echo(
         f"outputs: {result.run_dir}/summary.md, report.html, tables/*.csv, scores.csv, "
         f"run.sqlite, {api.RESOLVED_MATRIX}"
@@ -288,6 +311,49 @@ def _param_text(name: str, field: Any) -> str:
     """'mode=auto (…description…)' for one metric parameter."""
     default = "unset" if field.default is None else field.default
     return f"{name}={default} ({field.description})" if field.description else f"{name}={default}"
+
+
+cache_app = typer.Typer(
+    no_args_is_help=True,
+    help="The cross-run cache of judge answers and embedding vectors "
+    "($JUDGEGRID_CACHE_DIR/cache.sqlite, else ~/.cache/judgegrid/cache.sqlite).",
+)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("stats")
+def cache_stats() -> None:
+    """Where the cache is, its size, and its entries per model."""
+    from judgegrid.cache import ResultCache
+
+    cache = ResultCache()
+    try:
+        stats = cache.stats()
+    finally:
+        cache.close()
+    typer.echo(f"cache: {stats.path} ({stats.size_bytes / 1e6:.1f} MB)")
+    typer.echo(f"judge answers: {stats.answers}; embedding vectors: {stats.vectors}")
+    for model, count in sorted(stats.answers_by_model.items()):
+        typer.echo(f"  answers  {count:>8}  {model}")
+    for model, count in sorted(stats.vectors_by_model.items()):
+        typer.echo(f"  vectors  {count:>8}  {model}")
+
+
+@cache_app.command("clear")
+def cache_clear(
+    model: Annotated[
+        str | None, typer.Option("--model", help="Only this model id's entries.")
+    ] = None,
+) -> None:
+    """Delete the cache's entries (all, or one model's); the next run calls again."""
+    from judgegrid.cache import ResultCache
+
+    cache = ResultCache()
+    try:
+        answers, vectors = cache.clear(model)
+    finally:
+        cache.close()
+    typer.echo(f"deleted {answers} judge answers and {vectors} vectors from {cache.path}")
 
 
 def main() -> None:

@@ -3,22 +3,25 @@
 Providers with native ``dimensions`` (OpenAI text-embedding-3-*) are asked for them. Otherwise the
 full vector is fetched once and truncated to the first d components, then L2-renormalised: exact
 for Matryoshka-trained models, an approximation for others (the summary says which was used).
-Vectors are cached in the run database by (model, requested dimension, text), texts missing from
-the cache are sent in one batch, and a text already in flight is not requested twice.
+Vectors are kept in the run database and in the cross-run cache by (model, requested dimension,
+text); texts found in neither are sent in one batch, and a text already in flight is not
+requested twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 from typing import Any
 
 import numpy as np
 
+from judgegrid.cache import ResultCache
 from judgegrid.errors import JudgegridError, ScoringError
 from judgegrid.matrix import DimensionMethod, ModelOptions, RetryPolicy
-from judgegrid.providers import litellm_module
+from judgegrid.providers import litellm_module, no_sdk_retries
 from judgegrid.store import RunStore, text_sha
 from judgegrid.transport import Limits, Usage, send
 
@@ -52,10 +55,13 @@ class EmbeddingModel:
         limits: Limits,
         store: RunStore,
         rng: random.Random,
+        cache: ResultCache | None = None,
     ):
         self.label, self.model, self.options = label, model, options
         self.method = resolve_dimension_method(model, method)
         self._policy, self._limits, self._store, self._rng = policy, limits, store, rng
+        self._cache = cache
+        self.cache_model = vector_cache_model(model, options)
         self._inflight: dict[tuple[int, str], asyncio.Future[np.ndarray]] = {}
 
     def bind(self, dimension: int) -> BoundEmbedder:
@@ -79,6 +85,11 @@ class EmbeddingModel:
         missing = [t for t in dict.fromkeys(texts) if t not in waiting]
         found.update(self._store.load_vectors(self.model, requested, missing))
         missing = [t for t in missing if t not in found]
+        if missing and self._cache is not None:
+            cached = self._cache.get_vectors(self.cache_model, requested, missing)
+            self._store.save_vectors(self.model, requested, cached)
+            found.update(cached)
+            missing = [t for t in missing if t not in found]
         usage = Usage()
         if missing:
             loop = asyncio.get_running_loop()
@@ -95,6 +106,8 @@ class EmbeddingModel:
                         f.exception()
                 raise
             self._store.save_vectors(self.model, requested, fresh)
+            if self._cache is not None:
+                self._cache.put_vectors(self.cache_model, requested, fresh)
             for t, f in futures.items():
                 f.set_result(fresh[t])
             found.update(fresh)
@@ -132,12 +145,13 @@ class EmbeddingModel:
             label=self.label,
             step_key=key,
             request=logged,
-            call=lambda: litellm.aembedding(**request, **secret),
+            call=lambda: litellm.aembedding(**request, **secret, **no_sdk_retries(self.model)),
             read=read,
             policy=self._policy,
             limits=self._limits,
             recorder=self._store,
             rng=self._rng,
+            tokens_estimate=sum(len(t) for t in texts) // 4,
         )
         vectors = {
             t: np.asarray(_vector(item), dtype=np.float32)
@@ -172,6 +186,15 @@ class BoundEmbedder:
             raise
         self.usage.add(usage)
         return rows
+
+
+def vector_cache_model(model: str, options: ModelOptions) -> str:
+    """The cache's name for a model's vectors: its id, plus a digest of the options that may
+    change them (another endpoint, provider arguments), so those never share vectors."""
+    varying = {"api_base": options.api_base, "extra": options.extra}
+    if not options.api_base and not options.extra:
+        return model
+    return f"{model}|{text_sha(json.dumps(varying, sort_keys=True, default=str))[:16]}"
 
 
 def _vector(item: Any) -> list[float]:

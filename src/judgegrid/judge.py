@@ -1,29 +1,34 @@
 """The judge client: one schema-checked JSON answer per step, through ``litellm.acompletion``.
 
-Every step is memoised by content: the judge's label and resolved options, the messages, the
-answer schema, the repeat and the generation index. Two metrics that send the same request under
-the same judge, sample and repeat therefore share one call, while repeat r and repeat r' never
-share an answer and two judges never do. Answers are kept in the run database, so a resumed run
-does not ask again for a step it already has.
+Every step is memoised by content: the judge's label, model id and resolved options, the output
+mode, the messages, the answer schema, the repeat and the generation index. Two metrics that send
+the same request under the same judge, sample and repeat therefore share one call, while repeat r
+and repeat r' never share an answer and two judges never do. Answers are kept in the run database,
+so a resumed run does not ask again for a step it already has, and in the cross-run cache
+(``cache.py``), so a later run does not either. Several generations of one request (strictness)
+use the provider's ``n`` where litellm says it is supported.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import os
 import random
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from judgegrid.cache import ResultCache
 from judgegrid.errors import JudgegridError, JudgeOutputError
 from judgegrid.matrix import ModelOptions, RetryPolicy
 from judgegrid.metrics.base import Question
-from judgegrid.providers import litellm_module
+from judgegrid.providers import litellm_module, no_sdk_retries
 from judgegrid.store import RunStore
 from judgegrid.transport import Limits, Usage, send
 
@@ -78,43 +83,132 @@ def derive_seed(base: int | None, repeat: int, index: int) -> int | None:
     return None if base is None else base + 1000 * repeat + index
 
 
-class StepMemo:
-    """Each step computed once per run: in-flight requests are shared, finished ones stored."""
+@dataclass(frozen=True)
+class StepInfo:
+    """What the memo records next to an answer: the step's name, the judge's label and model."""
 
-    def __init__(self, store: RunStore):
-        self._store = store
+    step: str
+    label: str
+    model: str
+
+
+# A step's result: (answer as a dict, usage), or the exception that failed it.
+Outcome = tuple[dict[str, Any], Usage] | BaseException
+Deliver = Callable[[int, Outcome], None]
+# Computes the steps at the given indices, handing each outcome to ``deliver`` as soon as it is
+# known (so an interrupt loses only the steps still in flight).
+ComputeMissing = Callable[[list[int], Deliver], Awaitable[None]]
+
+
+class StepMemo:
+    """Each step computed once per run, and once ever with the cross-run cache.
+
+    A step is looked up in flight, then in the run database (so a resumed run does not ask
+    again), then in the cross-run cache; only then is it computed. Valid answers are saved to
+    both; a failure is shared with the other cells of this run that ask the same step, but never
+    saved, so the next run asks again.
+    """
+
+    def __init__(self, store: RunStore, cache: ResultCache | None = None):
+        self._store, self._cache = store, cache
         self._inflight: dict[str, asyncio.Future[tuple[dict[str, Any], Usage]]] = {}
 
     async def once(
         self,
         key: str,
-        step: str,
-        label: str,
+        info: StepInfo,
         compute: Callable[[], Awaitable[tuple[dict[str, Any], Usage]]],
     ) -> tuple[dict[str, Any], Usage]:
-        if key in self._inflight:
-            return await asyncio.shield(self._inflight[key])
-        stored = self._store.load_step(key)
-        if stored is not None:
-            return stored
-        self._store.name_step(key, step, label)
-        future: asyncio.Future[tuple[dict[str, Any], Usage]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self._inflight[key] = future
-        try:
-            answer, usage = await compute()
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                del self._inflight[key]  # an interrupted step is asked again on resume
-                future.cancel()
+        async def compute_missing(missing: list[int], deliver: Deliver) -> None:
+            deliver(0, await compute())
+
+        (outcome,) = await self.many([key], info, compute_missing)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    async def many(self, keys: list[str], info: StepInfo, compute: ComputeMissing) -> list[Outcome]:
+        """The outcome of every key; ``compute`` gets the indices of the ones nobody has yet."""
+        outcomes: dict[int, Outcome] = {}
+        waiting: dict[int, asyncio.Future[tuple[dict[str, Any], Usage]]] = {}
+        missing: list[int] = []
+        for i, key in enumerate(keys):
+            if key in self._inflight:
+                waiting[i] = self._inflight[key]
+            elif (found := self._lookup(key, info)) is not None:
+                outcomes[i] = found
             else:
-                future.set_exception(exc)
-                future.exception()  # mark retrieved: waiters re-raise it themselves
+                missing.append(i)
+        if missing:
+            outcomes.update(await self._compute(keys, missing, info, compute))
+        for i, future in waiting.items():
+            try:
+                outcomes[i] = await asyncio.shield(future)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                outcomes[i] = exc
+        return [outcomes[i] for i in range(len(keys))]
+
+    def _lookup(self, key: str, info: StepInfo) -> tuple[dict[str, Any], Usage] | None:
+        stored = self._store.load_step(key)
+        if stored is not None or self._cache is None:
+            return stored
+        cached = self._cache.get_answer(key)
+        if cached is None:
+            return None
+        answer = cached[0]
+        self._store.save_step(key, info.step, info.label, answer, Usage())  # no call this run
+        return answer, Usage()
+
+    async def _compute(
+        self, keys: list[str], missing: list[int], info: StepInfo, compute: ComputeMissing
+    ) -> dict[int, Outcome]:
+        for i in missing:  # named before any call, so calls of a failed step can be read too
+            self._store.name_step(keys[i], info.step, info.label)
+        loop = asyncio.get_running_loop()
+        futures = {i: loop.create_future() for i in missing}
+        for i, future in futures.items():
+            self._inflight[keys[i]] = future
+        done: dict[int, Outcome] = {}
+
+        def deliver(i: int, result: Outcome) -> None:
+            if i in done:
+                return
+            if isinstance(result, BaseException):
+                futures[i].set_exception(result)
+                futures[i].exception()  # mark retrieved: waiters re-raise it themselves
+            else:
+                self._save(keys[i], info, *result)
+                futures[i].set_result(result)
+            done[i] = result
+
+        try:
+            await compute(missing, deliver)
+        except Exception as exc:
+            for i in missing:
+                deliver(i, exc)
+        except BaseException:  # interrupted: the steps not yet done are asked again on resume
+            for i, future in futures.items():
+                if i not in done:
+                    del self._inflight[keys[i]]
+                    future.cancel()
             raise
-        self._store.save_step(key, step, label, answer, usage)
-        future.set_result((answer, usage))
-        return answer, usage
+        for i in missing:
+            deliver(i, RuntimeError(f"step {info.step} was not produced (a bug)"))
+        return done
+
+    def _save(self, key: str, info: StepInfo, answer: dict[str, Any], usage: Usage) -> None:
+        self._store.save_step(key, info.step, info.label, answer, usage)
+        if self._cache is not None:
+            self._cache.put_answer(
+                key,
+                model=info.model,
+                label=info.label,
+                step=info.step,
+                answer=answer,
+                usage=usage.as_dict(),
+            )
 
 
 class JudgeModel:
@@ -140,18 +234,22 @@ class JudgeModel:
             rng,
         )
         self.output_mode = _output_mode(model)
+        self.supports_n = _supports_n(model)
+        self._unpriced = False
 
-    def bind(self, sample_id: str, repeat: int) -> BoundJudge:
-        return BoundJudge(self, sample_id, repeat)
+    def bind(self, sample_id: str, repeat: int, generations: int = 0) -> BoundJudge:
+        return BoundJudge(self, sample_id, repeat, generations)
 
     def step_key(self, q: Question, repeat: int) -> str:
+        """The content address of one answer: in the run database and the cross-run cache."""
         identity = {
             "label": self.label,
             "model": self.model,
             "options": self.options.model_dump(exclude={"api_key_env", "timeout"}),
+            "output_mode": self.output_mode,
             "step": q.step,
             "messages": q.messages,
-            "shape": q.shape(),
+            "shape": q.request_shape or _schema_of(q.schema),
             "repeat": repeat,
             "index": q.index,
         }
@@ -160,19 +258,97 @@ class JudgeModel:
 
     async def answer(self, q: Question, repeat: int) -> tuple[BaseModel, Usage]:
         key = self.step_key(q, repeat)
-
-        async def compute() -> tuple[dict[str, Any], Usage]:
-            parsed, usage = await self._ask_with_one_correction(key, q, repeat)
-            return parsed.model_dump(), usage
-
-        data, usage = await self._memo.once(key, q.step, self.label, compute)
+        info = StepInfo(q.step, self.label, self.model)
+        data, usage = await self._memo.once(key, info, lambda: self._ask(key, q, repeat))
         return q.schema.model_validate(data), usage
 
-    async def _ask_with_one_correction(
-        self, key: str, q: Question, repeat: int
+    async def answers(
+        self, q: Question, repeat: int, n: int, generations: int = 0
+    ) -> list[tuple[BaseModel, Usage]]:
+        """Generations 0..n-1 of one request (``q.index`` is ignored).
+
+        ``generations`` (≥ n) is how many the grid will ever want of this request: they are
+        produced together, in one call with the provider's ``n`` where litellm says the model
+        supports it, else in separate calls. Generation i is the same step either way, so the
+        memo and the cache do not care which way it was made.
+        """
+        wanted = [replace(q, index=i) for i in range(max(n, generations))]
+        keys = [self.step_key(x, repeat) for x in wanted]
+
+        async def compute(missing: list[int], deliver: Deliver) -> None:
+            if self.supports_n and len(missing) > 1:
+                await self._ask_n(keys, wanted, missing, repeat, deliver)
+            else:
+                await asyncio.gather(
+                    *(self._ask_into(deliver, i, keys[i], wanted[i], repeat) for i in missing)
+                )
+
+        outcomes = await self._memo.many(keys, StepInfo(q.step, self.label, self.model), compute)
+        results = []
+        for outcome, x in zip(outcomes[:n], wanted, strict=False):
+            if isinstance(outcome, BaseException):
+                raise outcome
+            results.append((x.schema.model_validate(outcome[0]), outcome[1]))
+        return results
+
+    async def _ask(self, key: str, q: Question, repeat: int) -> tuple[dict[str, Any], Usage]:
+        choices, usage = await self._complete(key, q, q.messages, repeat)
+        text, finish = choices[0]
+        parsed, usage = await self._parse_or_correct(key, q, repeat, text, finish, usage)
+        return parsed.model_dump(), usage
+
+    async def _ask_into(self, deliver: Deliver, i: int, key: str, q: Question, repeat: int) -> None:
+        try:
+            deliver(i, await self._ask(key, q, repeat))
+        except Exception as exc:
+            deliver(i, exc)
+
+    async def _ask_n(
+        self,
+        keys: list[str],
+        wanted: list[Question],
+        missing: list[int],
+        repeat: int,
+        deliver: Deliver,
+    ) -> None:
+        """One call with ``n`` choices; choice j is generation missing[j]. A choice that does not
+        parse gets its own corrective call; choices the provider did not return, their own call."""
+        first = wanted[missing[0]]
+        choices, usage = await self._complete(
+            keys[missing[0]], first, first.messages, repeat, n=len(missing)
+        )
+
+        later = []
+        for j, i in enumerate(missing):
+            if j >= len(choices):  # the provider returned fewer choices than asked for
+                later.append(self._ask_into(deliver, i, keys[i], wanted[i], repeat))
+                continue
+            text, finish = choices[j]
+            share = usage if j == 0 else Usage()  # the call's cost is booked once
+            try:  # parsed here, in this task: an interrupt now cannot lose an answer in hand
+                deliver(i, (parse_answer(text, wanted[i].schema, finish).model_dump(), share))
+            except JudgeOutputError as exc:
+                if exc.truncated:
+                    deliver(i, exc)
+                else:
+                    later.append(
+                        self._correct_into(deliver, i, keys[i], wanted[i], repeat, text, share)
+                    )
+        await asyncio.gather(*later)
+
+    async def _correct_into(
+        self, deliver: Deliver, i: int, key: str, q: Question, repeat: int, text: str, usage: Usage
+    ) -> None:
+        try:
+            parsed, used = await self._parse_or_correct(key, q, repeat, text, "stop", usage)
+            deliver(i, (parsed.model_dump(), used))
+        except Exception as exc:
+            deliver(i, exc)
+
+    async def _parse_or_correct(
+        self, key: str, q: Question, repeat: int, text: str, finish: str | None, usage: Usage
     ) -> tuple[BaseModel, Usage]:
-        """Ask; on an answer that does not fit the schema, ask once more showing the error."""
-        text, finish, usage = await self._complete(key, q, q.messages, repeat)
+        """Validate a reply; if it does not fit the schema, ask once more showing the error."""
         try:
             return parse_answer(text, q.schema, finish), usage
         except JudgeOutputError as first:
@@ -189,55 +365,61 @@ class JudgeModel:
                 },
             ]
             try:
-                text2, finish2, usage2 = await self._complete(key, q, retry_messages, repeat)
+                choices2, usage2 = await self._complete(key, q, retry_messages, repeat)
             except JudgegridError as failed:
                 failed.usage = _plus(usage, failed.usage)
                 raise
-            usage.add(usage2)
+            text2, finish2 = choices2[0]
+            total = _plus(usage, usage2)
             try:
-                return parse_answer(text2, q.schema, finish2), usage
+                return parse_answer(text2, q.schema, finish2), total
             except JudgeOutputError as second:
                 second.args = (f"{second} (after one corrective retry)",)
-                second.usage = usage
+                second.usage = total
                 raise second from None
 
     async def _complete(
-        self, key: str, q: Question, messages: list[dict[str, str]], repeat: int
-    ) -> tuple[str, str | None, Usage]:
+        self, key: str, q: Question, messages: list[dict[str, str]], repeat: int, n: int = 1
+    ) -> tuple[list[tuple[str, str | None]], Usage]:
+        """One request (with its retries): (text, finish reason) per choice, and the usage."""
         litellm = litellm_module()
         seed = derive_seed(self.options.seed, repeat, q.index)
         request = self._request(messages, q, seed)
+        if n > 1:
+            request["n"] = n  # the calls table shows which requests used the provider's n
         secret = (
             {"api_key": os.environ[self.options.api_key_env]}
             if (self.options.api_key_env and self.options.api_key_env in os.environ)
             else {}
         )
+        extra = no_sdk_retries(self.model)
 
         def read(raw: Any) -> tuple[str, Usage, str | None]:
-            choice = raw.choices[0]
-            text = choice.message.content or ""
+            texts, finishes = zip(*_choices(raw), strict=True)
             usage = Usage(
                 calls=1,
                 tokens_in=_tokens(raw, "prompt_tokens"),
                 tokens_out=_tokens(raw, "completion_tokens"),
                 cost=self._cost(raw),
             )
-            return text, usage, getattr(choice, "finish_reason", None)
+            shown = texts[0] if len(texts) == 1 else json.dumps(texts, ensure_ascii=False)
+            return shown, usage, ",".join(str(f) for f in finishes)
 
-        raw, text, usage = await send(
+        raw, _, usage = await send(
             kind="completion",
             model=self.model,
             label=self.label,
             step_key=key,
             request=request,
-            call=lambda: litellm.acompletion(**request, **secret),
+            call=lambda: litellm.acompletion(**request, **secret, **extra),
             read=read,
             policy=self._policy,
             limits=self._limits,
             recorder=self._store,
             rng=self._rng,
+            tokens_estimate=_token_guess(messages, self.options.max_tokens, n),
         )
-        return text, getattr(raw.choices[0], "finish_reason", None), usage
+        return _choices(raw), usage
 
     def _request(
         self, messages: list[dict[str, str]], q: Question, seed: int | None
@@ -263,31 +445,51 @@ class JudgeModel:
     def _cost(self, raw: Any) -> float | None:
         if self.model.startswith("local/"):
             return 0.0
+        if self._unpriced:  # asking litellm again costs time and cannot find a price
+            return None
         litellm = litellm_module()
-
         try:
             return float(litellm.completion_cost(completion_response=raw))
         except Exception:  # litellm raises for a model missing from its price table
+            self._unpriced = True
             return None
 
 
 class BoundJudge:
-    """A judge bound to one sample and repeat, adding up what the cell it serves has used."""
+    """A judge bound to one sample and repeat, adding up what the cell it serves has used.
 
-    def __init__(self, model: JudgeModel, sample_id: str, repeat: int):
-        self._model, self._repeat = model, repeat
+    ``generations`` is the most generations of one request any cell of this metric wants (the
+    largest strictness): they are made together, whichever cell asks first.
+    """
+
+    def __init__(self, model: JudgeModel, sample_id: str, repeat: int, generations: int = 0):
+        self._model, self._repeat, self._generations = model, repeat, generations
         self.sample_id = sample_id
         self.usage = Usage()
 
     async def ask(self, q: Question) -> Any:
         try:
             answer, usage = await self._model.answer(q, self._repeat)
-        except JudgegridError as exc:  # the calls a failed step made count for the cell too
-            if exc.usage is not None:
-                self.usage.add(exc.usage)
+        except JudgegridError as exc:
+            self._count_failed(exc)
             raise
         self.usage.add(usage)
         return answer
+
+    async def ask_many(self, q: Question, n: int) -> list[Any]:
+        try:
+            results = await self._model.answers(q, self._repeat, n, self._generations)
+        except JudgegridError as exc:
+            self._count_failed(exc)
+            raise
+        for _, usage in results:
+            self.usage.add(usage)
+        return [answer for answer, _ in results]
+
+    def _count_failed(self, exc: JudgegridError) -> None:
+        """The calls a failed step made count for the cell too."""
+        if exc.usage is not None:
+            self.usage.add(exc.usage)
 
 
 def _plus(a: Usage, b: Usage | None) -> Usage:
@@ -311,6 +513,34 @@ def _output_mode(model: str) -> str:
         return "json_object" if "response_format" in params else "instructions"
     except Exception:  # unknown to litellm's tables: rely on the prompt's instructions
         return "instructions"
+
+
+@functools.cache
+def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
+    """An answer schema's JSON schema, built once per class (pydantic takes a while)."""
+    return schema.model_json_schema()
+
+
+def _supports_n(model: str) -> bool:
+    """Whether litellm says the provider takes ``n`` (several choices from one request)."""
+    if model.startswith("local/"):
+        return False
+    litellm = litellm_module()
+    try:
+        return "n" in (litellm.get_supported_openai_params(model=model) or [])
+    except Exception:
+        return False
+
+
+def _choices(raw: Any) -> list[tuple[str, str | None]]:
+    return [(c.message.content or "", getattr(c, "finish_reason", None)) for c in raw.choices]
+
+
+def _token_guess(messages: list[dict[str, str]], max_tokens: int | None, n: int) -> int:
+    """Tokens a request may use, for a tokens-per-minute limit: ~4 characters a token in, and
+    max_tokens (or 256) out per choice. The provider's count corrects it after the call."""
+    chars = sum(len(str(m.get("content") or "")) for m in messages)
+    return chars // 4 + (max_tokens or 256) * n
 
 
 def _tokens(raw: Any, name: str) -> int:

@@ -99,6 +99,12 @@ class JudgeSpec(_Strict):
     label: str | None = Field(None, description="Name used in reports; defaults to the id.")
     options: ModelOptions = ModelOptions()
     max_concurrency: int | None = Field(None, ge=1)
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="At most this many requests a minute to this entry."
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
+    )
 
 
 DimensionMethod = Literal["auto", "native", "truncate"]
@@ -115,6 +121,12 @@ class EmbeddingSpec(_Strict):
     )
     options: ModelOptions = ModelOptions()
     max_concurrency: int | None = Field(None, ge=1)
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="At most this many requests a minute to this entry."
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
+    )
 
 
 class Defaults(_Strict):

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgegrid import analyses
+from judgegrid import accounting, analyses
 from judgegrid.analyses.bundle import Analysis, analyse
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.metrics import METRICS
@@ -106,6 +106,7 @@ def summary_markdown(
     if not causes.empty:
         lines += ["Most frequent causes:", "", causes.to_markdown(index=False), ""]
     lines += _calls_section(scores, calls, step_names)
+    lines += accounting.usage_markdown(calls)
     if dimension_methods:
         lines += ["## Embedding dimensions", ""]
         for label, method in dimension_methods.items():

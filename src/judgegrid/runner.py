@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from judgegrid.cache import ResultCache
 from judgegrid.dataset import Dataset
 from judgegrid.embedder import EmbeddingModel
 from judgegrid.errors import JudgegridError
@@ -37,22 +38,33 @@ class Tally:
     skipped: int = 0
     already: int = 0
     calls: int = 0
+    cached_answers: int = 0  # judge answers and vectors the cross-run cache supplied
+    cached_vectors: int = 0
 
 
 ProgressHook = Callable[[Tally, Cell, str], None]
 
 
 class GridRunner:
-    def __init__(self, matrix: Matrix, dataset: Dataset, store: RunStore, seed: int = 0):
-        self.matrix, self.dataset, self.store = matrix, dataset, store
+    def __init__(
+        self,
+        matrix: Matrix,
+        dataset: Dataset,
+        store: RunStore,
+        seed: int = 0,
+        cache: ResultCache | None = None,
+    ):
+        self.matrix, self.dataset, self.store, self.cache = matrix, dataset, store, cache
         self._samples = dataset.by_id()
         self._rng = random.Random(seed)
         self._limits = Limits(matrix.concurrency.total, matrix.concurrency.per_model)
-        memo = StepMemo(store)
+        memo = StepMemo(store, cache)
         self.judges: dict[str, JudgeModel] = {}
         for i, spec in enumerate(matrix.judges):
             label = matrix.judge_label(i)
-            self._limits.register(label, spec.max_concurrency)
+            self._limits.register(
+                label, spec.max_concurrency, spec.requests_per_minute, spec.tokens_per_minute
+            )
             self.judges[label] = JudgeModel(
                 label,
                 spec.id,
@@ -66,7 +78,9 @@ class GridRunner:
         self.embeddings: dict[str, EmbeddingModel] = {}
         for i, spec in enumerate(matrix.embeddings):
             label = matrix.embedding_label(i)
-            self._limits.register(label, spec.max_concurrency)
+            self._limits.register(
+                label, spec.max_concurrency, spec.requests_per_minute, spec.tokens_per_minute
+            )
             self.embeddings[label] = EmbeddingModel(
                 label,
                 spec.id,
@@ -76,11 +90,17 @@ class GridRunner:
                 self._limits,
                 store,
                 self._rng,
+                cache,
             )
         self.metrics: dict[str, Metric] = {
             m.name: m(matrix.metric_params(spec))
             for spec in matrix.metrics
             for m in [METRICS[resolve_metric_name(spec.name)]]
+        }
+        # the most generations of one request a metric's cells want: made together
+        self._generations = {
+            resolve_metric_name(spec.name): max(matrix.strictness_for(spec))
+            for spec in matrix.metrics
         }
 
     async def run(self, cells: list[Cell], on_progress: ProgressHook | None = None) -> Tally:
@@ -102,6 +122,9 @@ class GridRunner:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+            if self.cache is not None:
+                tally.cached_answers = self.cache.answer_hits
+                tally.cached_vectors = self.cache.vector_hits
         return tally
 
     async def _worker(
@@ -138,7 +161,9 @@ class GridRunner:
                 latency_s=0.0,
             )
             return "skipped"
-        judge = self.judges[cell.judge].bind(sample.id, cell.repeat)
+        judge = self.judges[cell.judge].bind(
+            sample.id, cell.repeat, self._generations.get(cell.metric, 0)
+        )
         embedder = self.embeddings[cell.embedding].bind(cell.dimension) if cell.embedding else None
         ctx = ScoreContext(judge=judge, embedder=embedder, strictness=cell.strictness or None)
         try:

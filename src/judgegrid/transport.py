@@ -24,6 +24,8 @@ PERMANENT_CODES = {
     403: "permission denied",
     404: "model or endpoint not found",
 }
+# Permanent failures that concern the model, not the request: the model is stopped for the run.
+MODEL_WIDE_CODES = {401, 403, 404}
 
 
 @dataclass
@@ -80,21 +82,101 @@ class Recorder(Protocol):
     def record_call(self, call: CallRecord) -> None: ...
 
 
+class RateLimit:
+    """A token bucket refilled evenly at ``per_minute`` units a minute.
+
+    It holds at most one second's worth (or one unit), so a run never bursts a minute's budget
+    at once. A request larger than the bucket waits for a full bucket and leaves it in debt:
+    it goes, and the requests after it wait longer. Waiters are served in arrival order.
+    """
+
+    def __init__(
+        self,
+        per_minute: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ):
+        self.rate = per_minute / 60.0
+        self.capacity = max(1.0, self.rate)
+        self.level = self.capacity
+        self._clock, self._sleep = clock, sleep
+        self._updated = clock()
+        self._lock = asyncio.Lock()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        self.level = min(self.capacity, self.level + (now - self._updated) * self.rate)
+        self._updated = now
+
+    async def acquire(self, amount: float) -> None:
+        async with self._lock:
+            need = min(amount, self.capacity)
+            while True:
+                self._refill()
+                if self.level >= need - 1e-9:  # float dust must not keep a waiter waiting
+                    self.level -= amount
+                    return
+                await self._sleep((need - self.level) / self.rate)
+
+    def settle(self, correction: float) -> None:
+        """Charge (or refund, if negative) the difference between a guess and the real use."""
+        self._refill()
+        self.level = min(self.capacity, self.level - correction)
+
+
+class ModelStopped(ProviderError):
+    """A model already failed permanently (401/403/404) in this run; it is not called again."""
+
+
 class Limits:
-    """Calls in flight: at most ``total`` overall and ``per_model`` (or the entry's own) each."""
+    """Calls in flight and call rates: at most ``total`` overall, ``per_model`` (or the entry's
+    own) per model, optional requests and tokens per minute per model; and a stop per model
+    after a permanent failure, so a bad key costs one failed call per slot, not a retry storm."""
 
     def __init__(self, total: int, per_model: int):
         self._total = asyncio.Semaphore(total)
         self._per_model_default = per_model
         self._per_model: dict[str, asyncio.Semaphore] = {}
+        self._requests: dict[str, RateLimit] = {}
+        self._tokens: dict[str, RateLimit] = {}
+        self._stopped: dict[str, str] = {}
 
-    def register(self, label: str, limit: int | None) -> None:
+    def register(
+        self,
+        label: str,
+        limit: int | None,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+    ) -> None:
         self._per_model[label] = asyncio.Semaphore(limit or self._per_model_default)
+        if requests_per_minute:
+            self._requests[label] = RateLimit(requests_per_minute)
+        if tokens_per_minute:
+            self._tokens[label] = RateLimit(tokens_per_minute)
 
-    async def __call__(self, label: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+    def stop(self, label: str, message: str) -> None:
+        self._stopped.setdefault(label, message)
+
+    def _check(self, label: str) -> None:
+        if label in self._stopped:
+            raise ModelStopped(f"not called: {self._stopped[label]}", status=None, permanent=True)
+
+    async def __call__(self, label: str, fn: Callable[[], Awaitable[Any]], tokens: int = 0) -> Any:
         model_sem = self._per_model.setdefault(label, asyncio.Semaphore(self._per_model_default))
-        async with model_sem, self._total:
-            return await fn()
+        self._check(label)
+        async with model_sem:
+            self._check(label)
+            if label in self._requests:
+                await self._requests[label].acquire(1)
+            if label in self._tokens:
+                await self._tokens[label].acquire(tokens)
+            async with self._total:
+                self._check(label)
+                return await fn()
+
+    def settle_tokens(self, label: str, correction: int) -> None:
+        if label in self._tokens:
+            self._tokens[label].settle(correction)
 
 
 def status_of(exc: BaseException) -> int | None:
@@ -109,13 +191,21 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    try:
-        value = headers.get("retry-after") or headers.get("Retry-After")
-        return float(value) if value is not None else None
-    except (TypeError, ValueError, AttributeError):
-        return None
+    """The Retry-After (seconds) a provider sent; litellm keeps the real headers on the
+    exception itself (its ``response`` is often a stand-in without them)."""
+    candidates = [
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
+    for headers in candidates:
+        try:
+            value = headers.get("retry-after") if headers else None
+            if value is not None:
+                return max(0.0, float(value))
+        except (TypeError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def backoff_seconds(policy: RetryPolicy, attempt: int, rng: random.Random) -> float:
@@ -170,10 +260,13 @@ async def send(
     recorder: Recorder,
     rng: random.Random,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    tokens_estimate: int = 0,
 ) -> tuple[Any, str, Usage]:
     """Send one request under the retry policy; return (raw response, text, usage of all tries).
 
     ``read`` turns a raw response into (text for the calls table, usage, finish reason).
+    ``tokens_estimate`` is charged to a tokens-per-minute limit before the call and corrected
+    with the provider's count after it.
     """
     total = Usage()
 
@@ -198,14 +291,17 @@ async def send(
     for number in range(1, policy.max_attempts + 1):
         attempt = _Attempt(number, call)
         try:
-            raw = await limits(label, attempt.run)
-        except asyncio.CancelledError:
+            raw = await limits(label, attempt.run, tokens=tokens_estimate)
+        except (asyncio.CancelledError, ModelStopped):
             raise
         except Exception as exc:
+            limits.settle_tokens(label, -tokens_estimate)
             status = status_of(exc)
             message = describe_failure(model, exc, status)
             record(attempt, "error", Usage(calls=1), error=message, http_status=status)
             permanent = status in PERMANENT_CODES
+            if status in MODEL_WIDE_CODES:
+                limits.stop(label, message)
             if permanent or not is_retryable(policy, status) or number == policy.max_attempts:
                 tries = f" after {number} attempts" if number > 1 else ""
                 error = ProviderError(message + tries, status, permanent=permanent)
@@ -216,6 +312,7 @@ async def send(
             await sleep(min(wait, max(policy.max_interval, 0.0)))
             continue
         text, usage, finish = read(raw)
+        limits.settle_tokens(label, usage.tokens_in + usage.tokens_out - tokens_estimate)
         record(attempt, "ok", usage, response=text, finish_reason=finish)
         return raw, text, total
     raise AssertionError("unreachable: the loop returns or raises")

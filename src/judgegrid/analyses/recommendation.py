@@ -59,7 +59,7 @@ def judge_ranking(
     pooled = pooled_by_judge(scores)
     quality = _validity(pooled, pairs, lower_is_better)
     consensus = _consensus(pooled)
-    if not quality.empty:
+    if not quality.empty and not consensus.empty:
         with_pairs = set(quality["metric"])
         consensus = consensus[~consensus["metric"].isin(with_pairs)]
     table = pd.concat([quality, consensus], ignore_index=True)

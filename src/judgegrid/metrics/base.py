@@ -66,6 +66,10 @@ class Judge(Protocol):
 
     async def ask(self, q: Question) -> Any: ...
 
+    async def ask_many(self, q: Question, n: int) -> list[Any]:
+        """Generations 0..n-1 of one request (one call with the provider's n where supported)."""
+        ...
+
 
 class Embedder(Protocol):
     """What a metric may ask of the embedding model: one vector per text, at the cell's size."""

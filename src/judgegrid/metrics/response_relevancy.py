@@ -7,7 +7,6 @@ when every generation calls the response noncommittal (ALL, as in Ragas since PR
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from typing import Annotated, Literal
@@ -134,14 +133,8 @@ class ResponseRelevancy(Metric):
         n = ctx.strictness or DEFAULT_STRICTNESS
         messages = chat(question_prompt(sample.response or ""))
         shape = tightened_shape(GeneratedQuestion, {"question": SENTENCE_CHARS})
-        generations = await asyncio.gather(
-            *(
-                ctx.judge.ask(
-                    Question(STEP, messages, GeneratedQuestion, index=i, request_shape=shape)
-                )
-                for i in range(n)
-            )
-        )
+        asked = Question(STEP, messages, GeneratedQuestion, request_shape=shape)
+        generations = await ctx.judge.ask_many(asked, n)
         kept = [g for g in generations if g.question.strip()]  # as Ragas: empty ones are skipped
         questions = [g.question.strip() for g in kept]
         flags = [g.noncommittal for g in kept]

@@ -26,12 +26,24 @@ def step_of(prompt: str) -> str:
         return "verdicts"
     if "Was the context useful to arrive at the given answer" in prompt:
         return "usefulness"
+    if "List the unique named entities" in prompt:
+        return "entities"
+    if "say whether it is relevant to answering the input" in prompt:
+        return "relevance"
+    if "Explain in one or two sentences why the answer relevancy score" in prompt:
+        return "ar_reason"
     return "unknown"
 
 
 def last_block(prompt: str, label: str) -> str:
     """The value after the last 'Label:' line of a few-shot prompt (the real input)."""
     matches = re.findall(rf"^{label}: (.*)$", prompt, flags=re.MULTILINE)
+    return matches[-1] if matches else ""
+
+
+def last_section(prompt: str, label: str) -> str:
+    """Everything after the last 'Label:' up to the 'JSON:' line (a value may span lines)."""
+    matches = re.findall(rf"^{label}: (.*?)\nJSON:", prompt, flags=re.MULTILINE | re.DOTALL)
     return matches[-1] if matches else ""
 
 
@@ -70,6 +82,22 @@ def default_answer(step: str, prompt: str, model: str) -> dict[str, Any]:
                 for s in sentences
             ]
         }
+    if step == "entities":
+        text = last_section(prompt, "Text")
+        return {"entities": sorted(set(re.findall(r"\b(?:[A-Z][a-z]+|[0-9]{3,4})\b", text)))}
+    if step == "relevance":
+        question = last_block(prompt, "Input")
+        statements = json.loads(last_block(prompt, "Statements") or "[]")
+        return {
+            "verdicts": [
+                {"verdict": "yes", "reason": None}
+                if _overlap(s, question) >= 0.3
+                else {"verdict": "no", "reason": "off the question"}
+                for s in statements
+            ]
+        }
+    if step == "ar_reason":
+        return {"reason": f"The score is {last_block(prompt, 'Score')} because of the verdicts."}
     raise AssertionError(f"scripted judge got an unknown prompt: {prompt[:200]}")
 
 
