@@ -13,6 +13,7 @@ identical grid again: with the cross-run cache that rerun must make 0 calls.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 import time
@@ -66,7 +67,7 @@ def used_n(run_dir: Path) -> bool:
         requests = store.calls_frame()["request"]
     finally:
         store.close()
-    return bool(requests.str.contains('"n": ', regex=False).any())
+    return any(json.loads(r).get("n", 1) > 1 for r in requests)
 
 
 def comparison_rows(counted: dict, shape, n_used: bool) -> tuple[list[Row], list[str]]:

@@ -12,7 +12,6 @@ use the provider's ``n`` where litellm says it is supported.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import json
 import os
@@ -249,7 +248,7 @@ class JudgeModel:
             "output_mode": self.output_mode,
             "step": q.step,
             "messages": q.messages,
-            "shape": q.request_shape or _schema_of(q.schema),
+            "shape": q.shape(),
             "repeat": repeat,
             "index": q.index,
         }
@@ -513,12 +512,6 @@ def _output_mode(model: str) -> str:
         return "json_object" if "response_format" in params else "instructions"
     except Exception:  # unknown to litellm's tables: rely on the prompt's instructions
         return "instructions"
-
-
-@functools.cache
-def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
-    """An answer schema's JSON schema, built once per class (pydantic takes a while)."""
-    return schema.model_json_schema()
 
 
 def _supports_n(model: str) -> bool:
