@@ -20,7 +20,14 @@ import time
 from pathlib import Path
 
 import yaml
-from common import Row, emit, use_scripted_provider, verdict
+from common import (
+    Row,
+    emit,
+    fake_model_options,
+    fault_server_available,
+    start_fault_server,
+    verdict,
+)
 from grid import (
     ALL_METRICS,
     judgegrid_calls,
@@ -33,11 +40,25 @@ from grid import (
 )
 
 TARGET_RATIO = 0.7
-JUDGES = [{"id": f"scripted/judge-{c}", "label": f"judge-{c}"} for c in "abc"]
-EMBEDDINGS = [
-    {"id": "scripted/bow-a", "label": "bow-a", "dimensions": [64, 32]},
-    {"id": "scripted/bow-b", "label": "bow-b", "dimensions": [64, 32]},
-]
+
+
+def models(url: str) -> tuple[list[dict], list[dict]]:
+    """3 judges and 2 embedding models x 2 dimensions, all served by the fault server."""
+    options = fake_model_options(url)
+    judges = [
+        {"id": f"openai/fake-judge-{c}", "label": f"judge-{c}", "options": options} for c in "abc"
+    ]
+    embeddings = [
+        {
+            "id": f"openai/fake-embedding-{c}",
+            "label": f"emb-{c}",
+            "dimensions": [64, 32],
+            "dimension_method": "truncate",
+            "options": options,
+        }
+        for c in "ab"
+    ]
+    return judges, embeddings
 
 
 def has_cross_run_cache() -> bool:
@@ -138,49 +159,63 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="judgegrid-bench-") as tmp:
         work = Path(tmp)
         os.environ["JUDGEGRID_CACHE_DIR"] = str(work / "cache")  # never the user's own cache
-        use_scripted_provider()
-        from judgegrid.api import resume_run, run_grid
-
-        samples = synthetic_samples(args.samples, contexts=4)
-        dataset = write_jsonl(work / "samples.jsonl", samples)
-        matrix = matrix_dict(JUDGES, EMBEDDINGS, str(dataset), repeats=args.repeats)
-        matrix_path = work / "matrix.yaml"
-        matrix_path.write_text(yaml.safe_dump(matrix, sort_keys=False))
-        shape = shape_of(matrix, samples)
-        assert shape.metrics == ALL_METRICS
-
-        start = time.perf_counter()
-        cold = run_grid(matrix_path, reports_dir=work / "reports")
-        cold_s = time.perf_counter() - start
-        counted = count_run(cold.run_dir)
-        n_used = used_n(cold.run_dir)
-        print(
-            f"full grid: {len(cold.scores)} cells ({cold.tally.failed} failed), "
-            f"{counted['total']} judge calls + {counted['embedding']} embedding calls "
-            f"in {cold_s:.1f} s"
-        )
-        rows, lines = comparison_rows(counted, shape, n_used)
-        print("\n".join(lines))
-        print("judgegrid calls by step:", counted["by_step"])
-
-        start = time.perf_counter()
-        if has_cross_run_cache():
-            warm = run_grid(matrix_path, reports_dir=work / "reports")
-            what = "identical rerun, new run directory (cross-run cache)"
-            warm_calls = len(warm.calls)
-        else:
-            before = len(cold.calls)
-            warm = resume_run(cold.run_dir)
-            what = "resumed finished run (no cross-run cache on this branch)"
-            warm_calls = len(warm.calls) - before
-        warm_s = time.perf_counter() - start
-        print(f"warm: {what}: {warm_calls} calls, {warm_s:.2f} s (cold {cold_s:.1f} s)")
-        rows += [
-            Row("warm cache", f"calls, {what}", warm_calls, "", "0", verdict(warm_calls == 0)),
-            Row("warm cache", f"wall time ({len(warm.scores)} cells)", round(warm_s, 2), "s"),
-            Row("warm cache", "cold run wall time, for comparison", round(cold_s, 2), "s"),
-        ]
+        if not fault_server_available():
+            print("skipped: judgegrid.testing.fault_server (issue 4) is not on this branch")
+            emit([Row("calls per grid", "not run: needs the fault server of issue 4", "-")])
+            return
+        server, url = start_fault_server(0.0)
+        try:
+            rows = measure(work, url, args.samples, args.repeats)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
         emit(rows)
+
+
+def measure(work: Path, url: str, n_samples: int, repeats: int) -> list[Row]:
+    """Run the grid cold, count and compare its calls, then rerun it warm."""
+    from judgegrid.api import resume_run, run_grid
+
+    samples = synthetic_samples(n_samples, contexts=4)
+    dataset = write_jsonl(work / "samples.jsonl", samples)
+    matrix = matrix_dict(*models(url), str(dataset), repeats=repeats)
+    matrix_path = work / "matrix.yaml"
+    matrix_path.write_text(yaml.safe_dump(matrix, sort_keys=False))
+    shape = shape_of(matrix, samples)
+    assert shape.metrics == ALL_METRICS
+
+    start = time.perf_counter()
+    cold = run_grid(matrix_path, reports_dir=work / "reports")
+    cold_s = time.perf_counter() - start
+    counted = count_run(cold.run_dir)
+    n_used = used_n(cold.run_dir)
+    print(
+        f"full grid: {len(cold.scores)} cells ({cold.tally.failed} failed), "
+        f"{counted['total']} judge calls + {counted['embedding']} embedding calls "
+        f"in {cold_s:.1f} s"
+    )
+    rows, lines = comparison_rows(counted, shape, n_used)
+    print("\n".join(lines))
+    print("judgegrid calls by step:", counted["by_step"])
+
+    start = time.perf_counter()
+    if has_cross_run_cache():
+        warm = run_grid(matrix_path, reports_dir=work / "reports")
+        what = "identical rerun, new run directory (cross-run cache)"
+        warm_calls = len(warm.calls)
+    else:
+        before = len(cold.calls)
+        warm = resume_run(cold.run_dir)
+        what = "resumed finished run (no cross-run cache on this branch)"
+        warm_calls = len(warm.calls) - before
+    warm_s = time.perf_counter() - start
+    print(f"warm: {what}: {warm_calls} calls, {warm_s:.2f} s (cold {cold_s:.1f} s)")
+    rows += [
+        Row("warm cache", f"calls, {what}", warm_calls, "", "0", verdict(warm_calls == 0)),
+        Row("warm cache", f"wall time ({len(warm.scores)} cells)", round(warm_s, 2), "s"),
+        Row("warm cache", "cold run wall time, for comparison", round(cold_s, 2), "s"),
+    ]
+    return rows
 
 
 if __name__ == "__main__":

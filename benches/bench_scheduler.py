@@ -16,14 +16,21 @@ import argparse
 import asyncio
 import os
 import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import yaml
-from common import Row, emit, load_average, peak_rss_mb, verdict
+from common import (
+    Row,
+    emit,
+    fake_model_options,
+    fault_server_available,
+    load_average,
+    peak_rss_mb,
+    start_fault_server,
+    verdict,
+)
 from grid import matrix_dict, synthetic_samples, write_jsonl
 
 TARGET_RATIO = 1.10
@@ -31,58 +38,18 @@ CONCURRENCY = 64
 # Judge-only metrics: 7 calls per (judge, sample, repeat) whether or not the provider takes n,
 # with the dependency of Faithfulness (statements, then verdicts) that a real grid has.
 METRICS = ["faithfulness", "context_precision", "context_recall"]
-KEY_ENV = "JUDGEGRID_BENCH_KEY"  # the fake server takes any key; litellm wants one
-
-
-def fault_server_available() -> bool:
-    try:
-        import judgegrid.testing.fault_server  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def start_server(latency: float) -> tuple[subprocess.Popen, str]:
-    """The fault server in a process of its own, so that it does not share our interpreter lock."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "judgegrid.testing.fault_server",
-            "--latency-ms",
-            str(latency * 1000),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    if not url.startswith("http"):
-        proc.kill()
-        raise RuntimeError("the fault server did not start")
-    return proc, url
 
 
 def write_matrix(work: Path, url: str, samples: int, repeats: int) -> Path:
-    options = {"api_base": url, "api_key_env": KEY_ENV}
+    options = fake_model_options(url)
     judges = [
         {"id": f"openai/fake-judge-{c}", "label": f"judge-{c}", "options": options} for c in "abc"
-    ]
-    embeddings = [
-        {
-            "id": "openai/fake-embedding",
-            "label": "fake-emb",
-            "dimensions": [64, 32],
-            "dimension_method": "truncate",
-            "options": options,
-        }
     ]
     data = write_jsonl(work / f"samples-{samples}.jsonl", synthetic_samples(samples))
     matrix = matrix_dict(
         judges,
-        embeddings,
+        [],
         str(data),
-        strictness=[3],
         repeats=repeats,
         metrics=METRICS,
         concurrency=CONCURRENCY,
@@ -123,9 +90,8 @@ def main() -> None:
         print("skipped: judgegrid.testing.fault_server (issue 4) is not on this branch")
         emit([Row("scheduler", "not run: needs the fault server of issue 4", "-")])
         return
-    os.environ.setdefault(KEY_ENV, "sk-bench-not-a-real-key")
     os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-bench-cache-")
-    server, url = start_server(args.latency)
+    server, url = start_fault_server(args.latency)
     try:
         with tempfile.TemporaryDirectory(prefix="judgegrid-bench-") as tmp:
             work = Path(tmp)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import os
 import resource
+import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT_PREFIX = "RESULT "
+KEY_ENV = "JUDGEGRID_BENCH_KEY"  # the fault server takes any key; litellm wants one
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -44,23 +46,41 @@ def peak_rss_mb(children: bool = False) -> float:
     return resource.getrusage(who).ru_maxrss / 1024
 
 
-def use_scripted_provider() -> None:
-    """The scripted judge of the test suite (canned JSON through litellm, no network)."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    import scripted
-
-    scripted.register()
-    scripted.SCRIPT.reset()
-    scripted.SCRIPT.calls = _Unrecorded()  # tests count earlier calls by scanning this list
-    # (to fail the n-th attempt of a request); over a grid of 10,000 calls that scan is
-    # quadratic and would dominate the benchmark. The benchmarks inject no failures.
+def fault_server_available() -> bool:
+    try:
+        import judgegrid.testing.fault_server  # noqa: F401  (issue 4)
+    except ImportError:
+        return False
+    return True
 
 
-class _Unrecorded(list):
-    """A call log that keeps nothing."""
+def start_fault_server(latency_s: float) -> tuple[subprocess.Popen, str]:
+    """judgegrid's fault-injection server in a process of its own (so it does not share our
+    interpreter lock or CPU account), answering after ``latency_s``, with no faults.
+    Returns the process (``terminate`` it) and the api_base to give litellm."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "judgegrid.testing.fault_server",
+            "--latency-ms",
+            str(latency_s * 1000),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http"):
+        proc.kill()
+        raise RuntimeError("the fault server did not start")
+    return proc, url
 
-    def append(self, item: object) -> None:
-        pass
+
+def fake_model_options(url: str) -> dict[str, str]:
+    """Options for an ``openai/...`` entry served by the fault server (any key will do)."""
+    os.environ.setdefault(KEY_ENV, "sk-bench-not-a-real-key")
+    return {"api_base": url, "api_key_env": KEY_ENV}
 
 
 def load_average() -> str:
