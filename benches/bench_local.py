@@ -2,24 +2,57 @@
 
     PYTHONPATH=src python benches/bench_local.py [--samples 10] [--budget 60]
 
-Scores Faithfulness on demo samples one after another, two judge calls each (the statements of
-the answer, then one NLI verdict per statement), the way a grid sends them, after one warm-up
-sample that loads the model. No new sample is started after ``--budget`` seconds: on a busy
-2-core machine a call can take half a minute (llama.cpp's threads wait for each other). Prints
-calls/s, generated tokens/s, prompt tokens/s, and the load average next to them: the figure
-depends on what else the machine runs.
+Scores Faithfulness on demo samples one after another as one-sample grids (two judge calls
+each: the statements of the answer, then the NLI verdicts), after a warm-up sample that loads
+the model. Calls and tokens come from the calls table, so a failed step counts too; the rates
+are over the model's own time (the calls' latency), not the harness around it. No new sample
+is started after ``--budget`` seconds: on a busy 2-core machine a call can take half a minute
+(llama.cpp's threads wait for each other). The load average is printed next to the figures:
+they depend on what else the machine runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
+import yaml
 from common import Row, emit, load_average
 
-JUDGE = "local/gemma-3-270m"
+# As model_matrices/local.yaml's first judge; no retry waits, one call at a time.
+MATRIX = {
+    "name": "bench-local",
+    "judges": [
+        {
+            "id": "local/gemma-3-270m",
+            "options": {"temperature": 0.0, "max_tokens": 192, "seed": 7},
+        }
+    ],
+    "metrics": ["faithfulness"],
+    "concurrency": {"total": 1, "per_model": 1},
+    "retry": {"initial_interval": "1ms", "max_interval": "5ms", "max_attempts": 2},
+}
+
+
+def run_sample(matrix: Any, sample: Any, work: Path) -> tuple[int, int, int, float]:
+    """One sample's Faithfulness cell as a grid runs it: (calls, tokens in, out, model time).
+
+    Read from the run's calls table, so a failed step's calls and tokens count too."""
+    from judgegrid.api import run_grid
+    from judgegrid.dataset import Dataset
+
+    result = run_grid(matrix, Dataset("demo", (sample,)), reports_dir=work, use_cache=False)
+    calls = result.calls
+    return (
+        len(calls),
+        int(calls["tokens_in"].sum()),
+        int(calls["tokens_out"].sum()),
+        float(calls["latency_s"].sum()),
+    )
 
 
 def main() -> None:
@@ -36,49 +69,50 @@ def main() -> None:
         emit([Row("local judge", "not run: the `local` extra is not installed", "-")])
         return
     from judgegrid.dataset import load_dataset
-    from judgegrid.errors import JudgegridError
-    from judgegrid.metrics import Faithfulness
+    from judgegrid.matrix import parse_matrix
 
-    options = {"temperature": 0.0, "max_tokens": 96, "seed": 7}
+    matrix = parse_matrix(yaml.safe_dump(MATRIX))
     samples = list(load_dataset("demo"))
-    metric = Faithfulness()
-    warm = samples[-1]
-    with contextlib.suppress(JudgegridError):  # a weak answer still loaded the model
-        metric.score(warm, judge=JUDGE, judge_options=options)
-    load_before = load_average()
-    calls = tokens_in = tokens_out = failed = 0
-    start = time.perf_counter()
-    for sample in samples[: args.samples]:
-        if time.perf_counter() - start > args.budget:
-            break
-        try:
-            result = metric.score(sample, judge=JUDGE, judge_options=options)
-            usage = result.usage
-        except JudgegridError as exc:  # a failed step still made its calls
-            failed += 1
-            usage = exc.usage
-            if usage is None:
-                continue
-        calls += usage.calls
-        tokens_in += usage.tokens_in
-        tokens_out += usage.tokens_out
-    wall = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="judgegrid-bench-local-") as tmp:
+        work = Path(tmp)
+        run_sample(matrix, samples[-1], work)  # warm-up: loads the model
+        load_before = load_average()
+        calls = tokens_in = tokens_out = 0
+        model_s = 0.0
+        start = time.perf_counter()
+        for sample in samples[: args.samples]:
+            if time.perf_counter() - start > args.budget:
+                break
+            c, t_in, t_out, seconds = run_sample(matrix, sample, work)
+            calls, tokens_in, tokens_out, model_s = (
+                calls + c,
+                tokens_in + t_in,
+                tokens_out + t_out,
+                model_s + seconds,
+            )
+        wall = time.perf_counter() - start
     load = f"{load_before} before, {load_average()} after ({os.cpu_count()} CPUs)"
     print(
-        f"{calls} calls ({failed} samples failed) in {wall:.1f} s: {calls / wall:.2f} calls/s, "
-        f"{tokens_out / wall:.1f} generated tokens/s, {tokens_in / wall:.0f} prompt tokens/s "
-        f"({tokens_in} in, {tokens_out} out); load average {load}"
+        f"{calls} calls in {model_s:.1f} s of model time ({wall:.1f} s wall): "
+        f"{calls / model_s:.2f} calls/s, {tokens_out / model_s:.1f} generated tokens/s, "
+        f"{tokens_in / model_s:.0f} prompt tokens/s ({tokens_in} in, {tokens_out} out); "
+        f"load average {load}"
     )
     emit(
         [
             Row(
                 "local judge",
                 f"calls per second ({calls} Faithfulness calls)",
-                round(calls / wall, 2),
+                round(calls / model_s, 2),
                 "calls/s",
             ),
-            Row("local judge", "generated tokens per second", round(tokens_out / wall, 1), "tok/s"),
-            Row("local judge", "prompt tokens per second", round(tokens_in / wall), "tok/s"),
+            Row(
+                "local judge",
+                "generated tokens per second",
+                round(tokens_out / model_s, 1),
+                "tok/s",
+            ),
+            Row("local judge", "prompt tokens per second", round(tokens_in / model_s), "tok/s"),
             Row("local judge", "load average (1, 5, 15 min) during the run", load),
         ]
     )
