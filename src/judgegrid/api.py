@@ -175,6 +175,20 @@ def run_grid(
     return _execute(matrix, data, store, target, on_progress, use_cache)
 
 
+def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
+    """A run directory's matrix as run and its database, or a clear error if it is not one."""
+    target = Path(run_dir)
+    db = target / DB_NAME
+    matrix_file = target / RESOLVED_MATRIX
+    if not db.exists() or not matrix_file.exists():
+        raise InputError(
+            str(target),
+            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
+        )
+    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
+    return target, matrix, RunStore(db)
+
+
 def resume_run(
     run_dir: str | Path,
     *,
@@ -186,18 +200,9 @@ def resume_run(
 
     ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
     """
-    target = Path(run_dir)
-    db = target / DB_NAME
-    matrix_file = target / RESOLVED_MATRIX
-    if not db.exists() or not matrix_file.exists():
-        raise InputError(
-            str(target),
-            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
-        )
-    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
-    store = RunStore(db)
+    target, matrix, store = open_run(run_dir)
     data = load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
-    preflight(matrix, str(matrix_file))
+    preflight(matrix, str(target / RESOLVED_MATRIX))
     if retry_failed:
         store.delete_failed()
     if use_cache is None:
@@ -282,16 +287,7 @@ def _stored_sample_info(store: RunStore) -> dict[str, Any]:
 
 def rebuild_report(run_dir: str | Path) -> list[Path]:
     """Every output of a run directory, from its database alone: no model is called."""
-    target = Path(run_dir)
-    db = target / DB_NAME
-    matrix_file = target / RESOLVED_MATRIX
-    if not db.exists() or not matrix_file.exists():
-        raise InputError(
-            str(target),
-            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
-        )
-    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
-    store = RunStore(db)
+    target, matrix, store = open_run(run_dir)
     try:
         info = _stored_sample_info(store)
         expected = expected_cell_count(matrix, len(info)) if info else None
