@@ -123,12 +123,14 @@ class _ProgressBar:
     def __init__(self, enabled: bool):
         self.enabled = enabled and sys.stderr is not None
         self._bar: Any = None
+        self._tally: Tally | None = None
 
     def update(self, tally: Tally, cell: Cell, status: str) -> None:
         if not self.enabled:
             return
-        if self._bar is not None and self._bar.total != tally.total:
+        if self._bar is not None and tally is not self._tally:
             self.close()  # a new run (judgegrid pairs runs one per aspect)
+        self._tally = tally
         if self._bar is None:
             from tqdm import tqdm
 
