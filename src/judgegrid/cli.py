@@ -193,10 +193,18 @@ def validate(
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run directory (holds run.sqlite), or one of judgegrid pairs.")
+    ],
 ) -> None:
-    """Rebuild summary.md, tables/*.csv and report.html of a run from its database; calls no
-    model."""
+    """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
+    judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
+    if api.is_pairs_dir(run_dir):  # made by `judgegrid pairs`: every aspect run, then the table
+        for sub in sorted(p.parent for p in run_dir.glob(f"*/{api.DB_NAME}")):
+            api.rebuild_report(sub)
+        api.write_pairs_outcome(run_dir)
+        typer.echo((run_dir / "pairs_summary.md").read_text(encoding="utf-8"))
+        return
     try:
         paths = api.rebuild_report(run_dir)
     except InputError as exc:
