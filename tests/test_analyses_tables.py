@@ -302,4 +302,7 @@ def test_no_judge_is_recommended_when_chance_is_not_excluded():
     ranking = judge_ranking(scores_frame(values), pairs_from_labels(labels))
     text = recommendation_text(ranking)
     assert "pick" not in text and "support no judge yet" in text
-    assert "does not exclude chance (0.5)" in text and "broken: nothing to measure" in text
+    assert (
+        "does not exclude chance (0.5)" in text
+        and "broken: not measurable (no pair had both members scored)" in text
+    )

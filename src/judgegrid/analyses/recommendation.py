@@ -219,7 +219,8 @@ def _metric_sentence(title: str, block: pd.DataFrame) -> str:
         elif len(rivals):
             text += f" Its interval lies above those of {', '.join(map(str, rivals['judge']))}."
     if unmeasured:
-        text += f" {unmeasured}: nothing to measure (every cell needed failed)."
+        lost = "no pair had both members scored" if validity else "no sample scored with another"
+        text += f" {unmeasured}: not measurable ({lost})."
     if not validity:
         text += " Agreement with other judges is not validity: label a few pairs to check it."
     return text
