@@ -171,8 +171,10 @@ def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | N
 
 
 def _metric_sentence(title: str, block: pd.DataFrame) -> str:
+    # equal quality: the cheaper, then the more repeatable, then the faster judge first
     measured = block[block["quality"].notna()].sort_values(
-        ["quality", "cost_per_score", "latency_per_score_s"], ascending=[False, True, True]
+        ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
+        ascending=[False, True, True, True],
     )
     unmeasured = ", ".join(str(j) for j in block.loc[block["quality"].isna(), "judge"])
     if measured.empty:
