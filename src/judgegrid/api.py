@@ -24,7 +24,7 @@ from judgegrid.errors import InputError, MatrixError, Problem
 from judgegrid.matrix import Matrix, credential_problems, load_matrix, parse_matrix
 from judgegrid.providers import litellm_module, register_local_models
 from judgegrid.runner import GridRunner, ProgressHook, Tally
-from judgegrid.store import DB_NAME, RunStore
+from judgegrid.store import DB_NAME, SCORE_COLUMNS, RunStore
 from judgegrid.tasks import expand_cells, expected_cell_count
 
 RESOLVED_MATRIX = "matrix.resolved.yaml"
@@ -333,26 +333,47 @@ def run_pairs(
     loaded = _narrowed(loaded, str(matrix_path), repeats, judges)
     parent = new_run_dir(reports_dir, f"{loaded.name or matrix_path.stem}-pairs")
     runs: dict[str, GridResult] = {}
-    unavailable: list[str] = []
     for aspect in pairs_module.ANSWER_ASPECTS:
-        specs, missing = pairs_module.aspect_metrics(loaded, aspect)
-        unavailable += missing
+        specs, _ = pairs_module.aspect_metrics(loaded, aspect)
         if not specs:
             continue
         sub = loaded.model_copy(update={"metrics": specs, "name": f"{loaded.name}-{aspect}"})
         data = pairs_module.aspect_dataset(records, aspect, str(pairs_path))
         runs[aspect] = run_grid(sub, data, run_dir=parent / aspect, on_progress=on_progress)
-    scores = pd.concat([r.scores for r in runs.values()], ignore_index=True)
-    info: dict[str, Any] = {}
-    for aspect in runs:
-        info |= sample_info(pairs_module.aspect_dataset(records, aspect, str(pairs_path)))
-    outcome = pairs_module.pairs_outcome(scores, info, unavailable)
+    (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
+    return PairsResult(parent, runs, write_pairs_outcome(parent))
+
+
+PAIRS_SOURCE = "pairs_source.txt"
+
+
+def is_pairs_dir(path: str | Path) -> bool:
+    """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
+    path = Path(path)
+    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
+
+
+def write_pairs_outcome(parent: Path) -> Any:
+    """pairs_accuracy.csv and pairs_summary.md from the aspect runs' databases (no model call)."""
+    from judgegrid import pairs as pairs_module
+
+    scores, info = [], {}
+    for db in sorted(parent.glob(f"*/{DB_NAME}")):
+        store = RunStore(db)
+        try:
+            scores.append(store.scores_frame())
+            info |= _stored_sample_info(store)
+        finally:
+            store.close()
+    frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame(columns=SCORE_COLUMNS)
+    outcome = pairs_module.pairs_outcome(frame, info, pairs_module.unavailable_metrics())
     outcome.accuracy.to_csv(parent / "pairs_accuracy.csv", index=False)
+    source = (parent / PAIRS_SOURCE).read_text(encoding="utf-8").strip()
+    title = f"judgegrid pairs {parent.name}: {source}"
     (parent / "pairs_summary.md").write_text(
-        pairs_module.outcome_markdown(outcome, f"judgegrid pairs {parent.name}: {pairs_path}"),
-        encoding="utf-8",
+        pairs_module.outcome_markdown(outcome, title), encoding="utf-8"
     )
-    return PairsResult(parent, runs, outcome)
+    return outcome
 
 
 def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str] | None) -> Matrix:
