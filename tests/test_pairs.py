@@ -125,3 +125,14 @@ def test_unknown_judge_label_is_named(tmp_path, write_matrix, pairs_file):
 def test_the_wikieval_pairs_file_loads():
     records = load_pairs(SHARED / "validation" / "wikieval_pairs.jsonl")
     assert len(records) == 44
+
+
+def test_a_matrix_sample_limit_does_not_cut_the_pairs(tmp_path, write_matrix, pairs_file):
+    # local.yaml carries `limit: 6` for the demo set; a pairs file is limited by --limit alone
+    matrix = write_matrix(repeats=1, strictness=[1], limit=1, metrics=["faithfulness"])
+    args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--judge", "a", "--no-progress"]
+    result = runner.invoke(app, [*args, "--reports-dir", str(tmp_path / "reports")])
+    assert result.exit_code == 0, result.output
+    (parent,) = (tmp_path / "reports").iterdir()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv")
+    assert list(accuracy["pairs"]) == [4]

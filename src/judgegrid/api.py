@@ -337,7 +337,9 @@ def run_pairs(
         specs, _ = pairs_module.aspect_metrics(loaded, aspect)
         if not specs:
             continue
-        sub = loaded.model_copy(update={"metrics": specs, "name": f"{loaded.name}-{aspect}"})
+        # the matrix's sample limit is for its own data set; pairs are limited by --limit
+        update = {"metrics": specs, "name": f"{loaded.name}-{aspect}", "limit": None}
+        sub = loaded.model_copy(update=update)
         data = pairs_module.aspect_dataset(records, aspect, str(pairs_path))
         runs[aspect] = run_grid(sub, data, run_dir=parent / aspect, on_progress=on_progress)
     (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
