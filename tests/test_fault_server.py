@@ -44,7 +44,7 @@ def fresh_server(request, monkeypatch):
 
 
 def fault_matrix(url: str, **overrides: Any) -> dict[str, Any]:
-    options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": "300ms"}
+    options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": "500ms"}
     base: dict[str, Any] = {
         "name": "faults",
         "dataset": "demo",
@@ -100,7 +100,7 @@ def test_grid_of_2000_calls_at_a_20_percent_fault_rate(server, tmp_path, cache_d
     server.set_plan(
         FaultPlan(
             mix={"429": 0.06, "500": 0.05, "slow": 0.03, "malformed": 0.03, "truncated": 0.03},
-            slow_s=0.6,
+            slow_s=0.8,
             retry_after_s=0.002,
         )
     )
@@ -199,9 +199,8 @@ def test_401_stops_that_judge_at_once_and_the_others_finish(server, tmp_path):
     assert len(bad) > 50 and (bad["status"] == "failed").all()
     core = "openai/bad-key: authentication failed (HTTP 401); check the key named in api_key_env"
     assert bad["error"].str.contains(core, regex=False).all()
-    # one message, not one per retry: the text after the error type is the same for every cell
-    messages = {e.split(": ", 1)[1].removeprefix("not called: ") for e in bad["error"]}
-    assert len(messages) == 1, messages
+    # one message for every cell of the stopped judge, not one per attempt
+    assert bad["error"].nunique() == 1, bad["error"].unique()
     # no retry storm: at most one 401 per slot the model had in flight, never retried
     n_401 = server.outcomes[("completion", "bad-key", "401")]
     assert 1 <= n_401 <= 4

@@ -99,7 +99,7 @@ def test_a_stopped_model_is_not_called_again():
 
         assert await limits("m", call) == "ok"
         limits.stop("m", "m: authentication failed (HTTP 401)")
-        with pytest.raises(ModelStopped, match="not called: m: authentication failed"):
+        with pytest.raises(ModelStopped, match="m: authentication failed"):
             await limits("m", call)
         assert await limits("other", call) == "ok"
 

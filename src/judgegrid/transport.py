@@ -134,7 +134,10 @@ class RateLimit:
 
 
 class ModelStopped(ProviderError):
-    """A model already failed permanently (401/403/404) in this run; it is not called again."""
+    """A model already failed permanently (401/403/404) in this run; it is not called again.
+
+    ``send`` passes it on as the very ProviderError of the first failure, so every cell of the
+    stopped model carries one and the same message."""
 
 
 class Limits:
@@ -148,7 +151,7 @@ class Limits:
         self._per_model: dict[str, asyncio.Semaphore] = {}
         self._requests: dict[str, RateLimit] = {}
         self._tokens: dict[str, RateLimit] = {}
-        self._stopped: dict[str, str] = {}
+        self._stopped: dict[str, tuple[str, int | None]] = {}
 
     def register(
         self,
@@ -163,12 +166,13 @@ class Limits:
         if tokens_per_minute:
             self._tokens[label] = RateLimit(tokens_per_minute)
 
-    def stop(self, label: str, message: str) -> None:
-        self._stopped.setdefault(label, message)
+    def stop(self, label: str, message: str, status: int | None = None) -> None:
+        self._stopped.setdefault(label, (message, status))
 
     def _check(self, label: str) -> None:
         if label in self._stopped:
-            raise ModelStopped(f"not called: {self._stopped[label]}", status=None, permanent=True)
+            message, status = self._stopped[label]
+            raise ModelStopped(message, status=status, permanent=True)
 
     async def __call__(self, label: str, fn: Callable[[], Awaitable[Any]], tokens: int = 0) -> Any:
         model_sem = self._per_model.setdefault(label, asyncio.Semaphore(self._per_model_default))
@@ -301,8 +305,10 @@ async def send(
         attempt = _Attempt(number, call)
         try:
             raw = await limits(label, attempt.run, tokens=tokens_estimate)
-        except (asyncio.CancelledError, ModelStopped):
+        except asyncio.CancelledError:
             raise
+        except ModelStopped as stopped:  # no request was sent: nothing to record or retry
+            raise ProviderError(str(stopped), stopped.status, permanent=True) from None
         except Exception as exc:
             limits.settle_tokens(label, -tokens_estimate)
             status = status_of(exc)
@@ -310,7 +316,7 @@ async def send(
             record(attempt, "error", Usage(calls=1), error=message, http_status=status)
             permanent = status in PERMANENT_CODES
             if status in MODEL_WIDE_CODES:
-                limits.stop(label, message)
+                limits.stop(label, message, status)
             if permanent or not is_retryable(policy, status) or number == policy.max_attempts:
                 tries = f" after {number} attempts" if number > 1 else ""
                 error = ProviderError(message + tries, status, permanent=permanent)

@@ -171,7 +171,6 @@ class FaultServer:
 
     def _request_fault(self, request: web.Request, model: str, raw: bytes) -> tuple[str, float]:
         """(fault or 'ok', the draw used for it) for this request."""
-        self.requests += 1
         auth = request.headers.get("Authorization", "")
         if auth.startswith("Bearer "):
             self.keys_seen.add(auth.removeprefix("Bearer "))
@@ -199,6 +198,7 @@ class FaultServer:
         return None
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.requests += 1  # counted on arrival: a client that gives up early still sent it
         raw = await request.read()
         body = json.loads(raw)
         model = str(body.get("model", ""))
@@ -246,6 +246,7 @@ class FaultServer:
         )
 
     async def _embeddings(self, request: web.Request) -> web.StreamResponse:
+        self.requests += 1
         raw = await request.read()
         body = json.loads(raw)
         model = str(body.get("model", ""))
@@ -296,3 +297,31 @@ def start_fault_server(plan: FaultPlan | None = None, port: int = 0) -> FaultSer
     """Start a server in a background thread (port 0: any free one); ``.url`` is its api_base,
     ``.stop()`` ends it."""
     return FaultServer(plan).start(port)
+
+
+def main() -> None:
+    """``python -m judgegrid.testing.fault_server``: serve in the foreground, in a process of
+    its own (so a benchmark's client does not share the server's interpreter lock)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="judgegrid's fault-injection server")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument("--slow-s", type=float, default=5.0)
+    parser.add_argument(
+        "--fault", action="append", default=[], metavar="NAME=P", help="e.g. --fault 429=0.05"
+    )
+    args = parser.parse_args()
+    mix = {name: float(p) for name, p in (f.split("=", 1) for f in args.fault)}
+    server = start_fault_server(
+        FaultPlan(mix=mix, latency_s=args.latency_ms / 1000, slow_s=args.slow_s), args.port
+    )
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
