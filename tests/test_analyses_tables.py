@@ -286,3 +286,23 @@ def test_label_correlations_are_spearman_on_samples_with_both():
     assert row["spearman"] == pytest.approx(stats.spearmanr(ratings, truth[keep]).statistic)
     assert row["ci_low"] < row["spearman"] < row["ci_high"]
     assert "pairwise-complete" in row["missing"]
+
+
+def test_no_judge_is_recommended_when_chance_is_not_excluded():
+    labels = {
+        "p1-g": {"pair": "p1", "preferred": 1, "aspect": "faithfulness"},
+        "p1-b": {"pair": "p1", "preferred": 0, "aspect": "faithfulness"},
+    }
+    values = {
+        ("faithfulness", "weak", "", 0, 0, "p1-g", 0): 0.2,
+        ("faithfulness", "weak", "", 0, 0, "p1-b", 0): 0.9,
+        ("faithfulness", "broken", "", 0, 0, "p1-g", 0): None,
+        ("faithfulness", "broken", "", 0, 0, "p1-b", 0): None,
+    }
+    ranking = judge_ranking(scores_frame(values), pairs_from_labels(labels))
+    text = recommendation_text(ranking)
+    assert "pick" not in text and "support no judge yet" in text
+    assert (
+        "does not exclude chance (0.5)" in text
+        and "broken: not measurable (no pair had both members scored)" in text
+    )

@@ -94,6 +94,26 @@ def test_pairs_command_writes_the_accuracy_table(tmp_path, write_matrix, pairs_f
     assert (parent / "answer_relevance" / "report.html").exists()
 
 
+def test_report_rebuilds_a_pairs_directory_without_a_model_call(
+    tmp_path, write_matrix, pairs_file, scripted_provider
+):
+    matrix = write_matrix(repeats=1, strictness=[1])
+    reports = tmp_path / "reports"
+    args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--reports-dir", str(reports)]
+    assert runner.invoke(app, [*args, "--no-progress"]).exit_code == 0
+    (parent,) = reports.iterdir()
+    before = (parent / "pairs_summary.md").read_text()
+    (parent / "pairs_summary.md").unlink()
+    (parent / "faithfulness" / "report.html").unlink()
+    scripted_provider.calls.clear()
+    scripted_provider.fail = lambda model, step, n: 500
+    result = runner.invoke(app, ["report", str(parent)])
+    assert result.exit_code == 0, result.output
+    assert scripted_provider.calls == []
+    assert (parent / "pairs_summary.md").read_text() == before
+    assert (parent / "faithfulness" / "report.html").exists()
+
+
 def test_unknown_judge_label_is_named(tmp_path, write_matrix, pairs_file):
     result = runner.invoke(
         app, ["pairs", str(write_matrix()), "--pairs", str(pairs_file), "--judge", "zz"]
@@ -105,3 +125,14 @@ def test_unknown_judge_label_is_named(tmp_path, write_matrix, pairs_file):
 def test_the_wikieval_pairs_file_loads():
     records = load_pairs(SHARED / "validation" / "wikieval_pairs.jsonl")
     assert len(records) == 44
+
+
+def test_a_matrix_sample_limit_does_not_cut_the_pairs(tmp_path, write_matrix, pairs_file):
+    # local.yaml carries `limit: 6` for the demo set; a pairs file is limited by --limit alone
+    matrix = write_matrix(repeats=1, strictness=[1], limit=1, metrics=["faithfulness"])
+    args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--judge", "a", "--no-progress"]
+    result = runner.invoke(app, [*args, "--reports-dir", str(tmp_path / "reports")])
+    assert result.exit_code == 0, result.output
+    (parent,) = (tmp_path / "reports").iterdir()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv")
+    assert (accuracy["pairs"] == 4).all()

@@ -24,7 +24,7 @@ from judgegrid.errors import InputError, MatrixError, Problem
 from judgegrid.matrix import Matrix, credential_problems, load_matrix, parse_matrix
 from judgegrid.providers import litellm_module, register_local_models
 from judgegrid.runner import GridRunner, ProgressHook, Tally
-from judgegrid.store import DB_NAME, RunStore
+from judgegrid.store import DB_NAME, SCORE_COLUMNS, RunStore
 from judgegrid.tasks import expand_cells, expected_cell_count
 
 RESOLVED_MATRIX = "matrix.resolved.yaml"
@@ -175,6 +175,20 @@ def run_grid(
     return _execute(matrix, data, store, target, on_progress, use_cache)
 
 
+def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
+    """A run directory's matrix as run and its database, or a clear error if it is not one."""
+    target = Path(run_dir)
+    db = target / DB_NAME
+    matrix_file = target / RESOLVED_MATRIX
+    if not db.exists() or not matrix_file.exists():
+        raise InputError(
+            str(target),
+            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
+        )
+    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
+    return target, matrix, RunStore(db)
+
+
 def resume_run(
     run_dir: str | Path,
     *,
@@ -186,18 +200,9 @@ def resume_run(
 
     ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
     """
-    target = Path(run_dir)
-    db = target / DB_NAME
-    matrix_file = target / RESOLVED_MATRIX
-    if not db.exists() or not matrix_file.exists():
-        raise InputError(
-            str(target),
-            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
-        )
-    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
-    store = RunStore(db)
+    target, matrix, store = open_run(run_dir)
     data = load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
-    preflight(matrix, str(matrix_file))
+    preflight(matrix, str(target / RESOLVED_MATRIX))
     if retry_failed:
         store.delete_failed()
     if use_cache is None:
@@ -282,16 +287,7 @@ def _stored_sample_info(store: RunStore) -> dict[str, Any]:
 
 def rebuild_report(run_dir: str | Path) -> list[Path]:
     """Every output of a run directory, from its database alone: no model is called."""
-    target = Path(run_dir)
-    db = target / DB_NAME
-    matrix_file = target / RESOLVED_MATRIX
-    if not db.exists() or not matrix_file.exists():
-        raise InputError(
-            str(target),
-            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
-        )
-    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
-    store = RunStore(db)
+    target, matrix, store = open_run(run_dir)
     try:
         info = _stored_sample_info(store)
         expected = expected_cell_count(matrix, len(info)) if info else None
@@ -337,26 +333,49 @@ def run_pairs(
     loaded = _narrowed(loaded, str(matrix_path), repeats, judges)
     parent = new_run_dir(reports_dir, f"{loaded.name or matrix_path.stem}-pairs")
     runs: dict[str, GridResult] = {}
-    unavailable: list[str] = []
     for aspect in pairs_module.ANSWER_ASPECTS:
-        specs, missing = pairs_module.aspect_metrics(loaded, aspect)
-        unavailable += missing
+        specs, _ = pairs_module.aspect_metrics(loaded, aspect)
         if not specs:
             continue
-        sub = loaded.model_copy(update={"metrics": specs, "name": f"{loaded.name}-{aspect}"})
+        # the matrix's sample limit is for its own data set; pairs are limited by --limit
+        update = {"metrics": specs, "name": f"{loaded.name}-{aspect}", "limit": None}
+        sub = loaded.model_copy(update=update)
         data = pairs_module.aspect_dataset(records, aspect, str(pairs_path))
         runs[aspect] = run_grid(sub, data, run_dir=parent / aspect, on_progress=on_progress)
-    scores = pd.concat([r.scores for r in runs.values()], ignore_index=True)
-    info: dict[str, Any] = {}
-    for aspect in runs:
-        info |= sample_info(pairs_module.aspect_dataset(records, aspect, str(pairs_path)))
-    outcome = pairs_module.pairs_outcome(scores, info, unavailable)
+    (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
+    return PairsResult(parent, runs, write_pairs_outcome(parent))
+
+
+PAIRS_SOURCE = "pairs_source.txt"
+
+
+def is_pairs_dir(path: str | Path) -> bool:
+    """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
+    path = Path(path)
+    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
+
+
+def write_pairs_outcome(parent: Path) -> Any:
+    """pairs_accuracy.csv and pairs_summary.md from the aspect runs' databases (no model call)."""
+    from judgegrid import pairs as pairs_module
+
+    scores, info = [], {}
+    for db in sorted(parent.glob(f"*/{DB_NAME}")):
+        store = RunStore(db)
+        try:
+            scores.append(store.scores_frame())
+            info |= _stored_sample_info(store)
+        finally:
+            store.close()
+    frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame(columns=SCORE_COLUMNS)
+    outcome = pairs_module.pairs_outcome(frame, info, pairs_module.unavailable_metrics())
     outcome.accuracy.to_csv(parent / "pairs_accuracy.csv", index=False)
+    source = (parent / PAIRS_SOURCE).read_text(encoding="utf-8").strip()
+    title = f"judgegrid pairs {parent.name}: {source}"
     (parent / "pairs_summary.md").write_text(
-        pairs_module.outcome_markdown(outcome, f"judgegrid pairs {parent.name}: {pairs_path}"),
-        encoding="utf-8",
+        pairs_module.outcome_markdown(outcome, title), encoding="utf-8"
     )
-    return PairsResult(parent, runs, outcome)
+    return outcome
 
 
 def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str] | None) -> Matrix:

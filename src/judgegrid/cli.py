@@ -152,12 +152,14 @@ class _ProgressBar:
     def __init__(self, enabled: bool):
         self.enabled = enabled and sys.stderr is not None
         self._bar: Any = None
+        self._tally: Tally | None = None
 
     def update(self, tally: Tally, cell: Cell, status: str) -> None:
         if not self.enabled:
             return
-        if self._bar is not None and self._bar.total != tally.total:
+        if self._bar is not None and tally is not self._tally:
             self.close()  # a new run (judgegrid pairs runs one per aspect)
+        self._tally = tally
         if self._bar is None:
             from tqdm import tqdm
 
@@ -220,10 +222,18 @@ def validate(
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run directory (holds run.sqlite), or one of judgegrid pairs.")
+    ],
 ) -> None:
-    """Rebuild summary.md, tables/*.csv and report.html of a run from its database; calls no
-    model."""
+    """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
+    judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
+    if api.is_pairs_dir(run_dir):  # made by `judgegrid pairs`: every aspect run, then the table
+        for sub in sorted(p.parent for p in run_dir.glob(f"*/{api.DB_NAME}")):
+            api.rebuild_report(sub)
+        api.write_pairs_outcome(run_dir)
+        typer.echo((run_dir / "pairs_summary.md").read_text(encoding="utf-8"))
+        return
     try:
         paths = api.rebuild_report(run_dir)
     except InputError as exc:

@@ -267,5 +267,7 @@ def _methods() -> str:
         "listwise — samples scored in every cell; negative estimates shown as 0.",
         "Validity: pairs whose members were both scored; Wilson 95% interval. Spearman: "
         "pairwise-complete, Fisher-z interval.",
+        "Latency per score is a scored cell's wall time, waiting for a busy model included; "
+        "cost per score is unknown (empty) when a provider did not report a price.",
     ]
     return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"

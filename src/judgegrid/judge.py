@@ -366,10 +366,10 @@ class JudgeModel:
             try:
                 choices2, usage2 = await self._complete(key, q, retry_messages, repeat)
             except JudgegridError as failed:
-                failed.usage = _plus(usage, failed.usage)
+                failed.usage = Usage.total(usage, failed.usage)
                 raise
             text2, finish2 = choices2[0]
-            total = _plus(usage, usage2)
+            total = Usage.total(usage, usage2)
             try:
                 return parse_answer(text2, q.schema, finish2), total
             except JudgeOutputError as second:
@@ -489,14 +489,6 @@ class BoundJudge:
         """The calls a failed step made count for the cell too."""
         if exc.usage is not None:
             self.usage.add(exc.usage)
-
-
-def _plus(a: Usage, b: Usage | None) -> Usage:
-    total = Usage()
-    total.add(a)
-    if b is not None:
-        total.add(b)
-    return total
 
 
 def _output_mode(model: str) -> str:

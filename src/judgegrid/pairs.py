@@ -99,6 +99,12 @@ def aspect_metrics(matrix: Matrix, aspect: str) -> tuple[list[MetricSpec], list[
     return specs, unavailable
 
 
+def unavailable_metrics() -> list[str]:
+    """Metrics an aspect maps to that this build's registry lacks (their pairs: not scored)."""
+    names = [n for aspect in ANSWER_ASPECTS for n in ASPECT_METRICS[aspect]]
+    return [n for n in names if n not in METRICS]
+
+
 @dataclass
 class PairsOutcome:
     accuracy: pd.DataFrame  # per source, aspect and configuration (tidy)

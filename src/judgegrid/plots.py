@@ -169,6 +169,8 @@ def pareto_plot(ranking: pd.DataFrame) -> str:
                 ax.annotate(
                     str(name), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points"
                 )
-            ax.set(xlabel=label, ylabel=str(block["basis"].iloc[0])[:32])
+            basis = str(block["basis"].iloc[0])
+            ylabel = "accuracy on pairs" if basis.startswith("pairwise") else "tau-b, consensus"
+            ax.set(xlabel=label, ylabel=ylabel)
             ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
     return to_base64_png(fig)

@@ -174,7 +174,7 @@ class GridRunner:
         except Exception as exc:  # a bug must not sink the other cells; it is recorded loudly
             self._write_failure(cell, exc, judge.usage, embedder, started, unexpected=True)
             return "failed"
-        usage = _combined(judge.usage, embedder.usage if embedder else None)
+        usage = Usage.total(judge.usage, embedder.usage if embedder else None)
         self.store.write_score(
             cell,
             status="scored",
@@ -205,17 +205,9 @@ class GridRunner:
             reason=None,
             error=f"{prefix}{type(exc).__name__}: {exc}",
             details={"raw": raw[:2000]} if raw else None,
-            usage=_combined(usage, getattr(embedder, "usage", None)),
+            usage=Usage.total(usage, getattr(embedder, "usage", None)),
             latency_s=time.perf_counter() - started,
         )
-
-
-def _combined(a: Usage, b: Usage | None) -> Usage:
-    total = Usage()
-    total.add(a)
-    if b is not None:
-        total.add(b)
-    return total
 
 
 def _quiet_about_cancellation(loop: asyncio.AbstractEventLoop, context: dict) -> None:

@@ -58,6 +58,15 @@ class Usage:
     def from_dict(cls, data: dict[str, Any]) -> Usage:
         return cls(**data)
 
+    @classmethod
+    def total(cls, *parts: Usage | None) -> Usage:
+        """The sum of several usages (None parts are skipped)."""
+        out = cls()
+        for part in parts:
+            if part is not None:
+                out.add(part)
+        return out
+
 
 @dataclass
 class CallRecord:

@@ -156,7 +156,8 @@ def _pareto(table: pd.DataFrame) -> list[bool]:
 
 
 def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | None = None) -> str:
-    """One plain-language paragraph: which judge to pick per metric, why, and how sure."""
+    """One plain-language paragraph: which judge to pick per metric, why, and how sure. A judge
+    is only recommended when its interval excludes chance (accuracy 0.5 on pairs, tau-b 0)."""
     if ranking.empty or ranking["quality"].notna().sum() == 0:
         return (
             "No recommendation: the run has no preference pairs or contrasts to measure validity "
@@ -164,19 +165,23 @@ def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | N
         )
     sentences = []
     for metric, block in ranking.groupby("metric", sort=True):
-        block = block[block["quality"].notna()].sort_values(
-            ["quality", "cost_per_score", "latency_per_score_s"], ascending=[False, True, True]
-        )
-        if block.empty:
-            continue
         title = (metric_titles or {}).get(str(metric), str(metric))
         sentences.append(_metric_sentence(title, block))
     return " ".join(sentences)
 
 
 def _metric_sentence(title: str, block: pd.DataFrame) -> str:
-    best = block.iloc[0]
+    # equal quality: the cheaper, then the more repeatable, then the faster judge first
+    measured = block[block["quality"].notna()].sort_values(
+        ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
+        ascending=[False, True, True, True],
+    )
+    unmeasured = ", ".join(str(j) for j in block.loc[block["quality"].isna(), "judge"])
+    if measured.empty:
+        return f"For {title}, no judge could be assessed (no pair or sample was scored)."
+    best = measured.iloc[0]
     validity = best["basis"].startswith("pairwise")
+    chance = 0.5 if validity else 0.0
     reference = "the human preference" if "human" in best["basis"] else "the designed contrasts"
     what = (
         f"agrees with {reference} on {best['quality']:.2f} of {int(best['n'])} pairs"
@@ -184,32 +189,40 @@ def _metric_sentence(title: str, block: pd.DataFrame) -> str:
         else f"ranks samples most like the other judges' consensus (tau-b {best['quality']:.2f} "
         f"over {int(best['n'])} samples)"
     )
+    has_ci = bool(np.isfinite(best["ci_low"]))
     ci = (
         f" (95% CI {best['ci_low']:.2f}-{best['ci_high']:.2f})"
-        if np.isfinite(best["ci_low"])
+        if has_ci
         else " (too few samples for an interval)"
     )
-    text = f"For {title}, pick {best['judge']}: it {what}{ci}, at {_money(best['cost_per_score'])}"
-    text += f" and {best['latency_per_score_s']:.2f} s per score"
+    usage = f"{_money(best['cost_per_score'])} and {best['latency_per_score_s']:.2f} s per score"
     if np.isfinite(best.get("failure_rate", np.nan)) and best["failure_rate"] > 0:
-        text += f", with {best['failure_rate']:.0%} of its cells failed"
+        usage += f", with {best['failure_rate']:.0%} of its cells failed"
     if np.isfinite(best.get("mean_run_sd", np.nan)):
-        text += f"; its repeats of a sample differ by an SD of {best['mean_run_sd']:.3f} on average"
-    text += "."
-    rivals = block.iloc[1:]
-    close = rivals[rivals["ci_high"] >= best["ci_low"]] if np.isfinite(best["ci_low"]) else rivals
-    if len(close):
-        names = ", ".join(str(j) for j in close["judge"])
-        cheaper = close[close["cost_per_score"] < best["cost_per_score"]]
-        text += f" The intervals overlap with {names}, so the data do not single it out" + (
-            f"; {cheaper.iloc[0]['judge']} is cheaper and as good within the uncertainty."
-            if len(cheaper)
-            else "."
+        usage += f"; its repeats of a sample differ by an SD of {best['mean_run_sd']:.3f}"
+    if not has_ci or best["ci_low"] <= chance:
+        text = (
+            f"For {title}, the data support no judge yet: the best, {best['judge']}, {what}{ci}, "
+            f"which does not exclude chance ({chance:g}), at {usage}. Score or label more "
+            "samples before choosing."
         )
-    elif len(rivals):
-        text += f" Its interval lies above those of {', '.join(str(j) for j in rivals['judge'])}."
     else:
-        text += " It is the only judge with a measurable score here."
+        text = f"For {title}, pick {best['judge']}: it {what}{ci}, at {usage}."
+        rivals = measured.iloc[1:]
+        close = rivals[rivals["ci_high"] >= best["ci_low"]]
+        if len(close):
+            names = ", ".join(str(j) for j in close["judge"])
+            cheaper = close[close["cost_per_score"] < best["cost_per_score"]]
+            text += f" The intervals overlap with {names}, so the data do not single it out" + (
+                f"; {cheaper.iloc[0]['judge']} is cheaper and as good within the uncertainty."
+                if len(cheaper)
+                else "."
+            )
+        elif len(rivals):
+            text += f" Its interval lies above those of {', '.join(map(str, rivals['judge']))}."
+    if unmeasured:
+        lost = "no pair had both members scored" if validity else "no sample scored with another"
+        text += f" {unmeasured}: not measurable ({lost})."
     if not validity:
         text += " Agreement with other judges is not validity: label a few pairs to check it."
     return text
