@@ -178,7 +178,10 @@ def _metric_sentence(title: str, block: pd.DataFrame) -> str:
     )
     unmeasured = ", ".join(str(j) for j in block.loc[block["quality"].isna(), "judge"])
     if measured.empty:
-        return f"For {title}, no judge could be assessed (no pair or sample was scored)."
+        return (
+            f"For {title}, no judge could be assessed: no preference pair was scored, and the "
+            "judges' scores do not vary enough across samples to compare them with each other."
+        )
     best = measured.iloc[0]
     validity = best["basis"].startswith("pairwise")
     chance = 0.5 if validity else 0.0
