@@ -201,7 +201,7 @@ def resume_run(
     ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
     """
     target, matrix, store = open_run(run_dir)
-    data = load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
+    data = _stored_dataset(store)
     preflight(matrix, str(target / RESOLVED_MATRIX))
     if retry_failed:
         store.delete_failed()
@@ -246,15 +246,16 @@ def _execute(
     finally:
         if cache is not None:
             cache.close()
-        write_outputs(target, store, matrix, expected)
-    scores, calls = store.scores_frame(), store.calls_frame()
+        scores, calls = write_outputs(target, store, matrix, expected)
     store.close()
     return GridResult(target, scores, calls, tally, expected)
 
 
-def write_outputs(target: Path, store: RunStore, matrix: Matrix, expected: int | None) -> None:
+def write_outputs(
+    target: Path, store: RunStore, matrix: Matrix, expected: int | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
-    interrupt: partial is shown)."""
+    interrupt: partial is shown); returns the scores and calls tables it read."""
     scores, calls = store.scores_frame(), store.calls_frame()
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
@@ -270,6 +271,7 @@ def write_outputs(target: Path, store: RunStore, matrix: Matrix, expected: int |
         sample_info=_stored_sample_info(store),
         step_names=store.step_names_frame(),
     )
+    return scores, calls
 
 
 def _stored_sample_info(store: RunStore) -> dict[str, Any]:
@@ -279,10 +281,14 @@ def _stored_sample_info(store: RunStore) -> dict[str, Any]:
     if info is not None:
         return info
     try:
-        data = load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
+        return sample_info(_stored_dataset(store))
     except InputError:
         return {}
-    return sample_info(data)
+
+
+def _stored_dataset(store: RunStore) -> Dataset:
+    """The samples a run scored: its data set, as far as its limit reached."""
+    return load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
 
 
 def rebuild_report(run_dir: str | Path) -> list[Path]:

@@ -103,10 +103,7 @@ async def ascore_sample(
     ctx = ScoreContext(judge=bound_judge, embedder=bound_embedder, strictness=n)
     try:
         result = await metric.compute(case, ctx)
-        usage = Usage()
-        usage.add(bound_judge.usage)
-        if bound_embedder is not None:
-            usage.add(bound_embedder.usage)
+        usage = Usage.total(bound_judge.usage, bound_embedder.usage if bound_embedder else None)
         calls = store.calls_frame().to_dict(orient="records")
     finally:
         store.close()

@@ -9,6 +9,7 @@ normalisation, so "Eiffel  Tower" and "eiffel tower" are one entity.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterable
 from typing import Annotated
@@ -70,10 +71,14 @@ def normalise_entity(entity: str) -> str:
     return " ".join(entity.split()).casefold()
 
 
+def entity_set(entities: Iterable[str]) -> set[str]:
+    """The distinct entities, normalised; blank ones dropped."""
+    return {normalise_entity(e) for e in entities if e.strip()}
+
+
 def entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str]) -> float:
     """|set(ref) ∩ set(ctx)| / |set(ref)|; no reference entity → 0.0."""
-    reference = {normalise_entity(e) for e in reference_entities if e.strip()}
-    context = {normalise_entity(e) for e in context_entities if e.strip()}
+    reference, context = entity_set(reference_entities), entity_set(context_entities)
     return len(reference & context) / len(reference) if reference else 0.0
 
 
@@ -88,11 +93,13 @@ class ContextEntityRecall(Metric):
     required_fields = ("reference", "retrieved_contexts")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
-        reference = await extract_entities(ctx.judge, sample.reference or "")
-        context = await extract_entities(ctx.judge, "\n".join(sample.retrieved_contexts or []))
+        reference, context = await asyncio.gather(  # two independent calls
+            extract_entities(ctx.judge, sample.reference or ""),
+            extract_entities(ctx.judge, "\n".join(sample.retrieved_contexts or [])),
+        )
         score = entity_recall(reference, context)
-        wanted = {normalise_entity(e) for e in reference}
-        missing = sorted(wanted - {normalise_entity(e) for e in context})
+        wanted = entity_set(reference)
+        missing = sorted(wanted - entity_set(context))
         reason = f"{len(wanted) - len(missing)} of {len(wanted)} reference entities in the contexts"
         if missing:
             reason += f"; missing: {', '.join(missing)}"

@@ -101,8 +101,8 @@ def response_relevancy_score(
 ) -> float:
     """mean_i cos(E(user_input), E(q_i)) × (0 if all generations are noncommittal else 1).
 
-    Generations with an empty question are left out of both the mean and the flags, as Ragas
-    does.
+    The caller passes only the generations with a non-empty question, vectors and flags alike,
+    as Ragas skips empty ones.
     """
     if len(noncommittal) and all(noncommittal):
         return 0.0
