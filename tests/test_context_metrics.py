@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from judgegrid import run_grid
-from judgegrid.dataset import Dataset, Sample, load_demo
+from judgegrid.dataset import load_demo
 from judgegrid.errors import MatrixError
 from judgegrid.matrix import parse_matrix
+from judgegrid.sample import Dataset, Sample
 
 
 def run_metrics(write_matrix, tmp_path, metrics, samples=None):

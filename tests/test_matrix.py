@@ -8,13 +8,9 @@ import pytest
 
 from conftest import ROOT
 from judgegrid.errors import MatrixError
-from judgegrid.matrix import (
-    credential_problems,
-    inspect_matrix,
-    load_matrix,
-    parse_duration,
-    parse_matrix,
-)
+from judgegrid.matrix import inspect_matrix, load_matrix, parse_matrix
+from judgegrid.options import parse_duration
+from judgegrid.preflight import credential_problems
 
 MINIMAL = """
 judges:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judgegrid import run_grid
-from judgegrid.dataset import Dataset, Sample, load_demo
+from judgegrid import run_grid, score_sample
+from judgegrid.dataset import load_demo
 from judgegrid.metrics import (
     METRICS,
     AnswerRelevancy,
@@ -13,6 +13,7 @@ from judgegrid.metrics import (
     NoiseSensitivity,
     ResponseRelevancy,
 )
+from judgegrid.sample import Dataset, Sample
 
 ALL_METRICS = [
     "response_relevancy",
@@ -177,8 +178,12 @@ def test_standalone_response_relevancy_carries_score_and_trace():
         "question": "Where is the Great Barrier Reef?",
         "answer": "The Great Barrier Reef lies off Queensland, Australia.",
     }
-    result = ResponseRelevancy(strictness=3).score(
-        sample, judge="scripted/judge-a", embeddings="scripted/bow", judge_options={"seed": 3}
+    result = score_sample(
+        ResponseRelevancy(strictness=3),
+        sample,
+        judge="scripted/judge-a",
+        embeddings="scripted/bow",
+        judge_options={"seed": 3},
     )
     assert 0.0 < result.score <= 1.0
     kinds = [c["kind"] for c in result.calls]
@@ -189,7 +194,8 @@ def test_standalone_response_relevancy_carries_score_and_trace():
 
 def test_standalone_answer_relevancy_with_deepeval_options():
     metric = AnswerRelevancy(threshold=0.5, include_reason=True, strict_mode=False)
-    result = metric.score(
+    result = score_sample(
+        metric,
         {"user_input": "Who designed the Brooklyn bridge?", "response": BRIDGE.response},
         judge="scripted/judge-b",
     )
@@ -203,11 +209,11 @@ def test_standalone_refuses_a_sample_lacking_a_field():
     from judgegrid.errors import InputError
 
     with pytest.raises(InputError, match="has no reference"):
-        ContextEntityRecall().score({"retrieved_contexts": ["x"]}, judge="scripted/judge-a")
+        score_sample(ContextEntityRecall(), {"retrieved_contexts": ["x"]}, judge="scripted/judge-a")
 
 
 def test_standalone_noise_sensitivity_mode():
-    result = NoiseSensitivity(mode="irrelevant").score(BRIDGE, judge="scripted/judge-a")
+    result = score_sample(NoiseSensitivity(mode="irrelevant"), BRIDGE, judge="scripted/judge-a")
     assert result.score == 0.5
     assert result.details["response_vs_context"] == [[1, 0], [0, 1]]
 

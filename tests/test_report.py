@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from judgegrid import run_grid
 from judgegrid.cli import app
-from judgegrid.dataset import Dataset, Sample, load_dataset
+from judgegrid.dataset import load_dataset
 from judgegrid.html_report import SECTIONS
+from judgegrid.sample import Dataset, Sample
 
 runner = CliRunner()
 HOSTILE = "<script>alert('x')</script> & what is <b>bold</b>?"

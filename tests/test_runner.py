@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from judgegrid import resume_run, run_grid
-from judgegrid.dataset import Dataset, Sample, load_demo
+from judgegrid.dataset import load_demo
+from judgegrid.sample import Dataset, Sample
 
 N = 3  # samples per test run
 

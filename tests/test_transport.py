@@ -155,8 +155,9 @@ class _Recorder:
 def test_retry_after_wins_over_backoff_and_every_attempt_is_recorded():
     import random
 
-    from judgegrid.matrix import RetryPolicy
-    from judgegrid.transport import Usage, send
+    from judgegrid.options import RetryPolicy
+    from judgegrid.transport import Transport, send
+    from judgegrid.usage import Usage
 
     waits: list[float] = []
     answers = iter([_RateLimited("7"), _RateLimited("0.25"), "fine"])
@@ -181,10 +182,12 @@ def test_retry_after_wins_over_backoff_and_every_attempt_is_recorded():
             request={"model": "m"},
             call=call,
             read=lambda raw: (raw, Usage(calls=1), "stop"),
-            policy=RetryPolicy(initial_interval=1.0, max_interval=5.0, jitter=0.0),
-            limits=limits,
-            recorder=recorder,
-            rng=random.Random(0),
+            transport=Transport(
+                RetryPolicy(initial_interval=1.0, max_interval=5.0, jitter=0.0),
+                limits,
+                recorder,
+                random.Random(0),
+            ),
             sleep=sleep,
         )
         return text, usage, recorder.calls

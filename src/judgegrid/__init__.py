@@ -11,9 +11,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from judgegrid.api import GridResult, load_run, resume_run, run_grid
-from judgegrid.dataset import Dataset, Sample, load_dataset
+from judgegrid.dataset import load_dataset
 from judgegrid.matrix import Matrix, load_matrix
 from judgegrid.metrics import METRICS, Faithfulness, ResponseRelevancy
+from judgegrid.sample import Dataset, Sample
+from judgegrid.single import SampleScore, ascore_sample, score_sample
 
 __version__ = "0.1.0"
 
@@ -25,9 +27,12 @@ __all__ = [
     "Matrix",
     "ResponseRelevancy",
     "Sample",
+    "SampleScore",
+    "ascore_sample",
     "load_dataset",
     "load_matrix",
     "load_run",
     "resume_run",
     "run_grid",
+    "score_sample",
 ]

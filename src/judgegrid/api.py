@@ -18,12 +18,14 @@ import yaml
 
 from judgegrid import report
 from judgegrid.cache import ResultCache
-from judgegrid.dataset import DEMO, Dataset, load_dataset
+from judgegrid.dataset import DEMO, load_dataset
 from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import InputError, MatrixError, Problem
-from judgegrid.matrix import Matrix, credential_problems, load_matrix, parse_matrix
-from judgegrid.providers import litellm_module, register_local_models
+from judgegrid.matrix import Matrix, load_matrix, parse_matrix
+from judgegrid.preflight import preflight
+from judgegrid.providers import register_local_models
 from judgegrid.runner import GridRunner, ProgressHook, Tally
+from judgegrid.sample import Dataset
 from judgegrid.store import DB_NAME, SCORE_COLUMNS, RunStore
 from judgegrid.tasks import expand_cells, expected_cell_count
 
@@ -57,56 +59,6 @@ def resolve_dataset(
     if not path.is_absolute() and matrix_path is not None:
         path = Path(matrix_path).parent / path
     return load_dataset(path)
-
-
-def preflight(matrix: Matrix, source: str) -> None:
-    """Problems that would stop every call, found before the first one: unknown models, keys."""
-    problems = model_problems(matrix) + credential_problems(matrix)
-    if problems:
-        raise MatrixError(source, problems)
-
-
-def model_problems(matrix: Matrix) -> list[Problem]:
-    """Model ids that litellm cannot route (no provider prefix it knows, no local model)."""
-    from judgegrid.providers import local
-
-    problems = []
-    known_local = {"judges": local.JUDGE_MODEL, "embeddings": local.EMBEDDING_MODEL}
-    entries = [("judges", i, j.id, j.options.api_base) for i, j in enumerate(matrix.judges)]
-    entries += [
-        ("embeddings", i, e.id, e.options.api_base) for i, e in enumerate(matrix.embeddings)
-    ]
-    for section, i, model, api_base in entries:
-        if model.startswith("local/"):
-            if model != f"local/{known_local[section]}":
-                problems.append(
-                    Problem(
-                        f"{section}[{i}].id",
-                        f"unknown local model '{model}'; "
-                        f"the embedded one is local/{known_local[section]}",
-                    )
-                )
-            continue
-        if not _litellm_routes(model, api_base):
-            problems.append(
-                Problem(
-                    f"{section}[{i}].id",
-                    f"litellm cannot tell which provider serves '{model}'; write it as "
-                    "provider/model (e.g. openai/gpt-4o-mini, openrouter/google/gemini-2.5-flash, "
-                    "ollama/llama3.1)",
-                )
-            )
-    return problems
-
-
-def _litellm_routes(model: str, api_base: str | None) -> bool:
-    litellm = litellm_module()
-
-    try:
-        litellm.get_llm_provider(model=model, api_base=api_base)
-    except Exception:
-        return False
-    return True
 
 
 def new_run_dir(reports_dir: str | Path, matrix_name: str) -> Path:

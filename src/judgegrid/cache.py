@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from judgegrid.store import text_sha
+from judgegrid.database import open_database, read_vectors, vector_blob
+from judgegrid.digest import text_sha
 
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
 CACHE_FILE = "cache.sqlite"
@@ -73,11 +73,7 @@ class ResultCache:
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_database(self.path, _SCHEMA, timeout=30.0)  # shared by concurrent runs
         self.answer_hits = 0
         self.vector_hits = 0
 
@@ -122,14 +118,7 @@ class ResultCache:
     def get_vectors(
         self, model: str, dimension: int, texts: Iterable[str]
     ) -> dict[str, np.ndarray]:
-        found = {}
-        for text in texts:
-            row = self._db.execute(
-                "SELECT vector FROM vectors WHERE model = ? AND dimension = ? AND text_sha = ?",
-                (model, dimension, text_sha(text)),
-            ).fetchone()
-            if row is not None:
-                found[text] = np.frombuffer(row[0], dtype=np.float32)
+        found = read_vectors(self._db, "vectors", model, dimension, texts)
         self.vector_hits += len(found)
         return found
 
@@ -137,10 +126,7 @@ class ResultCache:
         now = time.time()
         self._db.executemany(
             "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)",
-            [
-                (model, dimension, text_sha(t), np.asarray(v, dtype=np.float32).tobytes(), now)
-                for t, v in vectors.items()
-            ],
+            [(model, dimension, text_sha(t), vector_blob(v), now) for t, v in vectors.items()],
         )
 
     # -- maintenance -----------------------------------------------------------------------

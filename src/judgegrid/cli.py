@@ -14,10 +14,12 @@ from typing import Annotated, Any
 import typer
 
 from judgegrid import api
+from judgegrid.cells import Cell
 from judgegrid.errors import InputError, Problem
-from judgegrid.matrix import load_matrix
+from judgegrid.matrix import inspect_matrix, load_matrix
+from judgegrid.preflight import credential_problems, model_problems, preflight
 from judgegrid.runner import Tally
-from judgegrid.tasks import Cell, expected_cell_count
+from judgegrid.tasks import expected_cell_count
 
 app = typer.Typer(
     add_completion=False,
@@ -93,7 +95,7 @@ def run(
                 raise InputError(str(matrix), [Problem("", "file not found")])
             loaded = load_matrix(matrix)
             data = api.resolve_dataset(loaded, matrix, dataset).head(limit or loaded.limit)
-            api.preflight(loaded, str(matrix))
+            preflight(loaded, str(matrix))
             run_dir = api.new_run_dir(reports_dir, loaded.name or matrix.stem)
             typer.echo(f"run directory: {run_dir}  ({len(data)} samples from {data.source})")
             result = api.run_grid(
@@ -191,7 +193,6 @@ def validate(
     ] = None,
 ) -> None:
     """Check a matrix (fields, models, metrics, API keys) and its data set; calls no model."""
-    from judgegrid.matrix import credential_problems, inspect_matrix
 
     try:
         text = matrix.read_text(encoding="utf-8")
@@ -199,7 +200,7 @@ def validate(
         _fail(InputError(str(matrix), [Problem("", f"cannot read the file ({exc.strerror})")]))
     parsed, problems = inspect_matrix(text, str(matrix))
     if parsed is not None:
-        problems += api.model_problems(parsed) + credential_problems(parsed)
+        problems += model_problems(parsed) + credential_problems(parsed)
     lines = [p.render(str(matrix)) for p in problems]
     data = None
     if parsed is not None:

@@ -1,79 +1,23 @@
-"""The data set: samples to score, read from JSONL, CSV or Parquet, or the bundled demo set.
+"""Reading a data set: samples from JSONL, JSON, CSV or Parquet, or the bundled demo set.
 
-Field names follow Ragas (``user_input``, ``response``, ``retrieved_contexts``, ``reference``);
-the legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too.
-A sample may carry human ``labels`` and, in the demo set, a ``contrast`` saying how it should rank
-against its siblings. A sample may lack fields: the runner records it as skipped for the metrics
-that need them rather than dropping it.
+The samples are ``sample.Sample`` values (Ragas field names, legacy names accepted). Every bad
+record is named by line or row, and all of them are reported at once.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from judgegrid.errors import DatasetError, Problem
+from judgegrid.sample import SAMPLE_FIELDS, Dataset, Sample
 
 DEMO = "demo"
-SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
-
-
-class Contrast(BaseModel):
-    """A sample's place in a deliberate contrast: rank 1 should score best on ``metric``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    group: str
-    metric: str
-    rank: int = Field(ge=1)
-    kind: str = Field(description="e.g. grounded, hallucinated, complete, noncommittal")
-
-
-class Sample(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    user_input: str | None = Field(None, validation_alias=AliasChoices("user_input", "question"))
-    response: str | None = Field(None, validation_alias=AliasChoices("response", "answer"))
-    retrieved_contexts: list[str] | None = Field(
-        None, validation_alias=AliasChoices("retrieved_contexts", "contexts")
-    )
-    reference: str | None = Field(None, validation_alias=AliasChoices("reference", "ground_truth"))
-    labels: dict[str, float | str] | None = None
-    contrast: Contrast | None = None
-
-    @field_validator("id", mode="before")
-    @classmethod
-    def _id_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) else value
-
-    def is_missing(self, field: str) -> bool:
-        value = getattr(self, field)
-        return value is None or (isinstance(value, str | list) and len(value) == 0)
-
-
-@dataclass(frozen=True)
-class Dataset:
-    source: str
-    samples: tuple[Sample, ...]
-
-    def __len__(self) -> int:
-        return len(self.samples)
-
-    def __iter__(self) -> Iterator[Sample]:
-        return iter(self.samples)
-
-    def by_id(self) -> dict[str, Sample]:
-        return {s.id: s for s in self.samples}
-
-    def head(self, n: int | None) -> Dataset:
-        return self if n is None else Dataset(self.source, self.samples[:n])
 
 
 def load_dataset(path: str | os.PathLike[str]) -> Dataset:

@@ -10,20 +10,24 @@ requested twice.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import random
 from typing import Any
 
 import numpy as np
 
 from judgegrid.cache import ResultCache
+from judgegrid.digest import text_sha
 from judgegrid.errors import JudgegridError, ScoringError
-from judgegrid.matrix import DimensionMethod, ModelOptions, RetryPolicy
+from judgegrid.memo import Deliver, Memo
+from judgegrid.options import DimensionMethod, ModelOptions
 from judgegrid.providers import litellm_module, no_sdk_retries
-from judgegrid.store import RunStore, text_sha
-from judgegrid.transport import Limits, Usage, send
+from judgegrid.store import RunStore
+from judgegrid.transport import Transport, send
+from judgegrid.usage import Usage
+
+# A vector's address in the memo: (requested dimension, 0 = the model's own; text).
+VectorKey = tuple[int, str]
 
 
 def resolve_dimension_method(model: str, method: DimensionMethod) -> str:
@@ -44,6 +48,29 @@ def truncate_and_normalise(vectors: np.ndarray, dimension: int) -> np.ndarray:
     return cut / np.where(norms == 0, 1.0, norms)
 
 
+def vector_memo(
+    store: RunStore, cache: ResultCache | None, model: str, cache_model: str
+) -> Memo[VectorKey, np.ndarray]:
+    """The memo of one model's vectors: the run database, then the cross-run cache; fresh
+    vectors are saved to both. A failed request is asked again by the next cell that needs it."""
+
+    def find(key: VectorKey) -> np.ndarray | None:
+        requested, text = key
+        found = store.load_vectors(model, requested, [text])
+        if not found and cache is not None:
+            found = cache.get_vectors(cache_model, requested, [text])
+            store.save_vectors(model, requested, found)
+        return found.get(text)
+
+    def keep(key: VectorKey, vector: np.ndarray) -> None:
+        requested, text = key
+        store.save_vectors(model, requested, {text: vector})
+        if cache is not None:
+            cache.put_vectors(cache_model, requested, {text: vector})
+
+    return Memo(find, keep, share_failures=False)
+
+
 class EmbeddingModel:
     def __init__(
         self,
@@ -51,18 +78,15 @@ class EmbeddingModel:
         model: str,
         options: ModelOptions,
         method: DimensionMethod,
-        policy: RetryPolicy,
-        limits: Limits,
+        transport: Transport,
         store: RunStore,
-        rng: random.Random,
         cache: ResultCache | None = None,
     ):
         self.label, self.model, self.options = label, model, options
         self.method = resolve_dimension_method(model, method)
-        self._policy, self._limits, self._store, self._rng = policy, limits, store, rng
-        self._cache = cache
+        self._transport = transport
         self.cache_model = vector_cache_model(model, options)
-        self._inflight: dict[tuple[int, str], asyncio.Future[np.ndarray]] = {}
+        self._memo = vector_memo(store, cache, model, self.cache_model)
 
     def bind(self, dimension: int) -> BoundEmbedder:
         return BoundEmbedder(self, dimension)
@@ -77,42 +101,23 @@ class EmbeddingModel:
         return truncate_and_normalise(rows, dimension), usage
 
     async def _fetch(self, texts: list[str], requested: int) -> tuple[dict[str, np.ndarray], Usage]:
-        """Vectors by text: from memory, then the run database, then one batched call."""
-        found: dict[str, np.ndarray] = {}
-        waiting = {
-            t: self._inflight[(requested, t)] for t in texts if (requested, t) in self._inflight
-        }
-        missing = [t for t in dict.fromkeys(texts) if t not in waiting]
-        found.update(self._store.load_vectors(self.model, requested, missing))
-        missing = [t for t in missing if t not in found]
-        if missing and self._cache is not None:
-            cached = self._cache.get_vectors(self.cache_model, requested, missing)
-            self._store.save_vectors(self.model, requested, cached)
-            found.update(cached)
-            missing = [t for t in missing if t not in found]
+        """Vectors by text: from the memo, the texts nobody has in one batched call."""
+        keys = [(requested, t) for t in texts]
         usage = Usage()
-        if missing:
-            loop = asyncio.get_running_loop()
-            futures = {t: loop.create_future() for t in missing}
-            for t, f in futures.items():
-                self._inflight[(requested, t)] = f
-            try:
-                fresh, usage = await self._call(missing, requested)
-            except BaseException as exc:
-                for t, f in futures.items():
-                    del self._inflight[(requested, t)]
-                    if not f.done():
-                        f.set_exception(exc)
-                        f.exception()
-                raise
-            self._store.save_vectors(self.model, requested, fresh)
-            if self._cache is not None:
-                self._cache.put_vectors(self.cache_model, requested, fresh)
-            for t, f in futures.items():
-                f.set_result(fresh[t])
-            found.update(fresh)
-        for t, f in waiting.items():
-            found[t] = await asyncio.shield(f)
+
+        async def compute(missing: list[int], deliver: Deliver[np.ndarray]) -> None:
+            nonlocal usage
+            asked = [texts[i] for i in missing]
+            fresh, usage = await self._call(asked, requested)
+            for i in missing:
+                deliver(i, fresh[texts[i]])
+
+        outcomes = await self._memo.many(keys, compute)
+        found = {}
+        for text, outcome in zip(texts, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                raise outcome
+            found[text] = outcome
         return found, usage
 
     async def _call(self, texts: list[str], requested: int) -> tuple[dict[str, np.ndarray], Usage]:
@@ -147,10 +152,7 @@ class EmbeddingModel:
             request=logged,
             call=lambda: litellm.aembedding(**request, **secret, **no_sdk_retries(self.model)),
             read=read,
-            policy=self._policy,
-            limits=self._limits,
-            recorder=self._store,
-            rng=self._rng,
+            transport=self._transport,
             tokens_estimate=sum(len(t) for t in texts) // 4,
         )
         vectors = {

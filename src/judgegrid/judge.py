@@ -12,24 +12,24 @@ use the provider's ``n`` where litellm says it is supported.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
-import random
 import re
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from judgegrid.cache import ResultCache
+from judgegrid.digest import json_sha
 from judgegrid.errors import JudgegridError, JudgeOutputError
-from judgegrid.matrix import ModelOptions, RetryPolicy
-from judgegrid.metrics.base import Question
+from judgegrid.memo import Deliver, Memo
+from judgegrid.options import ModelOptions
 from judgegrid.providers import litellm_module, no_sdk_retries
+from judgegrid.question import Question
 from judgegrid.store import RunStore
-from judgegrid.transport import Limits, Usage, send
+from judgegrid.transport import Transport, send
+from judgegrid.usage import Usage
 
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
 
@@ -83,131 +83,47 @@ def derive_seed(base: int | None, repeat: int, index: int) -> int | None:
 
 
 @dataclass(frozen=True)
-class StepInfo:
-    """What the memo records next to an answer: the step's name, the judge's label and model."""
+class StepRef:
+    """One judge step: its content address (``key``) and what is recorded beside its answer."""
 
+    key: str
     step: str
     label: str
     model: str
 
 
-# A step's result: (answer as a dict, usage), or the exception that failed it.
-Outcome = tuple[dict[str, Any], Usage] | BaseException
-Deliver = Callable[[int, Outcome], None]
-# Computes the steps at the given indices, handing each outcome to ``deliver`` as soon as it is
-# known (so an interrupt loses only the steps still in flight).
-ComputeMissing = Callable[[list[int], Deliver], Awaitable[None]]
+# A step's answer as stored (the parsed answer as a dict) and what producing it cost.
+Answer = tuple[dict[str, Any], Usage]
 
 
-class StepMemo:
-    """Each step computed once per run, and once ever with the cross-run cache.
+def answer_memo(store: RunStore, cache: ResultCache | None = None) -> Memo[StepRef, Answer]:
+    """The memo of judge answers: the run database, then the cross-run cache; answers are saved
+    to both. A failed step is shared with the other cells of this run that ask it."""
 
-    A step is looked up in flight, then in the run database (so a resumed run does not ask
-    again), then in the cross-run cache; only then is it computed. Valid answers are saved to
-    both; a failure is shared with the other cells of this run that ask the same step, but never
-    saved, so the next run asks again.
-    """
-
-    def __init__(self, store: RunStore, cache: ResultCache | None = None):
-        self._store, self._cache = store, cache
-        self._inflight: dict[str, asyncio.Future[tuple[dict[str, Any], Usage]]] = {}
-
-    async def once(
-        self,
-        key: str,
-        info: StepInfo,
-        compute: Callable[[], Awaitable[tuple[dict[str, Any], Usage]]],
-    ) -> tuple[dict[str, Any], Usage]:
-        async def compute_missing(missing: list[int], deliver: Deliver) -> None:
-            deliver(0, await compute())
-
-        (outcome,) = await self.many([key], info, compute_missing)
-        if isinstance(outcome, BaseException):
-            raise outcome
-        return outcome
-
-    async def many(self, keys: list[str], info: StepInfo, compute: ComputeMissing) -> list[Outcome]:
-        """The outcome of every key; ``compute`` gets the indices of the ones nobody has yet."""
-        outcomes: dict[int, Outcome] = {}
-        waiting: dict[int, asyncio.Future[tuple[dict[str, Any], Usage]]] = {}
-        missing: list[int] = []
-        for i, key in enumerate(keys):
-            if key in self._inflight:
-                waiting[i] = self._inflight[key]
-            elif (found := self._lookup(key, info)) is not None:
-                outcomes[i] = found
-            else:
-                missing.append(i)
-        if missing:
-            outcomes.update(await self._compute(keys, missing, info, compute))
-        for i, future in waiting.items():
-            try:
-                outcomes[i] = await asyncio.shield(future)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                outcomes[i] = exc
-        return [outcomes[i] for i in range(len(keys))]
-
-    def _lookup(self, key: str, info: StepInfo) -> tuple[dict[str, Any], Usage] | None:
-        stored = self._store.load_step(key)
-        if stored is not None or self._cache is None:
+    def find(ref: StepRef) -> Answer | None:
+        stored = store.load_step(ref.key)
+        if stored is not None or cache is None:
             return stored
-        cached = self._cache.get_answer(key)
+        cached = cache.get_answer(ref.key)
         if cached is None:
             return None
-        answer = cached[0]
-        self._store.save_step(key, info.step, info.label, answer, Usage())  # no call this run
-        return answer, Usage()
+        store.save_step(ref.key, ref.step, ref.label, cached[0], Usage())  # no call this run
+        return cached[0], Usage()
 
-    async def _compute(
-        self, keys: list[str], missing: list[int], info: StepInfo, compute: ComputeMissing
-    ) -> dict[int, Outcome]:
-        for i in missing:  # named before any call, so calls of a failed step can be read too
-            self._store.name_step(keys[i], info.step, info.label)
-        loop = asyncio.get_running_loop()
-        futures = {i: loop.create_future() for i in missing}
-        for i, future in futures.items():
-            self._inflight[keys[i]] = future
-        done: dict[int, Outcome] = {}
-
-        def deliver(i: int, result: Outcome) -> None:
-            if i in done:
-                return
-            if isinstance(result, BaseException):
-                futures[i].set_exception(result)
-                futures[i].exception()  # mark retrieved: waiters re-raise it themselves
-            else:
-                self._save(keys[i], info, *result)
-                futures[i].set_result(result)
-            done[i] = result
-
-        try:
-            await compute(missing, deliver)
-        except Exception as exc:
-            for i in missing:
-                deliver(i, exc)
-        except BaseException:  # interrupted: the steps not yet done are asked again on resume
-            for i, future in futures.items():
-                if i not in done:
-                    del self._inflight[keys[i]]
-                    future.cancel()
-            raise
-        for i in missing:
-            deliver(i, RuntimeError(f"step {info.step} was not produced (a bug)"))
-        return done
-
-    def _save(self, key: str, info: StepInfo, answer: dict[str, Any], usage: Usage) -> None:
-        self._store.save_step(key, info.step, info.label, answer, usage)
-        if self._cache is not None:
-            self._cache.put_answer(
-                key,
-                model=info.model,
-                label=info.label,
-                step=info.step,
-                answer=answer,
+    def keep(ref: StepRef, answer: Answer) -> None:
+        data, usage = answer
+        store.save_step(ref.key, ref.step, ref.label, data, usage)
+        if cache is not None:
+            cache.put_answer(
+                ref.key,
+                model=ref.model,
+                label=ref.label,
+                step=ref.step,
+                answer=data,
                 usage=usage.as_dict(),
             )
+
+    return Memo(find, keep, share_failures=True)
 
 
 class JudgeModel:
@@ -218,20 +134,13 @@ class JudgeModel:
         label: str,
         model: str,
         options: ModelOptions,
-        policy: RetryPolicy,
-        limits: Limits,
+        transport: Transport,
         store: RunStore,
-        memo: StepMemo,
-        rng: random.Random,
+        cache: ResultCache | None = None,
     ):
         self.label, self.model, self.options = label, model, options
-        self._policy, self._limits, self._store, self._memo, self._rng = (
-            policy,
-            limits,
-            store,
-            memo,
-            rng,
-        )
+        self._transport, self._store = transport, store
+        self._memo = answer_memo(store, cache)
         self.output_mode = _output_mode(model)
         self.supports_n = _supports_n(model)
         self._unpriced = False
@@ -252,13 +161,24 @@ class JudgeModel:
             "repeat": repeat,
             "index": q.index,
         }
-        blob = json.dumps(identity, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return json_sha(identity)
+
+    def _ref(self, q: Question, repeat: int) -> StepRef:
+        return StepRef(self.step_key(q, repeat), q.step, self.label, self.model)
+
+    def _name(self, refs: list[StepRef]) -> None:
+        """Steps are named before any call, so the calls of a failed step can be read too."""
+        for ref in refs:
+            self._store.name_step(ref.key, ref.step, ref.label)
 
     async def answer(self, q: Question, repeat: int) -> tuple[BaseModel, Usage]:
-        key = self.step_key(q, repeat)
-        info = StepInfo(q.step, self.label, self.model)
-        data, usage = await self._memo.once(key, info, lambda: self._ask(key, q, repeat))
+        ref = self._ref(q, repeat)
+
+        async def compute() -> Answer:
+            self._name([ref])
+            return await self._ask(ref.key, q, repeat)
+
+        data, usage = await self._memo.once(ref, compute)
         return q.schema.model_validate(data), usage
 
     async def answers(
@@ -272,9 +192,11 @@ class JudgeModel:
         memo and the cache do not care which way it was made.
         """
         wanted = [replace(q, index=i) for i in range(max(n, generations))]
-        keys = [self.step_key(x, repeat) for x in wanted]
+        refs = [self._ref(x, repeat) for x in wanted]
+        keys = [ref.key for ref in refs]
 
-        async def compute(missing: list[int], deliver: Deliver) -> None:
+        async def compute(missing: list[int], deliver: Deliver[Answer]) -> None:
+            self._name([refs[i] for i in missing])
             if self.supports_n and len(missing) > 1:
                 await self._ask_n(keys, wanted, missing, repeat, deliver)
             else:
@@ -282,7 +204,7 @@ class JudgeModel:
                     *(self._ask_into(deliver, i, keys[i], wanted[i], repeat) for i in missing)
                 )
 
-        outcomes = await self._memo.many(keys, StepInfo(q.step, self.label, self.model), compute)
+        outcomes = await self._memo.many(refs, compute)
         results = []
         for outcome, x in zip(outcomes[:n], wanted, strict=False):
             if isinstance(outcome, BaseException):
@@ -296,7 +218,9 @@ class JudgeModel:
         parsed, usage = await self._parse_or_correct(key, q, repeat, text, finish, usage)
         return parsed.model_dump(), usage
 
-    async def _ask_into(self, deliver: Deliver, i: int, key: str, q: Question, repeat: int) -> None:
+    async def _ask_into(
+        self, deliver: Deliver[Answer], i: int, key: str, q: Question, repeat: int
+    ) -> None:
         try:
             deliver(i, await self._ask(key, q, repeat))
         except Exception as exc:
@@ -308,7 +232,7 @@ class JudgeModel:
         wanted: list[Question],
         missing: list[int],
         repeat: int,
-        deliver: Deliver,
+        deliver: Deliver[Answer],
     ) -> None:
         """One call with ``n`` choices; choice j is generation missing[j]. A choice that does not
         parse gets its own corrective call; choices the provider did not return, their own call."""
@@ -336,7 +260,14 @@ class JudgeModel:
         await asyncio.gather(*later)
 
     async def _correct_into(
-        self, deliver: Deliver, i: int, key: str, q: Question, repeat: int, text: str, usage: Usage
+        self,
+        deliver: Deliver[Answer],
+        i: int,
+        key: str,
+        q: Question,
+        repeat: int,
+        text: str,
+        usage: Usage,
     ) -> None:
         try:
             parsed, used = await self._parse_or_correct(key, q, repeat, text, "stop", usage)
@@ -412,10 +343,7 @@ class JudgeModel:
             request=request,
             call=lambda: litellm.acompletion(**request, **secret, **extra),
             read=read,
-            policy=self._policy,
-            limits=self._limits,
-            recorder=self._store,
-            rng=self._rng,
+            transport=self._transport,
             tokens_estimate=_token_guess(messages, self.options.max_tokens, n),
         )
         return _choices(raw), usage

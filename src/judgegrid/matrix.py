@@ -2,8 +2,10 @@
 
 The schema follows the Spring AI multi-model configuration the project grew from (seed 002):
 ``defaults`` plays the part of ``default-options`` and is merged into every judge and embedding
-entry; ``retry`` mirrors ``spring.ai.retry``. Keys may be written in kebab-case (``max-tokens``) or
-snake_case (``max_tokens``). Every error names the file, the path inside it and what was expected.
+entry; ``retry`` mirrors ``spring.ai.retry``. The entries themselves are the plain configuration
+objects of ``options.py``; this module reads YAML into them and checks the whole. Keys may be
+written in kebab-case (``max-tokens``) or snake_case (``max_tokens``). Every error names the
+file, the path inside it and what was expected.
 """
 
 from __future__ import annotations
@@ -11,143 +13,28 @@ from __future__ import annotations
 import copy
 import difflib
 import os
-import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import yaml
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgegrid.errors import MatrixError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
-from judgegrid.providers import litellm_module
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
-
-
-def parse_duration(value: Any) -> float:
-    """Seconds from a number (seconds) or a string such as ``2000ms``, ``2s`` or ``1m``."""
-    if isinstance(value, bool):
-        raise ValueError("expected a duration such as 2s or 2000ms")
-    if isinstance(value, int | float):
-        return float(value)
-    match = _DURATION.match(str(value))
-    if not match:
-        raise ValueError(f"expected a duration such as 2s or 2000ms, got {value!r}")
-    number, unit = float(match.group(1)), match.group(2) or "s"
-    return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+from judgegrid.options import (
+    Concurrency,
+    EmbeddingSpec,
+    JudgeSpec,
+    ModelOptions,
+    RetryPolicy,
+    StrictModel,
+)
 
 
-Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-_SECRET_KEYS = {"api_key", "apikey", "key", "token", "password", "secret"}
-
-
-class ModelOptions(_Strict):
-    """Options that reach litellm with every call to one model."""
-
-    temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int | None = Field(None, gt=0)
-    top_p: float | None = Field(None, gt=0, le=1)
-    seed: int | None = Field(
-        None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
-    )
-    timeout: Duration | None = Field(None, description="Per-call timeout.")
-    api_base: str | None = None
-    api_key_env: str | None = Field(
-        None, description="Name of the environment variable holding the key (never the key)."
-    )
-    extra: dict[str, Any] = Field(
-        default_factory=dict, description="Further provider arguments passed to litellm as is."
-    )
-
-    @field_validator("api_key_env")
-    @classmethod
-    def _looks_like_variable_name(cls, value: str | None) -> str | None:
-        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
-            raise ValueError(
-                "expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not a key"
-            )
-        return value
-
-    @field_validator("extra")
-    @classmethod
-    def _no_inline_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
-        secret = sorted(k for k in value if k.lower().replace("-", "_") in _SECRET_KEYS)
-        if secret:
-            raise ValueError(
-                f"{', '.join(secret)} must not be written in the matrix; put the key in an "
-                "environment variable and name it in api_key_env"
-            )
-        return value
-
-
-class JudgeSpec(_Strict):
-    id: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini")
-    label: str | None = Field(None, description="Name used in reports; defaults to the id.")
-    options: ModelOptions = ModelOptions()
-    max_concurrency: int | None = Field(None, ge=1)
-    requests_per_minute: float | None = Field(
-        None, gt=0, description="At most this many requests a minute to this entry."
-    )
-    tokens_per_minute: float | None = Field(
-        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
-    )
-
-
-DimensionMethod = Literal["auto", "native", "truncate"]
-
-
-class EmbeddingSpec(_Strict):
-    id: str = Field(min_length=1, description="litellm embedding model id")
-    label: str | None = None
-    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
-    dimension_method: DimensionMethod = Field(
-        "auto",
-        description="native: ask the provider for d dimensions; truncate: keep the first d "
-        "components and L2-renormalise; auto: native for OpenAI text-embedding-3-*.",
-    )
-    options: ModelOptions = ModelOptions()
-    max_concurrency: int | None = Field(None, ge=1)
-    requests_per_minute: float | None = Field(
-        None, gt=0, description="At most this many requests a minute to this entry."
-    )
-    tokens_per_minute: float | None = Field(
-        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
-    )
-
-
-class Defaults(_Strict):
+class Defaults(StrictModel):
     judge: ModelOptions = ModelOptions()
     embedding: ModelOptions = ModelOptions()
     dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
-
-
-class RetryPolicy(_Strict):
-    on_http_codes: list[int] = Field(default_factory=lambda: [408, 429, 500, 502, 503, 504])
-    on_timeout: bool = True
-    initial_interval: Duration = 2.0
-    max_interval: Duration = 30.0
-    multiplier: float = Field(2.0, ge=1)
-    jitter: float = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
-    max_attempts: int = Field(5, ge=1)
-
-
-class Concurrency(_Strict):
-    total: int = Field(8, ge=1, description="Calls in flight across all models.")
-    per_model: int = Field(4, ge=1, description="Calls in flight to one model.")
 
 
 class MetricSpec(BaseModel):
@@ -161,7 +48,7 @@ class MetricSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
-class Matrix(_Strict):
+class Matrix(StrictModel):
     name: str | None = None
     dataset: str | None = Field(
         None, description="Data set path (relative to the matrix file) or 'demo'."
@@ -401,45 +288,3 @@ def _metric_problems(i: int, spec: MetricSpec, has_embeddings: bool) -> list[Pro
             )
         ]
     return []
-
-
-# -- credentials -------------------------------------------------------------------------------
-
-
-def credential_problems(matrix: Matrix, environ: dict[str, str] | None = None) -> list[Problem]:
-    """Keys that calls would need but the environment lacks, found before any call is made.
-
-    One problem per missing variable, naming every entry that needs it.
-    """
-    env = os.environ if environ is None else environ
-    entries = [("judges", i, j.id, matrix.judge_options(j)) for i, j in enumerate(matrix.judges)]
-    entries += [
-        ("embeddings", i, e.id, matrix.embedding_options(e))
-        for i, e in enumerate(matrix.embeddings)
-    ]
-    needed_by: dict[str, list[str]] = {}
-    for section, i, model, options in entries:
-        for variable in _missing_keys(model, options, env):
-            needed_by.setdefault(variable, []).append(f"{section}[{i}] ({model})")
-    return [
-        Problem(
-            users[0].split(" ")[0] if len(users) == 1 else "",
-            f"the environment variable {variable} is not set; it holds the API key for "
-            f"{', '.join(users)}",
-        )
-        for variable, users in needed_by.items()
-    ]
-
-
-def _missing_keys(model: str, options: ModelOptions, env: Any) -> list[str]:
-    if options.api_key_env:
-        return [] if env.get(options.api_key_env) else [options.api_key_env]
-    if model.startswith("local/") or options.api_base:
-        return []  # in-process models and self-served endpoints need no key by default
-    litellm = litellm_module()  # deferred: importing it costs a second
-
-    try:
-        report = litellm.validate_environment(model=model)
-    except Exception:  # an unknown provider: litellm will say so at call time
-        return []
-    return [k for k in report.get("missing_keys", []) if not env.get(k)]

@@ -24,10 +24,10 @@ from judgegrid.analyses.validity import (
     accuracy_table,
     pair_accuracy,
 )
-from judgegrid.dataset import Dataset, Sample
 from judgegrid.errors import DatasetError, Problem
 from judgegrid.matrix import Matrix, MetricSpec
 from judgegrid.metrics import METRICS
+from judgegrid.sample import Dataset, Sample
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {

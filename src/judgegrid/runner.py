@@ -10,21 +10,23 @@ an interrupt: finished cells are in the database and ``resume`` picks up the res
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from judgegrid.cache import ResultCache
-from judgegrid.dataset import Dataset
+from judgegrid.cells import Cell
+from judgegrid.clients import ClientFactory
+from judgegrid.context import ScoreContext
 from judgegrid.embedder import EmbeddingModel
 from judgegrid.errors import JudgegridError
-from judgegrid.judge import JudgeModel, StepMemo
+from judgegrid.judge import JudgeModel
 from judgegrid.matrix import Matrix
-from judgegrid.metrics import METRICS, Metric, ScoreContext, resolve_metric_name
+from judgegrid.metrics import METRICS, Metric, resolve_metric_name
+from judgegrid.sample import Dataset
 from judgegrid.store import RunStore
-from judgegrid.tasks import Cell
-from judgegrid.transport import Limits, Usage
+from judgegrid.usage import Usage
 
 
 @dataclass
@@ -56,43 +58,20 @@ class GridRunner:
     ):
         self.matrix, self.dataset, self.store, self.cache = matrix, dataset, store, cache
         self._samples = dataset.by_id()
-        self._rng = random.Random(seed)
-        self._limits = Limits(matrix.concurrency.total, matrix.concurrency.per_model)
-        memo = StepMemo(store, cache)
-        self.judges: dict[str, JudgeModel] = {}
-        for i, spec in enumerate(matrix.judges):
-            label = matrix.judge_label(i)
-            self._limits.register(
-                label, spec.max_concurrency, spec.requests_per_minute, spec.tokens_per_minute
+        clients = ClientFactory(store, matrix.retry, matrix.concurrency, cache, seed)
+        self.judges: dict[str, JudgeModel] = {
+            matrix.judge_label(i): clients.judge(
+                matrix.judge_label(i), spec, matrix.judge_options(spec)
             )
-            self.judges[label] = JudgeModel(
-                label,
-                spec.id,
-                matrix.judge_options(spec),
-                matrix.retry,
-                self._limits,
-                store,
-                memo,
-                self._rng,
+            for i, spec in enumerate(matrix.judges)
+        }
+        self.embeddings: dict[str, EmbeddingModel] = {
+            matrix.embedding_label(i): clients.embedder(
+                matrix.embedding_label(i), spec, matrix.embedding_options(spec)
             )
-        self.embeddings: dict[str, EmbeddingModel] = {}
-        for i, spec in enumerate(matrix.embeddings):
-            label = matrix.embedding_label(i)
-            self._limits.register(
-                label, spec.max_concurrency, spec.requests_per_minute, spec.tokens_per_minute
-            )
-            self.embeddings[label] = EmbeddingModel(
-                label,
-                spec.id,
-                matrix.embedding_options(spec),
-                spec.dimension_method,
-                matrix.retry,
-                self._limits,
-                store,
-                self._rng,
-                cache,
-            )
-        self.metrics: dict[str, Metric] = {
+            for i, spec in enumerate(matrix.embeddings)
+        }
+        self.metrics: dict[str, Metric[Any]] = {
             m.name: m(matrix.metric_params(spec))
             for spec in matrix.metrics
             for m in [METRICS[resolve_metric_name(spec.name)]]

@@ -1,33 +1,37 @@
 """Score one sample with one metric, outside a grid — the way the seeds use Ragas and DeepEval.
 
->>> from judgegrid.metrics import ResponseRelevancy                      # doctest: +SKIP
->>> r = ResponseRelevancy(strictness=3).score(sample, judge="openai/gpt-4o-mini",
-...                                            embeddings="openai/text-embedding-3-small")
+>>> from judgegrid import ResponseRelevancy, score_sample                 # doctest: +SKIP
+>>> r = score_sample(ResponseRelevancy(strictness=3), sample, judge="openai/gpt-4o-mini",
+...                  embeddings="openai/text-embedding-3-small")
 >>> r.score, r.reason, r.calls                                           # doctest: +SKIP
 
-The judge and embedding clients are the grid runner's own (schema-checked answers, retries,
-accounting); the calls go to an in-memory store whose rows become the result's trace.
+The judge and embedding clients are the grid runner's own, built by the same factory
+(schema-checked answers, retries, accounting); the calls go to an in-memory store whose rows
+become the result's trace. No cross-run cache: a single score always asks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from judgegrid.dataset import Sample
-from judgegrid.embedder import EmbeddingModel
+from judgegrid.clients import ClientFactory
+from judgegrid.context import ScoreContext
 from judgegrid.errors import InputError, Problem
-from judgegrid.judge import JudgeModel, StepMemo
-from judgegrid.matrix import DimensionMethod, ModelOptions, RetryPolicy
-from judgegrid.metrics.base import ScoreContext
+from judgegrid.metrics import Metric
+from judgegrid.options import (
+    Concurrency,
+    DimensionMethod,
+    EmbeddingSpec,
+    JudgeSpec,
+    ModelOptions,
+    RetryPolicy,
+)
 from judgegrid.providers import register_local_models
+from judgegrid.sample import Sample
 from judgegrid.store import RunStore
-from judgegrid.transport import Limits, Usage
-
-if TYPE_CHECKING:
-    from judgegrid.metrics.base import Metric
+from judgegrid.usage import Usage
 
 
 @dataclass
@@ -50,7 +54,7 @@ def as_sample(sample: Sample | dict[str, Any]) -> Sample:
 
 
 async def ascore_sample(
-    metric: Metric,
+    metric: Metric[Any],
     sample: Sample | dict[str, Any],
     *,
     judge: str,
@@ -73,32 +77,17 @@ async def ascore_sample(
         )
     register_local_models([judge, embeddings or ""])
     store = RunStore(":memory:")
-    policy = RetryPolicy(**(retry or {}))
-    limits, rng = Limits(8, 4), random.Random(repeat)
-    judge_model = JudgeModel(
-        judge,
-        judge,
-        ModelOptions(**(judge_options or {})),
-        policy,
-        limits,
-        store,
-        StepMemo(store),
-        rng,
+    clients = ClientFactory(
+        store, RetryPolicy(**(retry or {})), Concurrency(total=8, per_model=4), seed=repeat
     )
-    bound_judge = judge_model.bind(case.id, repeat)
+    bound_judge = clients.judge(
+        judge, JudgeSpec(id=judge), ModelOptions(**(judge_options or {}))
+    ).bind(case.id, repeat)
     bound_embedder = None
     if embeddings:
-        embedding_model = EmbeddingModel(
-            embeddings,
-            embeddings,
-            ModelOptions(**(embedding_options or {})),
-            dimension_method,
-            policy,
-            limits,
-            store,
-            rng,
-        )
-        bound_embedder = embedding_model.bind(dimension)
+        spec = EmbeddingSpec(id=embeddings, dimension_method=dimension_method)
+        options = ModelOptions(**(embedding_options or {}))
+        bound_embedder = clients.embedder(embeddings, spec, options).bind(dimension)
     n = strictness or metric.default_strictness()
     ctx = ScoreContext(judge=bound_judge, embedder=bound_embedder, strictness=n)
     try:
@@ -110,6 +99,8 @@ async def ascore_sample(
     return SampleScore(metric.name, result.score, result.reason, result.details, usage, calls)
 
 
-def score_sample(metric: Metric, sample: Sample | dict[str, Any], **kwargs: Any) -> SampleScore:
+def score_sample(
+    metric: Metric[Any], sample: Sample | dict[str, Any], **kwargs: Any
+) -> SampleScore:
     """The blocking form of ``ascore_sample`` (not for use inside a running event loop)."""
     return asyncio.run(ascore_sample(metric, sample, **kwargs))

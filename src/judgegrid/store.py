@@ -16,9 +16,7 @@ Every write is committed at once (WAL mode), so a kill loses at most the cells i
 
 from __future__ import annotations
 
-import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,8 +25,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgegrid.tasks import Cell
-from judgegrid.transport import CallRecord, Usage
+from judgegrid.cells import Cell
+from judgegrid.database import open_database, read_vectors, vector_blob
+from judgegrid.digest import text_sha
+from judgegrid.records import CallRecord
+from judgegrid.usage import Usage
 
 DB_NAME = "run.sqlite"
 
@@ -86,18 +87,10 @@ SCORE_COLUMNS = [
 ]
 
 
-def text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 class RunStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None)  # autocommit per statement
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_database(path, _SCHEMA)
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
     def close(self) -> None:
@@ -222,21 +215,10 @@ class RunStore:
     def load_vectors(
         self, model: str, dimension: int, texts: Iterable[str]
     ) -> dict[str, np.ndarray]:
-        found = {}
-        for text in texts:
-            row = self._db.execute(
-                "SELECT vector FROM embeddings WHERE model = ? AND dimension = ? AND text_sha = ?",
-                (model, dimension, text_sha(text)),
-            ).fetchone()
-            if row is not None:
-                found[text] = np.frombuffer(row[0], dtype=np.float32)
-        return found
+        return read_vectors(self._db, "embeddings", model, dimension, texts)
 
     def save_vectors(self, model: str, dimension: int, vectors: dict[str, np.ndarray]) -> None:
         self._db.executemany(
             "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
-            [
-                (model, dimension, text_sha(t), np.asarray(v, dtype=np.float32).tobytes())
-                for t, v in vectors.items()
-            ],
+            [(model, dimension, text_sha(t), vector_blob(v)) for t, v in vectors.items()],
         )

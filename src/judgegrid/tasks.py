@@ -10,21 +10,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from judgegrid.dataset import Dataset
+from judgegrid.cells import NO_EMBEDDING, Cell
 from judgegrid.matrix import Matrix
 from judgegrid.metrics import METRICS, resolve_metric_name
-
-NO_EMBEDDING = ""
-
-
-class Cell(NamedTuple):
-    metric: str
-    judge: str
-    embedding: str
-    dimension: int
-    strictness: int
-    sample_id: str
-    repeat: int
+from judgegrid.sample import Dataset
 
 
 class Axis(NamedTuple):

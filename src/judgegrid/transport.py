@@ -12,11 +12,13 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from judgegrid.errors import ProviderError
-from judgegrid.matrix import RetryPolicy
+from judgegrid.options import RetryPolicy
+from judgegrid.records import CallRecord
+from judgegrid.usage import Usage
 
 PERMANENT_CODES = {
     400: "bad request",
@@ -26,65 +28,6 @@ PERMANENT_CODES = {
 }
 # Permanent failures that concern the model, not the request: the model is stopped for the run.
 MODEL_WIDE_CODES = {401, 403, 404}
-
-
-@dataclass
-class Usage:
-    """What producing something cost: calls, tokens, money (None = price unknown) and time."""
-
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float | None = 0.0
-    latency_s: float = 0.0
-
-    def add(self, other: Usage) -> None:
-        self.calls += other.calls
-        self.tokens_in += other.tokens_in
-        self.tokens_out += other.tokens_out
-        self.cost = None if self.cost is None or other.cost is None else self.cost + other.cost
-        self.latency_s += other.latency_s
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out,
-            "cost": self.cost,
-            "latency_s": self.latency_s,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Usage:
-        return cls(**data)
-
-    @classmethod
-    def total(cls, *parts: Usage | None) -> Usage:
-        """The sum of several usages (None parts are skipped)."""
-        out = cls()
-        for part in parts:
-            if part is not None:
-                out.add(part)
-        return out
-
-
-@dataclass
-class CallRecord:
-    """One request as sent (secrets removed) and what came back."""
-
-    kind: str  # "completion" or "embedding"
-    model: str
-    label: str
-    step_key: str
-    attempt: int
-    status: str  # "ok", "error"
-    request: dict[str, Any]
-    response: str | None = None
-    error: str | None = None
-    http_status: int | None = None
-    finish_reason: str | None = None
-    started_at: float = 0.0
-    usage: Usage = field(default_factory=Usage)
 
 
 class Recorder(Protocol):
@@ -192,6 +135,17 @@ class Limits:
             self._tokens[label].settle(correction)
 
 
+@dataclass(frozen=True)
+class Transport:
+    """What every client of a run shares to send requests: the retry policy, the limits, where
+    each attempt is recorded, and the random source of the backoff jitter."""
+
+    policy: RetryPolicy
+    limits: Limits
+    recorder: Recorder
+    rng: random.Random
+
+
 def status_of(exc: BaseException) -> int | None:
     """The HTTP status a provider exception carries (litellm maps every provider onto these)."""
     for attr in ("status_code", "status"):
@@ -268,10 +222,7 @@ async def send(
     request: dict[str, Any],
     call: Callable[[], Awaitable[Any]],
     read: Callable[[Any], tuple[str, Usage, str | None]],
-    policy: RetryPolicy,
-    limits: Limits,
-    recorder: Recorder,
-    rng: random.Random,
+    transport: Transport,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     tokens_estimate: int = 0,
 ) -> tuple[Any, str, Usage]:
@@ -281,6 +232,7 @@ async def send(
     ``tokens_estimate`` is charged to a tokens-per-minute limit before the call and corrected
     with the provider's count after it.
     """
+    policy, limits, recorder = transport.policy, transport.limits, transport.recorder
     total = Usage()
 
     def record(attempt: _Attempt, status: str, usage: Usage, **fields: Any) -> None:
@@ -323,7 +275,7 @@ async def send(
                 error.usage = total
                 raise error from exc
             wait = retry_after_seconds(exc)
-            wait = backoff_seconds(policy, number, rng) if wait is None else wait
+            wait = backoff_seconds(policy, number, transport.rng) if wait is None else wait
             await sleep(min(wait, max(policy.max_interval, 0.0)))
             continue
         text, usage, finish = read(raw)

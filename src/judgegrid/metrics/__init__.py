@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
+from judgegrid.context import ScoreContext
 from judgegrid.metrics.answer_relevancy import AnswerRelevancy
-from judgegrid.metrics.base import Metric, MetricResult, ScoreContext
+from judgegrid.metrics.base import Metric, MetricResult
 from judgegrid.metrics.context_entity_recall import ContextEntityRecall
 from judgegrid.metrics.context_precision import ContextPrecision
 from judgegrid.metrics.context_recall import ContextRecall

@@ -16,20 +16,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from judgegrid.dataset import Sample
+from judgegrid.context import Judge, ScoreContext
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
-    Judge,
     Metric,
     MetricResult,
-    Question,
-    ScoreContext,
     chat,
     exactly,
     tightened_shape,
 )
 from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
+from judgegrid.question import Question
+from judgegrid.sample import Sample
 
 VERDICT_STEP = "answer_relevancy.verdicts"
 REASON_STEP = "answer_relevancy.reason"
@@ -165,7 +164,7 @@ async def relevance_verdicts(
     return (await judge.ask(q)).verdicts
 
 
-class AnswerRelevancy(Metric):
+class AnswerRelevancy(Metric[Params]):
     name = "answer_relevancy"
     title = "AnswerRelevancy"
     description = (
@@ -183,11 +182,11 @@ class AnswerRelevancy(Metric):
         verdicts = await relevance_verdicts(ctx.judge, question, statements) if statements else []
         result = answer_relevancy_score(
             [v.verdict for v in verdicts],
-            p.threshold,  # type: ignore[attr-defined]
-            p.strict_mode,  # type: ignore[attr-defined]
+            p.threshold,
+            p.strict_mode,
         )
         reason = None
-        if p.include_reason:  # type: ignore[attr-defined]
+        if p.include_reason:
             irrelevant = [v.reason or "" for v in verdicts if v.verdict == "no"]
             answer = await ctx.judge.ask(
                 Question(

@@ -1,87 +1,23 @@
 """What every metric is: answer schemas, a pure scoring function, and one async step that asks.
 
-A metric never calls a provider itself. It receives a ``ScoreContext`` whose ``judge`` and
-``embedder`` do the I/O (with caching, retries and accounting), so the metric module holds only
-prompts, schemas and arithmetic, and its scoring function can be tested table by table.
+A metric never calls a provider itself. It receives a ``ScoreContext`` (``context.py``) whose
+``judge`` and ``embedder`` do the I/O (with caching, retries and accounting), so the metric module
+holds only prompts, schemas and arithmetic, and its scoring function can be tested table by
+table. To score one sample outside a grid, see ``judgegrid.single.score_sample``.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from judgegrid.context import ScoreContext
 from judgegrid.errors import ScoringError
-
-if TYPE_CHECKING:
-    from judgegrid.dataset import Sample
-    from judgegrid.single import SampleScore
-
-Message = dict[str, str]
-
-
-@dataclass(frozen=True)
-class Question:
-    """One request to the judge.
-
-    ``schema`` validates the answer. ``request_shape``, when given, is the JSON schema sent to
-    the provider instead of the schema's own, to say more about the wanted answer than validation
-    demands (e.g. exactly one verdict per statement); a grammar-constrained local model then
-    cannot wander off, while the answer of any judge is still validated as leniently as Ragas
-    would read it. ``index`` tells apart repeated generations of the same request.
-    """
-
-    step: str
-    messages: list[Message]
-    schema: type[BaseModel]
-    index: int = 0
-    request_shape: dict[str, Any] | None = None
-
-    def shape(self) -> dict[str, Any]:
-        return self.request_shape or schema_of(self.schema)
-
-
-@functools.cache
-def schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema, built once: pydantic rebuilds it on every call (about a
-    millisecond), and every judge step needs it for its key and its request.
-
-    The dict is shared: a caller that adjusts it works on ``schema_copy``.
-    """
-    return model.model_json_schema()
-
-
-def schema_copy(model: type[BaseModel]) -> dict[str, Any]:
-    """A private copy of the model's JSON schema, to adjust for one request."""
-    return copy.deepcopy(schema_of(model))
-
-
-class Judge(Protocol):
-    """What a metric may ask of the judge: one schema-checked JSON answer per question."""
-
-    async def ask(self, q: Question) -> Any: ...
-
-    async def ask_many(self, q: Question, n: int) -> list[Any]:
-        """Generations 0..n-1 of one request (one call with the provider's n where supported)."""
-        ...
-
-
-class Embedder(Protocol):
-    """What a metric may ask of the embedding model: one vector per text, at the cell's size."""
-
-    async def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-@dataclass
-class ScoreContext:
-    judge: Judge
-    embedder: Embedder | None = None
-    strictness: int | None = None
+from judgegrid.question import Message, schema_copy
+from judgegrid.sample import Sample
 
 
 @dataclass
@@ -95,8 +31,15 @@ class NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Metric:
-    """Base of all metrics. Subclasses set the class attributes and implement ``compute``."""
+ParamsT = TypeVar("ParamsT", bound=BaseModel)
+
+
+class Metric(Generic[ParamsT]):
+    """Base of all metrics. Subclasses set the class attributes and implement ``compute``.
+
+    A metric is generic over its parameter model (``Metric[Params]``), so ``self.params`` is
+    typed; ``Params`` names the same model for validation from a matrix.
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -109,8 +52,10 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     Params: ClassVar[type[BaseModel]] = NoParams
 
-    def __init__(self, params: BaseModel | None = None, **kwargs: Any):
-        self.params = params if params is not None else self.Params(**kwargs)
+    def __init__(self, params: ParamsT | None = None, **kwargs: Any):
+        self.params: ParamsT = (
+            params if params is not None else cast(ParamsT, self.Params(**kwargs))
+        )
 
     def missing_fields(self, sample: Sample) -> list[str]:
         return [f for f in self.required_fields if sample.is_missing(f)]
@@ -121,21 +66,6 @@ class Metric:
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         raise NotImplementedError
-
-    # -- one sample outside a grid (judgegrid.single holds the clients; imported on use, since
-    # -- it builds on the judge and embedding clients, which build on this module) ------------
-
-    def score(self, sample: Sample | dict[str, Any], **kwargs: Any) -> SampleScore:
-        """Score one sample: ``judge="provider/model"``, ``embeddings=...`` where needed; see
-        ``judgegrid.single.ascore_sample`` for the options. Returns score, reason and trace."""
-        from judgegrid.single import score_sample
-
-        return score_sample(self, sample, **kwargs)
-
-    async def ascore(self, sample: Sample | dict[str, Any], **kwargs: Any) -> SampleScore:
-        from judgegrid.single import ascore_sample
-
-        return await ascore_sample(self, sample, **kwargs)
 
 
 def share_of_ones(flags: Sequence[int], undefined: str) -> float:

@@ -16,16 +16,16 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from judgegrid.dataset import Sample
+from judgegrid.context import Judge, ScoreContext
 from judgegrid.metrics.base import (
-    Judge,
     Metric,
     MetricResult,
-    Question,
-    ScoreContext,
+    NoParams,
     chat,
     tightened_shape,
 )
+from judgegrid.question import Question
+from judgegrid.sample import Sample
 
 STEP = "entities"
 MAX_ENTITIES = 32
@@ -85,7 +85,7 @@ def entity_recall(reference_entities: Iterable[str], context_entities: Iterable[
 # -- the steps that ask ----------------------------------------------------------------------
 
 
-class ContextEntityRecall(Metric):
+class ContextEntityRecall(Metric[NoParams]):
     name = "context_entity_recall"
     title = "ContextEntityRecall"
     description = "Share of the reference's entities that also occur in the retrieved contexts"

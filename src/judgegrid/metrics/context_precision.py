@@ -15,16 +15,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgegrid.dataset import Sample
+from judgegrid.context import ScoreContext
 from judgegrid.metrics.base import (
     REASON_CHARS,
     Metric,
     MetricResult,
-    Question,
-    ScoreContext,
     chat,
     tightened_shape,
 )
+from judgegrid.question import Question
+from judgegrid.sample import Sample
 
 STEP = "context_precision.verdict"
 
@@ -90,7 +90,7 @@ def average_precision(verdicts: Sequence[int]) -> float:
 # -- the step that asks --------------------------------------------------------------------
 
 
-class ContextPrecision(Metric):
+class ContextPrecision(Metric[Params]):
     name = "context_precision"
     title = "ContextPrecision"
     description = "Average precision of the contexts the judge finds useful, in rank order"
@@ -100,14 +100,14 @@ class ContextPrecision(Metric):
     Params = Params
 
     def answer_field(self, sample: Sample) -> str:
-        mode = self.params.mode  # type: ignore[attr-defined]
+        mode = self.params.mode
         if mode == "auto":
             return "response" if sample.is_missing("reference") else "reference"
         return mode
 
     def missing_fields(self, sample: Sample) -> list[str]:
         missing = super().missing_fields(sample)
-        if self.params.mode == "auto":  # type: ignore[attr-defined]
+        if self.params.mode == "auto":
             if sample.is_missing("reference") and sample.is_missing("response"):
                 missing.append("reference or response")
         elif sample.is_missing(self.answer_field(sample)):

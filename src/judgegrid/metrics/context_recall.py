@@ -13,18 +13,19 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from judgegrid.dataset import Sample
+from judgegrid.context import ScoreContext
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
     Metric,
     MetricResult,
-    Question,
-    ScoreContext,
+    NoParams,
     chat,
     share_of_ones,
     tightened_shape,
 )
+from judgegrid.question import Question
+from judgegrid.sample import Sample
 
 
 class Classification(BaseModel):
@@ -85,7 +86,7 @@ def context_recall_score(attributed: Sequence[int]) -> float:
     )
 
 
-class ContextRecall(Metric):
+class ContextRecall(Metric[NoParams]):
     name = "context_recall"
     title = "ContextRecall"
     description = "Share of the reference's sentences that the retrieved contexts support"

@@ -14,21 +14,21 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from judgegrid.dataset import Sample
+from judgegrid.context import Judge, ScoreContext
 from judgegrid.errors import ScoringError
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
-    Judge,
     Metric,
     MetricResult,
-    Question,
-    ScoreContext,
+    NoParams,
     chat,
     exactly,
     share_of_ones,
     tightened_shape,
 )
+from judgegrid.question import Question
+from judgegrid.sample import Sample
 
 # Bounds on the answers: generous for any real judge, and they stop a small local model that
 # loops inside a string from running on to max_tokens (a grammar enforces them there).
@@ -154,7 +154,7 @@ def faithfulness_score(verdicts: Sequence[int]) -> float:
     return share_of_ones(verdicts, "the judge returned no verdicts; faithfulness is undefined")
 
 
-class Faithfulness(Metric):
+class Faithfulness(Metric[NoParams]):
     name = "faithfulness"
     title = "Faithfulness"
     description = "Share of the response's statements that the retrieved contexts support"

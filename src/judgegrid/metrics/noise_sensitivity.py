@@ -17,10 +17,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgegrid.dataset import Sample
+from judgegrid.context import Judge, ScoreContext
 from judgegrid.errors import ScoringError
-from judgegrid.metrics.base import Judge, Metric, MetricResult, ScoreContext
+from judgegrid.metrics.base import Metric, MetricResult
 from judgegrid.metrics.faithfulness import nli_verdicts, split_statements
+from judgegrid.sample import Sample
 
 Mode = Literal["relevant", "irrelevant"]
 
@@ -89,7 +90,7 @@ async def verdict_table(
     return np.array(columns, dtype=int).T.reshape(len(statements), len(contexts))
 
 
-class NoiseSensitivity(Metric):
+class NoiseSensitivity(Metric[Params]):
     name = "noise_sensitivity"
     title = "NoiseSensitivity"
     description = (
@@ -119,7 +120,7 @@ class NoiseSensitivity(Metric):
             verdict_table(ctx.judge, contexts, response_statements),
             verdict_column(ctx.judge, sample.reference or "", response_statements),
         )
-        mode = self.params.mode  # type: ignore[attr-defined]
+        mode = self.params.mode
         score = noise_sensitivity_score(r2gt, r2a, np.array(gt2a), mode)
         wrong = [s for s, ok in zip(response_statements, gt2a, strict=True) if not ok]
         reason = (

@@ -14,17 +14,17 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from judgegrid.dataset import Sample
+from judgegrid.context import ScoreContext
 from judgegrid.errors import ScoringError
 from judgegrid.metrics.base import (
     SENTENCE_CHARS,
     Metric,
     MetricResult,
-    Question,
-    ScoreContext,
     chat,
     tightened_shape,
 )
+from judgegrid.question import Question
+from judgegrid.sample import Sample
 
 STEP = "response_relevancy.question"
 
@@ -112,7 +112,7 @@ def response_relevancy_score(
 # -- the step that asks --------------------------------------------------------------------
 
 
-class ResponseRelevancy(Metric):
+class ResponseRelevancy(Metric[Params]):
     name = "response_relevancy"
     title = "ResponseRelevancy"
     description = (
@@ -127,7 +127,7 @@ class ResponseRelevancy(Metric):
     Params = Params
 
     def default_strictness(self) -> int:
-        return max(self.params.strictness or [DEFAULT_STRICTNESS])  # type: ignore[attr-defined]
+        return max(self.params.strictness or [DEFAULT_STRICTNESS])
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         n = ctx.strictness or DEFAULT_STRICTNESS

@@ -1,0 +1,130 @@
+"""Plain configuration objects for the model clients: a model's options, its retry policy, how
+its embeddings are cut to a dimension, and one judge or embedding entry of a matrix.
+
+These are value types: the clients (``judge``, ``embedder``, ``transport``) are configured with
+them, and the matrix (``matrix.py``) is parsed into them, so the clients never import the matrix.
+Keys are snake_case here; ``matrix.py`` accepts kebab-case spellings before validating.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from a number (seconds) or a string such as ``2000ms``, ``2s`` or ``1m``."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as 2s or 2000ms")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError(f"expected a duration such as 2s or 2000ms, got {value!r}")
+    number, unit = float(match.group(1)), match.group(2) or "s"
+    return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
+
+
+class StrictModel(BaseModel):
+    """Unknown fields are errors (a typo must not be ignored) and values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_SECRET_KEYS = {"api_key", "apikey", "key", "token", "password", "secret"}
+
+
+class ModelOptions(StrictModel):
+    """Options that reach litellm with every call to one model."""
+
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, gt=0)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = Field(
+        None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
+    )
+    timeout: Duration | None = Field(None, description="Per-call timeout.")
+    api_base: str | None = None
+    api_key_env: str | None = Field(
+        None, description="Name of the environment variable holding the key (never the key)."
+    )
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="Further provider arguments passed to litellm as is."
+    )
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _looks_like_variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+            raise ValueError(
+                "expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not a key"
+            )
+        return value
+
+    @field_validator("extra")
+    @classmethod
+    def _no_inline_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        secret = sorted(k for k in value if k.lower().replace("-", "_") in _SECRET_KEYS)
+        if secret:
+            raise ValueError(
+                f"{', '.join(secret)} must not be written in the matrix; put the key in an "
+                "environment variable and name it in api_key_env"
+            )
+        return value
+
+
+class JudgeSpec(StrictModel):
+    id: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini")
+    label: str | None = Field(None, description="Name used in reports; defaults to the id.")
+    options: ModelOptions = ModelOptions()
+    max_concurrency: int | None = Field(None, ge=1)
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="At most this many requests a minute to this entry."
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
+    )
+
+
+DimensionMethod = Literal["auto", "native", "truncate"]
+
+
+class EmbeddingSpec(StrictModel):
+    id: str = Field(min_length=1, description="litellm embedding model id")
+    label: str | None = None
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    dimension_method: DimensionMethod = Field(
+        "auto",
+        description="native: ask the provider for d dimensions; truncate: keep the first d "
+        "components and L2-renormalise; auto: native for OpenAI text-embedding-3-*.",
+    )
+    options: ModelOptions = ModelOptions()
+    max_concurrency: int | None = Field(None, ge=1)
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="At most this many requests a minute to this entry."
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
+    )
+
+
+class RetryPolicy(StrictModel):
+    on_http_codes: list[int] = Field(default_factory=lambda: [408, 429, 500, 502, 503, 504])
+    on_timeout: bool = True
+    initial_interval: Duration = 2.0
+    max_interval: Duration = 30.0
+    multiplier: float = Field(2.0, ge=1)
+    jitter: float = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
+    max_attempts: int = Field(5, ge=1)
+
+
+class Concurrency(StrictModel):
+    total: int = Field(8, ge=1, description="Calls in flight across all models.")
+    per_model: int = Field(4, ge=1, description="Calls in flight to one model.")
