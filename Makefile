@@ -41,6 +41,9 @@ test: install browser
 bench: install
 	$(BIN)/python benches/run_all.py
 
+# style, the layering contracts of pyproject.toml ([tool.importlinter]) and the type checker
 lint: install
 	$(BIN)/ruff check src tests benches
 	$(BIN)/ruff format --check src tests benches
+	$(BIN)/lint-imports
+	$(BIN)/mypy

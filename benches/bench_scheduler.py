@@ -61,8 +61,8 @@ def write_matrix(work: Path, url: str, samples: int, repeats: int) -> Path:
 
 def run_once(matrix_path: Path, run_dir: Path) -> tuple[float, float, int, int]:
     """(wall s, CPU s, requests sent, failed cells) of one grid run, without the report."""
-    from judgegrid.api import resolve_dataset
     from judgegrid.matrix import load_matrix
+    from judgegrid.orchestrate import resolve_dataset
     from judgegrid.runner import GridRunner
     from judgegrid.store import DB_NAME, RunStore
     from judgegrid.tasks import expand_cells

@@ -12,12 +12,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from tqdm import tqdm
 
 from judgegrid import api
+from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
 from judgegrid.errors import InputError, Problem
-from judgegrid.matrix import inspect_matrix, load_matrix
-from judgegrid.preflight import credential_problems, model_problems, preflight
+from judgegrid.matrix import inspect_matrix
+from judgegrid.metrics import METRICS
+from judgegrid.orchestrate import resolve_dataset
+from judgegrid.preflight import credential_problems, model_problems
+from judgegrid.rundir import RESOLVED_MATRIX
 from judgegrid.runner import Tally
 from judgegrid.tasks import expected_cell_count
 
@@ -84,28 +89,19 @@ def run(
     try:
         if resume is not None:
             run_dir = resume
-            result = api.resume_run(
-                run_dir,
-                retry_failed=retry_failed,
-                on_progress=bar.update,
-                use_cache=False if no_cache else None,
+            prepared = api.prepare_resume(
+                resume, retry_failed=retry_failed, use_cache=False if no_cache else None
             )
         else:
-            if not matrix.exists():
-                raise InputError(str(matrix), [Problem("", "file not found")])
-            loaded = load_matrix(matrix)
-            data = api.resolve_dataset(loaded, matrix, dataset).head(limit or loaded.limit)
-            preflight(loaded, str(matrix))
-            run_dir = api.new_run_dir(reports_dir, loaded.name or matrix.stem)
-            typer.echo(f"run directory: {run_dir}  ({len(data)} samples from {data.source})")
-            result = api.run_grid(
-                loaded,
-                data,
-                run_dir=run_dir,
-                limit=limit,
-                on_progress=bar.update,
-                use_cache=not no_cache,
+            prepared = api.prepare_run(
+                matrix, dataset, reports_dir=reports_dir, limit=limit, use_cache=not no_cache
             )
+            run_dir = prepared.run_dir
+            typer.echo(
+                f"run directory: {run_dir}  ({len(prepared.data)} samples from "
+                f"{prepared.data.source})"
+            )
+        result = api.execute_run(prepared, on_progress=bar.update)
     except InputError as exc:
         _fail(exc)
     except KeyboardInterrupt:
@@ -144,7 +140,7 @@ def _print_result(result: api.GridResult) -> None:
         )
     typer.echo(
         f"outputs: {result.run_dir}/summary.md, report.html, tables/*.csv, scores.csv, "
-        f"run.sqlite, {api.RESOLVED_MATRIX}"
+        f"run.sqlite, {RESOLVED_MATRIX}"
     )
 
 
@@ -163,8 +159,6 @@ class _ProgressBar:
             self.close()  # a new run (judgegrid pairs runs one per aspect)
         self._tally = tally
         if self._bar is None:
-            from tqdm import tqdm
-
             self._bar = tqdm(
                 total=tally.total,
                 initial=tally.already,
@@ -205,7 +199,7 @@ def validate(
     data = None
     if parsed is not None:
         try:
-            data = api.resolve_dataset(parsed, matrix, dataset).head(parsed.limit)
+            data = resolve_dataset(parsed, matrix, dataset).head(parsed.limit)
         except InputError as exc:
             lines += [p.render(exc.source) for p in exc.problems]
     if lines:
@@ -229,18 +223,13 @@ def report(
 ) -> None:
     """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
     judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
-    if api.is_pairs_dir(run_dir):  # made by `judgegrid pairs`: every aspect run, then the table
-        for sub in sorted(p.parent for p in run_dir.glob(f"*/{api.DB_NAME}")):
-            api.rebuild_report(sub)
-        api.write_pairs_outcome(run_dir)
-        typer.echo((run_dir / "pairs_summary.md").read_text(encoding="utf-8"))
-        return
     try:
         paths = api.rebuild_report(run_dir)
     except InputError as exc:
         _fail(exc)
-    typer.echo((run_dir / "summary.md").read_text(encoding="utf-8"))
-    typer.echo("outputs: " + ", ".join(str(p) for p in paths))
+    typer.echo(paths[0].read_text(encoding="utf-8"))  # summary.md, or pairs_summary.md
+    if len(paths) > 1:
+        typer.echo("outputs: " + ", ".join(str(p) for p in paths))
 
 
 @app.command()
@@ -298,8 +287,6 @@ def pairs(
 @app.command()
 def metrics() -> None:
     """List the metrics with the sample fields each needs and its parameters."""
-    from judgegrid.metrics import METRICS
-
     for name, metric in METRICS.items():
         params = ", ".join(_param_text(n, f) for n, f in metric.Params.model_fields.items())
         axes = ["judge"]
@@ -335,8 +322,6 @@ app.add_typer(cache_app, name="cache")
 @cache_app.command("stats")
 def cache_stats() -> None:
     """Where the cache is, its size, and its entries per model."""
-    from judgegrid.cache import ResultCache
-
     cache = ResultCache()
     try:
         stats = cache.stats()
@@ -357,8 +342,6 @@ def cache_clear(
     ] = None,
 ) -> None:
     """Delete the cache's entries (all, or one model's); the next run calls again."""
-    from judgegrid.cache import ResultCache
-
     cache = ResultCache()
     try:
         answers, vectors = cache.clear(model)

@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from pydantic import ValidationError
 
 from judgegrid.errors import DatasetError, Problem
@@ -57,7 +58,9 @@ Record = tuple[str, dict[str, Any]]
 
 
 def _build(source: str, records: list[Record], stem: str) -> Dataset:
-    samples, problems, seen = [], [], {}
+    samples: list[Sample] = []
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
     for index, (where, record) in enumerate(records):
         if not isinstance(record, dict):
             problems.append(Problem(where, "expected a JSON object"))
@@ -115,8 +118,6 @@ def _json_records(path: Path, source: str) -> list[Record]:
 
 
 def _table_records(frame: Any, source: str, first_row: int) -> list[Record]:
-    import pandas as pd
-
     records, problems = [], []
     for i, row in enumerate(frame.to_dict(orient="records")):
         where = f"row {i + first_row}"
@@ -143,8 +144,6 @@ def _is_blank(value: Any, pd: Any) -> bool:
 
 
 def _csv_records(path: Path, source: str) -> list[Record]:
-    import pandas as pd
-
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -153,8 +152,6 @@ def _csv_records(path: Path, source: str) -> list[Record]:
 
 
 def _parquet_records(path: Path, source: str) -> list[Record]:
-    import pandas as pd
-
     try:
         frame = pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file

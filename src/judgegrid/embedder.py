@@ -11,7 +11,6 @@ requested twice.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,7 @@ from judgegrid.digest import text_sha
 from judgegrid.errors import JudgegridError, ScoringError
 from judgegrid.memo import Deliver, Memo
 from judgegrid.options import DimensionMethod, ModelOptions
-from judgegrid.providers import litellm_module, no_sdk_retries
+from judgegrid.providers.gateway import Pricer, call_kwargs, litellm_module
 from judgegrid.store import RunStore
 from judgegrid.transport import Transport, send
 from judgegrid.usage import Usage
@@ -86,6 +85,7 @@ class EmbeddingModel:
         self.method = resolve_dimension_method(model, method)
         self._transport = transport
         self.cache_model = vector_cache_model(model, options)
+        self._price = Pricer(model, call_type="embedding")
         self._memo = vector_memo(store, cache, model, self.cache_model)
 
     def bind(self, dimension: int) -> BoundEmbedder:
@@ -131,16 +131,11 @@ class EmbeddingModel:
             if getattr(o, name) is not None:
                 request[name] = getattr(o, name)
         request.update(o.extra)
-        secret = (
-            {"api_key": os.environ[o.api_key_env]}
-            if (o.api_key_env and o.api_key_env in os.environ)
-            else {}
-        )
 
         def read(raw: Any) -> tuple[str, Usage, str | None]:
             tokens = int(getattr(getattr(raw, "usage", None), "prompt_tokens", 0) or 0)
             summary = f"{len(raw.data)} vectors of {len(_vector(raw.data[0]))} dimensions"
-            return summary, Usage(calls=1, tokens_in=tokens, cost=self._cost(raw)), None
+            return summary, Usage(calls=1, tokens_in=tokens, cost=self._price(raw)), None
 
         key = text_sha("\x1f".join([self.model, str(requested), *texts]))
         logged = {**request, "input": [t[:200] for t in texts]}
@@ -150,7 +145,7 @@ class EmbeddingModel:
             label=self.label,
             step_key=key,
             request=logged,
-            call=lambda: litellm.aembedding(**request, **secret, **no_sdk_retries(self.model)),
+            call=lambda: litellm.aembedding(**request, **call_kwargs(self.model, o)),
             read=read,
             transport=self._transport,
             tokens_estimate=sum(len(t) for t in texts) // 4,
@@ -160,16 +155,6 @@ class EmbeddingModel:
             for t, item in zip(texts, raw.data, strict=True)
         }
         return vectors, usage
-
-    def _cost(self, raw: Any) -> float | None:
-        if self.model.startswith("local/"):
-            return 0.0
-        litellm = litellm_module()
-
-        try:
-            return float(litellm.completion_cost(completion_response=raw, call_type="embedding"))
-        except Exception:
-            return None
 
 
 class BoundEmbedder:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -25,7 +24,7 @@ from judgegrid.digest import json_sha
 from judgegrid.errors import JudgegridError, JudgeOutputError
 from judgegrid.memo import Deliver, Memo
 from judgegrid.options import ModelOptions
-from judgegrid.providers import litellm_module, no_sdk_retries
+from judgegrid.providers.gateway import Pricer, call_kwargs, litellm_module
 from judgegrid.question import Question
 from judgegrid.store import RunStore
 from judgegrid.transport import Transport, send
@@ -143,7 +142,7 @@ class JudgeModel:
         self._memo = answer_memo(store, cache)
         self.output_mode = _output_mode(model)
         self.supports_n = _supports_n(model)
-        self._unpriced = False
+        self._price = Pricer(model)
 
     def bind(self, sample_id: str, repeat: int, generations: int = 0) -> BoundJudge:
         return BoundJudge(self, sample_id, repeat, generations)
@@ -317,12 +316,7 @@ class JudgeModel:
         request = self._request(messages, q, seed)
         if n > 1:
             request["n"] = n  # the calls table shows which requests used the provider's n
-        secret = (
-            {"api_key": os.environ[self.options.api_key_env]}
-            if (self.options.api_key_env and self.options.api_key_env in os.environ)
-            else {}
-        )
-        extra = no_sdk_retries(self.model)
+        extra = call_kwargs(self.model, self.options)
 
         def read(raw: Any) -> tuple[str, Usage, str | None]:
             texts, finishes = zip(*_choices(raw), strict=True)
@@ -330,7 +324,7 @@ class JudgeModel:
                 calls=1,
                 tokens_in=_tokens(raw, "prompt_tokens"),
                 tokens_out=_tokens(raw, "completion_tokens"),
-                cost=self._cost(raw),
+                cost=self._price(raw),
             )
             shown = texts[0] if len(texts) == 1 else json.dumps(texts, ensure_ascii=False)
             return shown, usage, ",".join(str(f) for f in finishes)
@@ -341,7 +335,7 @@ class JudgeModel:
             label=self.label,
             step_key=key,
             request=request,
-            call=lambda: litellm.acompletion(**request, **secret, **extra),
+            call=lambda: litellm.acompletion(**request, **extra),
             read=read,
             transport=self._transport,
             tokens_estimate=_token_guess(messages, self.options.max_tokens, n),
@@ -368,18 +362,6 @@ class JudgeModel:
             request["response_format"] = {"type": "json_object"}
         request.update(o.extra)
         return request
-
-    def _cost(self, raw: Any) -> float | None:
-        if self.model.startswith("local/"):
-            return 0.0
-        if self._unpriced:  # asking litellm again costs time and cannot find a price
-            return None
-        litellm = litellm_module()
-        try:
-            return float(litellm.completion_cost(completion_response=raw))
-        except Exception:  # litellm raises for a model missing from its price table
-            self._unpriced = True
-            return None
 
 
 class BoundJudge:

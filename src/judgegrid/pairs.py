@@ -1,5 +1,8 @@
 """Validity runs on a human-preference pairs file (the WikiEval format of the Ragas paper).
 
+``run_pairs`` is the workflow behind ``judgegrid pairs``: one run directory per aspect inside a
+parent directory, then the accuracy table over all of them.
+
 Each line holds a question, a context and pairs of answers or contexts that annotators ranked:
 ``answer`` is preferred to ``ungrounded_answer`` on faithfulness and to ``poor_answer`` on
 answer relevance; ``context_v1`` is preferred to ``context_v2`` (padded) on context relevance.
@@ -18,16 +21,27 @@ from typing import Any
 
 import pandas as pd
 
+from judgegrid.analyses.bundle import preference_pairs
 from judgegrid.analyses.validity import (
     ASPECT_METRICS,
     NO_METRIC_NOTE,
     accuracy_table,
     pair_accuracy,
 )
-from judgegrid.errors import DatasetError, Problem
+from judgegrid.errors import DatasetError, MatrixError, Problem
 from judgegrid.matrix import Matrix, MetricSpec
 from judgegrid.metrics import METRICS
+from judgegrid.orchestrate import (
+    GridResult,
+    execute_run,
+    prepare_run,
+    read_matrix,
+    rebuild_outputs,
+)
+from judgegrid.rundir import new_run_dir, stored_sample_info
+from judgegrid.runner import ProgressHook
 from judgegrid.sample import Dataset, Sample
+from judgegrid.store import DB_NAME, SCORE_COLUMNS, RunStore
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {
@@ -115,8 +129,6 @@ class PairsOutcome:
 def pairs_outcome(
     scores: pd.DataFrame, sample_info: dict[str, dict[str, Any]], unavailable: list[str]
 ) -> PairsOutcome:
-    from judgegrid.analyses.bundle import preference_pairs
-
     pairs = preference_pairs(sample_info)
     accuracy = pair_accuracy(scores, pairs)
     notes = [f"context relevance pairs: {NO_METRIC_NOTE['context_relevance']}."]
@@ -159,3 +171,106 @@ def outcome_markdown(outcome: PairsOutcome, title: str) -> str:
     lines += [paper_comparison(outcome.accuracy).to_markdown(index=False, floatfmt=".2f"), ""]
     lines += [f"- {note}" for note in outcome.notes]
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class PairsResult:
+    run_dir: Path
+    aspect_runs: dict[str, GridResult]
+    outcome: PairsOutcome
+
+
+def run_pairs(
+    matrix: Matrix | str | Path,
+    pairs_path: str | Path,
+    *,
+    reports_dir: str | Path = "reports",
+    limit: int | None = None,
+    repeats: int | None = None,
+    judges: list[str] | None = None,
+    on_progress: ProgressHook | None = None,
+) -> PairsResult:
+    """Score a human-preference pairs file: one run per aspect (faithfulness, answer relevance)
+    with the metrics that measure it, then the per-judge x aspect accuracy table."""
+    loaded, matrix_path = read_matrix(matrix)
+    source = str(matrix_path or "<matrix>")
+    records = load_pairs(pairs_path)[:limit]
+    loaded = _narrowed(loaded, source, repeats, judges)
+    name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
+    parent = new_run_dir(reports_dir, f"{name}-pairs")
+    runs: dict[str, GridResult] = {}
+    for aspect in ANSWER_ASPECTS:
+        specs, _ = aspect_metrics(loaded, aspect)
+        if not specs:
+            continue
+        # the matrix's sample limit is for its own data set; pairs are limited by --limit
+        update = {"metrics": specs, "name": f"{loaded.name}-{aspect}", "limit": None}
+        sub = loaded.model_copy(update=update)
+        data = aspect_dataset(records, aspect, str(pairs_path))
+        prepared = prepare_run(sub, data, run_dir=parent / aspect)
+        runs[aspect] = execute_run(prepared, on_progress)
+    (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
+    return PairsResult(parent, runs, write_pairs_outcome(parent))
+
+
+PAIRS_SOURCE = "pairs_source.txt"
+
+
+def is_pairs_dir(path: str | Path) -> bool:
+    """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
+    path = Path(path)
+    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
+
+
+def write_pairs_outcome(parent: Path) -> PairsOutcome:
+    """pairs_accuracy.csv and pairs_summary.md from the aspect runs' databases (no model call)."""
+    scores: list[pd.DataFrame] = []
+    info: dict[str, Any] = {}
+    for db in sorted(parent.glob(f"*/{DB_NAME}")):
+        store = RunStore(db)
+        try:
+            scores.append(store.scores_frame())
+            info |= stored_sample_info(store)
+        finally:
+            store.close()
+    frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame(columns=SCORE_COLUMNS)
+    outcome = pairs_outcome(frame, info, unavailable_metrics())
+    outcome.accuracy.to_csv(parent / "pairs_accuracy.csv", index=False)
+    source = (parent / PAIRS_SOURCE).read_text(encoding="utf-8").strip()
+    title = f"judgegrid pairs {parent.name}: {source}"
+    (parent / "pairs_summary.md").write_text(outcome_markdown(outcome, title), encoding="utf-8")
+    return outcome
+
+
+def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str] | None) -> Matrix:
+    """The matrix with fewer repeats or only the named judges (labels), for a quicker check."""
+    update: dict[str, Any] = {}
+    if repeats is not None:
+        update["repeats"] = repeats
+    if judges:
+        labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
+        unknown = [j for j in judges if j not in labels]
+        if unknown:
+            raise MatrixError(
+                source,
+                [
+                    Problem(
+                        "judges",
+                        f"no judge labelled {', '.join(unknown)}; known: {', '.join(labels)}",
+                    )
+                ],
+            )
+        kept = [spec for spec, label in zip(matrix.judges, labels, strict=True) if label in judges]
+        update["judges"] = [
+            spec if spec.label else spec.model_copy(update={"label": spec.id}) for spec in kept
+        ]
+    return matrix.model_copy(update=update) if update else matrix
+
+
+def rebuild_pairs_outputs(parent: str | Path) -> Path:
+    """Every aspect run's outputs and the pairs summary, from the databases (no model call)."""
+    parent = Path(parent)
+    for sub in sorted(p.parent for p in parent.glob(f"*/{DB_NAME}")):
+        rebuild_outputs(sub)
+    write_pairs_outcome(parent)
+    return parent / "pairs_summary.md"

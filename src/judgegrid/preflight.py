@@ -13,7 +13,8 @@ from typing import Any
 from judgegrid.errors import MatrixError, Problem
 from judgegrid.matrix import Matrix
 from judgegrid.options import ModelOptions
-from judgegrid.providers import litellm_module, local
+from judgegrid.providers import local
+from judgegrid.providers.gateway import litellm_module
 
 
 def preflight(matrix: Matrix, source: str) -> None:

@@ -93,7 +93,9 @@ async def ascore_sample(
     try:
         result = await metric.compute(case, ctx)
         usage = Usage.total(bound_judge.usage, bound_embedder.usage if bound_embedder else None)
-        calls = store.calls_frame().to_dict(orient="records")
+        calls = [
+            {str(k): v for k, v in row.items()} for row in store.calls_frame().to_dict("records")
+        ]
     finally:
         store.close()
     return SampleScore(metric.name, result.score, result.reason, result.details, usage, calls)

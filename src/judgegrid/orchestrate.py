@@ -1,0 +1,203 @@
+"""A run from start to finish: prepare it once, execute it, resume it, write its outputs.
+
+``prepare_run`` does every check and decision before the first call — matrix, data set and its
+limit, models and keys, cells, the run directory with the matrix as run — so the CLI and the
+Python API start a run the same way, and an interrupted run can be resumed from its directory.
+``execute_run`` scores the cells and writes the outputs, also after an interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from judgegrid import report
+from judgegrid.cache import ResultCache
+from judgegrid.cells import Cell
+from judgegrid.dataset import DEMO, load_dataset
+from judgegrid.embedder import resolve_dimension_method
+from judgegrid.errors import InputError, Problem
+from judgegrid.matrix import Matrix, load_matrix
+from judgegrid.preflight import preflight
+from judgegrid.providers import register_local_models
+from judgegrid.rundir import (
+    RESOLVED_MATRIX,
+    SAMPLE_INFO,
+    new_run_dir,
+    open_run,
+    resolved_matrix_yaml,
+    sample_info,
+    stored_dataset,
+    stored_sample_info,
+)
+from judgegrid.runner import GridRunner, ProgressHook, Tally
+from judgegrid.sample import Dataset
+from judgegrid.store import DB_NAME, RunStore
+from judgegrid.tasks import expand_cells, expected_cell_count
+
+
+@dataclass
+class GridResult:
+    run_dir: Path
+    scores: pd.DataFrame
+    calls: pd.DataFrame
+    tally: Tally
+    expected_cells: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.scores) == self.expected_cells
+
+
+@dataclass
+class PreparedRun:
+    """A run checked and laid out, not yet scored: what ``execute_run`` needs."""
+
+    matrix: Matrix
+    data: Dataset
+    run_dir: Path
+    store: RunStore
+    cells: list[Cell]
+    expected_cells: int
+    use_cache: bool
+
+
+def resolve_dataset(
+    matrix: Matrix, matrix_path: str | Path | None, dataset: str | Path | Dataset | None
+) -> Dataset:
+    """The data set named on the command line, else the matrix's (relative to its file)."""
+    if isinstance(dataset, Dataset):
+        return dataset
+    if dataset is not None:
+        return load_dataset(dataset)
+    if matrix.dataset in (None, DEMO):
+        return load_dataset(DEMO)
+    path = Path(str(matrix.dataset))
+    if not path.is_absolute() and matrix_path is not None:
+        path = Path(matrix_path).parent / path
+    return load_dataset(path)
+
+
+def read_matrix(matrix: Matrix | str | Path) -> tuple[Matrix, Path | None]:
+    """The matrix, and the file it came from (None for a Matrix object)."""
+    if isinstance(matrix, Matrix):
+        return matrix, None
+    path = Path(matrix)
+    if not path.exists():
+        raise InputError(str(path), [Problem("", "file not found")])
+    return load_matrix(path), path
+
+
+def prepare_run(
+    matrix: Matrix | str | Path,
+    dataset: str | Path | Dataset | None = None,
+    *,
+    reports_dir: str | Path = "reports",
+    run_dir: str | Path | None = None,
+    limit: int | None = None,
+    use_cache: bool = True,
+) -> PreparedRun:
+    """Check everything, then lay out the run directory; calls no model."""
+    loaded, matrix_path = read_matrix(matrix)
+    limit = limit if limit is not None else loaded.limit
+    data = resolve_dataset(loaded, matrix_path, dataset).head(limit)
+    preflight(loaded, str(matrix_path or "<matrix>"))
+    source = data.source if data.source == DEMO else str(Path(data.source).resolve())
+    name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
+    target = Path(run_dir) if run_dir else new_run_dir(reports_dir, name)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(loaded, source), encoding="utf-8")
+    store = RunStore(target / DB_NAME)
+    store.set_meta("dataset", source)
+    store.set_meta("limit", limit)
+    store.set_meta("use_cache", use_cache)
+    return _prepared(loaded, data, target, store, use_cache)
+
+
+def prepare_resume(
+    run_dir: str | Path, *, retry_failed: bool = False, use_cache: bool | None = None
+) -> PreparedRun:
+    """An interrupted run, ready to finish: cells already in its database are not scored again.
+
+    ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    """
+    target, matrix, store = open_run(run_dir)
+    data = stored_dataset(store)
+    preflight(matrix, str(target / RESOLVED_MATRIX))
+    if retry_failed:
+        store.delete_failed()
+    if use_cache is None:
+        use_cache = bool(store.get_meta("use_cache", True))
+    return _prepared(matrix, data, target, store, use_cache)
+
+
+def _prepared(
+    matrix: Matrix, data: Dataset, target: Path, store: RunStore, use_cache: bool
+) -> PreparedRun:
+    cells = expand_cells(matrix, data)
+    expected = expected_cell_count(matrix, len(data))
+    return PreparedRun(matrix, data, target, store, cells, expected, use_cache)
+
+
+def execute_run(run: PreparedRun, on_progress: ProgressHook | None = None) -> GridResult:
+    """Score the run's cells not yet in its database, then write every output (also when
+    interrupted: the outputs then show what was finished)."""
+    run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
+    register_local_models([j.id for j in run.matrix.judges] + [e.id for e in run.matrix.embeddings])
+    cache = ResultCache() if run.use_cache else None
+    runner = GridRunner(run.matrix, run.data, run.store, cache=cache)
+    try:
+        tally = asyncio.run(runner.run(run.cells, on_progress))
+    finally:
+        if cache is not None:
+            cache.close()
+        scores, calls = write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells)
+    run.store.close()
+    return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
+
+
+def write_outputs(
+    target: Path, store: RunStore, matrix: Matrix, expected: int | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
+    interrupt: partial is shown); returns the scores and calls tables it read."""
+    scores, calls = store.scores_frame(), store.calls_frame()
+    methods = {
+        matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
+        for i, e in enumerate(matrix.embeddings)
+    }
+    report.write_all(
+        target,
+        scores,
+        calls,
+        title=f"judgegrid run {target.name}",
+        expected_cells=expected,
+        dimension_methods=methods,
+        sample_info=stored_sample_info(store),
+        step_names=store.step_names_frame(),
+    )
+    return scores, calls
+
+
+def rebuild_outputs(run_dir: str | Path) -> list[Path]:
+    """Every output of a run directory, from its database alone: no model is called."""
+    target, matrix, store = open_run(run_dir)
+    try:
+        info = stored_sample_info(store)
+        expected = expected_cell_count(matrix, len(info)) if info else None
+        write_outputs(target, store, matrix, expected)
+    finally:
+        store.close()
+    return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
+
+
+def read_tables(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scores and calls tables of a finished or interrupted run."""
+    store = RunStore(Path(run_dir) / DB_NAME)
+    try:
+        return store.scores_frame(), store.calls_frame()
+    finally:
+        store.close()

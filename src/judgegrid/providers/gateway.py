@@ -1,0 +1,60 @@
+"""litellm, set up once for judgegrid: no banners, no hidden SDK retries, keys from the
+environment, prices from its map.
+
+litellm takes about a second to import, so it is imported on first use (``litellm_module``),
+not when judgegrid is: ``judgegrid validate`` and ``judgegrid metrics`` stay quick.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from judgegrid.options import ModelOptions
+
+
+def litellm_module() -> Any:
+    """litellm, imported on first use (it takes a second) and told not to print help banners."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+    # litellm's OpenAI embedding path reads max_retries=0 as "unset" (``0 or DEFAULT``) and lets
+    # the SDK retry twice unseen; judgegrid makes and records every attempt itself.
+    setattr(litellm, "DEFAULT_MAX_RETRIES", 0)  # noqa: B010 (declared Final, meant as a setting)
+    return litellm
+
+
+def no_sdk_retries(model: str) -> dict[str, Any]:
+    """Keyword arguments that stop a provider SDK (openai's retries twice) from retrying on its
+    own: every attempt must be judgegrid's, under the matrix's policy, and in the calls table."""
+    return {} if model.startswith("local/") else {"max_retries": 0}
+
+
+def call_kwargs(model: str, options: ModelOptions) -> dict[str, Any]:
+    """What a call adds to the logged request: the key read from the environment variable the
+    options name (never written anywhere) and the SDK's own retries switched off."""
+    variable = options.api_key_env
+    key = {"api_key": os.environ[variable]} if variable and variable in os.environ else {}
+    return {**key, **no_sdk_retries(model)}
+
+
+class Pricer:
+    """The cost of a response from litellm's price map: 0 for in-process models, None (unknown,
+    never 0) for a model the map lacks, which is then not asked again."""
+
+    def __init__(self, model: str, call_type: str = "completion"):
+        self.model, self.call_type = model, call_type
+        self._unpriced = model.startswith("local/")
+
+    def __call__(self, raw: Any) -> float | None:
+        if self.model.startswith("local/"):
+            return 0.0
+        if self._unpriced:  # asking litellm again costs time and cannot find a price
+            return None
+        try:
+            return float(
+                litellm_module().completion_cost(completion_response=raw, call_type=self.call_type)
+            )
+        except Exception:  # litellm raises for a model missing from its price table
+            self._unpriced = True
+            return None
