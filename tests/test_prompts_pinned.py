@@ -22,21 +22,10 @@ import numpy as np
 from judgegrid.context import ScoreContext
 from judgegrid.dataset import load_demo
 from judgegrid.metrics import METRICS
-from judgegrid.sample import Sample
 from judgegrid.testing.answers import answer_for_messages, bag_of_words
+from test_metric_steps import BRIDGE
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts.json"
-
-BRIDGE = Sample(
-    id="bridge",
-    user_input="Who designed the Brooklyn bridge?",
-    response="Roebling designed the Brooklyn bridge. Gustave Eiffel designed the tower in Paris.",
-    retrieved_contexts=[
-        "Roebling designed the Brooklyn bridge in New York.",
-        "Gustave Eiffel designed the tower in Paris.",
-    ],
-    reference="Roebling designed the Brooklyn bridge.",
-)
 
 # (metric, parameters): every prompt variant a parameter can select
 VARIANTS: list[tuple[str, dict[str, Any]]] = [

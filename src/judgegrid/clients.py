@@ -12,7 +12,14 @@ import random
 from judgegrid.cache import ResultCache
 from judgegrid.embedder import EmbeddingModel
 from judgegrid.judge import JudgeModel
-from judgegrid.options import Concurrency, EmbeddingSpec, JudgeSpec, ModelOptions, RetryPolicy
+from judgegrid.options import (
+    Concurrency,
+    EmbeddingSpec,
+    JudgeSpec,
+    ModelEntry,
+    ModelOptions,
+    RetryPolicy,
+)
 from judgegrid.store import RunStore
 from judgegrid.transport import Limits, Transport
 
@@ -48,7 +55,7 @@ class ClientFactory:
             self.cache,
         )
 
-    def _register(self, label: str, spec: JudgeSpec | EmbeddingSpec) -> None:
+    def _register(self, label: str, spec: ModelEntry) -> None:
         self.limits.register(
             label, spec.max_concurrency, spec.requests_per_minute, spec.tokens_per_minute
         )

@@ -80,8 +80,10 @@ class ModelOptions(StrictModel):
         return value
 
 
-class JudgeSpec(StrictModel):
-    id: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini")
+class ModelEntry(StrictModel):
+    """What every judge and embedding entry has: a model, its options and its own limits."""
+
+    id: str = Field(min_length=1, description="litellm model id")
     label: str | None = Field(None, description="Name used in reports; defaults to the id.")
     options: ModelOptions = ModelOptions()
     max_concurrency: int | None = Field(None, ge=1)
@@ -93,25 +95,20 @@ class JudgeSpec(StrictModel):
     )
 
 
+class JudgeSpec(ModelEntry):
+    id: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini")
+
+
 DimensionMethod = Literal["auto", "native", "truncate"]
 
 
-class EmbeddingSpec(StrictModel):
+class EmbeddingSpec(ModelEntry):
     id: str = Field(min_length=1, description="litellm embedding model id")
-    label: str | None = None
     dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
     dimension_method: DimensionMethod = Field(
         "auto",
         description="native: ask the provider for d dimensions; truncate: keep the first d "
         "components and L2-renormalise; auto: native for OpenAI text-embedding-3-*.",
-    )
-    options: ModelOptions = ModelOptions()
-    max_concurrency: int | None = Field(None, ge=1)
-    requests_per_minute: float | None = Field(
-        None, gt=0, description="At most this many requests a minute to this entry."
-    )
-    tokens_per_minute: float | None = Field(
-        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
     )
 
 
