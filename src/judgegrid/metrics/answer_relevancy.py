@@ -9,12 +9,11 @@ the score from the "no" verdicts' reasons.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
 
 from judgegrid.context import Judge, ScoreContext
 from judgegrid.metrics.base import (
@@ -22,11 +21,11 @@ from judgegrid.metrics.base import (
     SENTENCE_CHARS,
     Metric,
     MetricResult,
-    chat,
     exactly,
     tightened_shape,
 )
 from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
+from judgegrid.metrics.prompt import Example, Prompt
 from judgegrid.question import Question
 from judgegrid.sample import Sample
 
@@ -63,60 +62,70 @@ class ScoreReason(BaseModel):
     reason: str = Field(max_length=600)
 
 
-def verdicts_prompt(question: str, statements: Sequence[str]) -> str:
-    example = {
-        "verdicts": [
-            {"verdict": "yes", "reason": None},
-            {"verdict": "no", "reason": "The price of tickets does not say when it was built."},
-            {"verdict": "idk", "reason": None},
-        ]
-    }
-    example_statements = [
-        "The Eiffel Tower was built between 1887 and 1889.",
-        "Tickets cost more in summer.",
-        "The tower is a symbol of Paris.",
-    ]
-    return "\n".join(
-        [
-            "For each statement, say whether it is relevant to answering the input: "
-            '"yes" if it is, "no" if it is not, "idk" if it is ambiguous or supporting '
-            'information. Give a short reason only for "no", otherwise null. Keep the '
-            "statements in order, one verdict each.",
-            'Reply with JSON: {"verdicts": [{"verdict": "yes" or "no" or "idk", '
-            '"reason": "..." or null}]}.',
-            "",
-            "Input: When was the Eiffel Tower built?",
-            f"Statements: {json.dumps(example_statements)}",
-            f"JSON: {json.dumps(example)}",
-            "",
-            f"Input: {question}",
-            f"Statements: {json.dumps(list(statements), ensure_ascii=False)}",
-            "JSON:",
-        ]
-    )
+class RelevanceInput(BaseModel):
+    question: str = Field(title="Input")
+    statements: list[str] = Field(title="Statements")
 
 
-def reason_prompt(question: str, score: float, irrelevant_reasons: Sequence[str]) -> str:
-    example = {"reason": "The score is 0.67 because one statement is about ticket prices."}
-    return "\n".join(
-        [
-            "Explain in one or two sentences why the answer relevancy score is what it is, "
-            "using the reasons given for the irrelevant statements. Say 'The score is <score> "
-            "because ...'.",
-            'Reply with JSON: {"reason": "..."}.',
-            "",
-            "Input: When was the Eiffel Tower built?",
-            "Score: 0.67",
-            'Reasons for irrelevant statements: ["Ticket prices do not say when it was built."]',
-            f"JSON: {json.dumps(example)}",
-            "",
-            f"Input: {question}",
-            f"Score: {score:.2f}",
-            "Reasons for irrelevant statements: "
-            f"{json.dumps(list(irrelevant_reasons), ensure_ascii=False)}",
-            "JSON:",
-        ]
-    )
+VERDICTS_PROMPT = Prompt(
+    instruction="For each statement, say whether it is relevant to answering the input: "
+    '"yes" if it is, "no" if it is not, "idk" if it is ambiguous or supporting information. '
+    'Give a short reason only for "no", otherwise null. Keep the statements in order, one '
+    "verdict each.",
+    input=RelevanceInput,
+    output=RelevanceVerdicts,
+    reply_format='{"verdicts": [{"verdict": "yes" or "no" or "idk", "reason": "..." or null}]}',
+    examples=(
+        Example(
+            RelevanceInput(
+                question="When was the Eiffel Tower built?",
+                statements=[
+                    "The Eiffel Tower was built between 1887 and 1889.",
+                    "Tickets cost more in summer.",
+                    "The tower is a symbol of Paris.",
+                ],
+            ),
+            RelevanceVerdicts(
+                verdicts=[
+                    RelevanceVerdict(verdict="yes", reason=None),
+                    RelevanceVerdict(
+                        verdict="no",
+                        reason="The price of tickets does not say when it was built.",
+                    ),
+                    RelevanceVerdict(verdict="idk", reason=None),
+                ]
+            ),
+        ),
+    ),
+)
+
+TwoDecimals = Annotated[float, PlainSerializer(lambda score: f"{score:.2f}", return_type=str)]
+
+
+class ReasonInput(BaseModel):
+    question: str = Field(title="Input")
+    score: TwoDecimals = Field(title="Score")
+    irrelevant_reasons: list[str] = Field(title="Reasons for irrelevant statements")
+
+
+REASON_PROMPT = Prompt(
+    instruction="Explain in one or two sentences why the answer relevancy score is what it is, "
+    "using the reasons given for the irrelevant statements. Say 'The score is <score> because "
+    "...'.",
+    input=ReasonInput,
+    output=ScoreReason,
+    reply_format='{"reason": "..."}',
+    examples=(
+        Example(
+            ReasonInput(
+                question="When was the Eiffel Tower built?",
+                score=0.67,
+                irrelevant_reasons=["Ticket prices do not say when it was built."],
+            ),
+            ScoreReason(reason="The score is 0.67 because one statement is about ticket prices."),
+        ),
+    ),
+)
 
 
 # -- pure scoring ----------------------------------------------------------------------------
@@ -157,7 +166,7 @@ async def relevance_verdicts(
     )
     q = Question(
         VERDICT_STEP,
-        chat(verdicts_prompt(question, statements)),
+        VERDICTS_PROMPT.messages(RelevanceInput(question=question, statements=list(statements))),
         RelevanceVerdicts,
         request_shape=shape,
     )
@@ -191,7 +200,11 @@ class AnswerRelevancy(Metric[Params]):
             answer = await ctx.judge.ask(
                 Question(
                     REASON_STEP,
-                    chat(reason_prompt(question, result.score, irrelevant)),
+                    REASON_PROMPT.messages(
+                        ReasonInput(
+                            question=question, score=result.score, irrelevant_reasons=irrelevant
+                        )
+                    ),
                     ScoreReason,
                     request_shape=tightened_shape(ScoreReason, {"reason": 2 * SENTENCE_CHARS}),
                 )

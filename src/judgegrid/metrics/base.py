@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from judgegrid.context import ScoreContext
 from judgegrid.errors import ScoringError
-from judgegrid.question import Message, schema_copy
+from judgegrid.question import schema_copy
 from judgegrid.sample import Sample
 
 
@@ -107,17 +107,3 @@ def exactly(shape: dict[str, Any], array: str, n: int) -> dict[str, Any]:
     """Ask for exactly ``n`` items in the top-level array property ``array`` (one per input)."""
     shape["properties"][array] |= {"minItems": n, "maxItems": n}
     return shape
-
-
-SYSTEM_PROMPT = (
-    "You are a careful evaluator of question-answering systems. "
-    "Reply with one JSON object that matches the requested format, and nothing else."
-)
-
-
-def chat(user_prompt: str) -> list[Message]:
-    """The two messages every judge step sends: a fixed system line and the task prompt."""
-    return [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": user_prompt},
-    ]

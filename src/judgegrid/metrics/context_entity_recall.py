@@ -10,7 +10,6 @@ normalisation, so "Eiffel  Tower" and "eiffel tower" are one entity.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterable
 from typing import Annotated
 
@@ -21,9 +20,9 @@ from judgegrid.metrics.base import (
     Metric,
     MetricResult,
     NoParams,
-    chat,
     tightened_shape,
 )
+from judgegrid.metrics.prompt import Example, Prompt
 from judgegrid.question import Question
 from judgegrid.sample import Sample
 
@@ -39,27 +38,33 @@ class Entities(BaseModel):
     )
 
 
-def entities_prompt(text: str) -> str:
-    example = {"entities": ["Apollo 11", "Neil Armstrong", "20 July 1969", "the Moon"]}
-    return "\n".join(
-        [
-            "List the unique named entities of the text: people, places, organisations, dates, "
-            "events, and numbers with their units. Write each one once, as it appears in the text.",
-            'Reply with JSON: {"entities": ["...", "..."]}.',
-            "",
-            "Text: Neil Armstrong walked on the Moon on 20 July 1969, in the Apollo 11 mission.",
-            f"JSON: {json.dumps(example)}",
-            "",
-            f"Text: {text}",
-            "JSON:",
-        ]
-    )
+class TextInput(BaseModel):
+    text: str = Field(title="Text")
+
+
+ENTITIES_PROMPT = Prompt(
+    instruction="List the unique named entities of the text: people, places, organisations, "
+    "dates, events, and numbers with their units. Write each one once, as it appears in the text.",
+    input=TextInput,
+    output=Entities,
+    reply_format='{"entities": ["...", "..."]}',
+    examples=(
+        Example(
+            TextInput(
+                text="Neil Armstrong walked on the Moon on 20 July 1969, in the Apollo 11 mission."
+            ),
+            Entities(entities=["Apollo 11", "Neil Armstrong", "20 July 1969", "the Moon"]),
+        ),
+    ),
+)
 
 
 async def extract_entities(judge: Judge, text: str) -> list[str]:
     shape = tightened_shape(Entities, {"entities": REQUESTED_ENTITY_CHARS})
     answer = await judge.ask(
-        Question(STEP, chat(entities_prompt(text)), Entities, request_shape=shape)
+        Question(
+            STEP, ENTITIES_PROMPT.messages(TextInput(text=text)), Entities, request_shape=shape
+        )
     )
     return [e.strip() for e in answer.entities if e.strip()]
 

@@ -9,7 +9,6 @@ average precision.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from typing import Literal
 
@@ -20,9 +19,9 @@ from judgegrid.metrics.base import (
     REASON_CHARS,
     Metric,
     MetricResult,
-    chat,
     tightened_shape,
 )
+from judgegrid.metrics.prompt import Example, Prompt
 from judgegrid.question import Question
 from judgegrid.sample import Sample
 
@@ -43,32 +42,36 @@ class Params(BaseModel):
     )
 
 
-def verdict_prompt(question: str, answer: str, context: str) -> str:
-    example = {"reason": "It gives the year the tower was finished.", "verdict": 1}
-    noise = {"reason": "It is about ticket prices, not the year.", "verdict": 0}
-    return "\n".join(
-        [
-            "Was the context useful to arrive at the given answer to the question? verdict 1 if "
-            "it helps, 0 if it does not. Give a reason of at most ten words.",
-            'Reply with JSON: {"reason": "...", "verdict": 0 or 1}.',
-            "",
-            "Question: When was the Eiffel Tower finished?",
-            "Answer: It was finished in 1889.",
-            "Context: The Eiffel Tower was completed in March 1889 for the World's Fair.",
-            f"JSON: {json.dumps(example)}",
-            "",
-            "Question: When was the Eiffel Tower finished?",
-            "Answer: It was finished in 1889.",
-            "Context: Tickets to the top of the tower cost more in summer.",
-            f"JSON: {json.dumps(noise)}",
-            "",
-            f"Question: {question}",
-            f"Answer: {answer}",
-            f"Context: {context}",
-            "JSON:",
-        ]
-    )
+class UsefulnessInput(BaseModel):
+    question: str = Field(title="Question")
+    answer: str = Field(title="Answer")
+    context: str = Field(title="Context")
 
+
+_EIFFEL = {"question": "When was the Eiffel Tower finished?", "answer": "It was finished in 1889."}
+
+VERDICT_PROMPT = Prompt(
+    instruction="Was the context useful to arrive at the given answer to the question? verdict 1 "
+    "if it helps, 0 if it does not. Give a reason of at most ten words.",
+    input=UsefulnessInput,
+    output=ContextVerdict,
+    reply_format='{"reason": "...", "verdict": 0 or 1}',
+    examples=(
+        Example(
+            UsefulnessInput(
+                **_EIFFEL,
+                context="The Eiffel Tower was completed in March 1889 for the World's Fair.",
+            ),
+            ContextVerdict(reason="It gives the year the tower was finished.", verdict=1),
+        ),
+        Example(
+            UsefulnessInput(
+                **_EIFFEL, context="Tickets to the top of the tower cost more in summer."
+            ),
+            ContextVerdict(reason="It is about ticket prices, not the year.", verdict=0),
+        ),
+    ),
+)
 
 # -- pure scoring ----------------------------------------------------------------------------
 
@@ -123,7 +126,11 @@ class ContextPrecision(Metric[Params]):
                 ctx.judge.ask(
                     Question(
                         STEP,
-                        chat(verdict_prompt(sample.user_input or "", answer, c)),
+                        VERDICT_PROMPT.messages(
+                            UsefulnessInput(
+                                question=sample.user_input or "", answer=answer, context=c
+                            )
+                        ),
                         ContextVerdict,
                         request_shape=tightened_shape(ContextVerdict, {"reason": REASON_CHARS}),
                     )

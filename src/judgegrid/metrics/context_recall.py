@@ -6,7 +6,6 @@ contexts (1) or not (0); the score is the attributed share.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -20,10 +19,10 @@ from judgegrid.metrics.base import (
     Metric,
     MetricResult,
     NoParams,
-    chat,
     share_of_ones,
     tightened_shape,
 )
+from judgegrid.metrics.prompt import Example, Prompt
 from judgegrid.question import Question
 from judgegrid.sample import Sample
 
@@ -38,39 +37,43 @@ class Classifications(BaseModel):
     classifications: list[Classification] = Field(max_length=32)
 
 
-def classification_prompt(question: str, context: str, reference: str) -> str:
-    example = {
-        "classifications": [
-            {
-                "statement": "Mount Fuji is in Japan.",
-                "reason": "The context says so.",
-                "attributed": 1,
-            },
-            {
-                "statement": "It last erupted in 1707.",
-                "reason": "No eruption is mentioned.",
-                "attributed": 0,
-            },
-        ]
-    }
-    return "\n".join(
-        [
-            "Take each sentence of the reference answer and decide whether the context supports "
-            "it: attributed 1 if it does, 0 if it does not. Give a reason of at most ten words.",
-            'Reply with JSON: {"classifications": [{"statement": "...", "reason": "...", '
-            '"attributed": 0 or 1}]}.',
-            "",
-            "Question: Where is Mount Fuji, and when did it last erupt?",
-            "Context: Mount Fuji is the highest mountain in Japan.",
-            "Reference: Mount Fuji is in Japan. It last erupted in 1707.",
-            f"JSON: {json.dumps(example)}",
-            "",
-            f"Question: {question}",
-            f"Context: {context}",
-            f"Reference: {reference}",
-            "JSON:",
-        ]
-    )
+class AttributionInput(BaseModel):
+    question: str = Field(title="Question")
+    context: str = Field(title="Context")
+    reference: str = Field(title="Reference")
+
+
+CLASSIFICATION_PROMPT = Prompt(
+    instruction="Take each sentence of the reference answer and decide whether the context "
+    "supports it: attributed 1 if it does, 0 if it does not. Give a reason of at most ten words.",
+    input=AttributionInput,
+    output=Classifications,
+    reply_format='{"classifications": [{"statement": "...", "reason": "...", '
+    '"attributed": 0 or 1}]}',
+    examples=(
+        Example(
+            AttributionInput(
+                question="Where is Mount Fuji, and when did it last erupt?",
+                context="Mount Fuji is the highest mountain in Japan.",
+                reference="Mount Fuji is in Japan. It last erupted in 1707.",
+            ),
+            Classifications(
+                classifications=[
+                    Classification(
+                        statement="Mount Fuji is in Japan.",
+                        reason="The context says so.",
+                        attributed=1,
+                    ),
+                    Classification(
+                        statement="It last erupted in 1707.",
+                        reason="No eruption is mentioned.",
+                        attributed=0,
+                    ),
+                ]
+            ),
+        ),
+    ),
+)
 
 
 def _echo_chars(reference: str) -> int:
@@ -94,15 +97,15 @@ class ContextRecall(Metric[NoParams]):
     required_fields = ("user_input", "retrieved_contexts", "reference")
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
-        prompt = classification_prompt(
-            sample.user_input or "",
-            "\n".join(sample.retrieved_contexts or []),
-            sample.reference or "",
+        asked = AttributionInput(
+            question=sample.user_input or "",
+            context="\n".join(sample.retrieved_contexts or []),
+            reference=sample.reference or "",
         )
         answer = await ctx.judge.ask(
             Question(
                 "context_recall.classify",
-                chat(prompt),
+                CLASSIFICATION_PROMPT.messages(asked),
                 Classifications,
                 request_shape=tightened_shape(
                     Classifications,

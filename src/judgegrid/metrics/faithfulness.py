@@ -8,7 +8,6 @@ content, so an identical request is one call per judge, sample and repeat).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
@@ -22,11 +21,11 @@ from judgegrid.metrics.base import (
     Metric,
     MetricResult,
     NoParams,
-    chat,
     exactly,
     share_of_ones,
     tightened_shape,
 )
+from judgegrid.metrics.prompt import Example, Prompt
 from judgegrid.question import Question
 from judgegrid.sample import Sample
 
@@ -53,65 +52,74 @@ class Verdicts(BaseModel):
     statements: list[Verdict] = Field(max_length=MAX_STATEMENTS)
 
 
-def statements_prompt(question: str, answer: str) -> str:
-    example = {
-        "statements": [
-            "Mary Shelley wrote the novel Frankenstein.",
-            "Mary Shelley published Frankenstein in 1818.",
-        ]
-    }
-    return "\n".join(
-        [
-            "Break the answer into short statements. Each statement must stand on its own: "
-            "replace pronouns with the names they refer to, and keep every fact of the answer. "
-            "Add nothing that the answer does not say.",
-            'Reply with JSON: {"statements": ["...", "..."]}.',
-            "",
-            "Question: Who wrote Frankenstein, and when was it published?",
-            "Answer: Mary Shelley wrote it. She published it in 1818.",
-            f"JSON: {json.dumps(example)}",
-            "",
-            f"Question: {question}",
-            f"Answer: {answer}",
-            "JSON:",
-        ]
-    )
+class StatementsInput(BaseModel):
+    question: str = Field(title="Question")
+    answer: str = Field(title="Answer")
 
 
-def verdicts_prompt(context: str, statements: Sequence[str]) -> str:
-    example = {
-        "statements": [
-            {
-                "statement": "The Amazon flows through Brazil.",
-                "reason": "The context names Brazil.",
-                "verdict": 1,
-            },
-            {
-                "statement": "The Amazon is the longest river in Africa.",
-                "reason": "Africa is not mentioned.",
-                "verdict": 0,
-            },
-        ]
-    }
-    return "\n".join(
-        [
-            "For each statement, decide whether the context supports it. verdict 1: the "
-            "statement follows directly from the context. verdict 0: it does not, or the "
-            "context does not say. Give a reason of at most eight words, and keep the "
-            "statements in order.",
-            'Reply with JSON: {"statements": [{"statement": "...", "reason": "...", '
-            '"verdict": 0 or 1}]}.',
-            "",
-            "Context: The Amazon flows through Peru, Colombia and Brazil, and it carries more "
-            "water than any other river.",
-            f"Statements: {json.dumps([s['statement'] for s in example['statements']])}",
-            f"JSON: {json.dumps(example)}",
-            "",
-            f"Context: {context}",
-            f"Statements: {json.dumps(list(statements), ensure_ascii=False)}",
-            "JSON:",
-        ]
-    )
+STATEMENTS_PROMPT = Prompt(
+    instruction="Break the answer into short statements. Each statement must stand on its own: "
+    "replace pronouns with the names they refer to, and keep every fact of the answer. "
+    "Add nothing that the answer does not say.",
+    input=StatementsInput,
+    output=Statements,
+    reply_format='{"statements": ["...", "..."]}',
+    examples=(
+        Example(
+            StatementsInput(
+                question="Who wrote Frankenstein, and when was it published?",
+                answer="Mary Shelley wrote it. She published it in 1818.",
+            ),
+            Statements(
+                statements=[
+                    "Mary Shelley wrote the novel Frankenstein.",
+                    "Mary Shelley published Frankenstein in 1818.",
+                ]
+            ),
+        ),
+    ),
+)
+
+
+class VerdictsInput(BaseModel):
+    context: str = Field(title="Context")
+    statements: list[str] = Field(title="Statements")
+
+
+VERDICTS_PROMPT = Prompt(
+    instruction="For each statement, decide whether the context supports it. verdict 1: the "
+    "statement follows directly from the context. verdict 0: it does not, or the context does "
+    "not say. Give a reason of at most eight words, and keep the statements in order.",
+    input=VerdictsInput,
+    output=Verdicts,
+    reply_format='{"statements": [{"statement": "...", "reason": "...", "verdict": 0 or 1}]}',
+    examples=(
+        Example(
+            VerdictsInput(
+                context="The Amazon flows through Peru, Colombia and Brazil, and it carries "
+                "more water than any other river.",
+                statements=[
+                    "The Amazon flows through Brazil.",
+                    "The Amazon is the longest river in Africa.",
+                ],
+            ),
+            Verdicts(
+                statements=[
+                    Verdict(
+                        statement="The Amazon flows through Brazil.",
+                        reason="The context names Brazil.",
+                        verdict=1,
+                    ),
+                    Verdict(
+                        statement="The Amazon is the longest river in Africa.",
+                        reason="Africa is not mentioned.",
+                        verdict=0,
+                    ),
+                ]
+            ),
+        ),
+    ),
+)
 
 
 # -- shared steps (also used by NoiseSensitivity) --------------------------------------------
@@ -129,7 +137,7 @@ def _statements_shape() -> dict:
 async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
     q = Question(
         "statements",
-        chat(statements_prompt(question, text)),
+        STATEMENTS_PROMPT.messages(StatementsInput(question=question, answer=text)),
         Statements,
         request_shape=_statements_shape(),
     )
@@ -142,7 +150,8 @@ async def nli_verdicts(judge: Judge, context: str, statements: Sequence[str]) ->
     echo = max((len(s) for s in statements), default=0) + 10  # the statement, repeated
     shape = tightened_shape(Verdicts, {"statement": echo, "reason": REASON_CHARS})
     exactly(shape, "statements", len(statements))
-    q = Question("nli", chat(verdicts_prompt(context, statements)), Verdicts, request_shape=shape)
+    asked = VERDICTS_PROMPT.messages(VerdictsInput(context=context, statements=list(statements)))
+    q = Question("nli", asked, Verdicts, request_shape=shape)
     return (await judge.ask(q)).statements
 
 

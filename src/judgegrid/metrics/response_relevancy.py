@@ -7,9 +7,8 @@ when every generation calls the response noncommittal (ALL, as in Ragas since PR
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -20,9 +19,9 @@ from judgegrid.metrics.base import (
     SENTENCE_CHARS,
     Metric,
     MetricResult,
-    chat,
     tightened_shape,
 )
+from judgegrid.metrics.prompt import Example, Prompt
 from judgegrid.question import Question
 from judgegrid.sample import Sample
 
@@ -51,34 +50,43 @@ class Params(BaseModel):
         return [value] if isinstance(value, int) else value
 
 
-_EXAMPLES = [
-    (
-        "The Great Barrier Reef lies off the coast of Queensland, in north-eastern Australia.",
-        {"question": "Where is the Great Barrier Reef?", "noncommittal": 0},
-    ),
-    (
-        "I am not sure when the treaty was signed; it might have been some time in the nineties.",
-        {"question": "When was the treaty signed?", "noncommittal": 1},
-    ),
-    (
-        "Insulin is made by beta cells in the pancreas and it lowers the sugar in the blood.",
-        {"question": "Which cells make insulin and what does insulin do?", "noncommittal": 0},
-    ),
-]
+class ResponseInput(BaseModel):
+    response: str = Field(title="Answer")
 
 
-def question_prompt(response: str) -> str:
-    """The prompt for one generated question; the few-shot examples suit base models too."""
-    lines = [
-        "Read the answer and write the one question that it answers. Also say whether the "
-        "answer is noncommittal: 1 if it is evasive, vague or says it does not know, else 0.",
-        'Reply with JSON: {"question": "...", "noncommittal": 0 or 1}.',
-        "",
-    ]
-    for answer, output in _EXAMPLES:
-        lines += [f"Answer: {answer}", f"JSON: {json.dumps(output)}", ""]
-    lines += [f"Answer: {response}", "JSON:"]
-    return "\n".join(lines)
+def _example(answer: str, question: str, noncommittal: Literal[0, 1]) -> Example[Any, Any]:
+    return Example(
+        ResponseInput(response=answer),
+        GeneratedQuestion(question=question, noncommittal=noncommittal),
+    )
+
+
+# The few-shot examples suit base models too.
+QUESTION_PROMPT = Prompt(
+    instruction="Read the answer and write the one question that it answers. Also say whether "
+    "the answer is noncommittal: 1 if it is evasive, vague or says it does not know, else 0.",
+    input=ResponseInput,
+    output=GeneratedQuestion,
+    reply_format='{"question": "...", "noncommittal": 0 or 1}',
+    examples=(
+        _example(
+            "The Great Barrier Reef lies off the coast of Queensland, in north-eastern Australia.",
+            "Where is the Great Barrier Reef?",
+            0,
+        ),
+        _example(
+            "I am not sure when the treaty was signed; it might have been some time in the "
+            "nineties.",
+            "When was the treaty signed?",
+            1,
+        ),
+        _example(
+            "Insulin is made by beta cells in the pancreas and it lowers the sugar in the blood.",
+            "Which cells make insulin and what does insulin do?",
+            0,
+        ),
+    ),
+)
 
 
 # -- pure scoring ----------------------------------------------------------------------------
@@ -131,7 +139,7 @@ class ResponseRelevancy(Metric[Params]):
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         n = ctx.strictness or DEFAULT_STRICTNESS
-        messages = chat(question_prompt(sample.response or ""))
+        messages = QUESTION_PROMPT.messages(ResponseInput(response=sample.response or ""))
         shape = tightened_shape(GeneratedQuestion, {"question": SENTENCE_CHARS})
         asked = Question(STEP, messages, GeneratedQuestion, request_shape=shape)
         generations = await ctx.judge.ask_many(asked, n)
