@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid import report
-from judgegrid.store import SCORE_COLUMNS
+from judgegrid.records import SCORE_COLUMNS
 
 
 def synthetic_scores(rows: int, seed: int = 0) -> pd.DataFrame:

@@ -38,10 +38,11 @@ from judgegrid.orchestrate import (
     read_matrix,
     rebuild_outputs,
 )
+from judgegrid.records import SCORE_COLUMNS
 from judgegrid.rundir import new_run_dir, stored_sample_info
 from judgegrid.runner import ProgressHook
 from judgegrid.sample import Dataset, Sample
-from judgegrid.store import DB_NAME, SCORE_COLUMNS, RunStore
+from judgegrid.store import DB_NAME, RunStore
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {

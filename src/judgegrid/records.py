@@ -1,11 +1,22 @@
-"""Typed records of a run: one request sent to a model (``CallRecord``)."""
+"""Typed records of a run: one request sent to a model (``CallRecord``) and one cell's outcome
+(``ScoreRow``).
+
+``ScoreRow`` is the one definition of the ``scores`` table: the run database's columns, the
+API's ``scores`` DataFrame, ``scores.csv`` and every analysis read the same fields, in the order
+of ``SCORE_COLUMNS``.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from judgegrid.cells import Cell
 from judgegrid.usage import Usage
+
+Status = Literal["scored", "failed", "skipped"]
 
 
 @dataclass
@@ -25,3 +36,72 @@ class CallRecord:
     finish_reason: str | None = None
     started_at: float = 0.0
     usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One cell's outcome: its coordinates, what happened and what it cost."""
+
+    sample_id: str
+    metric: str
+    judge: str  # the judge's label
+    embedding: str  # the embedding entry's label; "" for a judge-only metric
+    dimension: int  # 0: the model's own size, or no embedding
+    strictness: int  # 0 for a metric without one
+    repeat: int
+    status: Status  # scored; failed (with error); skipped (the sample lacks a field)
+    score: float | None  # set when scored
+    reason: str | None  # the metric's explanation, where it gives one
+    error: str | None  # why the cell failed or was skipped
+    details: str | None  # JSON: statements, verdicts, … (or the raw reply of a failure)
+    calls: int  # calls the cell used, a shared call counted in every cell that used it
+    tokens_in: int
+    tokens_out: int
+    cost: float | None  # dollars; None when some call's price is unknown
+    latency_s: float  # the cell's wall time, queueing included
+    finished_at: float  # Unix time
+
+    @classmethod
+    def of(
+        cls,
+        cell: Cell,
+        status: Status,
+        usage: Usage,
+        latency_s: float,
+        finished_at: float,
+        *,
+        score: float | None = None,
+        reason: str | None = None,
+        error: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> ScoreRow:
+        """The row of ``cell`` with its outcome and what it used (``details`` kept as JSON)."""
+        return cls(
+            sample_id=cell.sample_id,
+            metric=cell.metric,
+            judge=cell.judge,
+            embedding=cell.embedding,
+            dimension=cell.dimension,
+            strictness=cell.strictness,
+            repeat=cell.repeat,
+            status=status,
+            score=score,
+            reason=reason,
+            error=error,
+            details=json.dumps(details, ensure_ascii=False) if details else None,
+            calls=usage.calls,
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            cost=usage.cost,
+            latency_s=latency_s,
+            finished_at=finished_at,
+        )
+
+    def values(self) -> tuple[Any, ...]:
+        """The row's values in column order."""
+        return dataclasses.astuple(self)
+
+
+SCORE_COLUMNS = [f.name for f in dataclasses.fields(ScoreRow)]
+# A cell's coordinates among the columns: the table's key, and the order scores.csv is sorted in.
+SCORE_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]

@@ -16,6 +16,7 @@ from judgegrid import accounting, analyses
 from judgegrid.analyses.bundle import Analysis, analyse
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.metrics import METRICS
+from judgegrid.records import SCORE_COLUMNS, SCORE_KEY
 
 TABLES_DIR = "tables"
 HTML_NAME = "report.html"
@@ -64,9 +65,7 @@ def write_html(run_dir: Path, text: str) -> Path:
 
 def write_scores_csv(scores: pd.DataFrame, run_dir: Path) -> Path:
     path = run_dir / "scores.csv"
-    scores.sort_values(
-        ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
-    ).to_csv(path, index=False)
+    scores.sort_values(SCORE_KEY).to_csv(path, index=False, columns=SCORE_COLUMNS)
     return path
 
 

@@ -24,6 +24,7 @@ from judgegrid.errors import JudgegridError
 from judgegrid.judge import JudgeModel
 from judgegrid.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
+from judgegrid.records import ScoreRow
 from judgegrid.sample import Dataset
 from judgegrid.store import RunStore
 from judgegrid.usage import Usage
@@ -128,16 +129,9 @@ class GridRunner:
         started = time.perf_counter()
         missing = metric.missing_fields(sample)
         if missing:
+            error = f"sample '{sample.id}' has no {', '.join(missing)}, which {metric.title} needs"
             self.store.write_score(
-                cell,
-                status="skipped",
-                score=None,
-                reason=None,
-                error=f"sample '{sample.id}' has no {', '.join(missing)}, which {metric.title} "
-                "needs",
-                details=None,
-                usage=Usage(),
-                latency_s=0.0,
+                ScoreRow.of(cell, "skipped", Usage(), 0.0, time.time(), error=error)
             )
             return "skipped"
         judge = self.judges[cell.judge].bind(
@@ -154,15 +148,18 @@ class GridRunner:
             self._write_failure(cell, exc, judge.usage, embedder, started, unexpected=True)
             return "failed"
         usage = Usage.total(judge.usage, embedder.usage if embedder else None)
+        latency = time.perf_counter() - started
         self.store.write_score(
-            cell,
-            status="scored",
-            score=result.score,
-            reason=result.reason,
-            error=None,
-            details=result.details or None,
-            usage=usage,
-            latency_s=time.perf_counter() - started,
+            ScoreRow.of(
+                cell,
+                "scored",
+                usage,
+                latency,
+                time.time(),
+                score=result.score,
+                reason=result.reason,
+                details=result.details or None,
+            )
         )
         return "scored"
 
@@ -178,14 +175,15 @@ class GridRunner:
         raw = getattr(exc, "raw", None)
         prefix = "unexpected error (please report it) " if unexpected else ""
         self.store.write_score(
-            cell,
-            status="failed",
-            score=None,
-            reason=None,
-            error=f"{prefix}{type(exc).__name__}: {exc}",
-            details={"raw": raw[:2000]} if raw else None,
-            usage=Usage.total(usage, getattr(embedder, "usage", None)),
-            latency_s=time.perf_counter() - started,
+            ScoreRow.of(
+                cell,
+                "failed",
+                Usage.total(usage, getattr(embedder, "usage", None)),
+                time.perf_counter() - started,
+                time.time(),
+                error=f"{prefix}{type(exc).__name__}: {exc}",
+                details={"raw": raw[:2000]} if raw else None,
+            )
         )
 
 

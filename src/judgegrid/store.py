@@ -17,7 +17,6 @@ Every write is committed at once (WAL mode), so a kill loses at most the cells i
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import pandas as pd
 from judgegrid.cells import Cell
 from judgegrid.database import open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
-from judgegrid.records import CallRecord
+from judgegrid.records import SCORE_COLUMNS, CallRecord, ScoreRow
 from judgegrid.usage import Usage
 
 DB_NAME = "run.sqlite"
@@ -65,26 +64,10 @@ CREATE TABLE IF NOT EXISTS embeddings (
 );
 """
 
-SCORE_COLUMNS = [
-    "sample_id",
-    "metric",
-    "judge",
-    "embedding",
-    "dimension",
-    "strictness",
-    "repeat",
-    "status",
-    "score",
-    "reason",
-    "error",
-    "details",
-    "calls",
-    "tokens_in",
-    "tokens_out",
-    "cost",
-    "latency_s",
-    "finished_at",
-]
+_INSERT_SCORE = (
+    f"INSERT OR REPLACE INTO scores ({', '.join(SCORE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(SCORE_COLUMNS))})"
+)
 
 
 class RunStore:
@@ -107,41 +90,9 @@ class RunStore:
 
     # -- scores --------------------------------------------------------------------------------
 
-    def write_score(
-        self,
-        cell: Cell,
-        *,
-        status: str,
-        score: float | None,
-        reason: str | None,
-        error: str | None,
-        details: dict[str, Any] | None,
-        usage: Usage,
-        latency_s: float,
-    ) -> None:
-        self._db.execute(
-            f"INSERT OR REPLACE INTO scores VALUES ({', '.join('?' * len(SCORE_COLUMNS))})",
-            (
-                cell.sample_id,
-                cell.metric,
-                cell.judge,
-                cell.embedding,
-                cell.dimension,
-                cell.strictness,
-                cell.repeat,
-                status,
-                score,
-                reason,
-                error,
-                json.dumps(details, ensure_ascii=False) if details else None,
-                usage.calls,
-                usage.tokens_in,
-                usage.tokens_out,
-                usage.cost,
-                latency_s,
-                time.time(),
-            ),
-        )
+    def write_score(self, row: ScoreRow) -> None:
+        """One cell's row, committed at once (a rerun of the cell replaces it)."""
+        self._db.execute(_INSERT_SCORE, row.values())
 
     def finished_cells(self) -> set[Cell]:
         rows = self._db.execute(
@@ -153,6 +104,7 @@ class RunStore:
         return self._db.execute("DELETE FROM scores WHERE status = 'failed'").rowcount
 
     def scores_frame(self) -> pd.DataFrame:
+        """The scores table, one row per finished cell, columns as ``ScoreRow``."""
         return pd.read_sql_query(f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores", self._db)
 
     def calls_frame(self) -> pd.DataFrame:
