@@ -15,6 +15,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from judgegrid.analyses.tables import embedding_config
+
 MAX_BOXES = 40
 
 
@@ -40,11 +42,7 @@ def _heatmap(ax, values: np.ndarray, rows: Iterable[str], cols: Iterable[str], v
 def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
     """Judge (x strictness) by embedding@dimension: the mean score."""
     rows = summary[summary["metric"] == metric].copy()
-    rows["column"] = np.where(
-        rows["embedding"] != "",
-        rows["embedding"] + " @ " + rows["dimension"].astype(str),
-        "(judge only)",
-    )
+    rows["column"] = embedding_config(rows["embedding"], rows["dimension"])
     rows["row"] = np.where(
         rows["strictness"] > 0,
         rows["judge"] + " (s=" + rows["strictness"].astype(str) + ")",

@@ -25,12 +25,12 @@ from judgegrid.analyses.common import (
     LISTWISE,
     PAIRABLE,
     PAIRWISE,
-    embedding_label,
     ratings,
     spearman_brown_needed,
     threshold_for,
 )
 from judgegrid.analyses.icc import icc
+from judgegrid.analyses.tables import embedding_config
 
 JUDGE_GROUP = ["metric", "embedding", "dimension", "strictness"]
 EMBEDDING_GROUP = ["metric", "judge", "strictness"]
@@ -47,7 +47,7 @@ def rating_tables(
         group, column = JUDGE_GROUP, "judge"
     else:
         r = r[r["embedding"] != ""].copy()
-        r["embedding_config"] = embedding_label(r["embedding"], r["dimension"])
+        r["embedding_config"] = embedding_config(r["embedding"], r["dimension"])
         group, column = EMBEDDING_GROUP, "embedding_config"
     wide = r.pivot_table(
         index=[*group, "sample_id"], columns=column, values="rating", aggfunc="first"

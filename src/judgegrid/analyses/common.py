@@ -43,12 +43,6 @@ def ratings(scores: pd.DataFrame) -> pd.DataFrame:
     return grouped.agg(rating="mean", repeats="count").reset_index()
 
 
-def embedding_label(embedding: pd.Series, dimension: pd.Series) -> pd.Series:
-    """'model @ dim' for embedding-based configurations, '(judge only)' otherwise."""
-    text = embedding.astype(str) + " @ " + dimension.astype(str)
-    return text.where(embedding.astype(str) != "", "(judge only)")
-
-
 def spearman_brown_needed(reliability: float, target: float = RELIABILITY_TARGET) -> float:
     """How many parallel measurements (repeats or judges) averaged reach ``target``.
 

@@ -86,18 +86,27 @@ def top_failure_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
     )
 
 
+JUDGE_ONLY = "(judge only)"
+
+
 def embedding_column(embedding: str, dimension: int) -> str:
+    """The one label of an embedding configuration in every table and figure: 'model @ dim',
+    'model' at the model's own size (dimension 0), '(judge only)' for a judge-only metric."""
     if not embedding:
-        return "(judge only)"
+        return JUDGE_ONLY
     return f"{embedding} @ {dimension}" if dimension else embedding
+
+
+def embedding_config(embedding: pd.Series, dimension: pd.Series) -> pd.Series:
+    """``embedding_column`` of every row."""
+    labels = [embedding_column(str(e), int(d)) for e, d in zip(embedding, dimension, strict=True)]
+    return pd.Series(labels, index=embedding.index, dtype=object)
 
 
 def judge_by_embedding(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
     """One metric as a judge (× strictness) by embedding@dimension table of 'mean ± sd [f]'."""
     rows = summary[summary["metric"] == metric].copy()
-    rows["column"] = [
-        embedding_column(e, d) for e, d in zip(rows["embedding"], rows["dimension"], strict=True)
-    ]
+    rows["column"] = embedding_config(rows["embedding"], rows["dimension"])
     rows["row"] = [
         f"{j} (s={s})" if s else j for j, s in zip(rows["judge"], rows["strictness"], strict=True)
     ]

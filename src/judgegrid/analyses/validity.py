@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.common import ratings
-from judgegrid.analyses.tables import CONFIG_AXES
+from judgegrid.analyses.tables import CONFIG_AXES, embedding_config
 
 PAIR_COLUMNS = ["source", "pair", "aspect", "metric", "preferred", "other"]
 PAIR_MISSING = "pairs with both members scored; unscored pairs counted in pairs_unscored"
@@ -232,7 +232,7 @@ def accuracy_table(pair_accuracy_table: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     t = pair_accuracy_table.copy()
     emb = np.where(
-        t["embedding"] != "", " / " + t["embedding"] + " @ " + t["dimension"].astype(str), ""
+        t["embedding"] != "", " / " + embedding_config(t["embedding"], t["dimension"]), ""
     )
     strict = np.where(t["strictness"] > 0, " (s=" + t["strictness"].astype(str) + ")", "")
     t["configuration"] = t["judge"] + emb + strict

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.common import RELIABILITY_TARGET, scored
+from judgegrid.analyses.tables import embedding_config
 
 RESIDUAL = "residual (repeats)"
 VARIANCE_MISSING = "listwise: only samples scored in every judge x embedding x dimension x repeat"
@@ -43,7 +44,7 @@ def design_facets(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str]:
     if crossed:
         facets = ["judge", "embedding", "dimension"]
     else:
-        rows["embedding @ dimension"] = rows["embedding"] + " @ " + rows["dimension"].astype(str)
+        rows["embedding @ dimension"] = embedding_config(rows["embedding"], rows["dimension"])
         facets = ["judge", "embedding @ dimension"]
         note = "embedding models come at different dimensions: one facet embedding @ dimension"
     facets = [f for f in facets if rows[f].nunique() > 1]
