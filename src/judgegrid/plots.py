@@ -97,7 +97,7 @@ def spread_boxplot(spread: pd.DataFrame, metric: str, title: str) -> str:
     ax = fig.subplots()
     if groups:
         ax.boxplot([g.to_numpy() for _, g in groups], vert=False, widths=0.6)
-        ax.set_yticks(range(1, len(groups) + 1), [name for name, _ in groups], fontsize=7)
+        ax.set_yticks(range(1, len(groups) + 1), [str(name) for name, _ in groups], fontsize=7)
     ax.set_xlabel("run-to-run SD of a sample's score (over repeats)")
     ax.set_title(title, fontsize=9)
     return to_base64_png(fig)

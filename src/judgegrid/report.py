@@ -6,15 +6,20 @@ Everything here is rebuilt from the run database alone, with no model call.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from judgegrid import accounting, analyses
-from judgegrid.analyses.bundle import Analysis, analyse
+from judgegrid import html_report
+from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
+from judgegrid.analyses.bundle import Analysis, analyse, run_overview
+from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
+from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
 from judgegrid.analyses.validity import accuracy_table
+from judgegrid.analyses.variance import VARIANCE_SUMMARY_COLUMNS
 from judgegrid.metrics import METRICS
 from judgegrid.records import SCORE_COLUMNS, SCORE_KEY
 
@@ -35,13 +40,21 @@ def metric_titles() -> dict[str, str]:
     return {name: cls.title for name, cls in METRICS.items()}
 
 
-def analyse_run(scores: pd.DataFrame, sample_info: Mapping[str, Mapping[str, Any]]) -> Analysis:
+def analyse_run(
+    scores: pd.DataFrame,
+    sample_info: Mapping[str, Mapping[str, Any]],
+    calls: pd.DataFrame | None = None,
+    step_names: pd.DataFrame | None = None,
+) -> Analysis:
+    """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
         scores,
         thresholds=metric_thresholds(),
         lower_is_better=lower_is_better(),
         sample_info=sample_info,
         metric_titles=metric_titles(),
+        calls=calls,
+        step_names=step_names,
     )
 
 
@@ -70,17 +83,14 @@ def write_scores_csv(scores: pd.DataFrame, run_dir: Path) -> Path:
 
 
 def summary_markdown(
-    scores: pd.DataFrame,
-    calls: pd.DataFrame,
+    a: Analysis,
     title: str,
     expected_cells: int | None = None,
     dimension_methods: dict[str, str] | None = None,
-    step_names: pd.DataFrame | None = None,
-    analysis: Analysis | None = None,
 ) -> str:
-    summary = analyses.config_summary(scores)
+    """summary.md: the overview, each metric's means, failures, calls, usage, the analyses."""
     lines = [f"# {title}", ""]
-    lines += _overview(scores, calls, expected_cells)
+    lines += overview_lines(a, expected_cells)
     lines += [
         "",
         "Cells read 'mean ± mean run-to-run SD [failed cells]'. Means and SDs use scored "
@@ -89,23 +99,22 @@ def summary_markdown(
         "samples.",
         "",
     ]
-    for metric in sorted(summary["metric"].unique()):
+    for metric, table in a.means.items():
         cls = METRICS.get(metric)
         heading = cls.title if cls else metric
         direction = "" if not cls or cls.higher_is_better else " (lower is better)"
-        lines += [f"## {heading}{direction}", ""]
-        lines += [analyses.judge_by_embedding(summary, metric).to_markdown(), ""]
+        lines += [f"## {heading}{direction}", "", table.to_markdown(), ""]
     lines += [
         "## Failures by metric",
         "",
-        analyses.metric_failure_rates(scores).to_markdown(index=False),
+        a.table("failures_by_metric").to_markdown(index=False),
         "",
     ]
-    causes = analyses.top_failure_causes(scores)
+    causes = a.table("failure_causes")
     if not causes.empty:
         lines += ["Most frequent causes:", "", causes.to_markdown(index=False), ""]
-    lines += _calls_section(scores, calls, step_names)
-    lines += accounting.usage_markdown(calls)
+    lines += _calls_section(a)
+    lines += usage_markdown(a.table("usage_by_model"))
     if dimension_methods:
         lines += ["## Embedding dimensions", ""]
         for label, method in dimension_methods.items():
@@ -117,8 +126,7 @@ def summary_markdown(
             )
             lines.append(f"- {label}: {how}")
         lines.append("")
-    if analysis is not None:
-        lines += analysis_markdown(analysis)
+    lines += analysis_markdown(a)
     return "\n".join(lines)
 
 
@@ -136,19 +144,7 @@ def analysis_markdown(a: Analysis) -> list[str]:
     lines += [
         _md(
             a.table("judge_ranking"),
-            [
-                "metric",
-                "judge",
-                "quality",
-                "ci_low",
-                "ci_high",
-                "n",
-                "cost_per_score",
-                "latency_per_score_s",
-                "failure_rate",
-                "pareto",
-                "rank",
-            ],
+            RANKING_SUMMARY_COLUMNS,
         ),
         "",
         "Quality: pairwise-preference accuracy where the data set has pairs or contrasts for the "
@@ -171,19 +167,7 @@ def analysis_markdown(a: Analysis) -> list[str]:
         "",
         _md(
             a.table("stability"),
-            [
-                "metric",
-                "judge",
-                "embedding",
-                "dimension",
-                "strictness",
-                "mean_run_sd",
-                "flip_share",
-                "icc1",
-                "icc1_low",
-                "icc1_high",
-                "repeats_for_0.8",
-            ],
+            STABILITY_SUMMARY_COLUMNS,
         ),
         "",
         "flip_share: samples whose repeats fall on both sides of the threshold (0.5); ICC(1) "
@@ -193,22 +177,7 @@ def analysis_markdown(a: Analysis) -> list[str]:
         "",
         _md(
             a.table("agreement_judges"),
-            [
-                "metric",
-                "embedding",
-                "dimension",
-                "strictness",
-                "raters",
-                "samples",
-                "alpha",
-                "icc2",
-                "icc2_low",
-                "icc2_high",
-                "icc3",
-                "mean_tau_b",
-                "mean_kappa",
-                "note",
-            ],
+            AGREEMENT_SUMMARY_COLUMNS,
         ),
         "",
         "alpha: Krippendorff (interval, pairable values); ICC(2,1)/ICC(3,1) with 95% CI "
@@ -218,7 +187,7 @@ def analysis_markdown(a: Analysis) -> list[str]:
         "",
         _md(
             a.table("variance_components"),
-            ["metric", "strictness", "component", "variance", "share", "samples"],
+            VARIANCE_SUMMARY_COLUMNS,
         ),
         "",
         _md(a.table("decision_needed")),
@@ -242,32 +211,17 @@ def write_all(
     step_names: pd.DataFrame | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone."""
-    from judgegrid import html_report
-
     paths = [write_scores_csv(scores, run_dir)]
-    analysis = analyse_run(scores, sample_info)
-    text = summary_markdown(
-        scores,
-        calls,
-        title,
-        expected_cells,
-        dimension_methods,
-        step_names=step_names,
-        analysis=analysis,
-    )
+    analysis = analyse_run(scores, sample_info, calls, step_names)
+    text = summary_markdown(analysis, title, expected_cells, dimension_methods)
     paths.append(write_summary(run_dir, text))
     paths += write_tables(analysis, run_dir)
-    summary = analyses.config_summary(scores)
     titles = metric_titles()
-    sections = {
-        titles.get(m, m): analyses.judge_by_embedding(summary, m)
-        for m in sorted(summary["metric"].unique())
-    }
     page = html_report.render(
         analysis,
         title=title,
-        overview=_overview(scores, calls, expected_cells),
-        summary_sections=sections,
+        overview=overview_lines(analysis, expected_cells),
+        summary_sections={titles.get(m, m): table for m, table in analysis.means.items()},
         sample_info=sample_info,
         metric_titles=titles,
     )
@@ -275,27 +229,21 @@ def write_all(
     return paths
 
 
-def _overview(scores: pd.DataFrame, calls: pd.DataFrame, expected: int | None) -> list[str]:
-    counts = scores["status"].value_counts()
-    ok_calls = calls[calls["status"] == "ok"] if not calls.empty else calls
-    cost = calls["cost"] if not calls.empty else pd.Series(dtype=float)
-    cost_text = "unknown for some calls" if cost.isna().any() else f"${cost.sum():.4f}"
-    rows = [
-        f"- score rows: {len(scores)}" + (f" (the matrix implies {expected})" if expected else ""),
-        f"- scored: {counts.get('scored', 0)}, failed: {counts.get('failed', 0)}, "
-        f"skipped: {counts.get('skipped', 0)}",
-        f"- calls made: {len(calls)} ({len(ok_calls)} answered), tokens in/out: "
-        f"{int(calls['tokens_in'].sum()) if not calls.empty else 0}/"
-        f"{int(calls['tokens_out'].sum()) if not calls.empty else 0}, cost: {cost_text}",
+def overview_lines(a: Analysis, expected: int | None) -> list[str]:
+    o = a.overview or run_overview(pd.DataFrame(columns=SCORE_COLUMNS), pd.DataFrame())
+    cost_text = "unknown for some calls" if o.cost is None else f"${o.cost:.4f}"
+    return [
+        f"- score rows: {o.rows}" + (f" (the matrix implies {expected})" if expected else ""),
+        f"- scored: {o.scored}, failed: {o.failed}, skipped: {o.skipped}",
+        f"- calls made: {o.calls} ({o.answered} answered), tokens in/out: "
+        f"{o.tokens_in}/{o.tokens_out}, cost: {cost_text}",
     ]
-    return rows
 
 
-def _calls_section(
-    scores: pd.DataFrame, calls: pd.DataFrame, step_names: pd.DataFrame | None
-) -> list[str]:
-    by_metric = analyses.calls_by_metric(scores)
-    used, made = int(by_metric["calls_used"].sum()), len(calls)
+def _calls_section(a: Analysis) -> list[str]:
+    by_metric = a.table("calls_by_metric")
+    used = int(by_metric["calls_used"].sum())
+    made = a.overview.calls if a.overview else 0
     lines = [
         "## Calls per metric",
         "",
@@ -307,14 +255,39 @@ def _calls_section(
         "strictness values are asked once per judge, sample and repeat.",
         "",
     ]
-    if step_names is not None:
-        by_step = analyses.calls_by_step(calls, step_names)
-        lines += ["Calls made by step:", "", _markdown(by_step), ""]
+    if "calls_by_step" in a.usage:
+        lines += ["Calls made by step:", "", _markdown(a.usage["calls_by_step"]), ""]
     return lines
 
 
 def _markdown(frame: pd.DataFrame) -> str:
     return frame.to_markdown(index=False) if not frame.empty else "(none)"
+
+
+def format_cost(cost: float | None) -> str:
+    if cost is None or (isinstance(cost, float) and math.isnan(cost)):
+        return "unknown"
+    return f"${cost:.4f}"
+
+
+def usage_markdown(table: pd.DataFrame) -> list[str]:
+    """The summary's usage section: one table row per judge and embedding entry."""
+    if table.empty:
+        return []
+    shown = table.assign(
+        cost=[format_cost(c) for c in table["cost"]],
+        latency_s=table["latency_s"].round(2),
+        mean_latency_s=table["mean_latency_s"].round(3),
+    )
+    return [
+        "## Usage by judge and embedding model",
+        "",
+        "Requests are attempts sent (retries included; 'retried' counts attempts after the "
+        "first). Cost is from litellm's offline price table; 'unknown' where it has no price.",
+        "",
+        shown.to_markdown(index=False),
+        "",
+    ]
 
 
 def write_summary(run_dir: Path, text: str) -> Path:

@@ -34,6 +34,23 @@ from judgegrid.analyses.tables import embedding_config
 
 JUDGE_GROUP = ["metric", "embedding", "dimension", "strictness"]
 EMBEDDING_GROUP = ["metric", "judge", "strictness"]
+# The columns summary.md shows of the agreement between judges (the CSV has them all).
+AGREEMENT_SUMMARY_COLUMNS = [
+    "metric",
+    "embedding",
+    "dimension",
+    "strictness",
+    "raters",
+    "samples",
+    "alpha",
+    "icc2",
+    "icc2_low",
+    "icc2_high",
+    "icc3",
+    "mean_tau_b",
+    "mean_kappa",
+    "note",
+]
 
 
 def rating_tables(
@@ -79,7 +96,7 @@ def agreement_summary(
         values = table.to_numpy(dtype=float)
         a = krippendorff_alpha_interval(values) if values.shape[1] >= 2 else {"alpha": np.nan}
         c = icc(values)
-        notes = [n for n in (a.get("note", "fewer than two raters"), c["note"]) if n]
+        notes = [str(n) for n in (a.get("note", "fewer than two raters"), c["note"]) if n]
         rows.append(
             {
                 **dict(zip(group, key, strict=True)),

@@ -15,21 +15,74 @@ import pandas as pd
 
 from judgegrid.analyses import agreement, recommendation, stability, strictness, validity, variance
 from judgegrid.analyses.tables import (
+    calls_by_metric,
+    calls_by_step,
     config_summary,
+    judge_by_embedding,
     metric_failure_rates,
     repeat_spread,
     top_failure_causes,
 )
+from judgegrid.analyses.usage import CALL_COLUMNS, run_usage, usage_by_model
+
+
+@dataclass(frozen=True)
+class RunOverview:
+    """A run at a glance: cells by status, calls made and answered, tokens, cost."""
+
+    rows: int
+    scored: int
+    failed: int
+    skipped: int
+    calls: int
+    answered: int
+    tokens_in: int
+    tokens_out: int
+    cost: float | None  # None: some call's price is unknown
 
 
 @dataclass
 class Analysis:
+    """Every table of a run's report. ``tables`` are written as tables/*.csv; ``means`` (per
+    metric, judge by embedding configuration) and ``usage`` (calls per metric and step, usage
+    per model) are shown in summary.md and report.html."""
+
     tables: dict[str, pd.DataFrame]
     recommendation: str
     notes: list[str] = field(default_factory=list)
+    means: dict[str, pd.DataFrame] = field(default_factory=dict)
+    usage: dict[str, pd.DataFrame] = field(default_factory=dict)
+    overview: RunOverview | None = None
 
     def table(self, name: str) -> pd.DataFrame:
-        return self.tables.get(name, pd.DataFrame())
+        return self.tables.get(name, self.usage.get(name, pd.DataFrame()))
+
+
+def run_overview(scores: pd.DataFrame, calls: pd.DataFrame) -> RunOverview:
+    counts = scores["status"].value_counts()
+    totals = run_usage(calls)
+    return RunOverview(
+        rows=len(scores),
+        scored=int(counts.get("scored", 0)),
+        failed=int(counts.get("failed", 0)),
+        skipped=int(counts.get("skipped", 0)),
+        calls=int(totals["requests"] or 0),
+        answered=int(totals["answered"] or 0),
+        tokens_in=int(totals["tokens_in"] or 0),
+        tokens_out=int(totals["tokens_out"] or 0),
+        cost=None if totals["cost"] is None else float(totals["cost"]),
+    )
+
+
+def usage_tables(
+    scores: pd.DataFrame, calls: pd.DataFrame, step_names: pd.DataFrame | None
+) -> dict[str, pd.DataFrame]:
+    """Calls per metric (shared calls counted in every cell), calls made by step, and requests,
+    tokens and cost per judge and embedding entry."""
+    tables = {"calls_by_metric": calls_by_metric(scores), "usage_by_model": usage_by_model(calls)}
+    if step_names is not None:
+        tables["calls_by_step"] = calls_by_step(calls, step_names)
+    return tables
 
 
 def preference_pairs(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
@@ -52,9 +105,13 @@ def analyse(
     lower_is_better: frozenset[str] = frozenset(),
     sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     metric_titles: dict[str, str] | None = None,
+    calls: pd.DataFrame | None = None,
+    step_names: pd.DataFrame | None = None,
 ) -> Analysis:
-    """All tables of the report, keyed by the CSV name they are written under."""
+    """All tables of the report, keyed by the CSV name they are written under; with the calls
+    table, also what the run cost (``usage``, ``overview``)."""
     info = sample_info or {}
+    summary = config_summary(scores)
     pairs = preference_pairs(info)
     pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
     components = variance.variance_components(scores)
@@ -64,7 +121,7 @@ def analyse(
     judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds)
     embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds)
     tables = {
-        "config_summary": config_summary(scores),
+        "config_summary": summary,
         "repeat_spread": repeat_spread(scores),
         "stability": stability.stability(scores, thresholds),
         "agreement_judges": agreement.agreement_summary(scores, "judge", thresholds, judge_pairs),
@@ -87,4 +144,13 @@ def analyse(
         "failure_causes": top_failure_causes(scores),
     }
     notes = validity.aspect_notes(info)
-    return Analysis(tables, recommendation.recommendation_text(ranking, metric_titles), notes)
+    means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
+    calls = calls if calls is not None else pd.DataFrame(columns=CALL_COLUMNS)
+    return Analysis(
+        tables,
+        recommendation.recommendation_text(ranking, metric_titles),
+        notes,
+        means=means,
+        usage=usage_tables(scores, calls, step_names),
+        overview=run_overview(scores, calls),
+    )

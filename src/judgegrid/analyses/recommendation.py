@@ -18,7 +18,7 @@ from scipy import stats
 from judgegrid.analyses.agreement import rater_offsets
 from judgegrid.analyses.common import scored
 from judgegrid.analyses.tables import repeat_spread
-from judgegrid.analyses.validity import pair_accuracy
+from judgegrid.analyses.validity import pair_accuracy, wilson_interval
 
 RANKING_COLUMNS = [
     "metric",
@@ -35,6 +35,20 @@ RANKING_COLUMNS = [
     "pareto",
     "rank",
     "missing",
+]
+# The columns summary.md shows of the ranking (the CSV has them all).
+RANKING_SUMMARY_COLUMNS = [
+    "metric",
+    "judge",
+    "quality",
+    "ci_low",
+    "ci_high",
+    "n",
+    "cost_per_score",
+    "latency_per_score_s",
+    "failure_rate",
+    "pareto",
+    "rank",
 ]
 
 RANKING_MISSING = {
@@ -81,8 +95,6 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) 
     acc = acc.groupby(["metric", "judge"], as_index=False).agg(
         agree=("agree", "sum"), n=("pairs", "sum"), sources=("source", lambda s: set(s))
     )
-    from judgegrid.analyses.validity import wilson_interval
-
     acc["quality"] = acc["agree"] / acc["n"].where(acc["n"] > 0)
     bounds = [wilson_interval(int(a), int(n)) for a, n in zip(acc["agree"], acc["n"], strict=True)]
     acc["ci_low"], acc["ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]

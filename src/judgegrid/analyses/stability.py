@@ -40,6 +40,20 @@ STABILITY_COLUMNS = [
     "missing",
     "note",
 ]
+# The columns summary.md shows (the CSV has them all).
+STABILITY_SUMMARY_COLUMNS = [
+    "metric",
+    "judge",
+    "embedding",
+    "dimension",
+    "strictness",
+    "mean_run_sd",
+    "flip_share",
+    "icc1",
+    "icc1_low",
+    "icc1_high",
+    "repeats_for_0.8",
+]
 
 
 def stability(

@@ -84,7 +84,7 @@ def pairs_from_labels(labels: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     return out.reindex(columns=PAIR_COLUMNS).reset_index(drop=True)
 
 
-def pairs_from_contrasts(contrasts: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+def pairs_from_contrasts(contrasts: Mapping[str, Mapping[str, Any] | None]) -> pd.DataFrame:
     """Every two members of a contrast group with different ranks: the lower rank preferred."""
     rows = [
         {"sample_id": sid, "group": c["group"], "metric": c["metric"], "rank": int(c["rank"])}

@@ -18,7 +18,7 @@ score? Interactions of sample with embedding/dimension count as part of the samp
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,10 @@ RESIDUAL = "residual (repeats)"
 VARIANCE_MISSING = "listwise: only samples scored in every judge x embedding x dimension x repeat"
 D_STUDY_JUDGES = (1, 2, 3, 4, 5)
 D_STUDY_REPEATS = (1, 2, 3, 5, 10)
+
+
+# The columns summary.md shows of the variance components (the CSV has them all).
+VARIANCE_SUMMARY_COLUMNS = ["metric", "strictness", "component", "variance", "share", "samples"]
 
 
 def design_facets(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str]:
@@ -74,7 +78,8 @@ def balanced_array(rows: pd.DataFrame, facets: list[str]) -> tuple[np.ndarray, l
 def variance_components(scores: pd.DataFrame) -> pd.DataFrame:
     """One row per metric, strictness and component: variance (>= 0), raw estimate, share."""
     frames = []
-    for (metric, strictness), rows in scored(scores).groupby(["metric", "strictness"]):
+    for key, rows in scored(scores).groupby(["metric", "strictness"]):
+        metric, strictness = cast(tuple[str, int], key)
         frames.append(_components_of(rows, str(metric), int(strictness)))
     if not frames:
         return pd.DataFrame(

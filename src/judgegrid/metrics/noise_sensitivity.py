@@ -60,7 +60,7 @@ def noise_sensitivity_score(
     if r2gt.shape[1] != r2a.shape[1] or r2a.shape[0] != gt2a.shape[0]:
         raise ScoringError("the NLI verdict tables do not fit together (statement/context counts)")
     incorrect = ~gt2a
-    relevant_ctx = r2gt.any(axis=0)
+    relevant_ctx = np.asarray(r2gt.any(axis=0), dtype=bool)
     rel_faithful = (relevant_ctx[None, :] & r2a).any(axis=1)
     if mode == "relevant":
         return float(np.mean(rel_faithful & incorrect))

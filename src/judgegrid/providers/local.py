@@ -261,6 +261,7 @@ def _make_provider() -> Any:
             response.choices[0].finish_reason = result["finish_reason"]
             response.model = f"{PROVIDER}/{_model_name(model)}"
             response.created = int(time.time())
+            # litellm sets usage on its responses at run time; ModelResponse does not declare it
             response.usage = Usage(  # type: ignore[attr-defined]
                 prompt_tokens=result["prompt_tokens"],
                 completion_tokens=result["completion_tokens"],

@@ -9,9 +9,28 @@ never added up as 0.
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
+
+# The calls table's columns (the run database's ``calls``), for an empty one.
+CALL_COLUMNS = [
+    "id",
+    "kind",
+    "model",
+    "label",
+    "step_key",
+    "attempt",
+    "status",
+    "http_status",
+    "error",
+    "finish_reason",
+    "request",
+    "response",
+    "started_at",
+    "latency_s",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+]
 
 USAGE_COLUMNS = [
     "kind",
@@ -72,30 +91,3 @@ def run_usage(calls: pd.DataFrame) -> dict[str, float | int | None]:
         "cost": known_sum(calls["cost"]) if len(calls) else 0.0,
         "latency_s": float(calls["latency_s"].sum()) if len(calls) else 0.0,
     }
-
-
-def format_cost(cost: float | None) -> str:
-    if cost is None or (isinstance(cost, float) and math.isnan(cost)):
-        return "unknown"
-    return f"${cost:.4f}"
-
-
-def usage_markdown(calls: pd.DataFrame) -> list[str]:
-    """The summary's usage section: one table row per judge and embedding entry."""
-    table = usage_by_model(calls)
-    if table.empty:
-        return []
-    shown = table.assign(
-        cost=[format_cost(c) for c in table["cost"]],
-        latency_s=table["latency_s"].round(2),
-        mean_latency_s=table["mean_latency_s"].round(3),
-    )
-    return [
-        "## Usage by judge and embedding model",
-        "",
-        "Requests are attempts sent (retries included; 'retried' counts attempts after the "
-        "first). Cost is from litellm's offline price table; 'unknown' where it has no price.",
-        "",
-        shown.to_markdown(index=False),
-        "",
-    ]
