@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import signal
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
 
+import pandas as pd
 import typer
 from tqdm import tqdm
 
 from judgegrid import api
+from judgegrid.analyses.tables import cell_causes
 from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
 from judgegrid.errors import InputError, Problem
@@ -33,13 +36,40 @@ app = typer.Typer(
     "and see how far the judges agree.",
 )
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"judgegrid {version('judgegrid')}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Score RAG metrics under a grid of LLM judges and embedding models, with repeats, and see
+    how far the judges agree."""
+
+
 DEFAULT_MATRIX = Path("model_matrices/local.yaml")
+
+# Exit codes, for a CI job (README: "Exit codes").
+EXIT_OK = 0  # every cell scored (skipped cells allowed)
+EXIT_BELOW_FAIL_UNDER = 1  # with --fail-under: the scored share of attempted cells fell short
+EXIT_BAD_INPUT = 2  # a matrix, data set, run directory or option that cannot be used
+EXIT_FAILED_CELLS = 3  # the run finished, some cells failed (without --fail-under)
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM; finished cells are kept, --resume goes on
 
 
 def _fail(exc: InputError) -> None:
     for problem in exc.problems:
         typer.echo(problem.render(exc.source), err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(EXIT_BAD_INPUT)
 
 
 @app.command()
@@ -73,6 +103,16 @@ def run(
         bool, typer.Option("--retry-failed", help="With --resume: score failed cells again.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    fail_under: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-under",
+            min=0.0,
+            max=1.0,
+            help="Exit 0 if at least this share of attempted cells scored, else 1 (without it: "
+            "exit 3 when any cell failed).",
+        ),
+    ] = None,
     no_cache: Annotated[
         bool,
         typer.Option(
@@ -108,15 +148,26 @@ def run(
         bar.close()
         if run_dir is None:
             typer.echo("\ninterrupted before the run started; nothing was written", err=True)
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         typer.echo(
             f"\ninterrupted: finished cells are saved in {run_dir}/run.sqlite.\n"
             f"finish the run with:  judgegrid run --resume {run_dir}",
             err=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     bar.close()
     _print_result(result)
+    raise typer.Exit(run_exit_code(result.scores, fail_under))
+
+
+def run_exit_code(scores: pd.DataFrame, fail_under: float | None) -> int:
+    """0 when every attempted cell scored; else 3, or with ``fail_under`` 0/1 by the share."""
+    attempted = scores[scores["status"] != "skipped"]
+    failed = int((attempted["status"] == "failed").sum())
+    if fail_under is None:
+        return EXIT_FAILED_CELLS if failed else EXIT_OK
+    share = (len(attempted) - failed) / len(attempted) if len(attempted) else 1.0
+    return EXIT_OK if share >= fail_under else EXIT_BELOW_FAIL_UNDER
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -133,6 +184,11 @@ def _print_result(result: api.GridResult) -> None:
         f" ({t.scored} scored, {t.failed} failed, {t.skipped} skipped this session; "
         f"{t.already} were already done)"
     )
+    causes = cell_causes(result.scores)
+    for status, block in causes.groupby("status", sort=False):
+        typer.echo(f"why cells were {status}:")
+        for cause, cells in zip(block["cause"], block["cells"], strict=True):
+            typer.echo(f"  {cells:>5} × {cause}")
     if t.cached_answers or t.cached_vectors:
         typer.echo(
             f"from the cache: {t.cached_answers} judge answers, {t.cached_vectors} vectors "
@@ -205,7 +261,7 @@ def validate(
     if lines:
         for line in lines:
             typer.echo(line, err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_BAD_INPUT)
     assert parsed is not None and data is not None
     cells = expected_cell_count(parsed, len(data))
     typer.echo(
@@ -275,7 +331,7 @@ def pairs(
             "finish each with judgegrid run --resume DIR",
             err=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     bar.close()
     typer.echo((result.run_dir / "pairs_summary.md").read_text(encoding="utf-8"))
     typer.echo(

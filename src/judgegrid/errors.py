@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from judgegrid.redaction import redact_text
+
 
 class JudgegridError(Exception):
     """Base class of every error judgegrid raises on purpose.
@@ -24,9 +26,10 @@ class Problem:
     message: str
 
     def render(self, source: str | None = None) -> str:
+        """``source: where: message``, with anything key-shaped redacted."""
         prefix = f"{source}: " if source else ""
         where = f"{self.where}: " if self.where else ""
-        return f"{prefix}{where}{self.message}"
+        return redact_text(f"{prefix}{where}{self.message}")
 
 
 class InputError(JudgegridError):

@@ -29,6 +29,7 @@ from judgegrid.options import (
     RetryPolicy,
     StrictModel,
 )
+from judgegrid.redaction import redact_secret_fields, redact_value
 
 
 class Defaults(StrictModel):
@@ -209,7 +210,10 @@ def _problem_from(err: Any) -> Problem:
     if err["type"] == "missing":
         return Problem(where, "required field is missing")
     message = err["msg"].removeprefix("Value error, ")
-    return Problem(where, f"{message} (got {err.get('input')!r})")
+    shown = err.get("input")
+    if loc and loc[-1] == "api_key_env":  # refused because it holds a key, not a variable name
+        shown = redact_value(shown)
+    return Problem(where, f"{message} (got {redact_secret_fields(shown)!r})")
 
 
 def _known_fields(loc: tuple[int | str, ...]) -> list[str]:

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from judgegrid.redaction import SECRET_FIELDS
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
 
@@ -36,9 +38,6 @@ class StrictModel(BaseModel):
     """Unknown fields are errors (a typo must not be ignored) and values are immutable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-_SECRET_KEYS = {"api_key", "apikey", "key", "token", "password", "secret"}
 
 
 class ModelOptions(StrictModel):
@@ -71,7 +70,7 @@ class ModelOptions(StrictModel):
     @field_validator("extra")
     @classmethod
     def _no_inline_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
-        secret = sorted(k for k in value if k.lower().replace("-", "_") in _SECRET_KEYS)
+        secret = sorted(k for k in value if k.lower().replace("-", "_") in SECRET_FIELDS)
         if secret:
             raise ValueError(
                 f"{', '.join(secret)} must not be written in the matrix; put the key in an "

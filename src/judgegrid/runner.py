@@ -25,6 +25,7 @@ from judgegrid.judge import JudgeModel
 from judgegrid.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
 from judgegrid.records import ScoreRow
+from judgegrid.redaction import redact_text
 from judgegrid.sample import Dataset
 from judgegrid.store import RunStore
 from judgegrid.usage import Usage
@@ -181,7 +182,7 @@ class GridRunner:
                 Usage.total(usage, getattr(embedder, "usage", None)),
                 time.perf_counter() - started,
                 time.time(),
-                error=f"{prefix}{type(exc).__name__}: {exc}",
+                error=redact_text(f"{prefix}{type(exc).__name__}: {exc}"),
                 details={"raw": raw[:2000]} if raw else None,
             )
         )

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from judgegrid.errors import ProviderError
 from judgegrid.options import RetryPolicy
 from judgegrid.records import CallRecord
+from judgegrid.redaction import redact_text
 from judgegrid.usage import Usage
 
 PERMANENT_CODES = {
@@ -187,9 +188,23 @@ def is_retryable(policy: RetryPolicy, status: int | None) -> bool:
     return status in policy.on_http_codes or status is None
 
 
+def is_connection_error(exc: BaseException) -> bool:
+    """The provider was not reached at all (refused, reset, no route, DNS): litellm reports
+    these with status 500, so the exception's class chain is what tells them apart."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionError) or any(
+            "ConnectionError" in c.__name__ or "ConnectError" in c.__name__
+            for c in type(seen).__mro__
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def describe_failure(model: str, exc: BaseException, status: int | None) -> str:
     kind = PERMANENT_CODES.get(status or 0)
-    text = " ".join(str(exc).split())[:300]
+    text = redact_text(" ".join(str(exc).split()))[:300]
     if status in (401, 403):
         return (
             f"{model}: {kind} (HTTP {status}); check the key named in api_key_env and "
@@ -197,6 +212,8 @@ def describe_failure(model: str, exc: BaseException, status: int | None) -> str:
         )
     if status == 404:
         return f"{model}: {kind} (HTTP 404); check the model id and api_base. Provider said: {text}"
+    if is_connection_error(exc):
+        return f"{model}: connection error (the provider could not be reached): {text}"
     prefix = f"HTTP {status}" if status else type(exc).__name__
     return f"{model}: {prefix}: {text}"
 

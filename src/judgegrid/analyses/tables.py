@@ -74,6 +74,19 @@ def metric_failure_rates(scores: pd.DataFrame) -> pd.DataFrame:
     return counts.reset_index()
 
 
+def cell_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """Why cells were failed or skipped: the most frequent causes of each (first line,
+    shortened), most cells first."""
+    rows = scores[scores["status"].isin(["failed", "skipped"])].copy()
+    if rows.empty:
+        return pd.DataFrame(columns=["status", "cause", "cells"])
+    rows["cause"] = rows["error"].fillna("").str.split("\n").str[0].str.slice(0, 160)
+    causes = rows.groupby(["status", "cause"]).size().rename("cells").reset_index()
+    return (
+        causes.sort_values(["status", "cells"], ascending=[True, False]).groupby("status").head(n)
+    )
+
+
 def top_failure_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
     """The most frequent failure messages per metric (first line, shortened)."""
     failed = scores[scores["status"] == "failed"].copy()
