@@ -6,8 +6,11 @@ exit code 2 and no traceback.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import time
+import traceback
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,19 +21,21 @@ from tqdm import tqdm
 
 from judgegrid import api
 from judgegrid.analyses.tables import cell_causes
-from judgegrid.cache import ResultCache
+from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.cells import Cell
-from judgegrid.errors import InputError, Problem
+from judgegrid.errors import InputError, JudgegridError, Problem
 from judgegrid.matrix import inspect_matrix
 from judgegrid.metrics import METRICS
 from judgegrid.orchestrate import resolve_dataset
 from judgegrid.preflight import credential_problems, model_problems
+from judgegrid.redaction import redact_text
 from judgegrid.rundir import RESOLVED_MATRIX
 from judgegrid.runner import Tally
 from judgegrid.tasks import expected_cell_count
 
 app = typer.Typer(
     add_completion=False,
+    pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Score RAG metrics under a grid of LLM judges and embedding models, with repeats, "
     "and see how far the judges agree.",
@@ -407,4 +412,28 @@ def cache_clear(
 
 
 def main() -> None:
-    app()
+    """The console script: judgegrid's own errors as one line, anything else as a short
+    "please report" with the traceback in a log file, never on the terminal."""
+    try:
+        app()
+    except JudgegridError as exc:
+        typer.echo(f"judgegrid: {redact_text(str(exc))}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except Exception as exc:
+        log = _crash_log(exc)
+        typer.echo(
+            f"judgegrid: unexpected error (please report it): {type(exc).__name__}: "
+            f"{redact_text(str(exc))[:300]}\nthe traceback is in {log}",
+            err=True,
+        )
+        sys.exit(1)
+
+
+def _crash_log(exc: BaseException) -> Path:
+    """The traceback, keys redacted, in a file under the cache directory."""
+    folder = default_cache_path().parent / "crash-logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    text = "".join(traceback.format_exception(exc))
+    path.write_text(redact_text(text), encoding="utf-8")
+    return path

@@ -91,16 +91,29 @@ def _problem(where: str, record: dict[str, Any], err: Any) -> Problem:
     return Problem(label, err["msg"])
 
 
+def read_utf8(path: Path, source: str) -> str:
+    """A text file's contents; bytes that are not UTF-8 are a DatasetError naming their line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problem = Problem(
+            f"line {line}",
+            f"byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8",
+        )
+        raise DatasetError(source, [problem]) from None
+
+
 def _jsonl_records(path: Path, source: str) -> list[Record]:
     records, problems = [], []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"line {number}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
+    for number, line in enumerate(read_utf8(path, source).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append((f"line {number}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
     if problems:
         raise DatasetError(source, problems)
     return records
@@ -108,7 +121,7 @@ def _jsonl_records(path: Path, source: str) -> list[Record]:
 
 def _json_records(path: Path, source: str) -> list[Record]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_utf8(path, source))
     except json.JSONDecodeError as exc:
         problem = Problem(f"line {exc.lineno}", f"not valid JSON ({exc.msg})")
         raise DatasetError(source, [problem]) from None

@@ -14,7 +14,7 @@ import copy
 import difflib
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -161,6 +161,22 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
     return matrix, problems
 
 
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
+
+
+def parse_config(kind: type[ConfigT], data: Any, source: str) -> ConfigT:
+    """One option block given in Python (``judge_options``, ``retry``) read as the matrix reads
+    it: kebab-case or snake_case keys, every problem named with a 'did you mean'."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise MatrixError(source, [Problem("", f"expected a mapping, got {type(data).__name__}")])
+    try:
+        return kind.model_validate(_snake_keys(data))
+    except ValidationError as exc:
+        raise MatrixError(source, [_problem_from(e, kind) for e in exc.errors()]) from None
+
+
 def _without_faulty_fields(raw: dict[str, Any], locations: list[tuple[Any, ...]]) -> Matrix | None:
     pruned = copy.deepcopy(raw)
     for loc in locations:
@@ -199,11 +215,11 @@ def format_location(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def _problem_from(err: Any) -> Problem:
+def _problem_from(err: Any, root: type[BaseModel] | None = None) -> Problem:
     loc = tuple(err["loc"])
     where = format_location(loc)
     if err["type"] == "extra_forbidden":
-        known = _known_fields(loc[:-1])
+        known = _known_fields(loc[:-1], root or Matrix)
         guess = difflib.get_close_matches(str(loc[-1]), known, n=1)
         hint = f"; did you mean '{guess[0]}'?" if guess else f"; expected one of {', '.join(known)}"
         return Problem(where, f"unknown field{hint}")
@@ -216,9 +232,9 @@ def _problem_from(err: Any) -> Problem:
     return Problem(where, f"{message} (got {redact_secret_fields(shown)!r})")
 
 
-def _known_fields(loc: tuple[int | str, ...]) -> list[str]:
+def _known_fields(loc: tuple[int | str, ...], root: type[BaseModel]) -> list[str]:
     """The field names allowed at a location of the matrix, for 'did you mean' hints."""
-    model: type[BaseModel] | None = Matrix
+    model: type[BaseModel] | None = root
     for part in loc:
         if model is None:
             return []

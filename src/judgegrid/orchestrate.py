@@ -102,6 +102,8 @@ def prepare_run(
 ) -> PreparedRun:
     """Check everything, then lay out the run directory; calls no model."""
     loaded, matrix_path = read_matrix(matrix)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise InputError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset).head(limit)
     preflight(loaded, str(matrix_path or "<matrix>"))

@@ -28,6 +28,7 @@ from judgegrid.analyses.validity import (
     accuracy_table,
     pair_accuracy,
 )
+from judgegrid.dataset import read_utf8
 from judgegrid.errors import DatasetError, MatrixError, Problem
 from judgegrid.matrix import Matrix, MetricSpec
 from judgegrid.metrics import METRICS
@@ -62,7 +63,7 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise DatasetError(str(path), [Problem("", "file not found")])
     records, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_utf8(path, str(path)).splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,13 @@ def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
             [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
         )
     matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
-    return target, matrix, RunStore(db)
+    try:
+        store = RunStore(db)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(
+            str(db), [Problem("", f"not a run database ({exc}); was the file replaced or cut?")]
+        ) from None
+    return target, matrix, store
 
 
 def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:

@@ -19,6 +19,7 @@ from typing import Any
 from judgegrid.clients import ClientFactory
 from judgegrid.context import ScoreContext
 from judgegrid.errors import InputError, Problem
+from judgegrid.matrix import parse_config
 from judgegrid.metrics import Metric
 from judgegrid.options import (
     Concurrency,
@@ -78,15 +79,18 @@ async def ascore_sample(
     register_local_models([judge, embeddings or ""])
     store = RunStore(":memory:")
     clients = ClientFactory(
-        store, RetryPolicy(**(retry or {})), Concurrency(total=8, per_model=4), seed=repeat
+        store,
+        parse_config(RetryPolicy, retry, "retry"),
+        Concurrency(total=8, per_model=4),
+        seed=repeat,
     )
     bound_judge = clients.judge(
-        judge, JudgeSpec(id=judge), ModelOptions(**(judge_options or {}))
+        judge, JudgeSpec(id=judge), parse_config(ModelOptions, judge_options, "judge_options")
     ).bind(case.id, repeat)
     bound_embedder = None
     if embeddings:
         spec = EmbeddingSpec(id=embeddings, dimension_method=dimension_method)
-        options = ModelOptions(**(embedding_options or {}))
+        options = parse_config(ModelOptions, embedding_options, "embedding_options")
         bound_embedder = clients.embedder(embeddings, spec, options).bind(dimension)
     n = strictness or metric.default_strictness()
     ctx = ScoreContext(judge=bound_judge, embedder=bound_embedder, strictness=n)

@@ -191,6 +191,8 @@ def is_retryable(policy: RetryPolicy, status: int | None) -> bool:
 def is_connection_error(exc: BaseException) -> bool:
     """The provider was not reached at all (refused, reset, no route, DNS): litellm reports
     these with status 500, so the exception's class chain is what tells them apart."""
+    if status_of(exc) == 408:  # litellm's Timeout is a subclass of its connection error
+        return False
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ConnectionError) or any(

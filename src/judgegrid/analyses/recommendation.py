@@ -160,10 +160,10 @@ def _pareto(table: pd.DataFrame) -> list[bool]:
 def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | None = None) -> str:
     """One plain-language paragraph: which judge to pick per metric, why, and how sure. A judge
     is only recommended when its interval excludes chance (accuracy 0.5 on pairs, tau-b 0)."""
-    if ranking.empty or ranking["quality"].notna().sum() == 0:
+    if ranking.empty:  # with rows, each metric's sentence says why its judges were not measured
         return (
-            "No recommendation: the run has no preference pairs or contrasts to measure validity "
-            "and fewer than two judges to compare, or no judge scored a sample."
+            "No recommendation: the run has no preference pairs or contrasts to measure "
+            "validity, and no sample was scored by two judges to compare them."
         )
     sentences = []
     for metric, block in ranking.groupby("metric", sort=True):

@@ -1,0 +1,85 @@
+"""Bad input through either door (CLI, Python API): judgegrid's own error, naming the culprit,
+nothing written and no traceback; an unexpected error says "please report" and logs the rest."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import ROOT
+from judgegrid import Faithfulness, cli, run_grid, score_sample
+from judgegrid.analyses.recommendation import recommendation_text
+from judgegrid.cli import EXIT_BAD_INPUT, app
+from judgegrid.errors import InputError, MatrixError
+
+runner = CliRunner()
+LOCAL = str(ROOT / "model_matrices" / "local.yaml")
+SAMPLE = {"user_input": "Who?", "response": "Ann did.", "retrieved_contexts": ["Ann did it."]}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_a_data_file_that_is_not_utf8_names_the_line(tmp_path, suffix):
+    data = tmp_path / f"bad{suffix}"
+    data.write_bytes(b'[\n{"id": "a",\n "user_input": "caf\xe9"}]\n')
+    result = runner.invoke(app, ["validate", LOCAL, "--dataset", str(data)])
+    assert result.exit_code == EXIT_BAD_INPUT
+    assert f"bad{suffix}: line 3: byte 0xe9 is not UTF-8" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", [["report"], ["run", "--resume"]])
+def test_a_run_database_that_is_not_a_database(tmp_path, command, write_matrix):
+    run = run_grid(write_matrix(repeats=1, strictness=[1]), limit=1, run_dir=tmp_path / "run")
+    (run.run_dir / "run.sqlite").write_bytes(b"not sqlite at all" * 100)
+    for stale in run.run_dir.glob("run.sqlite-*"):
+        stale.unlink()
+    result = runner.invoke(app, [*command, str(run.run_dir)])
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert "run.sqlite: not a run database" in result.stderr
+
+
+@pytest.mark.parametrize("limit", [-1, 0, 1.5, True])
+def test_run_grid_refuses_a_limit_below_one(tmp_path, write_matrix, limit):
+    with pytest.raises(InputError, match="limit: expected a whole number ≥ 1"):
+        run_grid(write_matrix(), limit=limit, reports_dir=tmp_path / "reports")
+    assert not (tmp_path / "reports").exists()
+
+
+def test_score_sample_reads_options_as_a_matrix_does():
+    result = score_sample(
+        Faithfulness(), SAMPLE, judge="scripted/judge-a", judge_options={"max-tokens": 50}
+    )
+    assert result.calls[0]["request"].count('"max_tokens": 50') == 1
+    with pytest.raises(MatrixError, match="temprature: unknown field; did you mean 'temperature'"):
+        score_sample(Faithfulness(), SAMPLE, judge="scripted/x", judge_options={"temprature": 1})
+    with pytest.raises(MatrixError, match="retry: max_attempts: Input should be greater"):
+        score_sample(Faithfulness(), SAMPLE, judge="scripted/x", retry={"max-attempts": 0})
+
+
+def test_an_unexpected_error_says_please_report_and_logs_the_traceback(
+    tmp_path, monkeypatch, capsys, cache_dir
+):
+    def broken(run_dir):
+        raise RuntimeError("a bug, sk-proj-AAAABBBBCCCCDDDD1234 inside")
+
+    monkeypatch.setattr(cli.api, "rebuild_report", broken)
+    monkeypatch.setattr(sys, "argv", ["judgegrid", "report", str(tmp_path)])
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 1
+    err = capsys.readouterr().err
+    assert "unexpected error (please report it): RuntimeError" in err
+    assert "Traceback" not in err and "AAAABBBBCCCC" not in err
+    (log,) = (cache_dir / "crash-logs").glob("*.log")
+    text = log.read_text()
+    assert "Traceback" in text and "broken" in text and "AAAABBBBCCCC" not in text
+
+
+def test_no_recommendation_says_why_without_miscounting_judges():
+    import pandas as pd
+
+    text = recommendation_text(pd.DataFrame())
+    assert "fewer than two judges" not in text
+    assert "no sample was scored by two judges" in text
