@@ -26,8 +26,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --progress-bar off -e '.[local,dev]'
 	touch $@
 
+# The 270M embedded judge fails a few cells (cut-off or looping JSON, ~3%); each is kept with its
+# cause. --fail-under: exit 0 while at least 80% of the attempted cells scored (README: exit codes).
 demo: install
-	$(BIN)/judgegrid run model_matrices/local.yaml
+	$(BIN)/judgegrid run model_matrices/local.yaml --fail-under 0.8
 
 # Debian's Chromium, for the test that opens the HTML report headless (tests/test_report_browser.py)
 browser:

@@ -83,3 +83,39 @@ def test_no_recommendation_says_why_without_miscounting_judges():
     text = recommendation_text(pd.DataFrame())
     assert "fewer than two judges" not in text
     assert "no sample was scored by two judges" in text
+
+
+def test_validate_checks_urls_and_dimensions_without_calling(tmp_path, scripted_provider):
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        """
+judges:
+  - {id: scripted/a, options: {api-base: "localhost:8000"}}
+embeddings:
+  - {id: local/all-minilm-l6-v2, dimensions: [512, 128]}
+metrics: [response_relevancy]
+"""
+    )
+    result = runner.invoke(app, ["validate", str(matrix)])
+    assert result.exit_code == EXIT_BAD_INPUT
+    assert "judges[0].options.api_base: not an http(s) URL: 'localhost:8000'" in result.stderr
+    assert "embeddings[0].dimensions: 512 is more than the 384 dimensions" in result.stderr
+    with pytest.raises(MatrixError, match="not an http"):
+        run_grid(matrix, reports_dir=tmp_path / "reports")
+    assert scripted_provider.calls == []
+
+
+def test_a_sample_too_long_for_any_judge_is_refused_before_a_call(
+    tmp_path, write_matrix, scripted_provider
+):
+    from judgegrid.preflight import FIELD_CHARS_CAP
+    from judgegrid.sample import Dataset, Sample
+
+    huge = Sample(id="huge", user_input="q", response="x" * (FIELD_CHARS_CAP + 1))
+    with pytest.raises(InputError, match=r"sample 'huge'.response: 200,001 characters"):
+        run_grid(write_matrix(), Dataset("mem", (huge,)), reports_dir=tmp_path / "reports")
+    assert scripted_provider.calls == []
+    data = tmp_path / "huge.jsonl"
+    data.write_text(huge.model_dump_json() + "\n")
+    result = runner.invoke(app, ["validate", str(write_matrix()), "--dataset", str(data)])
+    assert result.exit_code == EXIT_BAD_INPUT and "sample 'huge'.response" in result.stderr

@@ -27,7 +27,12 @@ from judgegrid.errors import InputError, JudgegridError, Problem
 from judgegrid.matrix import inspect_matrix
 from judgegrid.metrics import METRICS
 from judgegrid.orchestrate import resolve_dataset
-from judgegrid.preflight import credential_problems, model_problems
+from judgegrid.preflight import (
+    credential_problems,
+    model_problems,
+    sample_problems,
+    setting_problems,
+)
 from judgegrid.redaction import redact_text
 from judgegrid.rundir import RESOLVED_MATRIX
 from judgegrid.runner import Tally
@@ -256,11 +261,15 @@ def validate(
     parsed, problems = inspect_matrix(text, str(matrix))
     if parsed is not None:
         problems += model_problems(parsed) + credential_problems(parsed)
+        problems += setting_problems(parsed)
     lines = [p.render(str(matrix)) for p in problems]
     data = None
+    unchecked: list[str] = []
     if parsed is not None:
         try:
             data = resolve_dataset(parsed, matrix, dataset).head(parsed.limit)
+            too_long, unchecked = sample_problems(parsed, data)
+            lines += [p.render(data.source) for p in too_long]
         except InputError as exc:
             lines += [p.render(exc.source) for p in exc.problems]
     if lines:
@@ -274,6 +283,8 @@ def validate(
         f"models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
         f"{len(data)} samples from {data.source}: {cells} cells"
     )
+    for note in unchecked:
+        typer.echo(f"not checked: {note}")
 
 
 @app.command()

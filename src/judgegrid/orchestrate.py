@@ -106,7 +106,7 @@ def prepare_run(
         raise InputError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset).head(limit)
-    preflight(loaded, str(matrix_path or "<matrix>"))
+    preflight(loaded, str(matrix_path or "<matrix>"), data)
     source = data.source if data.source == DEMO else str(Path(data.source).resolve())
     name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
     target = Path(run_dir) if run_dir else new_run_dir(reports_dir, name)

@@ -9,19 +9,118 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
-from judgegrid.errors import MatrixError, Problem
+from judgegrid.errors import DatasetError, MatrixError, Problem
 from judgegrid.matrix import Matrix
-from judgegrid.options import ModelOptions
+from judgegrid.options import ModelEntry, ModelOptions
 from judgegrid.providers import local
 from judgegrid.providers.gateway import litellm_module
+from judgegrid.sample import Dataset
+
+# A sample field longer than this many characters is refused when the judge's context window is
+# unknown: no judge reads several megabytes, and sending them costs money before it fails.
+FIELD_CHARS_CAP = 200_000
+CHARS_PER_TOKEN = 4  # a rough count, enough to tell a field that cannot fit
 
 
-def preflight(matrix: Matrix, source: str) -> None:
-    """Problems that would stop every call, found before the first one: unknown models, keys."""
-    problems = model_problems(matrix) + credential_problems(matrix)
+def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
+    """Problems that would stop every call, found before the first one: unknown models, keys,
+    URLs that do not parse, dimensions larger than the model has, samples too long to send."""
+    problems = model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
     if problems:
         raise MatrixError(source, problems)
+    if data is not None:
+        too_long, _ = sample_problems(matrix, data)
+        if too_long:
+            raise DatasetError(data.source, too_long)
+
+
+def setting_problems(matrix: Matrix) -> list[Problem]:
+    """api_base values that are not http(s) URLs; dimensions above what the model declares."""
+    problems = []
+    entries: list[tuple[str, int, ModelEntry]] = [
+        ("judges", i, e) for i, e in enumerate(matrix.judges)
+    ]
+    entries += [("embeddings", i, e) for i, e in enumerate(matrix.embeddings)]
+    for section, i, entry in entries:
+        base = entry.options.api_base
+        if base is not None:
+            parts = urlsplit(base)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                problems.append(
+                    Problem(
+                        f"{section}[{i}].options.api_base",
+                        f"not an http(s) URL: {base!r} (e.g. http://127.0.0.1:8000/v1)",
+                    )
+                )
+    for i, emb in enumerate(matrix.embeddings):
+        size = _vector_size(emb.id)
+        too_big = [d for d in matrix.embedding_dimensions(emb) if size and d > size]
+        if too_big:
+            problems.append(
+                Problem(
+                    f"embeddings[{i}].dimensions",
+                    f"{', '.join(map(str, too_big))} is more than the {size} dimensions "
+                    f"{emb.id} has",
+                )
+            )
+    return problems
+
+
+def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[str]]:
+    """Samples with a field no judge of the matrix can read (longer than its context window, or
+    than FIELD_CHARS_CAP where the window is unknown); and what could not be checked."""
+    windows = {j.id: _context_tokens(j.id) for j in matrix.judges}
+    known = [w for w in windows.values() if w]
+    limit_chars = min(known) * CHARS_PER_TOKEN if known else FIELD_CHARS_CAP
+    unchecked = [
+        f"the context window of {model} (litellm does not know it): sample fields are held to "
+        f"{FIELD_CHARS_CAP:,} characters instead"
+        for model, window in windows.items()
+        if not window
+    ]
+    problems = []
+    for sample in data:
+        for field in ("user_input", "response", "reference"):
+            text = getattr(sample, field) or ""
+            if len(text) > limit_chars:
+                problems.append(_too_long(sample.id, field, len(text), limit_chars))
+        for k, context in enumerate(sample.retrieved_contexts or []):
+            if len(context) > limit_chars:
+                problems.append(
+                    _too_long(sample.id, f"retrieved_contexts[{k}]", len(context), limit_chars)
+                )
+    return problems, unchecked
+
+
+def _too_long(sample_id: str, field: str, chars: int, limit: int) -> Problem:
+    return Problem(
+        f"sample '{sample_id}'.{field}",
+        f"{chars:,} characters, more than a judge of this matrix can read (about {limit:,}); "
+        "shorten it or drop the sample",
+    )
+
+
+def _model_info(model: str) -> dict[str, Any]:
+    try:
+        return dict(litellm_module().get_model_info(model))
+    except Exception:  # a model missing from litellm's tables
+        return {}
+
+
+def _vector_size(model: str) -> int | None:
+    if model == f"local/{local.EMBEDDING_MODEL}":
+        return local.EMBEDDING_DIMENSIONS
+    size = _model_info(model).get("output_vector_size")
+    return int(size) if size else None
+
+
+def _context_tokens(model: str) -> int | None:
+    if model == f"local/{local.JUDGE_MODEL}":
+        return local.JUDGE_CONTEXT_TOKENS
+    window = _model_info(model).get("max_input_tokens")
+    return int(window) if window else None
 
 
 def model_problems(matrix: Matrix) -> list[Problem]:

@@ -31,6 +31,8 @@ from judgegrid.providers.grammar_sampler import make_llama_class, silence_llama_
 
 JUDGE_MODEL = "gemma-3-270m"
 EMBEDDING_MODEL = "all-minilm-l6-v2"
+JUDGE_CONTEXT_TOKENS = 4096  # the llama.cpp context the judge is loaded with
+EMBEDDING_DIMENSIONS = 384
 PROVIDER = "local"
 
 _load_lock = threading.Lock()
@@ -130,7 +132,7 @@ def _llama() -> Any:
         silence_llama_logs()
         llm = make_llama_class()(
             model_path=str(assemble()),
-            n_ctx=4096,
+            n_ctx=JUDGE_CONTEXT_TOKENS,
             n_threads=_threads(),
             n_batch=512,
             verbose=False,
