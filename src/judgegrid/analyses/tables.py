@@ -74,29 +74,23 @@ def metric_failure_rates(scores: pd.DataFrame) -> pd.DataFrame:
     return counts.reset_index()
 
 
-def cell_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
-    """Why cells were failed or skipped: the most frequent causes of each (first line,
-    shortened), most cells first."""
-    rows = scores[scores["status"].isin(["failed", "skipped"])].copy()
+def _frequent_causes(rows: pd.DataFrame, by: str, n: int) -> pd.DataFrame:
+    """The most frequent messages (first line, shortened) per value of ``by``, most cells first."""
     if rows.empty:
-        return pd.DataFrame(columns=["status", "cause", "cells"])
-    rows["cause"] = rows["error"].fillna("").str.split("\n").str[0].str.slice(0, 160)
-    causes = rows.groupby(["status", "cause"]).size().rename("cells").reset_index()
-    return (
-        causes.sort_values(["status", "cells"], ascending=[True, False]).groupby("status").head(n)
-    )
+        return pd.DataFrame(columns=[by, "cause", "cells"])
+    rows = rows.assign(cause=rows["error"].fillna("").str.split("\n").str[0].str.slice(0, 160))
+    causes = rows.groupby([by, "cause"]).size().rename("cells").reset_index()
+    return causes.sort_values([by, "cells"], ascending=[True, False]).groupby(by).head(n)
+
+
+def cell_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """Why cells were failed or skipped: the most frequent causes of each."""
+    return _frequent_causes(scores[scores["status"].isin(["failed", "skipped"])], "status", n)
 
 
 def top_failure_causes(scores: pd.DataFrame, n: int = 5) -> pd.DataFrame:
-    """The most frequent failure messages per metric (first line, shortened)."""
-    failed = scores[scores["status"] == "failed"].copy()
-    if failed.empty:
-        return pd.DataFrame(columns=["metric", "cause", "cells"])
-    failed["cause"] = failed["error"].fillna("").str.split("\n").str[0].str.slice(0, 160)
-    causes = failed.groupby(["metric", "cause"]).size().rename("cells").reset_index()
-    return (
-        causes.sort_values(["metric", "cells"], ascending=[True, False]).groupby("metric").head(n)
-    )
+    """The most frequent failure messages per metric."""
+    return _frequent_causes(scores[scores["status"] == "failed"], "metric", n)
 
 
 JUDGE_ONLY = "(judge only)"
