@@ -47,3 +47,16 @@ def test_scores_csv_has_the_row_s_columns(write_matrix, tmp_path):
     assert list(csv.columns) == SCORE_COLUMNS
     assert list(result.scores.columns) == SCORE_COLUMNS
     assert len(csv) == result.expected_cells
+
+
+def test_a_run_at_the_model_s_own_dimension_can_be_reported_and_resumed(write_matrix, tmp_path):
+    from judgegrid import api
+
+    matrix = write_matrix(
+        embeddings=[{"id": "scripted/bow", "label": "bow"}], repeats=1, strictness=[1]
+    )
+    result = run_grid(matrix, limit=1, run_dir=tmp_path / "run")
+    assert set(result.scores["dimension"]) == {0}
+    assert api.rebuild_report(result.run_dir)  # parses matrix.resolved.yaml again
+    again = api.resume_run(result.run_dir)
+    assert len(again.scores) == len(result.scores)

@@ -55,7 +55,9 @@ def resolved_matrix_yaml(matrix: Matrix, dataset_source: str) -> str:
             mode="json", exclude_none=True
         )
         data["embeddings"][i]["label"] = matrix.embedding_label(i)
-        data["embeddings"][i]["dimensions"] = matrix.embedding_dimensions(emb)
+        dimensions = [d for d in matrix.embedding_dimensions(emb) if d]  # 0: the model's own size
+        if dimensions:
+            data["embeddings"][i]["dimensions"] = dimensions
     data["metrics"] = [{"name": s.name, **s.params} for s in matrix.metrics]
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
