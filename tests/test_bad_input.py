@@ -119,3 +119,17 @@ def test_a_sample_too_long_for_any_judge_is_refused_before_a_call(
     data.write_text(huge.model_dump_json() + "\n")
     result = runner.invoke(app, ["validate", str(write_matrix()), "--dataset", str(data)])
     assert result.exit_code == EXIT_BAD_INPUT and "sample 'huge'.response" in result.stderr
+
+
+def test_the_default_matrix_is_found_beside_the_install_or_named_missing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no model_matrices/ here
+    found = runner.invoke(app, ["validate"])
+    assert found.exit_code == 0, found.output
+    assert str(cli.INSTALLED_MATRIX) in found.output
+    monkeypatch.setattr(cli, "INSTALLED_MATRIX", tmp_path / "nowhere.yaml")
+    missing = runner.invoke(app, ["validate"])
+    assert missing.exit_code == EXIT_BAD_INPUT
+    assert "name one: judgegrid run PATH/TO/matrix.yaml" in missing.stderr
+    run = runner.invoke(app, ["run", "--no-progress"])
+    assert run.exit_code == EXIT_BAD_INPUT and "name one" in run.stderr
+    assert not (tmp_path / "reports").exists()

@@ -67,6 +67,29 @@ def _main(
 
 
 DEFAULT_MATRIX = Path("model_matrices/local.yaml")
+# Beside the installed package in a checkout (src/judgegrid -> the repository's model_matrices/).
+INSTALLED_MATRIX = Path(__file__).resolve().parents[2] / DEFAULT_MATRIX
+
+
+def default_matrix(matrix: Path) -> Path:
+    """The matrix named; for the default, the working directory's, else the one beside the
+    installed judgegrid, else an error saying how to name one."""
+    if matrix != DEFAULT_MATRIX or matrix.exists():
+        return matrix
+    if INSTALLED_MATRIX.exists():
+        return INSTALLED_MATRIX
+    raise InputError(
+        str(matrix),
+        [
+            Problem(
+                "",
+                "no model matrix here and none beside the installed judgegrid; name one: "
+                "judgegrid run PATH/TO/matrix.yaml (examples: model_matrices/ of the "
+                "judgegrid repository)",
+            )
+        ],
+    )
+
 
 # Exit codes, for a CI job (README: "Exit codes").
 EXIT_OK = 0  # every cell scored (skipped cells allowed)
@@ -144,7 +167,11 @@ def run(
             )
         else:
             prepared = api.prepare_run(
-                matrix, dataset, reports_dir=reports_dir, limit=limit, use_cache=not no_cache
+                default_matrix(matrix),
+                dataset,
+                reports_dir=reports_dir,
+                limit=limit,
+                use_cache=not no_cache,
             )
             run_dir = prepared.run_dir
             typer.echo(
@@ -253,9 +280,11 @@ def validate(
     ] = None,
 ) -> None:
     """Check a matrix (fields, models, metrics, API keys) and its data set; calls no model."""
-
     try:
+        matrix = default_matrix(matrix)
         text = matrix.read_text(encoding="utf-8")
+    except InputError as exc:
+        _fail(exc)
     except OSError as exc:
         _fail(InputError(str(matrix), [Problem("", f"cannot read the file ({exc.strerror})")]))
     parsed, problems = inspect_matrix(text, str(matrix))
