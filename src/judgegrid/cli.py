@@ -27,12 +27,7 @@ from judgegrid.errors import InputError, JudgegridError, Problem
 from judgegrid.matrix import inspect_matrix
 from judgegrid.metrics import METRICS
 from judgegrid.orchestrate import resolve_dataset
-from judgegrid.preflight import (
-    credential_problems,
-    model_problems,
-    sample_problems,
-    setting_problems,
-)
+from judgegrid.preflight import matrix_problems, sample_problems
 from judgegrid.redaction import redact_text
 from judgegrid.rundir import RESOLVED_MATRIX
 from judgegrid.runner import Tally
@@ -289,8 +284,7 @@ def validate(
         _fail(InputError(str(matrix), [Problem("", f"cannot read the file ({exc.strerror})")]))
     parsed, problems = inspect_matrix(text, str(matrix))
     if parsed is not None:
-        problems += model_problems(parsed) + credential_problems(parsed)
-        problems += setting_problems(parsed)
+        problems += matrix_problems(parsed)
     lines = [p.render(str(matrix)) for p in problems]
     data = None
     unchecked: list[str] = []

@@ -27,13 +27,18 @@ CHARS_PER_TOKEN = 4  # a rough count, enough to tell a field that cannot fit
 def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
     """Problems that would stop every call, found before the first one: unknown models, keys,
     URLs that do not parse, dimensions larger than the model has, samples too long to send."""
-    problems = model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
+    problems = matrix_problems(matrix)
     if problems:
         raise MatrixError(source, problems)
     if data is not None:
         too_long, _ = sample_problems(matrix, data)
         if too_long:
             raise DatasetError(data.source, too_long)
+
+
+def matrix_problems(matrix: Matrix) -> list[Problem]:
+    """Everything about a valid matrix that would fail its calls: models, keys, settings."""
+    return model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
 
 
 def setting_problems(matrix: Matrix) -> list[Problem]:

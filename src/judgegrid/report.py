@@ -15,7 +15,7 @@ import pandas as pd
 
 from judgegrid import html_report
 from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
-from judgegrid.analyses.bundle import Analysis, analyse, run_overview
+from judgegrid.analyses.bundle import Analysis, analyse
 from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
 from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
 from judgegrid.analyses.validity import accuracy_table
@@ -230,7 +230,7 @@ def write_all(
 
 
 def overview_lines(a: Analysis, expected: int | None) -> list[str]:
-    o = a.overview or run_overview(pd.DataFrame(columns=SCORE_COLUMNS), pd.DataFrame())
+    o = a.overview
     cost_text = "unknown for some calls" if o.cost is None else f"${o.cost:.4f}"
     return [
         f"- score rows: {o.rows}" + (f" (the matrix implies {expected})" if expected else ""),
@@ -243,7 +243,7 @@ def overview_lines(a: Analysis, expected: int | None) -> list[str]:
 def _calls_section(a: Analysis) -> list[str]:
     by_metric = a.table("calls_by_metric")
     used = int(by_metric["calls_used"].sum())
-    made = a.overview.calls if a.overview else 0
+    made = a.overview.calls
     lines = [
         "## Calls per metric",
         "",

@@ -23,7 +23,7 @@ from judgegrid.analyses.tables import (
     repeat_spread,
     top_failure_causes,
 )
-from judgegrid.analyses.usage import CALL_COLUMNS, run_usage, usage_by_model
+from judgegrid.analyses.usage import run_usage, usage_by_model
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,10 @@ class Analysis:
 
     tables: dict[str, pd.DataFrame]
     recommendation: str
+    overview: RunOverview
     notes: list[str] = field(default_factory=list)
     means: dict[str, pd.DataFrame] = field(default_factory=dict)
     usage: dict[str, pd.DataFrame] = field(default_factory=dict)
-    overview: RunOverview | None = None
 
     def table(self, name: str) -> pd.DataFrame:
         return self.tables.get(name, self.usage.get(name, pd.DataFrame()))
@@ -145,12 +145,12 @@ def analyse(
     }
     notes = validity.aspect_notes(info)
     means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
-    calls = calls if calls is not None else pd.DataFrame(columns=CALL_COLUMNS)
+    calls = calls if calls is not None else pd.DataFrame()  # no calls table: nothing was called
     return Analysis(
         tables,
         recommendation.recommendation_text(ranking, metric_titles),
+        run_overview(scores, calls),
         notes,
         means=means,
         usage=usage_tables(scores, calls, step_names),
-        overview=run_overview(scores, calls),
     )

@@ -11,27 +11,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-# The calls table's columns (the run database's ``calls``), for an empty one.
-CALL_COLUMNS = [
-    "id",
-    "kind",
-    "model",
-    "label",
-    "step_key",
-    "attempt",
-    "status",
-    "http_status",
-    "error",
-    "finish_reason",
-    "request",
-    "response",
-    "started_at",
-    "latency_s",
-    "tokens_in",
-    "tokens_out",
-    "cost",
-]
-
 USAGE_COLUMNS = [
     "kind",
     "label",
