@@ -54,7 +54,7 @@ def test_score_sample_reads_options_as_a_matrix_does():
     assert result.calls[0]["request"].count('"max_tokens": 50') == 1
     with pytest.raises(MatrixError, match="temprature: unknown field; did you mean 'temperature'"):
         score_sample(Faithfulness(), SAMPLE, judge="scripted/x", judge_options={"temprature": 1})
-    with pytest.raises(MatrixError, match="retry: max_attempts: Input should be greater"):
+    with pytest.raises(MatrixError, match=r"retry\.max_attempts: Input should be greater"):
         score_sample(Faithfulness(), SAMPLE, judge="scripted/x", retry={"max-attempts": 0})
 
 

@@ -10,10 +10,38 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judgegrid.api import GridResult, load_run, resume_run, run_grid
+from judgegrid.api import (
+    GridResult,
+    PairsResult,
+    load_run,
+    rebuild_report,
+    resume_run,
+    run_grid,
+    run_pairs,
+)
 from judgegrid.dataset import load_dataset
+from judgegrid.errors import (
+    DatasetError,
+    InputError,
+    JudgegridError,
+    JudgeOutputError,
+    MatrixError,
+    OptionError,
+    ProviderError,
+    RunDirError,
+    ScoringError,
+)
 from judgegrid.matrix import Matrix, load_matrix
-from judgegrid.metrics import METRICS, Faithfulness, ResponseRelevancy
+from judgegrid.metrics import (
+    METRICS,
+    AnswerRelevancy,
+    ContextEntityRecall,
+    ContextPrecision,
+    ContextRecall,
+    Faithfulness,
+    NoiseSensitivity,
+    ResponseRelevancy,
+)
 from judgegrid.sample import Dataset, Sample
 from judgegrid.single import SampleScore, ascore_sample, score_sample
 
@@ -21,18 +49,35 @@ __version__ = "0.1.0"
 
 __all__ = [
     "METRICS",
+    "AnswerRelevancy",
+    "ContextEntityRecall",
+    "ContextPrecision",
+    "ContextRecall",
     "Dataset",
+    "DatasetError",
     "Faithfulness",
     "GridResult",
+    "InputError",
+    "JudgeOutputError",
+    "JudgegridError",
     "Matrix",
+    "MatrixError",
+    "NoiseSensitivity",
+    "OptionError",
+    "PairsResult",
+    "ProviderError",
     "ResponseRelevancy",
+    "RunDirError",
     "Sample",
     "SampleScore",
+    "ScoringError",
     "ascore_sample",
     "load_dataset",
     "load_matrix",
     "load_run",
+    "rebuild_report",
     "resume_run",
     "run_grid",
+    "run_pairs",
     "score_sample",
 ]

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgegrid.matrix import Matrix
 from judgegrid.orchestrate import (
+    DatasetArg,
     GridResult,
+    MatrixArg,
     PreparedRun,
     execute_run,
     prepare_resume,
@@ -25,7 +26,6 @@ from judgegrid.orchestrate import (
 )
 from judgegrid.pairs import PairsResult, is_pairs_dir, rebuild_pairs_outputs, run_pairs
 from judgegrid.runner import ProgressHook
-from judgegrid.sample import Dataset
 
 __all__ = [
     "GridResult",
@@ -43,8 +43,8 @@ __all__ = [
 
 
 def run_grid(
-    matrix: Matrix | str | Path,
-    dataset: str | Path | Dataset | None = None,
+    matrix: MatrixArg,
+    dataset: DatasetArg = None,
     *,
     reports_dir: str | Path = "reports",
     run_dir: str | Path | None = None,

@@ -23,8 +23,8 @@ from judgegrid import api
 from judgegrid.analyses.tables import cell_causes
 from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.cells import Cell
-from judgegrid.errors import InputError, JudgegridError, Problem
-from judgegrid.matrix import inspect_matrix
+from judgegrid.errors import InputError, JudgegridError, OptionError, Problem
+from judgegrid.matrix import inspect_matrix, read_matrix_text
 from judgegrid.metrics import METRICS
 from judgegrid.orchestrate import resolve_dataset
 from judgegrid.preflight import matrix_problems, sample_problems
@@ -155,6 +155,7 @@ def run(
     bar = _ProgressBar(progress)
     run_dir: Path | None = None
     try:
+        _check_resume_options(resume, retry_failed, matrix, dataset, limit)
         if resume is not None:
             run_dir = resume
             prepared = api.prepare_resume(
@@ -190,6 +191,21 @@ def run(
     bar.close()
     _print_result(result)
     raise typer.Exit(run_exit_code(result.scores, fail_under))
+
+
+def _check_resume_options(
+    resume: Path | None, retry_failed: bool, matrix: Path, dataset: str | None, limit: int | None
+) -> None:
+    """--retry-failed only with --resume; --resume takes everything else from the run."""
+    if retry_failed and resume is None:
+        raise OptionError(
+            "--retry-failed", [Problem("", "only with --resume RUN_DIR (failed cells of a run)")]
+        )
+    options = {"a matrix": matrix != DEFAULT_MATRIX, "--dataset": dataset, "--limit": limit}
+    given = [name for name, value in options.items() if value]
+    if resume is not None and given:
+        message = f"the run directory holds its matrix, data set and limit; drop {', '.join(given)}"
+        raise OptionError("--resume", [Problem("", message)])
 
 
 def run_exit_code(scores: pd.DataFrame, fail_under: float | None) -> int:
@@ -277,11 +293,9 @@ def validate(
     """Check a matrix (fields, models, metrics, API keys) and its data set; calls no model."""
     try:
         matrix = default_matrix(matrix)
-        text = matrix.read_text(encoding="utf-8")
+        text = read_matrix_text(matrix)
     except InputError as exc:
         _fail(exc)
-    except OSError as exc:
-        _fail(InputError(str(matrix), [Problem("", f"cannot read the file ({exc.strerror})")]))
     parsed, problems = inspect_matrix(text, str(matrix))
     if parsed is not None:
         problems += matrix_problems(parsed)

@@ -6,8 +6,11 @@ record is named by line or row, and all of them are reported at once.
 
 from __future__ import annotations
 
+import difflib
+import io
 import json
 import os
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,17 +18,20 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from judgegrid import textfile
 from judgegrid.errors import DatasetError, Problem
 from judgegrid.sample import SAMPLE_FIELDS, Dataset, Sample
 
 DEMO = "demo"
+KNOWN_FIELDS = ("id", *SAMPLE_FIELDS, "labels", "contrast")
+LEGACY_ALIASES = ("question", "answer", "contexts", "ground_truth")
 
 
 def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     """Read a data set by file extension (.jsonl, .json, .csv, .parquet) or 'demo'."""
     if str(path) == DEMO:
         return load_demo()
-    path = Path(path)
+    path = textfile.as_path(path, "dataset", DatasetError)
     source = str(path)
     if not path.exists():
         raise DatasetError(source, [Problem("", "file not found")])
@@ -57,13 +63,27 @@ def load_demo() -> Dataset:
 Record = tuple[str, dict[str, Any]]
 
 
+def dataset_from_records(
+    items: Iterable[Sample | dict[str, Any]], source: str = "<list>", stem: str = "item"
+) -> Dataset:
+    """A data set given in Python (samples or dicts with Ragas or legacy field names); every
+    bad item is named by its position, as a file's are by line."""
+    records: list[Record] = [
+        (f"item {i}", item.model_dump(exclude_none=True) if isinstance(item, Sample) else item)
+        for i, item in enumerate(items)
+    ]
+    return _build(source, records, stem)
+
+
 def _build(source: str, records: list[Record], stem: str) -> Dataset:
     samples: list[Sample] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}
     for index, (where, record) in enumerate(records):
         if not isinstance(record, dict):
-            problems.append(Problem(where, "expected a JSON object"))
+            problems.append(
+                Problem(where, f"expected an object of sample fields, got {type(record).__name__}")
+            )
             continue
         record = {"id": f"{stem}-{index:03d}", **record}
         try:
@@ -84,25 +104,27 @@ def _build(source: str, records: list[Record], stem: str) -> Dataset:
 
 def _problem(where: str, record: dict[str, Any], err: Any) -> Problem:
     field = ".".join(str(p) for p in err["loc"])
-    label = f"{where} (sample {record.get('id')!r}), field {field}"
+    label = f"{where} (sample {record.get('id')!r}), field {field}" if where else f"field {field}"
     if err["type"] == "extra_forbidden":
-        known = ", ".join(("id", *SAMPLE_FIELDS, "labels", "contrast"))
-        return Problem(label, f"unknown field; expected one of {known} (or a legacy alias)")
+        guess = difflib.get_close_matches(field, [*KNOWN_FIELDS, *LEGACY_ALIASES], n=1)
+        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        known = ", ".join(KNOWN_FIELDS)
+        return Problem(label, f"unknown field; {hint}expected one of {known} (or a legacy alias)")
     return Problem(label, err["msg"])
 
 
-def read_utf8(path: Path, source: str) -> str:
-    """A text file's contents; bytes that are not UTF-8 are a DatasetError naming their line."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        problem = Problem(
-            f"line {line}",
-            f"byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8",
+def sample_from_record(record: Any, source: str = "sample") -> Sample:
+    """One sample given in Python as a dict (Ragas or legacy field names); DatasetError if bad."""
+    if not isinstance(record, dict):
+        got = type(record).__name__
+        raise DatasetError(
+            source, [Problem("", f"expected a Sample or a dict of fields, got {got}")]
         )
-        raise DatasetError(source, [problem]) from None
+    return _build(source, [("", {"id": source, **record})], source).samples[0]
+
+
+def read_utf8(path: Path, source: str) -> str:
+    return textfile.read_utf8(path, source, DatasetError)
 
 
 def _jsonl_records(path: Path, source: str) -> list[Record]:
@@ -158,8 +180,9 @@ def _is_blank(value: Any, pd: Any) -> bool:
 
 def _csv_records(path: Path, source: str) -> list[Record]:
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        text = io.StringIO(read_utf8(path, source))
+        frame = pd.read_csv(text, dtype=str, keep_default_na=False, na_values=[""])
+    except pd.errors.ParserError as exc:
         raise DatasetError(source, [Problem("", f"not a readable CSV file ({exc})")]) from None
     return _table_records(frame, source, first_row=2)
 

@@ -1,4 +1,22 @@
-"""Error types. Every user-facing error says where the problem is (file, field path, sample id)."""
+"""Error types. Every user-facing error says where the problem is (file, field path, sample id).
+
+A small, flat tree, in the manner of httpx's: catch ``JudgegridError`` for everything judgegrid
+raises on purpose, ``InputError`` for anything the user can fix before a model is called (the CLI
+exits 2 on it), or one leaf for one kind of input::
+
+    JudgegridError
+    ├── InputError            bad input, refused before any model call; carries Problems
+    │   ├── MatrixError       a matrix file or dict, or an option block given in Python
+    │   ├── DatasetError      a data set, a sample given in Python, a pairs file, labels
+    │   ├── RunDirError       a run directory or its database
+    │   └── OptionError       an argument: a limit, a metric and its parameters, a wrong type
+    ├── ProviderError         a model call that failed for good (after the retry policy)
+    ├── JudgeOutputError      a judge answer that is not JSON of the asked-for shape
+    └── ScoringError          valid answers that leave the score undefined
+
+The last three end a cell (recorded in the run, counted in its exit code); ``score_sample``
+raises them for its one sample.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +65,14 @@ class MatrixError(InputError):
 
 class DatasetError(InputError):
     """The data set file is malformed."""
+
+
+class RunDirError(InputError):
+    """A directory that is not a judgegrid run, or whose database or matrix was damaged."""
+
+
+class OptionError(InputError):
+    """An argument to a command or function: out of range, of the wrong type, or unknown."""
 
 
 class JudgeOutputError(JudgegridError):

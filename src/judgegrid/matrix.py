@@ -11,15 +11,13 @@ file, the path inside it and what was expected.
 from __future__ import annotations
 
 import copy
-import difflib
 import os
-from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judgegrid.errors import MatrixError, Problem
+from judgegrid.errors import MatrixError, OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.options import (
     Concurrency,
@@ -29,7 +27,8 @@ from judgegrid.options import (
     RetryPolicy,
     StrictModel,
 )
-from judgegrid.redaction import redact_secret_fields, redact_value
+from judgegrid.textfile import as_path, read_utf8
+from judgegrid.validation import problem_from, snake_keys
 
 
 class Defaults(StrictModel):
@@ -118,12 +117,15 @@ def _merge(base: ModelOptions, override: ModelOptions) -> ModelOptions:
 
 def load_matrix(path: str | os.PathLike[str]) -> Matrix:
     """Read and validate a matrix file; raise MatrixError listing every problem found."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MatrixError(source, [Problem("", f"cannot read the file ({exc.strerror})")]) from None
-    return parse_matrix(text, source)
+    return parse_matrix(read_matrix_text(path), str(path))
+
+
+def read_matrix_text(path: str | os.PathLike[str]) -> str:
+    """A matrix file's text; MatrixError if missing, a directory, unreadable or not UTF-8."""
+    path = as_path(path, "matrix", MatrixError)
+    if path.is_dir():
+        raise MatrixError(str(path), [Problem("", "is a directory; name the matrix file in it")])
+    return read_utf8(path, str(path), MatrixError)
 
 
 def parse_matrix(text: str, source: str = "<matrix>") -> Matrix:
@@ -147,34 +149,31 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         return None, [Problem(where, f"not valid YAML: {problem}")]
+    return inspect_matrix_data(raw)
+
+
+def matrix_from_data(raw: Any, source: str = "<matrix>") -> Matrix:
+    """A matrix given as Python data (the dict a YAML file would load to); MatrixError if bad."""
+    matrix, problems = inspect_matrix_data(raw)
+    if problems or matrix is None:
+        raise MatrixError(source, problems)
+    return matrix
+
+
+def inspect_matrix_data(raw: Any) -> tuple[Matrix | None, list[Problem]]:
+    """``inspect_matrix`` for data already loaded from YAML (or written in Python)."""
     if not isinstance(raw, dict):
         return None, [Problem("", "expected a mapping with judges: and metrics:")]
-    raw = _snake_keys(raw)
+    raw = snake_keys(raw)
     problems: list[Problem] = []
     try:
         matrix: Matrix | None = Matrix.model_validate(raw)
     except ValidationError as exc:
-        problems += [_problem_from(err) for err in exc.errors()]
+        problems += [problem_from(err, Matrix) for err in exc.errors()]
         matrix = _without_faulty_fields(raw, [tuple(e["loc"]) for e in exc.errors()])
     if matrix is not None:
         problems += _semantic_problems(matrix)
     return matrix, problems
-
-
-ConfigT = TypeVar("ConfigT", bound=BaseModel)
-
-
-def parse_config(kind: type[ConfigT], data: Any, source: str) -> ConfigT:
-    """One option block given in Python (``judge_options``, ``retry``) read as the matrix reads
-    it: kebab-case or snake_case keys, every problem named with a 'did you mean'."""
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise MatrixError(source, [Problem("", f"expected a mapping, got {type(data).__name__}")])
-    try:
-        return kind.model_validate(_snake_keys(data))
-    except ValidationError as exc:
-        raise MatrixError(source, [_problem_from(e, kind) for e in exc.errors()]) from None
 
 
 def _without_faulty_fields(raw: dict[str, Any], locations: list[tuple[Any, ...]]) -> Matrix | None:
@@ -193,66 +192,6 @@ def _without_faulty_fields(raw: dict[str, Any], locations: list[tuple[Any, ...]]
         return Matrix.model_validate(pruned)
     except ValidationError:
         return None
-
-
-def _snake_keys(value: Any, under_extra: bool = False) -> Any:
-    """Accept Spring-style kebab-case keys; provider arguments under ``extra`` stay as written."""
-    if isinstance(value, dict):
-        return {
-            (k if under_extra else str(k).replace("-", "_")): _snake_keys(v, k == "extra")
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_snake_keys(v) for v in value]
-    return value
-
-
-def format_location(loc: tuple[int | str, ...]) -> str:
-    """('judges', 2, 'options', 'temperature') -> 'judges[2].options.temperature'."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _problem_from(err: Any, root: type[BaseModel] | None = None) -> Problem:
-    loc = tuple(err["loc"])
-    where = format_location(loc)
-    if err["type"] == "extra_forbidden":
-        known = _known_fields(loc[:-1], root or Matrix)
-        guess = difflib.get_close_matches(str(loc[-1]), known, n=1)
-        hint = f"; did you mean '{guess[0]}'?" if guess else f"; expected one of {', '.join(known)}"
-        return Problem(where, f"unknown field{hint}")
-    if err["type"] == "missing":
-        return Problem(where, "required field is missing")
-    message = err["msg"].removeprefix("Value error, ")
-    shown = err.get("input")
-    if loc and loc[-1] == "api_key_env":  # refused because it holds a key, not a variable name
-        shown = redact_value(shown)
-    return Problem(where, f"{message} (got {redact_secret_fields(shown)!r})")
-
-
-def _known_fields(loc: tuple[int | str, ...], root: type[BaseModel]) -> list[str]:
-    """The field names allowed at a location of the matrix, for 'did you mean' hints."""
-    model: type[BaseModel] | None = root
-    for part in loc:
-        if model is None:
-            return []
-        if isinstance(part, int):
-            continue
-        field = model.model_fields.get(str(part))
-        model = _model_in(field.annotation) if field else None
-    return sorted(model.model_fields) if model else []
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _model_in(arg)
-        if found:
-            return found
-    return None
 
 
 def _semantic_problems(matrix: Matrix) -> list[Problem]:
@@ -283,23 +222,14 @@ def _duplicate_labels(section: str, labels: list[str]) -> list[Problem]:
 def _metric_problems(i: int, spec: MetricSpec, has_embeddings: bool) -> list[Problem]:
     try:
         name = resolve_metric_name(spec.name)
-    except KeyError:
-        guess = difflib.get_close_matches(spec.name, list(METRICS), n=1)
-        hint = f"did you mean '{guess[0]}'? " if guess else ""
-        return [
-            Problem(
-                f"metrics[{i}].name",
-                f"unknown metric '{spec.name}'; {hint}known: {', '.join(METRICS)}",
-            )
-        ]
+    except OptionError as exc:
+        return [Problem(f"metrics[{i}].name", p.message) for p in exc.problems]
     metric = METRICS[name]
     try:
         metric.Params(**spec.params)
     except ValidationError as exc:
-        return [
-            Problem(f"metrics[{i}].{format_location(tuple(e['loc']))}", e["msg"])
-            for e in exc.errors()
-        ]
+        found = [problem_from(e, metric.Params) for e in exc.errors()]
+        return [Problem(f"metrics[{i}].{p.where}", p.message) for p in found]
     if metric.uses_embeddings and not has_embeddings:
         return [
             Problem(

@@ -9,18 +9,21 @@ Python API start a run the same way, and an interrupted run can be resumed from 
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from judgegrid import report
 from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
-from judgegrid.dataset import DEMO, load_dataset
+from judgegrid.dataset import DEMO, dataset_from_records, load_dataset
 from judgegrid.embedder import resolve_dimension_method
-from judgegrid.errors import InputError, Problem
-from judgegrid.matrix import Matrix, load_matrix
+from judgegrid.errors import OptionError, Problem
+from judgegrid.matrix import Matrix, load_matrix, matrix_from_data
 from judgegrid.preflight import preflight
 from judgegrid.providers import register_local_models
 from judgegrid.rundir import (
@@ -34,7 +37,7 @@ from judgegrid.rundir import (
     stored_sample_info,
 )
 from judgegrid.runner import GridRunner, ProgressHook, Tally
-from judgegrid.sample import Dataset
+from judgegrid.sample import Dataset, Sample
 from judgegrid.store import DB_NAME, RunStore
 from judgegrid.tasks import expand_cells, expected_cell_count
 
@@ -65,14 +68,30 @@ class PreparedRun:
     use_cache: bool
 
 
-def resolve_dataset(
-    matrix: Matrix, matrix_path: str | Path | None, dataset: str | Path | Dataset | None
-) -> Dataset:
-    """The data set named on the command line, else the matrix's (relative to its file)."""
+DatasetArg = str | Path | Dataset | Sequence[Sample | dict[str, Any]] | None
+MatrixArg = Matrix | dict[str, Any] | str | Path
+
+
+def resolve_dataset(matrix: Matrix, matrix_path: str | Path | None, dataset: DatasetArg) -> Dataset:
+    """The data set given (a file, 'demo', a Dataset, or a list of samples or dicts), else the
+    matrix's own (relative to its file)."""
     if isinstance(dataset, Dataset):
         return dataset
-    if dataset is not None:
+    if isinstance(dataset, list | tuple):
+        return dataset_from_records(dataset)
+    if isinstance(dataset, str | os.PathLike):
         return load_dataset(dataset)
+    if dataset is not None:
+        raise OptionError(
+            "dataset",
+            [
+                Problem(
+                    "",
+                    "expected a file path, 'demo', a Dataset or a list of samples, "
+                    f"got {type(dataset).__name__}",
+                )
+            ],
+        )
     if matrix.dataset in (None, DEMO):
         return load_dataset(DEMO)
     path = Path(str(matrix.dataset))
@@ -81,19 +100,34 @@ def resolve_dataset(
     return load_dataset(path)
 
 
-def read_matrix(matrix: Matrix | str | Path) -> tuple[Matrix, Path | None]:
-    """The matrix, and the file it came from (None for a Matrix object)."""
+def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
+    """The matrix, and the file it came from (None for a Matrix object or a dict)."""
     if isinstance(matrix, Matrix):
         return matrix, None
-    path = Path(matrix)
-    if not path.exists():
-        raise InputError(str(path), [Problem("", "file not found")])
-    return load_matrix(path), path
+    if isinstance(matrix, dict):
+        return matrix_from_data(matrix), None
+    if not isinstance(matrix, str | os.PathLike):
+        raise OptionError(
+            "matrix",
+            [
+                Problem(
+                    "",
+                    f"expected a matrix file path, a Matrix or a dict, got {type(matrix).__name__}",
+                )
+            ],
+        )
+    return load_matrix(matrix), Path(matrix)
+
+
+def check_limit(limit: Any) -> None:
+    """A sample limit is a whole number ≥ 1 (or None for all samples)."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise OptionError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
 
 
 def prepare_run(
-    matrix: Matrix | str | Path,
-    dataset: str | Path | Dataset | None = None,
+    matrix: MatrixArg,
+    dataset: DatasetArg = None,
     *,
     reports_dir: str | Path = "reports",
     run_dir: str | Path | None = None,
@@ -102,8 +136,7 @@ def prepare_run(
 ) -> PreparedRun:
     """Check everything, then lay out the run directory; calls no model."""
     loaded, matrix_path = read_matrix(matrix)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InputError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
+    check_limit(limit)
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset).head(limit)
     preflight(loaded, str(matrix_path or "<matrix>"), data)
@@ -198,7 +231,7 @@ def rebuild_outputs(run_dir: str | Path) -> list[Path]:
 
 def read_tables(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scores and calls tables of a finished or interrupted run."""
-    store = RunStore(Path(run_dir) / DB_NAME)
+    _, _, store = open_run(run_dir)
     try:
         return store.scores_frame(), store.calls_frame()
     finally:

@@ -28,12 +28,13 @@ from judgegrid.analyses.validity import (
     accuracy_table,
     pair_accuracy,
 )
-from judgegrid.dataset import read_utf8
 from judgegrid.errors import DatasetError, MatrixError, Problem
 from judgegrid.matrix import Matrix, MetricSpec
 from judgegrid.metrics import METRICS
 from judgegrid.orchestrate import (
     GridResult,
+    MatrixArg,
+    check_limit,
     execute_run,
     prepare_run,
     read_matrix,
@@ -44,6 +45,7 @@ from judgegrid.rundir import new_run_dir, stored_sample_info
 from judgegrid.runner import ProgressHook
 from judgegrid.sample import Dataset, Sample
 from judgegrid.store import DB_NAME, RunStore
+from judgegrid.textfile import read_utf8
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {
@@ -63,13 +65,16 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise DatasetError(str(path), [Problem("", "file not found")])
     records, problems = [], []
-    for number, line in enumerate(read_utf8(path, str(path)).splitlines(), 1):
+    for number, line in enumerate(read_utf8(path, str(path), DatasetError).splitlines(), 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
+            continue
+        if not isinstance(record, dict):
+            problems.append(Problem(f"line {number}", "expected a JSON object (one pair a line)"))
             continue
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
         if missing:
@@ -183,7 +188,7 @@ class PairsResult:
 
 
 def run_pairs(
-    matrix: Matrix | str | Path,
+    matrix: MatrixArg,
     pairs_path: str | Path,
     *,
     reports_dir: str | Path = "reports",
@@ -194,6 +199,7 @@ def run_pairs(
 ) -> PairsResult:
     """Score a human-preference pairs file: one run per aspect (faithfulness, answer relevance)
     with the metrics that measure it, then the per-judge x aspect accuracy table."""
+    check_limit(limit)
     loaded, matrix_path = read_matrix(matrix)
     source = str(matrix_path or "<matrix>")
     records = load_pairs(pairs_path)[:limit]

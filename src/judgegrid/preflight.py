@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from judgegrid.errors import DatasetError, MatrixError, Problem
 from judgegrid.matrix import Matrix
+from judgegrid.metrics import METRICS
 from judgegrid.options import ModelEntry, ModelOptions
 from judgegrid.providers import local
 from judgegrid.providers.gateway import litellm_module
@@ -31,9 +32,9 @@ def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
     if problems:
         raise MatrixError(source, problems)
     if data is not None:
-        too_long, _ = sample_problems(matrix, data)
-        if too_long:
-            raise DatasetError(data.source, too_long)
+        bad_samples, _ = sample_problems(matrix, data)
+        if bad_samples:
+            raise DatasetError(data.source, bad_samples)
 
 
 def matrix_problems(matrix: Matrix) -> list[Problem]:
@@ -74,8 +75,9 @@ def setting_problems(matrix: Matrix) -> list[Problem]:
 
 
 def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[str]]:
-    """Samples with a field no judge of the matrix can read (longer than its context window, or
-    than FIELD_CHARS_CAP where the window is unknown); and what could not be checked."""
+    """Labels that cannot be read, and fields no judge of the matrix can read (longer than its
+    context window, or than FIELD_CHARS_CAP where the window is unknown); and what could not be
+    checked."""
     windows = {j.id: _context_tokens(j.id) for j in matrix.judges}
     known = [w for w in windows.values() if w]
     limit_chars = min(known) * CHARS_PER_TOKEN if known else FIELD_CHARS_CAP
@@ -85,7 +87,7 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
         for model, window in windows.items()
         if not window
     ]
-    problems = []
+    problems = label_problems(data)
     for sample in data:
         for field in ("user_input", "response", "reference"):
             text = getattr(sample, field) or ""
@@ -97,6 +99,37 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
                     _too_long(sample.id, f"retrieved_contexts[{k}]", len(context), limit_chars)
                 )
     return problems, unchecked
+
+
+def label_problems(data: Dataset) -> list[Problem]:
+    """Labels the validity analyses could not read: a label named like a metric that is not a
+    number; a preference (``preferred``: 1 or 0) without the ``pair`` it belongs to, or the
+    other way round."""
+    problems = []
+    for sample in data:
+        labels = sample.labels or {}
+        where = f"sample '{sample.id}'.labels"
+        for key, value in labels.items():
+            if key in METRICS and (isinstance(value, bool) or not isinstance(value, int | float)):
+                problems.append(
+                    Problem(
+                        f"{where}.{key}", f"a label named like a metric is a number, got {value!r}"
+                    )
+                )
+        if "preferred" in labels and labels["preferred"] not in (0, 1):
+            problems.append(
+                Problem(
+                    f"{where}.preferred",
+                    f"expected 1 (preferred) or 0, got {labels['preferred']!r}",
+                )
+            )
+        if ("preferred" in labels) != ("pair" in labels):
+            problems.append(
+                Problem(
+                    where, "a preference needs both 'pair' (which pair) and 'preferred' (1 or 0)"
+                )
+            )
+    return problems
 
 
 def _too_long(sample_id: str, field: str, chars: int, limit: int) -> Problem:

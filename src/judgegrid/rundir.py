@@ -17,10 +17,11 @@ from typing import Any
 import yaml
 
 from judgegrid.dataset import DEMO, load_dataset
-from judgegrid.errors import InputError, Problem
+from judgegrid.errors import InputError, Problem, RunDirError
 from judgegrid.matrix import Matrix, parse_matrix
 from judgegrid.sample import Dataset
 from judgegrid.store import DB_NAME, RunStore
+from judgegrid.textfile import read_utf8
 
 RESOLVED_MATRIX = "matrix.resolved.yaml"
 SAMPLE_INFO = "samples"
@@ -67,16 +68,18 @@ def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
     target = Path(run_dir)
     db = target / DB_NAME
     matrix_file = target / RESOLVED_MATRIX
+    if not target.is_dir():
+        raise RunDirError(str(target), [Problem("", "no such directory")])
     if not db.exists() or not matrix_file.exists():
-        raise InputError(
+        raise RunDirError(
             str(target),
             [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
         )
-    matrix = parse_matrix(matrix_file.read_text(encoding="utf-8"), str(matrix_file))
+    matrix = parse_matrix(read_utf8(matrix_file, str(matrix_file), RunDirError), str(matrix_file))
     try:
         store = RunStore(db)
     except sqlite3.DatabaseError as exc:
-        raise InputError(
+        raise RunDirError(
             str(db), [Problem("", f"not a run database ({exc}); was the file replaced or cut?")]
         ) from None
     return target, matrix, store

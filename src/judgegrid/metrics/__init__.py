@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from judgegrid.context import ScoreContext
+from judgegrid.errors import OptionError, Problem
 from judgegrid.metrics.answer_relevancy import AnswerRelevancy
 from judgegrid.metrics.base import Metric, MetricResult
 from judgegrid.metrics.context_entity_recall import ContextEntityRecall
@@ -42,7 +44,10 @@ def resolve_metric_name(name: str) -> str:
     try:
         return _BY_SQUASHED[_squash(name)]
     except KeyError:
-        raise KeyError(name) from None
+        guess = difflib.get_close_matches(name, list(METRICS), n=1)
+        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        message = f"unknown metric '{name}'; {hint}known: {', '.join(METRICS)}"
+        raise OptionError("metric", [Problem("", message)]) from None
 
 
 __all__ = [

@@ -15,9 +15,10 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict
 
 from judgegrid.context import ScoreContext
-from judgegrid.errors import ScoringError
+from judgegrid.errors import OptionError, ScoringError
 from judgegrid.question import schema_copy
 from judgegrid.sample import Sample
+from judgegrid.validation import validate
 
 
 @dataclass
@@ -53,9 +54,11 @@ class Metric(Generic[ParamsT]):
     Params: ClassVar[type[BaseModel]] = NoParams
 
     def __init__(self, params: ParamsT | None = None, **kwargs: Any):
-        self.params: ParamsT = (
-            params if params is not None else cast(ParamsT, self.Params(**kwargs))
-        )
+        """``Faithfulness(strictness=3)``: parameters are checked like a matrix's (OptionError,
+        naming the parameter, with a did-you-mean for a typo)."""
+        if params is None:
+            params = cast(ParamsT, validate(self.Params, kwargs, self.name, OptionError))
+        self.params: ParamsT = params
 
     def missing_fields(self, sample: Sample) -> list[str]:
         return [f for f in self.required_fields if sample.is_missing(f)]

@@ -1,0 +1,36 @@
+"""Reading a user's text file: bytes that are not UTF-8 are named by line, never a traceback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from judgegrid.errors import InputError, Problem
+
+
+def read_utf8(path: Path, source: str, error: type[InputError] = InputError) -> str:
+    """The file's text; a missing or unreadable file, or a byte that is not UTF-8, is ``error``."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(source, [Problem("", "file not found")]) from None
+    except OSError as exc:
+        raise error(source, [Problem("", f"cannot read the file ({exc.strerror})")]) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problem = Problem(
+            f"line {line}",
+            f"byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8",
+        )
+        raise error(source, [problem]) from None
+
+
+def as_path(value: Any, what: str, error: type[InputError] = InputError) -> Path:
+    """``value`` as a Path, or ``error`` saying a path was expected (not a bare TypeError)."""
+    if not isinstance(value, str | os.PathLike):
+        got = type(value).__name__
+        raise error(what, [Problem("", f"expected a file path, got {got}")])
+    return Path(value)
