@@ -9,7 +9,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from judgegrid import run_grid
+from judgegrid import Faithfulness, run_grid, score_sample
 from judgegrid.cli import (
     EXIT_BAD_INPUT,
     EXIT_BELOW_FAIL_UNDER,
@@ -20,6 +20,7 @@ from judgegrid.cli import (
 from judgegrid.errors import MatrixError
 
 runner = CliRunner()
+SAMPLE = {"user_input": "Who?", "response": "Ann.", "retrieved_contexts": ["Ann."]}
 KEY = "sk-proj-Qw3rTy7890PlantedKeyZx5"
 
 
@@ -91,7 +92,7 @@ def test_a_refused_connection_is_called_a_connection_error(write_matrix, tmp_pat
             assert KEY.encode() not in path.read_bytes(), path
 
 
-def test_a_key_written_into_the_matrix_is_refused_and_never_echoed(tmp_path):
+def test_a_key_written_into_the_matrix_is_refused_and_never_echoed(tmp_path, cache_dir):
     matrix = tmp_path / "key.yaml"
     matrix.write_text(
         yaml.safe_dump(
@@ -113,7 +114,15 @@ def test_a_key_written_into_the_matrix_is_refused_and_never_echoed(tmp_path):
     with pytest.raises(MatrixError) as raised:
         run_grid(matrix, reports_dir=tmp_path / "r")
     assert KEY not in str(raised.value) and KEY[4:20] not in str(raised.value)
+    with pytest.raises(MatrixError) as raised:
+        score_sample(Faithfulness(), SAMPLE, judge="openai/x", judge_options={"api-key-env": KEY})
+    assert KEY not in str(raised.value) and KEY[4:20] not in str(raised.value)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*"))
+    # every file written anywhere (the matrix itself aside) — run outputs, cache, crash logs
+    written = [p for root in (tmp_path, cache_dir) for p in root.rglob("*") if p.is_file()]
+    for path in written:
+        if path != matrix:
+            assert KEY[4:20].encode() not in path.read_bytes(), path
 
 
 def test_version():
