@@ -105,3 +105,31 @@ class ScoreRow:
 SCORE_COLUMNS = [f.name for f in dataclasses.fields(ScoreRow)]
 # A cell's coordinates among the columns: the table's key, and the order scores.csv is sorted in.
 SCORE_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
+
+
+@dataclass(frozen=True)
+class Label:
+    """One person's answer about one sample for one metric, on the metric's own 0–1 scale.
+
+    ``value`` None is a skip (the annotator saw the sample and declined), kept so that the page
+    does not offer it again. ``detail`` holds what the value was computed from where the form is
+    richer than a number (ContextPrecision: the contexts ticked as useful, in rank order).
+    ``source``: ``page`` (``judgegrid label``), ``import`` or ``dataset``.
+    """
+
+    sample_id: str
+    metric: str
+    annotator: str
+    value: float | None
+    note: str = ""
+    labelled_at: float = 0.0
+    source: str = "page"
+    detail: dict[str, Any] | None = None
+
+    def values(self) -> tuple[Any, ...]:
+        """The row in the order of ``LABEL_COLUMNS`` (detail as JSON text)."""
+        row = dataclasses.astuple(self)
+        return (*row[:-1], json.dumps(self.detail) if self.detail is not None else None)
+
+
+LABEL_COLUMNS = [f.name for f in dataclasses.fields(Label)]

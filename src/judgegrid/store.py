@@ -9,6 +9,8 @@ Tables
 - ``step_names``: the step name (statements, nli, …) and judge of every step key asked, answered
   or not, so the calls table can be read by step.
 - ``embeddings``: every embedding vector, keyed by model, requested dimension and text.
+- ``labels``: people's answers (``records.Label``) from ``judgegrid label`` or ``labels import``,
+  one per sample × metric × annotator (a new answer replaces the old).
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
 
 Every write is committed at once (WAL mode), so a kill loses at most the cells in flight.
@@ -27,7 +29,7 @@ import pandas as pd
 from judgegrid.cells import Cell
 from judgegrid.database import open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
-from judgegrid.records import SCORE_COLUMNS, CallRecord, ScoreRow
+from judgegrid.records import LABEL_COLUMNS, SCORE_COLUMNS, CallRecord, Label, ScoreRow
 from judgegrid.usage import Usage
 
 DB_NAME = "run.sqlite"
@@ -58,12 +60,21 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE TABLE IF NOT EXISTS step_names (
     key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS labels (
+    sample_id TEXT NOT NULL, metric TEXT NOT NULL, annotator TEXT NOT NULL, value REAL,
+    note TEXT NOT NULL, labelled_at REAL NOT NULL, source TEXT NOT NULL, detail TEXT,
+    PRIMARY KEY (sample_id, metric, annotator)
+);
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, dimension INTEGER NOT NULL, text_sha TEXT NOT NULL,
     vector BLOB NOT NULL, PRIMARY KEY (model, dimension, text_sha)
 );
 """
 
+_INSERT_LABEL = (
+    f"INSERT OR REPLACE INTO labels ({', '.join(LABEL_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(LABEL_COLUMNS))})"
+)
 _INSERT_SCORE = (
     f"INSERT OR REPLACE INTO scores ({', '.join(SCORE_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(SCORE_COLUMNS))})"
@@ -113,6 +124,22 @@ class RunStore:
     def step_names_frame(self) -> pd.DataFrame:
         """Every judge step asked in this run: key, step name, judge label."""
         return pd.read_sql_query("SELECT key, step, label FROM step_names", self._db)
+
+    # -- labels --------------------------------------------------------------------------------
+
+    def write_labels(self, labels: Iterable[Label]) -> int:
+        """Labels committed together, or none of them (an import is never half done)."""
+        rows = [label.values() for label in labels]
+        with self._db:  # one transaction
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(_INSERT_LABEL, rows)
+        return len(rows)
+
+    def labels_frame(self) -> pd.DataFrame:
+        """Every stored label, columns as ``records.Label`` (detail as JSON text)."""
+        return pd.read_sql_query(
+            f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels ORDER BY labelled_at", self._db
+        )
 
     # -- calls ---------------------------------------------------------------------------------
 

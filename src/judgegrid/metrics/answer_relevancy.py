@@ -175,6 +175,10 @@ async def relevance_verdicts(
 
 class AnswerRelevancy(Metric[Params]):
     name = "answer_relevancy"
+    human_question = (
+        "How well does the response address the question?"
+        " (0: not at all … 1: fully, nothing off-topic)"
+    )
     title = "AnswerRelevancy"
     description = (
         "DeepEval's AnswerRelevancyMetric: share of the response's statements relevant to the "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,6 +51,10 @@ class Metric(Generic[ParamsT]):
     uses_embeddings: ClassVar[bool] = False
     uses_strictness: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
+    # What ``judgegrid label`` asks a person, in plain words; ``scale``: a 0–1 answer in steps of
+    # 0.25; ``contexts``: tick the useful contexts, scored as the metric scores the judge's ticks.
+    human_question: ClassVar[str] = ""
+    human_form: ClassVar[Literal["scale", "contexts"]] = "scale"
     Params: ClassVar[type[BaseModel]] = NoParams
 
     def __init__(self, params: ParamsT | None = None, **kwargs: Any):

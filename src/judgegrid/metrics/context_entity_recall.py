@@ -92,6 +92,10 @@ def entity_recall(reference_entities: Iterable[str], context_entities: Iterable[
 
 class ContextEntityRecall(Metric[NoParams]):
     name = "context_entity_recall"
+    human_question = (
+        "What share of the reference's named things"
+        " (people, places, dates, numbers) appear in the contexts? (0: none … 1: all)"
+    )
     title = "ContextEntityRecall"
     description = "Share of the reference's entities that also occur in the retrieved contexts"
     judge_calls = "2: entities of the reference, of the joined contexts"

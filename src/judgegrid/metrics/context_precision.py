@@ -95,6 +95,10 @@ def average_precision(verdicts: Sequence[int]) -> float:
 
 class ContextPrecision(Metric[Params]):
     name = "context_precision"
+    human_question = (
+        "Tick each context that is useful for answering the question, in its rank order."
+    )
+    human_form = "contexts"
     title = "ContextPrecision"
     description = "Average precision of the contexts the judge finds useful, in rank order"
     judge_calls = "one per retrieved context"

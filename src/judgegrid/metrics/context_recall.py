@@ -91,6 +91,9 @@ def context_recall_score(attributed: Sequence[int]) -> float:
 
 class ContextRecall(Metric[NoParams]):
     name = "context_recall"
+    human_question = (
+        "What share of the reference's claims can be found in the contexts? (0: none … 1: all)"
+    )
     title = "ContextRecall"
     description = "Share of the reference's sentences that the retrieved contexts support"
     judge_calls = "1"

@@ -165,6 +165,9 @@ def faithfulness_score(verdicts: Sequence[int]) -> float:
 
 class Faithfulness(Metric[NoParams]):
     name = "faithfulness"
+    human_question = (
+        "What share of the response's claims do the contexts support? (0: none … 1: all)"
+    )
     title = "Faithfulness"
     description = "Share of the response's statements that the retrieved contexts support"
     judge_calls = "2: statements (shared), NLI verdicts"

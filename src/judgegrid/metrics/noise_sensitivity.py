@@ -92,6 +92,10 @@ async def verdict_table(
 
 class NoiseSensitivity(Metric[Params]):
     name = "noise_sensitivity"
+    human_question = (
+        "What share of the response's claims are wrong, i.e. not supported by the reference?"
+        " (0: none — best … 1: all)"
+    )
     title = "NoiseSensitivity"
     description = (
         "Share of the response's statements that are wrong yet supported by a (relevant or "

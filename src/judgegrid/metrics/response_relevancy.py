@@ -122,6 +122,10 @@ def response_relevancy_score(
 
 class ResponseRelevancy(Metric[Params]):
     name = "response_relevancy"
+    human_question = (
+        "How well does the response address the question?"
+        " (0: not at all or evasive … 1: fully and directly)"
+    )
     title = "ResponseRelevancy"
     description = (
         "Mean cosine between the question and questions the judge writes from the response"

@@ -1,0 +1,92 @@
+"""Which samples a person should label first: those a label would teach the most about.
+
+A label separates judges only where they disagree: a sample every judge scores 0.9 says little
+about which judge to trust, whatever the person answers. So the queue leads with the samples
+where the judges' ratings are furthest apart (each judge's rating: the mean of its scored
+repeats and configurations), then where one judge's own repeats differ; among samples that teach
+about as much, it spreads the picks over the score range, so that the labels do not all sit at
+one end of the scale. Samples the annotator already labelled (or skipped) are left out.
+
+Missing data: only scored cells count; a sample with no scored cell for the metric is never
+offered (nothing to compare a label with).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+
+import pandas as pd
+
+from judgegrid.analyses.common import scored
+
+QUEUE_COLUMNS = ["sample_id", "metric", "priority", "judge_range", "repeat_range", "reason"]
+RANGE_BINS = 4  # parts of the 0-1 score range the picks are spread over
+
+
+def label_queue(
+    scores: pd.DataFrame,
+    metric: str,
+    already: Collection[str] = (),
+    n: int | None = None,
+) -> pd.DataFrame:
+    """The samples of ``metric`` to ask about, most informative first, each with its reason."""
+    ok = scored(scores[scores["metric"] == metric])
+    if ok.empty:
+        return pd.DataFrame(columns=QUEUE_COLUMNS)
+    by_judge = ok.groupby(["sample_id", "judge"])["score"].mean().unstack("judge")
+    repeats = ok.groupby(["sample_id", "judge", "embedding", "dimension", "strictness"])["score"]
+    repeat_range = (repeats.max() - repeats.min()).groupby("sample_id").max()
+    table = pd.DataFrame(
+        {
+            "judge_range": (by_judge.max(axis=1) - by_judge.min(axis=1)).fillna(0.0),
+            "repeat_range": repeat_range.reindex(by_judge.index).fillna(0.0),
+            "mean": by_judge.mean(axis=1),
+        }
+    )
+    table = table[~table.index.isin(set(already))]
+    # judges disagreeing outweighs one judge's repeats disagreeing with each other
+    table["priority"] = table["judge_range"] + 0.5 * table["repeat_range"]
+    order = _spread_over_range(table)
+    rows = [
+        {
+            "sample_id": sid,
+            "metric": metric,
+            "priority": float(table.at[sid, "priority"]),
+            "judge_range": float(table.at[sid, "judge_range"]),
+            "repeat_range": float(table.at[sid, "repeat_range"]),
+            "reason": _reason(by_judge.loc[sid], float(table.at[sid, "repeat_range"])),
+        }
+        for sid in order[:n]
+    ]
+    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def _spread_over_range(table: pd.DataFrame) -> list[str]:
+    """Greedy: the highest priority first, each pick's priority divided by (1 + picks already
+    made in its part of the score range), so clear disagreement still leads and near-ties are
+    spread over the range. Ties break on the sample id, so the order is the same every time."""
+    bins = (table["mean"].clip(0, 1) * RANGE_BINS).astype(int).clip(upper=RANGE_BINS - 1)
+    left = dict(zip(table.index, zip(table["priority"], bins, strict=True), strict=True))
+    taken: Counter[int] = Counter()
+    order: list[str] = []
+    while left:
+        sid = max(sorted(left), key=lambda s: left[s][0] / (1 + taken[left[s][1]]))
+        taken[left[sid][1]] += 1
+        order.append(sid)
+        del left[sid]
+    return order
+
+
+def _reason(by_judge: pd.Series, repeat_range: float) -> str:
+    """Why this sample was chosen, in one line a person can read on the page."""
+    ratings = by_judge.dropna().sort_values()
+    if len(ratings) >= 2 and ratings.iloc[-1] - ratings.iloc[0] >= 0.05:
+        low, high = ratings.index[0], ratings.index[-1]
+        return (
+            f"the judges disagree: {low} gives {ratings.iloc[0]:.2f}, "
+            f"{high} gives {ratings.iloc[-1]:.2f}"
+        )
+    if repeat_range >= 0.05:
+        return f"a judge's own repeats differ by {repeat_range:.2f}"
+    return f"the judges agree ({ratings.mean():.2f}); a label here checks this part of the range"

@@ -1,0 +1,180 @@
+// The labelling page of `judgegrid label`. Sample text is only ever set with textContent, never
+// as HTML, so a sample holding markup is shown, not run. Every answer is sent at once; the server
+// commits it before it replies.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+let state = null;
+let index = 0;
+let ticks = [];
+
+async function api(path, body) {
+  const options = { headers: { "X-Judgegrid-Token": token } };
+  if (body !== undefined) {
+    options.method = "POST";
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const reply = await fetch(path, options);
+  const data = await reply.json().catch(() => ({ error: `HTTP ${reply.status}` }));
+  if (!reply.ok) throw new Error(data.error || `HTTP ${reply.status}`);
+  return data;
+}
+
+function say(text, isError) {
+  $("status").textContent = text;
+  $("status").className = isError ? "error" : "";
+}
+
+function progress() {
+  const done = state.items.filter((i) => i.done).length;
+  $("progress").textContent = `${Math.min(index + 1, state.items.length)} of ${state.items.length} · ${done} answered`;
+}
+
+function firstOpen(from) {
+  for (let k = 0; k < state.items.length; k++) {
+    const j = (from + k) % state.items.length;
+    if (!state.items[j].done) return j;
+  }
+  return -1;
+}
+
+function showText(id, boxId, text) {
+  $(id).textContent = text || "";
+  if (boxId) $(boxId).hidden = !text;
+}
+
+async function show(k) {
+  if (k < 0) return finish();
+  index = k;
+  const item = state.items[k];
+  const metric = state.metrics[item.metric];
+  const sample = await api(`/api/sample/${encodeURIComponent(item.sample_id)}`);
+  $("metric-title").textContent = `${metric.title} · sample ${sample.id}`;
+  $("question").textContent = metric.question;
+  $("reason").textContent = `Why this sample: ${item.reason}`;
+  showText("user_input", null, sample.user_input);
+  showText("response", "response-box", sample.response);
+  showText("reference", "reference-box", sample.reference);
+  const list = $("contexts");
+  list.replaceChildren();
+  const isTicks = metric.form === "contexts";
+  ticks = sample.retrieved_contexts.map(() => 0);
+  sample.retrieved_contexts.forEach((text, n) => {
+    const li = document.createElement("li");
+    if (isTicks) {
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.id = `tick-${n}`;
+      box.addEventListener("change", () => setTick(n, box.checked));
+      const span = document.createElement("span");
+      span.textContent = text;
+      label.append(box, span);
+      li.append(label);
+    } else {
+      li.textContent = text;
+    }
+    list.append(li);
+  });
+  $("scale").hidden = isTicks;
+  $("ticks-hint").hidden = !isTicks;
+  $("save-ticks").hidden = !isTicks;
+  buildScale(metric);
+  $("note").value = "";
+  say(item.done ? "answered already — a new answer replaces it" : "", false);
+  $("item").hidden = false;
+  $("finished").hidden = true;
+  $("loading").hidden = true;
+  progress();
+}
+
+function buildScale(metric) {
+  const words = metric.higher_is_better ? ["none", "", "half", "", "all"] : ["best", "", "half", "", "worst"];
+  $("scale").replaceChildren(
+    ...metric.scale.map((value, n) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.value = String(value);
+      button.textContent = `${n + 1} · ${value}`;
+      if (words[n]) {
+        const small = document.createElement("small");
+        small.textContent = words[n];
+        button.append(small);
+      }
+      button.addEventListener("click", () => answer({ value }));
+      return button;
+    })
+  );
+}
+
+function setTick(n, on) {
+  ticks[n] = on ? 1 : 0;
+  const box = $(`tick-${n}`);
+  if (box) box.checked = on;
+  $("contexts").children[n].classList.toggle("useful", on);
+}
+
+async function answer(payload) {
+  const item = state.items[index];
+  const body = { sample_id: item.sample_id, metric: item.metric, note: $("note").value, ...payload };
+  try {
+    const saved = await api("/api/label", body);
+    item.done = true;
+    say(saved.value === null ? "skipped" : `saved: ${saved.value.toFixed(2)}`, false);
+    await show(firstOpen(index + 1));
+  } catch (err) {
+    say(`not saved: ${err.message}`, true);
+  }
+}
+
+function finish() {
+  $("item").hidden = true;
+  $("finished").hidden = false;
+  $("loading").hidden = true;
+  const done = state.items.filter((i) => i.done).length;
+  $("finished-text").textContent =
+    `${done} of ${state.items.length} answered and saved in ${state.run}/run.sqlite. ` +
+    `Close this page and run: judgegrid report ${state.run}`;
+  $("progress").textContent = `${state.items.length} of ${state.items.length}`;
+}
+
+document.addEventListener("keydown", (event) => {
+  if (!state || $("item").hidden) return;
+  if (event.target === $("note")) {
+    if (event.key === "Escape") $("note").blur();
+    return;
+  }
+  const metric = state.metrics[state.items[index].metric];
+  const digit = Number.parseInt(event.key, 10);
+  if (metric.form === "contexts") {
+    if (digit >= 1 && digit <= ticks.length) setTick(digit - 1, !ticks[digit - 1]);
+    else if (event.key === "Enter") answer({ useful: ticks });
+  } else if (digit >= 1 && digit <= metric.scale.length) {
+    answer({ value: metric.scale[digit - 1] });
+  }
+  if (event.key === "s") answer({ skip: true });
+  if (event.key === "ArrowRight") show((index + 1) % state.items.length);
+  if (event.key === "ArrowLeft") show((index - 1 + state.items.length) % state.items.length);
+});
+
+$("skip").addEventListener("click", () => answer({ skip: true }));
+$("save-ticks").addEventListener("click", () => answer({ useful: ticks }));
+$("next").addEventListener("click", () => show((index + 1) % state.items.length));
+$("prev").addEventListener("click", () => show((index - 1 + state.items.length) % state.items.length));
+
+(async () => {
+  try {
+    state = await api("/api/state");
+    $("run").textContent = `run ${state.run}`;
+    $("annotator").textContent = `annotator: ${state.annotator}`;
+    if (!state.items.length) {
+      $("loading").textContent = "Nothing to label: every sample of this run is answered (or none was scored).";
+      return;
+    }
+    await show(firstOpen(0));
+  } catch (err) {
+    $("loading").textContent = `Cannot load: ${err.message}`;
+  }
+})();
