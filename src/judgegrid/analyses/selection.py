@@ -47,17 +47,24 @@ def label_queue(
     table = table[~table.index.isin(set(already))]
     # judges disagreeing outweighs one judge's repeats disagreeing with each other
     table["priority"] = table["judge_range"] + 0.5 * table["repeat_range"]
-    order = _spread_over_range(table)
+    order = _spread_over_range(table)[:n]
+    picked = table.loc[order]
     rows = [
         {
             "sample_id": sid,
             "metric": metric,
-            "priority": float(table.at[sid, "priority"]),
-            "judge_range": float(table.at[sid, "judge_range"]),
-            "repeat_range": float(table.at[sid, "repeat_range"]),
-            "reason": _reason(by_judge.loc[sid], float(table.at[sid, "repeat_range"])),
+            "priority": priority,
+            "judge_range": judge_range,
+            "repeat_range": repeat_range,
+            "reason": _reason(by_judge.loc[[sid]].iloc[0], repeat_range),
         }
-        for sid in order[:n]
+        for sid, priority, judge_range, repeat_range in zip(
+            order,
+            picked["priority"].astype(float),
+            picked["judge_range"].astype(float),
+            picked["repeat_range"].astype(float),
+            strict=True,
+        )
     ]
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
 
