@@ -482,6 +482,7 @@ def test_the_table_is_long_enough():
 @pytest.mark.parametrize("name", list(ROWS))
 def test_bad_input_is_named_and_calls_nothing(name, tmp_path, server: FaultServer, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)  # a row that wrongly starts a run writes its reports/ here
     place = Place(tmp_path, server)
     row = ROWS[name]
     if row.cli is not None:
@@ -504,3 +505,4 @@ def test_bad_input_is_named_and_calls_nothing(name, tmp_path, server: FaultServe
         assert expected in message, (expected, message)
     assert KEY not in message and KEY[8:24] not in message
     assert server.requests == 0, f"{server.requests} requests reached the model server"
+    assert not (tmp_path / "reports").exists(), "a run directory was made for bad input"

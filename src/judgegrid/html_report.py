@@ -36,8 +36,11 @@ SECTIONS = {
 }
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0}
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 1.5em;max-width:1200px;color:#222;
+overflow-wrap:anywhere}
+.wide{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0;overflow-wrap:normal}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 .note{color:#555;font-size:13px}img{max-width:100%}
@@ -59,6 +62,7 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
     body = shown.to_html(
         index=index, escape=True, border=0, na_rep="–", float_format=lambda v: f"{v:.3f}"
     )
+    body = f'<div class="wide">{body}</div>'  # a wide table scrolls in its box, not the page
     note = ""
     if len(frame) > MAX_ROWS:
         note = f"first {MAX_ROWS} of {len(frame)} rows"
@@ -138,7 +142,12 @@ def _overview(lines: list[str], sections: Mapping[str, pd.DataFrame]) -> str:
 def _recommendation(a: Analysis) -> str:
     notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
     ranking = a.table("judge_ranking")
-    figure = image(plots.pareto_plot(ranking), "Pareto plot") if not ranking.empty else ""
+    figure = ""
+    if not ranking.empty:
+        png, why_not = plots.pareto_plot(ranking)
+        figure = (image(png, "Pareto plot") if png else "") + "".join(
+            f'<p class="note">{esc(line)}</p>' for line in why_not
+        )
     return (
         f'<p class="rec">{esc(a.recommendation)}</p>{notes}'
         + frame_html(ranking, "judge_ranking")

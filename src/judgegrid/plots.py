@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -144,31 +145,43 @@ def variance_bars(components: pd.DataFrame) -> str:
     return to_base64_png(fig)
 
 
-def pareto_plot(ranking: pd.DataFrame) -> str:
-    """Quality (validity or consensus agreement, with 95% CI) against cost and latency."""
-    metrics = sorted(ranking["metric"].unique())
-    fig = Figure(figsize=(8, 2.8 * max(1, len(metrics))), layout="constrained")
-    axes = np.atleast_2d(fig.subplots(max(1, len(metrics)), 2, squeeze=False))
-    for row, metric in zip(axes, metrics, strict=False):
-        block = ranking[ranking["metric"] == metric]
-        for ax, column, label in (
-            (row[0], "cost_per_score", "cost per score ($)"),
-            (row[1], "latency_per_score_s", "latency per score (s)"),
-        ):
-            x = block[column].fillna(0).to_numpy(float)
-            y = block["quality"].to_numpy(float)
-            err = np.vstack(
-                [y - block["ci_low"].to_numpy(float), block["ci_high"].to_numpy(float) - y]
-            )
-            ax.errorbar(x, y, yerr=np.nan_to_num(np.abs(err)), fmt="none", ecolor="grey", lw=1)
-            colours = np.where(block["pareto"].to_numpy(bool), "tab:red", "tab:blue")
-            ax.scatter(x, y, c=colours, zorder=3)
-            for xi, yi, name in zip(x, y, block["judge"], strict=True):
-                ax.annotate(
-                    str(name), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points"
-                )
-            basis = str(block["basis"].iloc[0])
-            ylabel = "accuracy on pairs" if basis.startswith("pairwise") else "tau-b, consensus"
-            ax.set(xlabel=label, ylabel=ylabel)
-            ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
-    return to_base64_png(fig)
+def pareto_plot(ranking: pd.DataFrame) -> tuple[str | None, list[str]]:
+    """Quality (validity or consensus agreement, with 95% CI) against cost and latency, for the
+    metrics where some judge could be assessed; and one line for each panel left out and why
+    (a figure with nothing on it says less than a sentence)."""
+    assessed = ranking[np.isfinite(ranking["quality"].to_numpy(float))]
+    notes = [
+        f"{metric}: no Pareto plot — no judge could be assessed on it"
+        for metric in sorted(set(ranking["metric"]) - set(assessed["metric"]))
+    ]
+    costs = assessed["cost_per_score"].to_numpy(float)
+    axes_wanted = [("latency_per_score_s", "latency per score (s)")]
+    if np.isfinite(costs).any() and (np.nan_to_num(costs) > 0).any():
+        axes_wanted.insert(0, ("cost_per_score", "cost per score ($)"))
+    elif len(assessed):
+        notes.append("no cost axis: every cost is 0 or unknown (local or unpriced models)")
+    metrics = sorted(assessed["metric"].unique())
+    if not metrics:
+        return None, notes
+    fig = Figure(figsize=(4 * len(axes_wanted), 2.8 * len(metrics)), layout="constrained")
+    axes = np.atleast_2d(fig.subplots(len(metrics), len(axes_wanted), squeeze=False))
+    for row, metric in zip(axes, metrics, strict=True):
+        block = assessed[assessed["metric"] == metric]
+        for ax, (column, label) in zip(row, axes_wanted, strict=True):
+            _pareto_panel(ax, block, column, label, metric)
+    return to_base64_png(fig), notes
+
+
+def _pareto_panel(ax: Any, block: pd.DataFrame, column: str, label: str, metric: str) -> None:
+    x = block[column].fillna(0).to_numpy(float)
+    y = block["quality"].to_numpy(float)
+    err = np.vstack([y - block["ci_low"].to_numpy(float), block["ci_high"].to_numpy(float) - y])
+    ax.errorbar(x, y, yerr=np.nan_to_num(np.abs(err)), fmt="none", ecolor="grey", lw=1)
+    colours = np.where(block["pareto"].to_numpy(bool), "tab:red", "tab:blue")
+    ax.scatter(x, y, c=colours, zorder=3)
+    for xi, yi, name in zip(x, y, block["judge"], strict=True):
+        ax.annotate(str(name), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    basis = str(block["basis"].iloc[0])
+    ylabel = "accuracy on pairs" if basis.startswith("pairwise") else "tau-b, consensus"
+    ax.set(xlabel=label, ylabel=ylabel)
+    ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
