@@ -149,7 +149,8 @@ def click(tools: DevTools, selector: str) -> None:
     box = evaluate(
         tools,
         f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
-        " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+        " const r = e.getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()",
     )
     for kind in ("mousePressed", "mouseReleased"):
         tools.send(
