@@ -428,3 +428,14 @@ def test_labels_needed_is_nan_with_a_reason_when_undefined():
     assert np.isnan(perfect.loc["chance", "n_needed"]) and "+-1" in perfect.loc["chance", "note"]
     none = labels_needed(validity_rows({"x": np.nan}))
     assert none["n_needed"].isna().all() and none["note"].str.contains("no judge").all()
+
+
+def test_a_run_without_labels_gives_empty_tables_with_their_columns():
+    scores = pd.DataFrame(score_rows("j", {"a": 0.5, "b": 0.7}))
+    none = pd.DataFrame(columns=["sample_id", "metric", "annotator", "value"])
+    by_judge = validity_by_judge(scores, none)
+    assert by_judge.empty and "spearman" in by_judge.columns and "embedding" not in by_judge
+    assert human_agreement(none).empty and "alpha" in human_agreement(none).columns
+    summary, per = alternative_annotator_test(scores, none)
+    assert summary.empty and "winning_rate" in summary and per.empty and "p_by" in per
+    assert labels_needed(by_judge).empty and "n_needed" in labels_needed(by_judge)

@@ -48,6 +48,92 @@ AAT_MISSING = (
     "min_instances of them is not tested"
 )
 POOLED = ["embedding", "dimension", "strictness"]
+VALIDITY_COLUMNS = [
+    *CONFIG_AXES,
+    "n",
+    "spearman",
+    "spearman_low",
+    "spearman_high",
+    "tau_b",
+    "tau_b_low",
+    "tau_b_high",
+    "threshold",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "kappa",
+    "note",
+    "ci_method",
+    "missing",
+]
+HUMAN_AGREEMENT_COLUMNS = [
+    "metric",
+    "annotators",
+    "labels",
+    "samples",
+    "samples_multi",
+    "alpha",
+    "pairable",
+    "note",
+    "missing",
+]
+AAT_INSTANCE_COLUMNS = [
+    "metric",
+    "judge",
+    "annotator",
+    "sample_id",
+    "rating",
+    "label",
+    "others",
+    "judge_alignment",
+    "annotator_alignment",
+    "judge_wins",
+    "annotator_wins",
+]
+AAT_COLUMNS = [
+    "metric",
+    "judge",
+    "annotators",
+    "skipped",
+    "instances",
+    "epsilon",
+    "q",
+    "winning_rate",
+    "passed",
+    "advantage_probability",
+    "note",
+    "missing",
+]
+AAT_ANNOTATOR_COLUMNS = [
+    "metric",
+    "judge",
+    "annotator",
+    "n",
+    "rho_f",
+    "rho_h",
+    "mean_diff",
+    "t",
+    "p_value",
+    "p_by",
+    "rejected",
+    "tested",
+    "note",
+]
+NEEDED_COLUMNS = [
+    "metric",
+    "comparison",
+    "best",
+    "other",
+    "rho_best",
+    "rho_other",
+    "n_now",
+    "n_needed",
+    "more_needed",
+    "power",
+    "level",
+    "method",
+    "note",
+]
 
 
 # ---------------------------------------------------------------- labels
@@ -123,14 +209,14 @@ def validity_against_people(
         )
     out = pd.DataFrame(rows)
     if out.empty:
-        return out
+        return pd.DataFrame(columns=VALIDITY_COLUMNS)
     out["note"] = [_join(a, b) for a, b in zip(out.pop("_note"), out.pop("_note2"), strict=True)]
     out["ci_method"] = (
         "rho: Fisher z, Bonett-Wright SE; tau-b: Fisher z, Fieller-Hartley-Pearson SE; "
         "accuracy: Wilson; all 95%"
     )
     out["missing"] = VALIDITY_MISSING
-    return out.sort_values(CONFIG_AXES).reset_index(drop=True)
+    return out.sort_values(CONFIG_AXES).reset_index(drop=True).reindex(columns=VALIDITY_COLUMNS)
 
 
 def validity_by_judge(
@@ -212,7 +298,7 @@ def human_agreement(labels: pd.DataFrame) -> pd.DataFrame:
                 "missing": PAIRABLE,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=HUMAN_AGREEMENT_COLUMNS)
 
 
 # ---------------------------------------------------------------- alternative annotator test
@@ -247,22 +333,9 @@ def aat_instances(scores: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
         rating = mine.set_index("sample_id")["rating"].reindex(wide.index).to_numpy(float)
         for annotator in wide.columns:
             frames.append(_leave_one_out(str(metric), str(judge), str(annotator), wide, rating))
-    columns = [
-        "metric",
-        "judge",
-        "annotator",
-        "sample_id",
-        "rating",
-        "label",
-        "others",
-        "judge_alignment",
-        "annotator_alignment",
-        "judge_wins",
-        "annotator_wins",
-    ]
     if not frames:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(frames, ignore_index=True).reindex(columns=columns)
+        return pd.DataFrame(columns=AAT_INSTANCE_COLUMNS)
+    return pd.concat(frames, ignore_index=True).reindex(columns=AAT_INSTANCE_COLUMNS)
 
 
 def _leave_one_out(
@@ -342,10 +415,10 @@ def alternative_annotator_test(
         tables.append(block)
         used = instances[(instances["metric"] == metric) & (instances["judge"] == judge)]
         summaries.append(_summary(str(metric), str(judge), block, used, epsilon, q, min_annotators))
-    summary = pd.DataFrame(summaries)
+    summary = pd.DataFrame(summaries, columns=AAT_COLUMNS)
     if not tables:
-        return summary, per_annotator
-    return summary, pd.concat(tables, ignore_index=True)
+        return summary, per_annotator.reindex(columns=AAT_ANNOTATOR_COLUMNS)
+    return summary, pd.concat(tables, ignore_index=True).reindex(columns=AAT_ANNOTATOR_COLUMNS)
 
 
 def _annotator_tests(instances: pd.DataFrame, epsilon: float, min_instances: int) -> pd.DataFrame:
@@ -377,22 +450,8 @@ def _annotator_tests(instances: pd.DataFrame, epsilon: float, min_instances: int
                 "note": "" if tested else f"not tested: {len(diff)} instances < {min_instances}",
             }
         )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "metric",
-            "judge",
-            "annotator",
-            "n",
-            "rho_f",
-            "rho_h",
-            "mean_diff",
-            "t",
-            "p_value",
-            "tested",
-            "note",
-        ],
-    )
+    columns = [c for c in AAT_ANNOTATOR_COLUMNS if c not in ("p_by", "rejected")]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _by_correction(block: pd.DataFrame, q: float) -> pd.DataFrame:
@@ -469,6 +528,8 @@ def labels_needed(
     Columns: metric, comparison ("runner-up" or "chance"), best, other, rho_best, rho_other,
     n_now, n_needed, more_needed, power, level, method, note.
     """
+    if validity_by_judge.empty:
+        return pd.DataFrame(columns=NEEDED_COLUMNS)
     z_sum = stats.norm.ppf(1 - (1 - level) / 2) + stats.norm.ppf(power)
     rows = []
     for metric, block in validity_by_judge.groupby("metric", sort=True):
@@ -483,7 +544,7 @@ def labels_needed(
         rival = ranked.iloc[1] if len(ranked) > 1 else None
         rows.append(_needed_row(metric, "runner-up", best, rival, z_sum, power, level))
         rows.append(_needed_row(metric, "chance", best, None, z_sum, power, level))
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=NEEDED_COLUMNS)
 
 
 def _needed_row(
