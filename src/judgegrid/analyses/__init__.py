@@ -7,6 +7,8 @@
 - ``variance``: variance components and the decision study
 - ``strictness``: what a larger strictness buys and costs
 - ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts
+- ``human``: validity against human labels, the annotators' own alpha, the Alternative
+  Annotator Test, and how many labels would separate the judges
 - ``recommendation``: judges ranked by validity or consensus against cost and latency
 - ``usage``: calls, tokens and cost per model from the calls table
 - ``bundle``: every table of a run in one pure call, for the report writers

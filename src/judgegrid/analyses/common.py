@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from judgegrid.analyses.tables import CONFIG_AXES
 
@@ -35,6 +36,22 @@ def threshold_for(metric: str, thresholds: float | Mapping[str, float] | None) -
 
 def scored(scores: pd.DataFrame) -> pd.DataFrame:
     return scores[scores["status"] == "scored"]
+
+
+def pooled_by_judge(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scores with embedding, dimension and strictness pooled: one configuration a judge."""
+    return scores.assign(embedding="", dimension=0, strictness=0)
+
+
+def tau_ci(tau: float, n: int) -> tuple[float, float]:
+    """95% CI of Kendall's tau-b by Fisher's z with the Fieller-Hartley-Pearson SE
+    sqrt(0.437/(n-4)); NaN for n < 5 or |tau| = 1 (no finite z)."""
+    if not np.isfinite(tau) or n < 5 or abs(tau) >= 1:
+        return float("nan"), float("nan")
+    se = np.sqrt(0.437 / (n - 4))
+    q = stats.norm.ppf(0.975)
+    z = np.arctanh(tau)
+    return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
 def ratings(scores: pd.DataFrame) -> pd.DataFrame:

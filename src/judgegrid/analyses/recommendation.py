@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from judgegrid.analyses.agreement import rater_offsets
-from judgegrid.analyses.common import scored
+from judgegrid.analyses.common import pooled_by_judge, scored, tau_ci
 from judgegrid.analyses.tables import repeat_spread
 from judgegrid.analyses.validity import pair_accuracy, wilson_interval
 
@@ -47,11 +46,6 @@ RANKING_MISSING = {
     False: "consensus: available-case (samples this judge and another scored); cost/latency: "
     "scored cells",
 }
-
-
-def pooled_by_judge(scores: pd.DataFrame) -> pd.DataFrame:
-    """The scores with embedding, dimension and strictness pooled: one configuration a judge."""
-    return scores.assign(embedding="", dimension=0, strictness=0)
 
 
 def judge_ranking(
@@ -105,22 +99,13 @@ def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
     out = offsets[["metric", "judge", "n"]].copy()
     out["quality"] = offsets["consensus_tau_b"].to_numpy()
     lows, highs = (
-        zip(*[_tau_ci(t, n) for t, n in zip(out["quality"], out["n"], strict=True)], strict=True)
+        zip(*[tau_ci(t, n) for t, n in zip(out["quality"], out["n"], strict=True)], strict=True)
         if len(out)
         else ((), ())
     )
     out["ci_low"], out["ci_high"] = list(lows), list(highs)
     out["basis"] = "Kendall tau-b with the other judges' consensus"
     return out
-
-
-def _tau_ci(tau: float, n: int) -> tuple[float, float]:
-    if not np.isfinite(tau) or n < 5 or abs(tau) >= 1:
-        return float("nan"), float("nan")
-    se = np.sqrt(0.437 / (n - 4))
-    q = stats.norm.ppf(0.975)
-    z = np.arctanh(tau)
-    return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
 def _costs(scores: pd.DataFrame) -> pd.DataFrame:
