@@ -44,7 +44,8 @@ def test_a_run_writes_summary_tables_and_html(run_dir):
         "## Faithfulness",
         "## ResponseRelevancy",
         "## Failures by metric",
-        "## Which judge to pick",
+        "## Decision",
+        "## Judges ranked by validity, cost and time",
         "## Run-to-run stability",
         "## Agreement between judges",
         "## Variance components",
@@ -94,7 +95,7 @@ def test_report_command_rebuilds_everything_without_a_model_call(run_dir, script
     assert (run_dir / "summary.md").read_text() == before
     assert (run_dir / "report.html").read_text() == html_before
     assert (run_dir / "tables" / "stability.csv").exists()
-    assert "## Which judge to pick" in result.stdout
+    assert "## Decision" in result.stdout
 
 
 def test_report_names_a_directory_that_is_not_a_run(tmp_path):

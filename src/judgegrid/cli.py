@@ -229,8 +229,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 
 
 def _print_result(result: api.GridResult) -> None:
-    summary = (result.run_dir / "summary.md").read_text(encoding="utf-8")
-    typer.echo(summary)
+    _print_card(result.run_dir)
     t = result.tally
     typer.echo(
         f"score rows: {len(result.scores)}; the matrix implies: {result.expected_cells}"
@@ -251,6 +250,16 @@ def _print_result(result: api.GridResult) -> None:
         f"outputs: {result.run_dir}/summary.md, report.html, tables/*.csv, scores.csv, "
         f"run.sqlite, {RESOLVED_MATRIX}"
     )
+
+
+def _print_card(run_dir: Path) -> None:
+    """The decision card (every table is in summary.md and report.html)."""
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
+    typer.echo("\ndecision, per metric (basis: people > preference pairs > other judges):")
+    for row in card.itertuples():
+        typer.echo(f"  {row.metric}: {row.verdict} [{row.basis}] — {row.reason}")
+        typer.echo(f"      next: {row.next_step}")
+    typer.echo("")
 
 
 class _ProgressBar:

@@ -21,15 +21,16 @@ from judgegrid.analyses.validity import accuracy_table
 MAX_ROWS = 200
 MAX_AGREEMENT_FIGURES = 4
 SECTIONS = {
+    "decision": "Decision: which judge, per metric",
     "overview": "Overview",
-    "recommendation": "Which judge to pick",
+    "recommendation": "Judges ranked: validity, cost, time",
     "means": "Mean scores: judge × embedding",
     "stability": "Run-to-run stability",
     "agreement": "Agreement between judges",
     "embeddings": "Agreement between embedding models and dimensions",
     "variance": "Variance components and decision study",
     "strictness": "Strictness trade-off",
-    "validity": "Validity: human preferences and designed contrasts",
+    "validity": "Validity: people's labels, preferences and designed contrasts",
     "failures": "Failures",
     "samples": "Least stable samples",
     "methods": "How missing data and uncertainty are handled",
@@ -44,7 +45,9 @@ table{border-collapse:collapse;font-size:12px;margin:.5em 0;overflow-wrap:normal
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 .note{color:#555;font-size:13px}img{max-width:100%}
-.rec{background:#eef6ee;border-left:4px solid #4a4;padding:.6em 1em}
+.card{font-size:14px}.card td{text-align:left;vertical-align:top}
+.card .verdict{font-weight:700}.card tr.why td{color:#555;font-size:12px;border-top:0}
+.card code{white-space:normal}
 nav a{margin-right:1em}
 """
 
@@ -101,6 +104,7 @@ def render(
 ) -> str:
     """The whole report as one HTML string."""
     parts = {
+        "decision": _decision(analysis),
         "overview": _overview(overview, summary_sections),
         "recommendation": _recommendation(analysis),
         "means": _means(analysis, metric_titles),
@@ -148,10 +152,31 @@ def _recommendation(a: Analysis) -> str:
         figure = (image(png, "Pareto plot") if png else "") + "".join(
             f'<p class="note">{esc(line)}</p>' for line in why_not
         )
+    return notes + frame_html(ranking, "judge_ranking") + figure
+
+
+def _decision(a: Analysis) -> str:
+    """The card: one row per metric, the next step as a command, the reasoning under it."""
+    card = a.card
+    if card.empty:
+        return '<p class="note">No metric was scored, so there is no decision to make.</p>'
+    rows = "".join(
+        f'<tr><td>{esc(r.metric)}</td><td class="verdict">{esc(r.verdict)}</td>'
+        f"<td>{esc(r.basis)}</td><td>{esc(r.reason)}</td>"
+        f"<td><code>{esc(r.next_step)}</code></td></tr>"
+        + (
+            f'<tr class="why"><td></td><td colspan="4">{esc(r.detail)}</td></tr>'
+            if r.detail
+            else ""
+        )
+        for r in card.itertuples()
+    )
+    head = "<tr><th>metric</th><th>judge</th><th>basis</th><th>why</th><th>next step</th></tr>"
     return (
-        f'<p class="rec">{esc(a.recommendation)}</p>{notes}'
-        + frame_html(ranking, "judge_ranking")
-        + figure
+        f'<div class="wide"><table class="card">{head}{rows}</table></div>'
+        '<p class="note">Basis, strongest first: people (labels), preference pairs, other '
+        "judges (agreement only), nothing measurable. A judge is named only when its 95% "
+        "interval excludes chance.</p>"
     )
 
 
@@ -228,14 +253,41 @@ def _strictness(a: Analysis) -> str:
 
 
 def _validity(a: Analysis) -> str:
+    return _people(a) + _pairs(a)
+
+
+def _people(a: Analysis) -> str:
+    """Validity against people's labels (judgegrid label / labels import / the data set)."""
+    by_judge = a.table("validity_people_by_judge")
+    if by_judge.empty:
+        return (
+            '<h3>Against people</h3><p class="note">No labels yet: '
+            "<code>judgegrid label RUN_DIR</code> asks a person about the samples that "
+            "separate the judges.</p>"
+        )
+    return (
+        "<h3>Against people</h3><p>Spearman's rho and Kendall's tau-b of each judge's ratings "
+        "with the mean human label, and agreement at the metric's threshold.</p>"
+        + frame_html(by_judge, "validity_people_by_judge")
+        + "<h3>People's own agreement (the ceiling)</h3>"
+        + frame_html(a.table("human_agreement"), "human_agreement")
+        + "<h3>Alternative Annotator Test</h3>"
+        + frame_html(a.table("alt_test"), "alt_test")
+        + "<h3>How many more labels</h3>"
+        + frame_html(a.table("labels_needed"), "labels_needed")
+    )
+
+
+def _pairs(a: Analysis) -> str:
     accuracy = a.table("validity_pairs")
     notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
     if accuracy.empty and a.table("validity_labels").empty:
         return notes + (
-            '<p class="note">The data set has no preference pairs, contrasts or numeric labels '
-            "for the metrics of this run.</p>"
+            '<h3>Preference pairs and contrasts</h3><p class="note">The data set has no '
+            "preference pairs, contrasts or numeric labels for the metrics of this run.</p>"
         )
     return (
+        "<h3>Preference pairs and contrasts</h3>"
         "<p>Accuracy = share of pairs where the preferred member scores strictly higher (ties "
         "count as disagreement), with a 95% Wilson interval.</p>"
         + notes

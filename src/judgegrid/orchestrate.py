@@ -23,6 +23,7 @@ from judgegrid.cells import Cell
 from judgegrid.dataset import DEMO, dataset_from_records, load_dataset
 from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import OptionError, Problem
+from judgegrid.labels import human_labels
 from judgegrid.matrix import Matrix, load_matrix, matrix_from_data
 from judgegrid.preflight import preflight
 from judgegrid.providers import register_local_models
@@ -200,6 +201,7 @@ def write_outputs(
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
     interrupt: partial is shown); returns the scores and calls tables it read."""
     scores, calls = store.scores_frame(), store.calls_frame()
+    info = stored_sample_info(store)
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
         for i, e in enumerate(matrix.embeddings)
@@ -211,8 +213,9 @@ def write_outputs(
         title=f"judgegrid run {target.name}",
         expected_cells=expected,
         dimension_methods=methods,
-        sample_info=stored_sample_info(store),
+        sample_info=info,
         step_names=store.step_names_frame(),
+        human_labels=human_labels(store.labels_frame(), info),
     )
     return scores, calls
 

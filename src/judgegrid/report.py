@@ -16,6 +16,7 @@ import pandas as pd
 from judgegrid import html_report
 from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
 from judgegrid.analyses.bundle import Analysis, analyse
+from judgegrid.analyses.decision import card_markdown
 from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
 from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
 from judgegrid.analyses.validity import accuracy_table
@@ -45,6 +46,8 @@ def analyse_run(
     sample_info: Mapping[str, Mapping[str, Any]],
     calls: pd.DataFrame | None = None,
     step_names: pd.DataFrame | None = None,
+    human_labels: pd.DataFrame | None = None,
+    run_ref: str = "RUN_DIR",
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
@@ -55,6 +58,8 @@ def analyse_run(
         metric_titles=metric_titles(),
         calls=calls,
         step_names=step_names,
+        human_labels=human_labels,
+        run_ref=run_ref,
     )
 
 
@@ -89,7 +94,7 @@ def summary_markdown(
     dimension_methods: dict[str, str] | None = None,
 ) -> str:
     """summary.md: the overview, each metric's means, failures, calls, usage, the analyses."""
-    lines = [f"# {title}", ""]
+    lines = [f"# {title}", "", "## Decision", "", card_markdown(a.card), ""]
     lines += overview_lines(a, expected_cells)
     lines += [
         "",
@@ -139,7 +144,7 @@ def _md(frame: pd.DataFrame, columns: list[str] | None = None, index: bool = Fal
 
 def analysis_markdown(a: Analysis) -> list[str]:
     """The decision-oriented sections of summary.md (full tables: tables/*.csv)."""
-    lines = ["## Which judge to pick", "", a.recommendation, ""]
+    lines = ["## Judges ranked by validity, cost and time", ""]
     lines += [f"- {note}" for note in a.notes] + ([""] if a.notes else [])
     lines += [
         _md(
@@ -151,6 +156,26 @@ def analysis_markdown(a: Analysis) -> list[str]:
         "metric, else Kendall tau-b with the other judges' consensus; 95% CIs.",
         "",
     ]
+    people = a.table("validity_people_by_judge")
+    if not people.empty:
+        lines += [
+            "## Validity against people",
+            "",
+            "Each judge's ratings (pooled over its configurations) against the mean human label: "
+            "Spearman rho and Kendall tau-b with 95% CIs; accuracy and Cohen's kappa at the "
+            "metric's threshold.",
+            "",
+            _md(people, [c for c in people.columns if c not in ("ci_method", "missing")]),
+            "",
+            "People's own agreement (Krippendorff's alpha, interval):",
+            "",
+            _md(a.table("human_agreement")),
+            "",
+            "Alternative Annotator Test (Calderon, Reichart & Dror 2025):",
+            "",
+            _md(a.table("alt_test")),
+            "",
+        ]
     validity = accuracy_table(a.table("validity_pairs"))
     if not validity.empty:
         lines += [
@@ -209,10 +234,11 @@ def write_all(
     dimension_methods: dict[str, str] | None,
     sample_info: Mapping[str, Mapping[str, Any]],
     step_names: pd.DataFrame | None = None,
+    human_labels: pd.DataFrame | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone."""
     paths = [write_scores_csv(scores, run_dir)]
-    analysis = analyse_run(scores, sample_info, calls, step_names)
+    analysis = analyse_run(scores, sample_info, calls, step_names, human_labels, str(run_dir))
     text = summary_markdown(analysis, title, expected_cells, dimension_methods)
     paths.append(write_summary(run_dir, text))
     paths += write_tables(analysis, run_dir)

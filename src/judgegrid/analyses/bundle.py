@@ -13,7 +13,16 @@ from typing import Any
 
 import pandas as pd
 
-from judgegrid.analyses import agreement, recommendation, stability, strictness, validity, variance
+from judgegrid.analyses import (
+    agreement,
+    decision,
+    human,
+    recommendation,
+    stability,
+    strictness,
+    validity,
+    variance,
+)
 from judgegrid.analyses.tables import (
     calls_by_metric,
     calls_by_step,
@@ -48,7 +57,7 @@ class Analysis:
     per model) are shown in summary.md and report.html."""
 
     tables: dict[str, pd.DataFrame]
-    recommendation: str
+    card: pd.DataFrame  # the decision card (``decision.CARD_COLUMNS``)
     overview: RunOverview
     notes: list[str] = field(default_factory=list)
     means: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -98,6 +107,25 @@ def preference_pairs(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
     )
 
 
+def people_tables(
+    scores: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    thresholds: float | Mapping[str, float] | None,
+) -> dict[str, pd.DataFrame]:
+    """Validity against people's labels, their own agreement, the alt-test, labels needed."""
+    labels = labels if labels is not None else pd.DataFrame(columns=human.LABEL_COLUMNS)
+    by_judge = human.validity_by_judge(scores, labels, thresholds)
+    alt_test, alt_test_annotators = human.alternative_annotator_test(scores, labels)
+    return {
+        "validity_people": human.validity_against_people(scores, labels, thresholds),
+        "validity_people_by_judge": by_judge,
+        "human_agreement": human.human_agreement(labels),
+        "alt_test": alt_test,
+        "alt_test_annotators": alt_test_annotators,
+        "labels_needed": human.labels_needed(by_judge),
+    }
+
+
 def analyse(
     scores: pd.DataFrame,
     *,
@@ -107,9 +135,13 @@ def analyse(
     metric_titles: dict[str, str] | None = None,
     calls: pd.DataFrame | None = None,
     step_names: pd.DataFrame | None = None,
+    human_labels: pd.DataFrame | None = None,
+    run_ref: str = "RUN_DIR",
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
-    table, also what the run cost (``usage``, ``overview``)."""
+    table, also what the run cost (``usage``, ``overview``); with people's labels
+    (``sample_id, metric, annotator, value``), validity against them and the decision card's
+    first rung. ``run_ref`` is how the card's commands name the run directory."""
     info = sample_info or {}
     summary = config_summary(scores)
     pairs = preference_pairs(info)
@@ -143,12 +175,22 @@ def analyse(
         "failures_by_metric": metric_failure_rates(scores),
         "failure_causes": top_failure_causes(scores),
     }
+    tables |= people_tables(scores, human_labels, thresholds)
+    card = decision.decision_card(
+        ranking,
+        tables["validity_people_by_judge"],
+        tables["alt_test"],
+        tables["labels_needed"],
+        run_ref,
+        metric_titles,
+    )
+    tables["decision_card"] = card
     notes = validity.aspect_notes(info)
     means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
     calls = calls if calls is not None else pd.DataFrame()  # no calls table: nothing was called
     return Analysis(
         tables,
-        recommendation.recommendation_text(ranking, metric_titles),
+        card,
         run_overview(scores, calls),
         notes,
         means=means,

@@ -85,7 +85,12 @@ def _people_row(
         else:
             reason += f"; above {rival['judge']} (rho {rival['spearman']:.2f})"
     reason += _aat_words(aat, metric, str(best["judge"]))
-    return {"verdict": str(best["judge"]), "basis": "people", "reason": reason, "next_step": next_step}
+    return {
+        "verdict": str(best["judge"]),
+        "basis": "people",
+        "reason": reason,
+        "next_step": next_step,
+    }
 
 
 def _more_needed(needed: pd.DataFrame, metric: str) -> dict[str, float]:
@@ -158,13 +163,16 @@ def card_markdown(card: pd.DataFrame) -> str:
     if card.empty:
         return "No metric was scored, so there is no decision to make."
     lines = ["| metric | judge | basis | why | next step |", "|---|---|---|---|---|"]
-    for row in card.itertuples():
+    for record in card.to_dict("records"):
+        row = {k: str(v) for k, v in record.items()}
+        step = f"`{row['next_step']}`" if "judgegrid " in row["next_step"] else row["next_step"]
         lines.append(
-            f"| {row.metric} | **{row.verdict}** | {row.basis} | {row.reason} | "
-            f"`{row.next_step}` |"
-            if row.next_step.startswith("judgegrid") or "judgegrid label" in row.next_step
-            else f"| {row.metric} | **{row.verdict}** | {row.basis} | {row.reason} | "
-            f"{row.next_step} |"
+            f"| {row['metric']} | **{row['verdict']}** | {row['basis']} | {row['reason']} | "
+            f"{step} |"
         )
-    reasons = [f"- **{r.metric}**: {r.detail}" for r in card.itertuples() if r.detail]
-    return "\n".join(lines + ([""] + reasons if reasons else []))
+    reasons = [
+        f"- **{record['metric']}**: {record['detail']}"
+        for record in card.to_dict("records")
+        if record["detail"]
+    ]
+    return "\n".join(lines + (["", *reasons] if reasons else []))

@@ -153,11 +153,11 @@ def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | N
     sentences = []
     for metric, block in ranking.groupby("metric", sort=True):
         title = (metric_titles or {}).get(str(metric), str(metric))
-        sentences.append(_metric_sentence(title, block))
+        sentences.append(metric_sentence(title, block))
     return " ".join(sentences)
 
 
-def _metric_sentence(title: str, block: pd.DataFrame) -> str:
+def metric_sentence(title: str, block: pd.DataFrame) -> str:
     # equal quality: the cheaper, then the more repeatable, then the faster judge first
     measured = block[block["quality"].notna()].sort_values(
         ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
