@@ -259,10 +259,15 @@ def make_app(session: LabelSession, store: RunStore) -> web.Application:
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     for path in PAGE_FILES:
         app.router.add_get(path, page)
+    app.router.add_get("/favicon.ico", lambda request: _no_content())
     app.router.add_get("/api/state", get_state)
     app.router.add_get("/api/sample/{sample_id}", get_sample)
     app.router.add_post("/api/label", post_label)
     return app
+
+
+async def _no_content() -> web.Response:
+    return web.Response(status=204)  # no icon, and no 404 in the browser's console
 
 
 async def _close(store: RunStore) -> None:

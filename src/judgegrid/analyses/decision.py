@@ -127,7 +127,8 @@ def _ranking_row(metric: str, block: pd.DataFrame, run_ref: str) -> dict[str, st
             "next_step": label_step,
         }
     best = measured.sort_values(
-        ["quality", "cost_per_score", "mean_run_sd"], ascending=[False, True, True]
+        ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
+        ascending=[False, True, True, True],
     ).iloc[0]
     pairs = str(best["basis"]).startswith("pairwise")
     chance = 0.5 if pairs else 0.0
