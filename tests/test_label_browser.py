@@ -25,12 +25,8 @@ LABELS = 12
 
 
 def make_run(tmp_path: Path) -> Path:
-    """A scripted run over the demo set plus a hostile sample, read from a JSONL file (the label
-    page reads the samples' texts from the run's data set)."""
-    data = tmp_path / "data.jsonl"
-    data.write_text(
-        "".join(s.model_dump_json(exclude_none=True) + "\n" for s in demo_with_hostile_sample())
-    )
+    """A scripted run over the demo set plus a hostile sample, given in Python: the run keeps
+    its samples, so the page needs no data set file."""
     matrix = tmp_path / "m.yaml"
     matrix.write_text(
         yaml.safe_dump(
@@ -42,7 +38,7 @@ def make_run(tmp_path: Path) -> Path:
             )
         )
     )
-    return run_grid(matrix, data, run_dir=tmp_path / "run").run_dir
+    return run_grid(matrix, demo_with_hostile_sample(), run_dir=tmp_path / "run").run_dir
 
 
 def card(run_dir: Path) -> pd.DataFrame:

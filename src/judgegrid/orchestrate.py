@@ -182,6 +182,7 @@ def execute_run(run: PreparedRun, on_progress: ProgressHook | None = None) -> Gr
     """Score the run's cells not yet in its database, then write every output (also when
     interrupted: the outputs then show what was finished)."""
     run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
+    run.store.save_samples(run.data)
     register_local_models([j.id for j in run.matrix.judges] + [e.id for e in run.matrix.embeddings])
     cache = ResultCache() if run.use_cache else None
     runner = GridRunner(run.matrix, run.data, run.store, cache=cache)

@@ -111,5 +111,10 @@ def stored_sample_info(store: RunStore) -> dict[str, Any]:
 
 
 def stored_dataset(store: RunStore) -> Dataset:
-    """The samples a run scored: its data set, as far as its limit reached."""
-    return load_dataset(store.get_meta("dataset", DEMO)).head(store.get_meta("limit"))
+    """The samples a run scores, as kept in its database; for a run made before they were kept,
+    its data set file read again, as far as its limit reached."""
+    source = store.get_meta("dataset", DEMO)
+    kept = store.load_samples()
+    if kept:
+        return Dataset(source, tuple(kept))
+    return load_dataset(source).head(store.get_meta("limit"))

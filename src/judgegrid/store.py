@@ -9,6 +9,8 @@ Tables
 - ``step_names``: the step name (statements, nli, …) and judge of every step key asked, answered
   or not, so the calls table can be read by step.
 - ``embeddings``: every embedding vector, keyed by model, requested dimension and text.
+- ``samples``: the samples the run scores, as given, so that resuming and labelling need
+  neither the data set file nor the same file contents.
 - ``labels``: people's answers (``records.Label``) from ``judgegrid label`` or ``labels import``,
   one per sample × metric × annotator (a new answer replaces the old).
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
@@ -30,6 +32,7 @@ from judgegrid.cells import Cell
 from judgegrid.database import open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
 from judgegrid.records import LABEL_COLUMNS, SCORE_COLUMNS, CallRecord, Label, ScoreRow
+from judgegrid.sample import Sample
 from judgegrid.usage import Usage
 
 DB_NAME = "run.sqlite"
@@ -59,6 +62,9 @@ CREATE TABLE IF NOT EXISTS steps (
 );
 CREATE TABLE IF NOT EXISTS step_names (
     key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    position INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, sample TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS labels (
     sample_id TEXT NOT NULL, metric TEXT NOT NULL, annotator TEXT NOT NULL, value REAL,
@@ -124,6 +130,20 @@ class RunStore:
     def step_names_frame(self) -> pd.DataFrame:
         """Every judge step asked in this run: key, step name, judge label."""
         return pd.read_sql_query("SELECT key, step, label FROM step_names", self._db)
+
+    # -- samples -------------------------------------------------------------------------------
+
+    def save_samples(self, samples: Iterable[Sample]) -> None:
+        rows = [(i, s.id, s.model_dump_json(exclude_none=True)) for i, s in enumerate(samples)]
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM samples")
+            self._db.executemany("INSERT INTO samples VALUES (?, ?, ?)", rows)
+
+    def load_samples(self) -> list[Sample]:
+        """The run's samples in their order (empty for a run made before they were kept)."""
+        rows = self._db.execute("SELECT sample FROM samples ORDER BY position")
+        return [Sample.model_validate_json(text) for (text,) in rows]
 
     # -- labels --------------------------------------------------------------------------------
 
