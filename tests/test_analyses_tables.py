@@ -12,8 +12,9 @@ import pytest
 
 from frames import scores_frame, simulated
 from judgegrid.analyses.agreement import agreement_pairs, agreement_summary, rater_offsets
+from judgegrid.analyses.decision import card_markdown, decision_card
 from judgegrid.analyses.icc import icc
-from judgegrid.analyses.recommendation import judge_ranking, recommendation_text
+from judgegrid.analyses.recommendation import judge_ranking
 from judgegrid.analyses.stability import stability
 from judgegrid.analyses.strictness import strictness_tradeoff
 from judgegrid.analyses.validity import (
@@ -222,9 +223,12 @@ def test_ranking_and_paragraph_without_labels_use_consensus():
     ranking = judge_ranking(frame, pd.DataFrame())
     assert ranking.iloc[-1]["judge"] == "noisy"
     assert ranking["basis"].str.contains("consensus").all()
-    text = recommendation_text(ranking)
-    assert text.startswith("For faithfulness, pick ") and "95% CI" in text
-    assert "not validity" in text
+    row = card_of(ranking).loc["faithfulness"]
+    judge = row["verdict"].removesuffix(" (by agreement only)")
+    assert judge in ("good", "also") and row["basis"] == "other judges"
+    assert f"pick {judge}" in row["detail"]  # the card and its reasoning name the same judge
+    assert "95% CI" in row["reason"] and "judgegrid label RUN" in row["next_step"]
+    assert row["detail"].startswith("For faithfulness, pick ") and "not validity" in row["detail"]
 
 
 def test_ranking_with_pairs_uses_validity():
@@ -240,8 +244,9 @@ def test_ranking_with_pairs_uses_validity():
     assert ranking.loc["right", "quality"] == 1 and ranking.loc["right", "rank"] == 1
     assert ranking.loc["wrong", "quality"] == pytest.approx(4 / 12)
     assert ranking.loc["right", "pareto"]
-    text = recommendation_text(ranking.reset_index())
-    assert "pick right" in text and "12 pairs" in text
+    row = card_of(ranking.reset_index()).loc["faithfulness"]
+    assert (row["verdict"], row["basis"]) == ("right", "preference pairs")
+    assert "12 pairs" in row["reason"] and "pick right" in row["detail"]
 
 
 def test_empty_tables_do_not_crash():
@@ -249,7 +254,8 @@ def test_empty_tables_do_not_crash():
     empty = pd.DataFrame(columns=simulated(samples=1).columns)
     assert stability(empty).empty and agreement_summary(empty).empty
     assert variance_components(empty).empty and strictness_tradeoff(empty).empty
-    assert "No recommendation" in recommendation_text(judge_ranking(empty, pd.DataFrame()))
+    card = card_of(judge_ranking(empty, pd.DataFrame()))
+    assert card.empty and "no decision to make" in card_markdown(card.reset_index())
 
 
 def test_a_configuration_whose_cells_all_failed_shows_its_pairs_as_unscored():
@@ -300,9 +306,13 @@ def test_no_judge_is_recommended_when_chance_is_not_excluded():
         ("faithfulness", "broken", "", 0, 0, "p1-b", 0): None,
     }
     ranking = judge_ranking(scores_frame(values), pairs_from_labels(labels))
-    text = recommendation_text(ranking)
-    assert "pick" not in text and "support no judge yet" in text
-    assert (
-        "does not exclude chance (0.5)" in text
-        and "broken: not measurable (no pair had both members scored)" in text
-    )
+    row = card_of(ranking).loc["faithfulness"]
+    assert row["verdict"] == "no verdict" and "does not exclude chance" in row["reason"]
+    assert "pick" not in row["detail"] and "support no judge yet" in row["detail"]
+    assert "broken: not measurable (no pair had both members scored)" in row["detail"]
+
+
+def card_of(ranking: pd.DataFrame) -> pd.DataFrame:
+    """The decision card from the ranking alone (no people's labels)."""
+    empty = pd.DataFrame()
+    return decision_card(ranking, empty, empty, empty, "RUN").set_index("metric")

@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from judgegrid import Faithfulness, cli, run_grid, score_sample
-from judgegrid.analyses.recommendation import recommendation_text
 from judgegrid.cli import EXIT_BAD_INPUT, app
 from judgegrid.errors import InputError, MatrixError
 
@@ -77,12 +76,34 @@ def test_an_unexpected_error_says_please_report_and_logs_the_traceback(
     assert "Traceback" in text and "broken" in text and "AAAABBBBCCCC" not in text
 
 
-def test_no_recommendation_says_why_without_miscounting_judges():
+def test_no_verdict_says_why_without_miscounting_judges():
+    import numpy as np
     import pandas as pd
 
-    text = recommendation_text(pd.DataFrame())
-    assert "fewer than two judges" not in text
-    assert "no sample was scored by two judges" in text
+    from judgegrid.analyses.decision import decision_card
+
+    unmeasured = [np.nan, np.nan]
+    ranking = pd.DataFrame(
+        {
+            "metric": ["faithfulness"] * 2,
+            "judge": ["a", "b"],
+            "basis": ["consensus"] * 2,
+            "quality": unmeasured,
+            "ci_low": unmeasured,
+            "ci_high": unmeasured,
+            "n": [12, 12],
+            "cost_per_score": unmeasured,
+            "mean_run_sd": [0.0, 0.0],
+            "latency_per_score_s": [0.1, 0.1],
+            "failure_rate": [0.0, 0.0],
+        }
+    )
+    empty = pd.DataFrame()
+    row = decision_card(ranking, empty, empty, empty, "RUN").iloc[0]
+    assert row["verdict"] == "no verdict"
+    assert "fewer than two judges" not in row["reason"] + row["detail"]
+    assert "no two judges scored alike" in row["reason"]
+    assert "do not vary enough across samples" in row["detail"]
 
 
 def test_validate_checks_urls_and_dimensions_without_calling(tmp_path, scripted_provider):

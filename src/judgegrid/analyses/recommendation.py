@@ -142,22 +142,8 @@ def _pareto(table: pd.DataFrame) -> list[bool]:
     return flags
 
 
-def recommendation_text(ranking: pd.DataFrame, metric_titles: dict[str, str] | None = None) -> str:
-    """One plain-language paragraph: which judge to pick per metric, why, and how sure. A judge
-    is only recommended when its interval excludes chance (accuracy 0.5 on pairs, tau-b 0)."""
-    if ranking.empty:  # with rows, each metric's sentence says why its judges were not measured
-        return (
-            "No recommendation: the run has no preference pairs or contrasts to measure "
-            "validity, and no sample was scored by two judges to compare them."
-        )
-    sentences = []
-    for metric, block in ranking.groupby("metric", sort=True):
-        title = (metric_titles or {}).get(str(metric), str(metric))
-        sentences.append(metric_sentence(title, block))
-    return " ".join(sentences)
-
-
 def metric_sentence(title: str, block: pd.DataFrame) -> str:
+    """Why this metric's judges rank as they do, in plain words (the card's detail line)."""
     # equal quality: the cheaper, then the more repeatable, then the faster judge first
     measured = block[block["quality"].notna()].sort_values(
         ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
