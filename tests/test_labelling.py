@@ -478,3 +478,49 @@ def test_label_options_are_checked(run_dir):
         open_session(run_dir, "ann", ["context_recall"])
     with pytest.raises(OptionError, match="a name is needed"):
         open_session(run_dir, "  ")
+
+
+# -- a judgegrid pairs run: the page asks for a preference --------------------------------------
+
+
+def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_path, write_matrix):
+    from typer.testing import CliRunner
+
+    from judgegrid import run_pairs
+    from judgegrid.cli import app
+    from test_pairs import RECORDS
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    parent = run_pairs(
+        write_matrix(repeats=1, strictness=[1]), pairs_file, reports_dir=tmp_path / "r"
+    ).run_dir
+    refused = CliRunner().invoke(app, ["label", str(parent)])
+    assert refused.exit_code == 2 and "label the pairs of one aspect" in refused.output
+    session = open_session(parent / "faithfulness", "ann", n=10)
+    assert {i.metric for i in session.queue} == {"preference"}
+    assert len(session.queue) == len(RECORDS)
+    firsts = [i.members[0].endswith(":preferred") for i in session.queue if i.members]
+    assert True in firsts and False in firsts  # the preferred answer is not always shown first
+    running = _running(session)
+    server = next(running)
+    try:
+        status, state = server.request("GET", "/api/state")
+        assert status == 200 and state["metrics"]["preference"]["form"] == "preference"
+        assert "preferred" not in json.dumps(state["metrics"])
+        for item in session.queue:  # this person prefers the data set's preferred answer
+            assert item.members is not None
+            choice = 0 if item.members[0].endswith(":preferred") else 1
+            assert server.label(item.sample_id, "preference", choice=choice)[0] == 200
+        assert server.label(session.queue[0].sample_id, "preference", choice=2)[0] == 400
+        assert server.label("nope", "preference", choice=0)[0] == 400
+    finally:
+        next(running, None)
+    result = CliRunner().invoke(app, ["report", str(parent)])
+    assert result.exit_code == 0, result.output
+    pairs = pd.read_csv(parent / "faithfulness" / "tables" / "validity_pairs.csv")
+    people = pairs[pairs["source"] == "people"]
+    assert len(people) and (people["pairs"] == len(RECORDS)).all()
+    exported = export_labels(parent / "faithfulness")
+    details = [json.loads(d) for d in exported["detail"].dropna()]
+    assert all(d["preferred"].endswith(":preferred") for d in details)

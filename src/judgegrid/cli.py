@@ -492,6 +492,7 @@ def label(
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
     try:
+        _refuse_pairs_parent(run_dir)
         session = open_session(run_dir, annotator or _login_name(), metric, n)
     except InputError as exc:
         _fail(exc)
@@ -499,6 +500,15 @@ def label(
         asyncio.run(_serve_until_interrupted(session, port))
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
+
+
+def _refuse_pairs_parent(run_dir: Path) -> None:
+    """A judgegrid pairs directory holds one run per aspect: the page labels one of them."""
+    if api.is_pairs_dir(run_dir):
+        aspects = sorted(p.parent.name for p in run_dir.glob("*/run.sqlite"))
+        choices = " or ".join(f"{run_dir / a}" for a in aspects)
+        message = f"a judgegrid pairs directory; label the pairs of one aspect: {choices}"
+        raise OptionError(str(run_dir), [Problem("", message)])
 
 
 async def _serve_until_interrupted(session: LabelSession, port: int) -> None:

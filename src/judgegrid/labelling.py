@@ -18,6 +18,7 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -26,11 +27,12 @@ from typing import Any
 import pandas as pd
 from aiohttp import web
 
-from judgegrid.analyses.selection import label_queue
+from judgegrid.analyses.selection import label_queue, preference_queue
+from judgegrid.digest import text_sha
 from judgegrid.errors import OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
-from judgegrid.records import Label
+from judgegrid.records import PREFERENCE, Label
 from judgegrid.rundir import open_run, stored_dataset
 from judgegrid.sample import Sample
 from judgegrid.store import DB_NAME, RunStore
@@ -45,9 +47,14 @@ CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/c
 
 @dataclass
 class QueueItem:
+    """One question of the page: a sample for a metric, or (``members`` set) a preference pair,
+    whose ``sample_id`` is the pair and ``members`` its two samples in the order shown."""
+
     sample_id: str
     metric: str
     reason: str
+    members: tuple[str, str] | None = None
+    aspect: str = ""
 
 
 @dataclass
@@ -95,7 +102,11 @@ def open_session(
             raise OptionError("--metric", [Problem("", message)])
         samples = {s.id: s for s in stored_dataset(store)}
         done = answered(store, annotator.strip())
-        queue = build_queue(store.scores_frame(), chosen, done, n)
+        pairs = preference_members(samples.values())
+        if pairs:
+            queue = build_preference_queue(store.scores_frame(), pairs, done, n)
+        else:
+            queue = build_queue(store.scores_frame(), chosen, done, n)
     finally:
         store.close()
     return LabelSession(target, samples, annotator.strip(), queue)
@@ -120,6 +131,47 @@ def build_queue(
     return items
 
 
+def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, str]]:
+    """A ``judgegrid pairs`` run's pairs: pair -> (first shown, second shown, aspect). Which
+    member the page shows first follows a hash of the pair, not the data set's order (there the
+    preferred answer always comes first, and a person would learn that)."""
+    grouped: dict[str, list[Sample]] = {}
+    for sample in samples:
+        labels = sample.labels or {}
+        if "pair" in labels and "preferred" in labels:
+            grouped.setdefault(str(labels["pair"]), []).append(sample)
+    members = {}
+    for pair, group in grouped.items():
+        if len(group) != 2:
+            continue
+        first, second = sorted(s.id for s in group)
+        if int(text_sha(pair)[:8], 16) % 2:
+            first, second = second, first
+        aspect = str((group[0].labels or {}).get("aspect", ""))
+        members[pair] = (first, second, aspect)
+    return members
+
+
+def build_preference_queue(
+    scores: pd.DataFrame,
+    pairs: Mapping[str, tuple[str, str, str]],
+    done: set[tuple[str, str]],
+    n: int,
+) -> list[QueueItem]:
+    table = preference_queue(
+        scores,
+        {pair: (a, b) for pair, (a, b, _) in pairs.items()},
+        {s for s, m in done if m == PREFERENCE},
+        n,
+    )
+    return [
+        QueueItem(pair, PREFERENCE, reason, (first, second), pairs[pair][2])
+        for pair, first, second, reason in zip(
+            table["pair"], table["first"], table["second"], table["reason"], strict=True
+        )
+    ]
+
+
 # -- what the page reads and writes ------------------------------------------------------------
 
 
@@ -134,7 +186,17 @@ def sample_view(sample: Sample) -> dict[str, Any]:
     }
 
 
-def metric_view(metric: str) -> dict[str, Any]:
+def metric_view(metric: str, aspect: str = "") -> dict[str, Any]:
+    if metric == PREFERENCE:
+        quality = aspect.replace("_", " ") or "quality"
+        return {
+            "name": PREFERENCE,
+            "title": f"Which answer is better? ({quality})",
+            "question": f"Which answer is better on {quality}? Judge only {quality}.",
+            "form": PREFERENCE,
+            "scale": [],
+            "higher_is_better": True,
+        }
     cls = METRICS[metric]
     return {
         "name": metric,
@@ -157,10 +219,11 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
                 "metric": item.metric,
                 "reason": item.reason,
                 "done": (item.sample_id, item.metric) in done,
+                "members": list(item.members) if item.members else None,
             }
             for item in session.queue
         ],
-        "metrics": {m: metric_view(m) for m in {item.metric for item in session.queue}},
+        "metrics": {item.metric: metric_view(item.metric, item.aspect) for item in session.queue},
     }
 
 
@@ -169,17 +232,37 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
     if not isinstance(body, dict):
         raise _bad("expected a JSON object")
     sample_id, metric = body.get("sample_id"), body.get("metric")
+    note = body.get("note", "")
+    if not isinstance(note, str) or len(note) > NOTE_CHARS:
+        raise _bad(f"note: expected text of at most {NOTE_CHARS} characters")
+    if metric == PREFERENCE:
+        item = next((i for i in session.queue if i.sample_id == sample_id), None)
+        if item is None or item.members is None:
+            raise _bad(f"unknown pair {sample_id!r}")
+        value, detail = _preference(item, body)
+        return Label(item.sample_id, PREFERENCE, session.annotator, value, note, time.time(),
+                     "page", detail)  # fmt: skip
     if not isinstance(sample_id, str) or sample_id not in session.samples:
         raise _bad(f"unknown sample {sample_id!r}")
     if not isinstance(metric, str) or metric not in METRICS:
         raise _bad(f"unknown metric {metric!r}")
     if not any(i.sample_id == sample_id and i.metric == metric for i in session.queue):
         raise _bad(f"sample {sample_id!r} is not in this page's queue for {metric}")
-    note = body.get("note", "")
-    if not isinstance(note, str) or len(note) > NOTE_CHARS:
-        raise _bad(f"note: expected text of at most {NOTE_CHARS} characters")
     value, detail = _value(session.samples[sample_id], metric, body)
     return Label(sample_id, metric, session.annotator, value, note, time.time(), "page", detail)
+
+
+def _preference(item: QueueItem, body: dict[str, Any]) -> tuple[float | None, dict[str, Any]]:
+    """A preference: value 1 with the preferred and the other member named (None: skipped)."""
+    assert item.members is not None
+    detail: dict[str, Any] = {"pair": item.sample_id, "aspect": item.aspect}
+    if body.get("skip") is True:
+        return None, detail
+    choice = body.get("choice")
+    if choice not in (0, 1) or isinstance(choice, bool):
+        raise _bad(f"choice: expected 0 (answer 1) or 1 (answer 2), got {choice!r}")
+    preferred, other = item.members if choice == 0 else item.members[::-1]
+    return 1.0, detail | {"preferred": preferred, "other": other}
 
 
 def _value(sample: Sample, metric: str, body: dict[str, Any]) -> tuple[float | None, Any]:

@@ -18,9 +18,10 @@ from typing import Any
 
 import pandas as pd
 
+from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
 from judgegrid.errors import DatasetError, OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
-from judgegrid.records import LABEL_COLUMNS, Label
+from judgegrid.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.rundir import open_run, stored_sample_info
 from judgegrid.textfile import read_utf8
 
@@ -143,8 +144,28 @@ def export_labels(run_dir: str | Path) -> pd.DataFrame:
         from_data = dataset_labels(stored_sample_info(store))
     finally:
         store.close()
-    rows = pd.concat([stored.drop(columns=["detail"]), from_data], ignore_index=True)
-    return rows.reindex(columns=[c for c in LABEL_COLUMNS if c != "detail"])
+    return pd.concat([stored, from_data], ignore_index=True).reindex(columns=LABEL_COLUMNS)
+
+
+def people_pairs(stored: pd.DataFrame) -> pd.DataFrame:
+    """People's preferences (``judgegrid label`` on a pairs run) as preference pairs the validity
+    analyses score like the data set's, one pair per annotator (source ``people``)."""
+    rows = []
+    chosen = stored[(stored["metric"] == PREFERENCE) & stored["value"].notna()]
+    for annotator, detail in zip(chosen["annotator"], chosen["detail"], strict=True):
+        info = json.loads(detail)
+        for metric in ASPECT_METRICS.get(info["aspect"], ()):
+            rows.append(
+                {
+                    "source": "people",
+                    "pair": f"{info['pair']}/{annotator}",
+                    "aspect": info["aspect"],
+                    "metric": metric,
+                    "preferred": info["preferred"],
+                    "other": info["other"],
+                }
+            )
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
 def dataset_labels(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:

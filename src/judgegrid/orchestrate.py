@@ -23,7 +23,7 @@ from judgegrid.cells import Cell
 from judgegrid.dataset import DEMO, dataset_from_records, load_dataset
 from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import OptionError, Problem
-from judgegrid.labels import human_labels
+from judgegrid.labels import human_labels, people_pairs
 from judgegrid.matrix import Matrix, load_matrix, matrix_from_data
 from judgegrid.preflight import preflight
 from judgegrid.providers import register_local_models
@@ -203,6 +203,7 @@ def write_outputs(
     interrupt: partial is shown); returns the scores and calls tables it read."""
     scores, calls = store.scores_frame(), store.calls_frame()
     info = stored_sample_info(store)
+    labels = store.labels_frame()
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
         for i, e in enumerate(matrix.embeddings)
@@ -216,7 +217,8 @@ def write_outputs(
         dimension_methods=methods,
         sample_info=info,
         step_names=store.step_names_frame(),
-        human_labels=human_labels(store.labels_frame(), info),
+        human_labels=human_labels(labels, info),
+        people_pairs=people_pairs(labels),
     )
     return scores, calls
 

@@ -133,3 +133,6 @@ class Label:
 
 
 LABEL_COLUMNS = [f.name for f in dataclasses.fields(Label)]
+# The metric of a preference label (a ``judgegrid pairs`` run): its ``sample_id`` is the pair and
+# ``detail`` names the preferred and the other member.
+PREFERENCE = "preference"

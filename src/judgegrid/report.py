@@ -48,6 +48,7 @@ def analyse_run(
     step_names: pd.DataFrame | None = None,
     human_labels: pd.DataFrame | None = None,
     run_ref: str = "RUN_DIR",
+    people_pairs: pd.DataFrame | None = None,
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
@@ -60,6 +61,7 @@ def analyse_run(
         step_names=step_names,
         human_labels=human_labels,
         run_ref=run_ref,
+        people_pairs=people_pairs,
     )
 
 
@@ -235,10 +237,13 @@ def write_all(
     sample_info: Mapping[str, Mapping[str, Any]],
     step_names: pd.DataFrame | None = None,
     human_labels: pd.DataFrame | None = None,
+    people_pairs: pd.DataFrame | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone."""
     paths = [write_scores_csv(scores, run_dir)]
-    analysis = analyse_run(scores, sample_info, calls, step_names, human_labels, str(run_dir))
+    analysis = analyse_run(
+        scores, sample_info, calls, step_names, human_labels, str(run_dir), people_pairs
+    )
     text = summary_markdown(analysis, title, expected_cells, dimension_methods)
     paths.append(write_summary(run_dir, text))
     paths += write_tables(analysis, run_dir)

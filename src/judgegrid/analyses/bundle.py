@@ -137,14 +137,18 @@ def analyse(
     step_names: pd.DataFrame | None = None,
     human_labels: pd.DataFrame | None = None,
     run_ref: str = "RUN_DIR",
+    people_pairs: pd.DataFrame | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
     table, also what the run cost (``usage``, ``overview``); with people's labels
     (``sample_id, metric, annotator, value``), validity against them and the decision card's
-    first rung. ``run_ref`` is how the card's commands name the run directory."""
+    first rung; with people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``),
+    pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run."""
     info = sample_info or {}
     summary = config_summary(scores)
     pairs = preference_pairs(info)
+    if people_pairs is not None and not people_pairs.empty:
+        pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
     components = variance.variance_components(scores)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()

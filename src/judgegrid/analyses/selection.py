@@ -14,8 +14,9 @@ offered (nothing to compare a label with).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
+import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.common import scored
@@ -97,3 +98,63 @@ def _reason(by_judge: pd.Series, repeat_range: float) -> str:
     if repeat_range >= 0.05:
         return f"a judge's own repeats differ by {repeat_range:.2f}"
     return f"the judges agree ({ratings.mean():.2f}); a label here checks this part of the range"
+
+
+PREFERENCE_QUEUE_COLUMNS = ["pair", "first", "second", "priority", "reason"]
+
+
+def preference_queue(
+    scores: pd.DataFrame,
+    members: Mapping[str, tuple[str, str]],
+    already: Collection[str] = (),
+    n: int | None = None,
+) -> pd.DataFrame:
+    """The preference pairs to ask about, most informative first: where the judges disagree on
+    which member is better (each judge's rating of a member: the mean of its scored cells over
+    the run's metrics), then where a judge barely separates them. ``members`` maps a pair to its
+    two samples in the order the page shows them.
+
+    Missing data: a pair with a member no judge scored is asked about last (nothing to compare).
+    """
+    ok = scored(scores)
+    by_judge = ok.groupby(["sample_id", "judge"])["score"].mean().unstack("judge")
+    rows = []
+    for pair, (first, second) in members.items():
+        if pair in already:
+            continue
+        gaps = _gaps(by_judge, first, second)
+        spread = float(gaps.max() - gaps.min()) if len(gaps) else 0.0
+        closeness = float(1 - np.abs(gaps).min()) if len(gaps) else 0.0
+        rows.append(
+            {
+                "pair": pair,
+                "first": first,
+                "second": second,
+                "priority": spread + 0.25 * closeness,
+                "reason": _preference_reason(gaps),
+            }
+        )
+    table = pd.DataFrame(rows, columns=PREFERENCE_QUEUE_COLUMNS)
+    table = table.sort_values(["priority", "pair"], ascending=[False, True])
+    return table.head(n).reset_index(drop=True) if n is not None else table.reset_index(drop=True)
+
+
+def _gaps(by_judge: pd.DataFrame, first: str, second: str) -> pd.Series:
+    """Per judge: its rating of the first member minus the second (judges that scored both)."""
+    if first not in by_judge.index or second not in by_judge.index:
+        return pd.Series(dtype=float)
+    rows = by_judge.loc[[first, second]].to_numpy(dtype=float)
+    gaps = pd.Series(rows[0] - rows[1], index=by_judge.columns.astype(str), dtype=float)
+    return gaps.dropna()
+
+
+def _preference_reason(gaps: pd.Series) -> str:
+    if gaps.empty:
+        return "no judge scored both answers"
+    prefers = {
+        str(j): ("answer 1" if g > 0 else "answer 2" if g < 0 else "neither")
+        for j, g in gaps.items()
+    }
+    if len(set(prefers.values())) > 1:
+        return "the judges disagree: " + ", ".join(f"{j} prefers {p}" for j, p in prefers.items())
+    return f"the judges agree ({next(iter(prefers.values()))}); a label checks them"

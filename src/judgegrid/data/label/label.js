@@ -50,12 +50,21 @@ async function show(k) {
   index = k;
   const item = state.items[k];
   const metric = state.metrics[item.metric];
-  const sample = await api(`/api/sample/${encodeURIComponent(item.sample_id)}`);
-  $("metric-title").textContent = `${metric.title} · sample ${sample.id}`;
+  const isPair = metric.form === "preference";
+  const ids = isPair ? item.members : [item.sample_id];
+  const shown = await Promise.all(ids.map((id) => api(`/api/sample/${encodeURIComponent(id)}`)));
+  const sample = shown[0];
+  // a pair's sample ids would tell which answer the data set prefers: they are not shown
+  $("metric-title").textContent = isPair ? `${metric.title} · pair ${k + 1}` : `${metric.title} · sample ${sample.id}`;
   $("question").textContent = metric.question;
   $("reason").textContent = `Why this sample: ${item.reason}`;
   showText("user_input", null, sample.user_input);
-  showText("response", "response-box", sample.response);
+  showText("response", "response-box", isPair ? "" : sample.response);
+  $("pair-box").hidden = !isPair;
+  if (isPair) {
+    $("answer-1").textContent = shown[0].response || "";
+    $("answer-2").textContent = shown[1].response || "";
+  }
   showText("reference", "reference-box", sample.reference);
   const list = $("contexts");
   list.replaceChildren();
@@ -91,6 +100,19 @@ async function show(k) {
 }
 
 function buildScale(metric) {
+  if (metric.form === "preference") {
+    $("scale").replaceChildren(
+      ...[0, 1].map((choice) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.dataset.choice = String(choice);
+        button.textContent = `${choice + 1} · answer ${choice + 1} is better`;
+        button.addEventListener("click", () => answer({ choice }));
+        return button;
+      })
+    );
+    return;
+  }
   const words = metric.higher_is_better ? ["none", "", "half", "", "all"] : ["best", "", "half", "", "worst"];
   $("scale").replaceChildren(
     ...metric.scale.map((value, n) => {
@@ -151,6 +173,8 @@ document.addEventListener("keydown", (event) => {
   if (metric.form === "contexts") {
     if (digit >= 1 && digit <= ticks.length) setTick(digit - 1, !ticks[digit - 1]);
     else if (event.key === "Enter") answer({ useful: ticks });
+  } else if (metric.form === "preference") {
+    if (digit === 1 || digit === 2) answer({ choice: digit - 1 });
   } else if (digit >= 1 && digit <= metric.scale.length) {
     answer({ value: metric.scale[digit - 1] });
   }
