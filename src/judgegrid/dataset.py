@@ -128,17 +128,7 @@ def read_utf8(path: Path, source: str) -> str:
 
 
 def _jsonl_records(path: Path, source: str) -> list[Record]:
-    records, problems = [], []
-    for number, line in enumerate(read_utf8(path, source).splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append((f"line {number}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
-    if problems:
-        raise DatasetError(source, problems)
-    return records
+    return textfile.read_jsonl(path, source, DatasetError)
 
 
 def _json_records(path: Path, source: str) -> list[Record]:

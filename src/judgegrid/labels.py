@@ -23,7 +23,7 @@ from judgegrid.errors import DatasetError, OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.rundir import open_run, stored_sample_info
-from judgegrid.textfile import read_utf8
+from judgegrid.textfile import read_jsonl, read_utf8
 
 LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 DATASET_ANNOTATOR = "dataset"
@@ -72,21 +72,10 @@ def read_label_file(
 
 def _rows(path: Path, source: str) -> list[tuple[str, Any]]:
     suffix = path.suffix.lower()
-    text = read_utf8(path, source, DatasetError)
     if suffix == ".jsonl":
-        rows: list[tuple[str, Any]] = []
-        problems = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((f"line {number}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
-        if problems:
-            raise DatasetError(source, problems)
-        return rows
+        return read_jsonl(path, source, DatasetError)
     if suffix == ".csv":
+        text = read_utf8(path, source, DatasetError)
         try:
             frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
         except pd.errors.ParserError as exc:

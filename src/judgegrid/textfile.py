@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -34,3 +35,22 @@ def as_path(value: Any, what: str, error: type[InputError] = InputError) -> Path
         got = type(value).__name__
         raise error(what, [Problem("", f"expected a file path, got {got}")])
     return Path(value)
+
+
+def read_jsonl(
+    path: Path, source: str, error: type[InputError] = InputError
+) -> list[tuple[str, Any]]:
+    """A JSON Lines file as (``line N``, value) pairs, blank lines skipped; every line that is
+    not JSON is named at once in one ``error``."""
+    rows: list[tuple[str, Any]] = []
+    problems = []
+    for number, line in enumerate(read_utf8(path, source, error).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((f"line {number}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
+    if problems:
+        raise error(source, problems)
+    return rows
