@@ -516,7 +516,7 @@ async def _serve_until_interrupted(session: LabelSession, port: int) -> None:
     try:
         url = page_url(bound, session.token)
         typer.echo(
-            f"labelling {len(session.queue)} samples of {session.run_dir} as "
+            f"labelling: {len(session.queue)} questions about {session.run_dir}, as "
             f"{session.annotator!r}; open in your browser:\n\n    {url}\n\n"
             "(only this machine can reach it; Ctrl-C stops it — every answer is already saved)",
         )

@@ -45,7 +45,7 @@ table{border-collapse:collapse;font-size:12px;margin:.5em 0;overflow-wrap:normal
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 .note{color:#555;font-size:13px}img{max-width:100%}
-.card{font-size:14px}.card td{text-align:left;vertical-align:top}
+.card{font-size:14px}.card td,.card th{text-align:left;vertical-align:top}
 .card .verdict{font-weight:700}.card tr.why td{color:#555;font-size:12px;border-top:0}
 .card code{white-space:normal}
 nav a{margin-right:1em}
