@@ -37,6 +37,7 @@ def test_smollm2_answers_through_its_chat_template_in_the_asked_shape():
     ]
     llm = local._llama(local_models.SMOLLM2)
     prompt, stop = local.render_chat(llm, messages)
+    assert stop == ["<|im_end|>"]  # the end of the assistant's turn
     assert prompt.startswith("<|im_start|>system\nWrite the question")
     assert prompt.endswith("<|im_start|>assistant\n")
     out = local.complete_locally(

@@ -1,4 +1,4 @@
-"""The local models' registry, their facts in preflight, and their thread count (no model loaded)."""
+"""The local models' registry, their facts in preflight, their thread count (no model loaded)."""
 
 from __future__ import annotations
 
