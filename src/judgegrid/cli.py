@@ -582,6 +582,36 @@ def labels_export(
         typer.echo(f"{len(frame)} labels written to {output}")
 
 
+@app.command("serve-local")
+def serve_local(
+    judge: Annotated[
+        list[str] | None, typer.Option("--judge", help="A local chat judge (default: all).")
+    ] = None,
+    embedding: Annotated[
+        list[str] | None,
+        typer.Option("--embedding", help="A local embedding model (default: all with a server)."),
+    ] = None,
+    judge_port: Annotated[
+        int, typer.Option(min=1, max=65535, help="Port of the first judge server.")
+    ] = 8431,
+    embedding_port: Annotated[
+        int, typer.Option(min=1, max=65535, help="Port of the first embedding server.")
+    ] = 8432,
+) -> None:
+    """Serve the local models over HTTP on 127.0.0.1 with the OpenAI API (for
+    model_matrices/local-http.yaml, as vLLM or Ollama would be); Ctrl-C stops them."""
+    from judgegrid import serve  # starts no server and imports no model until asked
+
+    try:
+        servers = serve.plan_servers(judge, embedding, judge_port, embedding_port)
+        serve.serve_forever(servers, echo=typer.echo)
+    except InputError as exc:
+        _fail(exc)
+    except serve.ServeError as exc:
+        typer.echo(f"judgegrid: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
 def main() -> None:
     """The console script: judgegrid's own errors as one line, anything else as a short
     "please report" with the traceback in a log file, never on the terminal."""

@@ -140,7 +140,9 @@ class JudgeModel:
         self.label, self.model, self.options = label, model, options
         self._transport, self._store = transport, store
         self._memo = answer_memo(store, cache)
-        self.output_mode = _output_mode(model)
+        self.output_mode = (
+            _output_mode(model) if options.output_mode == "auto" else options.output_mode
+        )
         self.supports_n = _supports_n(model)
         self._price = Pricer(model)
 
@@ -152,7 +154,9 @@ class JudgeModel:
         identity = {
             "label": self.label,
             "model": self.model,
-            "options": self.options.model_dump(exclude={"api_key_env", "timeout"}),
+            # the resolved output mode stands for the option, so "auto" and what it resolves
+            # to share answers (and answers cached before the option existed still match)
+            "options": self.options.model_dump(exclude={"api_key_env", "timeout", "output_mode"}),
             "output_mode": self.output_mode,
             "step": q.step,
             "messages": q.messages,

@@ -40,6 +40,9 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+OutputMode = Literal["auto", "json_schema", "json_object", "instructions"]
+
+
 class ModelOptions(StrictModel):
     """Options that reach litellm with every call to one model."""
 
@@ -53,6 +56,14 @@ class ModelOptions(StrictModel):
     api_base: str | None = None
     api_key_env: str | None = Field(
         None, description="Name of the environment variable holding the key (never the key)."
+    )
+    output_mode: OutputMode = Field(
+        "auto",
+        description="How a judge's answers are held to their JSON shape. auto: json_schema where "
+        "litellm's tables say the model enforces a schema (and for in-process models), else "
+        "json_object or the prompt's instructions. Set json_schema for a self-served model "
+        "whose server enforces schemas (vLLM, llama.cpp's server, Ollama): the tables cannot "
+        "know what a server at an api_base does.",
     )
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Further provider arguments passed to litellm as is."

@@ -15,8 +15,8 @@ from judgegrid.errors import DatasetError, MatrixError, Problem
 from judgegrid.matrix import Matrix
 from judgegrid.metrics import METRICS
 from judgegrid.options import ModelEntry, ModelOptions
-from judgegrid.providers import local
 from judgegrid.providers.gateway import litellm_module
+from judgegrid.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.sample import Dataset
 
 # A sample field longer than this many characters is refused when the judge's context window is
@@ -148,15 +148,15 @@ def _model_info(model: str) -> dict[str, Any]:
 
 
 def _vector_size(model: str) -> int | None:
-    if model == f"local/{local.EMBEDDING_MODEL}":
-        return local.EMBEDDING_DIMENSIONS
+    if model in EMBEDDERS:
+        return EMBEDDERS[model].dimensions
     size = _model_info(model).get("output_vector_size")
     return int(size) if size else None
 
 
 def _context_tokens(model: str) -> int | None:
-    if model == f"local/{local.JUDGE_MODEL}":
-        return local.JUDGE_CONTEXT_TOKENS
+    if model in JUDGES:
+        return JUDGES[model].context_tokens
     window = _model_info(model).get("max_input_tokens")
     return int(window) if window else None
 
@@ -164,19 +164,19 @@ def _context_tokens(model: str) -> int | None:
 def model_problems(matrix: Matrix) -> list[Problem]:
     """Model ids that litellm cannot route (no provider prefix it knows, no local model)."""
     problems = []
-    known_local = {"judges": local.JUDGE_MODEL, "embeddings": local.EMBEDDING_MODEL}
+    known_local = {"judges": sorted(JUDGES), "embeddings": sorted(EMBEDDERS)}
     entries = [("judges", i, j.id, j.options.api_base) for i, j in enumerate(matrix.judges)]
     entries += [
         ("embeddings", i, e.id, e.options.api_base) for i, e in enumerate(matrix.embeddings)
     ]
     for section, i, model, api_base in entries:
         if model.startswith("local/"):
-            if model != f"local/{known_local[section]}":
+            if model not in known_local[section]:
                 problems.append(
                     Problem(
                         f"{section}[{i}].id",
                         f"unknown local model '{model}'; "
-                        f"the embedded one is local/{known_local[section]}",
+                        f"the embedded ones are {', '.join(known_local[section])}",
                     )
                 )
             continue

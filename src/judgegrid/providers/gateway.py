@@ -30,11 +30,22 @@ def no_sdk_retries(model: str) -> dict[str, Any]:
     return {} if model.startswith("local/") else {"max_retries": 0}
 
 
+# What a self-served OpenAI-compatible server (vLLM, llama.cpp, Ollama) gets as its key when the
+# matrix names none: the openai SDK refuses to send a request without one.
+PLACEHOLDER_KEY = "not-needed"
+
+
 def call_kwargs(model: str, options: ModelOptions) -> dict[str, Any]:
     """What a call adds to the logged request: the key read from the environment variable the
-    options name (never written anywhere) and the SDK's own retries switched off."""
+    options name (never written anywhere) and the SDK's own retries switched off.
+
+    An ``openai/`` model at an ``api_base`` with no ``api_key_env`` is a self-served endpoint
+    (preflight asks no key for it): it gets a placeholder, never OPENAI_API_KEY from the
+    environment, which belongs to OpenAI and not to whatever listens at that address."""
     variable = options.api_key_env
     key = {"api_key": os.environ[variable]} if variable and variable in os.environ else {}
+    if not variable and options.api_base and model.startswith("openai/"):
+        key = {"api_key": PLACEHOLDER_KEY}
     return {**key, **no_sdk_retries(model)}
 
 

