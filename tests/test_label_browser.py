@@ -119,3 +119,55 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     assert "people's labels" in " ".join(after["reason"])
     summary = (run_dir / "summary.md").read_text()
     assert "## Validity against people" in summary and "| people |" in summary
+
+
+def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matrix):
+    import json
+
+    from judgegrid import run_pairs
+    from judgegrid.labelling import open_session
+    from test_labelling import _running
+    from test_pairs import RECORDS
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    matrix = write_matrix(repeats=1, strictness=[1])
+    parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
+    session = open_session(parent / "faithfulness", "ann", n=10)
+    running = _running(session)
+    server = next(running)
+    try:
+        with browser_page(tmp_path / "profile") as tools:
+            navigate(tools, f"http://127.0.0.1:{server.port}/?token={session.token}")
+            wait_until(tools, "!document.getElementById('item').hidden")
+            for k in range(len(RECORDS)):
+                shown = evaluate(
+                    tools,
+                    """({title: document.getElementById('metric-title').textContent,
+                         one: document.getElementById('answer-1').textContent,
+                         two: document.getElementById('answer-2').textContent,
+                         pairBox: !document.getElementById('pair-box').hidden})""",
+                )
+                assert shown["pairBox"] and shown["one"] and shown["two"]
+                assert ":preferred" not in shown["title"] and "pair" in shown["title"]
+                press(tools, "1" if k % 2 else "2")
+                wait_until(
+                    tools,
+                    f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
+                )
+            errors = console_errors(tools)
+    finally:
+        next(running, None)
+    assert errors == []
+    labels = card_labels(parent / "faithfulness")
+    assert len(labels) == len(RECORDS) and set(labels["metric"]) == {"preference"}
+
+
+def card_labels(run_dir: Path) -> pd.DataFrame:
+    from judgegrid.store import RunStore
+
+    store = RunStore(run_dir / "run.sqlite")
+    try:
+        return store.labels_frame()
+    finally:
+        store.close()

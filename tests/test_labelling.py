@@ -507,7 +507,11 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
     try:
         status, state = server.request("GET", "/api/state")
         assert status == 200 and state["metrics"]["preference"]["form"] == "preference"
-        assert "preferred" not in json.dumps(state["metrics"])
+        assert ":preferred" not in json.dumps(state) and ":other" not in json.dumps(state)
+        status, answer = server.request("GET", "/api/pair/0/1")
+        assert status == 200 and "id" not in answer and answer["response"]
+        assert server.request("GET", "/api/pair/0/2")[0] == 404
+        assert server.request("GET", "/api/pair/99/0")[0] == 404
         for item in session.queue:  # this person prefers the data set's preferred answer
             assert item.members is not None
             choice = 0 if item.members[0].endswith(":preferred") else 1

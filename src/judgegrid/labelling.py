@@ -219,7 +219,7 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
                 "metric": item.metric,
                 "reason": item.reason,
                 "done": (item.sample_id, item.metric) in done,
-                "members": list(item.members) if item.members else None,
+                "pair": item.members is not None,  # its answers: /api/pair/{position}/{0,1}
             }
             for item in session.queue
         ],
@@ -328,6 +328,18 @@ def make_app(session: LabelSession, store: RunStore) -> web.Application:
             return _error(404, f"unknown sample {request.match_info['sample_id']!r}")
         return web.json_response(sample_view(sample))
 
+    async def get_pair_member(request: web.Request) -> web.StreamResponse:
+        """One answer of a pair, by position: no sample id, which would say which the data set
+        prefers."""
+        try:
+            item = session.queue[int(request.match_info["position"])]
+            member = int(request.match_info["member"])
+            assert item.members is not None and member in (0, 1)
+        except (ValueError, IndexError, AssertionError):
+            return _error(404, "no such pair answer")
+        view = sample_view(session.samples[item.members[member]])
+        return web.json_response({k: v for k, v in view.items() if k != "id"})
+
     async def post_label(request: web.Request) -> web.StreamResponse:
         if request.content_type != "application/json":
             return _error(415, "send the label as application/json")
@@ -345,6 +357,7 @@ def make_app(session: LabelSession, store: RunStore) -> web.Application:
     app.router.add_get("/favicon.ico", lambda request: _no_content())
     app.router.add_get("/api/state", get_state)
     app.router.add_get("/api/sample/{sample_id}", get_sample)
+    app.router.add_get("/api/pair/{position}/{member}", get_pair_member)
     app.router.add_post("/api/label", post_label)
     return app
 

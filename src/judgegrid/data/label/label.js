@@ -51,8 +51,10 @@ async function show(k) {
   const item = state.items[k];
   const metric = state.metrics[item.metric];
   const isPair = metric.form === "preference";
-  const ids = isPair ? item.members : [item.sample_id];
-  const shown = await Promise.all(ids.map((id) => api(`/api/sample/${encodeURIComponent(id)}`)));
+  const paths = isPair
+    ? [0, 1].map((j) => `/api/pair/${k}/${j}`)
+    : [`/api/sample/${encodeURIComponent(item.sample_id)}`];
+  const shown = await Promise.all(paths.map((path) => api(path)));
   const sample = shown[0];
   // a pair's sample ids would tell which answer the data set prefers: they are not shown
   $("metric-title").textContent = isPair ? `${metric.title} · pair ${k + 1}` : `${metric.title} · sample ${sample.id}`;
@@ -159,7 +161,7 @@ function finish() {
   $("finished-text").textContent =
     `${done} of ${state.items.length} answered and saved in ${state.run}/run.sqlite. ` +
     `Close this page and run: judgegrid report ${state.run}`;
-  $("progress").textContent = `${state.items.length} of ${state.items.length}`;
+  $("progress").textContent = `all done · ${done} answered`;
 }
 
 document.addEventListener("keydown", (event) => {
