@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT
@@ -202,3 +203,38 @@ def test_metrics_lists_judge_calls_per_sample():
     result = runner.invoke(app, ["metrics"])
     assert result.stdout.count("judge calls per sample:") == 7
     assert "2K+3 for K contexts" in result.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, write_matrix, signum):
+    """The way a person stops a run: Ctrl-C (SIGINT) or a kill (SIGTERM) — exit 130, finished
+    cells saved, and the printed --resume command finishes the run."""
+    env = {**os.environ, "SCRIPTED_DELAY_S": "0.02"}
+    args = [sys.executable, str(HELPER), "run", str(write_matrix()), "--limit", "4"]
+    proc = subprocess.Popen(
+        [*args, "--no-progress", "--reports-dir", str(tmp_path / "r")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 120
+    db = None
+    while time.time() < deadline and db is None:
+        found = list((tmp_path / "r").glob("*/run.sqlite"))
+        if found and len(_cells(found[0])) >= 10:
+            db = found[0]
+        time.sleep(0.05)
+    assert db is not None, "the run never wrote 10 cells"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
+    resumed = subprocess.run(
+        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
