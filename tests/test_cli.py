@@ -217,6 +217,9 @@ def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, wri
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as in a terminal: a job started in the background (CI's) inherits SIGINT ignored,
+        # and Ctrl-C reaches only a foreground process, whose SIGINT is at its default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.time() + 120
     db = None

@@ -224,8 +224,11 @@ def run_exit_code(scores: pd.DataFrame, fail_under: float | None) -> int:
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
-    """A kill (SIGTERM) stops the run the way Ctrl-C does: finished cells saved, resumable."""
-    signal.raise_signal(signal.SIGINT)
+    """A kill (SIGTERM) stops the run the way Ctrl-C does: finished cells saved, resumable.
+
+    Raised here, not passed on as a SIGINT: a process started in the background by a script
+    has SIGINT ignored, and a SIGTERM must still stop it cleanly."""
+    raise KeyboardInterrupt
 
 
 def _print_result(result: api.GridResult) -> None:
