@@ -126,7 +126,7 @@ def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matri
 
     from judgegrid import run_pairs
     from judgegrid.labelling import open_session
-    from test_labelling import _running
+    from test_labelling import _running, stored_labels
     from test_pairs import RECORDS
 
     pairs_file = tmp_path / "pairs.jsonl"
@@ -159,15 +159,5 @@ def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matri
     finally:
         next(running, None)
     assert errors == []
-    labels = card_labels(parent / "faithfulness")
+    labels = stored_labels(parent / "faithfulness")
     assert len(labels) == len(RECORDS) and set(labels["metric"]) == {"preference"}
-
-
-def card_labels(run_dir: Path) -> pd.DataFrame:
-    from judgegrid.store import RunStore
-
-    store = RunStore(run_dir / "run.sqlite")
-    try:
-        return store.labels_frame()
-    finally:
-        store.close()
