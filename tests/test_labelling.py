@@ -525,6 +525,9 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
     pairs = pd.read_csv(parent / "faithfulness" / "tables" / "validity_pairs.csv")
     people = pairs[pairs["source"] == "people"]
     assert len(people) and (people["pairs"] == len(RECORDS)).all()
+    # a preference is no label on a metric's scale: it must not reach validity against people
+    agreement = pd.read_csv(parent / "faithfulness" / "tables" / "human_agreement.csv")
+    assert "preference" not in set(agreement["metric"])
     exported = export_labels(parent / "faithfulness")
     details = [json.loads(d) for d in exported["detail"].dropna()]
     assert all(d["preferred"].endswith(":preferred") for d in details)

@@ -179,9 +179,9 @@ def dataset_labels(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame
 def human_labels(
     stored: pd.DataFrame, sample_info: Mapping[str, Mapping[str, Any]]
 ) -> pd.DataFrame:
-    """The labels the analyses read: stored answers (skips dropped) and the data set's, as
-    ``sample_id, metric, annotator, value``."""
-    answers = stored[stored["value"].notna()] if not stored.empty else stored
+    """The labels the analyses read: stored answers (skips and preferences dropped) and the
+    data set's, as ``sample_id, metric, annotator, value``."""
+    answers = stored[stored["value"].notna() & (stored["metric"] != PREFERENCE)]
     both = pd.concat(
         [answers.reindex(columns=HUMAN_COLUMNS), dataset_labels(sample_info)[HUMAN_COLUMNS]],
         ignore_index=True,
