@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgegrid.analyses.human import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
 from judgegrid.errors import DatasetError, OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
@@ -27,7 +28,6 @@ from judgegrid.textfile import read_jsonl, read_utf8
 
 LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 DATASET_ANNOTATOR = "dataset"
-HUMAN_COLUMNS = ["sample_id", "metric", "annotator", "value"]
 
 
 def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None = None) -> int:
@@ -183,7 +183,10 @@ def human_labels(
     data set's, as ``sample_id, metric, annotator, value``."""
     answers = stored[stored["value"].notna() & (stored["metric"] != PREFERENCE)]
     both = pd.concat(
-        [answers.reindex(columns=HUMAN_COLUMNS), dataset_labels(sample_info)[HUMAN_COLUMNS]],
+        [
+            answers.reindex(columns=HUMAN_LABEL_COLUMNS),
+            dataset_labels(sample_info)[HUMAN_LABEL_COLUMNS],
+        ],
         ignore_index=True,
     )
     return both.astype({"value": float})
