@@ -141,6 +141,27 @@ def _cells(db: Path) -> set[tuple]:
         return set()
 
 
+def _database_with_cells(reports: Path, count: int, timeout: float = 120) -> Path | None:
+    """The run database under ``reports`` once it holds ``count`` cells (None: it never did)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = list(reports.glob("*/run.sqlite"))
+        if found and len(_cells(found[0])) >= count:
+            return found[0]
+        time.sleep(0.05)
+    return None
+
+
+def _resume(run_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(HELPER), "run", "--resume", str(run_dir), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
     """A real process, killed with SIGKILL mid-run, then resumed from its directory."""
     matrix = write_matrix()
@@ -162,14 +183,7 @@ def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    db = None
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        dirs = list((tmp_path / "killed").glob("*/run.sqlite"))
-        if dirs and len(_cells(dirs[0])) >= 20:
-            db = dirs[0]
-            break
-        time.sleep(0.05)
+    db = _database_with_cells(tmp_path / "killed", 20)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert db is not None, "the run never wrote 20 cells"
@@ -179,13 +193,7 @@ def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
         finished_steps = {key for (key,) in con.execute("SELECT key FROM steps")}
     assert finished_steps
 
-    resumed = subprocess.run(
-        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    resumed = _resume(db.parent, env)
     assert resumed.returncode == 0, resumed.stderr
     assert _cells(db) == _cells(full_dir / "run.sqlite")
     with sqlite3.connect(db) as con:
@@ -221,23 +229,11 @@ def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, wri
         # and Ctrl-C reaches only a foreground process, whose SIGINT is at its default
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.time() + 120
-    db = None
-    while time.time() < deadline and db is None:
-        found = list((tmp_path / "r").glob("*/run.sqlite"))
-        if found and len(_cells(found[0])) >= 10:
-            db = found[0]
-        time.sleep(0.05)
+    db = _database_with_cells(tmp_path / "r", 10)
     assert db is not None, "the run never wrote 10 cells"
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
-    resumed = subprocess.run(
-        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    resumed = _resume(db.parent, env)
     assert resumed.returncode == 0, resumed.stderr
