@@ -226,9 +226,14 @@ def run_exit_code(scores: pd.DataFrame, fail_under: float | None) -> int:
 def _raise_interrupt(signum: int, frame: Any) -> None:
     """A kill (SIGTERM) stops the run the way Ctrl-C does: finished cells saved, resumable.
 
-    Raised here, not passed on as a SIGINT: a process started in the background by a script
-    has SIGINT ignored, and a SIGTERM must still stop it cleanly."""
-    raise KeyboardInterrupt
+    It calls the SIGINT handler in force (asyncio's while the grid runs: it cancels the run in
+    good order), not ``raise_signal``: a process started in the background by a script has
+    SIGINT ignored, and a SIGTERM must still stop it — then by raising the interrupt here."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
 
 
 def _print_result(result: api.GridResult) -> None:

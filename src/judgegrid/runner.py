@@ -189,7 +189,8 @@ class GridRunner:
 
 
 def _quiet_about_cancellation(loop: asyncio.AbstractEventLoop, context: dict) -> None:
-    """On Ctrl-C the pending steps are cancelled; that is expected, not worth a traceback."""
-    if isinstance(context.get("exception"), asyncio.CancelledError):
+    """On Ctrl-C or a kill the pending steps are cancelled, or the interrupt lands in one of
+    them; that is expected, not worth a traceback (the caller reports the interrupt)."""
+    if isinstance(context.get("exception"), asyncio.CancelledError | KeyboardInterrupt):
         return
     loop.default_exception_handler(context)
