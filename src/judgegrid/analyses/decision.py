@@ -21,7 +21,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.recommendation import metric_sentence
+from judgegrid.analyses.human import by_rho
+from judgegrid.analyses.recommendation import best_first, metric_sentence
 
 CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail"]
 NO_VERDICT = "no verdict"
@@ -57,11 +58,9 @@ def _label_command(run_ref: str, metric: str, n: float | None) -> str:
 def _people_row(
     metric: str, people: pd.DataFrame, aat: pd.DataFrame, needed: pd.DataFrame, run_ref: str
 ) -> dict[str, str] | None:
-    rows = people[(people["metric"] == metric)] if not people.empty else people
-    rows = rows[np.isfinite(rows["spearman"].astype(float))] if not rows.empty else rows
-    if rows.empty:
+    ranked = by_rho(people[people["metric"] == metric]) if not people.empty else people
+    if ranked.empty:
         return None
-    ranked = rows.sort_values(["spearman", "n"], ascending=[False, False])
     best = ranked.iloc[0]
     rho = (
         f"rho {best['spearman']:.2f} (95% CI {best['spearman_low']:.2f} to "
@@ -117,7 +116,7 @@ def _aat_words(aat: pd.DataFrame, metric: str, judge: str) -> str:
 
 def _ranking_row(metric: str, block: pd.DataFrame, run_ref: str) -> dict[str, str]:
     """From the judge ranking: pairs/contrasts validity, else consensus agreement."""
-    measured = block[np.isfinite(block["quality"].astype(float))] if not block.empty else block
+    measured = best_first(block) if not block.empty else block
     label_step = _label_command(run_ref, metric, None)
     if measured.empty:
         return {
@@ -126,10 +125,7 @@ def _ranking_row(metric: str, block: pd.DataFrame, run_ref: str) -> dict[str, st
             "reason": "no labels, no scored preference pair, and no two judges scored alike",
             "next_step": label_step,
         }
-    best = measured.sort_values(
-        ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
-        ascending=[False, True, True, True],
-    ).iloc[0]
+    best = measured.iloc[0]
     pairs = str(best["basis"]).startswith("pairwise")
     chance = 0.5 if pairs else 0.0
     interval = (

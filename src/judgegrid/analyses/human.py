@@ -533,9 +533,7 @@ def labels_needed(
     z_sum = stats.norm.ppf(1 - (1 - level) / 2) + stats.norm.ppf(power)
     rows = []
     for metric, block in validity_by_judge.groupby("metric", sort=True):
-        ranked = block[np.isfinite(block["spearman"].astype(float))].sort_values(
-            ["spearman", "n"], ascending=[False, False]
-        )
+        ranked = by_rho(block)
         if ranked.empty:
             for comparison in ("runner-up", "chance"):
                 rows.append(_needed_row(metric, comparison, None, None, z_sum, power, level))
@@ -545,6 +543,13 @@ def labels_needed(
         rows.append(_needed_row(metric, "runner-up", best, rival, z_sum, power, level))
         rows.append(_needed_row(metric, "chance", best, None, z_sum, power, level))
     return pd.DataFrame(rows, columns=NEEDED_COLUMNS)
+
+
+def by_rho(validity: pd.DataFrame) -> pd.DataFrame:
+    """Judges with a Spearman rho against people, best first (more samples first on a tie):
+    the order in which both the labels-needed table and the decision card read them."""
+    ranked = validity[np.isfinite(validity["spearman"].astype(float))]
+    return ranked.sort_values(["spearman", "n"], ascending=[False, False])
 
 
 def _needed_row(

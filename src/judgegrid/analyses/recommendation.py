@@ -142,13 +142,18 @@ def _pareto(table: pd.DataFrame) -> list[bool]:
     return flags
 
 
-def metric_sentence(title: str, block: pd.DataFrame) -> str:
-    """Why this metric's judges rank as they do, in plain words (the card's detail line)."""
-    # equal quality: the cheaper, then the more repeatable, then the faster judge first
-    measured = block[block["quality"].notna()].sort_values(
+def best_first(block: pd.DataFrame) -> pd.DataFrame:
+    """One metric's judges that could be measured, best first; on equal quality the cheaper,
+    then the more repeatable, then the faster judge first."""
+    return block[block["quality"].notna()].sort_values(
         ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
         ascending=[False, True, True, True],
     )
+
+
+def metric_sentence(title: str, block: pd.DataFrame) -> str:
+    """Why this metric's judges rank as they do, in plain words (the card's detail line)."""
+    measured = best_first(block)
     unmeasured = ", ".join(str(j) for j in block.loc[block["quality"].isna(), "judge"])
     if measured.empty:
         return (
