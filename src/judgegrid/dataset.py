@@ -7,7 +7,6 @@ record is named by line or row, and all of them are reported at once.
 from __future__ import annotations
 
 import difflib
-import io
 import json
 import os
 from collections.abc import Iterable
@@ -123,17 +122,13 @@ def sample_from_record(record: Any, source: str = "sample") -> Sample:
     return _build(source, [("", {"id": source, **record})], source).samples[0]
 
 
-def read_utf8(path: Path, source: str) -> str:
-    return textfile.read_utf8(path, source, DatasetError)
-
-
 def _jsonl_records(path: Path, source: str) -> list[Record]:
     return textfile.read_jsonl(path, source, DatasetError)
 
 
 def _json_records(path: Path, source: str) -> list[Record]:
     try:
-        data = json.loads(read_utf8(path, source))
+        data = json.loads(textfile.read_utf8(path, source, DatasetError))
     except json.JSONDecodeError as exc:
         problem = Problem(f"line {exc.lineno}", f"not valid JSON ({exc.msg})")
         raise DatasetError(source, [problem]) from None
@@ -169,11 +164,7 @@ def _is_blank(value: Any, pd: Any) -> bool:
 
 
 def _csv_records(path: Path, source: str) -> list[Record]:
-    try:
-        text = io.StringIO(read_utf8(path, source))
-        frame = pd.read_csv(text, dtype=str, keep_default_na=False, na_values=[""])
-    except pd.errors.ParserError as exc:
-        raise DatasetError(source, [Problem("", f"not a readable CSV file ({exc})")]) from None
+    frame = textfile.read_csv(path, source, DatasetError, empty_is_missing=True)
     return _table_records(frame, source, first_row=2)
 
 

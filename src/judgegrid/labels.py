@@ -9,7 +9,6 @@ optional ``note``), and from the data set itself (a label named like a metric, a
 
 from __future__ import annotations
 
-import io
 import json
 import time
 from collections.abc import Mapping
@@ -24,7 +23,7 @@ from judgegrid.errors import DatasetError, OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.rundir import open_run, stored_sample_info
-from judgegrid.textfile import read_jsonl, read_utf8
+from judgegrid.textfile import read_csv, read_jsonl
 
 LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 DATASET_ANNOTATOR = "dataset"
@@ -75,11 +74,7 @@ def _rows(path: Path, source: str) -> list[tuple[str, Any]]:
     if suffix == ".jsonl":
         return read_jsonl(path, source, DatasetError)
     if suffix == ".csv":
-        text = read_utf8(path, source, DatasetError)
-        try:
-            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-        except pd.errors.ParserError as exc:
-            raise DatasetError(source, [Problem("", f"not a readable CSV file ({exc})")]) from None
+        frame = read_csv(path, source, DatasetError)
         return [(f"row {i + 2}", row) for i, row in enumerate(frame.to_dict(orient="records"))]
     raise DatasetError(source, [Problem("", f"unknown format '{suffix}'; use .csv or .jsonl")])
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from judgegrid.errors import InputError, Problem
 
@@ -54,3 +57,16 @@ def read_jsonl(
     if problems:
         raise error(source, problems)
     return rows
+
+
+def read_csv(
+    path: Path, source: str, error: type[InputError] = InputError, empty_is_missing: bool = False
+) -> pd.DataFrame:
+    """A CSV file as text columns; a bad byte is named by line, a malformed file by ``error``.
+    ``empty_is_missing``: an empty cell reads as missing (NaN), else as ``""``."""
+    text = io.StringIO(read_utf8(path, source, error))
+    missing = [""] if empty_is_missing else None
+    try:
+        return pd.read_csv(text, dtype=str, keep_default_na=False, na_values=missing)
+    except pd.errors.ParserError as exc:
+        raise error(source, [Problem("", f"not a readable CSV file ({exc})")]) from None
