@@ -14,7 +14,6 @@ forced onto a metric that answers another question.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,7 @@ from judgegrid.rundir import new_run_dir, stored_sample_info
 from judgegrid.runner import ProgressHook
 from judgegrid.sample import Dataset, Sample
 from judgegrid.store import DB_NAME, RunStore
-from judgegrid.textfile import read_utf8
+from judgegrid.textfile import jsonl_lines
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {
@@ -62,26 +61,19 @@ RAGAS_PAPER = {"faithfulness": 0.95, "answer_relevance": 0.78, "context_relevanc
 def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     """The pairs file's records; every bad line or missing field is named."""
     path = Path(path)
-    if not path.exists():
-        raise DatasetError(str(path), [Problem("", "file not found")])
-    records, problems = [], []
-    for number, line in enumerate(read_utf8(path, str(path), DatasetError).splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
-            continue
+    lines, problems = jsonl_lines(path, str(path), DatasetError)  # a missing file: named
+    records = []
+    for where, record in lines:
         if not isinstance(record, dict):
-            problems.append(Problem(f"line {number}", "expected a JSON object (one pair a line)"))
+            problems.append(Problem(where, "expected a JSON object (one pair a line)"))
             continue
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
         if missing:
-            problems.append(Problem(f"line {number}", f"missing or empty: {', '.join(missing)}"))
+            problems.append(Problem(where, f"missing or empty: {', '.join(missing)}"))
             continue
         records.append(record)
     if problems:
+        problems.sort(key=lambda p: int(p.where.removeprefix("line ")))  # in the file's order
         raise DatasetError(str(path), problems)
     if not records:
         raise DatasetError(str(path), [Problem("", "the file has no pairs")])

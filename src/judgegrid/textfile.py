@@ -45,6 +45,17 @@ def read_jsonl(
 ) -> list[tuple[str, Any]]:
     """A JSON Lines file as (``line N``, value) pairs, blank lines skipped; every line that is
     not JSON is named at once in one ``error``."""
+    rows, problems = jsonl_lines(path, source, error)
+    if problems:
+        raise error(source, problems)
+    return rows
+
+
+def jsonl_lines(
+    path: Path, source: str, error: type[InputError] = InputError
+) -> tuple[list[tuple[str, Any]], list[Problem]]:
+    """The lines that are JSON, and a Problem for each that is not, for a reader that checks
+    the values too and names every fault in one error."""
     rows: list[tuple[str, Any]] = []
     problems = []
     for number, line in enumerate(read_utf8(path, source, error).splitlines(), 1):
@@ -54,9 +65,7 @@ def read_jsonl(
             rows.append((f"line {number}", json.loads(line)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(f"line {number}", f"not valid JSON ({exc.msg})"))
-    if problems:
-        raise error(source, problems)
-    return rows
+    return rows, problems
 
 
 def read_csv(
