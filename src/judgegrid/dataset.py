@@ -22,7 +22,7 @@ from judgegrid.errors import DatasetError, Problem
 from judgegrid.sample import SAMPLE_FIELDS, Dataset, Sample
 
 DEMO = "demo"
-KNOWN_FIELDS = ("id", *SAMPLE_FIELDS, "labels", "contrast")
+KNOWN_FIELDS = ("id", *SAMPLE_FIELDS, "labels", "contrast", "language")
 LEGACY_ALIASES = ("question", "answer", "contexts", "ground_truth")
 
 
@@ -109,7 +109,7 @@ def _problem(where: str, record: dict[str, Any], err: Any) -> Problem:
         hint = f"did you mean '{guess[0]}'? " if guess else ""
         known = ", ".join(KNOWN_FIELDS)
         return Problem(label, f"unknown field; {hint}expected one of {known} (or a legacy alias)")
-    return Problem(label, err["msg"])
+    return Problem(label, err["msg"].removeprefix("Value error, "))
 
 
 def sample_from_record(record: Any, source: str = "sample") -> Sample:
