@@ -50,12 +50,7 @@ def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
         rows["judge"],
     )
     table = rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
-    fig = Figure(figsize=(1.6 + 1.1 * table.shape[1], 1.0 + 0.35 * table.shape[0]))
-    ax = fig.subplots()
-    image = _heatmap(ax, table.to_numpy(float), table.index, table.columns, 0, 1, "viridis")
-    fig.colorbar(image, ax=ax, label="mean score")
-    ax.set_title(title, fontsize=9)
-    return to_base64_png(fig)
+    return _means_figure(table, title, (1.6, 1.1), 0.35)
 
 
 def language_heatmap(table: pd.DataFrame, title: str) -> str:
@@ -64,9 +59,18 @@ def language_heatmap(table: pd.DataFrame, title: str) -> str:
     wide = table.pivot_table(
         index="configuration", columns="language", values="mean", aggfunc="first"
     )
-    fig = Figure(figsize=(2.6 + 0.9 * wide.shape[1], 1.0 + 0.3 * wide.shape[0]))
+    return _means_figure(wide, title, (2.6, 0.9), 0.3)
+
+
+def _means_figure(
+    table: pd.DataFrame, title: str, width: tuple[float, float], row_height: float
+) -> str:
+    """A rows × columns table of mean scores as a 0–1 heatmap; ``width``: (margin, per
+    column) in inches, so long row labels keep their room."""
+    margin, per_column = width
+    fig = Figure(figsize=(margin + per_column * table.shape[1], 1.0 + row_height * table.shape[0]))
     ax = fig.subplots()
-    image = _heatmap(ax, wide.to_numpy(float), wide.index, wide.columns, 0, 1, "viridis")
+    image = _heatmap(ax, table.to_numpy(float), table.index, table.columns, 0, 1, "viridis")
     fig.colorbar(image, ax=ax, label="mean score")
     ax.set_title(title, fontsize=9)
     return to_base64_png(fig)

@@ -107,10 +107,7 @@ def summary_markdown(
         "",
     ]
     for metric, table in a.means.items():
-        cls = METRICS.get(metric)
-        heading = cls.title if cls else metric
-        direction = "" if not cls or cls.higher_is_better else " (lower is better)"
-        lines += [f"## {heading}{direction}", "", table.to_markdown(), ""]
+        lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += language_markdown(a)
     lines += [
         "## Failures by metric",
@@ -138,6 +135,14 @@ def summary_markdown(
     return "\n".join(lines)
 
 
+def metric_heading(metric: str) -> str:
+    """A metric's title, and which way is better when it is not the usual."""
+    cls = METRICS.get(metric)
+    if cls is None:
+        return metric
+    return cls.title + ("" if cls.higher_is_better else " (lower is better)")
+
+
 def language_markdown(a: Analysis) -> list[str]:
     """Means and agreement per language, for a data set in more than one (else nothing)."""
     if not a.by_language:
@@ -151,8 +156,7 @@ def language_markdown(a: Analysis) -> list[str]:
         "",
     ]
     for metric, table in a.by_language.items():
-        cls = METRICS.get(metric)
-        lines += [f"### {cls.title if cls else metric}", "", table.to_markdown(), ""]
+        lines += [f"### {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += [
         "### Agreement by language",
         "",
