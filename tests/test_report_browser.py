@@ -1,6 +1,7 @@
-"""The HTML report opened in headless Chromium: it renders, every section is there, the console
-stays free of errors, every figure decodes, a sample holding ``<script>`` is shown as text, not
-run, and the page fits a 1280-pixel window without sideways scrolling."""
+"""The HTML report opened in headless Chromium: it renders, every section is there (the samples
+are given two languages, so *By language* has its heatmaps and tables), the console stays free of
+errors, every figure decodes, a sample holding ``<script>`` is shown as text, not run, and the
+page fits a 1280-pixel window without sideways scrolling."""
 
 from __future__ import annotations
 
@@ -13,12 +14,17 @@ import pytest
 from browser import browser_page, console_errors, evaluate, navigate
 from judgegrid import run_grid
 from judgegrid.html_report import SECTIONS
+from judgegrid.sample import Dataset
 from test_report import HOSTILE, demo_with_hostile_sample
 
 
 @pytest.fixture
 def report_page(tmp_path, write_matrix) -> Path:
-    result = run_grid(write_matrix(), demo_with_hostile_sample(), run_dir=tmp_path / "run")
+    samples = demo_with_hostile_sample().samples
+    two_languages = tuple(
+        s.model_copy(update={"language": "vi" if i % 2 else "en"}) for i, s in enumerate(samples)
+    )
+    result = run_grid(write_matrix(), Dataset("mem", two_languages), run_dir=tmp_path / "run")
     return result.run_dir / "report.html"
 
 
@@ -34,6 +40,9 @@ def test_report_renders_in_headless_chromium(tmp_path, report_page):
                 images: [...document.images].map(i => i.complete && i.naturalWidth > 0),
                 hostileCells: [...document.querySelectorAll('td')]
                     .filter(td => td.textContent.includes("<script>alert")).length,
+                languageFigures: document.querySelectorAll('#languages img').length,
+                languageTables: document.querySelectorAll('#languages table').length,
+                languageText: document.querySelector('#languages').innerText,
                 pageWidth: document.documentElement.scrollWidth,
                 windowWidth: window.innerWidth,
             })""",
@@ -47,6 +56,8 @@ def test_report_renders_in_headless_chromium(tmp_path, report_page):
     assert HOSTILE in state["text"]  # ... it is shown as text
     assert state["hostileCells"] >= 1
     assert state["images"] and all(state["images"])
+    assert state["languageFigures"] >= 2 and state["languageTables"] == 2  # means, agreement
+    assert "a / bow @ 64 (s=1)" in state["languageText"] and "vi" in state["languageText"]
     assert state["windowWidth"] == 1280
     assert state["pageWidth"] <= state["windowWidth"], "the report scrolls sideways at 1280 px"
     png = base64.b64decode(shot["data"])
