@@ -2,9 +2,11 @@
 
 Field names follow Ragas (``user_input``, ``response``, ``retrieved_contexts``, ``reference``);
 the legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too.
-A sample may carry human ``labels`` and, in the demo set, a ``contrast`` saying how it should rank
-against its siblings. A sample may lack fields: the runner records it as skipped for the metrics
-that need them rather than dropping it.
+``reference_contexts`` (the ideal contexts: DeepEval's ``context``) are kept although no metric
+reads them yet, so a data set loses nothing on the way in. A sample may carry human ``labels``
+and, in the demo set, a ``contrast`` saying how it should rank against its siblings. A sample
+may lack fields: the runner records it as skipped for the metrics that need them rather than
+dropping it. ``formats.py`` maps other tools' field names (DeepEval's, a column map) onto these.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Sample(BaseModel):
         None, validation_alias=AliasChoices("retrieved_contexts", "contexts")
     )
     reference: str | None = Field(None, validation_alias=AliasChoices("reference", "ground_truth"))
+    reference_contexts: list[str] | None = None
     labels: dict[str, float | str] | None = None
     contrast: Contrast | None = None
 
@@ -52,9 +55,22 @@ class Sample(BaseModel):
 
 
 @dataclass(frozen=True)
+class FieldMapping:
+    """How a data set's fields were read: the naming scheme detected (or the user's column map),
+    each field's place in a ``Sample``, the fields left out, and how text cells became lists."""
+
+    scheme: str
+    fields: tuple[tuple[str, str], ...]  # (the data set's name, the Sample's field)
+    ignored: tuple[str, ...] = ()
+    delimiter: str | None = None  # splits a list field's text cell; None: a JSON/Python list
+    delimiter_given: bool = False  # named by the user, not the scheme's own
+
+
+@dataclass(frozen=True)
 class Dataset:
     source: str
     samples: tuple[Sample, ...]
+    mapping: FieldMapping | None = None
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -66,4 +82,4 @@ class Dataset:
         return {s.id: s for s in self.samples}
 
     def head(self, n: int | None) -> Dataset:
-        return self if n is None else Dataset(self.source, self.samples[:n])
+        return self if n is None else Dataset(self.source, self.samples[:n], self.mapping)
