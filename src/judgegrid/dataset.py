@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from pydantic import ValidationError
 
 from judgegrid import textfile
 from judgegrid.errors import DatasetError, OptionError, Problem
-from judgegrid.formats import apply_mapping, is_blank, plan_fields
+from judgegrid.formats import LIST_TARGETS, apply_mapping, is_blank, plan_fields
 from judgegrid.sample import Dataset, FieldMapping, Sample
 
 DEMO = "demo"
@@ -243,7 +244,20 @@ def _build(
         raise DatasetError(source, problems)
     if not samples:
         raise DatasetError(source, [Problem("", "the data set has no samples")])
-    return Dataset(source, tuple(samples), mapping)
+    return Dataset(source, tuple(samples), _as_read(mapping, records))
+
+
+def _as_read(mapping: FieldMapping, records: list[Record]) -> FieldMapping:
+    """The mapping as it was used: a delimiter no text cell needed is not shown (a JSON file of
+    DeepEval's names holds real lists)."""
+    sources = [field for field, target in mapping.fields if target in LIST_TARGETS]
+    split = any(
+        isinstance(record.get(field), str)
+        for _, record in records
+        for field in sources
+        if isinstance(record, dict)
+    )
+    return mapping if split else replace(mapping, delimiter=None)
 
 
 def _first_seen(records: list[Record], stem: str, id_field: str) -> dict[str, str]:
