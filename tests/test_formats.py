@@ -118,6 +118,15 @@ def test_ragas_objects_and_hugging_face_objects_in_python():
     assert without_ids(dataset_from_object(pd.DataFrame(SAMPLES))) == without_ids(expected)
 
 
+def test_a_ragas_multi_turn_sample_is_refused_by_position():
+    from ragas.dataset_schema import MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage
+
+    turns = [HumanMessage(content="Hi"), AIMessage(content="Hello.")]
+    with pytest.raises(DatasetError, match="item 0: a multi-turn MultiTurnSample"):
+        dataset_from_object(EvaluationDataset(samples=[MultiTurnSample(user_input=turns)]))
+
+
 def test_a_data_frame_with_csv_like_cells_and_a_column_map():
     frame = pd.DataFrame(
         {
