@@ -179,7 +179,7 @@ def plan_fields(
     if delimiter == "":
         raise OptionError(DELIMITER_OPTION, [Problem("", "empty; name the text between items")])
     rest = [f for f in seen if f not in columns.values()]
-    scheme = _detect(rest, seen, source)
+    scheme = _detect(rest, seen, source, mapped=bool(columns))
     fields = [(column, target) for target, column in columns.items()]
     ignored: list[str] = []
     problems = []
@@ -206,11 +206,12 @@ def plan_fields(
     )
 
 
-def _detect(fields: list[str], seen: Mapping[str, str], source: str) -> Scheme | None:
-    """The one scheme the fields belong to (None if no field is known); two is an error."""
+def _detect(fields: list[str], seen: Mapping[str, str], source: str, mapped: bool) -> Scheme | None:
+    """The one scheme the fields belong to (None if no field is known); two is an error. A
+    conversation is refused, unless a column map says which fields to read."""
     by_scheme = {s.name: [f for f in fields if f in s.fields] for s in SCHEMES}
     present = [s for s in SCHEMES if by_scheme[s.name]]
-    multi_turn = [f for f in fields if f in MULTI_TURN_FIELDS]
+    multi_turn = [] if mapped else [f for f in fields if f in MULTI_TURN_FIELDS]
     if multi_turn:
         where = f"{seen[multi_turn[0]]}, field {multi_turn[0]}"
         message = "a multi-turn conversation (DeepEval ConversationalGolden); judgegrid scores "
