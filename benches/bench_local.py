@@ -1,6 +1,8 @@
-"""The embedded judge (local/gemma-3-270m via llama.cpp): calls and tokens per second.
+"""An embedded judge (local/gemma-3-270m or local/smollm2-135m via llama.cpp): calls and tokens
+per second.
 
-    PYTHONPATH=src python benches/bench_local.py [--samples 10] [--budget 60]
+    PYTHONPATH=src python benches/bench_local.py [--model local/smollm2-135m] [--samples 10]
+                                                 [--budget 60]
 
 Scores Faithfulness on demo samples one after another as one-sample grids (two judge calls
 each: the statements of the answer, then the NLI verdicts), after a warm-up sample that loads
@@ -38,6 +40,12 @@ MATRIX = {
 }
 
 
+def with_judge(matrix: dict[str, Any], model: str) -> dict[str, Any]:
+    """The benchmark's matrix with another local judge in place of Gemma."""
+    judge = {**matrix["judges"][0], "id": model}
+    return {**matrix, "judges": [judge]}
+
+
 def run_sample(matrix: Any, sample: Any, work: Path) -> tuple[int, int, int, float]:
     """One sample's Faithfulness cell as a grid runs it: (calls, tokens in, out, model time).
 
@@ -57,6 +65,7 @@ def run_sample(matrix: Any, sample: Any, work: Path) -> tuple[int, int, int, flo
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="local/gemma-3-270m", help="a local judge's model id")
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument(
         "--budget", type=float, default=60.0, help="stop starting samples after this many seconds"
@@ -71,7 +80,7 @@ def main() -> None:
     from judgegrid.dataset import load_dataset
     from judgegrid.matrix import parse_matrix
 
-    matrix = parse_matrix(yaml.safe_dump(MATRIX))
+    matrix = parse_matrix(yaml.safe_dump(with_judge(MATRIX, args.model)))
     samples = list(load_dataset("demo"))
     with tempfile.TemporaryDirectory(prefix="judgegrid-bench-local-") as tmp:
         work = Path(tmp)
@@ -102,7 +111,7 @@ def main() -> None:
         [
             Row(
                 "local judge",
-                f"calls per second ({calls} Faithfulness calls)",
+                f"{args.model}: calls per second ({calls} Faithfulness calls)",
                 round(calls / model_s, 2),
                 "calls/s",
             ),

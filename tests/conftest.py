@@ -17,6 +17,7 @@ os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-test-cach
 sys.path.insert(0, str(Path(__file__).parent))
 
 import scripted
+from demo_sets import ENGLISH_DEMO
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -42,7 +43,7 @@ def matrix_dict(**overrides: Any) -> dict[str, Any]:
     """A small grid on the scripted provider: 2 judges, 1 embedding model at 2 dimensions."""
     base: dict[str, Any] = {
         "name": "scripted",
-        "dataset": "demo",
+        "dataset": str(ENGLISH_DEMO),
         "defaults": {"judge": {"temperature": 0.0, "max_tokens": 200, "seed": 1}},
         "retry": {"initial_interval": "1ms", "max_interval": "5ms", "max_attempts": 3},
         "concurrency": {"total": 8, "per_model": 4},

@@ -14,7 +14,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgegrid.analyses.agreement import cohen_kappa, pair_statistics
 from judgegrid.analyses.alpha import krippendorff_alpha_interval
-from judgegrid.analyses.common import spearman_brown_needed
+from judgegrid.analyses.common import spearman_brown_needed, tau_ci
 from judgegrid.analyses.icc import icc
 from judgegrid.analyses.validity import spearman_with_ci, wilson_interval
 
@@ -179,3 +179,10 @@ def test_spearman_brown_needed():
     assert spearman_brown_needed(0.5) == 4  # 4*0.5/(1+3*0.5) = 0.8
     assert spearman_brown_needed(0.9) == 1
     assert np.isnan(spearman_brown_needed(-0.1)) and np.isnan(spearman_brown_needed(np.nan))
+
+
+def test_tau_interval_is_undefined_at_one_even_a_rounding_error_short():
+    """A perfect ranking computed as 0.9999999999999998 must not get the interval [1, 1]."""
+    assert all(np.isnan(tau_ci(t, 10)).all() for t in (1.0, 1 - 1e-15, -1 + 1e-15))
+    low, high = tau_ci(0.5, 10)
+    assert -1 < low < 0.5 < high < 1

@@ -248,6 +248,15 @@ ROWS: dict[str, Row] = {
         ],
         names=("s1", "response"),
     ),
+    "unknown language": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.jsonl("d.jsonl", [SAMPLES[0], {**SAMPLES[0], "id": "s2", "language": "Elvish"}]),
+        ],
+        names=("s2", "language", "Elvish"),
+    ),
     "label not a number": Row(
         cli=lambda p: [
             "run",

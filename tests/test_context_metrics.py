@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from demo_sets import english_demo
 from judgegrid import run_grid
-from judgegrid.dataset import load_demo
 from judgegrid.errors import MatrixError
 from judgegrid.matrix import parse_matrix
 from judgegrid.sample import Dataset, Sample
 
 
 def run_metrics(write_matrix, tmp_path, metrics, samples=None):
-    data = Dataset("mem", tuple(samples)) if samples else load_demo()
+    data = Dataset("mem", tuple(samples)) if samples else english_demo()
     matrix = write_matrix(metrics=metrics, repeats=1)
     return run_grid(matrix, data, run_dir=tmp_path / "run")
 
@@ -33,7 +33,7 @@ def test_noise_first_contexts_score_lower_than_relevant_first(write_matrix, tmp_
 def test_context_precision_asks_once_per_context_and_shares_nothing_between_judges(
     write_matrix, tmp_path, scripted_provider
 ):
-    sample = load_demo().by_id()["photosynthesis-noise-first"]
+    sample = english_demo().by_id()["photosynthesis-noise-first"]
     run_metrics(write_matrix, tmp_path, ["context_precision"], [sample])
     calls = [c for c in scripted_provider.calls if c["step"] == "usefulness"]
     assert len(calls) == 2 * len(sample.retrieved_contexts)

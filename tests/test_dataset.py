@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
+from judgegrid.analyses.validity import wilson_interval
 from judgegrid.dataset import load_dataset, load_demo
 from judgegrid.errors import DatasetError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ROWS = [
     {
@@ -110,8 +114,7 @@ def test_unknown_format(tmp_path: Path):
 
 def test_demo_set_has_varied_samples_and_contrasts():
     demo = load_demo()
-    assert len(demo) >= 12
-    assert all(s.user_input and s.response and s.retrieved_contexts and s.reference for s in demo)
+    assert len(demo) >= 31
     contrasts = {}
     for s in demo:
         if s.contrast:
@@ -123,6 +126,7 @@ def test_demo_set_has_varied_samples_and_contrasts():
         "complete",
         "incomplete",
         "noncommittal",
+        "off-topic",
         "relevant first",
         "noise first",
     } <= kinds
@@ -130,12 +134,29 @@ def test_demo_set_has_varied_samples_and_contrasts():
         assert sorted(c.rank for c in group) == list(range(1, len(group) + 1))
 
 
-def test_the_first_six_demo_samples_hold_a_whole_contrast_per_metric():
-    # model_matrices/local.yaml scores only these six (limit: 6) to stay within ten minutes
-    first = load_demo().head(6)
-    groups: dict[str, list[int]] = {}
-    for s in first:
-        assert s.contrast is not None
-        groups.setdefault(s.contrast.metric, []).append(s.contrast.rank)
-    assert set(groups) == {"faithfulness", "response_relevancy", "context_precision"}
-    assert all(len(ranks) == 2 for ranks in groups.values())
+def test_the_demo_runs_samples_in_four_languages_with_eight_relevancy_pairs():
+    """model_matrices/local.yaml scores the first 21 samples: in each of the seeds' languages
+    one sample with every field (so every metric is scored in it) and two ResponseRelevancy
+    pairs of the same kinds (complete against noncommittal, against off-topic) — eight pairs,
+    enough for a Wilson interval to exclude chance when a judge ranks them all."""
+    matrix = yaml.safe_load((ROOT / "model_matrices" / "local.yaml").read_text(encoding="utf-8"))
+    demo = load_demo().head(matrix["limit"])
+    fields = ("user_input", "response", "retrieved_contexts", "reference")
+    by_language: dict[str, list] = {}
+    for s in demo:
+        by_language.setdefault(s.language, []).append(s)
+    assert set(by_language) == {"en", "vi", "zh", "ru"}
+    for language, samples in by_language.items():
+        assert any(all(not s.is_missing(f) for f in fields) for s in samples), language
+        pairs = {
+            s.contrast.group
+            for s in samples
+            if s.contrast and s.contrast.metric == "response_relevancy"
+        }
+        kinds = {
+            s.contrast.kind
+            for s in samples
+            if s.contrast and s.contrast.metric == "response_relevancy"
+        }
+        assert len(pairs) == 2 and kinds == {"complete", "noncommittal", "off-topic"}, language
+    assert wilson_interval(8, 8)[0] > 0.5 and wilson_interval(7, 8)[0] > 0.5

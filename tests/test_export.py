@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from demo_sets import english_demo
 from judgegrid import export_run, load_run, run_grid
 from judgegrid.cli import app
-from judgegrid.dataset import load_dataset
 from judgegrid.errors import OptionError
 
 runner = CliRunner()
@@ -79,7 +79,7 @@ def test_ragas_format_read_back_matches_the_scores(run_dir, tmp_path):
     assert table.loc[table["judge"] == "b", "faithfulness"].isna().all()
     assert table.loc[table["judge"] == "a", "faithfulness"].notna().all()
     # the samples' own fields, as the data set has them; lists as JSON
-    demo = load_dataset("demo").by_id()
+    demo = english_demo().by_id()
     first = table.iloc[0]
     assert json.loads(first["retrieved_contexts"]) == demo[first["sample_id"]].retrieved_contexts
     assert "failed" in result.output and str(out) in result.output

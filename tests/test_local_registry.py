@@ -11,7 +11,7 @@ from judgegrid import preflight
 from judgegrid.cli import app
 from judgegrid.errors import OptionError
 from judgegrid.matrix import parse_matrix
-from judgegrid.providers import local, local_models
+from judgegrid.providers import cores, local, local_models
 from judgegrid.providers.cores import THREADS_ENV, free_cores, local_threads
 
 runner = CliRunner()
@@ -88,3 +88,13 @@ def test_a_run_with_a_bad_thread_setting_exits_2_before_any_call(
     assert f"{THREADS_ENV}: expected a whole number of threads" in result.stderr
     assert "Traceback" not in result.output
     assert scripted_provider.calls == []
+
+
+def test_local_judges_side_by_side_share_the_free_cores(monkeypatch):
+    """Two local judges in one matrix run at once: each gets its part of the free cores (not
+    all of them, which would put four llama.cpp threads on two cores); a set count stands."""
+    monkeypatch.setattr(cores, "free_cores", lambda: 2)
+    assert local_threads({}, sharing=1) == 2
+    assert local_threads({}, sharing=2) == 1
+    assert local_threads({}, sharing=3) == 1  # never 0
+    assert local_threads({THREADS_ENV: "2"}, sharing=2) == 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from demo_sets import english_demo
 from judgegrid import run_grid, score_sample
-from judgegrid.dataset import load_demo
 from judgegrid.metrics import (
     METRICS,
     AnswerRelevancy,
@@ -41,7 +41,7 @@ BRIDGE = Sample(
 
 
 def run_metrics(write_matrix, tmp_path, metrics, samples=None, **overrides):
-    data = Dataset("mem", tuple(samples)) if samples else load_demo()
+    data = Dataset("mem", tuple(samples)) if samples else english_demo()
     matrix = write_matrix(metrics=metrics, **{"repeats": 1, **overrides})
     return run_grid(matrix, data, run_dir=tmp_path / "run")
 

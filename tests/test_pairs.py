@@ -128,7 +128,7 @@ def test_the_wikieval_pairs_file_loads():
 
 
 def test_a_matrix_sample_limit_does_not_cut_the_pairs(tmp_path, write_matrix, pairs_file):
-    # local.yaml carries `limit: 6` for the demo set; a pairs file is limited by --limit alone
+    # local.yaml carries `limit: 21` for the demo set; a pairs file is limited by --limit alone
     matrix = write_matrix(repeats=1, strictness=[1], limit=1, metrics=["faithfulness"])
     args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--judge", "a", "--no-progress"]
     result = runner.invoke(app, [*args, "--reports-dir", str(tmp_path / "reports")])

@@ -64,7 +64,9 @@ class BagOfWords:
 
 
 def rendered() -> dict[str, list[dict[str, Any]]]:
-    samples = [BRIDGE, *list(load_demo())[:2]]
+    demo = load_demo().by_id()
+    # English samples, and one in Vietnamese: its prompts ask for text in that language
+    samples = [BRIDGE, demo["canal-grounded"], demo["canal-hallucinated"], demo["vanmieu"]]
     out: dict[str, list[dict[str, Any]]] = {}
     for name, params in VARIANTS:
         metric = METRICS[name](**params)

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from demo_sets import english_demo
 from judgegrid import run_grid
 from judgegrid.cli import app
-from judgegrid.dataset import load_dataset
 from judgegrid.html_report import SECTIONS
 from judgegrid.sample import Dataset, Sample
 
@@ -20,7 +20,7 @@ HOSTILE = "<script>alert('x')</script> & what is <b>bold</b>?"
 
 
 def demo_with_hostile_sample() -> Dataset:
-    demo = load_dataset("demo")
+    demo = english_demo()
     hostile = Sample(
         id="hostile<script>",
         user_input=HOSTILE,

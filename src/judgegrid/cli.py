@@ -108,7 +108,8 @@ ColumnsOption = Annotated[
         "--columns",
         help="Map sample fields to your data set's names, e.g. "
         "user_input=question,response=answer,retrieved_contexts=docs (fields: id, user_input, "
-        "response, retrieved_contexts, reference, reference_contexts, labels). Other fields are "
+        "response, retrieved_contexts, reference, reference_contexts, labels, language). Other "
+        "fields are "
         "then left out.",
     ),
 ]

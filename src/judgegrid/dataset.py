@@ -297,8 +297,9 @@ def _sample(
             field = ".".join(str(p) for p in err["loc"])
             head, _, tail = field.partition(".")
             named = mapped.origin.get(head, head) + (f".{tail}" if tail else "")
+            message = err["msg"].removeprefix("Value error, ")  # a validator's own words
             problems.append(
-                Problem(f"{label}, field {named}" if label else f"field {named}", err["msg"])
+                Problem(f"{label}, field {named}" if label else f"field {named}", message)
             )
         return None
 

@@ -36,10 +36,12 @@ TARGETS = (
     "reference_contexts",
     "labels",
     "contrast",
+    "language",
 )
 LIST_TARGETS = ("retrieved_contexts", "reference_contexts")
 JSON_TARGETS = ("labels", "contrast")  # an object; in a table cell, as JSON text
-OWN_FIELDS = {"id": "id", "labels": "labels", "contrast": "contrast"}  # judgegrid's, any scheme
+# judgegrid's own fields, read in any scheme
+OWN_FIELDS = {f: f for f in ("id", "labels", "contrast", "language")}
 COLUMNS = "--columns"
 DELIMITER_OPTION = "--list-delimiter"
 # pandas writes its index as a nameless first column unless told not to.

@@ -25,6 +25,7 @@ SECTIONS = {
     "overview": "Overview",
     "recommendation": "Judges ranked: validity, cost, time",
     "means": "Mean scores: judge × embedding",
+    "languages": "By language",
     "stability": "Run-to-run stability",
     "agreement": "Agreement between judges",
     "embeddings": "Agreement between embedding models and dimensions",
@@ -108,6 +109,7 @@ def render(
         "overview": _overview(overview, summary_sections),
         "recommendation": _recommendation(analysis),
         "means": _means(analysis, metric_titles),
+        "languages": _languages(analysis, metric_titles),
         "stability": _stability(analysis, metric_titles),
         "agreement": _agreement(analysis, "judge"),
         "embeddings": _agreement(analysis, "embedding"),
@@ -188,6 +190,27 @@ def _means(a: Analysis, titles: Mapping[str, str]) -> str:
             continue  # nothing scored: the tables below say so
         out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
     return "".join(out) + frame_html(summary, "config_summary")
+
+
+def _languages(a: Analysis, titles: Mapping[str, str]) -> str:
+    """Per metric a configuration × language heatmap, then the agreement per language."""
+    means = a.table("language_means")
+    if means.empty:
+        return '<p class="note">The data set is in one language (or names none).</p>'
+    figures = [
+        image(plots.language_heatmap(block, titles.get(str(m), str(m))), f"{m} by language")
+        for m, block in means.groupby("metric")
+        if block["mean"].notna().any()
+    ]
+    return (
+        "<p class=\"note\">Each configuration's mean in each language (a sample's rating: "
+        "the mean of its scored repeats). An English-only embedding model or judge shows "
+        "here, not in the overall means.</p>"
+        + "".join(figures)
+        + frame_html(means, "language_means")
+        + "<h3>Agreement by language</h3>"
+        + frame_html(a.table("language_agreement"), "language_agreement")
+    )
 
 
 def _stability(a: Analysis, titles: Mapping[str, str]) -> str:

@@ -58,6 +58,20 @@ def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
     return to_base64_png(fig)
 
 
+def language_heatmap(table: pd.DataFrame, title: str) -> str:
+    """Configuration by language: the mean score (``languages.language_means`` rows of one
+    metric, pivoted), so a model that scores one language apart stands out as a colour."""
+    wide = table.pivot_table(
+        index="configuration", columns="language", values="mean", aggfunc="first"
+    )
+    fig = Figure(figsize=(2.6 + 0.9 * wide.shape[1], 1.0 + 0.3 * wide.shape[0]))
+    ax = fig.subplots()
+    image = _heatmap(ax, wide.to_numpy(float), wide.index, wide.columns, 0, 1, "viridis")
+    fig.colorbar(image, ax=ax, label="mean score")
+    ax.set_title(title, fontsize=9)
+    return to_base64_png(fig)
+
+
 def agreement_heatmaps(groups: list[tuple[str, pd.DataFrame]]) -> str:
     """Pairwise Kendall tau-b and mean absolute difference between raters: one row of two
     heatmaps per group (one figure for all groups: a figure per group is slow to render)."""

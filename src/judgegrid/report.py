@@ -111,6 +111,7 @@ def summary_markdown(
         heading = cls.title if cls else metric
         direction = "" if not cls or cls.higher_is_better else " (lower is better)"
         lines += [f"## {heading}{direction}", "", table.to_markdown(), ""]
+    lines += language_markdown(a)
     lines += [
         "## Failures by metric",
         "",
@@ -135,6 +136,34 @@ def summary_markdown(
         lines.append("")
     lines += analysis_markdown(a)
     return "\n".join(lines)
+
+
+def language_markdown(a: Analysis) -> list[str]:
+    """Means and agreement per language, for a data set in more than one (else nothing)."""
+    if not a.by_language:
+        return []
+    lines = [
+        "## By language",
+        "",
+        "Each configuration's mean in each language: a sample's rating is the mean of its "
+        "scored repeats, averaged over the language's samples (n = samples rated). An "
+        "English-only embedding model or judge shows here, not in the overall means.",
+        "",
+    ]
+    for metric, table in a.by_language.items():
+        cls = METRICS.get(metric)
+        lines += [f"### {cls.title if cls else metric}", "", table.to_markdown(), ""]
+    lines += [
+        "### Agreement by language",
+        "",
+        "Between the judges (each pooled over its embedding configurations) and between each "
+        "judge's embedding configurations, on one language's samples: few samples, wide "
+        "intervals.",
+        "",
+        _md(a.table("language_agreement")),
+        "",
+    ]
+    return lines
 
 
 def _md(frame: pd.DataFrame, columns: list[str] | None = None, index: bool = False) -> str:

@@ -1,12 +1,14 @@
 """A sample to score and a data set of them (value types; ``dataset.py`` reads them from files).
 
-Field names follow Ragas (``user_input``, ``response``, ``retrieved_contexts``, ``reference``);
-the legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too.
+Field names follow Ragas (``user_input``, ``response``, ``retrieved_contexts``, ``reference``); the
+legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too.
 ``reference_contexts`` (the ideal contexts: DeepEval's ``context``) are kept although no metric
-reads them yet, so a data set loses nothing on the way in. A sample may carry human ``labels``
-and, in the demo set, a ``contrast`` saying how it should rank against its siblings. A sample
-may lack fields: the runner records it as skipped for the metrics that need them rather than
-dropping it. ``formats.py`` maps other tools' field names (DeepEval's, a column map) onto these.
+reads them yet, so a data set loses nothing on the way in. A sample may carry human ``labels``, a
+``language`` (a BCP 47 tag such as ``vi``; an English name such as ``Vietnamese`` is read as its
+tag) in which the judge is asked to write its questions and statements, and, in the demo set, a
+``contrast`` saying how it should rank against its siblings. A sample may lack fields: the runner
+records it as skipped for the metrics that need them rather than dropping it. ``formats.py`` maps
+other tools' field names (DeepEval's, a column map) onto these.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import langcodes
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
@@ -43,15 +46,42 @@ class Sample(BaseModel):
     reference_contexts: list[str] | None = None
     labels: dict[str, float | str] | None = None
     contrast: Contrast | None = None
+    language: str | None = None
 
     @field_validator("id", mode="before")
     @classmethod
     def _id_as_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) else value
 
+    @field_validator("language")
+    @classmethod
+    def _language_tag(cls, value: str | None) -> str | None:
+        return None if value is None else language_tag(value)
+
     def is_missing(self, field: str) -> bool:
         value = getattr(self, field)
         return value is None or (isinstance(value, str | list) and len(value) == 0)
+
+
+def language_tag(value: str) -> str:
+    """The standard BCP 47 tag of a tag or an English language name (``Vietnamese`` → ``vi``);
+    ValueError names what is accepted, so a typo is not silently sent to the judge."""
+    text = value.strip()
+    if langcodes.tag_is_valid(text):
+        return langcodes.standardize_tag(text)
+    try:
+        return str(langcodes.find(text))
+    except LookupError:
+        raise ValueError(
+            f"unknown language {value!r}: give a BCP 47 tag (en, vi, zh, ru, pt-BR) or an "
+            "English name (Vietnamese)"
+        ) from None
+
+
+def language_name(tag: str) -> str:
+    """A language tag's English name, as a judge prompt says it: ``zh-Hant`` → Chinese
+    (Traditional)."""
+    return str(langcodes.Language.get(tag).display_name())
 
 
 @dataclass(frozen=True)

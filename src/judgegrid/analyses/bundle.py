@@ -1,8 +1,9 @@
 """Every analysis of a run in one pure call, for the report writers (markdown, CSV, HTML).
 
 ``analyse`` takes the scores table and what the run database knows about the samples (labels,
-contrasts) and returns named tidy tables plus the recommendation paragraph. Nothing here reads or
-writes a file, so the report can be rebuilt from the database at any time without a model call.
+contrasts, languages) and returns named tidy tables plus the recommendation paragraph. Nothing here
+reads or writes a file, so the report can be rebuilt from the database at any time without a model
+call.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from judgegrid.analyses import (
     agreement,
     decision,
     human,
+    languages,
     recommendation,
     stability,
     strictness,
@@ -62,6 +64,7 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
     means: dict[str, pd.DataFrame] = field(default_factory=dict)
     usage: dict[str, pd.DataFrame] = field(default_factory=dict)
+    by_language: dict[str, pd.DataFrame] = field(default_factory=dict)  # metric: config × language
 
     def table(self, name: str) -> pd.DataFrame:
         return self.tables.get(name, self.usage.get(name, pd.DataFrame()))
@@ -180,6 +183,9 @@ def analyse(
         "failure_causes": top_failure_causes(scores),
     }
     tables |= people_tables(scores, human_labels, thresholds)
+    spoken = languages.languages_of(info)
+    tables["language_means"] = languages.language_means(scores, spoken)
+    tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)
     card = decision.decision_card(
         ranking,
         tables["validity_people_by_judge"],
@@ -191,6 +197,10 @@ def analyse(
     tables["decision_card"] = card
     notes = validity.aspect_notes(info)
     means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
+    by_language = {
+        m: languages.language_table(tables["language_means"], m)
+        for m in sorted(set(tables["language_means"]["metric"]))
+    }
     calls = calls if calls is not None else pd.DataFrame()  # no calls table: nothing was called
     return Analysis(
         tables,
@@ -199,4 +209,5 @@ def analyse(
         notes,
         means=means,
         usage=usage_tables(scores, calls, step_names),
+        by_language=by_language,
     )

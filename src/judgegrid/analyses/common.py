@@ -43,10 +43,22 @@ def pooled_by_judge(scores: pd.DataFrame) -> pd.DataFrame:
     return scores.assign(embedding="", dimension=0, strictness=0)
 
 
+def pooled_by_choice(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scores as a user chooses among them: for a judge-only metric, one configuration a
+    judge; for a metric that uses embeddings, one a judge *and* embedding model, named
+    'judge / embedding' (the embedding model can decide such a metric's validity on its own: an
+    English-only one on other languages), with dimensions and strictness pooled."""
+    judge = scores["judge"].astype(str)
+    embedding = scores["embedding"].astype(str)
+    chosen = judge.where(embedding == "", judge + " / " + embedding)
+    return pooled_by_judge(scores).assign(judge=chosen)
+
+
 def tau_ci(tau: float, n: int) -> tuple[float, float]:
     """95% CI of Kendall's tau-b by Fisher's z with the Fieller-Hartley-Pearson SE
-    sqrt(0.437/(n-4)); NaN for n < 5 or |tau| = 1 (no finite z)."""
-    if not np.isfinite(tau) or n < 5 or abs(tau) >= 1:
+    sqrt(0.437/(n-4)); NaN for n < 5 or |tau| = 1 (no finite z; a tau a rounding error short of
+    1 would give the interval [1, 1])."""
+    if not np.isfinite(tau) or n < 5 or abs(tau) >= 1 - 1e-9:
         return float("nan"), float("nan")
     se = np.sqrt(0.437 / (n - 4))
     q = stats.norm.ppf(0.975)

@@ -31,7 +31,7 @@ from judgegrid.analyses.agreement import cohen_kappa, kendall_tau_b
 from judgegrid.analyses.alpha import krippendorff_alpha_interval
 from judgegrid.analyses.common import (
     PAIRABLE,
-    pooled_by_judge,
+    pooled_by_choice,
     ratings,
     tau_ci,
     threshold_for,
@@ -224,10 +224,11 @@ def validity_by_judge(
     labels: pd.DataFrame,
     thresholds: float | Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
-    """``validity_against_people`` with each judge's configurations pooled (the user picks a
-    judge): its rating of a sample is the mean over every scored repeat of every embedding,
-    dimension and strictness configuration. Same missing-data rule; no embedding columns."""
-    table = validity_against_people(pooled_by_judge(scores), labels, thresholds)
+    """``validity_against_people`` with each judge's configurations pooled as the user chooses
+    (``pooled_by_choice``: a judge, or a judge / embedding model for an embedding metric): its
+    rating of a sample is the mean over every scored repeat of every dimension and strictness
+    configuration. Same missing-data rule; no embedding columns."""
+    table = validity_against_people(pooled_by_choice(scores), labels, thresholds)
     return table.drop(columns=POOLED, errors="ignore")
 
 
@@ -323,7 +324,7 @@ def aat_instances(scores: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     table = label_table(labels)
     per_sample = table.groupby(["metric", "sample_id"])["annotator"].transform("count")
     table = table[per_sample >= 2]
-    judged = ratings(pooled_by_judge(scores))[["metric", "judge", "sample_id", "rating"]]
+    judged = ratings(pooled_by_choice(scores))[["metric", "judge", "sample_id", "rating"]]
     frames = []
     for (metric, judge), mine in judged.groupby(["metric", "judge"]):
         wide = table[table["metric"] == metric].pivot(

@@ -1,12 +1,14 @@
 """Which judge to pick: judges ranked by validity (or consensus agreement) against cost and time.
 
-The user picks a judge, so configurations are pooled per judge: a judge's rating of a sample is
-the mean over its scored repeats and its embedding/dimension/strictness configurations of that
-metric. The quality axis is validity (pairwise-preference accuracy with a Wilson 95% CI) where
-the data set has preference pairs or contrasts for the metric; otherwise agreement with the
-consensus of the other judges (Kendall's tau-b against the leave-one-out mean, 95% CI by
-Fisher's z with the Fieller-Hartley-Pearson SE sqrt(0.437/(n-4))). Agreement with the others is
-not validity: a judge that differs from a wrong majority is penalised, and the paragraph says so.
+The user picks a judge (and, for a metric that uses embeddings, an embedding model), so
+configurations are pooled per choice (``common.pooled_by_choice``): a judge's rating of a sample is
+the mean over its scored repeats and its dimension/strictness configurations of that metric, and for
+an embedding metric the "judge" ranked is 'judge / embedding model'. The quality axis is validity
+(pairwise-preference accuracy with a Wilson 95% CI) where the data set has preference pairs or
+contrasts for the metric; otherwise agreement with the consensus of the other judges (Kendall's
+tau-b against the leave-one-out mean, 95% CI by Fisher's z with the Fieller-Hartley-Pearson SE
+sqrt(0.437/(n-4))). Agreement with the others is not validity: a judge that differs from a wrong
+majority is penalised, and the paragraph says so.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.agreement import rater_offsets
-from judgegrid.analyses.common import pooled_by_judge, scored, tau_ci
+from judgegrid.analyses.common import pooled_by_choice, scored, tau_ci
 from judgegrid.analyses.tables import repeat_spread
 from judgegrid.analyses.validity import pair_accuracy, wilson_interval
 
@@ -51,10 +53,11 @@ RANKING_MISSING = {
 def judge_ranking(
     scores: pd.DataFrame, pairs: pd.DataFrame, lower_is_better: frozenset[str] = frozenset()
 ) -> pd.DataFrame:
-    """One row per metric and judge: quality with CI, cost, latency, failures, Pareto flag."""
+    """One row per metric and judge (judge / embedding model for an embedding metric): quality
+    with CI, cost, latency, failures, Pareto flag."""
     if scores.empty:
         return pd.DataFrame(columns=RANKING_COLUMNS)
-    pooled = pooled_by_judge(scores)
+    scores = pooled = pooled_by_choice(scores)
     quality = _validity(pooled, pairs, lower_is_better)
     consensus = _consensus(pooled)
     if not quality.empty and not consensus.empty:

@@ -115,6 +115,7 @@ REASON_PROMPT = Prompt(
     input=ReasonInput,
     output=ScoreReason,
     reply_format='{"reason": "..."}',
+    writes="the reason",
     examples=(
         Example(
             ReasonInput(
@@ -191,7 +192,9 @@ class AnswerRelevancy(Metric[Params]):
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         p = self.params
         question = sample.user_input or ""
-        statements = await split_statements(ctx.judge, question, sample.response or "")
+        statements = await split_statements(
+            ctx.judge, question, sample.response or "", sample.language
+        )
         verdicts = await relevance_verdicts(ctx.judge, question, statements) if statements else []
         result = answer_relevancy_score(
             [v.verdict for v in verdicts],
@@ -207,7 +210,8 @@ class AnswerRelevancy(Metric[Params]):
                     REASON_PROMPT.messages(
                         ReasonInput(
                             question=question, score=result.score, irrelevant_reasons=irrelevant
-                        )
+                        ),
+                        sample.language,
                     ),
                     ScoreReason,
                     request_shape=tightened_shape(ScoreReason, {"reason": 2 * SENTENCE_CHARS}),

@@ -64,6 +64,7 @@ STATEMENTS_PROMPT = Prompt(
     input=StatementsInput,
     output=Statements,
     reply_format='{"statements": ["...", "..."]}',
+    writes="the statements",
     examples=(
         Example(
             StatementsInput(
@@ -134,10 +135,13 @@ def _statements_shape() -> dict:
     return shape
 
 
-async def split_statements(judge: Judge, question: str, text: str) -> list[str]:
+async def split_statements(
+    judge: Judge, question: str, text: str, language: str | None = None
+) -> list[str]:
+    """The text's statements, written in the sample's ``language``."""
     q = Question(
         "statements",
-        STATEMENTS_PROMPT.messages(StatementsInput(question=question, answer=text)),
+        STATEMENTS_PROMPT.messages(StatementsInput(question=question, answer=text), language),
         Statements,
         request_shape=_statements_shape(),
     )
@@ -175,7 +179,7 @@ class Faithfulness(Metric[NoParams]):
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         statements = await split_statements(
-            ctx.judge, sample.user_input or "", sample.response or ""
+            ctx.judge, sample.user_input or "", sample.response or "", sample.language
         )
         if not statements:
             raise ScoringError("the judge found no statements in the response")

@@ -110,8 +110,8 @@ class NoiseSensitivity(Metric[Params]):
         question = sample.user_input or ""
         contexts = list(sample.retrieved_contexts or [])
         reference_statements, response_statements = await asyncio.gather(
-            split_statements(ctx.judge, question, sample.reference or ""),
-            split_statements(ctx.judge, question, sample.response or ""),
+            split_statements(ctx.judge, question, sample.reference or "", sample.language),
+            split_statements(ctx.judge, question, sample.response or "", sample.language),
         )
         if not reference_statements:
             raise ScoringError("the judge found no statements in the reference")

@@ -4,6 +4,7 @@ Every judge step of every metric is one ``Prompt``; ``render`` turns it and one 
 text the judge reads, the same way for all of them:
 
     <instruction>
+    Write <what the step writes> in <language>.      (only for a sample in another language)
     Reply with JSON: <reply format>.
 
     <Field title>: <value>          (one line per input field, for each example)
@@ -16,6 +17,12 @@ An input field is labelled by its ``title`` and written as text, or as JSON when
 field may format itself with a serializer (a score as ``0.67``). An example's output is written
 as the output model dumps it (only the fields the example sets, in the model's order). The text
 is what the cross-run cache keys on: ``tests/golden/prompts.json`` pins it byte for byte.
+
+The prompts are English. A step that writes text to be compared with the sample's own (the
+question ResponseRelevancy embeds beside the user's, the statements of an answer) or shown to
+people (a reason) names what it writes (``writes``); for a sample whose ``language`` is not
+English it is asked to write it in that language, so the generated question meets the user's in
+one language and the statements quote the answer as it is written.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from judgegrid.question import Message
+from judgegrid.sample import language_name
 
 InputT = TypeVar("InputT", bound=BaseModel)
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -55,18 +63,26 @@ class Prompt(Generic[InputT, OutputT]):
     output: type[OutputT]
     reply_format: str
     examples: tuple[Example[InputT, OutputT], ...] = ()
+    writes: str = ""  # the text it writes, e.g. "the question": asked for in the sample's language
 
-    def render(self, data: InputT) -> str:
-        """The user prompt for one input: instruction, examples, then the input."""
-        lines = [self.instruction, f"Reply with JSON: {self.reply_format}.", ""]
+    def render(self, data: InputT, language: str | None = None) -> str:
+        """The user prompt for one input in the sample's ``language`` (a BCP 47 tag; None or
+        English: no language line): instruction, examples, then the input."""
+        lines = [self.instruction, *self._language_line(language)]
+        lines += [f"Reply with JSON: {self.reply_format}.", ""]
         for example in self.examples:
             output = example.output.model_dump(exclude_unset=True)
             lines += [*_input_lines(example.input), f"JSON: {json.dumps(output)}", ""]
         return "\n".join([*lines, *_input_lines(data), "JSON:"])
 
-    def messages(self, data: InputT) -> list[Message]:
+    def messages(self, data: InputT, language: str | None = None) -> list[Message]:
         """The two messages a judge step sends: the fixed system line and the rendered prompt."""
-        return chat(self.render(data))
+        return chat(self.render(data, language))
+
+    def _language_line(self, language: str | None) -> list[str]:
+        if not (self.writes and language) or language.split("-")[0] == "en":
+            return []
+        return [f"Write {self.writes} in {language_name(language)}."]
 
 
 def chat(user_prompt: str) -> list[Message]:

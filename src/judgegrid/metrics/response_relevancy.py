@@ -68,6 +68,7 @@ QUESTION_PROMPT = Prompt(
     input=ResponseInput,
     output=GeneratedQuestion,
     reply_format='{"question": "...", "noncommittal": 0 or 1}',
+    writes="the question",
     examples=(
         _example(
             "The Great Barrier Reef lies off the coast of Queensland, in north-eastern Australia.",
@@ -143,7 +144,9 @@ class ResponseRelevancy(Metric[Params]):
 
     async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
         n = ctx.strictness or DEFAULT_STRICTNESS
-        messages = QUESTION_PROMPT.messages(ResponseInput(response=sample.response or ""))
+        messages = QUESTION_PROMPT.messages(
+            ResponseInput(response=sample.response or ""), sample.language
+        )
         shape = tightened_shape(GeneratedQuestion, {"question": SENTENCE_CHARS})
         asked = Question(STEP, messages, GeneratedQuestion, request_shape=shape)
         generations = await ctx.judge.ask_many(asked, n)

