@@ -176,6 +176,12 @@ def test_a_deepeval_csv_with_its_own_delimiter(tmp_path):
     assert data.samples == equivalent_jsonl(tmp_path, "set", plain)
 
 
+def test_judgegrid_own_fields_read_in_any_scheme():
+    record = {"input": "Q?", "actual_output": "A.", "language": "Vietnamese", "labels": {"x": 1}}
+    (sample,) = dataset_from_object([record]).samples
+    assert (sample.user_input, sample.language, sample.labels) == ("Q?", "vi", {"x": 1})
+
+
 def fake_deepeval_module(monkeypatch) -> types.ModuleType:
     """Classes named and placed as deepeval's, for a test venv without deepeval: judgegrid
     recognises DeepEval's objects by their module and reads them by attribute."""
