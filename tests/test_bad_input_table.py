@@ -107,6 +107,7 @@ class Row:
     api: Callable[[Place], Any] | None = None
     names: tuple[str, ...] = ()
     error: type[InputError] = InputError
+    one_line: bool = False  # the whole message is one line
 
 
 def matrix_text(text: str) -> Callable[[Place], list[str]]:
@@ -282,6 +283,153 @@ ROWS: dict[str, Row] = {
             p.jsonl("d.jsonl", [{**SAMPLES[0], "labels": {"pair": "x", "preferred": 3}}]),
         ],
         names=("s1", "labels.preferred"),
+    ),
+    # --- other tools' data sets: malformed or ambiguous, one line each ----------------------
+    "deepeval context only": Row(
+        cli=lambda p: ["validate", p.matrix(), "-d", p.jsonl("d.jsonl", [DEEPEVAL_CONTEXT_ONLY])],
+        names=("line 1", "field context", "ideal context", "--columns retrieved_contexts=context"),
+        one_line=True,
+    ),
+    "mixed naming schemes": Row(
+        cli=lambda p: ["validate", p.matrix(), "-d", p.jsonl("d.jsonl", MIXED_SCHEMES)],
+        names=(
+            "line 2",
+            "field input",
+            "a DeepEval name in a data set of Ragas names",
+            "--columns",
+        ),
+        one_line=True,
+    ),
+    "list delimiter splits a context": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.write("d.csv", 'user_input,retrieved_contexts\nQ?,"Paris, the capital, is big"\n'),
+            "--list-delimiter",
+            ",",
+        ],
+        names=("row 2", "field retrieved_contexts", "cuts a sentence apart"),
+        one_line=True,
+    ),
+    "list delimiter would cut a list": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.write("d.csv", 'user_input,retrieved_contexts\nQ?,"[""a|b"", ""c""]"\n'),
+            "--list-delimiter",
+            "|",
+        ],
+        names=("row 2", "field retrieved_contexts", "drop --list-delimiter"),
+        one_line=True,
+    ),
+    "contexts plain text, no delimiter": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.write("d.csv", "user_input,retrieved_contexts\nQ?,Paris is big\n"),
+        ],
+        names=("row 2", "field retrieved_contexts", "not a list", "--list-delimiter"),
+        one_line=True,
+    ),
+    "empty item between delimiters": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.write("d.csv", "input,actual_output,retrieval_context\nQ?,A.,a||b\n"),
+        ],
+        names=("row 2", "field retrieval_context", "empty item"),
+        one_line=True,
+    ),
+    "two names for one field": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.jsonl("d.jsonl", [{"question": "Q?", "user_input": "Q?", "response": "A."}]),
+        ],
+        names=("line 1", "fields question and user_input", "two names"),
+        one_line=True,
+    ),
+    "columns name a missing column": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.jsonl("d.jsonl", [{"question": "Q?"}]),
+            "--columns",
+            "user_input=qestion",
+        ],
+        names=("--columns", "user_input=qestion", "did you mean 'question'"),
+        one_line=True,
+    ),
+    "columns name an unknown field": Row(
+        cli=lambda p: ["validate", p.matrix(), "-d", p.data(), "--columns", "user_inptu=id"],
+        names=("--columns", "user_inptu", "did you mean 'user_input'"),
+        one_line=True,
+    ),
+    "columns malformed": Row(
+        cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--columns", "user_input"],
+        names=("--columns", "FIELD=COLUMN"),
+        one_line=True,
+    ),
+    "columns clash with the file's own field": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.jsonl("d.jsonl", [{"user_input": "Q?", "q": "Q?"}]),
+            "--columns",
+            "user_input=q",
+        ],
+        names=("line 1", "field user_input", "also given by --columns user_input=q"),
+        one_line=True,
+    ),
+    "no field of a known scheme": Row(
+        cli=lambda p: ["validate", p.matrix(), "-d", p.write("d.csv", "q\nQ?\n")],
+        names=("row 2", "field q", "Ragas names", "DeepEval names", "--columns FIELD=q"),
+        one_line=True,
+    ),
+    "a multi-turn deepeval golden": Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.jsonl("d.jsonl", [{"scenario": "Book a table", "turns": []}]),
+        ],
+        names=("line 1", "field scenario", "multi-turn"),
+        one_line=True,
+    ),
+    "a DatasetDict folder": Row(
+        cli=lambda p: ["validate", p.matrix(), "-d", _dataset_dict(p)],
+        names=("dd", "name one", "train", "test"),
+        one_line=True,
+    ),
+    "a folder not saved by save_to_disk": Row(
+        cli=lambda p: ["run", p.matrix(), "-d", str(p.tmp)], names=(str, "save_to_disk")
+    ),
+    "columns with --resume": Row(
+        cli=lambda p: ["run", "--resume", p.run_dir(), "--columns", "user_input=q"],
+        names=("--resume", "--columns"),
+    ),
+    "export format unknown": Row(
+        cli=lambda p: ["export", p.run_dir(), "--format", "excel"],
+        names=("--format", "excel", "ragas or wide"),
+    ),
+    "export to an unknown extension": Row(
+        cli=lambda p: ["export", p.run_dir(), "--out", str(p.tmp / "x.xlsx")],
+        names=("--out", ".xlsx"),
+    ),
+    "export of a plain directory": Row(
+        cli=lambda p: ["export", str(p.tmp)], names=(str, "not a run directory")
+    ),
+    "api: columns name an unknown field": Row(
+        api=lambda p: run_grid(p.matrix(), SAMPLES, columns={"qestion": "user_input"}),
+        names=("--columns", "qestion=user_input", "not a sample field"),
+        error=OptionError,
     ),
     # --- options on the command line ---------------------------------------------------------
     "limit zero": Row(cli=lambda p: ["run", p.matrix(), "--limit", "0"], names=("--limit",)),
@@ -460,6 +608,21 @@ ROWS: dict[str, Row] = {
 }
 
 
+DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}
+MIXED_SCHEMES = [
+    {"user_input": "Q?", "response": "A."},
+    {"input": "Q2?", "actual_output": "A2."},
+]
+
+
+def _dataset_dict(p: Place) -> str:
+    """A folder as Hugging Face's DatasetDict.save_to_disk leaves it: one folder per split."""
+    folder = p.tmp / "dd"
+    folder.mkdir()
+    (folder / "dataset_dict.json").write_text('{"splits": ["train", "test"]}')
+    return str(folder)
+
+
 def _spoil_db(p: Place) -> str:
     run_dir = Path(p.run_dir())
     (run_dir / "run.sqlite").write_bytes(b"not a database" * 200)
@@ -509,6 +672,8 @@ def test_bad_input_is_named_and_calls_nothing(name, tmp_path, server: FaultServe
             row.api(place)
         message = str(raised.value)
     assert "Traceback" not in message
+    if row.one_line:
+        assert len(message.strip().splitlines()) == 1, message
     for word in row.names:
         expected = str(place.tmp) if word is str else word
         assert expected in message, (expected, message)

@@ -83,10 +83,19 @@ def test_bad_json_line_is_named(tmp_path: Path):
 
 def test_wrong_field_type_names_sample_and_field(tmp_path: Path):
     path = tmp_path / "d.jsonl"
-    path.write_text(json.dumps({"id": "s9", "user_input": "Q", "contexts": "not a list"}))
+    path.write_text(json.dumps({"id": "s9", "user_input": "Q", "contexts": 7}))
     with pytest.raises(DatasetError) as info:
         load_dataset(path)
     assert "line 1 (sample 's9'), field contexts: Input should be a valid list" in str(info.value)
+
+
+def test_contexts_as_plain_text_asks_for_a_list_or_a_delimiter(tmp_path: Path):
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "s9", "user_input": "Q", "contexts": "not a list"}))
+    with pytest.raises(DatasetError) as info:
+        load_dataset(path)
+    assert "line 1 (sample 's9'), field contexts: not a list ('not a list')" in str(info.value)
+    assert "--list-delimiter" in str(info.value)
 
 
 def test_duplicate_ids(tmp_path: Path):

@@ -13,6 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from judgegrid.api import (
     GridResult,
     PairsResult,
+    export_run,
     load_run,
     rebuild_report,
     resume_run,
@@ -72,6 +73,7 @@ __all__ = [
     "SampleScore",
     "ScoringError",
     "ascore_sample",
+    "export_run",
     "load_dataset",
     "load_matrix",
     "load_run",

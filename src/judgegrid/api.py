@@ -9,10 +9,12 @@ Each entry point is a few lines over ``orchestrate`` (prepare, execute, resume, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
+from judgegrid.export import EXPORT_FORMATS, export_table
 from judgegrid.orchestrate import (
     DatasetArg,
     GridResult,
@@ -28,10 +30,12 @@ from judgegrid.pairs import PairsResult, is_pairs_dir, rebuild_pairs_outputs, ru
 from judgegrid.runner import ProgressHook
 
 __all__ = [
+    "EXPORT_FORMATS",
     "GridResult",
     "PairsResult",
     "PreparedRun",
     "execute_run",
+    "export_run",
     "load_run",
     "prepare_resume",
     "prepare_run",
@@ -51,8 +55,16 @@ def run_grid(
     limit: int | None = None,
     on_progress: ProgressHook | None = None,
     use_cache: bool = True,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
+
+    ``dataset``: a file ('demo', .jsonl/.json/.csv/.parquet/.arrow, a ``save_to_disk`` folder),
+    a list of samples or dicts, a pandas DataFrame, a Ragas ``EvaluationDataset``, a DeepEval
+    ``EvaluationDataset`` or list of ``LLMTestCase``/``Golden``, or a Hugging Face ``Dataset``;
+    Ragas or DeepEval field names are detected. ``columns`` maps sample fields to other names
+    ({"user_input": "question"}); ``list_delimiter`` splits a list field's text cell.
 
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid).
@@ -64,6 +76,8 @@ def run_grid(
         run_dir=run_dir,
         limit=limit,
         use_cache=use_cache,
+        columns=columns,
+        list_delimiter=list_delimiter,
     )
     return execute_run(prepared, on_progress)
 
@@ -94,3 +108,12 @@ def rebuild_report(run_dir: str | Path) -> list[Path]:
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scores and calls tables of a finished or interrupted run."""
     return read_tables(run_dir)
+
+
+def export_run(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
+    """A run's scores as a table for the tools the user has: one row per sample and judge
+    configuration with a column per metric, as Ragas' result table (``format="ragas"``), or one
+    row per sample with a column per metric and configuration (``format="wide"``). A metric's
+    value is the mean of its scored repeats; NaN where none scored (``failed``/``skipped``
+    count the cells behind each row)."""
+    return export_table(run_dir, format)

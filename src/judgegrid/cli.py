@@ -27,6 +27,8 @@ from judgegrid.analyses.tables import cell_causes
 from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.cells import Cell
 from judgegrid.errors import InputError, JudgegridError, OptionError, Problem
+from judgegrid.export import csv_text, write_table
+from judgegrid.formats import mapping_lines, parse_columns
 from judgegrid.labelling import LabelSession, open_session, page_url, serve
 from judgegrid.labels import export_labels, import_labels
 from judgegrid.matrix import inspect_matrix, read_matrix_text
@@ -99,6 +101,28 @@ EXIT_FAILED_CELLS = 3  # the run finished, some cells failed (without --fail-und
 EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM; finished cells are kept, --resume goes on
 
 
+# How a data set's fields are read, on every command that takes --dataset (README: "Data sets").
+ColumnsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--columns",
+        help="Map sample fields to your data set's names, e.g. "
+        "user_input=question,response=answer,retrieved_contexts=docs (fields: id, user_input, "
+        "response, retrieved_contexts, reference, reference_contexts, labels, language). Other "
+        "fields are "
+        "then left out.",
+    ),
+]
+ListDelimiterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--list-delimiter",
+        help="Split a list field's text cell (retrieved_contexts in a CSV) on this text, e.g. "
+        "'|'. Default: a JSON or Python list in the cell; '|' for DeepEval's files.",
+    ),
+]
+
+
 def _fail(exc: InputError) -> None:
     for problem in exc.problems:
         typer.echo(problem.render(exc.source), err=True)
@@ -113,9 +137,12 @@ def run(
         typer.Option(
             "--dataset",
             "-d",
-            help="Data set (.jsonl/.csv/.parquet or 'demo'); overrides the matrix's dataset.",
+            help="Data set (.jsonl/.json/.csv/.parquet/.arrow, a save_to_disk folder, or 'demo'; "
+            "Ragas or DeepEval names); overrides the matrix's dataset.",
         ),
     ] = None,
+    columns: ColumnsOption = None,
+    list_delimiter: ListDelimiterOption = None,
     limit: Annotated[
         int | None,
         typer.Option(
@@ -160,7 +187,8 @@ def run(
     bar = _ProgressBar(progress)
     run_dir: Path | None = None
     try:
-        _check_resume_options(resume, retry_failed, matrix, dataset, limit)
+        read = {"--columns": columns, "--list-delimiter": list_delimiter}
+        _check_resume_options(resume, retry_failed, matrix, {"--dataset": dataset, **read}, limit)
         if resume is not None:
             run_dir = resume
             prepared = api.prepare_resume(
@@ -173,11 +201,15 @@ def run(
                 reports_dir=reports_dir,
                 limit=limit,
                 use_cache=not no_cache,
+                columns=parse_columns(columns),
+                list_delimiter=list_delimiter,
             )
             run_dir = prepared.run_dir
+            mapping = prepared.data.mapping
+            scheme = f", read as {mapping.scheme}" if mapping and mapping.scheme else ""
             typer.echo(
                 f"run directory: {run_dir}  ({len(prepared.data)} samples from "
-                f"{prepared.data.source})"
+                f"{prepared.data.source}{scheme})"
             )
         result = api.execute_run(prepared, on_progress=bar.update)
     except InputError as exc:
@@ -199,14 +231,18 @@ def run(
 
 
 def _check_resume_options(
-    resume: Path | None, retry_failed: bool, matrix: Path, dataset: str | None, limit: int | None
+    resume: Path | None,
+    retry_failed: bool,
+    matrix: Path,
+    data_options: dict[str, str | None],
+    limit: int | None,
 ) -> None:
     """--retry-failed only with --resume; --resume takes everything else from the run."""
     if retry_failed and resume is None:
         raise OptionError(
             "--retry-failed", [Problem("", "only with --resume RUN_DIR (failed cells of a run)")]
         )
-    options = {"a matrix": matrix != DEFAULT_MATRIX, "--dataset": dataset, "--limit": limit}
+    options = {"a matrix": matrix != DEFAULT_MATRIX, **data_options, "--limit": limit}
     given = [name for name, value in options.items() if value]
     if resume is not None and given:
         message = f"the run directory holds its matrix, data set and limit; drop {', '.join(given)}"
@@ -309,13 +345,22 @@ class _ProgressBar:
 def validate(
     matrix: Annotated[Path, typer.Argument(help="Model matrix YAML.")] = DEFAULT_MATRIX,
     dataset: Annotated[
-        str | None, typer.Option("--dataset", "-d", help="Also check this data set.")
+        str | None,
+        typer.Option(
+            "--dataset",
+            "-d",
+            help="Also check this data set, and show the naming scheme detected and where "
+            "each field goes.",
+        ),
     ] = None,
+    columns: ColumnsOption = None,
+    list_delimiter: ListDelimiterOption = None,
 ) -> None:
     """Check a matrix (fields, models, metrics, API keys) and its data set; calls no model."""
     try:
         matrix = default_matrix(matrix)
         text = read_matrix_text(matrix)
+        column_map = parse_columns(columns)
     except InputError as exc:
         _fail(exc)
     parsed, problems = inspect_matrix(text, str(matrix))
@@ -326,7 +371,8 @@ def validate(
     unchecked: list[str] = []
     if parsed is not None:
         try:
-            data = resolve_dataset(parsed, matrix, dataset).head(parsed.limit)
+            data = resolve_dataset(parsed, matrix, dataset, column_map, list_delimiter)
+            data = data.head(parsed.limit)
             too_long, unchecked = sample_problems(parsed, data)
             lines += [p.render(data.source) for p in too_long]
         except InputError as exc:
@@ -342,6 +388,10 @@ def validate(
         f"models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
         f"{len(data)} samples from {data.source}: {cells} cells"
     )
+    if data.mapping is not None:
+        typer.echo(f"{data.source}: read as {data.mapping.scheme or 'mapped by --columns'}")
+        for line in mapping_lines(data.mapping):
+            typer.echo(f"  {line}")
     for note in unchecked:
         typer.echo(f"not checked: {note}")
 
@@ -361,6 +411,44 @@ def report(
     typer.echo(paths[0].read_text(encoding="utf-8"))  # summary.md, or pairs_summary.md
     if len(paths) > 1:
         typer.echo("outputs: " + ", ".join(str(p) for p in paths))
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="ragas: a row per sample × judge configuration, a column per metric, as Ragas' "
+            "result table; wide: a row per sample, a column per metric × configuration.",
+        ),
+    ] = "ragas",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="A .csv, .jsonl or .parquet file (default: CSV on stdout)."
+        ),
+    ] = None,
+) -> None:
+    """The run's scores as a table for the tools you have: each metric is the mean of its
+    scored repeats; NaN where none scored (the failed and skipped columns count why)."""
+    try:
+        _refuse_pairs_parent(run_dir, "export the scores of")
+        table = api.export_run(run_dir, format)
+        if out is not None:
+            write_table(table, out)
+    except InputError as exc:
+        _fail(exc)
+    if out is None:
+        typer.echo(csv_text(table), nl=False)
+        return
+    counts = {status: table.attrs.get(status, 0) for status in ("scored", "failed", "skipped")}
+    typer.echo(
+        f"{len(table)} rows written to {out} ({format}), from {counts['scored']} scored, "
+        f"{counts['failed']} failed and {counts['skipped']} skipped cells; a metric is the mean "
+        "of its scored repeats, NaN where none scored"
+    )
 
 
 @app.command()
@@ -510,12 +598,12 @@ def label(
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
 
 
-def _refuse_pairs_parent(run_dir: Path) -> None:
-    """A judgegrid pairs directory holds one run per aspect: the page labels one of them."""
+def _refuse_pairs_parent(run_dir: Path, what: str = "label the pairs of") -> None:
+    """A judgegrid pairs directory holds one run per aspect: label or export one of them."""
     if api.is_pairs_dir(run_dir):
         aspects = sorted(p.parent.name for p in run_dir.glob("*/run.sqlite"))
         choices = " or ".join(f"{run_dir / a}" for a in aspects)
-        message = f"a judgegrid pairs directory; label the pairs of one aspect: {choices}"
+        message = f"a judgegrid pairs directory; {what} one aspect: {choices}"
         raise OptionError(str(run_dir), [Problem("", message)])
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import pandas as pd
 from judgegrid import report
 from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
-from judgegrid.dataset import DEMO, dataset_from_records, load_dataset
+from judgegrid.dataset import DEMO, dataset_from_object, load_dataset
 from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import OptionError, Problem
 from judgegrid.labels import human_labels, people_pairs
@@ -69,36 +69,29 @@ class PreparedRun:
     use_cache: bool
 
 
-DatasetArg = str | Path | Dataset | Sequence[Sample | dict[str, Any]] | None
+# A file path or 'demo', a Dataset, a list of samples or dicts, a pandas DataFrame, or a Ragas,
+# DeepEval or Hugging Face data set object (``dataset.dataset_from_object`` says which).
+DatasetArg = str | Path | Dataset | Sequence[Sample | dict[str, Any]] | pd.DataFrame | Any | None
 MatrixArg = Matrix | dict[str, Any] | str | Path
 
 
-def resolve_dataset(matrix: Matrix, matrix_path: str | Path | None, dataset: DatasetArg) -> Dataset:
-    """The data set given (a file, 'demo', a Dataset, or a list of samples or dicts), else the
-    matrix's own (relative to its file)."""
-    if isinstance(dataset, Dataset):
-        return dataset
-    if isinstance(dataset, list | tuple):
-        return dataset_from_records(dataset)
-    if isinstance(dataset, str | os.PathLike):
-        return load_dataset(dataset)
+def resolve_dataset(
+    matrix: Matrix,
+    matrix_path: str | Path | None,
+    dataset: DatasetArg,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
+) -> Dataset:
+    """The data set given (a file, 'demo', or an object of judgegrid, pandas, Ragas, DeepEval or
+    Hugging Face), else the matrix's own (relative to its file)."""
     if dataset is not None:
-        raise OptionError(
-            "dataset",
-            [
-                Problem(
-                    "",
-                    "expected a file path, 'demo', a Dataset or a list of samples, "
-                    f"got {type(dataset).__name__}",
-                )
-            ],
-        )
+        return dataset_from_object(dataset, columns=columns, list_delimiter=list_delimiter)
     if matrix.dataset in (None, DEMO):
         return load_dataset(DEMO)
     path = Path(str(matrix.dataset))
     if not path.is_absolute() and matrix_path is not None:
         path = Path(matrix_path).parent / path
-    return load_dataset(path)
+    return load_dataset(path, columns=columns, list_delimiter=list_delimiter)
 
 
 def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
@@ -134,14 +127,17 @@ def prepare_run(
     run_dir: str | Path | None = None,
     limit: int | None = None,
     use_cache: bool = True,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
 ) -> PreparedRun:
     """Check everything, then lay out the run directory; calls no model."""
     loaded, matrix_path = read_matrix(matrix)
     check_limit(limit)
     limit = limit if limit is not None else loaded.limit
-    data = resolve_dataset(loaded, matrix_path, dataset).head(limit)
+    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
     preflight(loaded, str(matrix_path or "<matrix>"), data)
-    source = data.source if data.source == DEMO else str(Path(data.source).resolve())
+    in_python = data.source == DEMO or data.source.startswith("<")  # not a file: "<DataFrame>"
+    source = data.source if in_python else str(Path(data.source).resolve())
     name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
     target = Path(run_dir) if run_dir else new_run_dir(reports_dir, name)
     target.mkdir(parents=True, exist_ok=True)

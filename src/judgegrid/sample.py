@@ -1,12 +1,14 @@
 """A sample to score and a data set of them (value types; ``dataset.py`` reads them from files).
 
 Field names follow Ragas (``user_input``, ``response``, ``retrieved_contexts``, ``reference``); the
-legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too. A sample
-may carry human ``labels``, a ``language`` (a BCP 47 tag such as ``vi``; an English name such as
-``Vietnamese`` is read as its tag) in which the judge is asked to write its questions and
-statements, and, in the demo set, a ``contrast`` saying how it should rank against its siblings. A
-sample may lack fields: the runner records it as skipped for the metrics that need them rather than
-dropping it.
+legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are accepted too.
+``reference_contexts`` (the ideal contexts: DeepEval's ``context``) are kept although no metric
+reads them yet, so a data set loses nothing on the way in. A sample may carry human ``labels``, a
+``language`` (a BCP 47 tag such as ``vi``; an English name such as ``Vietnamese`` is read as its
+tag) in which the judge is asked to write its questions and statements, and, in the demo set, a
+``contrast`` saying how it should rank against its siblings. A sample may lack fields: the runner
+records it as skipped for the metrics that need them rather than dropping it. ``formats.py`` maps
+other tools' field names (DeepEval's, a column map) onto these.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Sample(BaseModel):
         None, validation_alias=AliasChoices("retrieved_contexts", "contexts")
     )
     reference: str | None = Field(None, validation_alias=AliasChoices("reference", "ground_truth"))
+    reference_contexts: list[str] | None = None
     labels: dict[str, float | str] | None = None
     contrast: Contrast | None = None
     language: str | None = None
@@ -82,9 +85,22 @@ def language_name(tag: str) -> str:
 
 
 @dataclass(frozen=True)
+class FieldMapping:
+    """How a data set's fields were read: the naming scheme detected (or the user's column map),
+    each field's place in a ``Sample``, the fields left out, and how text cells became lists."""
+
+    scheme: str
+    fields: tuple[tuple[str, str], ...]  # (the data set's name, the Sample's field)
+    ignored: tuple[str, ...] = ()
+    delimiter: str | None = None  # splits a list field's text cell; None: a JSON/Python list
+    delimiter_given: bool = False  # named by the user, not the scheme's own
+
+
+@dataclass(frozen=True)
 class Dataset:
     source: str
     samples: tuple[Sample, ...]
+    mapping: FieldMapping | None = None
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -96,4 +112,4 @@ class Dataset:
         return {s.id: s for s in self.samples}
 
     def head(self, n: int | None) -> Dataset:
-        return self if n is None else Dataset(self.source, self.samples[:n])
+        return self if n is None else Dataset(self.source, self.samples[:n], self.mapping)
