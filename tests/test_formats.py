@@ -228,29 +228,6 @@ def test_deepeval_objects_by_their_attributes(monkeypatch):
         dataset_from_object(both)
 
 
-def test_real_deepeval_objects():
-    """Runs where deepeval is installed (its own venv: see tests/fixtures/deepeval)."""
-    deepeval_test_case = pytest.importorskip("deepeval.test_case")
-    from deepeval.dataset import EvaluationDataset as DeepEvalDataset
-    from deepeval.dataset import Golden
-
-    cases = [deepeval_test_case.LLMTestCase(**c) for c in deepeval_cases()]
-    expected = dataset_from_object(SAMPLES).samples
-    assert dataset_from_object(cases).samples == expected
-    assert (
-        dataset_from_object(
-            DeepEvalDataset(goldens=[Golden(**c) for c in deepeval_cases()])
-        ).samples
-        == expected
-    )
-    sourced = deepeval_test_case.RetrievedContextData(source="wiki", context="Hamlet is a tragedy.")
-    case = deepeval_test_case.LLMTestCase(
-        input="Q?", actual_output="A.", retrieval_context=[sourced]
-    )
-    (sample,) = dataset_from_object([case]).samples
-    assert sample.retrieved_contexts == ["Hamlet is a tragedy."]
-
-
 # -- any table: a column map and a list delimiter ----------------------------------------------
 
 
