@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
+from demo_sets import ENGLISH_DEMO, english_demo
 from judgegrid import run_grid
 from judgegrid.cache import CACHE_FILE
-from judgegrid.dataset import load_demo
 from judgegrid.matrix import parse_matrix
 from judgegrid.tasks import expand_cells
 from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
@@ -47,7 +47,7 @@ def fault_matrix(url: str, **overrides: Any) -> dict[str, Any]:
     options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": "500ms"}
     base: dict[str, Any] = {
         "name": "faults",
-        "dataset": "demo",
+        "dataset": str(ENGLISH_DEMO),
         "defaults": {
             "judge": {"temperature": 0.0, "max_tokens": 300, "seed": 1, **options},
             "embedding": options,
@@ -114,7 +114,7 @@ def test_grid_of_2000_calls_at_a_20_percent_fault_rate(server, tmp_path, cache_d
     scores, calls = result.scores, result.calls
 
     # every cell the matrix implies, once, and each either scored or failed with its cause
-    implied = {tuple(c) for c in expand_cells(parse_matrix(yaml.safe_dump(matrix)), load_demo())}
+    implied = {tuple(c) for c in expand_cells(parse_matrix(yaml.safe_dump(matrix)), english_demo())}
     written = [tuple(row) for row in scores[CELL_KEY].itertuples(index=False)]
     assert len(written) == len(set(written)) == result.expected_cells == len(implied)
     assert set(written) == implied
