@@ -35,7 +35,7 @@ class StepEstimate:
     model: str
     step: str
     calls: int = 0
-    cache_hits: int = 0
+    cache_hits: int = 0  # answers or vectors the cross-run cache gives, no call
     prompt_tokens: int = 0
     output_tokens: int = 0
     output_basis: str = "answer shape"
@@ -137,8 +137,8 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             (request.kind, request.label, request.step),
             StepEstimate(request.kind, request.label, request.model, request.step),
         )
-        if request.cached:
-            row.cache_hits += 1
+        if request.cached:  # counted as answers (or vectors) the cache gives
+            row.cache_hits += len(request.answers or request.messages)
             continue
         row.calls += 1
         prompt, outputs = count_tokens(request.model, request)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judgegrid.estimate import DEFAULT_LATENCY, GridPlan, StepEstimate
 
-HEADER = ("model", "step", "calls", "cache hits", "prompt tok", "est. output tok", "est. cost")
+HEADER = ("model", "step", "calls", "from cache", "prompt tok", "est. output tok", "est. cost")
 
 
 def money(cost: float | None) -> str:
@@ -67,6 +67,11 @@ def _notes(plan: GridPlan) -> list[str]:
         "has them, else placeholder answers (one statement per sentence of the response); "
         "output tokens: the judge's past answers in the cache, else the placeholder's JSON "
         "(≤ max_tokens); corrective retries and failures are not planned"
+    )
+    out.append(
+        "from cache: answers (judges) or vectors (embedding models) the cross-run cache gives "
+        "without a call; generated texts are the placeholders' in every repeat, so a real "
+        "judge's repeats may need more embedding calls than planned"
     )
     if plan.unpriced:
         out.append(f"cost unknown: litellm's price map lacks {', '.join(plan.unpriced)}")
