@@ -11,18 +11,18 @@ import litellm
 import pandas as pd
 import pytest
 import yaml
-from test_fault_server import ALL_METRICS, KEY_ENV, PLANTED, fault_matrix
 from typer.testing import CliRunner
 
 from judgegrid import api
 from judgegrid.cli import app
 from judgegrid.dataset import load_demo
-from judgegrid.estimate import GridPlan
+from judgegrid.estimate import GridPlan, make_plan
 from judgegrid.matrix import parse_matrix
 from judgegrid.plan import plan_requests
 from judgegrid.plan_table import render_plan
 from judgegrid.rundir import open_run
 from judgegrid.testing.fault_server import FaultServer, start_fault_server
+from test_fault_server import ALL_METRICS, KEY_ENV, PLANTED, fault_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 # Prices for the fault server's models, so both the plan and the run have a cost to compare.
@@ -144,6 +144,14 @@ def test_a_second_plan_counts_the_cache_hits(server, tmp_path, monkeypatch):
     assert again.total("cache_hits") == first_answers
     assert again.cost == 0.0  # nothing left to pay for, even unpriced
 
+    resumed = api.prepare_resume(tmp_path / "run", use_cache=False)  # the run's own database
+    try:
+        from_run = make_plan(resumed.matrix, resumed.data, use_cache=False, store=resumed.store)
+    finally:
+        resumed.store.close()
+    assert from_run.total("calls") == 0 and from_run.total("cache_hits") == first_answers
+    assert server.requests == 0
+
 
 def test_plan_of_the_openrouter_matrix_without_a_key(monkeypatch):
     """Priced judges get a cost, the others "unknown" (never 0); no key needed, nothing sent."""
@@ -184,3 +192,26 @@ def test_run_refuses_a_priced_plan_above_max_cost(server, priced, tmp_path, monk
     assert "is above --max-cost" in result.output and "no terminal" in result.output
     assert server.requests == 0
     assert "est. cost" in result.output  # the plan was shown first
+
+
+def test_plan_command_calls_nothing(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, PLANTED)
+    server.reset_counts()
+    path = write(tmp_path, fault_matrix(server.url))
+    result = CliRunner().invoke(app, ["plan", str(path), "--limit", "2"])
+    assert result.exit_code == 0, result.output
+    assert "response_relevancy.question" in result.output and "est. time" in result.output
+    assert server.requests == 0
+
+
+@pytest.mark.parametrize(("answer", "code"), [("n\n", 2), ("y\n", 0)])
+def test_run_asks_on_a_terminal_above_max_cost(server, priced, tmp_path, monkeypatch, answer, code):
+    monkeypatch.setenv(KEY_ENV, PLANTED)
+    monkeypatch.setattr("judgegrid.cli._on_terminal", lambda: True)
+    server.reset_counts()
+    path = write(tmp_path, fault_matrix(server.url))
+    args = ["run", str(path), "-n", "1", "--reports-dir", str(tmp_path / "r"), "--no-progress"]
+    result = CliRunner().invoke(app, [*args, "--max-cost", "0.0000001"], input=answer)
+    assert "run anyway?" in result.output
+    assert result.exit_code == code, result.output
+    assert (server.requests > 0) == (code == 0)

@@ -208,7 +208,8 @@ def run(
             prepared = api.prepare_resume(
                 resume, retry_failed=retry_failed, use_cache=False if no_cache else None
             )
-            _check_plan(make_plan(prepared.matrix, prepared.data, prepared.use_cache), max_cost)
+            resumed = make_plan(prepared.matrix, prepared.data, prepared.use_cache, prepared.store)
+            _check_plan(resumed, max_cost)
         else:
             grid_plan = api.plan_grid(
                 default_matrix(matrix),
@@ -254,6 +255,11 @@ def run(
     raise typer.Exit(run_exit_code(result.scores, fail_under))
 
 
+def _on_terminal() -> bool:
+    """Whether someone can be asked: stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def _check_plan(plan: GridPlan, max_cost: float | None) -> None:
     """Print the plan; above ``max_cost`` ask on a terminal, else refuse (exit 2)."""
     typer.echo(render_plan(plan) + "\n")
@@ -272,7 +278,7 @@ def _check_plan(plan: GridPlan, max_cost: float | None) -> None:
             ],
         )
     above = f"the estimated cost {money(plan.cost)} is above --max-cost {money(max_cost)}"
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not _on_terminal():
         raise OptionError(
             "--max-cost", [Problem("", f"{above}, and there is no terminal to confirm on")]
         )

@@ -18,9 +18,10 @@ from typing import Any
 from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.matrix import Matrix
 from judgegrid.options import ModelEntry
-from judgegrid.plan import PlannedGrid, Request, plan_requests
+from judgegrid.plan import Known, PlannedGrid, Request, plan_requests
 from judgegrid.providers.gateway import litellm_module
 from judgegrid.sample import Dataset
+from judgegrid.store import RunStore
 
 # Per-call latency when the cache has no past call of the model, in seconds.
 DEFAULT_LATENCY = {"completion": 3.0, "embedding": 0.5}
@@ -220,13 +221,15 @@ def _shared_bound(
     return busy / matrix.concurrency.total
 
 
-def make_plan(matrix: Matrix, dataset: Dataset, use_cache: bool = True) -> GridPlan:
+def make_plan(
+    matrix: Matrix, dataset: Dataset, use_cache: bool = True, store: RunStore | None = None
+) -> GridPlan:
     """The plan of a grid over a data set, reading the cross-run cache if there is one (never
-    making one: planning writes nothing)."""
+    making one: planning writes nothing) and, for a resumed run, its database."""
     path = default_cache_path()
     cache = ResultCache(path) if use_cache and path.exists() else None
     try:
-        return estimate(matrix, plan_requests(matrix, dataset, cache), cache)
+        return estimate(matrix, plan_requests(matrix, dataset, Known(cache, store)), cache)
     finally:
         if cache is not None:
             cache.close()

@@ -35,6 +35,7 @@ from judgegrid.metrics import METRICS, Metric, resolve_metric_name
 from judgegrid.options import ModelOptions
 from judgegrid.question import Question
 from judgegrid.sample import Dataset
+from judgegrid.store import RunStore
 from judgegrid.tasks import expand_cells
 from judgegrid.testing.answers import EMBED_DIM, answer_for_messages, bag_of_words
 
@@ -66,11 +67,32 @@ class PlannedGrid:
     unplanned: list[str]  # cells whose stand-in run failed, with the cause
 
 
+@dataclass
+class Known:
+    """Where answers and vectors already are: a resumed run's database, the cross-run cache."""
+
+    cache: ResultCache | None = None
+    store: RunStore | None = None
+
+    def answer(self, key: str) -> dict[str, Any] | None:
+        found = self.store.load_step(key) if self.store is not None else None
+        if found is None and self.cache is not None:
+            found = self.cache.get_answer(key)
+        return None if found is None else found[0]
+
+    def vectors(self, model: str, cache_model: str, requested: int, texts: list[str]) -> set[str]:
+        found = set(self.store.load_vectors(model, requested, texts)) if self.store else set()
+        rest = [t for t in texts if t not in found]
+        if self.cache is not None and rest:
+            found |= set(self.cache.get_vectors(cache_model, requested, rest))
+        return found
+
+
 class _JudgeLedger:
     """One judge of the matrix: the answers it has given so far (the runner's memo), by key."""
 
-    def __init__(self, label: str, model: str, options: ModelOptions, cache: ResultCache | None):
-        self.label, self.model, self.options, self.cache = label, model, options, cache
+    def __init__(self, label: str, model: str, options: ModelOptions, known: Known):
+        self.label, self.model, self.options, self.known = label, model, options, known
         mode = options.output_mode
         self.output_mode = output_mode_of(model) if mode == "auto" else mode
         self.supports_n = supports_n(model)
@@ -79,10 +101,6 @@ class _JudgeLedger:
 
     def key(self, q: Question, repeat: int) -> str:
         return step_key(self.label, self.model, self.options, self.output_mode, q, repeat)
-
-    def cached(self, key: str) -> dict[str, Any] | None:
-        found = self.cache.get_answer(key) if self.cache is not None else None
-        return None if found is None else found[0]
 
     def record(self, q: Question, answers: list[dict[str, Any]], cached: bool) -> None:
         texts = tuple(json.dumps(a, ensure_ascii=False) for a in answers)
@@ -100,7 +118,7 @@ class _JudgeLedger:
             key = self.key(q, repeat)
             if key in self.answers:
                 continue
-            cached = self.cached(key)
+            cached = self.known.answer(key)
             if cached is not None:
                 self.answers[key] = cached
                 self.record(q, [cached], cached=True)
@@ -134,10 +152,8 @@ class _PlanJudge:
 class _VectorLedger:
     """One embedding model: the (requested dimension, text) pairs fetched so far."""
 
-    def __init__(
-        self, label: str, model: str, options: ModelOptions, method: Any, cache: ResultCache | None
-    ):
-        self.label, self.model, self.cache = label, model, cache
+    def __init__(self, label: str, model: str, options: ModelOptions, method: Any, known: Known):
+        self.label, self.model, self.known = label, model, known
         self.method = resolve_dimension_method(model, method)
         self.cache_model = vector_cache_model(model, options)
         self.seen: set[tuple[int, str]] = set()
@@ -149,7 +165,7 @@ class _VectorLedger:
         if not missing:
             return
         self.seen.update((requested, t) for t in missing)
-        found = self.cache.get_vectors(self.cache_model, requested, missing) if self.cache else {}
+        found = self.known.vectors(self.model, self.cache_model, requested, missing)
         asked = [t for t in missing if t not in found]
         for texts_, cached in ((asked, False), ([t for t in missing if t in found], True)):
             if texts_:
@@ -169,13 +185,14 @@ class _PlanEmbedder:
         return np.array([bag_of_words(t, self._dimension or EMBED_DIM) for t in texts])
 
 
-def plan_requests(
-    matrix: Matrix, dataset: Dataset, cache: ResultCache | None = None
-) -> PlannedGrid:
-    """Every request of the grid over the data set, in the runner's cell order; calls nothing."""
+def plan_requests(matrix: Matrix, dataset: Dataset, known: Known | None = None) -> PlannedGrid:
+    """Every request of the grid over the data set, in the runner's cell order; calls nothing.
+
+    Answers and vectors ``known`` (a resumed run's, the cache's) are counted, not asked."""
+    known = known or Known()
     judges = {
         matrix.judge_label(i): _JudgeLedger(
-            matrix.judge_label(i), spec.id, matrix.judge_options(spec), cache
+            matrix.judge_label(i), spec.id, matrix.judge_options(spec), known
         )
         for i, spec in enumerate(matrix.judges)
     }
@@ -185,7 +202,7 @@ def plan_requests(
             spec.id,
             matrix.embedding_options(spec),
             spec.dimension_method,
-            cache,
+            known,
         )
         for i, spec in enumerate(matrix.embeddings)
     }
