@@ -211,23 +211,10 @@ def run(
             resumed = make_plan(prepared.matrix, prepared.data, prepared.use_cache, prepared.store)
             _check_plan(resumed, max_cost)
         else:
-            grid_plan = api.plan_grid(
-                default_matrix(matrix),
-                dataset,
-                limit=limit,
-                use_cache=not no_cache,
-                columns=parse_columns(columns),
-                list_delimiter=list_delimiter,
-            )
-            _check_plan(grid_plan, max_cost)
+            reading = _reading(limit, no_cache, columns, list_delimiter)
+            _check_plan(api.plan_grid(default_matrix(matrix), dataset, **reading), max_cost)
             prepared = api.prepare_run(
-                default_matrix(matrix),
-                dataset,
-                reports_dir=reports_dir,
-                limit=limit,
-                use_cache=not no_cache,
-                columns=parse_columns(columns),
-                list_delimiter=list_delimiter,
+                default_matrix(matrix), dataset, reports_dir=reports_dir, **reading
             )
             run_dir = prepared.run_dir
             mapping = prepared.data.mapping
@@ -253,6 +240,18 @@ def run(
     bar.close()
     _print_result(result)
     raise typer.Exit(run_exit_code(result.scores, fail_under))
+
+
+def _reading(
+    limit: int | None, no_cache: bool, columns: str | None, list_delimiter: str | None
+) -> dict[str, Any]:
+    """How `run` and `plan` read the grid: the same samples, cache and field names."""
+    return {
+        "limit": limit,
+        "use_cache": not no_cache,
+        "columns": parse_columns(columns),
+        "list_delimiter": list_delimiter,
+    }
 
 
 def _on_terminal() -> bool:
@@ -472,14 +471,8 @@ def plan(
     """Calls, tokens, cost and time a run would take, per judge and step, and the calls the
     cross-run cache would answer; calls no model and needs no API key."""
     try:
-        grid_plan = api.plan_grid(
-            default_matrix(matrix),
-            dataset,
-            limit=limit,
-            use_cache=not no_cache,
-            columns=parse_columns(columns),
-            list_delimiter=list_delimiter,
-        )
+        reading = _reading(limit, no_cache, columns, list_delimiter)
+        grid_plan = api.plan_grid(default_matrix(matrix), dataset, **reading)
     except InputError as exc:
         _fail(exc)
     typer.echo(render_plan(grid_plan))

@@ -75,10 +75,11 @@ class Known:
     store: RunStore | None = None
 
     def answer(self, key: str) -> dict[str, Any] | None:
-        found = self.store.load_step(key) if self.store is not None else None
-        if found is None and self.cache is not None:
-            found = self.cache.get_answer(key)
-        return None if found is None else found[0]
+        stored = self.store.load_step(key) if self.store is not None else None
+        if stored is not None:
+            return stored[0]
+        cached = self.cache.get_answer(key) if self.cache is not None else None
+        return None if cached is None else cached[0]
 
     def vectors(self, model: str, cache_model: str, requested: int, texts: list[str]) -> set[str]:
         found = set(self.store.load_vectors(model, requested, texts)) if self.store else set()
