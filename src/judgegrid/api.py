@@ -14,29 +14,35 @@ from pathlib import Path
 
 import pandas as pd
 
+from judgegrid.estimate import GridPlan, make_plan
 from judgegrid.export import EXPORT_FORMATS, export_table
 from judgegrid.orchestrate import (
     DatasetArg,
     GridResult,
     MatrixArg,
     PreparedRun,
+    check_limit,
     execute_run,
     prepare_resume,
     prepare_run,
+    read_matrix,
     read_tables,
     rebuild_outputs,
+    resolve_dataset,
 )
 from judgegrid.pairs import PairsResult, is_pairs_dir, rebuild_pairs_outputs, run_pairs
 from judgegrid.runner import ProgressHook
 
 __all__ = [
     "EXPORT_FORMATS",
+    "GridPlan",
     "GridResult",
     "PairsResult",
     "PreparedRun",
     "execute_run",
     "export_run",
     "load_run",
+    "plan_grid",
     "prepare_resume",
     "prepare_run",
     "rebuild_report",
@@ -80,6 +86,24 @@ def run_grid(
         list_delimiter=list_delimiter,
     )
     return execute_run(prepared, on_progress)
+
+
+def plan_grid(
+    matrix: MatrixArg,
+    dataset: DatasetArg = None,
+    *,
+    limit: int | None = None,
+    use_cache: bool = True,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
+) -> GridPlan:
+    """The calls, tokens, cost and time a run of ``matrix`` would take, and the calls the
+    cross-run cache would answer; asks no model and needs no key (``judgegrid plan``)."""
+    loaded, matrix_path = read_matrix(matrix)
+    check_limit(limit)
+    limit = limit if limit is not None else loaded.limit
+    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
+    return make_plan(loaded, data, use_cache)
 
 
 def resume_run(

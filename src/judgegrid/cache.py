@@ -90,6 +90,15 @@ class ResultCache:
         self.answer_hits += 1
         return json.loads(row[0]), json.loads(row[1])
 
+    def usage_by_step(self, model: str) -> dict[str, list[dict[str, Any]]]:
+        """The usage of the model's past answers, by step: what ``judgegrid plan`` expects of
+        its next ones (output tokens, latency)."""
+        rows = self._db.execute("SELECT step, usage FROM answers WHERE model = ?", (model,))
+        out: dict[str, list[dict[str, Any]]] = {}
+        for step, usage in rows:
+            out.setdefault(step, []).append(json.loads(usage))
+        return out
+
     def put_answer(
         self,
         key: str,

@@ -27,6 +27,7 @@ from judgegrid.analyses.tables import cell_causes
 from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.cells import Cell
 from judgegrid.errors import InputError, JudgegridError, OptionError, Problem
+from judgegrid.estimate import GridPlan, make_plan
 from judgegrid.export import csv_text, write_table
 from judgegrid.formats import mapping_lines, parse_columns
 from judgegrid.labelling import LabelSession, open_session, page_url, serve
@@ -34,6 +35,7 @@ from judgegrid.labels import export_labels, import_labels
 from judgegrid.matrix import inspect_matrix, read_matrix_text
 from judgegrid.metrics import METRICS
 from judgegrid.orchestrate import resolve_dataset
+from judgegrid.plan_table import money, render_plan
 from judgegrid.preflight import matrix_problems, sample_problems
 from judgegrid.redaction import redact_text
 from judgegrid.rundir import RESOLVED_MATRIX
@@ -181,8 +183,20 @@ def run(
             "(see `judgegrid cache`); every call is made.",
         ),
     ] = False,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost",
+            min=0.0,
+            help="Above this estimated cost in USD (the plan printed first, see `judgegrid "
+            "plan`), ask before starting; refuse (exit 2) when not on a terminal, or when the "
+            "estimate is unknown because litellm's price map lacks a model.",
+        ),
+    ] = None,
 ) -> None:
-    """Score every metric under every judge × embedding × dimension × strictness × repeat."""
+    """Score every metric under every judge × embedding × dimension × strictness × repeat.
+
+    The plan (calls, tokens, cost and time; `judgegrid plan`) is printed first."""
     signal.signal(signal.SIGTERM, _raise_interrupt)
     bar = _ProgressBar(progress)
     run_dir: Path | None = None
@@ -194,15 +208,13 @@ def run(
             prepared = api.prepare_resume(
                 resume, retry_failed=retry_failed, use_cache=False if no_cache else None
             )
+            resumed = make_plan(prepared.matrix, prepared.data, prepared.use_cache, prepared.store)
+            _check_plan(resumed, max_cost)
         else:
+            reading = _reading(limit, no_cache, columns, list_delimiter)
+            _check_plan(api.plan_grid(default_matrix(matrix), dataset, **reading), max_cost)
             prepared = api.prepare_run(
-                default_matrix(matrix),
-                dataset,
-                reports_dir=reports_dir,
-                limit=limit,
-                use_cache=not no_cache,
-                columns=parse_columns(columns),
-                list_delimiter=list_delimiter,
+                default_matrix(matrix), dataset, reports_dir=reports_dir, **reading
             )
             run_dir = prepared.run_dir
             mapping = prepared.data.mapping
@@ -228,6 +240,49 @@ def run(
     bar.close()
     _print_result(result)
     raise typer.Exit(run_exit_code(result.scores, fail_under))
+
+
+def _reading(
+    limit: int | None, no_cache: bool, columns: str | None, list_delimiter: str | None
+) -> dict[str, Any]:
+    """How `run` and `plan` read the grid: the same samples, cache and field names."""
+    return {
+        "limit": limit,
+        "use_cache": not no_cache,
+        "columns": parse_columns(columns),
+        "list_delimiter": list_delimiter,
+    }
+
+
+def _on_terminal() -> bool:
+    """Whether someone can be asked: stdin and stdout are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _check_plan(plan: GridPlan, max_cost: float | None) -> None:
+    """Print the plan; above ``max_cost`` ask on a terminal, else refuse (exit 2)."""
+    typer.echo(render_plan(plan) + "\n")
+    if max_cost is None or (plan.cost is not None and plan.cost <= max_cost):
+        return
+    if plan.cost is None:
+        lacking = ", ".join(plan.unpriced)
+        raise OptionError(
+            "--max-cost",
+            [
+                Problem(
+                    "",
+                    f"the estimated cost is unknown (litellm's price map lacks {lacking}), "
+                    "so it cannot be held to a maximum; drop --max-cost to run anyway",
+                )
+            ],
+        )
+    above = f"the estimated cost {money(plan.cost)} is above --max-cost {money(max_cost)}"
+    if not _on_terminal():
+        raise OptionError(
+            "--max-cost", [Problem("", f"{above}, and there is no terminal to confirm on")]
+        )
+    if not typer.confirm(f"{above}; run anyway?", default=False):
+        raise OptionError("--max-cost", [Problem("", f"{above}; not confirmed")])
 
 
 def _check_resume_options(
@@ -394,6 +449,33 @@ def validate(
             typer.echo(f"  {line}")
     for note in unchecked:
         typer.echo(f"not checked: {note}")
+
+
+@app.command()
+def plan(
+    matrix: Annotated[Path, typer.Argument(help="Model matrix YAML.")] = DEFAULT_MATRIX,
+    dataset: Annotated[
+        str | None,
+        typer.Option("--dataset", "-d", help="Data set; overrides the matrix's dataset."),
+    ] = None,
+    columns: ColumnsOption = None,
+    list_delimiter: ListDelimiterOption = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", min=1, help="Plan only the first N samples."),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Plan as `run --no-cache`: no cache hits.")
+    ] = False,
+) -> None:
+    """Calls, tokens, cost and time a run would take, per judge and step, and the calls the
+    cross-run cache would answer; calls no model and needs no API key."""
+    try:
+        reading = _reading(limit, no_cache, columns, list_delimiter)
+        grid_plan = api.plan_grid(default_matrix(matrix), dataset, **reading)
+    except InputError as exc:
+        _fail(exc)
+    typer.echo(render_plan(grid_plan))
 
 
 @app.command()

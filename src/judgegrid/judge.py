@@ -125,6 +125,26 @@ def answer_memo(store: RunStore, cache: ResultCache | None = None) -> Memo[StepR
     return Memo(find, keep, share_failures=True)
 
 
+def step_key(
+    label: str, model: str, options: ModelOptions, output_mode: str, q: Question, repeat: int
+) -> str:
+    """A step's content address, also for ``judgegrid plan``, which looks answers up unasked."""
+    identity = {
+        "label": label,
+        "model": model,
+        # the resolved output mode stands for the option, so "auto" and what it resolves
+        # to share answers (and answers cached before the option existed still match)
+        "options": options.model_dump(exclude={"api_key_env", "timeout", "output_mode"}),
+        "output_mode": output_mode,
+        "step": q.step,
+        "messages": q.messages,
+        "shape": q.shape(),
+        "repeat": repeat,
+        "index": q.index,
+    }
+    return json_sha(identity)
+
+
 class JudgeModel:
     """One judge of the matrix: its model id, resolved options and the run's shared services."""
 
@@ -141,9 +161,9 @@ class JudgeModel:
         self._transport, self._store = transport, store
         self._memo = answer_memo(store, cache)
         self.output_mode = (
-            _output_mode(model) if options.output_mode == "auto" else options.output_mode
+            output_mode_of(model) if options.output_mode == "auto" else options.output_mode
         )
-        self.supports_n = _supports_n(model)
+        self.supports_n = supports_n(model)
         self._price = Pricer(model)
 
     def bind(self, sample_id: str, repeat: int, generations: int = 0) -> BoundJudge:
@@ -151,20 +171,7 @@ class JudgeModel:
 
     def step_key(self, q: Question, repeat: int) -> str:
         """The content address of one answer: in the run database and the cross-run cache."""
-        identity = {
-            "label": self.label,
-            "model": self.model,
-            # the resolved output mode stands for the option, so "auto" and what it resolves
-            # to share answers (and answers cached before the option existed still match)
-            "options": self.options.model_dump(exclude={"api_key_env", "timeout", "output_mode"}),
-            "output_mode": self.output_mode,
-            "step": q.step,
-            "messages": q.messages,
-            "shape": q.shape(),
-            "repeat": repeat,
-            "index": q.index,
-        }
-        return json_sha(identity)
+        return step_key(self.label, self.model, self.options, self.output_mode, q, repeat)
 
     def _ref(self, q: Question, repeat: int) -> StepRef:
         return StepRef(self.step_key(q, repeat), q.step, self.label, self.model)
@@ -405,7 +412,7 @@ class BoundJudge:
             self.usage.add(exc.usage)
 
 
-def _output_mode(model: str) -> str:
+def output_mode_of(model: str) -> str:
     """json_schema where the provider enforces a schema, json_object where only JSON mode exists."""
     if model.startswith("local/"):
         return "json_schema"
@@ -420,7 +427,7 @@ def _output_mode(model: str) -> str:
         return "instructions"
 
 
-def _supports_n(model: str) -> bool:
+def supports_n(model: str) -> bool:
     """Whether litellm says the provider takes ``n`` (several choices from one request)."""
     if model.startswith("local/"):
         return False

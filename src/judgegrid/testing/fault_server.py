@@ -209,7 +209,7 @@ class FaultServer:
             return failed
         messages = body.get("messages") or []
         try:
-            answer = json.dumps(answer_for_messages(messages, model))
+            answer = json.dumps(answer_for_messages(messages, model), ensure_ascii=False)
         except AssertionError as exc:  # a prompt the scripted answers do not know
             self.outcomes[("completion", model, "unknown prompt")] += 1
             return _error(400, f"fault server: {exc}")
@@ -228,8 +228,8 @@ class FaultServer:
                     "finish_reason": finish,
                 }
             )
-        prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
-        completion_tokens = sum(len(c["message"]["content"]) // 4 + 1 for c in choices)
+        prompt_tokens = chat_tokens(messages)
+        completion_tokens = sum(tokens(c["message"]["content"]) for c in choices)
         return web.json_response(
             {
                 "id": f"chatcmpl-fault-{self.requests}",
@@ -270,18 +270,37 @@ class FaultServer:
             )
             data.append({"object": "embedding", "index": i, "embedding": encoded})
         self.outcomes[("embedding", model, "ok")] += 1
-        tokens = sum(len(str(t)) for t in texts) // 4
+        used = sum(tokens(str(t)) for t in texts)
         return web.json_response(
             {
                 "object": "list",
                 "data": data,
                 "model": model,
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+                "usage": {"prompt_tokens": used, "total_tokens": used},
             }
         )
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"object": "list", "data": []})
+
+
+def tokens(text: str) -> int:
+    """Tokens of a text as OpenAI counts them (cl100k_base, the copy litellm ships: offline)."""
+    from litellm.litellm_core_utils.default_encoding import encoding
+
+    return len(encoding.encode(text, disallowed_special=()))
+
+
+def chat_tokens(messages: list[dict[str, Any]]) -> int:
+    """A chat request's prompt tokens as OpenAI's cookbook counts them: 3 a message, its role
+    and content, and 3 to prime the reply (not chars / 4, which is far off outside English)."""
+    return (
+        sum(
+            3 + tokens(str(m.get("role") or "")) + tokens(str(m.get("content") or ""))
+            for m in messages
+        )
+        + 3
+    )
 
 
 def _content(answer: str, fault: str) -> tuple[str, str]:

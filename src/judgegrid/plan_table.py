@@ -1,0 +1,82 @@
+"""The plan as the text table `judgegrid plan` and `judgegrid run` print, with what it rests on."""
+
+from __future__ import annotations
+
+from judgegrid.estimate import DEFAULT_LATENCY, GridPlan, StepEstimate
+
+HEADER = ("model", "step", "calls", "from cache", "prompt tok", "est. output tok", "est. cost")
+
+
+def money(cost: float | None) -> str:
+    return "unknown" if cost is None else f"${cost:,.4f}"
+
+
+def duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+def _line(row: StepEstimate) -> tuple[str, ...]:
+    return (
+        row.label,
+        row.step,
+        f"{row.calls:,}",
+        f"{row.cache_hits:,}",
+        f"{row.prompt_tokens:,}",
+        f"{row.output_tokens:,}" if row.kind == "completion" else "-",
+        money(row.cost),
+    )
+
+
+def render_plan(plan: GridPlan) -> str:
+    lines = [_line(r) for r in plan.rows]
+    totals = ("total", "", *(f"{plan.total(n):,}" for n in ("calls", "cache_hits")))
+    totals += (f"{plan.total('prompt_tokens'):,}", f"{plan.total('output_tokens'):,}")
+    lines.append((*totals, money(plan.cost)))
+    widths = [max(len(x[i]) for x in [HEADER, *lines]) for i in range(len(HEADER))]
+
+    def fmt(cells: tuple[str, ...]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < 2 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
+    rule = "  ".join("-" * w for w in widths)
+    out = [fmt(HEADER), rule, *(fmt(x) for x in lines[:-1]), rule, fmt(lines[-1]), ""]
+    out += _notes(plan)
+    return "\n".join(out)
+
+
+def _notes(plan: GridPlan) -> list[str]:
+    out = [
+        f"cells: {plan.cells:,} ({plan.skipped_cells:,} skipped for a missing field); "
+        f"est. time {duration(plan.seconds)}",
+    ]
+    for t in plan.times:
+        out.append(
+            f"  {t.label}: {duration(t.seconds)} at {t.latency:.1f} s a call ({t.latency_basis}), "
+            f"bound by {t.bound}"
+        )
+    out.append(
+        "prompt tokens: litellm's token_counter with "
+        + "; ".join(f"{m}: {name}" for m, name in plan.tokenizers.items())
+    )
+    out.append(
+        "later steps (verdicts per statement, per context) follow the cache's answers where it "
+        "has them, else placeholder answers (one statement per sentence of the response); "
+        "output tokens: the judge's past answers in the cache, else the placeholder's JSON "
+        "(≤ max_tokens); corrective retries and failures are not planned"
+    )
+    out.append(
+        "from cache: answers (judges) or vectors (embedding models) the cross-run cache gives "
+        "without a call; generated texts are the placeholders' in every repeat, so a real "
+        "judge's repeats may need more embedding calls than planned"
+    )
+    if plan.unpriced:
+        out.append(f"cost unknown: litellm's price map lacks {', '.join(plan.unpriced)}")
+    defaults = ", ".join(f"{k} {v} s" for k, v in DEFAULT_LATENCY.items())
+    out.append(f"default latency a call, where the cache has none: {defaults}")
+    for problem in plan.unplanned[:5]:
+        out.append(f"not followed: {problem}")
+    return out
