@@ -145,6 +145,15 @@ class JudgeModel:
         )
         self.supports_n = _supports_n(model)
         self._price = Pricer(model)
+        # the part of every step key that is the judge's: dumped once, not per step
+        self._identity = {
+            "label": label,
+            "model": model,
+            # the resolved output mode stands for the option, so "auto" and what it resolves
+            # to share answers (and answers cached before the option existed still match)
+            "options": options.model_dump(exclude={"api_key_env", "timeout", "output_mode"}),
+            "output_mode": self.output_mode,
+        }
 
     def bind(self, sample_id: str, repeat: int, generations: int = 0) -> BoundJudge:
         return BoundJudge(self, sample_id, repeat, generations)
@@ -152,12 +161,7 @@ class JudgeModel:
     def step_key(self, q: Question, repeat: int) -> str:
         """The content address of one answer: in the run database and the cross-run cache."""
         identity = {
-            "label": self.label,
-            "model": self.model,
-            # the resolved output mode stands for the option, so "auto" and what it resolves
-            # to share answers (and answers cached before the option existed still match)
-            "options": self.options.model_dump(exclude={"api_key_env", "timeout", "output_mode"}),
-            "output_mode": self.output_mode,
+            **self._identity,
             "step": q.step,
             "messages": q.messages,
             "shape": q.shape(),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,16 +98,29 @@ class GridRunner:
             asyncio.create_task(self._worker(queue, tally, on_progress))
             for _ in range(min(len(todo), self.matrix.concurrency.total * 4) or 1)
         ]
-        try:
-            await asyncio.gather(*workers)
-        finally:  # on Ctrl-C (asyncio cancels this task) stop the workers before returning
-            for w in workers:
-                w.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+        with ExitStack() as batches:  # one commit per 50 ms of rows, not one per row
+            batches.enter_context(self.store.writes.batched())
             if self.cache is not None:
-                tally.cached_answers = self.cache.answer_hits
-                tally.cached_vectors = self.cache.vector_hits
+                batches.enter_context(self.cache.writes.batched())
+            ticker = asyncio.create_task(self._commit_on_time())
+            try:
+                await asyncio.gather(*workers)
+            finally:  # on Ctrl-C (asyncio cancels this task) stop the workers before returning
+                for w in [*workers, ticker]:
+                    w.cancel()
+                await asyncio.gather(*workers, ticker, return_exceptions=True)
+        if self.cache is not None:
+            tally.cached_answers = self.cache.answer_hits
+            tally.cached_vectors = self.cache.vector_hits
         return tally
+
+    async def _commit_on_time(self) -> None:
+        """Rows wait at most one interval for their commit, also while no new row comes."""
+        while True:
+            await asyncio.sleep(self.store.writes.interval)
+            self.store.writes.flush_due()
+            if self.cache is not None:
+                self.cache.writes.flush_due()
 
     async def _worker(
         self, queue: asyncio.Queue[Cell], tally: Tally, on_progress: ProgressHook | None

@@ -15,7 +15,8 @@ Tables
   one per sample × metric × annotator (a new answer replaces the old).
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
 
-Every write is committed at once (WAL mode), so a kill loses at most the cells in flight.
+Every write is committed at once (WAL mode), or, while the runner batches them (``writes.batched``),
+in transactions at most 50 ms old; either way a kill loses at most the cells in flight.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.cells import Cell
-from judgegrid.database import open_database, read_vectors, vector_blob
+from judgegrid.database import Writes, open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
 from judgegrid.records import LABEL_COLUMNS, SCORE_COLUMNS, CallRecord, Label, ScoreRow
 from judgegrid.sample import Sample
@@ -81,8 +82,10 @@ _INSERT_LABEL = (
     f"INSERT OR REPLACE INTO labels ({', '.join(LABEL_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(LABEL_COLUMNS))})"
 )
+# A plain INSERT: the primary key makes a second row for one cell an error, never a silent
+# replacement (a cell scored twice would be a bug of the runner or of a shard rerun).
 _INSERT_SCORE = (
-    f"INSERT OR REPLACE INTO scores ({', '.join(SCORE_COLUMNS)}) "
+    f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(SCORE_COLUMNS))})"
 )
 
@@ -91,9 +94,11 @@ class RunStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._db = open_database(path, _SCHEMA)
+        self.writes = Writes(self._db)
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
     def close(self) -> None:
+        self.writes.flush()
         self._db.close()
 
     # -- meta ----------------------------------------------------------------------------------
@@ -108,8 +113,8 @@ class RunStore:
     # -- scores --------------------------------------------------------------------------------
 
     def write_score(self, row: ScoreRow) -> None:
-        """One cell's row, committed at once (a rerun of the cell replaces it)."""
-        self._db.execute(_INSERT_SCORE, row.values())
+        """One cell's row (``--retry-failed`` deletes the failed rows before the rerun)."""
+        self.writes.execute(_INSERT_SCORE, row.values())
 
     def finished_cells(self) -> set[Cell]:
         rows = self._db.execute(
@@ -135,6 +140,7 @@ class RunStore:
 
     def save_samples(self, samples: Iterable[Sample]) -> None:
         rows = [(i, s.id, s.model_dump_json(exclude_none=True)) for i, s in enumerate(samples)]
+        self.writes.flush()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("DELETE FROM samples")
@@ -150,6 +156,7 @@ class RunStore:
     def write_labels(self, labels: Iterable[Label]) -> int:
         """Labels committed together, or none of them (an import is never half done)."""
         rows = [label.values() for label in labels]
+        self.writes.flush()
         with self._db:  # one transaction
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(_INSERT_LABEL, rows)
@@ -166,7 +173,7 @@ class RunStore:
     def record_call(self, call: CallRecord) -> None:
         self.calls_recorded += 1
         u = call.usage
-        self._db.execute(
+        self.writes.execute(
             "INSERT INTO calls (kind, model, label, step_key, attempt, status, http_status, error,"
             " finish_reason, request, response, started_at, latency_s, tokens_in, tokens_out, cost)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -193,7 +200,7 @@ class RunStore:
     # -- steps ---------------------------------------------------------------------------------
 
     def name_step(self, key: str, step: str, label: str) -> None:
-        self._db.execute("INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)", (key, step, label))
+        self.writes.execute("INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)", (key, step, label))
 
     def load_step(self, key: str) -> tuple[dict[str, Any], Usage] | None:
         row = self._db.execute("SELECT answer, usage FROM steps WHERE key = ?", (key,)).fetchone()
@@ -204,7 +211,7 @@ class RunStore:
     def save_step(
         self, key: str, step: str, label: str, answer: dict[str, Any], usage: Usage
     ) -> None:
-        self._db.execute(
+        self.writes.execute(
             "INSERT OR REPLACE INTO steps VALUES (?, ?, ?, ?, ?)",
             (key, step, label, json.dumps(answer, ensure_ascii=False), json.dumps(usage.as_dict())),
         )
@@ -217,7 +224,7 @@ class RunStore:
         return read_vectors(self._db, "embeddings", model, dimension, texts)
 
     def save_vectors(self, model: str, dimension: int, vectors: dict[str, np.ndarray]) -> None:
-        self._db.executemany(
+        self.writes.executemany(
             "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
             [(model, dimension, text_sha(t), vector_blob(v)) for t, v in vectors.items()],
         )
