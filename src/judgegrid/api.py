@@ -19,6 +19,7 @@ from judgegrid.orchestrate import (
     MatrixArg,
     PreparedRun,
     execute_run,
+    execution_for,
     prepare_resume,
     prepare_run,
     read_tables,
@@ -32,6 +33,7 @@ __all__ = [
     "PairsResult",
     "PreparedRun",
     "execute_run",
+    "execution_for",
     "load_run",
     "prepare_resume",
     "prepare_run",
@@ -51,11 +53,14 @@ def run_grid(
     limit: int | None = None,
     on_progress: ProgressHook | None = None,
     use_cache: bool = True,
+    workers: int | None = None,
+    backend: str | None = None,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
 
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
-    the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid).
+    the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
+    ``backend`` override the matrix's ``execution:`` block.
     """
     prepared = prepare_run(
         matrix,
@@ -65,7 +70,7 @@ def run_grid(
         limit=limit,
         use_cache=use_cache,
     )
-    return execute_run(prepared, on_progress)
+    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
 
 def resume_run(
@@ -74,13 +79,16 @@ def resume_run(
     retry_failed: bool = False,
     on_progress: ProgressHook | None = None,
     use_cache: bool | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 
-    ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    ``use_cache`` None: as the run was started (``--no-cache`` is remembered). ``workers`` and
+    ``backend``: as in ``run_grid`` (a run may be resumed on other workers than it began on).
     """
     prepared = prepare_resume(run_dir, retry_failed=retry_failed, use_cache=use_cache)
-    return execute_run(prepared, on_progress)
+    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
 
 def rebuild_report(run_dir: str | Path) -> list[Path]:

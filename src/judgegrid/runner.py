@@ -45,6 +45,7 @@ class Tally:
     calls: int = 0
     cached_answers: int = 0  # judge answers and vectors the cross-run cache supplied
     cached_vectors: int = 0
+    shards_rerun: int = 0  # shards lost with a worker and run again (``backends``)
 
 
 ProgressHook = Callable[[Tally, Cell, str], None]
@@ -58,10 +59,14 @@ class GridRunner:
         store: RunStore,
         seed: int = 0,
         cache: ResultCache | None = None,
+        full_buckets: bool = True,
     ):
+        """``full_buckets`` False: the per-minute limits start empty (a worker's shards)."""
         self.matrix, self.dataset, self.store, self.cache = matrix, dataset, store, cache
         self._samples = dataset.by_id()
-        clients = ClientFactory(store, matrix.retry, matrix.concurrency, cache, seed)
+        clients = ClientFactory(
+            store, matrix.retry, matrix.concurrency, cache, seed, full_buckets=full_buckets
+        )
         self.judges: dict[str, JudgeModel] = {
             matrix.judge_label(i): clients.judge(
                 matrix.judge_label(i), spec, matrix.judge_options(spec)

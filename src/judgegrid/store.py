@@ -90,6 +90,21 @@ _INSERT_SCORE = (
 )
 
 
+_CALL_COLUMNS = (
+    "kind, model, label, step_key, attempt, status, http_status, error, finish_reason, request,"
+    " response, started_at, latency_s, tokens_in, tokens_out, cost"
+)
+# What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
+# and vectors are content-addressed, so the same one from two shards is the same row.
+_SHARD_TABLES = {
+    "scores": (", ".join(SCORE_COLUMNS), "INSERT"),
+    "calls": (_CALL_COLUMNS, "INSERT"),
+    "steps": ("key, step, label, answer, usage", "INSERT OR IGNORE"),
+    "step_names": ("key, step, label", "INSERT OR IGNORE"),
+    "embeddings": ("model, dimension, text_sha, vector", "INSERT OR IGNORE"),
+}
+
+
 class RunStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -174,9 +189,7 @@ class RunStore:
         self.calls_recorded += 1
         u = call.usage
         self.writes.execute(
-            "INSERT INTO calls (kind, model, label, step_key, attempt, status, http_status, error,"
-            " finish_reason, request, response, started_at, latency_s, tokens_in, tokens_out, cost)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 16)})",
             (
                 call.kind,
                 call.model,
@@ -215,6 +228,32 @@ class RunStore:
             "INSERT OR REPLACE INTO steps VALUES (?, ?, ?, ?, ?)",
             (key, step, label, json.dumps(answer, ensure_ascii=False), json.dumps(usage.as_dict())),
         )
+
+    # -- a shard's rows, from a worker to the driver -----------------------------------------
+
+    def shard_rows(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row a worker's shard wrote (its own in-memory database), table by table, for
+        the driver to ``absorb``: a worker never writes the run directory (it may be on
+        another machine)."""
+        self.writes.flush()
+        return {
+            table: [tuple(r) for r in self._db.execute(f"SELECT {columns} FROM {table}")]
+            for table, (columns, _) in _SHARD_TABLES.items()
+        }
+
+    def absorb(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """A finished shard's rows, all in one transaction: the run database holds a shard
+        whole or not at all. Score rows are plain INSERTs: a cell written twice is an error."""
+        self.writes.flush()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for table, (columns, verb) in _SHARD_TABLES.items():
+                if rows.get(table):
+                    marks = ", ".join("?" * len(columns.split(",")))
+                    self._db.executemany(
+                        f"{verb} INTO {table} ({columns}) VALUES ({marks})", rows[table]
+                    )
+        self.calls_recorded += len(rows.get("calls", []))
 
     # -- embeddings ----------------------------------------------------------------------------
 

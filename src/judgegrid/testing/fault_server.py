@@ -87,12 +87,14 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 class FaultServer:
-    """The server and its counters: ``outcomes[(kind, model, outcome)]`` and ``requests``."""
+    """The server and its counters: ``outcomes[(kind, model, outcome)]``, ``requests``, and
+    ``arrivals``, the time (``time.monotonic``) each request came in, to check a rate limit."""
 
     def __init__(self, plan: FaultPlan | None = None):
         self.plan = plan or FaultPlan()
         self.outcomes: Counter[tuple[str, str, str]] = Counter()
         self.requests = 0
+        self.arrivals: list[float] = []
         self.keys_seen: set[str] = set()  # bearer tokens received, to show a key got through
         self._seen: Counter[str] = Counter()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -111,6 +113,7 @@ class FaultServer:
     def reset_counts(self) -> None:
         self.outcomes.clear()
         self.requests = 0
+        self.arrivals.clear()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -199,6 +202,7 @@ class FaultServer:
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1  # counted on arrival: a client that gives up early still sent it
+        self.arrivals.append(time.monotonic())
         raw = await request.read()
         body = json.loads(raw)
         model = str(body.get("model", ""))
@@ -247,6 +251,7 @@ class FaultServer:
 
     async def _embeddings(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1
+        self.arrivals.append(time.monotonic())
         raw = await request.read()
         body = json.loads(raw)
         model = str(body.get("model", ""))

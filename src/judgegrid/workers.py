@@ -1,0 +1,85 @@
+"""One shard scored in a worker: the grid runner on the shard's cells, its rows sent back.
+
+The worker runs the same asyncio runner a one-process run uses, under its share of the matrix's
+limits (``shards.worker_matrix``), into a database of its own in memory, and returns the rows
+(scores, calls, steps, step names, vectors) for the driver to write: a worker never touches the
+run directory, which may be on another machine. The job holds no secret: the matrix names the
+environment variables that hold keys, and the worker reads them from its own environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from judgegrid.cache import ResultCache
+from judgegrid.cells import Cell
+from judgegrid.matrix import Matrix
+from judgegrid.providers import register_local_models
+from judgegrid.runner import GridRunner
+from judgegrid.sample import Dataset, Sample
+from judgegrid.store import RunStore
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """What a worker needs for one shard; pickled to it, so kept to the shard's own samples."""
+
+    number: int
+    matrix: Matrix  # the worker's share of the limits
+    samples: tuple[Sample, ...]
+    cells: tuple[Cell, ...]
+    use_cache: bool
+    driver_pid: int | None = None  # a local worker's driver: the worker ends when it does
+
+
+@dataclass
+class ShardRows:
+    """A finished shard: its rows by table, and what the cross-run cache supplied."""
+
+    number: int
+    tables: dict[str, list[tuple[Any, ...]]]
+    cached_answers: int = 0
+    cached_vectors: int = 0
+    worker_pid: int = field(default_factory=os.getpid)
+
+
+def run_shard(job: ShardJob) -> ShardRows:
+    """Score a shard's cells in this process and hand back every row they made."""
+    if job.driver_pid is not None:
+        _end_with(job.driver_pid)
+    register_local_models([j.id for j in job.matrix.judges] + [e.id for e in job.matrix.embeddings])
+    store = RunStore(":memory:")
+    cache = ResultCache() if job.use_cache else None
+    runner = GridRunner(
+        job.matrix, Dataset("shard", job.samples), store, cache=cache, full_buckets=False
+    )
+    try:
+        tally = asyncio.run(runner.run(list(job.cells)))
+        return ShardRows(job.number, store.shard_rows(), tally.cached_answers, tally.cached_vectors)
+    finally:
+        if cache is not None:
+            cache.close()
+        store.close()
+
+
+_watched: set[int] = set()
+
+
+def _end_with(driver: int) -> None:
+    """A local worker whose driver was killed (SIGKILL: it could not stop its workers) ends
+    too, at once, instead of finishing a shard nobody will write; checked twice a second."""
+    if driver in _watched or os.getppid() != driver:
+        return
+    _watched.add(driver)
+
+    def watch() -> None:
+        while os.getppid() == driver:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="judgegrid-driver-watch", daemon=True).start()
