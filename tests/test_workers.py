@@ -333,3 +333,43 @@ def test_a_killed_driver_resumes_on_workers_to_a_complete_run(tmp_path, server, 
     assert resumed.returncode == 0, resumed.stderr
     assert f"{before} were already done" in resumed.stdout
     _check_complete(db, 2 * 6 * 2 * 7)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_a_kill_stops_a_sharded_run_with_exit_130_and_it_resumes(
+    tmp_path, server, samples, signum
+):
+    """The workers are killed, the finished shards stay, and --resume finishes the run."""
+    server.set_plan(FaultPlan(latency_s=0.05))
+    matrix = grid_matrix(server.url, samples, concurrency={"total": 4, "per_model": 2})
+    reports = tmp_path / "r"
+    proc = subprocess.Popen(
+        _cli(
+            "run",
+            str(write(tmp_path, "m", matrix)),
+            "--workers",
+            "2",
+            "--no-progress",
+            "--reports-dir",
+            str(reports),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as in a terminal (see tests/test_cli.py): SIGINT at its default in the driver
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    db = _wait_for_scores(reports, proc)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
+    assert _worker_pids(proc.pid) == []
+    resumed = subprocess.run(
+        _cli("run", "--resume", str(db.parent), "--workers", "2", "--no-progress"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    _check_complete(db, 2 * 6 * 2 * 7)
