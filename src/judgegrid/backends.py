@@ -91,6 +91,8 @@ def run_sharded(
                 store.absorb(outcome.rows.tables)
                 tally.cached_answers += outcome.rows.cached_answers
                 tally.cached_vectors += outcome.rows.cached_vectors
+                tally.worker_cpu_s += outcome.rows.cpu_s
+                tally.worker_peak_mb = max(tally.worker_peak_mb, outcome.rows.peak_rss_mb)
                 statuses = [row[7] for row in outcome.rows.tables["scores"]]
             else:
                 statuses = _write_lost(store, shards[outcome.number], outcome.error or "")
@@ -149,11 +151,17 @@ def _lost_message(what: str, exc: BaseException) -> str:
 
 
 class ProcessBackend:
-    """Local worker processes through joblib's loky (the executor joblib itself runs on)."""
+    """Local worker processes through joblib's loky (the executor joblib itself runs on).
+
+    After a run that finished, the workers stay for loky's idle minute, so the next run of this
+    process (``judgegrid pairs`` runs one per aspect) does not import everything again; they are
+    replaced when the environment changed (a key set since), and killed after an interrupt.
+    """
 
     def __init__(self, workers: int):
         self.workers = workers
         self._executor: Any = None
+        self._finished = False
 
     def results(self, jobs: list[ShardJob]) -> Iterator[Outcome]:
         queue, losses = list(jobs), dict[int, int]()
@@ -161,7 +169,7 @@ class ProcessBackend:
         while queue or futures:
             # at most one shard per worker: each holds 1/workers of the limits, and a dead
             # worker costs only the shards then running
-            self._executor = get_reusable_executor(max_workers=self.workers, timeout=60)
+            self._executor = _executor(self.workers)
             while queue and len(futures) < self.workers:
                 job = queue.pop(0)
                 futures[self._executor.submit(run_shard, job)] = job
@@ -179,11 +187,24 @@ class ProcessBackend:
                 lost += futures.values()
                 futures.clear()
                 yield from _rerun_or_fail(lost, losses, queue)
+        self._finished = True
 
     def close(self) -> None:
-        if self._executor is not None:
+        if self._executor is not None and not self._finished:
             self._executor.shutdown(wait=False, kill_workers=True)
-            self._executor = None
+        self._executor = None
+
+
+_pool_environment: list[int] = []  # the environment loky's reusable workers were started with
+
+
+def _executor(workers: int) -> Any:
+    """loky's reusable executor, new if the environment changed since its workers started
+    (they read keys from it, and a kept worker would keep an old one)."""
+    now = hash(frozenset(os.environ.items()))
+    same = _pool_environment == [now]
+    _pool_environment[:] = [now]
+    return get_reusable_executor(max_workers=workers, timeout=60, reuse="auto" if same else False)
 
 
 def _rerun_or_fail(

@@ -46,6 +46,8 @@ class Tally:
     cached_answers: int = 0  # judge answers and vectors the cross-run cache supplied
     cached_vectors: int = 0
     shards_rerun: int = 0  # shards lost with a worker and run again (``backends``)
+    worker_cpu_s: float = 0.0  # CPU time the workers spent on the shards they sent back
+    worker_peak_mb: float = 0.0  # the largest peak memory of one worker
 
 
 ProgressHook = Callable[[Tally, Cell, str], None]

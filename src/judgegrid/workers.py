@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
 from judgegrid.matrix import Matrix
 from judgegrid.providers import register_local_models
+from judgegrid.providers.gateway import litellm_module
 from judgegrid.runner import GridRunner
 from judgegrid.sample import Dataset, Sample
 from judgegrid.store import RunStore
@@ -46,6 +48,8 @@ class ShardRows:
     cached_answers: int = 0
     cached_vectors: int = 0
     worker_pid: int = field(default_factory=os.getpid)
+    cpu_s: float = 0.0  # the worker's CPU time on this shard (litellm's import not included)
+    peak_rss_mb: float = 0.0  # the worker's peak memory so far
 
 
 def run_shard(job: ShardJob) -> ShardRows:
@@ -53,6 +57,8 @@ def run_shard(job: ShardJob) -> ShardRows:
     if job.driver_pid is not None:
         _end_with(job.driver_pid)
     register_local_models([j.id for j in job.matrix.judges] + [e.id for e in job.matrix.embeddings])
+    litellm_module()  # imported before the clock starts: a second, once per worker
+    started = time.process_time()
     store = RunStore(":memory:")
     cache = ResultCache() if job.use_cache else None
     runner = GridRunner(
@@ -60,7 +66,15 @@ def run_shard(job: ShardJob) -> ShardRows:
     )
     try:
         tally = asyncio.run(runner.run(list(job.cells)))
-        return ShardRows(job.number, store.shard_rows(), tally.cached_answers, tally.cached_vectors)
+        rows = store.shard_rows()
+        return ShardRows(
+            job.number,
+            rows,
+            tally.cached_answers,
+            tally.cached_vectors,
+            cpu_s=time.process_time() - started,
+            peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        )
     finally:
         if cache is not None:
             cache.close()
