@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import os
 import tempfile
 from pathlib import Path
 
 import yaml
-from common import KEY_ENV, Row, emit, load_average, verdict
+from common import KEY_ENV, Row, bench_environment, emit, load_average, verdict
 from grid import synthetic_samples, write_jsonl
 
 from judgegrid.testing.fault_server import FaultPlan, start_fault_server
@@ -35,8 +34,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--samples", type=int, default=40)
     args = parser.parse_args()
-    os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-bench-cache-")
-    os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
+    bench_environment()
     from judgegrid import run_grid
 
     server = start_fault_server(FaultPlan(latency_s=0.02))

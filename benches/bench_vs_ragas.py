@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 import yaml
-from common import Row, emit, load_average, start_fault_server, verdict
+from common import Row, bench_environment, emit, load_average, start_fault_server, verdict
 from grid import synthetic_samples, write_jsonl
 
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
@@ -176,8 +176,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-bench-cache-")
-    os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
+    bench_environment()
     samples = synthetic_samples(args.samples, contexts=CONTEXTS)
     server, url = start_fault_server(args.latency_ms / 1000)
     rows: list[Row] = []

@@ -26,7 +26,7 @@ from judgegrid.errors import OptionError
 from judgegrid.matrix import matrix_from_data
 from judgegrid.orchestrate import execution_for
 from judgegrid.shards import split_shards, window_safe_share, worker_matrix
-from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
+from judgegrid.testing.fault_server import FaultPlan, FaultServer
 from judgegrid.transport import RateLimit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
@@ -34,13 +34,6 @@ import grid as bench_grid  # benches/ is not a package
 
 KEY_ENV = "JUDGEGRID_WORKER_KEY"
 CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = start_fault_server()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(autouse=True)
@@ -250,6 +243,37 @@ def _worker_pids(driver: int) -> list[int]:
     return pids
 
 
+def _start_sharded_run(
+    tmp_path: Path, server: FaultServer, samples: Path, *options: str
+) -> tuple[subprocess.Popen, Path]:
+    """``judgegrid run --workers 2`` at 50 ms a call, once its first shard is written."""
+    server.set_plan(FaultPlan(latency_s=0.05))
+    matrix = grid_matrix(server.url, samples, concurrency={"total": 4, "per_model": 2})
+    reports = tmp_path / "r"
+    path = write(tmp_path, "m", matrix)
+    proc = subprocess.Popen(
+        _cli("run", str(path), "--workers", "2", "--no-progress", "--reports-dir", str(reports))
+        + list(options),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as in a terminal (see tests/test_cli.py): SIGINT at its default in the driver
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    return proc, _wait_for_scores(reports, proc)
+
+
+def _resume_on_workers(db: Path) -> subprocess.CompletedProcess[str]:
+    resumed = subprocess.run(
+        _cli("run", "--resume", str(db.parent), "--workers", "2", "--no-progress"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    return resumed
+
+
 def _check_complete(db: Path, expected: int) -> None:
     con = sqlite3.connect(db)
     try:
@@ -269,25 +293,7 @@ def _check_complete(db: Path, expected: int) -> None:
 
 
 def test_a_worker_killed_mid_run_loses_only_its_shard_which_runs_again(tmp_path, server, samples):
-    server.set_plan(FaultPlan(latency_s=0.05))
-    matrix = grid_matrix(server.url, samples, concurrency={"total": 4, "per_model": 2})
-    reports = tmp_path / "r"
-    proc = subprocess.Popen(
-        _cli(
-            "run",
-            str(write(tmp_path, "m", matrix)),
-            "--workers",
-            "2",
-            "--no-progress",
-            "--no-cache",
-            "--reports-dir",
-            str(reports),
-        ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    db = _wait_for_scores(reports, proc)
+    proc, db = _start_sharded_run(tmp_path, server, samples, "--no-cache")
     workers = _worker_pids(proc.pid)
     assert workers, "no loky worker found under the driver"
     os.kill(workers[0], signal.SIGKILL)
@@ -302,35 +308,11 @@ def test_a_worker_killed_mid_run_loses_only_its_shard_which_runs_again(tmp_path,
 
 
 def test_a_killed_driver_resumes_on_workers_to_a_complete_run(tmp_path, server, samples):
-    server.set_plan(FaultPlan(latency_s=0.05))
-    matrix = grid_matrix(server.url, samples, concurrency={"total": 4, "per_model": 2})
-    reports = tmp_path / "r"
-    proc = subprocess.Popen(
-        _cli(
-            "run",
-            str(write(tmp_path, "m", matrix)),
-            "--workers",
-            "2",
-            "--no-progress",
-            "--no-cache",
-            "--reports-dir",
-            str(reports),
-        ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    db = _wait_for_scores(reports, proc)
+    proc, db = _start_sharded_run(tmp_path, server, samples, "--no-cache")
     proc.kill()
     proc.communicate(timeout=60)
     before = _scores(db)
-    resumed = subprocess.run(
-        _cli("run", "--resume", str(db.parent), "--workers", "2", "--no-progress"),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = _resume_on_workers(db)
     assert f"{before} were already done" in resumed.stdout
     _check_complete(db, 2 * 6 * 2 * 7)
 
@@ -340,36 +322,11 @@ def test_ctrl_c_or_a_kill_stops_a_sharded_run_with_exit_130_and_it_resumes(
     tmp_path, server, samples, signum
 ):
     """The workers are killed, the finished shards stay, and --resume finishes the run."""
-    server.set_plan(FaultPlan(latency_s=0.05))
-    matrix = grid_matrix(server.url, samples, concurrency={"total": 4, "per_model": 2})
-    reports = tmp_path / "r"
-    proc = subprocess.Popen(
-        _cli(
-            "run",
-            str(write(tmp_path, "m", matrix)),
-            "--workers",
-            "2",
-            "--no-progress",
-            "--reports-dir",
-            str(reports),
-        ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # as in a terminal (see tests/test_cli.py): SIGINT at its default in the driver
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    db = _wait_for_scores(reports, proc)
+    proc, db = _start_sharded_run(tmp_path, server, samples)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
     assert _worker_pids(proc.pid) == []
-    resumed = subprocess.run(
-        _cli("run", "--resume", str(db.parent), "--workers", "2", "--no-progress"),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert resumed.returncode == 0, resumed.stderr
+    _resume_on_workers(db)
     _check_complete(db, 2 * 6 * 2 * 7)
