@@ -46,10 +46,13 @@ CONCURRENCY = 64
 METRICS = ["faithfulness", "context_precision", "context_recall"]
 
 
-def write_matrix(work: Path, url: str, samples: int, repeats: int) -> Path:
+def write_matrix(
+    work: Path, url: str, samples: int, repeats: int, provider: str = "openai"
+) -> Path:
     options = fake_model_options(url)
     judges = [
-        {"id": f"openai/fake-judge-{c}", "label": f"judge-{c}", "options": options} for c in "abc"
+        {"id": f"{provider}/fake-judge-{c}", "label": f"judge-{c}", "options": options}
+        for c in "abc"
     ]
     data = write_jsonl(work / f"samples-{samples}.jsonl", synthetic_samples(samples))
     matrix = matrix_dict(
@@ -102,7 +105,7 @@ def run_once(
     return Measured(wall, cpu + tally.worker_cpu_s, requests, tally.failed, tally.worker_peak_mb)
 
 
-def litellm_floor(url: str, calls: int = 1500) -> float:
+def litellm_floor(url: str, provider: str = "openai", calls: int = 1500) -> float:
     """CPU ms per call of bare ``litellm.acompletion`` (a judgegrid-sized statements prompt with
     a JSON schema, concurrency 64) on the same server: the floor under the harness."""
     import litellm
@@ -117,7 +120,7 @@ def litellm_floor(url: str, calls: int = 1500) -> float:
     async def one(sem: asyncio.Semaphore, i: int) -> None:
         async with sem:
             await litellm.acompletion(
-                model="openai/fake-floor",
+                model=f"{provider}/fake-floor",
                 api_base=url,
                 api_key="sk-bench",
                 max_retries=0,
@@ -154,6 +157,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--backend", choices=["processes", "ray"], default=None)
     parser.add_argument("--floor", action="store_true", help="also measure bare litellm")
+    parser.add_argument(
+        "--provider",
+        default="openai",
+        choices=["openai", "hosted_vllm"],
+        help="litellm's provider for the judges: openai (through the OpenAI SDK) or "
+        "hosted_vllm (litellm's own HTTP client, as for a self-hosted vLLM)",
+    )
     args = parser.parse_args()
     if not fault_server_available():
         print("skipped: judgegrid.testing.fault_server (issue 4) is not on this branch")
@@ -171,12 +181,12 @@ def main() -> None:
                 ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False)
             # warm-up: litellm's lazy imports, HTTP clients and the workers' start-up, outside
             # the measurement (the workers stay for the next run)
-            warm = write_matrix(work, url, 2 * args.workers, 1)
+            warm = write_matrix(work, url, 2 * args.workers, 1, args.provider)
             run_once(warm, work / "warmup", args.workers, args.backend)
-            floor = litellm_floor(url) if args.floor else None
+            floor = litellm_floor(url, args.provider) if args.floor else None
             rss_before = peak_rss_mb()
             m = run_once(
-                write_matrix(work, url, args.samples, args.repeats),
+                write_matrix(work, url, args.samples, args.repeats, args.provider),
                 work / "run",
                 args.workers,
                 args.backend,
@@ -193,7 +203,7 @@ def main() -> None:
         f"{args.workers} {args.backend or 'processes'} workers"
         if args.workers > 1 or args.backend
         else "1 worker (in process)"
-    )
+    ) + ("" if args.provider == "openai" else f", {args.provider}/")
     server_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"{where}: {requests} requests ({failed} failed cells) at {args.latency * 1000:.0f} ms, "
@@ -228,7 +238,14 @@ def main() -> None:
                 verdict(cpu_ms <= 1.5),
             ),
             *(
-                [Row("scheduler", "bare litellm.acompletion CPU per call", round(floor, 2), "ms")]
+                [
+                    Row(
+                        "scheduler",
+                        f"bare litellm.acompletion CPU per call, {args.provider}/",
+                        round(floor, 2),
+                        "ms",
+                    )
+                ]
                 if floor is not None
                 else []
             ),

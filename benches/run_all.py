@@ -29,6 +29,8 @@ SUITE: dict[str, list[str]] = {
     "calls": ["bench_calls.py"],  # calls per grid against Ragas, then the warm rerun
     "scheduler": ["bench_scheduler.py", "--floor"],  # 50 ms, >= 5,000 calls, concurrency 64
     "scheduler-2-workers": ["bench_scheduler.py", "--workers", "2"],  # the same on 2 processes
+    # litellm's own HTTP client instead of the OpenAI SDK, as for a self-hosted vLLM
+    "scheduler-vllm": ["bench_scheduler.py", "--provider", "hosted_vllm", "--floor"],
     "scheduler-ray": ["bench_scheduler.py", "--workers", "2", "--backend", "ray"],
     # the same at 500 ms, closer to a hosted model: is the gap the scheduler or the CPU?
     "scheduler-500ms": ["bench_scheduler.py", "--latency", "0.5", "--samples", "60"],

@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from judgegrid import run_grid
 from judgegrid.cells import Cell
+from judgegrid.cli import app
 from judgegrid.errors import OptionError
 from judgegrid.matrix import matrix_from_data
 from judgegrid.orchestrate import execution_for
@@ -330,3 +332,10 @@ def test_ctrl_c_or_a_kill_stops_a_sharded_run_with_exit_130_and_it_resumes(
     assert _worker_pids(proc.pid) == []
     _resume_on_workers(db)
     _check_complete(db, 2 * 6 * 2 * 7)
+
+
+def test_a_bad_backend_on_the_command_line_is_one_line_and_exit_2(write_matrix):
+    result = CliRunner().invoke(app, ["run", str(write_matrix()), "--backend", "rey"])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if "execution" in line]
+    assert len(lines) == 1 and "'processes' or 'ray'" in lines[0], result.output

@@ -9,6 +9,7 @@ Python API start a run the same way, and an interrupted run can be resumed from 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -192,7 +193,11 @@ def execution_for(
     given = {"workers": workers, "backend": backend, "address": address}
     data = {**matrix.execution.model_dump(exclude_none=True)}
     data.update({k: v for k, v in given.items() if v is not None})
-    return validate(Execution, data, "execution", OptionError)
+    execution = validate(Execution, data, "execution", OptionError)
+    if execution.engine == "ray" and importlib.util.find_spec("ray") is None:
+        message = "ray is not installed here; pip install 'judgegrid[ray]'"
+        raise OptionError("execution.backend", [Problem("", message)])
+    return execution
 
 
 def execute_run(

@@ -127,9 +127,11 @@ class RunStore:
 
     # -- scores --------------------------------------------------------------------------------
 
-    def write_score(self, row: ScoreRow) -> None:
-        """One cell's row (``--retry-failed`` deletes the failed rows before the rerun)."""
-        self.writes.execute(_INSERT_SCORE, row.values())
+    def write_score(self, row: ScoreRow, replace: bool = False) -> None:
+        """One cell's row (``--retry-failed`` deletes the failed rows before the rerun); a
+        second row for the cell is an error unless ``replace`` says it is meant."""
+        sql = _INSERT_SCORE.replace("INSERT", "INSERT OR REPLACE", 1) if replace else _INSERT_SCORE
+        self.writes.execute(sql, row.values())
 
     def finished_cells(self) -> set[Cell]:
         rows = self._db.execute(
