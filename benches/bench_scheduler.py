@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import resource
 import tempfile
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 import yaml
 from common import (
     Row,
+    bench_environment,
     emit,
     fake_model_options,
     fault_server_available,
@@ -169,7 +169,7 @@ def main() -> None:
         print("skipped: judgegrid.testing.fault_server (issue 4) is not on this branch")
         emit([Row("scheduler", "not run: needs the fault server of issue 4", "-")])
         return
-    os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-bench-cache-")
+    bench_environment()  # before any worker starts: workers read the key from their environment
     server, url = start_fault_server(args.latency)
     floor = None
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 
 from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
+from judgegrid.errors import OptionError, Problem
 from judgegrid.matrix import Matrix
 from judgegrid.providers import register_local_models
 from judgegrid.providers.gateway import litellm_module
@@ -56,6 +58,7 @@ def run_shard(job: ShardJob) -> ShardRows:
     """Score a shard's cells in this process and hand back every row they made."""
     if job.driver_pid is not None:
         _end_with(job.driver_pid)
+    _check_keys(job.matrix)
     register_local_models([j.id for j in job.matrix.judges] + [e.id for e in job.matrix.embeddings])
     litellm_module()  # imported before the clock starts: a second, once per worker
     started = time.process_time()
@@ -79,6 +82,18 @@ def run_shard(job: ShardJob) -> ShardRows:
         if cache is not None:
             cache.close()
         store.close()
+
+
+def _check_keys(matrix: Matrix) -> None:
+    """The driver checked its own environment; a worker (another node, a Ray instance started
+    before the key was set) must have the keys too, or every call fails with a vaguer error."""
+    names = {matrix.judge_options(j).api_key_env for j in matrix.judges}
+    names |= {matrix.embedding_options(e).api_key_env for e in matrix.embeddings}
+    missing = sorted(n for n in names if n and n not in os.environ)
+    if missing:
+        where = f"worker on {socket.gethostname()} (pid {os.getpid()})"
+        problems = [Problem(where, f"the environment variable {n} is not set") for n in missing]
+        raise OptionError("execution", problems)
 
 
 _watched: set[int] = set()
