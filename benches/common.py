@@ -11,6 +11,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -81,6 +82,12 @@ def fake_model_options(url: str) -> dict[str, str]:
     """Options for an ``openai/...`` entry served by the fault server (any key will do)."""
     os.environ.setdefault(KEY_ENV, "sk-bench-not-a-real-key")
     return {"api_base": url, "api_key_env": KEY_ENV}
+
+
+def bench_environment() -> None:
+    """A cross-run cache of the benchmark's own (never the user's) and a key for litellm."""
+    os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-bench-cache-")
+    os.environ[KEY_ENV] = "sk-bench-not-a-real-key"
 
 
 def load_average() -> str:

@@ -27,9 +27,17 @@ RESULT_PREFIX = "RESULT "
 # name -> the script and its arguments
 SUITE: dict[str, list[str]] = {
     "calls": ["bench_calls.py"],  # calls per grid against Ragas, then the warm rerun
-    "scheduler": ["bench_scheduler.py"],  # 50 ms a call, >= 5,000 calls, concurrency 64
+    "scheduler": ["bench_scheduler.py", "--floor"],  # 50 ms, >= 5,000 calls, concurrency 64
+    "scheduler-2-workers": ["bench_scheduler.py", "--workers", "2"],  # the same on 2 processes
+    # litellm's own HTTP client instead of the OpenAI SDK, as for a self-hosted vLLM
+    "scheduler-vllm": ["bench_scheduler.py", "--provider", "hosted_vllm", "--floor"],
+    "scheduler-ray": ["bench_scheduler.py", "--workers", "2", "--backend", "ray"],
     # the same at 500 ms, closer to a hosted model: is the gap the scheduler or the CPU?
     "scheduler-500ms": ["bench_scheduler.py", "--latency", "0.5", "--samples", "60"],
+    # a requests-per-minute limit across 2 workers, on the server's request log (~2 minutes)
+    "rate-limit": ["bench_rate_limit.py"],
+    # Ragas 0.4.3 evaluate() and judgegrid, alternating, at 200 ms a call
+    "vs-ragas": ["bench_vs_ragas.py"],
     # issue 4's: throughput at a 20% fault rate, then a cached rerun (prints, no RESULT line)
     "faults": ["fault_grid.py", "--repeats", "2"],
     "report": ["bench_report_run.py"],  # judgegrid report on 200,000 score rows

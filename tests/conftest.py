@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import scripted
 from demo_sets import ENGLISH_DEMO
+from judgegrid.testing.fault_server import FaultServer, start_fault_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -29,6 +31,14 @@ def cache_dir(tmp_path_factory, monkeypatch) -> Path:
     path = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(path))
     return path
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FaultServer]:
+    """The fault-injection server on 127.0.0.1, one per test module (tests reset its plan)."""
+    srv = start_fault_server()
+    yield srv
+    srv.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -19,19 +19,12 @@ from judgegrid import run_grid
 from judgegrid.cache import CACHE_FILE
 from judgegrid.matrix import parse_matrix
 from judgegrid.tasks import expand_cells
-from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
+from judgegrid.testing.fault_server import FaultPlan, FaultServer
 
 KEY_ENV = "JUDGEGRID_FAULT_KEY"
 PLANTED = "sk-fault-PLANTED-5f0e1d2c3b4a"
 CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
 ALL_METRICS = ["response_relevancy", "faithfulness", "context_precision", "context_recall"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = start_fault_server()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(autouse=True)

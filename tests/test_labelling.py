@@ -62,7 +62,7 @@ def base_run(tmp_path_factory) -> Path:
         if row.metric == "faithfulness" and row.judge == "b" and row.sample_id in DISAGREED:
             values = row._asdict()
             values["score"] = 1.0 - float(values["score"] or 0.0)
-            store.write_score(ScoreRow(**values))
+            store.write_score(ScoreRow(**values), replace=True)
     store.close()
     return run.run_dir
 

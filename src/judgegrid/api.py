@@ -23,6 +23,7 @@ from judgegrid.orchestrate import (
     PreparedRun,
     check_limit,
     execute_run,
+    execution_for,
     prepare_resume,
     prepare_run,
     read_matrix,
@@ -40,6 +41,7 @@ __all__ = [
     "PairsResult",
     "PreparedRun",
     "execute_run",
+    "execution_for",
     "export_run",
     "load_run",
     "plan_grid",
@@ -63,6 +65,8 @@ def run_grid(
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
 
@@ -73,7 +77,8 @@ def run_grid(
     ({"user_input": "question"}); ``list_delimiter`` splits a list field's text cell.
 
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
-    the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid).
+    the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
+    ``backend`` override the matrix's ``execution:`` block.
     """
     prepared = prepare_run(
         matrix,
@@ -85,7 +90,7 @@ def run_grid(
         columns=columns,
         list_delimiter=list_delimiter,
     )
-    return execute_run(prepared, on_progress)
+    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
 
 def plan_grid(
@@ -112,13 +117,16 @@ def resume_run(
     retry_failed: bool = False,
     on_progress: ProgressHook | None = None,
     use_cache: bool | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 
-    ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    ``use_cache`` None: as the run was started (``--no-cache`` is remembered). ``workers`` and
+    ``backend``: as in ``run_grid`` (a run may be resumed on other workers than it began on).
     """
     prepared = prepare_resume(run_dir, retry_failed=retry_failed, use_cache=use_cache)
-    return execute_run(prepared, on_progress)
+    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
 
 def rebuild_report(run_dir: str | Path) -> list[Path]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from judgegrid.database import open_database, read_vectors, vector_blob
+from judgegrid.database import Writes, open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
 
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
@@ -74,10 +74,12 @@ class ResultCache:
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_cache_path()
         self._db = open_database(self.path, _SCHEMA, timeout=30.0)  # shared by concurrent runs
+        self.writes = Writes(self._db)
         self.answer_hits = 0
         self.vector_hits = 0
 
     def close(self) -> None:
+        self.writes.flush()
         self._db.close()
 
     # -- judge answers ---------------------------------------------------------------------
@@ -109,7 +111,7 @@ class ResultCache:
         answer: dict[str, Any],
         usage: dict[str, Any],
     ) -> None:
-        self._db.execute(
+        self.writes.execute(
             "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
@@ -133,7 +135,7 @@ class ResultCache:
 
     def put_vectors(self, model: str, dimension: int, vectors: dict[str, np.ndarray]) -> None:
         now = time.time()
-        self._db.executemany(
+        self.writes.executemany(
             "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)",
             [(model, dimension, text_sha(t), vector_blob(v), now) for t, v in vectors.items()],
         )

@@ -193,6 +193,33 @@ def run(
             "estimate is unknown because litellm's price map lacks a model.",
         ),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            help="Score the run in shards on N worker processes (overrides the matrix's "
+            "execution.workers; 1: in this process). Each worker gets 1/N of every "
+            "concurrency and per-minute limit.",
+        ),
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Where the workers run: 'processes' (this machine, the default) or 'ray' "
+            "(a local Ray instance, or the cluster at --address).",
+        ),
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="With --backend ray: the address of a running Ray cluster "
+            "(ray://host:10001 or auto).",
+        ),
+    ] = None,
 ) -> None:
     """Score every metric under every judge × embedding × dimension × strictness × repeat.
 
@@ -223,7 +250,8 @@ def run(
                 f"run directory: {run_dir}  ({len(prepared.data)} samples from "
                 f"{prepared.data.source}{scheme})"
             )
-        result = api.execute_run(prepared, on_progress=bar.update)
+        execution = api.execution_for(prepared.matrix, workers, backend, address)
+        result = api.execute_run(prepared, on_progress=bar.update, execution=execution)
     except InputError as exc:
         _fail(exc)
     except KeyboardInterrupt:
@@ -340,6 +368,8 @@ def _print_result(result: api.GridResult) -> None:
         typer.echo(f"why cells were {status}:")
         for cause, cells in zip(block["cause"], block["cells"], strict=True):
             typer.echo(f"  {cells:>5} × {cause}")
+    if t.shards_rerun:
+        typer.echo(f"shards run again after a worker was lost: {t.shards_rerun}")
     if t.cached_answers or t.cached_vectors:
         typer.echo(
             f"from the cache: {t.cached_answers} judge answers, {t.cached_vectors} vectors "

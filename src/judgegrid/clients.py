@@ -32,9 +32,10 @@ class ClientFactory:
         concurrency: Concurrency,
         cache: ResultCache | None = None,
         seed: int = 0,
+        full_buckets: bool = True,
     ):
         self.store, self.cache = store, cache
-        self.limits = Limits(concurrency.total, concurrency.per_model)
+        self.limits = Limits(concurrency.total, concurrency.per_model, full_buckets)
         self.transport = Transport(policy, self.limits, store, random.Random(seed))
 
     def judge(self, label: str, spec: JudgeSpec, options: ModelOptions) -> JudgeModel:

@@ -9,8 +9,11 @@ Vectors are float32 rows keyed by (model, dimension, SHA-256 of the text) in bot
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +32,55 @@ def open_database(path: str | Path, schema: str, timeout: float = 5.0) -> sqlite
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(schema)
     return db
+
+
+class Writes:
+    """The writes of one connection: committed one by one, or, inside ``batched``, together in
+    short transactions (at most ``interval`` seconds old), so a grid run pays one commit for
+    many rows instead of one per row. A kill loses at most the rows of the open transaction,
+    all of them from cells that were in flight; ``flush`` commits at once, ``flush_due`` when
+    the transaction is old enough (the runner calls it on a timer, so a quiet spell commits too).
+    """
+
+    def __init__(self, db: sqlite3.Connection, interval: float = 0.05):
+        self._db, self.interval = db, interval
+        self._batching = False
+        self._opened = 0.0
+
+    def execute(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+        self._begin()
+        cursor = self._db.execute(sql, tuple(params))
+        self.flush_due()
+        return cursor
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        self._begin()
+        cursor = self._db.executemany(sql, rows)
+        self.flush_due()
+        return cursor
+
+    def _begin(self) -> None:
+        if self._batching and not self._db.in_transaction:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._opened = time.monotonic()
+
+    def flush_due(self) -> None:
+        if self._db.in_transaction and time.monotonic() - self._opened >= self.interval:
+            self._db.commit()
+
+    def flush(self) -> None:
+        if self._db.in_transaction:
+            self._db.commit()
+
+    @contextmanager
+    def batched(self) -> Iterator[None]:
+        """Writes inside are committed together every ``interval`` seconds, and at the end."""
+        self._batching = True
+        try:
+            yield
+        finally:
+            self._batching = False
+            self.flush()
 
 
 def vector_blob(vector: np.ndarray) -> bytes:

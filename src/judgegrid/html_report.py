@@ -186,8 +186,11 @@ def _means(a: Analysis, titles: Mapping[str, str]) -> str:
     summary = a.table("config_summary")
     out = []
     for metric in sorted(summary["metric"].unique()) if not summary.empty else []:
-        if summary.loc[summary["metric"] == metric, "mean_score"].isna().all():
+        rows = summary[summary["metric"] == metric]
+        if rows["mean_score"].isna().all():
             continue  # nothing scored: the tables below say so
+        if len(rows) == 1:
+            continue  # one configuration: a one-cell heatmap says what the table says, slower
         out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
     return "".join(out) + frame_html(summary, "config_summary")
 
@@ -270,6 +273,8 @@ def _strictness(a: Analysis) -> str:
     table = a.table("strictness")
     if table.empty:
         return '<p class="note">No metric with a strictness in this run.</p>'
+    if table["strictness"].nunique() < 2:  # a curve of one point: the table alone
+        return frame_html(table, "strictness")
     return image(plots.strictness_curve(table), "strictness curve") + frame_html(
         table, "strictness"
     )

@@ -125,24 +125,29 @@ def answer_memo(store: RunStore, cache: ResultCache | None = None) -> Memo[StepR
     return Memo(find, keep, share_failures=True)
 
 
-def step_key(
-    label: str, model: str, options: ModelOptions, output_mode: str, q: Question, repeat: int
-) -> str:
-    """A step's content address, also for ``judgegrid plan``, which looks answers up unasked."""
-    identity = {
+def judge_identity(label: str, model: str, options: ModelOptions, output_mode: str) -> dict:
+    """The part of every step key that is the judge's (dumped once per judge, not per step)."""
+    return {
         "label": label,
         "model": model,
         # the resolved output mode stands for the option, so "auto" and what it resolves
         # to share answers (and answers cached before the option existed still match)
         "options": options.model_dump(exclude={"api_key_env", "timeout", "output_mode"}),
         "output_mode": output_mode,
-        "step": q.step,
-        "messages": q.messages,
-        "shape": q.shape(),
-        "repeat": repeat,
-        "index": q.index,
     }
-    return json_sha(identity)
+
+
+def key_of_step(identity: dict, q: Question, repeat: int) -> str:
+    """A step's content address: the judge's identity, the request and its repeat."""
+    step = {"step": q.step, "messages": q.messages, "shape": q.shape(), "repeat": repeat}
+    return json_sha({**identity, **step, "index": q.index})
+
+
+def step_key(
+    label: str, model: str, options: ModelOptions, output_mode: str, q: Question, repeat: int
+) -> str:
+    """A step's content address, also for ``judgegrid plan``, which looks answers up unasked."""
+    return key_of_step(judge_identity(label, model, options, output_mode), q, repeat)
 
 
 class JudgeModel:
@@ -165,13 +170,15 @@ class JudgeModel:
         )
         self.supports_n = supports_n(model)
         self._price = Pricer(model)
+        # the part of every step key that is the judge's: dumped once, not per step
+        self._identity = judge_identity(label, model, options, self.output_mode)
 
     def bind(self, sample_id: str, repeat: int, generations: int = 0) -> BoundJudge:
         return BoundJudge(self, sample_id, repeat, generations)
 
     def step_key(self, q: Question, repeat: int) -> str:
         """The content address of one answer: in the run database and the cross-run cache."""
-        return step_key(self.label, self.model, self.options, self.output_mode, q, repeat)
+        return key_of_step(self._identity, q, repeat)
 
     def _ref(self, q: Question, repeat: int) -> StepRef:
         return StepRef(self.step_key(q, repeat), q.step, self.label, self.model)

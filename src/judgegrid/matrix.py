@@ -22,6 +22,7 @@ from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.options import (
     Concurrency,
     EmbeddingSpec,
+    Execution,
     JudgeSpec,
     ModelOptions,
     RetryPolicy,
@@ -56,6 +57,7 @@ class Matrix(StrictModel):
     defaults: Defaults = Defaults()
     retry: RetryPolicy = RetryPolicy()
     concurrency: Concurrency = Concurrency()
+    execution: Execution = Execution()
     judges: list[JudgeSpec] = Field(min_length=1)
     embeddings: list[EmbeddingSpec] = Field(default_factory=list)
     metrics: list[MetricSpec] = Field(min_length=1)

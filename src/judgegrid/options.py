@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from judgegrid.redaction import SECRET_FIELDS
 
@@ -135,3 +142,37 @@ class RetryPolicy(StrictModel):
 class Concurrency(StrictModel):
     total: int = Field(8, ge=1, description="Calls in flight across all models.")
     per_model: int = Field(4, ge=1, description="Calls in flight to one model.")
+
+
+Backend = Literal["processes", "ray"]
+
+
+class Execution(StrictModel):
+    """Where a run's shards are scored: in this process (1 worker), in local worker processes
+    (joblib's loky) or on a Ray cluster. The matrix's limits hold for the run as a whole: each of
+    the workers gets its share of every concurrency and per-minute limit."""
+
+    workers: int = Field(1, ge=1, description="Worker processes; 1 scores in this process.")
+    backend: Backend | None = Field(
+        None, description="processes (the default when workers > 1) or ray."
+    )
+    address: str | None = Field(
+        None,
+        description="ray only: the address of a running Ray cluster (ray://host:10001 or "
+        "auto); without it a local Ray instance is started.",
+    )
+
+    @model_validator(mode="after")
+    def _address_needs_ray(self) -> Execution:
+        if self.address is not None and self.backend != "ray":
+            raise ValueError("address is for backend: ray only")
+        return self
+
+    @property
+    def distributed(self) -> bool:
+        """Whether shards go to workers (a backend is named or more than one worker asked)."""
+        return self.workers > 1 or self.backend is not None
+
+    @property
+    def engine(self) -> Backend:
+        return self.backend or "processes"

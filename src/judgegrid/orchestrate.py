@@ -9,6 +9,7 @@ Python API start a run the same way, and an interrupted run can be resumed from 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from judgegrid import report
+from judgegrid.backends import run_sharded
 from judgegrid.cache import ResultCache
 from judgegrid.cells import Cell
 from judgegrid.dataset import DEMO, dataset_from_object, load_dataset
@@ -25,6 +27,7 @@ from judgegrid.embedder import resolve_dimension_method
 from judgegrid.errors import OptionError, Problem
 from judgegrid.labels import human_labels, people_pairs
 from judgegrid.matrix import Matrix, load_matrix, matrix_from_data
+from judgegrid.options import Execution
 from judgegrid.preflight import preflight
 from judgegrid.providers import register_local_models
 from judgegrid.rundir import (
@@ -41,6 +44,7 @@ from judgegrid.runner import GridRunner, ProgressHook, Tally
 from judgegrid.sample import Dataset, Sample
 from judgegrid.store import DB_NAME, RunStore
 from judgegrid.tasks import expand_cells, expected_cell_count
+from judgegrid.validation import validate
 
 
 @dataclass
@@ -174,22 +178,60 @@ def _prepared(
     return PreparedRun(matrix, data, target, store, cells, expected, use_cache)
 
 
-def execute_run(run: PreparedRun, on_progress: ProgressHook | None = None) -> GridResult:
+def execution_for(
+    matrix: Matrix,
+    workers: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
+) -> Execution:
+    """The matrix's ``execution:`` block with what the caller overrides (``--workers``,
+    ``--backend``, ``--address``), checked like the matrix itself."""
+    given = {"workers": workers, "backend": backend, "address": address}
+    data = {**matrix.execution.model_dump(exclude_none=True)}
+    data.update({k: v for k, v in given.items() if v is not None})
+    execution = validate(Execution, data, "execution", OptionError)
+    if execution.engine == "ray" and importlib.util.find_spec("ray") is None:
+        message = "ray is not installed here; pip install 'judgegrid[ray]'"
+        raise OptionError("execution.backend", [Problem("", message)])
+    return execution
+
+
+def execute_run(
+    run: PreparedRun,
+    on_progress: ProgressHook | None = None,
+    execution: Execution | None = None,
+) -> GridResult:
     """Score the run's cells not yet in its database, then write every output (also when
-    interrupted: the outputs then show what was finished)."""
+    interrupted: the outputs then show what was finished).
+
+    ``execution`` (default: the matrix's) says whether the cells are scored in this process or
+    in shards on workers (``backends``)."""
     run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
     run.store.save_samples(run.data)
+    execution = execution or run.matrix.execution
+    try:
+        if execution.distributed:
+            tally = run_sharded(
+                run.matrix, run.data, run.store, run.cells, execution, run.use_cache, on_progress
+            )
+        else:
+            tally = _run_here(run, on_progress)
+    finally:
+        scores, calls = write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells)
+    run.store.close()
+    return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
+
+
+def _run_here(run: PreparedRun, on_progress: ProgressHook | None) -> Tally:
+    """The cells scored by the asyncio runner in this process."""
     register_local_models([j.id for j in run.matrix.judges] + [e.id for e in run.matrix.embeddings])
     cache = ResultCache() if run.use_cache else None
     runner = GridRunner(run.matrix, run.data, run.store, cache=cache)
     try:
-        tally = asyncio.run(runner.run(run.cells, on_progress))
+        return asyncio.run(runner.run(run.cells, on_progress))
     finally:
         if cache is not None:
             cache.close()
-        scores, calls = write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells)
-    run.store.close()
-    return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
 
 
 def write_outputs(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,9 @@ class Tally:
     calls: int = 0
     cached_answers: int = 0  # judge answers and vectors the cross-run cache supplied
     cached_vectors: int = 0
+    shards_rerun: int = 0  # shards lost with a worker and run again (``backends``)
+    worker_cpu_s: float = 0.0  # CPU time the workers spent on the shards they sent back
+    worker_peak_mb: float = 0.0  # the largest peak memory of one worker
 
 
 ProgressHook = Callable[[Tally, Cell, str], None]
@@ -57,10 +61,14 @@ class GridRunner:
         store: RunStore,
         seed: int = 0,
         cache: ResultCache | None = None,
+        full_buckets: bool = True,
     ):
+        """``full_buckets`` False: the per-minute limits start empty (a worker's shards)."""
         self.matrix, self.dataset, self.store, self.cache = matrix, dataset, store, cache
         self._samples = dataset.by_id()
-        clients = ClientFactory(store, matrix.retry, matrix.concurrency, cache, seed)
+        clients = ClientFactory(
+            store, matrix.retry, matrix.concurrency, cache, seed, full_buckets=full_buckets
+        )
         self.judges: dict[str, JudgeModel] = {
             matrix.judge_label(i): clients.judge(
                 matrix.judge_label(i), spec, matrix.judge_options(spec)
@@ -97,16 +105,29 @@ class GridRunner:
             asyncio.create_task(self._worker(queue, tally, on_progress))
             for _ in range(min(len(todo), self.matrix.concurrency.total * 4) or 1)
         ]
-        try:
-            await asyncio.gather(*workers)
-        finally:  # on Ctrl-C (asyncio cancels this task) stop the workers before returning
-            for w in workers:
-                w.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+        with ExitStack() as batches:  # one commit per 50 ms of rows, not one per row
+            batches.enter_context(self.store.writes.batched())
             if self.cache is not None:
-                tally.cached_answers = self.cache.answer_hits
-                tally.cached_vectors = self.cache.vector_hits
+                batches.enter_context(self.cache.writes.batched())
+            ticker = asyncio.create_task(self._commit_on_time())
+            try:
+                await asyncio.gather(*workers)
+            finally:  # on Ctrl-C (asyncio cancels this task) stop the workers before returning
+                for w in [*workers, ticker]:
+                    w.cancel()
+                await asyncio.gather(*workers, ticker, return_exceptions=True)
+        if self.cache is not None:
+            tally.cached_answers = self.cache.answer_hits
+            tally.cached_vectors = self.cache.vector_hits
         return tally
+
+    async def _commit_on_time(self) -> None:
+        """Rows wait at most one interval for their commit, also while no new row comes."""
+        while True:
+            await asyncio.sleep(self.store.writes.interval)
+            self.store.writes.flush_due()
+            if self.cache is not None:
+                self.cache.writes.flush_due()
 
     async def _worker(
         self, queue: asyncio.Queue[Cell], tally: Tally, on_progress: ProgressHook | None

@@ -15,7 +15,8 @@ Tables
   one per sample × metric × annotator (a new answer replaces the old).
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
 
-Every write is committed at once (WAL mode), so a kill loses at most the cells in flight.
+Every write is committed at once (WAL mode), or, while the runner batches them (``writes.batched``),
+in transactions at most 50 ms old; either way a kill loses at most the cells in flight.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.cells import Cell
-from judgegrid.database import open_database, read_vectors, vector_blob
+from judgegrid.database import Writes, open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
 from judgegrid.records import LABEL_COLUMNS, SCORE_COLUMNS, CallRecord, Label, ScoreRow
 from judgegrid.sample import Sample
@@ -81,19 +82,38 @@ _INSERT_LABEL = (
     f"INSERT OR REPLACE INTO labels ({', '.join(LABEL_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(LABEL_COLUMNS))})"
 )
+# A plain INSERT: the primary key makes a second row for one cell an error, never a silent
+# replacement (a cell scored twice would be a bug of the runner or of a shard rerun).
 _INSERT_SCORE = (
-    f"INSERT OR REPLACE INTO scores ({', '.join(SCORE_COLUMNS)}) "
+    f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(SCORE_COLUMNS))})"
 )
+
+
+_CALL_COLUMNS = (
+    "kind, model, label, step_key, attempt, status, http_status, error, finish_reason, request,"
+    " response, started_at, latency_s, tokens_in, tokens_out, cost"
+)
+# What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
+# and vectors are content-addressed, so the same one from two shards is the same row.
+_SHARD_TABLES = {
+    "scores": (", ".join(SCORE_COLUMNS), "INSERT"),
+    "calls": (_CALL_COLUMNS, "INSERT"),
+    "steps": ("key, step, label, answer, usage", "INSERT OR IGNORE"),
+    "step_names": ("key, step, label", "INSERT OR IGNORE"),
+    "embeddings": ("model, dimension, text_sha, vector", "INSERT OR IGNORE"),
+}
 
 
 class RunStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._db = open_database(path, _SCHEMA)
+        self.writes = Writes(self._db)
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
     def close(self) -> None:
+        self.writes.flush()
         self._db.close()
 
     # -- meta ----------------------------------------------------------------------------------
@@ -107,9 +127,11 @@ class RunStore:
 
     # -- scores --------------------------------------------------------------------------------
 
-    def write_score(self, row: ScoreRow) -> None:
-        """One cell's row, committed at once (a rerun of the cell replaces it)."""
-        self._db.execute(_INSERT_SCORE, row.values())
+    def write_score(self, row: ScoreRow, replace: bool = False) -> None:
+        """One cell's row (``--retry-failed`` deletes the failed rows before the rerun); a
+        second row for the cell is an error unless ``replace`` says it is meant."""
+        sql = _INSERT_SCORE.replace("INSERT", "INSERT OR REPLACE", 1) if replace else _INSERT_SCORE
+        self.writes.execute(sql, row.values())
 
     def finished_cells(self) -> set[Cell]:
         rows = self._db.execute(
@@ -135,6 +157,7 @@ class RunStore:
 
     def save_samples(self, samples: Iterable[Sample]) -> None:
         rows = [(i, s.id, s.model_dump_json(exclude_none=True)) for i, s in enumerate(samples)]
+        self.writes.flush()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("DELETE FROM samples")
@@ -150,6 +173,7 @@ class RunStore:
     def write_labels(self, labels: Iterable[Label]) -> int:
         """Labels committed together, or none of them (an import is never half done)."""
         rows = [label.values() for label in labels]
+        self.writes.flush()
         with self._db:  # one transaction
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany(_INSERT_LABEL, rows)
@@ -166,10 +190,8 @@ class RunStore:
     def record_call(self, call: CallRecord) -> None:
         self.calls_recorded += 1
         u = call.usage
-        self._db.execute(
-            "INSERT INTO calls (kind, model, label, step_key, attempt, status, http_status, error,"
-            " finish_reason, request, response, started_at, latency_s, tokens_in, tokens_out, cost)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self.writes.execute(
+            f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 16)})",
             (
                 call.kind,
                 call.model,
@@ -193,7 +215,7 @@ class RunStore:
     # -- steps ---------------------------------------------------------------------------------
 
     def name_step(self, key: str, step: str, label: str) -> None:
-        self._db.execute("INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)", (key, step, label))
+        self.writes.execute("INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)", (key, step, label))
 
     def load_step(self, key: str) -> tuple[dict[str, Any], Usage] | None:
         row = self._db.execute("SELECT answer, usage FROM steps WHERE key = ?", (key,)).fetchone()
@@ -204,10 +226,36 @@ class RunStore:
     def save_step(
         self, key: str, step: str, label: str, answer: dict[str, Any], usage: Usage
     ) -> None:
-        self._db.execute(
+        self.writes.execute(
             "INSERT OR REPLACE INTO steps VALUES (?, ?, ?, ?, ?)",
             (key, step, label, json.dumps(answer, ensure_ascii=False), json.dumps(usage.as_dict())),
         )
+
+    # -- a shard's rows, from a worker to the driver -----------------------------------------
+
+    def shard_rows(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row a worker's shard wrote (its own in-memory database), table by table, for
+        the driver to ``absorb``: a worker never writes the run directory (it may be on
+        another machine)."""
+        self.writes.flush()
+        return {
+            table: [tuple(r) for r in self._db.execute(f"SELECT {columns} FROM {table}")]
+            for table, (columns, _) in _SHARD_TABLES.items()
+        }
+
+    def absorb(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """A finished shard's rows, all in one transaction: the run database holds a shard
+        whole or not at all. Score rows are plain INSERTs: a cell written twice is an error."""
+        self.writes.flush()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for table, (columns, verb) in _SHARD_TABLES.items():
+                if rows.get(table):
+                    marks = ", ".join("?" * len(columns.split(",")))
+                    self._db.executemany(
+                        f"{verb} INTO {table} ({columns}) VALUES ({marks})", rows[table]
+                    )
+        self.calls_recorded += len(rows.get("calls", []))
 
     # -- embeddings ----------------------------------------------------------------------------
 
@@ -217,7 +265,7 @@ class RunStore:
         return read_vectors(self._db, "embeddings", model, dimension, texts)
 
     def save_vectors(self, model: str, dimension: int, vectors: dict[str, np.ndarray]) -> None:
-        self._db.executemany(
+        self.writes.executemany(
             "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
             [(model, dimension, text_sha(t), vector_blob(v)) for t, v in vectors.items()],
         )

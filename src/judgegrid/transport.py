@@ -41,6 +41,8 @@ class RateLimit:
     It holds at most one second's worth (or one unit), so a run never bursts a minute's budget
     at once. A request larger than the bucket waits for a full bucket and leaves it in debt:
     it goes, and the requests after it wait longer. Waiters are served in arrival order.
+    A worker's buckets start empty (``start_full`` False): it runs shard after shard, each with
+    new buckets, and full ones would let a burst through at every shard's start.
     """
 
     def __init__(
@@ -48,10 +50,11 @@ class RateLimit:
         per_minute: float,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        start_full: bool = True,
     ):
         self.rate = per_minute / 60.0
         self.capacity = max(1.0, self.rate)
-        self.level = self.capacity
+        self.level = self.capacity if start_full else 0.0
         self._clock, self._sleep = clock, sleep
         self._updated = clock()
         self._lock = asyncio.Lock()
@@ -89,7 +92,8 @@ class Limits:
     own) per model, optional requests and tokens per minute per model; and a stop per model
     after a permanent failure, so a bad key costs one failed call per slot, not a retry storm."""
 
-    def __init__(self, total: int, per_model: int):
+    def __init__(self, total: int, per_model: int, start_full: bool = True):
+        self._start_full = start_full
         self._total = asyncio.Semaphore(total)
         self._per_model_default = per_model
         self._per_model: dict[str, asyncio.Semaphore] = {}
@@ -106,9 +110,9 @@ class Limits:
     ) -> None:
         self._per_model[label] = asyncio.Semaphore(limit or self._per_model_default)
         if requests_per_minute:
-            self._requests[label] = RateLimit(requests_per_minute)
+            self._requests[label] = RateLimit(requests_per_minute, start_full=self._start_full)
         if tokens_per_minute:
-            self._tokens[label] = RateLimit(tokens_per_minute)
+            self._tokens[label] = RateLimit(tokens_per_minute, start_full=self._start_full)
 
     def stop(self, label: str, message: str, status: int | None = None) -> None:
         self._stopped.setdefault(label, (message, status))

@@ -60,6 +60,10 @@ class Pricer:
     def __call__(self, raw: Any) -> float | None:
         if self.model.startswith("local/"):
             return 0.0
+        hidden = getattr(raw, "_hidden_params", None) or {}
+        if "response_cost" in hidden:  # litellm prices every response itself: not twice
+            cost = hidden["response_cost"]
+            return None if cost is None else float(cost)
         if self._unpriced:  # asking litellm again costs time and cannot find a price
             return None
         try:

@@ -33,6 +33,7 @@ import numpy as np
 from aiohttp import web
 
 from judgegrid.testing.answers import EMBED_DIM, answer_for_messages, bag_of_words
+from judgegrid.testing.schema_answers import instance_of, schema_in_request
 
 # Faults that replace the whole HTTP response, and faults that spoil one choice's content.
 REQUEST_FAULTS = ("429", "500", "slow")
@@ -87,12 +88,14 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 
 class FaultServer:
-    """The server and its counters: ``outcomes[(kind, model, outcome)]`` and ``requests``."""
+    """The server and its counters: ``outcomes[(kind, model, outcome)]``, ``requests``, and
+    ``arrivals``, the time (``time.monotonic``) each request came in, to check a rate limit."""
 
     def __init__(self, plan: FaultPlan | None = None):
         self.plan = plan or FaultPlan()
         self.outcomes: Counter[tuple[str, str, str]] = Counter()
         self.requests = 0
+        self.arrivals: list[float] = []
         self.keys_seen: set[str] = set()  # bearer tokens received, to show a key got through
         self._seen: Counter[str] = Counter()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -111,6 +114,7 @@ class FaultServer:
     def reset_counts(self) -> None:
         self.outcomes.clear()
         self.requests = 0
+        self.arrivals.clear()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -157,6 +161,7 @@ class FaultServer:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/v1/stats", self._stats)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port, backlog=1024)
@@ -199,6 +204,7 @@ class FaultServer:
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1  # counted on arrival: a client that gives up early still sent it
+        self.arrivals.append(time.monotonic())
         raw = await request.read()
         body = json.loads(raw)
         model = str(body.get("model", ""))
@@ -211,8 +217,11 @@ class FaultServer:
         try:
             answer = json.dumps(answer_for_messages(messages, model), ensure_ascii=False)
         except AssertionError as exc:  # a prompt the scripted answers do not know
-            self.outcomes[("completion", model, "unknown prompt")] += 1
-            return _error(400, f"fault server: {exc}")
+            schema = schema_in_request(body)  # another harness's prompt (Ragas' in a bench)
+            if schema is None:
+                self.outcomes[("completion", model, "unknown prompt")] += 1
+                return _error(400, f"fault server: {exc}")
+            answer = json.dumps(instance_of(schema))
         forced = self.plan.by_model.get(model)
         choices: list[dict[str, Any]] = []
         for j in range(int(body.get("n") or 1)):
@@ -247,6 +256,7 @@ class FaultServer:
 
     async def _embeddings(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1
+        self.arrivals.append(time.monotonic())
         raw = await request.read()
         body = json.loads(raw)
         model = str(body.get("model", ""))
@@ -282,6 +292,10 @@ class FaultServer:
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"object": "list", "data": []})
+
+    async def _stats(self, request: web.Request) -> web.StreamResponse:
+        """The request count, for a benchmark whose server runs in a process of its own."""
+        return web.json_response({"requests": self.requests})
 
 
 def tokens(text: str) -> int:
