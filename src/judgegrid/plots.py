@@ -56,8 +56,8 @@ def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
 def language_heatmap(table: pd.DataFrame, title: str) -> str:
     """Configuration by language: the mean score (``languages.language_means`` rows of one
     metric, pivoted), so a model that scores one language apart stands out as a colour."""
-    wide = table.pivot_table(
-        index="configuration", columns="language", values="mean", aggfunc="first"
+    wide = table.pivot_table(  # every language a column, also one where nothing scored
+        index="configuration", columns="language", values="mean", aggfunc="first", dropna=False
     )
     return _means_figure(wide, title, (2.6, 0.9), 0.3)
 
