@@ -139,8 +139,14 @@ def judge_identity(label: str, model: str, options: ModelOptions, output_mode: s
 
 def key_of_step(identity: dict, q: Question, repeat: int) -> str:
     """A step's content address: the judge's identity, the request and its repeat."""
-    step = {"step": q.step, "messages": q.messages, "shape": q.shape(), "repeat": repeat}
-    return json_sha({**identity, **step, "index": q.index})
+    step = {
+        "step": q.step,
+        "messages": q.messages,
+        "shape": q.shape(),
+        "repeat": repeat,
+        "index": q.index,
+    }
+    return json_sha({**identity, **step})
 
 
 def step_key(

@@ -25,7 +25,7 @@ import pandas as pd
 
 from judgegrid.analyses.agreement import agreement_summary
 from judgegrid.analyses.common import pooled_by_judge, ratings
-from judgegrid.analyses.tables import CONFIG_AXES, embedding_config
+from judgegrid.analyses.tables import CONFIG_AXES, configuration_labels
 
 UNSET = "unset"
 MEANS_MISSING = "scored cells only: a sample's rating is the mean of its scored repeats"
@@ -110,17 +110,6 @@ def language_table(means: pd.DataFrame, metric: str) -> pd.DataFrame:
     table = rows.assign(text=text).pivot(index="configuration", columns="language", values="text")
     table.columns.name = None
     return table.fillna("–")
-
-
-def configuration_labels(rows: pd.DataFrame) -> list[str]:
-    """'judge / embedding @ dim (s=strictness)', or the judge alone for a judge-only metric."""
-    embedding = embedding_config(rows["embedding"], rows["dimension"])
-    return [
-        f"{j}{f' / {e}' if raw else ''}{f' (s={s})' if s else ''}"
-        for j, e, raw, s in zip(
-            rows["judge"], embedding, rows["embedding"], rows["strictness"], strict=True
-        )
-    ]
 
 
 def _cell(mean: float, samples: int, failed: int) -> str:

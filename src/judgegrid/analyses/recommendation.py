@@ -57,9 +57,9 @@ def judge_ranking(
     with CI, cost, latency, failures, Pareto flag."""
     if scores.empty:
         return pd.DataFrame(columns=RANKING_COLUMNS)
-    scores = pooled = pooled_by_choice(scores)
-    quality = _validity(pooled, pairs, lower_is_better)
-    consensus = _consensus(pooled)
+    scores = pooled_by_choice(scores)  # costs, too, are per choice
+    quality = _validity(scores, pairs, lower_is_better)
+    consensus = _consensus(scores)
     if not quality.empty and not consensus.empty:
         with_pairs = set(quality["metric"])
         consensus = consensus[~consensus["metric"].isin(with_pairs)]

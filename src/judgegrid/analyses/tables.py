@@ -110,6 +110,18 @@ def embedding_config(embedding: pd.Series, dimension: pd.Series) -> pd.Series:
     return pd.Series(labels, index=embedding.index, dtype=object)
 
 
+def configuration_labels(rows: pd.DataFrame) -> list[str]:
+    """Each row's configuration as every table names it: 'judge / embedding @ dim
+    (s=strictness)', or the judge alone for a judge-only metric."""
+    embedding = embedding_config(rows["embedding"], rows["dimension"])
+    return [
+        f"{j}{f' / {e}' if raw else ''}{f' (s={s})' if s else ''}"
+        for j, e, raw, s in zip(
+            rows["judge"], embedding, rows["embedding"], rows["strictness"], strict=True
+        )
+    ]
+
+
 def judge_by_embedding(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
     """One metric as a judge (× strictness) by embedding@dimension table of 'mean ± sd [f]'."""
     rows = summary[summary["metric"] == metric].copy()

@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.common import ratings
-from judgegrid.analyses.tables import CONFIG_AXES, embedding_config
+from judgegrid.analyses.tables import CONFIG_AXES, configuration_labels
 
 PAIR_COLUMNS = ["source", "pair", "aspect", "metric", "preferred", "other"]
 PAIR_MISSING = "pairs with both members scored; unscored pairs counted in pairs_unscored"
@@ -231,11 +231,7 @@ def accuracy_table(pair_accuracy_table: pd.DataFrame) -> pd.DataFrame:
     if pair_accuracy_table.empty:
         return pd.DataFrame()
     t = pair_accuracy_table.copy()
-    emb = np.where(
-        t["embedding"] != "", " / " + embedding_config(t["embedding"], t["dimension"]), ""
-    )
-    strict = np.where(t["strictness"] > 0, " (s=" + t["strictness"].astype(str) + ")", "")
-    t["configuration"] = t["judge"] + emb + strict
+    t["configuration"] = configuration_labels(t)
     t["column"] = t["source"] + ": " + t["aspect"] + " → " + t["metric"]
     t["cell"] = [
         _accuracy_cell(a, lo, hi, int(n), int(u))
