@@ -207,15 +207,20 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from judgegrid.cli import main; main()", *args]
 
 
-def _scores(db: Path) -> int:
+def _rows(db: Path, table: str) -> int:
+    """Rows in a table of a run database another process is writing (0 before it exists)."""
     try:
         con = sqlite3.connect(db)
         try:
-            return con.execute("SELECT count(*) FROM scores").fetchone()[0]
+            return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         finally:
             con.close()
     except sqlite3.Error:
         return 0
+
+
+def _scores(db: Path) -> int:
+    return _rows(db, "scores")
 
 
 def _wait_for_scores(reports: Path, proc: subprocess.Popen, timeout: float = 240) -> Path:
@@ -227,6 +232,16 @@ def _wait_for_scores(reports: Path, proc: subprocess.Popen, timeout: float = 240
             return found[0]
         time.sleep(0.1)
     raise AssertionError(f"no shard was written: {proc.communicate()[1] if proc.poll() else ''}")
+
+
+def _wait_for_calls_in_flight(db: Path, server: FaultServer, proc: subprocess.Popen) -> None:
+    """Until the server has taken more requests than the run database holds calls."""
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if server.requests > _rows(db, "calls"):
+            return
+        time.sleep(0.05)
+    raise AssertionError("no request was in flight on a worker")
 
 
 def _worker_pids(driver: int) -> list[int]:
@@ -298,7 +313,12 @@ def test_a_worker_killed_mid_run_loses_only_its_shard_which_runs_again(tmp_path,
     proc, db = _start_sharded_run(tmp_path, server, samples, "--no-cache")
     workers = _worker_pids(proc.pid)
     assert workers, "no loky worker found under the driver"
+    # hold answers so that a shard is surely mid-flight when its worker dies: a request the
+    # server has taken but the run database has not recorded is in an unfinished shard
+    server.set_plan(FaultPlan(latency_s=5.0))
+    _wait_for_calls_in_flight(db, server, proc)
     os.kill(workers[0], signal.SIGKILL)
+    server.set_plan(FaultPlan(latency_s=0.05))
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
     assert "shards run again after a worker was lost" in out
