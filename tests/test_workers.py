@@ -27,7 +27,13 @@ from judgegrid.cli import app
 from judgegrid.errors import OptionError
 from judgegrid.matrix import matrix_from_data
 from judgegrid.orchestrate import execution_for
-from judgegrid.shards import split_shards, window_safe_share, worker_matrix
+from judgegrid.shards import (
+    SHARDS_PER_WORKER,
+    shard_count,
+    split_shards,
+    window_safe_share,
+    worker_matrix,
+)
 from judgegrid.testing.fault_server import FaultPlan, FaultServer
 from judgegrid.transport import RateLimit
 
@@ -81,21 +87,35 @@ def samples(tmp_path) -> Path:
 # -- the pure parts -------------------------------------------------------------------------
 
 
-def test_a_shard_holds_whole_samples_so_shared_steps_stay_together():
-    cells = [
+def _cells(samples: int) -> list[Cell]:
+    return [
         Cell(m, j, "", 0, 0, f"s{i}", r)
         for m in ("faithfulness", "context_recall")
         for j in ("a", "b")
-        for i in range(40)
+        for i in range(samples)
         for r in range(2)
     ]
-    shards = split_shards(cells, workers=2)
+
+
+def test_a_shard_holds_whole_samples_so_shared_steps_stay_together():
+    cells = _cells(samples=40)
+    shards = split_shards(cells, workers=2, slots=1)
     assert sorted(c for s in shards for c in s.cells) == sorted(cells)
     owner = {}
     for shard in shards:
         for cell in shard.cells:
             assert owner.setdefault(cell.sample_id, shard.number) == shard.number
     assert len(shards) >= 2 * 2  # more shards than workers: a lost one is a small part
+
+
+def test_a_shard_keeps_its_workers_slots_busy_before_the_run_is_cut_finer():
+    # 16 cells behind each of a worker's slots, else fewer shards: each one's drain idles slots
+    assert shard_count(cells=1080, samples=60, workers=2, slots=32) == 2
+    assert shard_count(cells=4 * 1080, samples=240, workers=2, slots=32) == 2 * 4
+    assert shard_count(cells=10**6, samples=2000, workers=4, slots=16) == 4 * SHARDS_PER_WORKER
+    assert shard_count(cells=10**6, samples=3, workers=4, slots=16) == 3  # whole samples only
+    assert shard_count(cells=5, samples=5, workers=2, slots=64) == 2
+    assert len(split_shards(_cells(samples=60), workers=2, slots=32)) == 2
 
 
 def test_each_worker_gets_its_share_of_every_limit():
@@ -234,14 +254,17 @@ def _wait_for_scores(reports: Path, proc: subprocess.Popen, timeout: float = 240
     raise AssertionError(f"no shard was written: {proc.communicate()[1] if proc.poll() else ''}")
 
 
-def _wait_for_calls_in_flight(db: Path, server: FaultServer, proc: subprocess.Popen) -> None:
-    """Until the server has taken more requests than the run database holds calls."""
+def _wait_for_a_held_request(server: FaultServer, proc: subprocess.Popen) -> None:
+    """Until a request arrives under the current plan (its answer held back by the latency):
+    the shard that sent it cannot finish before the kill. (A request count above the database's
+    calls is not enough: a finished shard's rows may be on their way to the driver.)"""
+    arrived = server.requests
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
-        if server.requests > _rows(db, "calls"):
+        if server.requests > arrived:
             return
-        time.sleep(0.05)
-    raise AssertionError("no request was in flight on a worker")
+        time.sleep(0.02)
+    raise AssertionError("no request reached the server from a worker")
 
 
 def _worker_pids(driver: int) -> list[int]:
@@ -313,10 +336,10 @@ def test_a_worker_killed_mid_run_loses_only_its_shard_which_runs_again(tmp_path,
     proc, db = _start_sharded_run(tmp_path, server, samples, "--no-cache")
     workers = _worker_pids(proc.pid)
     assert workers, "no loky worker found under the driver"
-    # hold answers so that a shard is surely mid-flight when its worker dies: a request the
-    # server has taken but the run database has not recorded is in an unfinished shard
+    # hold answers so that a shard is surely mid-flight when a worker dies; loky's pool breaks
+    # with any dead worker, and every shard then in flight runs again
     server.set_plan(FaultPlan(latency_s=5.0))
-    _wait_for_calls_in_flight(db, server, proc)
+    _wait_for_a_held_request(server, proc)
     os.kill(workers[0], signal.SIGKILL)
     server.set_plan(FaultPlan(latency_s=0.05))
     out, err = proc.communicate(timeout=600)

@@ -78,9 +78,11 @@ def run_sharded(
     finished = store.finished_cells()
     todo = [c for c in cells if c not in finished]
     tally = Tally(total=len(cells), done=len(cells) - len(todo), already=len(cells) - len(todo))
-    shards = {s.number: s for s in split_shards(todo, execution.workers)}
+    share = worker_matrix(matrix, execution.workers)
+    split = split_shards(todo, execution.workers, slots=share.concurrency.total)
+    shards = {s.number: s for s in split}
     driver = os.getpid() if execution.engine == "processes" else None
-    jobs = [_job(s, matrix, data, execution.workers, use_cache, driver) for s in shards.values()]
+    jobs = [_job(s, share, data, use_cache, driver) for s in shards.values()]
     backend = open_backend(execution)
     try:
         for outcome in backend.results(jobs):
@@ -104,15 +106,14 @@ def run_sharded(
 
 def _job(
     shard: Shard,
-    matrix: Matrix,
+    share: Matrix,
     data: Dataset,
-    workers: int,
     use_cache: bool,
     driver: int | None,
 ) -> ShardJob:
+    """A shard's job: the matrix under one worker's ``share`` of the limits, its own samples."""
     ids = shard.sample_ids
     samples = tuple(s for s in data if s.id in ids)
-    share = worker_matrix(matrix, workers)
     return ShardJob(shard.number, share, samples, shard.cells, use_cache, driver)
 
 
