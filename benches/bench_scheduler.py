@@ -105,9 +105,16 @@ def run_once(
     return Measured(wall, cpu + tally.worker_cpu_s, requests, tally.failed, tally.worker_peak_mb)
 
 
-def litellm_floor(url: str, provider: str = "openai", calls: int = 1500) -> float:
-    """CPU ms per call of bare ``litellm.acompletion`` (a judgegrid-sized statements prompt with
-    a JSON schema, concurrency 64) on the same server: the floor under the harness."""
+@dataclass
+class Floor:
+    cpu_ms: float  # CPU a call
+    ratio: float  # wall time over the ideal (calls x latency / concurrency)
+
+
+def litellm_floor(url: str, latency: float, provider: str = "openai", calls: int = 1500) -> Floor:
+    """Bare ``litellm.acompletion`` (a judgegrid-sized statements prompt with a JSON schema,
+    concurrency 64) on the same server: CPU a call and wall over ideal, the floor under the
+    harness."""
     import litellm
 
     litellm.suppress_debug_info = True
@@ -144,9 +151,10 @@ def litellm_floor(url: str, provider: str = "openai", calls: int = 1500) -> floa
         await asyncio.gather(*(one(sem, i) for i in range(n)))
 
     asyncio.run(many(100))  # warm-up
-    cpu = time.process_time()
+    cpu, wall = time.process_time(), time.perf_counter()
     asyncio.run(many(calls))
-    return 1000 * (time.process_time() - cpu) / calls
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return Floor(1000 * cpu / calls, wall / (calls * latency / CONCURRENCY))
 
 
 def main() -> None:
@@ -183,7 +191,7 @@ def main() -> None:
             # the measurement (the workers stay for the next run)
             warm = write_matrix(work, url, 2 * args.workers, 1, args.provider)
             run_once(warm, work / "warmup", args.workers, args.backend)
-            floor = litellm_floor(url, args.provider) if args.floor else None
+            floor = litellm_floor(url, args.latency, args.provider) if args.floor else None
             rss_before = peak_rss_mb()
             m = run_once(
                 write_matrix(work, url, args.samples, args.repeats, args.provider),
@@ -210,7 +218,10 @@ def main() -> None:
         f"concurrency {CONCURRENCY}: wall {wall:.2f} s, ideal {ideal:.2f} s, ratio {ratio:.2f}"
     )
     if floor is not None:
-        print(f"bare litellm.acompletion on the same server: {floor:.2f} ms CPU per call")
+        print(
+            f"bare litellm.acompletion on the same server: {floor.cpu_ms:.2f} ms CPU per call, "
+            f"wall {floor.ratio:.2f}x the ideal"
+        )
     print(
         f"harness CPU {cpu:.2f} s = {cpu_ms:.2f} ms/call, {100 * cpu / wall:.0f}% of one core "
         f"over the wall time (the ideal needs <= "
@@ -242,9 +253,16 @@ def main() -> None:
                     Row(
                         "scheduler",
                         f"bare litellm.acompletion CPU per call, {args.provider}/",
-                        round(floor, 2),
+                        round(floor.cpu_ms, 2),
                         "ms",
-                    )
+                    ),
+                    Row(
+                        "scheduler",
+                        f"bare litellm.acompletion wall / ideal at "
+                        f"{args.latency * 1000:.0f} ms, {args.provider}/",
+                        round(floor.ratio, 2),
+                        "x",
+                    ),
                 ]
                 if floor is not None
                 else []

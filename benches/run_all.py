@@ -33,7 +33,12 @@ SUITE: dict[str, list[str]] = {
     "scheduler-vllm": ["bench_scheduler.py", "--provider", "hosted_vllm", "--floor"],
     "scheduler-ray": ["bench_scheduler.py", "--workers", "2", "--backend", "ray"],
     # the same at 500 ms, closer to a hosted model: is the gap the scheduler or the CPU?
-    "scheduler-500ms": ["bench_scheduler.py", "--latency", "0.5", "--samples", "60"],
+    # (with the floor: bare litellm's own wall / ideal at 500 ms)
+    "scheduler-500ms": ["bench_scheduler.py", "--latency", "0.5", "--samples", "60", "--floor"],
+    "scheduler-500ms-2-workers": [
+        "bench_scheduler.py",
+        *("--latency", "0.5", "--samples", "60", "--workers", "2"),
+    ],
     # a requests-per-minute limit across 2 workers, on the server's request log (~2 minutes)
     "rate-limit": ["bench_rate_limit.py"],
     # Ragas 0.4.3 evaluate() and judgegrid, alternating, at 200 ms a call
