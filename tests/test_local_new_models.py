@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -101,3 +102,26 @@ def test_the_new_models_were_called_through_litellm(new_models_run):
     with sqlite3.connect(new_models_run.run_dir / "run.sqlite") as con:
         sizes = {len(blob) // 4 for (blob,) in con.execute("SELECT vector FROM embeddings")}
     assert sizes == {384}
+
+
+class _SetAfterTokens(threading.Event):
+    """Reads as set from the (n+1)th look on: a caller giving up a few tokens into a generation."""
+
+    def __init__(self, tokens: int):
+        super().__init__()
+        self.tokens, self.looks = tokens, 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks > self.tokens or super().is_set()
+
+
+def test_a_cancelled_generation_stops_at_its_next_token():
+    out = local.complete_locally(
+        "local/smollm2-135m",
+        [{"role": "user", "content": "Tell a long story about a lighthouse keeper."}],
+        {"temperature": 0.7, "max_tokens": 400, "seed": 3},
+        cancelled=_SetAfterTokens(5),
+    )
+    assert out["finish_reason"] == "cancelled"
+    assert out["completion_tokens"] <= 8  # not the 400 it was allowed

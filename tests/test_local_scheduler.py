@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
-from judgegrid.providers.local import PrefixScheduler, RepetitionGuard, render_prompt
+import pytest
+
+from judgegrid.providers import local
+from judgegrid.providers.local import Cancelled, PrefixScheduler, RepetitionGuard, render_prompt
 
 
 def test_waiting_call_with_the_longest_shared_prefix_goes_next():
@@ -91,3 +95,71 @@ def test_repetition_guard_leaves_ordinary_json_alone():
     tokens = [*range(100, 160), 5, 6, 7, 8, 9, *range(200, 230), 5, 6, 7, 8, 9]
     guard = RepetitionGuard(prompt_tokens=0)
     assert not any(guard(tokens[: i + 1], None) for i in range(len(tokens)))
+
+
+def test_a_call_cancelled_while_it_waits_leaves_the_queue_and_the_rest_go_on():
+    scheduler = PrefixScheduler()
+    order: list[str] = []
+    running, release, cancelled = threading.Event(), threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    def first():
+        with scheduler.turn("prompt a"):
+            running.set()
+            release.wait(5)
+            order.append("a")
+
+    def cancelled_call():
+        try:
+            with scheduler.turn("prompt a, the longest shared prefix", cancelled):
+                order.append("cancelled call ran")
+        except Cancelled:
+            outcome.append("left the queue")
+
+    def last():
+        with scheduler.turn("prompt b"):
+            order.append("b")
+
+    threads = [threading.Thread(target=f) for f in (first, cancelled_call, last)]
+    threads[0].start()
+    running.wait(5)
+    threads[1].start()
+    threads[2].start()
+    cancelled.set()
+    threads[1].join(5)
+    assert outcome == ["left the queue"]  # before the model was even free
+    release.set()
+    for t in threads:
+        t.join(5)
+    assert order == ["a", "b"]
+
+
+def test_a_cancelled_async_call_tells_its_thread_to_stop(monkeypatch):
+    seen: dict[str, threading.Event] = {}
+    entered = threading.Event()
+
+    def generating(model, messages, params, cancelled):
+        seen["cancelled"] = cancelled
+        entered.set()
+        cancelled.wait(30)  # a generation that ends only when told to
+        return {
+            "text": "",
+            "finish_reason": "cancelled",
+            "prompt_tokens": 1,
+            "completion_tokens": 1,
+        }
+
+    monkeypatch.setattr(local, "complete_locally", generating)
+    provider = local._make_provider()
+
+    async def cancel_mid_generation() -> None:
+        task = asyncio.create_task(
+            provider.acompletion("local/gemma-3-270m", [], optional_params={})
+        )
+        await asyncio.to_thread(entered.wait, 30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_mid_generation())
+    assert seen["cancelled"].is_set()

@@ -41,6 +41,23 @@ from judgegrid.providers.local_models import (
 )
 
 _load_lock = threading.Lock()
+_CANCEL_CHECK_S = 0.2  # how often a call waiting for the model looks whether it was cancelled
+
+
+class Cancelled(Exception):
+    """A local call given up by its caller (Ctrl-C, SIGTERM, a timeout) before it finished."""
+
+
+class CancelCheck:
+    """A llama.cpp stopping criterion that ends a generation once its caller has given up: a
+    thread cannot be killed, and without this an interrupted run waits for the generation in
+    flight to reach ``max_tokens`` (minutes on a loaded machine) before it can exit."""
+
+    def __init__(self, cancelled: threading.Event):
+        self.cancelled = cancelled
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        return self.cancelled.is_set()
 
 
 class PrefixScheduler:
@@ -59,12 +76,18 @@ class PrefixScheduler:
         self._last = ""
 
     @contextmanager
-    def turn(self, prompt: str) -> Iterator[None]:
+    def turn(self, prompt: str, cancelled: threading.Event | None = None) -> Iterator[None]:
+        """The model to this call alone; a call ``cancelled`` while it waits leaves the queue
+        (``Cancelled``) without ever taking its turn."""
         ticket = [prompt]  # a fresh object: identity tells waiting calls apart
         with self._cond:
             self._waiting.append(ticket)
             while self._busy or self._next() is not ticket:
-                self._cond.wait()
+                if cancelled is not None and cancelled.is_set():
+                    self._waiting.remove(ticket)
+                    self._cond.notify_all()  # the next in line may be another call now
+                    raise Cancelled("the call was cancelled while it waited for the model")
+                self._cond.wait(timeout=_CANCEL_CHECK_S)
             self._waiting.remove(ticket)
             self._busy = True
         try:
@@ -232,9 +255,14 @@ def _unknown(model: str, kind: str, known: list[str]) -> Exception:
 
 
 def complete_locally(
-    model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+    model: str,
+    messages: list[dict[str, Any]],
+    params: dict[str, Any],
+    cancelled: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Run one completion on the local judge; returns text, finish reason and token counts."""
+    """Run one completion on the local judge; returns text, finish reason and token counts.
+    Once ``cancelled`` is set the call stops at its next token (finish reason "cancelled") or,
+    still waiting for the model, raises ``Cancelled``."""
     judge = JUDGES.get(f"{PROVIDER}/{_model_name(model)}")
     if judge is None:
         raise _unknown(model, "judge", list(JUDGES))
@@ -251,7 +279,8 @@ def complete_locally(
     from llama_cpp import StoppingCriteriaList
 
     guard = RepetitionGuard(len(llm.tokenize(prompt.encode("utf-8"))))
-    with _turns(judge).turn(prompt):
+    cancelled = cancelled or threading.Event()
+    with _turns(judge).turn(prompt, cancelled):
         if seed is not None:
             llm.set_seed(int(seed))
         llm.next_seed = None if seed is None else int(seed)
@@ -263,15 +292,25 @@ def complete_locally(
             top_p=float(params.get("top_p") or 1.0),
             grammar=grammar,
             stop=stop or None,
-            stopping_criteria=StoppingCriteriaList([guard]),
+            stopping_criteria=StoppingCriteriaList([guard, CancelCheck(cancelled)]),
         )
     choice = out["choices"][0]
     return {
         "text": choice["text"].strip(),
-        "finish_reason": "repetition" if guard.fired else choice.get("finish_reason") or "stop",
+        "finish_reason": _finish_reason(choice, guard, cancelled),
         "prompt_tokens": out["usage"]["prompt_tokens"],
         "completion_tokens": out["usage"]["completion_tokens"],
     }
+
+
+def _finish_reason(
+    choice: dict[str, Any], guard: RepetitionGuard, cancelled: threading.Event
+) -> str:
+    if cancelled.is_set():
+        return "cancelled"
+    if guard.fired:
+        return "repetition"
+    return choice.get("finish_reason") or "stop"
 
 
 def embed_locally(model: str, texts: list[str]) -> list[list[float]]:
@@ -298,8 +337,17 @@ def _make_provider() -> Any:
         """litellm's view of the local models; the work happens in the functions above."""
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return self._completion(model, messages, kwargs, None)
+
+        def _completion(
+            self,
+            model: str,
+            messages: list,
+            kwargs: dict[str, Any],
+            cancelled: threading.Event | None,
+        ) -> Any:
             params = dict(kwargs.get("optional_params") or {})
-            result = complete_locally(model, messages, params)
+            result = complete_locally(model, messages, params, cancelled)
             response: ModelResponse = kwargs.get("model_response") or ModelResponse()
             response.choices[0].message.content = result["text"]
             response.choices[0].finish_reason = result["finish_reason"]
@@ -314,7 +362,12 @@ def _make_provider() -> Any:
             return response
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+            cancelled = threading.Event()
+            try:
+                return await asyncio.to_thread(self._completion, model, messages, kwargs, cancelled)
+            except asyncio.CancelledError:  # the thread goes on: tell it to stop at its next token
+                cancelled.set()
+                raise
 
         def embedding(self, model: str, input: list, *args: Any, **kwargs: Any) -> Any:
             texts = [input] if isinstance(input, str) else list(input)
