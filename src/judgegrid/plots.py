@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from judgegrid.analyses.tables import embedding_config
+from judgegrid.analyses.tables import embedding_config, judge_rows
 
 MAX_BOXES = 40
 
@@ -44,11 +44,7 @@ def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
     """Judge (x strictness) by embedding@dimension: the mean score."""
     rows = summary[summary["metric"] == metric].copy()
     rows["column"] = embedding_config(rows["embedding"], rows["dimension"])
-    rows["row"] = np.where(
-        rows["strictness"] > 0,
-        rows["judge"] + " (s=" + rows["strictness"].astype(str) + ")",
-        rows["judge"],
-    )
+    rows["row"] = judge_rows(rows)
     table = rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
     return _means_figure(table, title, (1.6, 1.1), 0.35)
 

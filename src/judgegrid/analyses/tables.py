@@ -122,13 +122,19 @@ def configuration_labels(rows: pd.DataFrame) -> list[str]:
     ]
 
 
+def judge_rows(rows: pd.DataFrame) -> list[str]:
+    """Each row's judge as the by-embedding tables and heatmaps name it: 'judge (s=strictness)',
+    or the judge alone where a metric has no strictness."""
+    return [
+        f"{j} (s={s})" if s else j for j, s in zip(rows["judge"], rows["strictness"], strict=True)
+    ]
+
+
 def judge_by_embedding(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
     """One metric as a judge (× strictness) by embedding@dimension table of 'mean ± sd [f]'."""
     rows = summary[summary["metric"] == metric].copy()
     rows["column"] = embedding_config(rows["embedding"], rows["dimension"])
-    rows["row"] = [
-        f"{j} (s={s})" if s else j for j, s in zip(rows["judge"], rows["strictness"], strict=True)
-    ]
+    rows["row"] = judge_rows(rows)
     rows["text"] = [
         _cell_text(m, sd, f)
         for m, sd, f in zip(rows["mean_score"], rows["mean_run_sd"], rows["failed"], strict=True)
