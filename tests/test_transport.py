@@ -206,7 +206,7 @@ def test_accounting_never_adds_an_unknown_price_as_zero():
     import pandas as pd
 
     from judgegrid.analyses.usage import run_usage, usage_by_model
-    from judgegrid.report import format_cost
+    from judgegrid.analyses.usage import format_cost
 
     calls = pd.DataFrame(
         {
