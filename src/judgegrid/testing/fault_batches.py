@@ -67,6 +67,10 @@ class BatchDesk:
         self.plan = BatchPlan()
         self.seed = 0
         self.retry_after_s = 0.01
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every file, batch and count (between tests)."""
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.batches: dict[str, _Batch] = {}
         self.log: list[tuple[str, str, str]] = []  # (event, id, detail)

@@ -134,6 +134,7 @@ class FaultServer:
         self.outcomes.clear()
         self.requests = 0
         self.arrivals.clear()
+        self.batches.reset()
 
     # -- lifecycle -------------------------------------------------------------------------
 
