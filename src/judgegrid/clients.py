@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import random
 
+from judgegrid.batches import BatchQueue
 from judgegrid.cache import ResultCache
 from judgegrid.embedder import EmbeddingModel
 from judgegrid.judge import JudgeModel
 from judgegrid.options import (
+    BatchMode,
     Concurrency,
     EmbeddingSpec,
     JudgeSpec,
@@ -34,17 +36,29 @@ class ClientFactory:
         seed: int = 0,
         full_buckets: bool = True,
     ):
-        self.store, self.cache = store, cache
+        self.store, self.cache, self.policy = store, cache, policy
         self.limits = Limits(concurrency.total, concurrency.per_model, full_buckets)
         self.transport = Transport(policy, self.limits, store, random.Random(seed))
+        self.queues: dict[str, BatchQueue] = {}  # batch mode: one queue per entry
 
-    def judge(self, label: str, spec: JudgeSpec, options: ModelOptions) -> JudgeModel:
-        """The client of one judge entry; ``options`` are the entry's, defaults merged in."""
+    def judge(
+        self, label: str, spec: JudgeSpec, options: ModelOptions, batch: BatchMode | None = None
+    ) -> JudgeModel:
+        """The client of one judge entry; ``options`` are the entry's, defaults merged in;
+        ``batch``: its batch mode, if any."""
         self._register(label, spec)
-        return JudgeModel(label, spec.id, options, self.transport, self.store, self.cache)
+        queue = self._queue(label, spec, "completion", options, batch)
+        return JudgeModel(label, spec.id, options, self.transport, self.store, self.cache, queue)
 
-    def embedder(self, label: str, spec: EmbeddingSpec, options: ModelOptions) -> EmbeddingModel:
-        """The client of one embedding entry; ``options`` are the entry's, defaults merged in."""
+    def embedder(
+        self,
+        label: str,
+        spec: EmbeddingSpec,
+        options: ModelOptions,
+        batch: BatchMode | None = None,
+    ) -> EmbeddingModel:
+        """The client of one embedding entry; ``options`` are the entry's, defaults merged in;
+        ``batch``: its batch mode, if any."""
         self._register(label, spec)
         return EmbeddingModel(
             label,
@@ -54,7 +68,22 @@ class ClientFactory:
             self.transport,
             self.store,
             self.cache,
+            self._queue(label, spec, "embedding", options, batch),
         )
+
+    def _queue(
+        self,
+        label: str,
+        spec: ModelEntry,
+        kind: str,
+        options: ModelOptions,
+        batch: BatchMode | None,
+    ) -> BatchQueue | None:
+        if batch is None:
+            return None
+        queue = BatchQueue(label, spec.id, kind, options, batch, self.store, self.policy)
+        self.queues[label] = queue
+        return queue
 
     def _register(self, label: str, spec: ModelEntry) -> None:
         self.limits.register(

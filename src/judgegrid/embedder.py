@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from judgegrid.batches import BatchQueue, BatchRequest
 from judgegrid.cache import ResultCache
 from judgegrid.digest import text_sha
 from judgegrid.errors import JudgegridError, ScoringError
@@ -80,10 +81,12 @@ class EmbeddingModel:
         transport: Transport,
         store: RunStore,
         cache: ResultCache | None = None,
+        batch: BatchQueue | None = None,
     ):
+        """``batch``: the entry's batch queue in batch mode (its requests go into batches)."""
         self.label, self.model, self.options = label, model, options
         self.method = resolve_dimension_method(model, method)
-        self._transport = transport
+        self._transport, self._batch = transport, batch
         self.cache_model = vector_cache_model(model, options)
         self._price = Pricer(model, call_type="embedding")
         self._memo = vector_memo(store, cache, model, self.cache_model)
@@ -149,6 +152,7 @@ class EmbeddingModel:
             read=read,
             transport=self._transport,
             tokens_estimate=sum(len(t) for t in texts) // 4,
+            deferred=BatchRequest(self._batch, key, request) if self._batch else None,
         )
         vectors = {
             t: np.asarray(_vector(item), dtype=np.float32)

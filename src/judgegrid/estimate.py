@@ -17,9 +17,9 @@ from typing import Any
 
 from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.matrix import Matrix
-from judgegrid.options import ModelEntry
+from judgegrid.options import BatchMode, ModelEntry
 from judgegrid.plan import Known, PlannedGrid, Request, plan_requests
-from judgegrid.providers.gateway import litellm_module
+from judgegrid.providers.gateway import batch_token_price, litellm_module, token_price
 from judgegrid.sample import Dataset
 from judgegrid.store import RunStore
 
@@ -41,6 +41,7 @@ class StepEstimate:
     output_tokens: int = 0
     output_basis: str = "answer shape"
     cost: float | None = 0.0
+    batch_cost: float | None = 0.0  # the same tokens at litellm's batch price
 
 
 @dataclass
@@ -50,6 +51,26 @@ class ModelTime:
     latency: float
     latency_basis: str
     bound: str  # what limits it: concurrency, requests/min, tokens/min
+
+
+@dataclass
+class BatchTime:
+    """The grid in batch mode: each entry's steps in sequence are batches one after another,
+    each answered within the completion window (at most; providers are often faster)."""
+
+    rounds: dict[str, int]  # label: batches in sequence
+    window_hours: dict[str, int]  # label: its completion window
+    batched: list[str]  # the entries the matrix runs in batch mode (empty: none yet)
+
+    @property
+    def seconds(self) -> float:
+        return max(
+            [n * self.window_hours[label] * 3600.0 for label, n in self.rounds.items()] + [0.0]
+        )
+
+
+def _known_total(costs: list[float | None]) -> float | None:
+    return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
 
 
 @dataclass
@@ -63,11 +84,15 @@ class GridPlan:
     cells: int
     skipped_cells: int
     unplanned: list[str] = field(default_factory=list)
+    batch: BatchTime | None = None  # the whole grid in batch mode
 
     @property
     def cost(self) -> float | None:
-        costs = [r.cost for r in self.rows]
-        return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+        return _known_total([r.cost for r in self.rows])
+
+    @property
+    def batch_cost(self) -> float | None:
+        return _known_total([r.batch_cost for r in self.rows])
 
     @property
     def unpriced(self) -> list[str]:
@@ -111,17 +136,7 @@ def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
 
 def price(model: str, kind: str, prompt: int, output: int) -> float | None:
     """litellm's price of the tokens, None where its map lacks the model (local models: 0)."""
-    if model.startswith("local/"):
-        return 0.0
-    if prompt == 0 and output == 0:
-        return 0.0
-    try:
-        p, o = litellm_module().cost_per_token(
-            model=model, prompt_tokens=prompt, completion_tokens=output, call_type=kind
-        )
-    except Exception:  # litellm raises for a model its price map lacks
-        return None
-    return float(p) + float(o)
+    return token_price(model, kind, prompt, output)
 
 
 def past_usage(cache: ResultCache | None, model: str) -> dict[str, list[dict[str, Any]]]:
@@ -155,6 +170,7 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             row.output_tokens += sum(min(o, cap) if cap else o for o in outputs)
     for row in rows.values():
         row.cost = price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
+        row.batch_cost = batch_token_price(row.model, row.prompt_tokens, row.output_tokens)
     times = _times(matrix, list(rows.values()), cache)
     seconds = max([t.seconds for t in times] + [_shared_bound(matrix, times, rows)])
     tokenizers = {r.model: tokenizer_name(r.model) for r in grid.requests}
@@ -166,7 +182,20 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
         grid.cells,
         grid.skipped_cells,
         grid.unplanned,
+        _batch_time(matrix, grid),
     )
+
+
+def _batch_time(matrix: Matrix, grid: PlannedGrid) -> BatchTime:
+    """Batches in sequence per entry, at its completion window (24h where it runs live)."""
+    entries = _entries(matrix)
+    modes = {label: matrix.batch_for(entry) for label, entry in entries.items()}
+    hours = {
+        label: int((mode or BatchMode()).completion_window.rstrip("h"))
+        for label, mode in modes.items()
+    }
+    rounds = {label: n for label, n in grid.rounds.items() if label in entries}
+    return BatchTime(rounds, hours, [label for label, mode in modes.items() if mode])
 
 
 def _output_caps(matrix: Matrix) -> dict[str, int | None]:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from judgegrid import plots
 from judgegrid.analyses.bundle import Analysis
+from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 
 MAX_ROWS = 200
@@ -106,7 +107,8 @@ def render(
     """The whole report as one HTML string."""
     parts = {
         "decision": _decision(analysis),
-        "overview": _overview(overview, summary_sections),
+        "overview": _overview(overview, summary_sections)
+        + _usage(analysis.table("usage_by_model")),
         "recommendation": _recommendation(analysis),
         "means": _means(analysis, metric_titles),
         "languages": _languages(analysis, metric_titles),
@@ -143,6 +145,21 @@ def _overview(lines: list[str], sections: Mapping[str, pd.DataFrame]) -> str:
         "cells only.</p>"
     )
     return f"<ul>{items}</ul>{legend}{tables}"
+
+
+def _usage(table: pd.DataFrame) -> str:
+    """Requests, tokens and cost per judge and embedding entry; in batch mode the batch price
+    paid beside what the same calls cost live."""
+    if table.empty:
+        return ""
+    note = (
+        '<p class="note">Batched requests are paid at litellm\'s batch price; "cost if live" '
+        "is what the same calls cost as live calls.</p>"
+        if int(table["batched"].sum())
+        else ""
+    )
+    shown = usage_for_display(table)
+    return "<h3>Usage and cost by model</h3>" + frame_html(shown, "usage_by_model") + note
 
 
 def _recommendation(a: Analysis) -> str:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from judgegrid.batches import BatchQueue, BatchRequest
 from judgegrid.cache import ResultCache
 from judgegrid.digest import json_sha
 from judgegrid.errors import JudgegridError, JudgeOutputError
@@ -167,9 +168,11 @@ class JudgeModel:
         transport: Transport,
         store: RunStore,
         cache: ResultCache | None = None,
+        batch: BatchQueue | None = None,
     ):
+        """``batch``: the entry's batch queue in batch mode (its requests go into batches)."""
         self.label, self.model, self.options = label, model, options
-        self._transport, self._store = transport, store
+        self._transport, self._store, self._batch = transport, store, batch
         self._memo = answer_memo(store, cache)
         self.output_mode = (
             output_mode_of(model) if options.output_mode == "auto" else options.output_mode
@@ -363,6 +366,7 @@ class JudgeModel:
             read=read,
             transport=self._transport,
             tokens_estimate=_token_guess(messages, self.options.max_tokens, n),
+            deferred=BatchRequest(self._batch, key, request) if self._batch else None,
         )
         return _choices(raw), usage
 

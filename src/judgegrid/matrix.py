@@ -20,10 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from judgegrid.errors import MatrixError, OptionError, Problem
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.options import (
+    BATCH_PROVIDERS,
+    BatchMode,
+    BatchSetting,
     Concurrency,
     EmbeddingSpec,
     Execution,
     JudgeSpec,
+    ModelEntry,
     ModelOptions,
     RetryPolicy,
     StrictModel,
@@ -36,6 +40,9 @@ class Defaults(StrictModel):
     judge: ModelOptions = ModelOptions()
     embedding: ModelOptions = ModelOptions()
     dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    batch: BatchSetting = Field(
+        None, description="Batch mode for every judge and embedding entry that does not say."
+    )
 
 
 class MetricSpec(BaseModel):
@@ -96,6 +103,16 @@ class Matrix(StrictModel):
     def embedding_dimensions(self, emb: EmbeddingSpec) -> list[int]:
         """Dimensions to score; an empty list means 'the model's own size' (written as 0)."""
         return list(emb.dimensions or self.defaults.dimensions or [0])
+
+    def batch_for(self, entry: ModelEntry) -> BatchMode | None:
+        """The entry's batch mode (its own, else the defaults'), or None: live calls."""
+        own = entry.batch if entry.batch is not None else self.defaults.batch
+        return own if own is not None and own.enabled else None
+
+    @property
+    def batched(self) -> bool:
+        """Whether any entry sends its requests through a provider's batch API."""
+        return any(self.batch_for(e) for e in [*self.judges, *self.embeddings])
 
     def metric_params(self, spec: MetricSpec) -> BaseModel:
         return METRICS[resolve_metric_name(spec.name)].Params(**spec.params)
@@ -202,6 +219,26 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
     problems += _duplicate_labels("embeddings", [e.label or e.id for e in matrix.embeddings])
     for i, spec in enumerate(matrix.metrics):
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
+    problems += _batch_problems(matrix)
+    return problems
+
+
+def _batch_problems(matrix: Matrix) -> list[Problem]:
+    """Batch mode needs a provider whose batch API litellm feeds OpenAI's JSONL lines."""
+    problems = []
+    for section, entries in (("judges", matrix.judges), ("embeddings", matrix.embeddings)):
+        for i, entry in enumerate(entries):
+            provider = entry.id.split("/", 1)[0] if "/" in entry.id else "openai"
+            if matrix.batch_for(entry) and provider not in BATCH_PROVIDERS:
+                where = f"{section}[{i}].batch" if entry.batch else "defaults.batch"
+                problems.append(
+                    Problem(
+                        where,
+                        f"batch mode is for {' and '.join(BATCH_PROVIDERS)} models (OpenAI's "
+                        f"batch file format); {entry.id} is a {provider} model: set batch: "
+                        "false on it",
+                    )
+                )
     return problems
 
 

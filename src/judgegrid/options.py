@@ -97,6 +97,49 @@ class ModelOptions(StrictModel):
         return value
 
 
+BatchRetry = Literal["batch", "live"]
+# Providers whose batch API takes OpenAI's JSONL request lines through litellm's batch functions.
+BATCH_PROVIDERS = ("openai", "azure")
+
+
+class BatchMode(StrictModel):
+    """Requests to the entry go through the provider's batch API instead of one call each
+    (about half the price, answers within the completion window). Written ``batch: true`` for
+    the defaults, or as a mapping to set any of these."""
+
+    enabled: bool = Field(True, description="false: live calls (batch: false).")
+    completion_window: str = Field(
+        "24h", pattern=r"^\d+h$", description="The provider's completion window, e.g. 24h."
+    )
+    poll_interval: Duration = Field(
+        30.0, description="First wait between two looks at a pending batch; grows 1.5× a look."
+    )
+    max_poll_interval: Duration = Field(600.0, description="The longest wait between two looks.")
+    gather: Duration = Field(
+        2.0,
+        description="A batch file is sent once no new request has come for this long (the "
+        "requests a stage makes arrive together), or once it is full.",
+    )
+    max_lines: int = Field(50_000, ge=1, description="Requests per batch file (OpenAI: 50,000).")
+    max_bytes: int = Field(
+        200 * 2**20, ge=1024, description="Bytes per batch file (OpenAI: 200 MB)."
+    )
+    retry: BatchRetry = Field(
+        "batch",
+        description="Where a failed or expired line is tried again (within retry.max_attempts): "
+        "batch (in the next batch) or live (one call at once).",
+    )
+
+
+def _batch_flag(value: Any) -> Any:
+    """``batch: true`` is the default batch mode; ``batch: false`` is live whatever the
+    defaults say; absent (None) follows the defaults."""
+    return {"enabled": value} if isinstance(value, bool) else value
+
+
+BatchSetting = Annotated[BatchMode | None, BeforeValidator(_batch_flag)]
+
+
 class ModelEntry(StrictModel):
     """What every judge and embedding entry has: a model, its options and its own limits."""
 
@@ -109,6 +152,11 @@ class ModelEntry(StrictModel):
     )
     tokens_per_minute: float | None = Field(
         None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
+    )
+    batch: BatchSetting = Field(
+        None,
+        description="true (or a mapping of batch options): send this entry's requests through "
+        "the provider's batch API; false: live even when defaults.batch is set.",
     )
 
 

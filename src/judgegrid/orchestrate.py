@@ -190,6 +190,14 @@ def execution_for(
     data = {**matrix.execution.model_dump(exclude_none=True)}
     data.update({k: v for k, v in given.items() if v is not None})
     execution = validate(Execution, data, "execution", OptionError)
+    if execution.distributed and matrix.batched:
+        message = (
+            "batch mode runs in one process: drop --workers/--backend (or execution:) or set "
+            "batch: false; a provider batch gathers the whole grid's requests of a stage, "
+            "which shards would split into many small batches, and the pending batches are "
+            "kept by the run's own database"
+        )
+        raise OptionError("execution.workers", [Problem("", message)])
     if execution.engine == "ray" and importlib.util.find_spec("ray") is None:
         message = "ray is not installed here; pip install 'judgegrid[ray]'"
         raise OptionError("execution.backend", [Problem("", message)])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -65,6 +65,9 @@ class PlannedGrid:
     cells: int
     skipped_cells: int
     unplanned: list[str]  # cells whose stand-in run failed, with the cause
+    # per entry: the most steps one cell asks of it in sequence, each waiting for the one
+    # before (statements, then verdicts): in batch mode, one batch after another
+    rounds: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -138,12 +141,15 @@ class _PlanJudge:
 
     def __init__(self, ledger: _JudgeLedger, repeat: int, generations: int):
         self._ledger, self._repeat, self._generations = ledger, repeat, generations
+        self.steps: set[str] = set()  # the cell's step names: each waits for the one before
 
     async def ask(self, q: Question) -> Any:
+        self.steps.add(q.step)
         self._ledger.produce([q], self._repeat)
         return q.schema.model_validate(self._ledger.answers[self._ledger.key(q, self._repeat)])
 
     async def ask_many(self, q: Question, n: int) -> list[Any]:
+        self.steps.add(q.step)
         wanted = [replace(q, index=i) for i in range(max(n, self._generations))]
         self._ledger.produce(wanted, self._repeat)
         keys = [self._ledger.key(x, self._repeat) for x in wanted[:n]]
@@ -178,10 +184,12 @@ class _VectorLedger:
 
 
 class _PlanEmbedder:
-    def __init__(self, ledger: _VectorLedger, dimension: int):
-        self._ledger, self._dimension = ledger, dimension
+    def __init__(self, ledger: _VectorLedger, dimension: int, judge: _PlanJudge):
+        self._ledger, self._dimension, self._judge = ledger, dimension, judge
+        self.round = 0  # after how many of the cell's judge steps it embeds, plus one
 
     async def embed(self, texts: list[str]) -> np.ndarray:
+        self.round = max(self.round, len(self._judge.steps) + 1)
         self._ledger.fetch(texts, self._dimension)
         return np.array([bag_of_words(t, self._dimension or EMBED_DIM) for t in texts])
 
@@ -216,10 +224,13 @@ def plan_requests(matrix: Matrix, dataset: Dataset, known: Known | None = None) 
         resolve_metric_name(s.name): max(matrix.strictness_for(s)) for s in matrix.metrics
     }
     cells = expand_cells(matrix, dataset)
-    skipped, unplanned = asyncio.run(_walk(cells, dataset, metrics, judges, vectors, generations))
+    rounds: dict[str, int] = {}
+    skipped, unplanned = asyncio.run(
+        _walk(cells, dataset, metrics, judges, vectors, generations, rounds)
+    )
     requests = [r for ledger in judges.values() for r in ledger.requests]
     requests += [r for ledger in vectors.values() for r in ledger.requests]
-    return PlannedGrid(requests, len(cells), skipped, unplanned)
+    return PlannedGrid(requests, len(cells), skipped, unplanned, rounds)
 
 
 async def _walk(
@@ -229,8 +240,10 @@ async def _walk(
     judges: dict[str, _JudgeLedger],
     vectors: dict[str, _VectorLedger],
     generations: dict[str, int],
+    rounds: dict[str, int],
 ) -> tuple[int, list[str]]:
-    """Run every cell's metric on the stand-in clients; (cells skipped, cells not followed)."""
+    """Run every cell's metric on the stand-in clients; (cells skipped, cells not followed).
+    ``rounds`` gets each entry's most steps in sequence in one cell."""
     samples = dataset.by_id()
     skipped, unplanned = 0, []
     for cell in cells:
@@ -240,11 +253,16 @@ async def _walk(
             continue
         judge = _PlanJudge(judges[cell.judge], cell.repeat, generations.get(cell.metric, 0))
         embedder = (
-            _PlanEmbedder(vectors[cell.embedding], cell.dimension) if cell.embedding else None
+            _PlanEmbedder(vectors[cell.embedding], cell.dimension, judge)
+            if cell.embedding
+            else None
         )
         ctx = ScoreContext(judge=judge, embedder=embedder, strictness=cell.strictness or None)
         try:
             await metric.compute(sample, ctx)
         except (JudgegridError, AssertionError, ValueError) as exc:  # a cached answer it rejects
             unplanned.append(f"{cell.metric}/{cell.judge}/{cell.sample_id}: {exc}")
+        rounds[cell.judge] = max(rounds.get(cell.judge, 0), len(judge.steps))
+        if embedder is not None:
+            rounds[cell.embedding] = max(rounds.get(cell.embedding, 0), embedder.round)
     return skipped, unplanned

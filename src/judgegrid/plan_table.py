@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from judgegrid.estimate import DEFAULT_LATENCY, GridPlan, StepEstimate
 
-HEADER = ("model", "step", "calls", "from cache", "prompt tok", "est. output tok", "est. cost")
+HEADER = (
+    "model",
+    "step",
+    "calls",
+    "from cache",
+    "prompt tok",
+    "est. output tok",
+    "est. cost",
+    "batch cost",
+)
 
 
 def money(cost: float | None) -> str:
@@ -26,6 +35,7 @@ def _line(row: StepEstimate) -> tuple[str, ...]:
         f"{row.prompt_tokens:,}",
         f"{row.output_tokens:,}" if row.kind == "completion" else "-",
         money(row.cost),
+        money(row.batch_cost),
     )
 
 
@@ -33,7 +43,7 @@ def render_plan(plan: GridPlan) -> str:
     lines = [_line(r) for r in plan.rows]
     totals = ("total", "", *(f"{plan.total(n):,}" for n in ("calls", "cache_hits")))
     totals += (f"{plan.total('prompt_tokens'):,}", f"{plan.total('output_tokens'):,}")
-    lines.append((*totals, money(plan.cost)))
+    lines.append((*totals, money(plan.cost), money(plan.batch_cost)))
     widths = [max(len(x[i]) for x in [HEADER, *lines]) for i in range(len(HEADER))]
 
     def fmt(cells: tuple[str, ...]) -> str:
@@ -73,6 +83,7 @@ def _notes(plan: GridPlan) -> list[str]:
         "without a call; generated texts are the placeholders' in every repeat, so a real "
         "judge's repeats may need more embedding calls than planned"
     )
+    out += _batch_notes(plan)
     if plan.unpriced:
         out.append(f"cost unknown: litellm's price map lacks {', '.join(plan.unpriced)}")
     defaults = ", ".join(f"{k} {v} s" for k, v in DEFAULT_LATENCY.items())
@@ -80,3 +91,24 @@ def _notes(plan: GridPlan) -> list[str]:
     for problem in plan.unplanned[:5]:
         out.append(f"not followed: {problem}")
     return out
+
+
+def _batch_notes(plan: GridPlan) -> list[str]:
+    """The same grid in batch mode: its cost, and its time at the completion window."""
+    batch = plan.batch
+    if batch is None or not batch.rounds:
+        return []
+    mode = (
+        f"entries in batch mode: {', '.join(batch.batched)}"
+        if batch.batched
+        else "no entry is in batch mode (batch: true on an entry, or in defaults)"
+    )
+    rounds = "; ".join(
+        f"{label}: {n} × {batch.window_hours[label]}h" for label, n in batch.rounds.items()
+    )
+    return [
+        f"batch mode: est. cost {money(plan.batch_cost)} (litellm's batch prices: its "
+        "*_cost_per_token_batches, else half the live price); est. time at most "
+        f"{duration(batch.seconds)}, the steps each cell asks in sequence being batches one "
+        f"after another, each within its completion window ({rounds}); {mode}",
+    ]

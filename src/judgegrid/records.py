@@ -1,5 +1,5 @@
-"""Typed records of a run: one request sent to a model (``CallRecord``) and one cell's outcome
-(``ScoreRow``).
+"""Typed records of a run: one request sent to a model (``CallRecord``), one batch file sent to
+a provider's batch API (``BatchRecord``) and one cell's outcome (``ScoreRow``).
 
 ``ScoreRow`` is the one definition of the ``scores`` table: the run database's columns, the
 API's ``scores`` DataFrame, ``scores.csv`` and every analysis read the same fields, in the order
@@ -36,6 +36,26 @@ class CallRecord:
     finish_reason: str | None = None
     started_at: float = 0.0
     usage: Usage = field(default_factory=Usage)
+    batch_id: str | None = None  # the provider batch that answered it (batch mode)
+    live_cost: float | None = None  # a batched call: what it would have cost live
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """One batch file sent to a provider's batch API: which lines it carries and where it is.
+
+    ``status``: ``uploaded`` (file sent, no batch yet), then the provider's (``validating``,
+    ``in_progress``, ``completed``, ``expired``, ``failed``, ``cancelled``)."""
+
+    file_id: str
+    batch_id: str | None
+    label: str
+    endpoint: str
+    status: str
+    custom_ids: tuple[str, ...]
+    submitted_at: float
+    finished_at: float | None = None
+    detail: str | None = None  # the provider's counts or error, as text
 
 
 @dataclass(frozen=True)

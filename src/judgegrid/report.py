@@ -6,7 +6,6 @@ Everything here is rebuilt from the run database alone, with no model call.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from judgegrid.analyses.bundle import Analysis, analyse
 from judgegrid.analyses.decision import card_markdown
 from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
 from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
+from judgegrid.analyses.usage import format_cost, usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.analyses.variance import VARIANCE_SUMMARY_COLUMNS
 from judgegrid.metrics import METRICS
@@ -296,6 +296,11 @@ def write_all(
 def overview_lines(a: Analysis, expected: int | None) -> list[str]:
     o = a.overview
     cost_text = "unknown for some calls" if o.cost is None else f"${o.cost:.4f}"
+    if o.batched:
+        cost_text += (
+            f" ({o.batched} calls in provider batches, at the batch price; the same calls "
+            f"live: {format_cost(o.live_cost)})"
+        )
     return [
         f"- score rows: {o.rows}" + (f" (the matrix implies {expected})" if expected else ""),
         f"- scored: {o.scored}, failed: {o.failed}, skipped: {o.skipped}",
@@ -328,29 +333,30 @@ def _markdown(frame: pd.DataFrame) -> str:
     return frame.to_markdown(index=False) if not frame.empty else "(none)"
 
 
-def format_cost(cost: float | None) -> str:
-    if cost is None or (isinstance(cost, float) and math.isnan(cost)):
-        return "unknown"
-    return f"${cost:.4f}"
-
-
 def usage_markdown(table: pd.DataFrame) -> list[str]:
     """The summary's usage section: one table row per judge and embedding entry."""
     if table.empty:
         return []
-    shown = table.assign(
-        cost=[format_cost(c) for c in table["cost"]],
-        latency_s=table["latency_s"].round(2),
-        mean_latency_s=table["mean_latency_s"].round(3),
-    )
     return [
         "## Usage by judge and embedding model",
         "",
         "Requests are attempts sent (retries included; 'retried' counts attempts after the "
         "first). Cost is from litellm's offline price table; 'unknown' where it has no price.",
+        *_batch_note(table),
         "",
-        shown.to_markdown(index=False),
+        usage_for_display(table).to_markdown(index=False),
         "",
+    ]
+
+
+def _batch_note(table: pd.DataFrame) -> list[str]:
+    if not int(table["batched"].sum()):
+        return []
+    return [
+        "'batched' requests went through the provider's batch API and are paid at litellm's "
+        "batch price (its *_cost_per_token_batches, else half the live price, litellm's rule); "
+        "'cost if live' is what the same calls cost as live calls. A batched call's latency is "
+        "the time from the request to its batch's answer."
     ]
 
 

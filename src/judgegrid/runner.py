@@ -66,18 +66,21 @@ class GridRunner:
         """``full_buckets`` False: the per-minute limits start empty (a worker's shards)."""
         self.matrix, self.dataset, self.store, self.cache = matrix, dataset, store, cache
         self._samples = dataset.by_id()
-        clients = ClientFactory(
+        self.clients = clients = ClientFactory(
             store, matrix.retry, matrix.concurrency, cache, seed, full_buckets=full_buckets
         )
         self.judges: dict[str, JudgeModel] = {
             matrix.judge_label(i): clients.judge(
-                matrix.judge_label(i), spec, matrix.judge_options(spec)
+                matrix.judge_label(i), spec, matrix.judge_options(spec), matrix.batch_for(spec)
             )
             for i, spec in enumerate(matrix.judges)
         }
         self.embeddings: dict[str, EmbeddingModel] = {
             matrix.embedding_label(i): clients.embedder(
-                matrix.embedding_label(i), spec, matrix.embedding_options(spec)
+                matrix.embedding_label(i),
+                spec,
+                matrix.embedding_options(spec),
+                matrix.batch_for(spec),
             )
             for i, spec in enumerate(matrix.embeddings)
         }
@@ -101,9 +104,12 @@ class GridRunner:
         queue: asyncio.Queue[Cell] = asyncio.Queue()
         for cell in todo:
             queue.put_nowait(cell)
+        # batch mode: every cell at once, so each stage's requests gather into one batch file
+        # (the concurrency limits still hold the live calls back)
+        lanes = len(todo) if self.matrix.batched else self.matrix.concurrency.total * 4
         workers = [
             asyncio.create_task(self._worker(queue, tally, on_progress))
-            for _ in range(min(len(todo), self.matrix.concurrency.total * 4) or 1)
+            for _ in range(min(len(todo), lanes) or 1)
         ]
         with ExitStack() as batches:  # one commit per 50 ms of rows, not one per row
             batches.enter_context(self.store.writes.batched())

@@ -14,6 +14,9 @@ Tables
 - ``labels``: people's answers (``records.Label``) from ``judgegrid label`` or ``labels import``,
   one per sample × metric × annotator (a new answer replaces the old).
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
+- ``batches``: every batch file sent to a provider's batch API (batch mode): its file id, batch
+  id, the request lines (custom ids) it carries and its status, written before the run waits
+  for it, so a resumed run looks at a pending batch again instead of paying for it twice.
 
 Every write is committed at once (WAL mode), or, while the runner batches them (``writes.batched``),
 in transactions at most 50 ms old; either way a kill loses at most the cells in flight.
@@ -32,7 +35,14 @@ import pandas as pd
 from judgegrid.cells import Cell
 from judgegrid.database import Writes, open_database, read_vectors, vector_blob
 from judgegrid.digest import text_sha
-from judgegrid.records import LABEL_COLUMNS, SCORE_COLUMNS, CallRecord, Label, ScoreRow
+from judgegrid.records import (
+    LABEL_COLUMNS,
+    SCORE_COLUMNS,
+    BatchRecord,
+    CallRecord,
+    Label,
+    ScoreRow,
+)
 from judgegrid.sample import Sample
 from judgegrid.usage import Usage
 
@@ -54,9 +64,14 @@ CREATE TABLE IF NOT EXISTS calls (
     label TEXT NOT NULL, step_key TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
     http_status INTEGER, error TEXT, finish_reason TEXT, request TEXT NOT NULL, response TEXT,
     started_at REAL NOT NULL, latency_s REAL NOT NULL, tokens_in INTEGER NOT NULL,
-    tokens_out INTEGER NOT NULL, cost REAL
+    tokens_out INTEGER NOT NULL, cost REAL, batch_id TEXT, live_cost REAL
 );
 CREATE INDEX IF NOT EXISTS calls_step ON calls (step_key);
+CREATE TABLE IF NOT EXISTS batches (
+    file_id TEXT PRIMARY KEY, batch_id TEXT, label TEXT NOT NULL, endpoint TEXT NOT NULL,
+    status TEXT NOT NULL, custom_ids TEXT NOT NULL, submitted_at REAL NOT NULL,
+    finished_at REAL, detail TEXT
+);
 CREATE TABLE IF NOT EXISTS steps (
     key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL, answer TEXT NOT NULL,
     usage TEXT NOT NULL
@@ -92,8 +107,10 @@ _INSERT_SCORE = (
 
 _CALL_COLUMNS = (
     "kind, model, label, step_key, attempt, status, http_status, error, finish_reason, request,"
-    " response, started_at, latency_s, tokens_in, tokens_out, cost"
+    " response, started_at, latency_s, tokens_in, tokens_out, cost, batch_id, live_cost"
 )
+# Columns a run database made before them lacks: added when it is opened (a resumed run).
+_ADDED_COLUMNS = {"calls": {"batch_id": "TEXT", "live_cost": "REAL"}}
 # What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
 # and vectors are content-addressed, so the same one from two shards is the same row.
 _SHARD_TABLES = {
@@ -109,6 +126,11 @@ class RunStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._db = open_database(path, _SCHEMA)
+        for table, columns in _ADDED_COLUMNS.items():
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
         self.writes = Writes(self._db)
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
@@ -191,7 +213,7 @@ class RunStore:
         self.calls_recorded += 1
         u = call.usage
         self.writes.execute(
-            f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+            f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 18)})",
             (
                 call.kind,
                 call.model,
@@ -209,8 +231,44 @@ class RunStore:
                 u.tokens_in,
                 u.tokens_out,
                 u.cost,
+                call.batch_id,
+                call.live_cost,
             ),
         )
+
+    # -- batches (batch mode) ------------------------------------------------------------------
+
+    def save_batch(self, batch: BatchRecord) -> None:
+        """A batch file's row, committed at once (not with the next 50 ms of rows): the run may
+        be killed while it waits for the batch, and a resumed run must find it."""
+        self.writes.flush()
+        self._db.execute(
+            "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                batch.file_id,
+                batch.batch_id,
+                batch.label,
+                batch.endpoint,
+                batch.status,
+                json.dumps(list(batch.custom_ids)),
+                batch.submitted_at,
+                batch.finished_at,
+                batch.detail,
+            ),
+        )
+
+    def load_batches(self, label: str | None = None) -> list[BatchRecord]:
+        """The batch files sent so far (one entry's, or all), oldest first."""
+        where, params = ("WHERE label = ?", (label,)) if label is not None else ("", ())
+        rows = self._db.execute(
+            "SELECT file_id, batch_id, label, endpoint, status, custom_ids, submitted_at,"
+            f" finished_at, detail FROM batches {where} ORDER BY submitted_at",
+            params,
+        )
+        return [
+            BatchRecord(f, b, lab, e, st, tuple(json.loads(ids)), sub, fin, d)
+            for f, b, lab, e, st, ids, sub, fin, d in rows
+        ]
 
     # -- steps ---------------------------------------------------------------------------------
 

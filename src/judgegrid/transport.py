@@ -9,6 +9,7 @@ once on permanent errors (400/401/403/404) with a message naming the model, and 
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -33,6 +34,21 @@ MODEL_WIDE_CODES = {401, 403, 404}
 
 class Recorder(Protocol):
     def record_call(self, call: CallRecord) -> None: ...
+
+
+class Deferred(Protocol):
+    """A request that a provider's batch API may answer instead of a call (``batches``).
+
+    ``takes(attempt)`` says whether that attempt goes into a batch (else it is a live call);
+    after ``result`` returns or raises, ``batch_id`` names the batch that answered and
+    ``live_cost`` what the same call would have cost live."""
+
+    batch_id: str | None
+    live_cost: float | None
+
+    def takes(self, attempt: int) -> bool: ...
+
+    async def result(self, attempt: int) -> Any: ...
 
 
 class RateLimit:
@@ -121,6 +137,12 @@ class Limits:
         if label in self._stopped:
             message, status = self._stopped[label]
             raise ModelStopped(message, status=status, permanent=True)
+
+    async def unlimited(self, label: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """A request that no concurrency or per-minute limit holds back (a batch line: the
+        provider's batch limits hold instead), unless the model was stopped."""
+        self._check(label)
+        return await fn()
 
     async def __call__(self, label: str, fn: Callable[[], Awaitable[Any]], tokens: int = 0) -> Any:
         model_sem = self._per_model.setdefault(label, asyncio.Semaphore(self._per_model_default))
@@ -248,12 +270,14 @@ async def send(
     transport: Transport,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     tokens_estimate: int = 0,
+    deferred: Deferred | None = None,
 ) -> tuple[Any, str, Usage]:
     """Send one request under the retry policy; return (raw response, text, usage of all tries).
 
     ``read`` turns a raw response into (text for the calls table, usage, finish reason).
     ``tokens_estimate`` is charged to a tokens-per-minute limit before the call and corrected
-    with the provider's count after it.
+    with the provider's count after it. ``deferred`` (batch mode) answers the attempts it
+    takes from a provider batch, outside the concurrency and per-minute limits.
     """
     policy, limits, recorder = transport.policy, transport.limits, transport.recorder
     total = Usage()
@@ -277,22 +301,34 @@ async def send(
         )
 
     for number in range(1, policy.max_attempts + 1):
-        attempt = _Attempt(number, call)
+        batched = deferred is not None and deferred.takes(number)
+        if deferred is not None and batched:
+            attempt = _Attempt(number, functools.partial(deferred.result, number))
+        else:
+            attempt = _Attempt(number, call)
+        batch: dict[str, Any] = {"batch_id": None}
         try:
-            raw = await limits(label, attempt.run, tokens=tokens_estimate)
+            if batched:
+                raw = await limits.unlimited(label, attempt.run)
+            else:
+                raw = await limits(label, attempt.run, tokens=tokens_estimate)
         except asyncio.CancelledError:
             raise
         except ModelStopped as stopped:  # no request was sent: nothing to record or retry
             raise ProviderError(str(stopped), stopped.status, permanent=True) from None
         except Exception as exc:
-            limits.settle_tokens(label, -tokens_estimate)
+            if not batched:
+                limits.settle_tokens(label, -tokens_estimate)
             status = status_of(exc)
             message = describe_failure(model, exc, status)
-            record(attempt, "error", Usage(calls=1), error=message, http_status=status)
+            if deferred is not None and batched:
+                batch["batch_id"] = deferred.batch_id
+            record(attempt, "error", Usage(calls=1), error=message, http_status=status, **batch)
             permanent = status in PERMANENT_CODES
             if status in MODEL_WIDE_CODES:
                 limits.stop(label, message, status)
-            if permanent or not is_retryable(policy, status) or number == policy.max_attempts:
+            final = permanent or getattr(exc, "final", False)  # final: trying again cannot help
+            if final or not is_retryable(policy, status) or number == policy.max_attempts:
                 tries = f" after {number} attempts" if number > 1 else ""
                 error = ProviderError(message + tries, status, permanent=permanent)
                 error.usage = total
@@ -302,7 +338,10 @@ async def send(
             await sleep(min(wait, max(policy.max_interval, 0.0)))
             continue
         text, usage, finish = read(raw)
-        limits.settle_tokens(label, usage.tokens_in + usage.tokens_out - tokens_estimate)
-        record(attempt, "ok", usage, response=text, finish_reason=finish)
+        if deferred is not None and batched:
+            batch |= {"batch_id": deferred.batch_id, "live_cost": deferred.live_cost}
+        else:
+            limits.settle_tokens(label, usage.tokens_in + usage.tokens_out - tokens_estimate)
+        record(attempt, "ok", usage, response=text, finish_reason=finish, **batch)
         return raw, text, total
     raise AssertionError("unreachable: the loop returns or raises")

@@ -50,6 +50,8 @@ class RunOverview:
     tokens_in: int
     tokens_out: int
     cost: float | None  # None: some call's price is unknown
+    batched: int = 0  # calls answered (or failed) in provider batches
+    live_cost: float | None = None  # what the calls would have cost live (batch mode)
 
 
 @dataclass
@@ -83,6 +85,8 @@ def run_overview(scores: pd.DataFrame, calls: pd.DataFrame) -> RunOverview:
         tokens_in=int(totals["tokens_in"] or 0),
         tokens_out=int(totals["tokens_out"] or 0),
         cost=None if totals["cost"] is None else float(totals["cost"]),
+        batched=int(totals["batched"] or 0),
+        live_cost=None if totals["live_cost"] is None else float(totals["live_cost"]),
     )
 
 

@@ -4,10 +4,13 @@ Per model entry (judge or embedding label) and for the whole run. The calls tabl
 per attempt, so these sums are what was really sent, shared steps counted once; the scores table
 holds the same figures per cell (where a shared step counts in every cell that used it).
 A cost is unknown when litellm's price table lacks the model: it is then shown as "unknown",
-never added up as 0.
+never added up as 0. In batch mode ``cost`` is what was paid (the batch price) and ``live_cost``
+what the same calls would have cost live; for live calls the two are the same.
 """
 
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
@@ -22,9 +25,27 @@ USAGE_COLUMNS = [
     "tokens_in",
     "tokens_out",
     "cost",
+    "live_cost",
+    "batched",
     "latency_s",
     "mean_latency_s",
 ]
+
+
+def live_costs(calls: pd.DataFrame) -> pd.Series:
+    """What each call would have cost live: its own cost, or for an answered batch line the
+    live price recorded beside its batch price (a failed line is paid neither way)."""
+    if "batch_id" not in calls or "live_cost" not in calls:
+        return calls["cost"]
+    answered_in_batch = calls["batch_id"].notna() & (calls["status"] == "ok")
+    return calls["cost"].where(~answered_in_batch, calls["live_cost"])
+
+
+def batched_calls(calls: pd.DataFrame) -> pd.Series:
+    """Whether each call went through a provider batch."""
+    if "batch_id" not in calls:
+        return pd.Series(False, index=calls.index)
+    return calls["batch_id"].notna()
 
 
 def known_sum(costs: pd.Series) -> float | None:
@@ -36,9 +57,11 @@ def known_sum(costs: pd.Series) -> float | None:
 
 def usage_by_model(calls: pd.DataFrame) -> pd.DataFrame:
     """One row per (kind, label): requests sent, answered, failed attempts, requests retried
-    (attempts after the first), tokens, cost (None = unknown) and latency."""
+    (attempts after the first), tokens, cost (None = unknown), what it would have cost live,
+    requests sent in provider batches, and latency."""
     if calls.empty:
         return pd.DataFrame(columns=USAGE_COLUMNS)
+    calls = calls.assign(live_cost=live_costs(calls), batched=batched_calls(calls))
     rows = []
     for (kind, label), group in calls.groupby(["kind", "label"], sort=True):
         rows.append(
@@ -53,6 +76,8 @@ def usage_by_model(calls: pd.DataFrame) -> pd.DataFrame:
                 "tokens_in": int(group["tokens_in"].sum()),
                 "tokens_out": int(group["tokens_out"].sum()),
                 "cost": known_sum(group["cost"]),
+                "live_cost": known_sum(group["live_cost"]),
+                "batched": int(group["batched"].sum()),
                 "latency_s": float(group["latency_s"].sum()),
                 "mean_latency_s": float(group["latency_s"].mean()),
             }
@@ -61,8 +86,11 @@ def usage_by_model(calls: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_usage(calls: pd.DataFrame) -> dict[str, float | int | None]:
-    """The whole run's requests, tokens, cost (None = unknown) and summed call latency."""
+    """The whole run's requests, tokens, cost (None = unknown), live cost, requests sent in
+    batches and summed call latency."""
     return {
+        "live_cost": known_sum(live_costs(calls)) if len(calls) else 0.0,
+        "batched": int(batched_calls(calls).sum()) if len(calls) else 0,
         "requests": len(calls),
         "answered": int((calls["status"] == "ok").sum()) if len(calls) else 0,
         "tokens_in": int(calls["tokens_in"].sum()) if len(calls) else 0,
@@ -70,3 +98,23 @@ def run_usage(calls: pd.DataFrame) -> dict[str, float | int | None]:
         "cost": known_sum(calls["cost"]) if len(calls) else 0.0,
         "latency_s": float(calls["latency_s"].sum()) if len(calls) else 0.0,
     }
+
+
+def format_cost(cost: float | None) -> str:
+    if cost is None or (isinstance(cost, float) and math.isnan(cost)):
+        return "unknown"
+    return f"${cost:.4f}"
+
+
+def usage_for_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The usage table as shown: costs as money, rounded times; the batch columns only when
+    some entry ran in batch mode."""
+    shown = table.assign(
+        cost=[format_cost(c) for c in table["cost"]],
+        live_cost=[format_cost(c) for c in table["live_cost"]],
+        latency_s=table["latency_s"].round(2),
+        mean_latency_s=table["mean_latency_s"].round(3),
+    )
+    if not int(table["batched"].sum()):
+        return shown.drop(columns=["live_cost", "batched"])
+    return shown.rename(columns={"cost": "cost (paid)", "live_cost": "cost if live"})

@@ -73,3 +73,36 @@ class Pricer:
         except Exception:  # litellm raises for a model missing from its price table
             self._unpriced = True
             return None
+
+
+def token_price(model: str, kind: str, prompt: int, output: int) -> float | None:
+    """litellm's live price of the tokens, None where its map lacks the model (local: 0)."""
+    if model.startswith("local/") or (prompt == 0 and output == 0):
+        return 0.0
+    try:
+        p, o = litellm_module().cost_per_token(
+            model=model, prompt_tokens=prompt, completion_tokens=output, call_type=kind
+        )
+    except Exception:  # litellm raises for a model its price map lacks
+        return None
+    return float(p) + float(o)
+
+
+def batch_token_price(model: str, prompt: int, output: int) -> float | None:
+    """litellm's batch price of the tokens: the map's ``*_cost_per_token_batches`` where it
+    has them, else half the live price (litellm's own rule for batches); None where the map
+    lacks the model, never 0."""
+    if model.startswith("local/") or (prompt == 0 and output == 0):
+        return 0.0
+    litellm = litellm_module()
+    from litellm.cost_calculator import batch_cost_calculator
+
+    try:
+        litellm.get_model_info(model=model)  # raises for a model the map lacks
+        usage = litellm.Usage(
+            prompt_tokens=prompt, completion_tokens=output, total_tokens=prompt + output
+        )
+        p, o = batch_cost_calculator(usage=usage, model=model)
+    except Exception:
+        return None
+    return float(p) + float(o)

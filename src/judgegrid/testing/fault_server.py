@@ -1,6 +1,7 @@
 """A fault-injection OpenAI-compatible server on 127.0.0.1, for tests and benchmarks.
 
-It serves ``POST /v1/chat/completions`` (with ``n``) and ``POST /v1/embeddings`` and answers every
+It serves ``POST /v1/chat/completions`` (with ``n``), ``POST /v1/embeddings`` and OpenAI's files
+and batches endpoints (``fault_batches``: a batch's lines get the live answers) and answers every
 judge prompt of judgegrid with a schema-valid scripted answer (``testing.answers``), unless the
 fault plan says otherwise: 429 with ``Retry-After``, 500, malformed JSON content, output cut off
 at max_tokens (``finish_reason: "length"``), a reply slower than the client's timeout, or a fixed
@@ -33,6 +34,7 @@ import numpy as np
 from aiohttp import web
 
 from judgegrid.testing.answers import EMBED_DIM, answer_for_messages, bag_of_words
+from judgegrid.testing.fault_batches import BatchDesk, BatchPlan
 from judgegrid.testing.schema_answers import instance_of, schema_in_request
 
 # Faults that replace the whole HTTP response, and faults that spoil one choice's content.
@@ -48,6 +50,7 @@ class FaultPlan:
     mix: probability of each fault per request (content faults: per choice); the rest is valid.
     by_model: a fault forced on every request to that model name (``fake-judge``, without
     ``openai/``), e.g. ``{"bad-key": "401"}``.
+    batch: what the files and batches endpoints do (``fault_batches.BatchPlan``).
     """
 
     mix: dict[str, float] = field(default_factory=dict)
@@ -57,6 +60,7 @@ class FaultPlan:
     by_model: dict[str, str] = field(default_factory=dict)
     seed: int = 0
     embed_dim: int = EMBED_DIM
+    batch: BatchPlan = field(default_factory=BatchPlan)
 
     def __post_init__(self) -> None:
         unknown = (set(self.mix) | set(self.by_model.values())) - FORCEABLE
@@ -81,10 +85,13 @@ def _pick(u: float, mix: dict[str, float], names: tuple[str, ...]) -> str:
     return "ok"
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+def _error_body(status: int, message: str) -> dict[str, Any]:
     kinds = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
-    body = {"error": {"message": message, "type": kinds.get(status, "server_error"), "code": None}}
-    return web.json_response(body, status=status, headers=headers)
+    return {"error": {"message": message, "type": kinds.get(status, "server_error"), "code": None}}
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response(_error_body(status, message), status=status, headers=headers)
 
 
 class FaultServer:
@@ -92,12 +99,14 @@ class FaultServer:
     ``arrivals``, the time (``time.monotonic``) each request came in, to check a rate limit."""
 
     def __init__(self, plan: FaultPlan | None = None):
+        self.batches = BatchDesk(self._chat_answer, self._batch_embedding, _draw)
         self.plan = plan or FaultPlan()
         self.outcomes: Counter[tuple[str, str, str]] = Counter()
         self.requests = 0
         self.arrivals: list[float] = []
         self.keys_seen: set[str] = set()  # bearer tokens received, to show a key got through
         self._seen: Counter[str] = Counter()
+        self._answered = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
@@ -108,6 +117,16 @@ class FaultServer:
         """The api_base to give litellm."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def plan(self) -> FaultPlan:
+        return self._plan
+
+    @plan.setter
+    def plan(self, plan: FaultPlan) -> None:
+        self._plan = plan
+        self.batches.plan, self.batches.seed = plan.batch, plan.seed
+        self.batches.retry_after_s = plan.retry_after_s
+
     def set_plan(self, plan: FaultPlan) -> None:
         self.plan = plan
 
@@ -115,6 +134,7 @@ class FaultServer:
         self.outcomes.clear()
         self.requests = 0
         self.arrivals.clear()
+        self.batches.reset()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -162,6 +182,7 @@ class FaultServer:
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/v1/stats", self._stats)
+        self.batches.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port, backlog=1024)
@@ -213,6 +234,13 @@ class FaultServer:
         failed = await self._fail(fault, "completion", model)
         if failed is not None:
             return failed
+        status, answer = self._chat_answer(body, u)
+        return web.json_response(answer, status=status)
+
+    def _chat_answer(self, body: dict[str, Any], u: float) -> tuple[int, dict[str, Any]]:
+        """(HTTP status, response body) of a chat request that met no request-level fault: the
+        same for a live call and a batch line, so a batch answers as the live server would."""
+        model = str(body.get("model", ""))
         messages = body.get("messages") or []
         try:
             answer = json.dumps(answer_for_messages(messages, model), ensure_ascii=False)
@@ -220,7 +248,7 @@ class FaultServer:
             schema = schema_in_request(body)  # another harness's prompt (Ragas' in a bench)
             if schema is None:
                 self.outcomes[("completion", model, "unknown prompt")] += 1
-                return _error(400, f"fault server: {exc}")
+                return 400, _error_body(400, f"fault server: {exc}")
             answer = json.dumps(instance_of(schema))
         forced = self.plan.by_model.get(model)
         choices: list[dict[str, Any]] = []
@@ -239,20 +267,19 @@ class FaultServer:
             )
         prompt_tokens = chat_tokens(messages)
         completion_tokens = sum(tokens(c["message"]["content"]) for c in choices)
-        return web.json_response(
-            {
-                "id": f"chatcmpl-fault-{self.requests}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": model,
-                "choices": choices,
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
-            }
-        )
+        self._answered += 1
+        return 200, {
+            "id": f"chatcmpl-fault-{self._answered}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": choices,
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
 
     async def _embeddings(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1
@@ -267,6 +294,14 @@ class FaultServer:
         failed = await self._fail(fault, "embedding", model)
         if failed is not None:
             return failed
+        return web.json_response(self._embedding_answer(body))
+
+    def _batch_embedding(self, body: dict[str, Any], u: float) -> tuple[int, dict[str, Any]]:
+        return 200, self._embedding_answer(body)
+
+    def _embedding_answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The response body of an embedding request (live or a batch line)."""
+        model = str(body.get("model", ""))
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])
         dim = int(body.get("dimensions") or self.plan.embed_dim)
@@ -281,14 +316,12 @@ class FaultServer:
             data.append({"object": "embedding", "index": i, "embedding": encoded})
         self.outcomes[("embedding", model, "ok")] += 1
         used = sum(tokens(str(t)) for t in texts)
-        return web.json_response(
-            {
-                "object": "list",
-                "data": data,
-                "model": model,
-                "usage": {"prompt_tokens": used, "total_tokens": used},
-            }
-        )
+        return {
+            "object": "list",
+            "data": data,
+            "model": model,
+            "usage": {"prompt_tokens": used, "total_tokens": used},
+        }
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"object": "list", "data": []})
