@@ -43,8 +43,11 @@ def server() -> Iterator[FaultServer]:
 
 @pytest.fixture
 def priced() -> Iterator[None]:
-    """litellm's price map knows the fault server's models, for this test only."""
+    """litellm's price map knows the fault server's models, for this test only: the entries,
+    the provider's model list and litellm's lookup caches are as they were afterwards (a stale
+    cache once kept the prices for the tests that ran next)."""
     saved = {name: litellm.model_cost.get(name) for name in PRICED}
+    chat_models = set(litellm.open_ai_chat_completion_models)
     litellm.register_model(
         {
             name: {**PRICES[mode], "litellm_provider": "openai", "mode": mode}
@@ -57,6 +60,8 @@ def priced() -> Iterator[None]:
             litellm.model_cost.pop(name, None)
         else:
             litellm.model_cost[name] = entry
+    litellm.open_ai_chat_completion_models.intersection_update(chat_models)
+    litellm.utils._invalidate_model_cost_lowercase_map()  # what register_model calls after it
 
 
 def write(tmp_path: Path, matrix: dict[str, Any]) -> Path:
