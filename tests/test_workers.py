@@ -217,7 +217,9 @@ def test_one_process_two_processes_and_two_ray_workers_score_the_same_grid(
         other = results[name].scores.sort_values(CELL_KEY).reset_index(drop=True)
         assert other[CELL_KEY].equals(one[CELL_KEY]), name
         assert other["score"].tolist() == pytest.approx(one["score"].tolist(), nan_ok=True)
-        assert len(results[name].calls) == len(results["one"].calls), name
+        # the same requests answered (a retried timeout on a loaded machine adds an attempt row)
+        answered = results[name].calls["status"] == "ok"
+        assert answered.sum() == (results["one"].calls["status"] == "ok").sum(), name
 
 
 # -- faults: a worker killed, the driver killed ------------------------------------------------
