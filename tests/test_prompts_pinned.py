@@ -22,7 +22,7 @@ import numpy as np
 from judgegrid.context import ScoreContext
 from judgegrid.dataset import load_demo
 from judgegrid.metrics import METRICS
-from judgegrid.testing.answers import answer_for_messages, bag_of_words
+from judgegrid.placeholders import answer_for_messages, bag_of_words
 from test_metric_steps import BRIDGE
 
 GOLDEN = Path(__file__).parent / "golden" / "prompts.json"

@@ -10,7 +10,7 @@ call. So the requests and their prompts are the ones the run sends.
 A later step's requests depend on earlier answers (one NLI call per statement list and context,
 one verdict per statement): the stand-in judge answers with the cross-run cache's answer where
 the cache has it (that answer is what the run will get), else with the scripted placeholder
-answer (``testing.answers``: one statement per sentence of the response, a question per
+answer (``placeholders``: one statement per sentence of the response, a question per
 generation), which is what the estimate of those counts rests on. Nothing is asked of any model;
 the cache is only read.
 """
@@ -33,11 +33,11 @@ from judgegrid.judge import output_mode_of, step_key, supports_n
 from judgegrid.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
 from judgegrid.options import ModelOptions
+from judgegrid.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
 from judgegrid.question import Question
 from judgegrid.sample import Dataset
 from judgegrid.store import RunStore
 from judgegrid.tasks import expand_cells
-from judgegrid.testing.answers import EMBED_DIM, answer_for_messages, bag_of_words
 
 
 @dataclass(frozen=True)

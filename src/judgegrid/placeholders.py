@@ -1,6 +1,9 @@
-"""Scripted judge answers: a plausible, schema-valid answer for every judge prompt, decided by
-the prompt alone (no model). Used by the tests' scripted litellm provider and by the
-fault-injection server, so both answer alike.
+"""Placeholder judge answers: a plausible, schema-valid answer for every judge prompt, decided
+by the prompt alone (no model), and placeholder vectors (a bag of words).
+
+``judgegrid plan`` answers each step with them to learn the steps that follow (how many verdict
+lists, how many questions) without calling anything; the tests' scripted provider and the
+fault-injection server answer with them too, so a plan, a scripted run and a served run agree.
 """
 
 from __future__ import annotations
