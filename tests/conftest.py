@@ -19,10 +19,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import scripted
 from demo_sets import ENGLISH_DEMO
+from judgegrid.cells import Cell
 from judgegrid.testing.fault_server import FaultServer, start_fault_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+
+# a cell's coordinates, the columns that name a score row's cell
+CELL_KEY = list(Cell._fields)
 
 
 @pytest.fixture(autouse=True)
@@ -78,3 +83,32 @@ def write_matrix(tmp_path: Path):
         return path
 
     return write
+
+
+def fault_server_matrix(
+    url: str, data: Path, key_env: str, judges: dict[str, str], embedding: str, **overrides: Any
+) -> dict[str, Any]:
+    """A grid on the fault-injection server: the judges (label: ``openai/…`` id), one embedding
+    model at 64 and 16 dimensions, the four metrics with shared steps (statements, verdicts,
+    generated questions) and a shared vector per sample."""
+    options = {"api_base": url, "api_key_env": key_env, "timeout": "20s"}
+    matrix: dict[str, Any] = {
+        "name": "fault-server",
+        "dataset": str(data),
+        "defaults": {"judge": {"temperature": 0.0, "seed": 1, **options}, "embedding": options},
+        "retry": {"initial_interval": "1ms", "max_interval": "10ms", "max_attempts": 3},
+        "judges": [{"id": model, "label": label} for label, model in judges.items()],
+        "embeddings": [{"id": embedding, "label": "embed", "dimensions": [64, 16]}],
+        "metrics": ["response_relevancy", "faithfulness", "context_precision", "context_recall"],
+        "strictness": [1, 3],
+        "repeats": 2,
+    }
+    matrix.update(overrides)
+    return matrix
+
+
+def save_matrix(directory: Path, name: str, matrix: dict[str, Any]) -> Path:
+    """The matrix as ``directory/name.yaml``."""
+    path = directory / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(matrix, sort_keys=False))
+    return path

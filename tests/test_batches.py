@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
-import yaml
 
+from conftest import CELL_KEY, fault_server_matrix, save_matrix
 from judgegrid import run_grid
 from judgegrid.api import plan_grid
 from judgegrid.batches import BatchQueue, BatchRequest, LineFailed
@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import grid as bench_grid  # benches/ is not a package
 
 KEY_ENV = "JUDGEGRID_BATCH_KEY"
-CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
 FAST = {"poll_interval": "20ms", "max_poll_interval": "100ms", "gather": "400ms"}
 # cells per sample and judge: response_relevancy at 2 dimensions × 2 strictness values, and
 # faithfulness, context_precision, context_recall
@@ -59,35 +58,19 @@ def fresh(monkeypatch, request):
 def batch_matrix(url: str, data: Path, **overrides: Any) -> dict[str, Any]:
     """Two priced judges (gpt-4o-mini, gpt-4.1-mini: litellm knows their batch prices) and an
     embedding model, all in batch mode, on the fault server."""
-    options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": "20s"}
-    matrix: dict[str, Any] = {
-        "name": "batches",
-        "dataset": str(data),
-        "defaults": {
-            "judge": {"temperature": 0.0, "seed": 1, **options},
-            "embedding": options,
-            "batch": FAST,
-        },
-        "retry": {"initial_interval": "1ms", "max_interval": "10ms", "max_attempts": 4},
-        "judges": [
-            {"id": "openai/gpt-4o-mini", "label": "mini"},
-            {"id": "openai/gpt-4.1-mini", "label": "mini-41"},
-        ],
-        "embeddings": [
-            {"id": "openai/text-embedding-3-small", "label": "embed", "dimensions": [64, 16]}
-        ],
-        "metrics": ["response_relevancy", "faithfulness", "context_precision", "context_recall"],
-        "strictness": [1, 3],
-        "repeats": 1,
-    }
+    matrix = fault_server_matrix(
+        url,
+        data,
+        KEY_ENV,
+        {"mini": "openai/gpt-4o-mini", "mini-41": "openai/gpt-4.1-mini"},
+        "openai/text-embedding-3-small",
+        name="batches",
+        repeats=1,
+    )
+    matrix["defaults"]["batch"] = FAST
+    matrix["retry"]["max_attempts"] = 4
     matrix.update(overrides)
     return matrix
-
-
-def write(tmp_path: Path, name: str, matrix: dict[str, Any]) -> Path:
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(matrix, sort_keys=False))
-    return path
 
 
 def samples(tmp_path: Path, n: int) -> Path:
@@ -313,7 +296,7 @@ def test_batches_follow_the_stages_and_cost_half_the_live_price(tmp_path, server
     the live answer; the cost table shows the batch price beside the live one."""
     server.set_plan(FaultPlan(batch=BatchPlan(delay_s=0.05)))
     data = samples(tmp_path, 6)
-    result = run_grid(write(tmp_path, "m", batch_matrix(server.url, data)), use_cache=False)
+    result = run_grid(save_matrix(tmp_path, "m", batch_matrix(server.url, data)), use_cache=False)
     assert result.complete and set(result.scores["status"]) == {"scored"}
     db = result.run_dir / "run.sqlite"
     steps = batch_steps(db)
@@ -326,7 +309,7 @@ def test_batches_follow_the_stages_and_cost_half_the_live_price(tmp_path, server
     # the same answers as live
     live_matrix = batch_matrix(server.url, data)
     live_matrix["defaults"].pop("batch")
-    live = run_grid(write(tmp_path, "live", live_matrix), use_cache=False)
+    live = run_grid(save_matrix(tmp_path, "live", live_matrix), use_cache=False)
     assert _cells(live.scores) == _cells(result.scores)
     summary = (result.run_dir / "summary.md").read_text()
     assert "cost if live" in summary and "calls in provider batches" in summary
@@ -343,7 +326,7 @@ def test_a_500_cell_grid_survives_failed_lines_an_expired_batch_and_a_429(tmp_pa
     )
     n = 40
     result = run_grid(
-        write(tmp_path, "m", batch_matrix(server.url, samples(tmp_path, n))), use_cache=False
+        save_matrix(tmp_path, "m", batch_matrix(server.url, samples(tmp_path, n))), use_cache=False
     )
     assert len(result.scores) == result.expected_cells == 2 * n * PER_SAMPLE >= 500
     statuses = set(result.scores["status"])
@@ -392,7 +375,7 @@ def test_a_run_killed_while_batches_are_pending_resumes_without_paying_twice(tmp
     server.set_plan(FaultPlan(batch=BatchPlan(delay_s=3600.0)))  # pending until released
     n = 36
     data = samples(tmp_path, n)
-    path = write(tmp_path, "m", batch_matrix(server.url, data))
+    path = save_matrix(tmp_path, "m", batch_matrix(server.url, data))
     reports = tmp_path / "r"
     proc = subprocess.Popen(
         _cli("run", str(path), "--no-progress", "--no-cache", "--reports-dir", str(reports)),
@@ -435,7 +418,9 @@ def test_a_run_killed_while_batches_are_pending_resumes_without_paying_twice(tmp
     scores = pd_scores(db)
     assert len(scores) == 2 * n * PER_SAMPLE
 
-    again = run_grid(write(tmp_path, "again", batch_matrix(server.url, data)), use_cache=False)
+    again = run_grid(
+        save_matrix(tmp_path, "again", batch_matrix(server.url, data)), use_cache=False
+    )
     assert _cells(again.scores) == _cells(scores)
 
 

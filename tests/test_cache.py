@@ -7,11 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from conftest import CELL_KEY
 from judgegrid import run_grid
 from judgegrid.cache import CACHE_FILE, ResultCache, default_cache_path
 from judgegrid.cli import app
-
-CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
 
 
 def run(write_matrix, tmp_path: Path, name: str, limit: int = 2, **overrides):

@@ -14,12 +14,11 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from conftest import ROOT
+from conftest import CELL_KEY, ROOT
 from judgegrid.cli import app
 
 runner = CliRunner()
 HELPER = Path(__file__).parent / "run_scripted_cli.py"
-CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
 
 
 def test_validate_reports_each_problem_on_one_line_and_calls_nothing(tmp_path, scripted_provider):

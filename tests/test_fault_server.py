@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conftest import CELL_KEY
 from demo_sets import ENGLISH_DEMO, english_demo
 from judgegrid import run_grid
 from judgegrid.cache import CACHE_FILE
@@ -23,7 +24,6 @@ from judgegrid.testing.fault_server import FaultPlan, FaultServer
 
 KEY_ENV = "JUDGEGRID_FAULT_KEY"
 PLANTED = "sk-fault-PLANTED-5f0e1d2c3b4a"
-CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
 ALL_METRICS = ["response_relevancy", "faithfulness", "context_precision", "context_recall"]
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
+from conftest import CELL_KEY, fault_server_matrix, save_matrix
 from judgegrid import run_grid
 from judgegrid.cells import Cell
 from judgegrid.cli import app
@@ -41,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import grid as bench_grid  # benches/ is not a package
 
 KEY_ENV = "JUDGEGRID_WORKER_KEY"
-CELL_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
 
 
 @pytest.fixture(autouse=True)
@@ -54,29 +53,11 @@ def fresh(monkeypatch, request):
 
 
 def grid_matrix(url: str, data: Path, **overrides: Any) -> dict[str, Any]:
-    """Two judges, one embedding model at two dimensions, four metrics, two repeats: every
-    shared step (statements, verdicts, generated questions) and a shared vector per sample."""
-    options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": "20s"}
-    matrix: dict[str, Any] = {
-        "name": "workers",
-        "dataset": str(data),
-        "defaults": {"judge": {"temperature": 0.0, "seed": 1, **options}, "embedding": options},
-        "retry": {"initial_interval": "1ms", "max_interval": "10ms", "max_attempts": 3},
-        "concurrency": {"total": 16, "per_model": 8},
-        "judges": [{"id": f"openai/fake-{n}", "label": n} for n in ("a", "b")],
-        "embeddings": [{"id": "openai/fake-embed", "label": "embed", "dimensions": [64, 16]}],
-        "metrics": ["response_relevancy", "faithfulness", "context_precision", "context_recall"],
-        "strictness": [1, 3],
-        "repeats": 2,
-    }
-    matrix.update(overrides)
-    return matrix
-
-
-def write(tmp_path: Path, name: str, matrix: dict[str, Any]) -> Path:
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(matrix, sort_keys=False))
-    return path
+    """Two judges, one embedding model at two dimensions, four metrics, two repeats."""
+    judges = {n: f"openai/fake-{n}" for n in ("a", "b")}
+    concurrency = {"total": 16, "per_model": 8}
+    matrix = fault_server_matrix(url, data, KEY_ENV, judges, "openai/fake-embed", name="workers")
+    return {**matrix, "concurrency": concurrency, **overrides}
 
 
 @pytest.fixture
@@ -206,7 +187,9 @@ def test_one_process_two_processes_and_two_ray_workers_score_the_same_grid(
         ("ray", {"workers": 2, "backend": "ray"}),
     ]:
         matrix = grid_matrix(server.url, samples, execution=execution)
-        result = run_grid(write(tmp_path, name, matrix), run_dir=tmp_path / name, use_cache=False)
+        result = run_grid(
+            save_matrix(tmp_path, name, matrix), run_dir=tmp_path / name, use_cache=False
+        )
         assert result.complete and set(result.scores["status"]) == {"scored"}, name
         results[name] = result
         asked = _steps_per_group(tmp_path / name)
@@ -292,7 +275,7 @@ def _start_sharded_run(
     server.set_plan(FaultPlan(latency_s=0.05))
     matrix = grid_matrix(server.url, samples, concurrency={"total": 4, "per_model": 2})
     reports = tmp_path / "r"
-    path = write(tmp_path, "m", matrix)
+    path = save_matrix(tmp_path, "m", matrix)
     proc = subprocess.Popen(
         _cli("run", str(path), "--workers", "2", "--no-progress", "--reports-dir", str(reports))
         + list(options),
