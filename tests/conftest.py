@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import scripted
 from demo_sets import ENGLISH_DEMO
 from judgegrid.cells import Cell
-from judgegrid.testing.fault_server import FaultServer, start_fault_server
+from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -112,3 +112,11 @@ def save_matrix(directory: Path, name: str, matrix: dict[str, Any]) -> Path:
     path = directory / f"{name}.yaml"
     path.write_text(yaml.safe_dump(matrix, sort_keys=False))
     return path
+
+
+def clean_fault_server(request: pytest.FixtureRequest) -> None:
+    """The fault server a test uses (its ``server`` fixture), back to no faults and no counts."""
+    if "server" in request.fixturenames:
+        srv: FaultServer = request.getfixturevalue("server")
+        srv.set_plan(FaultPlan())
+        srv.reset_counts()

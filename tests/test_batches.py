@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from conftest import CELL_KEY, fault_server_matrix, save_matrix
+from conftest import CELL_KEY, clean_fault_server, fault_server_matrix, save_matrix
 from judgegrid import run_grid
 from judgegrid.api import plan_grid
 from judgegrid.batches import BatchQueue, BatchRequest, LineFailed
@@ -34,7 +34,7 @@ from judgegrid.plan_table import render_plan
 from judgegrid.records import BatchRecord
 from judgegrid.store import RunStore
 from judgegrid.testing.fault_batches import BatchPlan
-from judgegrid.testing.fault_server import FaultPlan, FaultServer
+from judgegrid.testing.fault_server import FaultPlan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import grid as bench_grid  # benches/ is not a package
@@ -49,10 +49,7 @@ PER_SAMPLE = 2 * 2 + 3
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch, request):
     monkeypatch.setenv(KEY_ENV, "sk-batch-test")
-    if "server" in request.fixturenames:
-        srv: FaultServer = request.getfixturevalue("server")
-        srv.set_plan(FaultPlan())
-        srv.reset_counts()
+    clean_fault_server(request)
 
 
 def batch_matrix(url: str, data: Path, **overrides: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from conftest import CELL_KEY, fault_server_matrix, save_matrix
+from conftest import CELL_KEY, clean_fault_server, fault_server_matrix, save_matrix
 from judgegrid import run_grid
 from judgegrid.cells import Cell
 from judgegrid.cli import app
@@ -46,10 +46,7 @@ KEY_ENV = "JUDGEGRID_WORKER_KEY"
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch, request):
     monkeypatch.setenv(KEY_ENV, "sk-worker-test")
-    if "server" in request.fixturenames:
-        srv: FaultServer = request.getfixturevalue("server")
-        srv.set_plan(FaultPlan())
-        srv.reset_counts()
+    clean_fault_server(request)
 
 
 def grid_matrix(url: str, data: Path, **overrides: Any) -> dict[str, Any]:
