@@ -9,6 +9,7 @@ contains markup is shown as text.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,9 +65,7 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
         return '<p class="note">(no rows)</p>'
     frame, methods = _split_method_columns(frame)
     shown = frame.head(MAX_ROWS)
-    body = shown.to_html(
-        index=index, escape=True, border=0, na_rep="–", float_format=lambda v: f"{v:.3f}"
-    )
+    body = shown.to_html(index=index, escape=True, border=0, na_rep="–", float_format=_number)
     body = f'<div class="wide">{body}</div>'  # a wide table scrolls in its box, not the page
     note = ""
     if len(frame) > MAX_ROWS:
@@ -75,6 +74,14 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
         note += ("; " if note else "") + f"full table: tables/{esc(csv_name)}.csv"
     method_notes = "".join(f'<p class="note">{esc(m)}</p>' for m in methods)
     return body + (f'<p class="note">{note}</p>' if note else "") + method_notes
+
+
+def _number(value: float) -> str:
+    """Three decimals; a small value (a cost per score of $0.00005) in two significant digits,
+    never as 0.000."""
+    if value == 0 or abs(value) >= 0.001 or not math.isfinite(value):
+        return f"{value:.3f}"
+    return f"{value:.2g}"
 
 
 def _split_method_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

@@ -198,4 +198,7 @@ def _pareto_panel(ax: Any, block: pd.DataFrame, column: str, label: str, metric:
     basis = str(block["basis"].iloc[0])
     ylabel = "accuracy on pairs" if basis.startswith("pairwise") else "tau-b, consensus"
     ax.set(xlabel=label, ylabel=ylabel)
+    # plain numbers: matplotlib's offset ("1e-5+2.4256") hides near-equal latencies' values
+    ax.ticklabel_format(axis="both", style="plain", useOffset=False)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
