@@ -173,6 +173,11 @@ def test_plan_of_the_openrouter_matrix_without_a_key(monkeypatch):
     table = render_plan(plan)
     assert "unknown" in table and "$" in table
     assert "openrouter/anthropic/claude-4.5-sonnet" in table.split("cost unknown:")[1]
+    # OpenRouter has no batch API: no half price is promised for it
+    assert all(not r.batchable for r in plan.rows)
+    rows = [line for line in table.splitlines() if line.startswith(("gemini", "gpt-4o-mini"))]
+    assert rows and all(line.endswith("no batch API") for line in rows)  # priced, yet no batch
+    assert "openrouter has no batch API" in table
 
 
 def test_run_refuses_above_max_cost_off_a_terminal(tmp_path, monkeypatch):

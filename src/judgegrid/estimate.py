@@ -17,7 +17,7 @@ from typing import Any
 
 from judgegrid.cache import ResultCache, default_cache_path
 from judgegrid.matrix import Matrix
-from judgegrid.options import BatchMode, ModelEntry
+from judgegrid.options import BatchMode, ModelEntry, has_batch_api
 from judgegrid.plan import Known, PlannedGrid, Request, plan_requests
 from judgegrid.providers.gateway import batch_token_price, litellm_module, token_price
 from judgegrid.sample import Dataset
@@ -42,6 +42,7 @@ class StepEstimate:
     output_basis: str = "answer shape"
     cost: float | None = 0.0
     batch_cost: float | None = 0.0  # the same tokens at litellm's batch price
+    batchable: bool = True  # False: the provider has no batch API; in batch mode it runs live
 
 
 @dataclass
@@ -92,7 +93,13 @@ class GridPlan:
 
     @property
     def batch_cost(self) -> float | None:
-        return _known_total([r.batch_cost for r in self.rows])
+        """The grid with batch mode wherever a provider has a batch API, live elsewhere."""
+        return _known_total([r.batch_cost if r.batchable else r.cost for r in self.rows])
+
+    @property
+    def live_only(self) -> list[str]:
+        """Models whose provider has no batch API."""
+        return sorted({r.model for r in self.rows if not r.batchable})
 
     @property
     def unpriced(self) -> list[str]:
@@ -171,6 +178,7 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
     for row in rows.values():
         row.cost = price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
         row.batch_cost = batch_token_price(row.model, row.prompt_tokens, row.output_tokens)
+        row.batchable = has_batch_api(row.model)
     times = _times(matrix, list(rows.values()), cache)
     seconds = max([t.seconds for t in times] + [_shared_bound(matrix, times, rows)])
     tokenizers = {r.model: tokenizer_name(r.model) for r in grid.requests}

@@ -31,6 +31,8 @@ from judgegrid.options import (
     ModelOptions,
     RetryPolicy,
     StrictModel,
+    has_batch_api,
+    provider_of,
 )
 from judgegrid.textfile import as_path, read_utf8
 from judgegrid.validation import problem_from, snake_keys
@@ -228,15 +230,14 @@ def _batch_problems(matrix: Matrix) -> list[Problem]:
     problems = []
     for section, entries in (("judges", matrix.judges), ("embeddings", matrix.embeddings)):
         for i, entry in enumerate(entries):
-            provider = entry.id.split("/", 1)[0] if "/" in entry.id else "openai"
-            if matrix.batch_for(entry) and provider not in BATCH_PROVIDERS:
+            if matrix.batch_for(entry) and not has_batch_api(entry.id):
                 where = f"{section}[{i}].batch" if entry.batch else "defaults.batch"
                 problems.append(
                     Problem(
                         where,
                         f"batch mode is for {' and '.join(BATCH_PROVIDERS)} models (OpenAI's "
-                        f"batch file format); {entry.id} is a {provider} model: set batch: "
-                        "false on it",
+                        f"batch file format); {entry.id} is a {provider_of(entry.id)} model: "
+                        "set batch: false on it",
                     )
                 )
     return problems

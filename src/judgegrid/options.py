@@ -102,6 +102,16 @@ BatchRetry = Literal["batch", "live"]
 BATCH_PROVIDERS = ("openai", "azure")
 
 
+def provider_of(model_id: str) -> str:
+    """litellm's provider prefix of a model id (``openai`` for a bare name, as litellm does)."""
+    return model_id.split("/", 1)[0] if "/" in model_id else "openai"
+
+
+def has_batch_api(model_id: str) -> bool:
+    """Whether batch mode can run the model (its provider takes OpenAI's batch files)."""
+    return provider_of(model_id) in BATCH_PROVIDERS
+
+
 class BatchMode(StrictModel):
     """Requests to the entry go through the provider's batch API instead of one call each
     (about half the price, answers within the completion window). Written ``batch: true`` for

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from judgegrid.estimate import DEFAULT_LATENCY, GridPlan, StepEstimate
+from judgegrid.options import BATCH_PROVIDERS, provider_of
 
 HEADER = (
     "model",
@@ -35,7 +36,7 @@ def _line(row: StepEstimate) -> tuple[str, ...]:
         f"{row.prompt_tokens:,}",
         f"{row.output_tokens:,}" if row.kind == "completion" else "-",
         money(row.cost),
-        money(row.batch_cost),
+        money(row.batch_cost) if row.batchable else "no batch API",
     )
 
 
@@ -98,6 +99,13 @@ def _batch_notes(plan: GridPlan) -> list[str]:
     batch = plan.batch
     if batch is None or not batch.rounds:
         return []
+    if plan.rows and len(plan.live_only) == len({r.model for r in plan.rows}):
+        providers = sorted({provider_of(m) for m in plan.live_only})
+        return [
+            f"batch mode: not for these models ({', '.join(providers)} ha"
+            f"{'s' if len(providers) == 1 else 've'} no batch API; batch mode is for "
+            f"{' and '.join(BATCH_PROVIDERS)} models)"
+        ]
     mode = (
         f"entries in batch mode: {', '.join(batch.batched)}"
         if batch.batched
@@ -106,9 +114,16 @@ def _batch_notes(plan: GridPlan) -> list[str]:
     rounds = "; ".join(
         f"{label}: {n} × {batch.window_hours[label]}h" for label, n in batch.rounds.items()
     )
+    live = (
+        f"; {', '.join(plan.live_only)} ha{'s' if len(plan.live_only) == 1 else 've'} no batch "
+        f"API (batch mode is for {' and '.join(BATCH_PROVIDERS)} models) and count at the "
+        "live price"
+        if plan.live_only
+        else ""
+    )
     return [
         f"batch mode: est. cost {money(plan.batch_cost)} (litellm's batch prices: its "
-        "*_cost_per_token_batches, else half the live price); est. time at most "
+        f"*_cost_per_token_batches, else half the live price{live}); est. time at most "
         f"{duration(batch.seconds)}, the steps each cell asks in sequence being batches one "
         f"after another, each within its completion window ({rounds}); {mode}",
     ]
