@@ -149,6 +149,8 @@ def test_the_plan_shows_the_grid_in_batch_mode(tmp_path):
     table = render_plan(plan)
     assert "batch cost" in table.splitlines()[0]
     assert "at most 48h00m" in table and "entries in batch mode: mini, mini-41, embed" in table
+    headline = next(line for line in table.splitlines() if line.startswith("cells:"))
+    assert "est. time at most 48h00m (batch mode: mini, mini-41, embed;" in headline
 
 
 # -- the queue on a scripted provider ---------------------------------------------------------
@@ -427,3 +429,51 @@ def pd_scores(db: Path) -> Any:
         return pd.read_sql_query("SELECT * FROM scores", con)
     finally:
         con.close()
+
+
+def test_an_interrupted_run_says_which_batches_still_run_at_the_provider(tmp_path, server):
+    """SIGTERM (as Ctrl-C) with batches pending: the message counts them and names --resume."""
+    server.set_plan(FaultPlan(batch=BatchPlan(delay_s=3600.0)))
+    path = save_matrix(tmp_path, "m", batch_matrix(server.url, samples(tmp_path, 4)))
+    reports = tmp_path / "r"
+    proc = subprocess.Popen(
+        _cli("run", str(path), "--no-progress", "--no-cache", "--reports-dir", str(reports)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and server.batches.pending < 1:
+        time.sleep(0.05)
+    db = next(reports.glob("*/run.sqlite"))
+    while time.time() < deadline and not query(db, "SELECT 1 FROM batches WHERE batch_id > ''"):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert server.batches.pending >= 1
+    lines = query(  # what the run had recorded as pending when it stopped
+        db,
+        "SELECT custom_ids FROM batches WHERE batch_id IS NOT NULL "
+        "AND status NOT IN ('completed', 'expired', 'failed', 'cancelled')",
+    )
+    pending, requests = len(lines), sum(len(json.loads(ids)) for (ids,) in lines)
+    assert pending >= 1
+    batches = f"{pending} batch{'es' if pending != 1 else ''} ({requests} requests)"
+    assert f"{batches} still run at the provider" in err
+    assert "--resume reads their answers" in err and "judgegrid run --resume" in err
+
+
+def test_retry_live_sends_a_failed_line_again_as_a_live_call(tmp_path, server):
+    server.set_plan(FaultPlan(batch=BatchPlan(delay_s=0.05, failed_lines=0.2)))
+    matrix = batch_matrix(server.url, samples(tmp_path, 6))
+    matrix["defaults"]["batch"] = {**FAST, "retry": "live"}
+    result = run_grid(save_matrix(tmp_path, "m", matrix), use_cache=False)
+    assert result.complete and set(result.scores["status"]) == {"scored"}
+    db = result.run_dir / "run.sqlite"
+    failed = query(db, "SELECT step_key, attempt FROM calls WHERE status = 'error'")
+    assert failed and all(attempt == 1 for _, attempt in failed)  # only first tries in batches
+    retried = query(db, "SELECT batch_id, status FROM calls WHERE attempt > 1")
+    assert len(retried) == len(failed)
+    assert all(batch_id is None and status == "ok" for batch_id, status in retried)  # live
+    assert max(server.batches.lines_submitted.values()) == 1

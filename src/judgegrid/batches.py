@@ -43,7 +43,7 @@ from judgegrid.providers.gateway import (
     litellm_module,
     token_price,
 )
-from judgegrid.records import BatchRecord
+from judgegrid.records import BATCH_FINISHED, BatchRecord
 from judgegrid.store import RunStore
 from judgegrid.transport import (
     PERMANENT_CODES,
@@ -55,7 +55,7 @@ from judgegrid.transport import (
 )
 
 ENDPOINTS = {"completion": "/v1/chat/completions", "embedding": "/v1/embeddings"}
-FINISHED = {"completed", "expired", "failed", "cancelled"}
+
 # Request keys that are litellm's, not the provider's: not written into a batch line.
 _NOT_IN_BODY = {"api_base", "timeout", "api_key", "max_retries"}
 
@@ -325,7 +325,7 @@ class BatchQueue:
                     )
                     raise LineFailed(message, status, final=True) from exc
                 batch = None
-            if batch is not None and str(batch.status) in FINISHED:
+            if batch is not None and str(batch.status) in BATCH_FINISHED:
                 break
             await self._sleep(interval)
             interval = min(interval * 1.5, max(self.mode.max_poll_interval, interval))

@@ -261,7 +261,8 @@ def run(
             raise typer.Exit(EXIT_INTERRUPTED) from None
         typer.echo(
             f"\ninterrupted: finished cells are saved in {run_dir}/run.sqlite.\n"
-            f"finish the run with:  judgegrid run --resume {run_dir}",
+            + _pending_note(run_dir)
+            + f"finish the run with:  judgegrid run --resume {run_dir}",
             err=True,
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -353,6 +354,19 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
         handler(signal.SIGINT, frame)
     else:
         raise KeyboardInterrupt
+
+
+def _pending_note(run_dir: Path) -> str:
+    """Batches still at the provider when a run stops: paid for, and read by --resume."""
+    pending = api.pending_batches(run_dir)
+    if not pending:
+        return ""
+    lines = sum(len(b.custom_ids) for b in pending)
+    return (
+        f"{len(pending)} batch{'es' if len(pending) != 1 else ''} ({lines} requests) "
+        "still run at the provider and will be charged; --resume reads their answers "
+        "instead of sending them again.\n"
+    )
 
 
 def _print_result(result: api.GridResult) -> None:

@@ -30,6 +30,7 @@ from judgegrid.matrix import Matrix, load_matrix, matrix_from_data
 from judgegrid.options import Execution
 from judgegrid.preflight import preflight
 from judgegrid.providers import register_local_models
+from judgegrid.records import BatchRecord
 from judgegrid.rundir import (
     RESOLVED_MATRIX,
     SAMPLE_INFO,
@@ -286,5 +287,14 @@ def read_tables(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     _, _, store = open_run(run_dir)
     try:
         return store.scores_frame(), store.calls_frame()
+    finally:
+        store.close()
+
+
+def pending_batches(run_dir: str | Path) -> list[BatchRecord]:
+    """The batches of a run (batch mode) submitted to a provider and not yet answered."""
+    _, _, store = open_run(run_dir)
+    try:
+        return [b for b in store.load_batches() if b.pending]
     finally:
         store.close()

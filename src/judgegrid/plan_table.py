@@ -60,10 +60,14 @@ def render_plan(plan: GridPlan) -> str:
 
 
 def _notes(plan: GridPlan) -> list[str]:
-    out = [
-        f"cells: {plan.cells:,} ({plan.skipped_cells:,} skipped for a missing field); "
-        f"est. time {duration(plan.seconds)}",
-    ]
+    batched = plan.batch.batched if plan.batch else []
+    when = (
+        f"est. time at most {duration(plan.batch.seconds)} (batch mode: {', '.join(batched)}; "
+        f"the live calls alone {duration(plan.seconds)})"
+        if plan.batch and batched
+        else f"est. time {duration(plan.seconds)}"
+    )
+    out = [f"cells: {plan.cells:,} ({plan.skipped_cells:,} skipped for a missing field); {when}"]
     for t in plan.times:
         out.append(
             f"  {t.label}: {duration(t.seconds)} at {t.latency:.1f} s a call ({t.latency_basis}), "

@@ -40,6 +40,10 @@ class CallRecord:
     live_cost: float | None = None  # a batched call: what it would have cost live
 
 
+# A provider's batch statuses after which it changes no more.
+BATCH_FINISHED = frozenset({"completed", "expired", "failed", "cancelled"})
+
+
 @dataclass(frozen=True)
 class BatchRecord:
     """One batch file sent to a provider's batch API: which lines it carries and where it is.
@@ -56,6 +60,11 @@ class BatchRecord:
     submitted_at: float
     finished_at: float | None = None
     detail: str | None = None  # the provider's counts or error, as text
+
+    @property
+    def pending(self) -> bool:
+        """Submitted, not yet answered: the provider is working on it (and will charge it)."""
+        return self.batch_id is not None and self.status not in BATCH_FINISHED
 
 
 @dataclass(frozen=True)
