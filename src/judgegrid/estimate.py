@@ -141,11 +141,6 @@ def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
     return prompt, outputs
 
 
-def price(model: str, kind: str, prompt: int, output: int) -> float | None:
-    """litellm's price of the tokens, None where its map lacks the model (local models: 0)."""
-    return token_price(model, kind, prompt, output)
-
-
 def past_usage(cache: ResultCache | None, model: str) -> dict[str, list[dict[str, Any]]]:
     """The usage of the model's cached answers, by step (empty without a cache)."""
     return cache.usage_by_step(model) if cache is not None else {}
@@ -176,7 +171,7 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             cap = caps.get(request.label)
             row.output_tokens += sum(min(o, cap) if cap else o for o in outputs)
     for row in rows.values():
-        row.cost = price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
+        row.cost = token_price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
         row.batch_cost = batch_token_price(row.model, row.prompt_tokens, row.output_tokens)
         row.batchable = has_batch_api(row.model)
     times = _times(matrix, list(rows.values()), cache)

@@ -301,14 +301,15 @@ async def send(
         )
 
     for number in range(1, policy.max_attempts + 1):
-        batched = deferred is not None and deferred.takes(number)
-        if deferred is not None and batched:
-            attempt = _Attempt(number, functools.partial(deferred.result, number))
+        # the batch that answers this attempt, if it goes into one (else a live call)
+        batcher = deferred if deferred is not None and deferred.takes(number) else None
+        if batcher is not None:
+            attempt = _Attempt(number, functools.partial(batcher.result, number))
         else:
             attempt = _Attempt(number, call)
         batch: dict[str, Any] = {"batch_id": None}
         try:
-            if batched:
+            if batcher is not None:
                 raw = await limits.unlimited(label, attempt.run)
             else:
                 raw = await limits(label, attempt.run, tokens=tokens_estimate)
@@ -317,12 +318,12 @@ async def send(
         except ModelStopped as stopped:  # no request was sent: nothing to record or retry
             raise ProviderError(str(stopped), stopped.status, permanent=True) from None
         except Exception as exc:
-            if not batched:
+            if batcher is None:
                 limits.settle_tokens(label, -tokens_estimate)
             status = status_of(exc)
             message = describe_failure(model, exc, status)
-            if deferred is not None and batched:
-                batch["batch_id"] = deferred.batch_id
+            if batcher is not None:
+                batch["batch_id"] = batcher.batch_id
             record(attempt, "error", Usage(calls=1), error=message, http_status=status, **batch)
             permanent = status in PERMANENT_CODES
             if status in MODEL_WIDE_CODES:
@@ -338,8 +339,8 @@ async def send(
             await sleep(min(wait, max(policy.max_interval, 0.0)))
             continue
         text, usage, finish = read(raw)
-        if deferred is not None and batched:
-            batch |= {"batch_id": deferred.batch_id, "live_cost": deferred.live_cost}
+        if batcher is not None:
+            batch |= {"batch_id": batcher.batch_id, "live_cost": batcher.live_cost}
         else:
             limits.settle_tokens(label, usage.tokens_in + usage.tokens_out - tokens_estimate)
         record(attempt, "ok", usage, response=text, finish_reason=finish, **batch)
