@@ -34,7 +34,7 @@ from judgegrid.plan_table import render_plan
 from judgegrid.records import BatchRecord
 from judgegrid.store import RunStore
 from judgegrid.testing.fault_batches import BatchPlan
-from judgegrid.testing.fault_server import FaultPlan
+from judgegrid.testing.fault_server import FaultPlan, FaultServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import grid as bench_grid  # benches/ is not a package
@@ -368,12 +368,12 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from judgegrid.cli import main; main()", *args]
 
 
-def test_a_run_killed_while_batches_are_pending_resumes_without_paying_twice(tmp_path, server):
-    """SIGKILL once the first batches are submitted and pending; --resume looks at them again:
-    no file is submitted twice, and the cells equal those of an uninterrupted batch run."""
+def _start_with_batches_pending(
+    tmp_path: Path, server: FaultServer, data: Path, batches: int
+) -> tuple[subprocess.Popen[str], Path]:
+    """``judgegrid run`` of the batch matrix in a subprocess, once ``batches`` batches are
+    pending at the server (which holds them) and recorded in the run database."""
     server.set_plan(FaultPlan(batch=BatchPlan(delay_s=3600.0)))  # pending until released
-    n = 36
-    data = samples(tmp_path, n)
     path = save_matrix(tmp_path, "m", batch_matrix(server.url, data))
     reports = tmp_path / "r"
     proc = subprocess.Popen(
@@ -384,16 +384,22 @@ def test_a_run_killed_while_batches_are_pending_resumes_without_paying_twice(tmp
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.time() + 120
-    db: Path | None = None
     while time.time() < deadline and proc.poll() is None:
         found = list(reports.glob("*/run.sqlite"))
-        if found and server.batches.pending >= 2:
+        if found and server.batches.pending >= batches:
             recorded = query(found[0], "SELECT count(*) FROM batches WHERE batch_id IS NOT NULL")
-            if recorded[0][0] >= 2:
-                db = found[0]
-                break
+            if recorded[0][0] >= batches:
+                return proc, found[0]
         time.sleep(0.05)
-    assert db is not None, proc.communicate()[1] if proc.poll() is not None else "no batch"
+    raise AssertionError(proc.communicate()[1] if proc.poll() is not None else "no batch")
+
+
+def test_a_run_killed_while_batches_are_pending_resumes_without_paying_twice(tmp_path, server):
+    """SIGKILL once the first batches are submitted and pending; --resume looks at them again:
+    no file is submitted twice, and the cells equal those of an uninterrupted batch run."""
+    n = 36
+    data = samples(tmp_path, n)
+    proc, db = _start_with_batches_pending(tmp_path, server, data, batches=2)
     proc.kill()
     proc.communicate(timeout=60)
     pending = dict(server.batches.created_for)
@@ -433,21 +439,7 @@ def pd_scores(db: Path) -> Any:
 
 def test_an_interrupted_run_says_which_batches_still_run_at_the_provider(tmp_path, server):
     """SIGTERM (as Ctrl-C) with batches pending: the message counts them and names --resume."""
-    server.set_plan(FaultPlan(batch=BatchPlan(delay_s=3600.0)))
-    path = save_matrix(tmp_path, "m", batch_matrix(server.url, samples(tmp_path, 4)))
-    reports = tmp_path / "r"
-    proc = subprocess.Popen(
-        _cli("run", str(path), "--no-progress", "--no-cache", "--reports-dir", str(reports)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None and server.batches.pending < 1:
-        time.sleep(0.05)
-    db = next(reports.glob("*/run.sqlite"))
-    while time.time() < deadline and not query(db, "SELECT 1 FROM batches WHERE batch_id > ''"):
-        time.sleep(0.05)
+    proc, db = _start_with_batches_pending(tmp_path, server, samples(tmp_path, 4), batches=1)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
