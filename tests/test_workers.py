@@ -209,20 +209,16 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from judgegrid.cli import main; main()", *args]
 
 
-def _rows(db: Path, table: str) -> int:
-    """Rows in a table of a run database another process is writing (0 before it exists)."""
+def _scores(db: Path) -> int:
+    """Score rows in a run database another process is writing (0 before it exists)."""
     try:
         con = sqlite3.connect(db)
         try:
-            return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            return con.execute("SELECT count(*) FROM scores").fetchone()[0]
         finally:
             con.close()
     except sqlite3.Error:
         return 0
-
-
-def _scores(db: Path) -> int:
-    return _rows(db, "scores")
 
 
 def _wait_for_scores(reports: Path, proc: subprocess.Popen, timeout: float = 240) -> Path:
