@@ -31,7 +31,7 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(BIN)/judgegrid run model_matrices/local.yaml --fail-under 0.8
 
-# Debian's Chromium, for the test that opens the HTML report headless (tests/test_report_browser.py)
+# Debian's Chromium, for the test that opens the HTML report headless (tests/outputs/test_report_browser.py)
 browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium)

@@ -63,14 +63,14 @@ def models(url: str) -> tuple[list[dict], list[dict]]:
 
 def has_cross_run_cache() -> bool:
     try:
-        import judgegrid.cache  # noqa: F401  (issue 4's cross-run cache)
+        import judgegrid.store.cache  # noqa: F401  (issue 4's cross-run cache)
     except ImportError:
         return False
     return True
 
 
 def count_run(run_dir: Path) -> dict:
-    from judgegrid.store import DB_NAME, RunStore
+    from judgegrid.store.run_db import DB_NAME, RunStore
 
     store = RunStore(run_dir / DB_NAME)
     try:
@@ -81,7 +81,7 @@ def count_run(run_dir: Path) -> dict:
 
 def used_n(run_dir: Path) -> bool:
     """Whether any request of the run asked the provider for several choices (``n``)."""
-    from judgegrid.store import DB_NAME, RunStore
+    from judgegrid.store.run_db import DB_NAME, RunStore
 
     store = RunStore(run_dir / DB_NAME)
     try:

@@ -51,7 +51,7 @@ def run_sample(matrix: Any, sample: Any, work: Path) -> tuple[int, int, int, flo
 
     Read from the run's calls table, so a failed step's calls and tokens count too."""
     from judgegrid.api import run_grid
-    from judgegrid.dataset import Dataset
+    from judgegrid.inputs.dataset import Dataset
 
     result = run_grid(matrix, Dataset("demo", (sample,)), reports_dir=work, use_cache=False)
     calls = result.calls
@@ -77,8 +77,8 @@ def main() -> None:
         print("skipped: llama-cpp-python (the `local` extra) is not installed")
         emit([Row("local judge", "not run: the `local` extra is not installed", "-")])
         return
-    from judgegrid.dataset import load_dataset
-    from judgegrid.matrix import parse_matrix
+    from judgegrid.inputs.dataset import load_dataset
+    from judgegrid.inputs.matrix import parse_matrix
 
     matrix = parse_matrix(yaml.safe_dump(with_judge(MATRIX, args.model)))
     samples = list(load_dataset("demo"))

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgegrid import report
-from judgegrid.records import SCORE_COLUMNS
+from judgegrid.core.records import SCORE_COLUMNS
+from judgegrid.outputs import report
 
 
 def synthetic_scores(rows: int, seed: int = 0) -> pd.DataFrame:

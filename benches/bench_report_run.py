@@ -37,8 +37,8 @@ def has_report_command() -> bool:
 
 def write_run_dir(target: Path, rows: int) -> int:
     """A run directory holding ``rows`` synthetic score rows; returns the row count."""
-    from judgegrid.records import SCORE_COLUMNS
-    from judgegrid.store import DB_NAME, RunStore
+    from judgegrid.core.records import SCORE_COLUMNS
+    from judgegrid.store.run_db import DB_NAME, RunStore
 
     scores = synthetic_scores(rows)
     samples = sorted(scores["sample_id"].unique())

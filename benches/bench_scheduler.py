@@ -81,13 +81,13 @@ def run_once(
     matrix_path: Path, run_dir: Path, workers: int = 1, backend: str | None = None
 ) -> Measured:
     """One grid run, without the report: in this process, or in shards on workers."""
-    from judgegrid.backends import run_sharded
-    from judgegrid.matrix import load_matrix
-    from judgegrid.options import Execution
-    from judgegrid.orchestrate import resolve_dataset
-    from judgegrid.runner import GridRunner
-    from judgegrid.store import DB_NAME, RunStore
-    from judgegrid.tasks import expand_cells
+    from judgegrid.core.options import Execution
+    from judgegrid.inputs.matrix import load_matrix
+    from judgegrid.inputs.tasks import expand_cells
+    from judgegrid.run.backends import run_sharded
+    from judgegrid.run.orchestrate import resolve_dataset
+    from judgegrid.run.runner import GridRunner
+    from judgegrid.store.run_db import DB_NAME, RunStore
 
     matrix = load_matrix(matrix_path)
     data = resolve_dataset(matrix, matrix_path, None)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import scripted
 from demo_sets import ENGLISH_DEMO
-from judgegrid.cells import Cell
+from judgegrid.core.cells import Cell
 from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
 
 ROOT = Path(__file__).resolve().parents[1]

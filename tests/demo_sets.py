@@ -7,11 +7,43 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgegrid.dataset import load_dataset
-from judgegrid.sample import Dataset
+from judgegrid.core.sample import Dataset, Sample
+from judgegrid.inputs.dataset import load_dataset
 
 ENGLISH_DEMO = Path(__file__).parent / "data" / "demo_english.jsonl"
 
 
 def english_demo() -> Dataset:
     return load_dataset(ENGLISH_DEMO)
+
+
+HOSTILE = "<script>alert('x')</script> & what is <b>bold</b>?"
+
+
+def demo_with_hostile_sample() -> Dataset:
+    demo = english_demo()
+    hostile = Sample(
+        id="hostile<script>",
+        user_input=HOSTILE,
+        response="Bold is <b>a font weight</b>.",
+        retrieved_contexts=["Bold is a font weight used for emphasis."],
+        reference="Bold is a font weight.",
+    )
+    return Dataset("mem", (*demo.samples, hostile))
+
+
+# Preference pairs in WikiEval's format: a grounded answer against an ungrounded one, a full
+# answer against a poor one, a tight context against a noisy one.
+PAIR_RECORDS = [
+    {
+        "id": f"q{i}",
+        "question": f"When did the {thing} open?",
+        "context": f"The {thing} opened in {1900 + i} in the old town.",
+        "answer": f"The {thing} opened in {1900 + i} in the old town.",
+        "ungrounded_answer": f"The {thing} was closed by pirates from Mars in {2400 + i}.",
+        "poor_answer": "I am not sure.",
+        "context_v1": f"The {thing} opened in {1900 + i}.",
+        "context_v2": f"The {thing} opened in {1900 + i}. Bananas are yellow.",
+    }
+    for i, thing in enumerate(["museum", "bridge", "library", "stadium"])
+]

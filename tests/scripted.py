@@ -18,7 +18,7 @@ import litellm
 from litellm import CustomLLM, EmbeddingResponse, ModelResponse, Usage
 from litellm.llms.custom_llm import CustomLLMError
 
-from judgegrid.placeholders import (  # noqa: F401 (tests import these from here)
+from judgegrid.plan.placeholders import (  # noqa: F401 (tests import these from here)
     EMBED_DIM,
     bag_of_words,
     default_answer,

@@ -20,8 +20,7 @@ from judgegrid.api import (
     run_grid,
     run_pairs,
 )
-from judgegrid.dataset import load_dataset
-from judgegrid.errors import (
+from judgegrid.core.errors import (
     DatasetError,
     InputError,
     JudgegridError,
@@ -32,7 +31,9 @@ from judgegrid.errors import (
     RunDirError,
     ScoringError,
 )
-from judgegrid.matrix import Matrix, load_matrix
+from judgegrid.core.sample import Dataset, Sample
+from judgegrid.inputs.dataset import load_dataset
+from judgegrid.inputs.matrix import Matrix, load_matrix
 from judgegrid.metrics import (
     METRICS,
     AnswerRelevancy,
@@ -43,8 +44,7 @@ from judgegrid.metrics import (
     NoiseSensitivity,
     ResponseRelevancy,
 )
-from judgegrid.sample import Dataset, Sample
-from judgegrid.single import SampleScore, ascore_sample, score_sample
+from judgegrid.run.single import SampleScore, ascore_sample, score_sample
 
 __version__ = "0.1.0"
 

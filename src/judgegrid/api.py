@@ -3,8 +3,9 @@
 >>> result = run_grid("model_matrices/local.yaml", limit=2)   # doctest: +SKIP
 >>> result.scores.groupby(["metric", "judge"])["score"].mean() # doctest: +SKIP
 
-Each entry point is a few lines over ``orchestrate`` (prepare, execute, resume, outputs) and
-``pairs`` (the preference-pairs workflow); the CLI calls the same functions.
+Each entry point is a few lines over ``run.orchestrate`` (prepare, execute, resume, outputs) and
+``run.pairs`` (the preference-pairs workflow). The CLI calls the same functions and reaches the
+rest of the tool only through this module: what it needs of the layers below is named here.
 """
 
 from __future__ import annotations
@@ -14,14 +15,25 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgegrid.estimate import GridPlan, make_plan
-from judgegrid.export import EXPORT_FORMATS, export_table
-from judgegrid.orchestrate import (
+from judgegrid.analyses.tables import cell_causes
+from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
+from judgegrid.inputs.formats import parse_columns
+from judgegrid.labels.files import export_labels, import_labels
+from judgegrid.labels.page import LabelSession, page_url
+from judgegrid.labels.page import open_session as open_label_session
+from judgegrid.labels.page import serve as serve_labelling
+from judgegrid.metrics import METRICS
+from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
+from judgegrid.plan.estimate import GridPlan, make_plan
+from judgegrid.plan.table import money, render_plan
+from judgegrid.run.check_inputs import InputsCheck, check_inputs
+from judgegrid.run.orchestrate import (
     DatasetArg,
     GridResult,
     MatrixArg,
     PreparedRun,
     check_limit,
+    check_resume_options,
     execute_run,
     execution_for,
     pending_batches,
@@ -32,27 +44,63 @@ from judgegrid.orchestrate import (
     rebuild_outputs,
     resolve_dataset,
 )
-from judgegrid.pairs import PairsResult, is_pairs_dir, rebuild_pairs_outputs, run_pairs
-from judgegrid.runner import ProgressHook
+from judgegrid.run.pairs import (
+    PairsResult,
+    is_pairs_dir,
+    rebuild_pairs_outputs,
+    refuse_pairs_parent,
+    run_pairs,
+)
+from judgegrid.run.runner import ProgressHook, Tally
+from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
+from judgegrid.store.run_dir import RESOLVED_MATRIX
 
 __all__ = [
     "EXPORT_FORMATS",
+    "METRICS",
+    "RESOLVED_MATRIX",
+    "CacheStats",
     "GridPlan",
     "GridResult",
+    "InputsCheck",
+    "LabelSession",
     "PairsResult",
     "PreparedRun",
+    "ServeError",
+    "Tally",
+    "cache_stats",
+    "cell_causes",
+    "check_inputs",
+    "check_resume_options",
+    "clear_cache",
+    "crash_log_folder",
+    "csv_text",
     "execute_run",
     "execution_for",
+    "export_labels",
     "export_run",
+    "import_labels",
+    "is_pairs_dir",
     "load_run",
+    "money",
+    "open_label_session",
+    "page_url",
+    "parse_columns",
     "pending_batches",
     "plan_grid",
+    "plan_prepared",
+    "plan_servers",
     "prepare_resume",
     "prepare_run",
     "rebuild_report",
+    "refuse_pairs_parent",
+    "render_plan",
     "resume_run",
     "run_grid",
     "run_pairs",
+    "serve_forever",
+    "serve_labelling",
+    "write_table",
 ]
 
 
@@ -113,6 +161,11 @@ def plan_grid(
     return make_plan(loaded, data, use_cache)
 
 
+def plan_prepared(prepared: PreparedRun) -> GridPlan:
+    """The plan of a run already prepared (a resumed one: what is left to do)."""
+    return make_plan(prepared.matrix, prepared.data, prepared.use_cache, prepared.store)
+
+
 def resume_run(
     run_dir: str | Path,
     *,
@@ -151,3 +204,27 @@ def export_run(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     value is the mean of its scored repeats; NaN where none scored (``failed``/``skipped``
     count the cells behind each row)."""
     return export_table(run_dir, format)
+
+
+def cache_stats() -> CacheStats:
+    """Where the cross-run cache is, its size, and its entries per model."""
+    cache = ResultCache()
+    try:
+        return cache.stats()
+    finally:
+        cache.close()
+
+
+def clear_cache(model: str | None = None) -> tuple[int, int, Path]:
+    """Delete the cross-run cache's entries (all, or one model's): answers, vectors, its path."""
+    cache = ResultCache()
+    try:
+        answers, vectors = cache.clear(model)
+    finally:
+        cache.close()
+    return answers, vectors, cache.path
+
+
+def crash_log_folder() -> Path:
+    """Where the CLI writes the traceback of an unexpected error (beside the cache)."""
+    return default_cache_path().parent / "crash-logs"

@@ -12,4 +12,7 @@
 - ``recommendation``: judges ranked by validity or consensus against cost and latency
 - ``usage``: calls, tokens and cost per model from the calls table
 - ``bundle``: every table of a run in one pure call, for the report writers
+
+Each analysis states its missing-data rule. May import: nothing of judgegrid outside
+``analyses`` (numpy, pandas and scipy only).
 """

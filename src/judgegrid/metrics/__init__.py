@@ -1,12 +1,15 @@
-"""The metric registry. Each metric lives in its own module: prompts, schemas, pure scoring."""
+"""The metric registry. Each metric lives in its own module: prompts, schemas, pure scoring.
+
+Metrics do no I/O: they ask through the ``ScoreContext`` they are given. May import: ``core``.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
 
-from judgegrid.context import ScoreContext
-from judgegrid.errors import OptionError, Problem
+from judgegrid.core.context import ScoreContext
+from judgegrid.core.errors import OptionError, Problem
 from judgegrid.metrics.answer_relevancy import AnswerRelevancy
 from judgegrid.metrics.base import Metric, MetricResult
 from judgegrid.metrics.context_entity_recall import ContextEntityRecall

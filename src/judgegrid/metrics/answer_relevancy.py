@@ -15,7 +15,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_validator
 
-from judgegrid.context import Judge, ScoreContext
+from judgegrid.core.context import Judge, ScoreContext
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
@@ -26,8 +28,6 @@ from judgegrid.metrics.base import (
 )
 from judgegrid.metrics.faithfulness import MAX_REASON_CHARS, MAX_STATEMENTS, split_statements
 from judgegrid.metrics.prompt import Example, Prompt
-from judgegrid.question import Question
-from judgegrid.sample import Sample
 
 VERDICT_STEP = "answer_relevancy.verdicts"
 REASON_STEP = "answer_relevancy.reason"

@@ -3,7 +3,7 @@
 A metric never calls a provider itself. It receives a ``ScoreContext`` (``context.py``) whose
 ``judge`` and ``embedder`` do the I/O (with caching, retries and accounting), so the metric module
 holds only prompts, schemas and arithmetic, and its scoring function can be tested table by
-table. To score one sample outside a grid, see ``judgegrid.single.score_sample``.
+table. To score one sample outside a grid, see ``judgegrid.run.single.score_sample``.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from judgegrid.context import ScoreContext
-from judgegrid.errors import OptionError, ScoringError
-from judgegrid.question import schema_copy
-from judgegrid.sample import Sample
-from judgegrid.validation import validate
+from judgegrid.core.context import ScoreContext
+from judgegrid.core.errors import OptionError, ScoringError
+from judgegrid.core.question import schema_copy
+from judgegrid.core.sample import Sample
+from judgegrid.core.validation import validate
 
 
 @dataclass

@@ -15,7 +15,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from judgegrid.context import Judge, ScoreContext
+from judgegrid.core.context import Judge, ScoreContext
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import (
     Metric,
     MetricResult,
@@ -23,8 +25,6 @@ from judgegrid.metrics.base import (
     tightened_shape,
 )
 from judgegrid.metrics.prompt import Example, Prompt
-from judgegrid.question import Question
-from judgegrid.sample import Sample
 
 STEP = "entities"
 MAX_ENTITIES = 32

@@ -14,7 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgegrid.context import ScoreContext
+from judgegrid.core.context import ScoreContext
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import (
     REASON_CHARS,
     Metric,
@@ -22,8 +24,6 @@ from judgegrid.metrics.base import (
     tightened_shape,
 )
 from judgegrid.metrics.prompt import Example, Prompt
-from judgegrid.question import Question
-from judgegrid.sample import Sample
 
 STEP = "context_precision.verdict"
 

@@ -12,7 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from judgegrid.context import ScoreContext
+from judgegrid.core.context import ScoreContext
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
@@ -23,8 +25,6 @@ from judgegrid.metrics.base import (
     tightened_shape,
 )
 from judgegrid.metrics.prompt import Example, Prompt
-from judgegrid.question import Question
-from judgegrid.sample import Sample
 
 
 class Classification(BaseModel):

@@ -13,8 +13,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from judgegrid.context import Judge, ScoreContext
-from judgegrid.errors import ScoringError
+from judgegrid.core.context import Judge, ScoreContext
+from judgegrid.core.errors import ScoringError
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
@@ -26,8 +28,6 @@ from judgegrid.metrics.base import (
     tightened_shape,
 )
 from judgegrid.metrics.prompt import Example, Prompt
-from judgegrid.question import Question
-from judgegrid.sample import Sample
 
 # Bounds on the answers: generous for any real judge, and they stop a small local model that
 # loops inside a string from running on to max_tokens (a grammar enforces them there).

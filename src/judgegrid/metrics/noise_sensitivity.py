@@ -17,11 +17,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgegrid.context import Judge, ScoreContext
-from judgegrid.errors import ScoringError
+from judgegrid.core.context import Judge, ScoreContext
+from judgegrid.core.errors import ScoringError
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import Metric, MetricResult
 from judgegrid.metrics.faithfulness import nli_verdicts, split_statements
-from judgegrid.sample import Sample
 
 Mode = Literal["relevant", "irrelevant"]
 

@@ -33,8 +33,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from judgegrid.question import Message
-from judgegrid.sample import language_name
+from judgegrid.core.question import Message
+from judgegrid.core.sample import language_name
 
 InputT = TypeVar("InputT", bound=BaseModel)
 OutputT = TypeVar("OutputT", bound=BaseModel)

@@ -13,8 +13,10 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from judgegrid.context import ScoreContext
-from judgegrid.errors import ScoringError
+from judgegrid.core.context import ScoreContext
+from judgegrid.core.errors import ScoringError
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import (
     SENTENCE_CHARS,
     Metric,
@@ -22,8 +24,6 @@ from judgegrid.metrics.base import (
     tightened_shape,
 )
 from judgegrid.metrics.prompt import Example, Prompt
-from judgegrid.question import Question
-from judgegrid.sample import Sample
 
 STEP = "response_relevancy.question"
 

@@ -2,4 +2,6 @@
 
 They live in the package (not under tests/) so the benchmarks and other projects' tests can use
 them too. Nothing here is imported by a normal run.
+
+May import: anything of judgegrid; nothing of judgegrid imports it.
 """

@@ -2,7 +2,7 @@
 
 It serves ``POST /v1/chat/completions`` (with ``n``), ``POST /v1/embeddings`` and OpenAI's files
 and batches endpoints (``fault_batches``: a batch's lines get the live answers) and answers every
-judge prompt of judgegrid with a schema-valid answer (``judgegrid.placeholders``), unless the
+judge prompt of judgegrid with a schema-valid answer (``judgegrid.plan.placeholders``), unless the
 fault plan says otherwise: 429 with ``Retry-After``, 500, malformed JSON content, output cut off
 at max_tokens (``finish_reason: "length"``), a reply slower than the client's timeout, or a fixed
 HTTP error for one model (e.g. 401). The runner reaches it through litellm's OpenAI provider
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
-from judgegrid.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
+from judgegrid.plan.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
 from judgegrid.testing.fault_batches import BatchDesk, BatchPlan
 from judgegrid.testing.schema_answers import instance_of, schema_in_request
 

@@ -1,0 +1,108 @@
+"""litellm, set up once for judgegrid: no banners, no hidden SDK retries, keys from the
+environment, prices from its map.
+
+litellm takes about a second to import, so it is imported on first use (``litellm_module``),
+not when judgegrid is: ``judgegrid validate`` and ``judgegrid metrics`` stay quick.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from judgegrid.core.options import ModelOptions
+
+
+def litellm_module() -> Any:
+    """litellm, imported on first use (it takes a second) and told not to print help banners."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+    # litellm's OpenAI embedding path reads max_retries=0 as "unset" (``0 or DEFAULT``) and lets
+    # the SDK retry twice unseen; judgegrid makes and records every attempt itself.
+    setattr(litellm, "DEFAULT_MAX_RETRIES", 0)  # noqa: B010 (declared Final, meant as a setting)
+    return litellm
+
+
+def no_sdk_retries(model: str) -> dict[str, Any]:
+    """Keyword arguments that stop a provider SDK (openai's retries twice) from retrying on its
+    own: every attempt must be judgegrid's, under the matrix's policy, and in the calls table."""
+    return {} if model.startswith("local/") else {"max_retries": 0}
+
+
+# What a self-served OpenAI-compatible server (vLLM, llama.cpp, Ollama) gets as its key when the
+# matrix names none: the openai SDK refuses to send a request without one.
+PLACEHOLDER_KEY = "not-needed"
+
+
+def call_kwargs(model: str, options: ModelOptions) -> dict[str, Any]:
+    """What a call adds to the logged request: the key read from the environment variable the
+    options name (never written anywhere) and the SDK's own retries switched off.
+
+    An ``openai/`` model at an ``api_base`` with no ``api_key_env`` is a self-served endpoint
+    (preflight asks no key for it): it gets a placeholder, never OPENAI_API_KEY from the
+    environment, which belongs to OpenAI and not to whatever listens at that address."""
+    variable = options.api_key_env
+    key = {"api_key": os.environ[variable]} if variable and variable in os.environ else {}
+    if not variable and options.api_base and model.startswith("openai/"):
+        key = {"api_key": PLACEHOLDER_KEY}
+    return {**key, **no_sdk_retries(model)}
+
+
+class Pricer:
+    """The cost of a response from litellm's price map: 0 for in-process models, None (unknown,
+    never 0) for a model the map lacks, which is then not asked again."""
+
+    def __init__(self, model: str, call_type: str = "completion"):
+        self.model, self.call_type = model, call_type
+        self._unpriced = model.startswith("local/")
+
+    def __call__(self, raw: Any) -> float | None:
+        if self.model.startswith("local/"):
+            return 0.0
+        hidden = getattr(raw, "_hidden_params", None) or {}
+        if "response_cost" in hidden:  # litellm prices every response itself: not twice
+            cost = hidden["response_cost"]
+            return None if cost is None else float(cost)
+        if self._unpriced:  # asking litellm again costs time and cannot find a price
+            return None
+        try:
+            return float(
+                litellm_module().completion_cost(completion_response=raw, call_type=self.call_type)
+            )
+        except Exception:  # litellm raises for a model missing from its price table
+            self._unpriced = True
+            return None
+
+
+def token_price(model: str, kind: str, prompt: int, output: int) -> float | None:
+    """litellm's live price of the tokens, None where its map lacks the model (local: 0)."""
+    if model.startswith("local/") or (prompt == 0 and output == 0):
+        return 0.0
+    try:
+        p, o = litellm_module().cost_per_token(
+            model=model, prompt_tokens=prompt, completion_tokens=output, call_type=kind
+        )
+    except Exception:  # litellm raises for a model its price map lacks
+        return None
+    return float(p) + float(o)
+
+
+def batch_token_price(model: str, prompt: int, output: int) -> float | None:
+    """litellm's batch price of the tokens: the map's ``*_cost_per_token_batches`` where it
+    has them, else half the live price (litellm's own rule for batches); None where the map
+    lacks the model, never 0."""
+    if model.startswith("local/") or (prompt == 0 and output == 0):
+        return 0.0
+    litellm = litellm_module()
+    from litellm.cost_calculator import batch_cost_calculator
+
+    try:
+        litellm.get_model_info(model=model)  # raises for a model the map lacks
+        usage = litellm.Usage(
+            prompt_tokens=prompt, completion_tokens=output, total_tokens=prompt + output
+        )
+        p, o = batch_cost_calculator(usage=usage, model=model)
+    except Exception:
+        return None
+    return float(p) + float(o)

@@ -1,0 +1,88 @@
+"""The `judgegrid` command as one Typer app: each command group's functions registered in the
+order `judgegrid --help` lists them, and ``main``, the console script."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgegrid import api
+from judgegrid.cli import cache, export, labels, pairs, plan, report, run, serve, validate
+from judgegrid.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from judgegrid.core.errors import JudgegridError
+from judgegrid.core.redaction import redact_text
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    help="Score RAG metrics under a grid of LLM judges and embedding models, with repeats, "
+    "and see how far the judges agree.",
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"judgegrid {version('judgegrid')}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Score RAG metrics under a grid of LLM judges and embedding models, with repeats, and see
+    how far the judges agree."""
+
+
+app.command()(run.run)
+app.command()(validate.validate)
+app.command()(plan.plan)
+app.command()(report.report)
+app.command()(export.export)
+app.command()(pairs.pairs)
+app.command()(validate.metrics)
+app.add_typer(cache.cache_app, name="cache")
+app.command()(labels.label)
+app.add_typer(labels.labels_app, name="labels")
+app.command("serve-local")(serve.serve_local)
+
+
+def main() -> None:
+    """The console script: judgegrid's own errors as one line, anything else as a short
+    "please report" with the traceback in a log file, never on the terminal."""
+    try:
+        app()
+    except JudgegridError as exc:
+        typer.echo(f"judgegrid: {redact_text(str(exc))}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except Exception as exc:
+        log = _crash_log(exc)
+        typer.echo(
+            f"judgegrid: unexpected error (please report it): {type(exc).__name__}: "
+            f"{redact_text(str(exc))[:300]}\nthe traceback is in {log}",
+            err=True,
+        )
+        sys.exit(1)
+
+
+def _crash_log(exc: BaseException) -> Path:
+    """The traceback, keys redacted, in a file under the cache directory."""
+    folder = api.crash_log_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    text = "".join(traceback.format_exception(exc))
+    path.write_text(redact_text(text), encoding="utf-8")
+    return path

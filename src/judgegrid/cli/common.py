@@ -1,0 +1,143 @@
+"""What every command shares: exit codes, the default matrix, the data set's reading options,
+one way to print input problems, the progress bar, and SIGTERM as Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from tqdm import tqdm
+
+from judgegrid import api
+from judgegrid.core.cells import Cell
+from judgegrid.core.errors import InputError, Problem
+
+# Exit codes, for a CI job (README: "Exit codes").
+EXIT_OK = 0  # every cell scored (skipped cells allowed)
+EXIT_BELOW_FAIL_UNDER = 1  # with --fail-under: the scored share of attempted cells fell short
+EXIT_BAD_INPUT = 2  # a matrix, data set, run directory or option that cannot be used
+EXIT_FAILED_CELLS = 3  # the run finished, some cells failed (without --fail-under)
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM; finished cells are kept, --resume goes on
+
+DEFAULT_MATRIX = Path("model_matrices/local.yaml")
+# Beside the installed package in a checkout (src/judgegrid/cli -> the repository's
+# model_matrices/).
+INSTALLED_MATRIX = Path(__file__).resolve().parents[3] / DEFAULT_MATRIX
+
+
+def default_matrix(matrix: Path) -> Path:
+    """The matrix named; for the default, the working directory's, else the one beside the
+    installed judgegrid, else an error saying how to name one."""
+    if matrix != DEFAULT_MATRIX or matrix.exists():
+        return matrix
+    if INSTALLED_MATRIX.exists():
+        return INSTALLED_MATRIX
+    raise InputError(
+        str(matrix),
+        [
+            Problem(
+                "",
+                "no model matrix here and none beside the installed judgegrid; name one: "
+                "judgegrid run PATH/TO/matrix.yaml (examples: model_matrices/ of the "
+                "judgegrid repository)",
+            )
+        ],
+    )
+
+
+MatrixArgument = Annotated[Path, typer.Argument(help="Model matrix YAML.")]
+
+# How a data set's fields are read, on every command that takes --dataset (README: "Data sets").
+ColumnsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--columns",
+        help="Map sample fields to your data set's names, e.g. "
+        "user_input=question,response=answer,retrieved_contexts=docs (fields: id, user_input, "
+        "response, retrieved_contexts, reference, reference_contexts, labels, language). Other "
+        "fields are "
+        "then left out.",
+    ),
+]
+ListDelimiterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--list-delimiter",
+        help="Split a list field's text cell (retrieved_contexts in a CSV) on this text, e.g. "
+        "'|'. Default: a JSON or Python list in the cell; '|' for DeepEval's files.",
+    ),
+]
+ProgressOption = Annotated[bool, typer.Option(help="Show a progress bar.")]
+
+
+def fail(exc: InputError) -> NoReturn:
+    """Each problem on a line of its own (file: where: what), exit 2, no traceback."""
+    for problem in exc.problems:
+        typer.echo(problem.render(exc.source), err=True)
+    raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def reading(
+    limit: int | None, no_cache: bool, columns: str | None, list_delimiter: str | None
+) -> dict[str, Any]:
+    """How `run` and `plan` read the grid: the same samples, cache and field names."""
+    return {
+        "limit": limit,
+        "use_cache": not no_cache,
+        "columns": api.parse_columns(columns),
+        "list_delimiter": list_delimiter,
+    }
+
+
+def stop_on_sigterm() -> None:
+    """A kill (SIGTERM) stops a run the way Ctrl-C does: finished cells saved, resumable."""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    """It calls the SIGINT handler in force (asyncio's while the grid runs: it cancels the run in
+    good order), not ``raise_signal``: a process started in the background by a script has
+    SIGINT ignored, and a SIGTERM must still stop it — then by raising the interrupt here."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
+class ProgressBar:
+    """tqdm bar: cells done/total, failures, calls made, elapsed time and ETA."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr is not None
+        self._bar: Any = None
+        self._tally: api.Tally | None = None
+
+    def update(self, tally: api.Tally, cell: Cell, status: str) -> None:
+        if not self.enabled:
+            return
+        if self._bar is not None and tally is not self._tally:
+            self.close()  # a new run (judgegrid pairs runs one per aspect)
+        self._tally = tally
+        if self._bar is None:
+            self._bar = tqdm(
+                total=tally.total,
+                initial=tally.already,
+                unit="cell",
+                desc="cells",
+                dynamic_ncols=True,
+                file=sys.stderr,
+                mininterval=0.2 if sys.stderr.isatty() else 15.0,  # a log file gets few lines
+            )
+        self._bar.update(1)
+        self._bar.set_postfix(
+            failed=tally.failed, skipped=tally.skipped, calls=tally.calls, refresh=False
+        )
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

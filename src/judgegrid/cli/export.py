@@ -1,0 +1,49 @@
+"""`judgegrid export`: a run's scores as a table for other tools (Ragas' result table)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgegrid import api
+from judgegrid.cli.common import fail
+from judgegrid.core.errors import InputError
+
+
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="ragas: a row per sample × judge configuration, a column per metric, as Ragas' "
+            "result table; wide: a row per sample, a column per metric × configuration.",
+        ),
+    ] = "ragas",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="A .csv, .jsonl or .parquet file (default: CSV on stdout)."
+        ),
+    ] = None,
+) -> None:
+    """The run's scores as a table for the tools you have: each metric is the mean of its
+    scored repeats; NaN where none scored (the failed and skipped columns count why)."""
+    try:
+        api.refuse_pairs_parent(run_dir, "export the scores of")
+        table = api.export_run(run_dir, format)
+        if out is not None:
+            api.write_table(table, out)
+    except InputError as exc:
+        fail(exc)
+    if out is None:
+        typer.echo(api.csv_text(table), nl=False)
+        return
+    counts = {status: table.attrs.get(status, 0) for status in ("scored", "failed", "skipped")}
+    typer.echo(
+        f"{len(table)} rows written to {out} ({format}), from {counts['scored']} scored, "
+        f"{counts['failed']} failed and {counts['skipped']} skipped cells; a metric is the mean "
+        "of its scored repeats, NaN where none scored"
+    )

@@ -1,0 +1,113 @@
+"""`judgegrid label` (the labelling page on 127.0.0.1) and `judgegrid labels import|export`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgegrid import api
+from judgegrid.cli.common import fail
+from judgegrid.core.errors import InputError
+
+
+def label(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option("--metric", help="Only this metric; repeat for several (default: all)."),
+    ] = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="How many samples to ask about.")] = 20,
+    annotator: Annotated[
+        str | None,
+        typer.Option("--annotator", help="Who is labelling (default: your login name)."),
+    ] = None,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")
+    ] = 0,
+) -> None:
+    """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
+    is saved in the run's database at once. Ctrl-C stops the server."""
+    try:
+        api.refuse_pairs_parent(run_dir)
+        session = api.open_label_session(run_dir, annotator or _login_name(), metric, n)
+    except InputError as exc:
+        fail(exc)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_until_interrupted(session, port))
+    typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
+    typer.echo(f"see validity against them:  judgegrid report {run_dir}")
+
+
+async def _serve_until_interrupted(session: api.LabelSession, port: int) -> None:
+    runner, bound = await api.serve_labelling(session, port)
+    try:
+        url = api.page_url(bound, session.token)
+        typer.echo(
+            f"labelling: {len(session.queue)} questions about {session.run_dir}, as "
+            f"{session.annotator!r}; open in your browser:\n\n    {url}\n\n"
+            "(only this machine can reach it; Ctrl-C stops it — every answer is already saved)",
+        )
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "annotator"
+
+
+labels_app = typer.Typer(
+    help="People's labels of a run: import them from CSV/JSONL, export them.",
+    no_args_is_help=True,
+)
+
+
+@labels_app.command("import")
+def labels_import(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="CSV or JSONL with sample_id, metric, annotator, value (and note)."),
+    ],
+    annotator: Annotated[
+        str | None,
+        typer.Option("--annotator", help="For rows without an annotator column."),
+    ] = None,
+) -> None:
+    """Add labels from a file; a file with any bad row is refused whole (each row named)."""
+    try:
+        count = api.import_labels(run_dir, file, annotator)
+    except InputError as exc:
+        fail(exc)
+    typer.echo(f"{count} labels imported into {run_dir}/run.sqlite; judgegrid report {run_dir}")
+
+
+@labels_app.command("export")
+def labels_export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="A .csv or .jsonl file (default: CSV on stdout)."),
+    ] = None,
+) -> None:
+    """Every label of a run (from the page, imports and the data set), one row each."""
+    try:
+        frame = api.export_labels(run_dir)
+    except InputError as exc:
+        fail(exc)
+    if output is None:
+        typer.echo(frame.to_csv(index=False), nl=False)
+    elif output.suffix.lower() == ".jsonl":
+        frame.to_json(output, orient="records", lines=True, force_ascii=False)
+    else:
+        frame.to_csv(output, index=False)
+    if output is not None:
+        typer.echo(f"{len(frame)} labels written to {output}")

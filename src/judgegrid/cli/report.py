@@ -1,0 +1,28 @@
+"""`judgegrid report`: a run's outputs rebuilt from its database; no model is called."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgegrid import api
+from judgegrid.cli.common import fail
+from judgegrid.core.errors import InputError
+
+
+def report(
+    run_dir: Annotated[
+        Path, typer.Argument(help="A run directory (holds run.sqlite), or one of judgegrid pairs.")
+    ],
+) -> None:
+    """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
+    judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
+    try:
+        paths = api.rebuild_report(run_dir)
+    except InputError as exc:
+        fail(exc)
+    typer.echo(paths[0].read_text(encoding="utf-8"))  # summary.md, or pairs_summary.md
+    if len(paths) > 1:
+        typer.echo("outputs: " + ", ".join(str(p) for p in paths))

@@ -1,0 +1,38 @@
+"""What a metric is given to score with: a judge and an embedding model it may ask, nothing else.
+
+Metrics never reach a provider themselves. The grid runner and single-sample scoring hand them a
+``ScoreContext`` whose clients do the I/O (caching, retries, accounting); tests hand them scripted
+ones. These protocols are all a metric may rely on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from judgegrid.core.question import Question
+
+
+class Judge(Protocol):
+    """What a metric may ask of the judge: one schema-checked JSON answer per question."""
+
+    async def ask(self, q: Question) -> Any: ...
+
+    async def ask_many(self, q: Question, n: int) -> list[Any]:
+        """Generations 0..n-1 of one request (one call with the provider's n where supported)."""
+        ...
+
+
+class Embedder(Protocol):
+    """What a metric may ask of the embedding model: one vector per text, at the cell's size."""
+
+    async def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+@dataclass
+class ScoreContext:
+    judge: Judge
+    embedder: Embedder | None = None
+    strictness: int | None = None

@@ -1,0 +1,236 @@
+"""Plain configuration objects for the model clients: a model's options, its retry policy, how
+its embeddings are cut to a dimension, and one judge or embedding entry of a matrix.
+
+These are value types: the clients (``judge``, ``embedder``, ``transport``) are configured with
+them, and the matrix (``matrix.py``) is parsed into them, so the clients never import the matrix.
+Keys are snake_case here; ``matrix.py`` accepts kebab-case spellings before validating.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from judgegrid.core.redaction import SECRET_FIELDS
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from a number (seconds) or a string such as ``2000ms``, ``2s`` or ``1m``."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as 2s or 2000ms")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError("expected a duration such as 2s or 2000ms")
+    number, unit = float(match.group(1)), match.group(2) or "s"
+    return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
+
+
+class StrictModel(BaseModel):
+    """Unknown fields are errors (a typo must not be ignored) and values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+OutputMode = Literal["auto", "json_schema", "json_object", "instructions"]
+
+
+class ModelOptions(StrictModel):
+    """Options that reach litellm with every call to one model."""
+
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, gt=0)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = Field(
+        None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
+    )
+    timeout: Duration | None = Field(None, description="Per-call timeout.")
+    api_base: str | None = None
+    api_key_env: str | None = Field(
+        None, description="Name of the environment variable holding the key (never the key)."
+    )
+    output_mode: OutputMode = Field(
+        "auto",
+        description="How a judge's answers are held to their JSON shape. auto: json_schema where "
+        "litellm's tables say the model enforces a schema (and for in-process models), else "
+        "json_object or the prompt's instructions. Set json_schema for a self-served model "
+        "whose server enforces schemas (vLLM, llama.cpp's server, Ollama): the tables cannot "
+        "know what a server at an api_base does.",
+    )
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="Further provider arguments passed to litellm as is."
+    )
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _looks_like_variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+            raise ValueError(
+                "expected the NAME of an environment variable (e.g. OPENAI_API_KEY), not a key"
+            )
+        return value
+
+    @field_validator("extra")
+    @classmethod
+    def _no_inline_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
+        secret = sorted(k for k in value if k.lower().replace("-", "_") in SECRET_FIELDS)
+        if secret:
+            raise ValueError(
+                f"{', '.join(secret)} must not be written in the matrix; put the key in an "
+                "environment variable and name it in api_key_env"
+            )
+        return value
+
+
+BatchRetry = Literal["batch", "live"]
+# Providers whose batch API takes OpenAI's JSONL request lines through litellm's batch functions.
+BATCH_PROVIDERS = ("openai", "azure")
+
+
+def provider_of(model_id: str) -> str:
+    """litellm's provider prefix of a model id (``openai`` for a bare name, as litellm does)."""
+    return model_id.split("/", 1)[0] if "/" in model_id else "openai"
+
+
+def has_batch_api(model_id: str) -> bool:
+    """Whether batch mode can run the model (its provider takes OpenAI's batch files)."""
+    return provider_of(model_id) in BATCH_PROVIDERS
+
+
+class BatchMode(StrictModel):
+    """Requests to the entry go through the provider's batch API instead of one call each
+    (about half the price, answers within the completion window). Written ``batch: true`` for
+    the defaults, or as a mapping to set any of these."""
+
+    enabled: bool = Field(True, description="false: live calls (batch: false).")
+    completion_window: str = Field(
+        "24h", pattern=r"^\d+h$", description="The provider's completion window, e.g. 24h."
+    )
+    poll_interval: Duration = Field(
+        30.0, description="First wait between two looks at a pending batch; grows 1.5× a look."
+    )
+    max_poll_interval: Duration = Field(600.0, description="The longest wait between two looks.")
+    gather: Duration = Field(
+        2.0,
+        description="A batch file is sent once no new request has come for this long (the "
+        "requests a stage makes arrive together), or once it is full.",
+    )
+    max_lines: int = Field(50_000, ge=1, description="Requests per batch file (OpenAI: 50,000).")
+    max_bytes: int = Field(
+        200 * 2**20, ge=1024, description="Bytes per batch file (OpenAI: 200 MB)."
+    )
+    retry: BatchRetry = Field(
+        "batch",
+        description="Where a failed or expired line is tried again (within retry.max_attempts): "
+        "batch (in the next batch) or live (one call at once).",
+    )
+
+
+def _batch_flag(value: Any) -> Any:
+    """``batch: true`` is the default batch mode; ``batch: false`` is live whatever the
+    defaults say; absent (None) follows the defaults."""
+    return {"enabled": value} if isinstance(value, bool) else value
+
+
+BatchSetting = Annotated[BatchMode | None, BeforeValidator(_batch_flag)]
+
+
+class ModelEntry(StrictModel):
+    """What every judge and embedding entry has: a model, its options and its own limits."""
+
+    id: str = Field(min_length=1, description="litellm model id")
+    label: str | None = Field(None, description="Name used in reports; defaults to the id.")
+    options: ModelOptions = ModelOptions()
+    max_concurrency: int | None = Field(None, ge=1)
+    requests_per_minute: float | None = Field(
+        None, gt=0, description="At most this many requests a minute to this entry."
+    )
+    tokens_per_minute: float | None = Field(
+        None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
+    )
+    batch: BatchSetting = Field(
+        None,
+        description="true (or a mapping of batch options): send this entry's requests through "
+        "the provider's batch API; false: live even when defaults.batch is set.",
+    )
+
+
+class JudgeSpec(ModelEntry):
+    id: str = Field(min_length=1, description="litellm model id, e.g. openai/gpt-4o-mini")
+
+
+DimensionMethod = Literal["auto", "native", "truncate"]
+
+
+class EmbeddingSpec(ModelEntry):
+    id: str = Field(min_length=1, description="litellm embedding model id")
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    dimension_method: DimensionMethod = Field(
+        "auto",
+        description="native: ask the provider for d dimensions; truncate: keep the first d "
+        "components and L2-renormalise; auto: native for OpenAI text-embedding-3-*.",
+    )
+
+
+class RetryPolicy(StrictModel):
+    on_http_codes: list[int] = Field(default_factory=lambda: [408, 429, 500, 502, 503, 504])
+    on_timeout: bool = True
+    initial_interval: Duration = 2.0
+    max_interval: Duration = 30.0
+    multiplier: float = Field(2.0, ge=1)
+    jitter: float = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
+    max_attempts: int = Field(5, ge=1)
+
+
+class Concurrency(StrictModel):
+    total: int = Field(8, ge=1, description="Calls in flight across all models.")
+    per_model: int = Field(4, ge=1, description="Calls in flight to one model.")
+
+
+Backend = Literal["processes", "ray"]
+
+
+class Execution(StrictModel):
+    """Where a run's shards are scored: in this process (1 worker), in local worker processes
+    (joblib's loky) or on a Ray cluster. The matrix's limits hold for the run as a whole: each of
+    the workers gets its share of every concurrency and per-minute limit."""
+
+    workers: int = Field(1, ge=1, description="Worker processes; 1 scores in this process.")
+    backend: Backend | None = Field(
+        None, description="processes (the default when workers > 1) or ray."
+    )
+    address: str | None = Field(
+        None,
+        description="ray only: the address of a running Ray cluster (ray://host:10001 or "
+        "auto); without it a local Ray instance is started.",
+    )
+
+    @model_validator(mode="after")
+    def _address_needs_ray(self) -> Execution:
+        if self.address is not None and self.backend != "ray":
+            raise ValueError("address is for backend: ray only")
+        return self
+
+    @property
+    def distributed(self) -> bool:
+        """Whether shards go to workers (a backend is named or more than one worker asked)."""
+        return self.workers > 1 or self.backend is not None
+
+    @property
+    def engine(self) -> Backend:
+        return self.backend or "processes"

@@ -1,0 +1,167 @@
+"""Typed records of a run: one request sent to a model (``CallRecord``), one batch file sent to
+a provider's batch API (``BatchRecord``) and one cell's outcome (``ScoreRow``).
+
+``ScoreRow`` is the one definition of the ``scores`` table: the run database's columns, the
+API's ``scores`` DataFrame, ``scores.csv`` and every analysis read the same fields, in the order
+of ``SCORE_COLUMNS``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from judgegrid.core.cells import Cell
+from judgegrid.core.usage import Usage
+
+Status = Literal["scored", "failed", "skipped"]
+
+
+@dataclass
+class CallRecord:
+    """One request as sent (secrets removed) and what came back."""
+
+    kind: str  # "completion" or "embedding"
+    model: str
+    label: str
+    step_key: str
+    attempt: int
+    status: str  # "ok", "error"
+    request: dict[str, Any]
+    response: str | None = None
+    error: str | None = None
+    http_status: int | None = None
+    finish_reason: str | None = None
+    started_at: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+    batch_id: str | None = None  # the provider batch that answered it (batch mode)
+    live_cost: float | None = None  # a batched call: what it would have cost live
+
+
+# A provider's batch statuses after which it changes no more.
+BATCH_FINISHED = frozenset({"completed", "expired", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """One batch file sent to a provider's batch API: which lines it carries and where it is.
+
+    ``status``: ``uploaded`` (file sent, no batch yet), then the provider's (``validating``,
+    ``in_progress``, ``completed``, ``expired``, ``failed``, ``cancelled``)."""
+
+    file_id: str
+    batch_id: str | None
+    label: str
+    endpoint: str
+    status: str
+    custom_ids: tuple[str, ...]
+    submitted_at: float
+    finished_at: float | None = None
+    detail: str | None = None  # the provider's counts or error, as text
+
+    @property
+    def pending(self) -> bool:
+        """Submitted, not yet answered: the provider is working on it (and will charge it)."""
+        return self.batch_id is not None and self.status not in BATCH_FINISHED
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One cell's outcome: its coordinates, what happened and what it cost."""
+
+    sample_id: str
+    metric: str
+    judge: str  # the judge's label
+    embedding: str  # the embedding entry's label; "" for a judge-only metric
+    dimension: int  # 0: the model's own size, or no embedding
+    strictness: int  # 0 for a metric without one
+    repeat: int
+    status: Status  # scored; failed (with error); skipped (the sample lacks a field)
+    score: float | None  # set when scored
+    reason: str | None  # the metric's explanation, where it gives one
+    error: str | None  # why the cell failed or was skipped
+    details: str | None  # JSON: statements, verdicts, … (or the raw reply of a failure)
+    calls: int  # calls the cell used, a shared call counted in every cell that used it
+    tokens_in: int
+    tokens_out: int
+    cost: float | None  # dollars; None when some call's price is unknown
+    latency_s: float  # the cell's wall time, queueing included
+    finished_at: float  # Unix time
+
+    @classmethod
+    def of(
+        cls,
+        cell: Cell,
+        status: Status,
+        usage: Usage,
+        latency_s: float,
+        finished_at: float,
+        *,
+        score: float | None = None,
+        reason: str | None = None,
+        error: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> ScoreRow:
+        """The row of ``cell`` with its outcome and what it used (``details`` kept as JSON)."""
+        return cls(
+            sample_id=cell.sample_id,
+            metric=cell.metric,
+            judge=cell.judge,
+            embedding=cell.embedding,
+            dimension=cell.dimension,
+            strictness=cell.strictness,
+            repeat=cell.repeat,
+            status=status,
+            score=score,
+            reason=reason,
+            error=error,
+            details=json.dumps(details, ensure_ascii=False) if details else None,
+            calls=usage.calls,
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            cost=usage.cost,
+            latency_s=latency_s,
+            finished_at=finished_at,
+        )
+
+    def values(self) -> tuple[Any, ...]:
+        """The row's values in column order."""
+        return dataclasses.astuple(self)
+
+
+SCORE_COLUMNS = [f.name for f in dataclasses.fields(ScoreRow)]
+# A cell's coordinates among the columns: the table's key, and the order scores.csv is sorted in.
+SCORE_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
+
+
+@dataclass(frozen=True)
+class Label:
+    """One person's answer about one sample for one metric, on the metric's own 0–1 scale.
+
+    ``value`` None is a skip (the annotator saw the sample and declined), kept so that the page
+    does not offer it again. ``detail`` holds what the value was computed from where the form is
+    richer than a number (ContextPrecision: the contexts ticked as useful, in rank order).
+    ``source``: ``page`` (``judgegrid label``), ``import`` or ``dataset``.
+    """
+
+    sample_id: str
+    metric: str
+    annotator: str
+    value: float | None
+    note: str = ""
+    labelled_at: float = 0.0
+    source: str = "page"
+    detail: dict[str, Any] | None = None
+
+    def values(self) -> tuple[Any, ...]:
+        """The row in the order of ``LABEL_COLUMNS`` (detail as JSON text)."""
+        row = dataclasses.astuple(self)
+        return (*row[:-1], json.dumps(self.detail) if self.detail is not None else None)
+
+
+LABEL_COLUMNS = [f.name for f in dataclasses.fields(Label)]
+# The metric of a preference label (a ``judgegrid pairs`` run): its ``sample_id`` is the pair and
+# ``detail`` names the preferred and the other member.
+PREFERENCE = "preference"

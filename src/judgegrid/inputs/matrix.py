@@ -1,0 +1,280 @@
+"""The model matrix: which judges, embedding models, dimensions and metrics to cross (YAML).
+
+The schema follows the Spring AI multi-model configuration the project grew from (seed 002):
+``defaults`` plays the part of ``default-options`` and is merged into every judge and embedding
+entry; ``retry`` mirrors ``spring.ai.retry``. The entries themselves are the plain configuration
+objects of ``options.py``; this module reads YAML into them and checks the whole. Keys may be
+written in kebab-case (``max-tokens``) or snake_case (``max_tokens``). Every error names the
+file, the path inside it and what was expected.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from judgegrid.core.errors import MatrixError, OptionError, Problem
+from judgegrid.core.options import (
+    BATCH_PROVIDERS,
+    BatchMode,
+    BatchSetting,
+    Concurrency,
+    EmbeddingSpec,
+    Execution,
+    JudgeSpec,
+    ModelEntry,
+    ModelOptions,
+    RetryPolicy,
+    StrictModel,
+    has_batch_api,
+    provider_of,
+)
+from judgegrid.core.validation import problem_from, snake_keys
+from judgegrid.inputs.textfile import as_path, read_utf8
+from judgegrid.metrics import METRICS, resolve_metric_name
+
+
+class Defaults(StrictModel):
+    judge: ModelOptions = ModelOptions()
+    embedding: ModelOptions = ModelOptions()
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    batch: BatchSetting = Field(
+        None, description="Batch mode for every judge and embedding entry that does not say."
+    )
+
+
+class MetricSpec(BaseModel):
+    """A metric by name with its parameters, which the metric's own Params model checks."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    name: str
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class Matrix(StrictModel):
+    name: str | None = None
+    dataset: str | None = Field(
+        None, description="Data set path (relative to the matrix file) or 'demo'."
+    )
+    defaults: Defaults = Defaults()
+    retry: RetryPolicy = RetryPolicy()
+    concurrency: Concurrency = Concurrency()
+    execution: Execution = Execution()
+    judges: list[JudgeSpec] = Field(min_length=1)
+    embeddings: list[EmbeddingSpec] = Field(default_factory=list)
+    metrics: list[MetricSpec] = Field(min_length=1)
+    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
+        default_factory=lambda: [3], min_length=1
+    )
+    repeats: int = Field(1, ge=1)
+    limit: int | None = Field(
+        None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
+    )
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _names_as_specs(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"name": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    # -- the resolved view the runner uses ---------------------------------------------------
+
+    def judge_label(self, index: int) -> str:
+        judge = self.judges[index]
+        return judge.label or judge.id
+
+    def embedding_label(self, index: int) -> str:
+        emb = self.embeddings[index]
+        return emb.label or emb.id
+
+    def judge_options(self, judge: JudgeSpec) -> ModelOptions:
+        """The defaults with the judge's own options laid over them."""
+        return _merge(self.defaults.judge, judge.options)
+
+    def embedding_options(self, emb: EmbeddingSpec) -> ModelOptions:
+        return _merge(self.defaults.embedding, emb.options)
+
+    def embedding_dimensions(self, emb: EmbeddingSpec) -> list[int]:
+        """Dimensions to score; an empty list means 'the model's own size' (written as 0)."""
+        return list(emb.dimensions or self.defaults.dimensions or [0])
+
+    def batch_for(self, entry: ModelEntry) -> BatchMode | None:
+        """The entry's batch mode (its own, else the defaults'), or None: live calls."""
+        own = entry.batch if entry.batch is not None else self.defaults.batch
+        return own if own is not None and own.enabled else None
+
+    @property
+    def batched(self) -> bool:
+        """Whether any entry sends its requests through a provider's batch API."""
+        return any(self.batch_for(e) for e in [*self.judges, *self.embeddings])
+
+    def metric_params(self, spec: MetricSpec) -> BaseModel:
+        return METRICS[resolve_metric_name(spec.name)].Params(**spec.params)
+
+    def strictness_for(self, spec: MetricSpec) -> list[int]:
+        params = self.metric_params(spec)
+        own = getattr(params, "strictness", None)
+        return sorted(set(own or self.strictness))
+
+
+def _merge(base: ModelOptions, override: ModelOptions) -> ModelOptions:
+    merged = base.model_dump()
+    for key in override.model_fields_set:
+        value = getattr(override, key)
+        merged[key] = {**base.extra, **value} if key == "extra" else value
+    return ModelOptions(**merged)
+
+
+# -- loading -----------------------------------------------------------------------------------
+
+
+def load_matrix(path: str | os.PathLike[str]) -> Matrix:
+    """Read and validate a matrix file; raise MatrixError listing every problem found."""
+    return parse_matrix(read_matrix_text(path), str(path))
+
+
+def read_matrix_text(path: str | os.PathLike[str]) -> str:
+    """A matrix file's text; MatrixError if missing, a directory, unreadable or not UTF-8."""
+    path = as_path(path, "matrix", MatrixError)
+    if path.is_dir():
+        raise MatrixError(str(path), [Problem("", "is a directory; name the matrix file in it")])
+    return read_utf8(path, str(path), MatrixError)
+
+
+def parse_matrix(text: str, source: str = "<matrix>") -> Matrix:
+    """Validate matrix text; raise MatrixError listing every problem found."""
+    matrix, problems = inspect_matrix(text, source)
+    if problems or matrix is None:
+        raise MatrixError(source, problems)
+    return matrix
+
+
+def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, list[Problem]]:
+    """Every problem in a matrix, and the best matrix that can be read despite them.
+
+    Fields that fail validation are set aside and the rest validated again, so that one
+    misspelt field does not hide an unknown metric or a missing key further down.
+    """
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [Problem(where, f"not valid YAML: {problem}")]
+    return inspect_matrix_data(raw)
+
+
+def matrix_from_data(raw: Any, source: str = "<matrix>") -> Matrix:
+    """A matrix given as Python data (the dict a YAML file would load to); MatrixError if bad."""
+    matrix, problems = inspect_matrix_data(raw)
+    if problems or matrix is None:
+        raise MatrixError(source, problems)
+    return matrix
+
+
+def inspect_matrix_data(raw: Any) -> tuple[Matrix | None, list[Problem]]:
+    """``inspect_matrix`` for data already loaded from YAML (or written in Python)."""
+    if not isinstance(raw, dict):
+        return None, [Problem("", "expected a mapping with judges: and metrics:")]
+    raw = snake_keys(raw)
+    problems: list[Problem] = []
+    try:
+        matrix: Matrix | None = Matrix.model_validate(raw)
+    except ValidationError as exc:
+        problems += [problem_from(err, Matrix) for err in exc.errors()]
+        matrix = _without_faulty_fields(raw, [tuple(e["loc"]) for e in exc.errors()])
+    if matrix is not None:
+        problems += _semantic_problems(matrix)
+    return matrix, problems
+
+
+def _without_faulty_fields(raw: dict[str, Any], locations: list[tuple[Any, ...]]) -> Matrix | None:
+    pruned = copy.deepcopy(raw)
+    for loc in locations:
+        parent: Any = pruned
+        for part in loc[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        if isinstance(parent, dict):
+            parent.pop(loc[-1], None)
+    try:
+        return Matrix.model_validate(pruned)
+    except ValidationError:
+        return None
+
+
+def _semantic_problems(matrix: Matrix) -> list[Problem]:
+    problems: list[Problem] = []
+    problems += _duplicate_labels("judges", [j.label or j.id for j in matrix.judges])
+    problems += _duplicate_labels("embeddings", [e.label or e.id for e in matrix.embeddings])
+    for i, spec in enumerate(matrix.metrics):
+        problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
+    problems += _batch_problems(matrix)
+    return problems
+
+
+def _batch_problems(matrix: Matrix) -> list[Problem]:
+    """Batch mode needs a provider whose batch API litellm feeds OpenAI's JSONL lines."""
+    problems = []
+    for section, entries in (("judges", matrix.judges), ("embeddings", matrix.embeddings)):
+        for i, entry in enumerate(entries):
+            if matrix.batch_for(entry) and not has_batch_api(entry.id):
+                where = f"{section}[{i}].batch" if entry.batch else "defaults.batch"
+                problems.append(
+                    Problem(
+                        where,
+                        f"batch mode is for {' and '.join(BATCH_PROVIDERS)} models (OpenAI's "
+                        f"batch file format); {entry.id} is a {provider_of(entry.id)} model: "
+                        "set batch: false on it",
+                    )
+                )
+    return problems
+
+
+def _duplicate_labels(section: str, labels: list[str]) -> list[Problem]:
+    seen: dict[str, int] = {}
+    problems = []
+    for i, label in enumerate(labels):
+        if label in seen:
+            problems.append(
+                Problem(
+                    f"{section}[{i}].label",
+                    f"'{label}' is used by {section}[{seen[label]}] too; give each entry a "
+                    "distinct label (the same model at two settings needs two labels)",
+                )
+            )
+        seen.setdefault(label, i)
+    return problems
+
+
+def _metric_problems(i: int, spec: MetricSpec, has_embeddings: bool) -> list[Problem]:
+    try:
+        name = resolve_metric_name(spec.name)
+    except OptionError as exc:
+        return [Problem(f"metrics[{i}].name", p.message) for p in exc.problems]
+    metric = METRICS[name]
+    try:
+        metric.Params(**spec.params)
+    except ValidationError as exc:
+        found = [problem_from(e, metric.Params) for e in exc.errors()]
+        return [Problem(f"metrics[{i}].{p.where}", p.message) for p in found]
+    if metric.uses_embeddings and not has_embeddings:
+        return [
+            Problem(
+                f"metrics[{i}]",
+                f"{name} needs an embedding model; add one under embeddings:",
+            )
+        ]
+    return []

@@ -1,0 +1,392 @@
+"""``judgegrid label RUN_DIR``: a local page where a person labels the samples that matter.
+
+The server is aiohttp on 127.0.0.1 only. Every ``/api`` request carries the access token printed
+with the URL (as Jupyter does) and a Host header naming this machine's loopback address, so
+another site open in the same browser cannot read or write labels (a DNS-rebinding page sends
+its own host name). Each answer is committed to the run database before the server replies: an
+acknowledged label survives the server being killed. Two annotators may label the same run at
+once, from two servers: SQLite's WAL mode and the ``labels`` table's key (sample, metric,
+annotator) keep every answer.
+
+The page (``static/``) ships in the package and loads nothing from elsewhere; it puts sample
+text into the page as text nodes, never as HTML.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from aiohttp import web
+
+from judgegrid.analyses.selection import label_queue, preference_queue
+from judgegrid.core.digest import text_sha
+from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.records import PREFERENCE, Label
+from judgegrid.core.sample import Sample
+from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics.context_precision import average_precision
+from judgegrid.store.run_db import DB_NAME, RunStore
+from judgegrid.store.run_dir import open_run, stored_dataset
+
+MAX_BODY_BYTES = 64 * 1024  # a label with a long note is a few KiB; anything larger is refused
+NOTE_CHARS = 4000
+SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
+TOKEN_HEADER = "X-Judgegrid-Token"
+PAGE_FILES = {"/": "index.html", "/label.js": "label.js", "/label.css": "label.css"}
+CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
+
+
+@dataclass
+class QueueItem:
+    """One question of the page: a sample for a metric, or (``members`` set) a preference pair,
+    whose ``sample_id`` is the pair and ``members`` its two samples in the order shown."""
+
+    sample_id: str
+    metric: str
+    reason: str
+    members: tuple[str, str] | None = None
+    aspect: str = ""
+
+
+@dataclass
+class LabelSession:
+    """What one ``judgegrid label`` process serves: one annotator's queue over one run."""
+
+    run_dir: Path
+    samples: dict[str, Sample]
+    annotator: str
+    queue: list[QueueItem]
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+
+    @property
+    def database(self) -> Path:
+        return self.run_dir / DB_NAME
+
+
+def answered(store: RunStore, annotator: str) -> set[tuple[str, str]]:
+    """(sample, metric) pairs ``annotator`` has answered or skipped."""
+    frame = store.labels_frame()
+    mine = frame[frame["annotator"] == annotator]
+    return set(zip(mine["sample_id"], mine["metric"], strict=True))
+
+
+def open_session(
+    run_dir: str | Path,
+    annotator: str,
+    metrics: list[str] | None = None,
+    n: int = 20,
+) -> LabelSession:
+    """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
+    answered, most informative first; metrics take turns so each gets its share."""
+    if not annotator.strip():
+        raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
+    if n < 1:
+        raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
+    target, matrix, store = open_run(run_dir)
+    try:
+        run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics]
+        chosen = [resolve_metric_name(m) for m in metrics] if metrics else run_metrics
+        absent = [m for m in chosen if m not in run_metrics]
+        if absent:
+            have = ", ".join(run_metrics)
+            message = f"{', '.join(absent)} is not in this run; it has {have}"
+            raise OptionError("--metric", [Problem("", message)])
+        samples = {s.id: s for s in stored_dataset(store)}
+        done = answered(store, annotator.strip())
+        pairs = preference_members(samples.values())
+        if pairs:
+            queue = build_preference_queue(store.scores_frame(), pairs, done, n)
+        else:
+            queue = build_queue(store.scores_frame(), chosen, done, n)
+    finally:
+        store.close()
+    return LabelSession(target, samples, annotator.strip(), queue)
+
+
+def build_queue(
+    scores: pd.DataFrame, metrics: list[str], done: set[tuple[str, str]], n: int
+) -> list[QueueItem]:
+    """Each metric's queue (``analyses.selection``), taken in turns until ``n`` items."""
+    per_metric = [
+        [
+            QueueItem(str(row.sample_id), metric, str(row.reason))
+            for row in label_queue(scores, metric, {s for s, m in done if m == metric}).itertuples()
+        ]
+        for metric in metrics
+    ]
+    items: list[QueueItem] = []
+    while len(items) < n and any(per_metric):
+        for queue in per_metric:
+            if queue and len(items) < n:
+                items.append(queue.pop(0))
+    return items
+
+
+def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, str]]:
+    """A ``judgegrid pairs`` run's pairs: pair -> (first shown, second shown, aspect). Which
+    member the page shows first follows a hash of the pair, not the data set's order (there the
+    preferred answer always comes first, and a person would learn that)."""
+    grouped: dict[str, list[Sample]] = {}
+    for sample in samples:
+        labels = sample.labels or {}
+        if "pair" in labels and "preferred" in labels:
+            grouped.setdefault(str(labels["pair"]), []).append(sample)
+    members = {}
+    for pair, group in grouped.items():
+        if len(group) != 2:
+            continue
+        first, second = sorted(s.id for s in group)
+        if int(text_sha(pair)[:8], 16) % 2:
+            first, second = second, first
+        aspect = str((group[0].labels or {}).get("aspect", ""))
+        members[pair] = (first, second, aspect)
+    return members
+
+
+def build_preference_queue(
+    scores: pd.DataFrame,
+    pairs: Mapping[str, tuple[str, str, str]],
+    done: set[tuple[str, str]],
+    n: int,
+) -> list[QueueItem]:
+    table = preference_queue(
+        scores,
+        {pair: (a, b) for pair, (a, b, _) in pairs.items()},
+        {s for s, m in done if m == PREFERENCE},
+        n,
+    )
+    return [
+        QueueItem(pair, PREFERENCE, reason, (first, second), pairs[pair][2])
+        for pair, first, second, reason in zip(
+            table["pair"], table["first"], table["second"], table["reason"], strict=True
+        )
+    ]
+
+
+# -- what the page reads and writes ------------------------------------------------------------
+
+
+def sample_view(sample: Sample) -> dict[str, Any]:
+    """The texts the page shows (it inserts them as text, never as HTML)."""
+    return {
+        "id": sample.id,
+        "user_input": sample.user_input,
+        "response": sample.response,
+        "retrieved_contexts": list(sample.retrieved_contexts or []),
+        "reference": sample.reference,
+    }
+
+
+def metric_view(metric: str, aspect: str = "") -> dict[str, Any]:
+    if metric == PREFERENCE:
+        quality = aspect.replace("_", " ") or "quality"
+        return {
+            "name": PREFERENCE,
+            "title": f"Which answer is better? ({quality})",
+            "question": f"Which answer is better on {quality}? Judge only {quality}.",
+            "form": PREFERENCE,
+            "scale": [],
+            "higher_is_better": True,
+        }
+    cls = METRICS[metric]
+    return {
+        "name": metric,
+        "title": cls.title,
+        "question": cls.human_question,
+        "form": cls.human_form,
+        "scale": list(SCALE),
+        "higher_is_better": cls.higher_is_better,
+    }
+
+
+def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
+    done = answered(store, session.annotator)
+    return {
+        "annotator": session.annotator,
+        "run": session.run_dir.name,
+        "items": [
+            {
+                "sample_id": item.sample_id,
+                "metric": item.metric,
+                "reason": item.reason,
+                "done": (item.sample_id, item.metric) in done,
+                "pair": item.members is not None,  # its answers: /api/pair/{position}/{0,1}
+            }
+            for item in session.queue
+        ],
+        "metrics": {item.metric: metric_view(item.metric, item.aspect) for item in session.queue},
+    }
+
+
+def label_from_request(session: LabelSession, body: Any) -> Label:
+    """A Label from a POSTed answer, or web.HTTPBadRequest naming what is wrong."""
+    if not isinstance(body, dict):
+        raise _bad("expected a JSON object")
+    sample_id, metric = body.get("sample_id"), body.get("metric")
+    note = body.get("note", "")
+    if not isinstance(note, str) or len(note) > NOTE_CHARS:
+        raise _bad(f"note: expected text of at most {NOTE_CHARS} characters")
+    if metric == PREFERENCE:
+        item = next((i for i in session.queue if i.sample_id == sample_id), None)
+        if item is None or item.members is None:
+            raise _bad(f"unknown pair {sample_id!r}")
+        value, detail = _preference(item, body)
+        return Label(item.sample_id, PREFERENCE, session.annotator, value, note, time.time(),
+                     "page", detail)  # fmt: skip
+    if not isinstance(sample_id, str) or sample_id not in session.samples:
+        raise _bad(f"unknown sample {sample_id!r}")
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise _bad(f"unknown metric {metric!r}")
+    if not any(i.sample_id == sample_id and i.metric == metric for i in session.queue):
+        raise _bad(f"sample {sample_id!r} is not in this page's queue for {metric}")
+    value, detail = _value(session.samples[sample_id], metric, body)
+    return Label(sample_id, metric, session.annotator, value, note, time.time(), "page", detail)
+
+
+def _preference(item: QueueItem, body: dict[str, Any]) -> tuple[float | None, dict[str, Any]]:
+    """A preference: value 1 with the preferred and the other member named (None: skipped)."""
+    assert item.members is not None
+    detail: dict[str, Any] = {"pair": item.sample_id, "aspect": item.aspect}
+    if body.get("skip") is True:
+        return None, detail
+    choice = body.get("choice")
+    if choice not in (0, 1) or isinstance(choice, bool):
+        raise _bad(f"choice: expected 0 (answer 1) or 1 (answer 2), got {choice!r}")
+    preferred, other = item.members if choice == 0 else item.members[::-1]
+    return 1.0, detail | {"preferred": preferred, "other": other}
+
+
+def _value(sample: Sample, metric: str, body: dict[str, Any]) -> tuple[float | None, Any]:
+    if body.get("skip") is True:
+        return None, None
+    if METRICS[metric].human_form == "contexts":
+        useful = body.get("useful")
+        count = len(sample.retrieved_contexts or [])
+        if (
+            not isinstance(useful, list)
+            or len(useful) != count
+            or any(v not in (0, 1) or isinstance(v, float) for v in useful)
+        ):
+            raise _bad(f"useful: expected {count} ticks (0 or 1), one per context in rank order")
+        return average_precision(useful), {"useful": useful}
+    value = body.get("value")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise _bad(f"value: expected a number from 0 to 1, got {value!r}")
+    return float(value), None
+
+
+def _bad(message: str) -> web.HTTPBadRequest:
+    return web.HTTPBadRequest(text=json.dumps({"error": message}), content_type="application/json")
+
+
+# -- the server --------------------------------------------------------------------------------
+
+
+def make_app(session: LabelSession, store: RunStore) -> web.Application:
+    """The page and its API, answering only requests addressed to this loopback server."""
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+        port = request.transport.get_extra_info("sockname")[1] if request.transport else None
+        if request.host not in {f"127.0.0.1:{port}", f"localhost:{port}"}:
+            return _error(403, f"Host {request.host!r} is not this machine's loopback address")
+        if request.path.startswith("/api/"):
+            given = request.headers.get(TOKEN_HEADER, "")
+            if not given or not hmac.compare_digest(given, session.token):
+                return _error(403, "missing or wrong access token (open the URL printed at start)")
+        try:
+            return await handler(request)
+        except web.HTTPRequestEntityTooLarge:
+            return _error(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        name = PAGE_FILES[request.path]
+        text = resources.files("judgegrid.labels").joinpath("static", name).read_text("utf-8")
+        headers = {
+            "Content-Security-Policy": "default-src 'self'; object-src 'none'; base-uri 'none'",
+            "Cache-Control": "no-store",
+        }
+        return web.Response(
+            text=text, content_type=CONTENT_TYPES[Path(name).suffix], headers=headers
+        )
+
+    async def get_state(request: web.Request) -> web.StreamResponse:
+        return web.json_response(state(session, store))
+
+    async def get_sample(request: web.Request) -> web.StreamResponse:
+        sample = session.samples.get(request.match_info["sample_id"])
+        if sample is None:
+            return _error(404, f"unknown sample {request.match_info['sample_id']!r}")
+        return web.json_response(sample_view(sample))
+
+    async def get_pair_member(request: web.Request) -> web.StreamResponse:
+        """One answer of a pair, by position: no sample id, which would say which the data set
+        prefers."""
+        try:
+            item = session.queue[int(request.match_info["position"])]
+            member = int(request.match_info["member"])
+            assert item.members is not None and member in (0, 1)
+        except (ValueError, IndexError, AssertionError):
+            return _error(404, "no such pair answer")
+        view = sample_view(session.samples[item.members[member]])
+        return web.json_response({k: v for k, v in view.items() if k != "id"})
+
+    async def post_label(request: web.Request) -> web.StreamResponse:
+        if request.content_type != "application/json":
+            return _error(415, "send the label as application/json")
+        try:
+            body = json.loads(await request.text())
+        except json.JSONDecodeError as exc:
+            return _error(400, f"not valid JSON ({exc.msg})")
+        label = label_from_request(session, body)
+        store.write_labels([label])  # committed before the reply
+        return web.json_response({"saved": True, "value": label.value})
+
+    app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
+    for path in PAGE_FILES:
+        app.router.add_get(path, page)
+    app.router.add_get("/favicon.ico", lambda request: _no_content())
+    app.router.add_get("/api/state", get_state)
+    app.router.add_get("/api/sample/{sample_id}", get_sample)
+    app.router.add_get("/api/pair/{position}/{member}", get_pair_member)
+    app.router.add_post("/api/label", post_label)
+    return app
+
+
+async def _no_content() -> web.Response:
+    return web.Response(status=204)  # no icon, and no 404 in the browser's console
+
+
+async def _close(store: RunStore) -> None:
+    store.close()
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
+
+
+def page_url(port: int, token: str) -> str:
+    return f"http://127.0.0.1:{port}/?token={token}"
+
+
+async def serve(session: LabelSession, port: int = 0) -> tuple[web.AppRunner, int]:
+    """Start the server on 127.0.0.1 (``port`` 0: a free one); returns it and its port. The run
+    database is opened here, in the thread that serves, and closed with the runner."""
+    store = RunStore(session.database)
+    runner = web.AppRunner(make_app(session, store), access_log=None)
+    runner.app.on_cleanup.append(lambda app: _close(store))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port)
+    await site.start()
+    server = site._server
+    sockets = getattr(server, "sockets", None) or []
+    return runner, int(sockets[0].getsockname()[1]) if sockets else port

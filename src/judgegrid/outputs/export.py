@@ -1,0 +1,211 @@
+"""A run's scores in the shape of the tools people already have: one row per sample and a column
+per metric, as Ragas' result table has it, for each judge configuration.
+
+``ragas``: a row per sample × judge configuration (judge, embedding @ dimension, strictness);
+the columns user_input, retrieved_contexts, response, reference, then one per metric. A metric
+that does not vary with an axis (faithfulness has no embedding) repeats its judge's value on
+each of that judge's rows. ``wide``: a row per sample, a column per metric × configuration.
+
+Repeats are combined by their mean over the scored ones. A metric with no scored repeat is NaN
+(failed, skipped, or not in the grid for that configuration); ``failed`` and ``skipped`` count
+the cells (metric × repeat) behind each row, so a NaN is never mistaken for a score.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.tables import (
+    CONFIG_AXES,
+    embedding_column,
+    embedding_config,
+    repeat_spread,
+)
+from judgegrid.core.cells import NO_EMBEDDING
+from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.sample import Dataset
+from judgegrid.inputs.tasks import Axis, metric_axes
+from judgegrid.store.run_dir import open_run, stored_dataset
+
+EXPORT_FORMATS = ("ragas", "wide")
+TEXT_COLUMNS = ("user_input", "retrieved_contexts", "response", "reference")
+LIST_COLUMNS = ("retrieved_contexts", "reference_contexts")
+WRITERS = (".csv", ".jsonl", ".parquet")
+KEYS = [*CONFIG_AXES, "sample_id"]
+
+
+def export_table(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
+    """The run's scores as a ``ragas`` or ``wide`` table (see the module's docstring)."""
+    if format not in EXPORT_FORMATS:
+        message = f"unknown format {format!r}; use {' or '.join(EXPORT_FORMATS)}"
+        raise OptionError("--format", [Problem("", message)])
+    _, matrix, store = open_run(run_dir)
+    try:
+        scores, samples = store.scores_frame(), stored_dataset(store)
+    finally:
+        store.close()
+    judges = [matrix.judge_label(i) for i in range(len(matrix.judges))]
+    build = ragas_table if format == "ragas" else wide_table
+    table = build(scores, samples, metric_axes(matrix), judges)
+    # The run's own counts: a row's counts repeat a judge-only metric's failures on each of
+    # that judge's rows, so their sum is not the number of failed cells.
+    table.attrs.update(scores["status"].value_counts().to_dict())
+    return table
+
+
+def cell_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration and sample: the mean of the scored repeats, and the failed and skipped
+    cells, indexed by metric, judge, embedding, dimension, strictness and sample_id."""
+    if scores.empty:
+        empty = pd.MultiIndex.from_arrays([[]] * len(KEYS), names=KEYS)
+        return pd.DataFrame({"failed": [], "skipped": [], "mean": []}, index=empty)
+    counts = (
+        scores.groupby(KEYS)["status"]
+        .value_counts()
+        .unstack(fill_value=0)
+        .reindex(columns=["failed", "skipped"], fill_value=0)
+    )
+    means = repeat_spread(scores).set_index(KEYS)["mean"]
+    return counts.join(means, how="outer").fillna({"failed": 0, "skipped": 0})
+
+
+def ragas_table(
+    scores: pd.DataFrame, samples: Dataset, axes: list[Axis], judges: list[str]
+) -> pd.DataFrame:
+    """A row per sample × judge configuration, a column per metric (module docstring)."""
+    embeddings = _unique(e for a in axes for e in a.embeddings if e[0] != NO_EMBEDDING)
+    strictness = _unique(s for a in axes for s in a.strictness if s)
+    rows = pd.DataFrame(
+        [
+            (judge, emb, dim, s, sample.id)
+            for judge in judges
+            for emb, dim in embeddings or [(NO_EMBEDDING, 0)]
+            for s in strictness or [0]
+            for sample in samples
+        ],
+        columns=["judge", "embedding", "dimension", "strictness", "sample_id"],
+    )
+    cells = cell_table(scores)
+    metric_columns, failed, skipped = {}, np.zeros(len(rows)), np.zeros(len(rows))
+    for axis in axes:
+        found = cells.reindex(_lookup(axis, rows))
+        metric_columns[axis.metric] = found["mean"].to_numpy()
+        failed += found["failed"].fillna(0).to_numpy()
+        skipped += found["skipped"].fillna(0).to_numpy()
+    table = _texts(samples, rows["sample_id"])
+    table = table.assign(**metric_columns)
+    table["sample_id"] = rows["sample_id"]
+    table["judge"] = rows["judge"]
+    table["embedding"] = embedding_config(rows["embedding"], rows["dimension"])
+    table["strictness"] = rows["strictness"]
+    return table.assign(failed=failed.astype(int), skipped=skipped.astype(int))
+
+
+def _lookup(axis: Axis, rows: pd.DataFrame) -> pd.MultiIndex:
+    """The cells of ``axis``'s metric behind each row: an axis the metric does not vary with is
+    looked up at its empty value (no embedding, strictness 0)."""
+    uses_embedding = axis.embeddings != [(NO_EMBEDDING, 0)]
+    uses_strictness = axis.strictness != [0]
+    n = len(rows)
+    return pd.MultiIndex.from_arrays(
+        [
+            [axis.metric] * n,
+            rows["judge"],
+            rows["embedding"] if uses_embedding else [NO_EMBEDDING] * n,
+            rows["dimension"] if uses_embedding else [0] * n,
+            rows["strictness"] if uses_strictness else [0] * n,
+            rows["sample_id"],
+        ],
+        names=KEYS,
+    )
+
+
+def wide_table(
+    scores: pd.DataFrame, samples: Dataset, axes: list[Axis], judges: list[str]
+) -> pd.DataFrame:
+    """A row per sample; a column per metric × judge (× embedding @ dimension × strictness)."""
+    ids = pd.Series([s.id for s in samples])
+    n = len(ids)
+    cells = cell_table(scores)
+    table = _texts(samples, ids)
+    table.insert(0, "sample_id", ids)
+    columns = {}
+    for axis in axes:
+        for judge in judges:
+            for emb, dim in axis.embeddings:
+                for s in axis.strictness:
+                    keys: list[Any] = [
+                        [axis.metric] * n,
+                        [judge] * n,
+                        [emb] * n,
+                        [dim] * n,
+                        [s] * n,
+                        ids,
+                    ]
+                    index = pd.MultiIndex.from_arrays(keys, names=KEYS)
+                    name = wide_column(axis.metric, judge, emb, dim, s)
+                    columns[name] = cells["mean"].reindex(index).to_numpy()
+    table = pd.concat([table, pd.DataFrame(columns, index=table.index)], axis=1)
+    per_sample = cells.groupby(level="sample_id")[["failed", "skipped"]].sum()
+    counts = per_sample.reindex(ids).fillna(0).astype(int)
+    return table.assign(failed=counts["failed"].to_numpy(), skipped=counts["skipped"].to_numpy())
+
+
+def wide_column(metric: str, judge: str, embedding: str, dimension: int, strictness: int) -> str:
+    """'faithfulness | a', 'response_relevancy | a | bow @ 64 | s=3': only the axes it has."""
+    parts = [metric, judge]
+    if embedding != NO_EMBEDDING:
+        parts.append(embedding_column(embedding, dimension))
+    if strictness:
+        parts.append(f"s={strictness}")
+    return " | ".join(parts)
+
+
+def _texts(samples: Dataset, ids: pd.Series) -> pd.DataFrame:
+    """The samples' own fields, in Ragas' column order, for the rows' sample ids."""
+    by_id = samples.by_id()
+    names = list(TEXT_COLUMNS)
+    if any(s.reference_contexts is not None for s in samples):
+        names.append("reference_contexts")
+    return pd.DataFrame(
+        {name: [getattr(by_id[i], name) for i in ids] for name in names}, index=ids.index
+    )
+
+
+def _unique(items: Any) -> list[Any]:
+    return list(dict.fromkeys(items))
+
+
+def write_table(table: pd.DataFrame, path: Path) -> None:
+    """CSV (lists as JSON text, which ``judgegrid`` and Ragas' reader both take), JSON Lines or
+    Parquet, by the file's extension."""
+    suffix = path.suffix.lower()
+    if suffix not in WRITERS:
+        message = f"unknown extension '{suffix}'; use {', '.join(WRITERS)}"
+        raise OptionError("--out", [Problem(str(path), message)])
+    if suffix == ".jsonl":
+        # pandas keeps 10 decimals unless told; 15 is its most
+        table.to_json(path, orient="records", lines=True, force_ascii=False, double_precision=15)
+    elif suffix == ".parquet":
+        table.to_parquet(path, index=False)
+    else:
+        csv_text(table, path)
+
+
+def csv_text(table: pd.DataFrame, path: Path | None = None) -> str:
+    """The table as CSV, each list a JSON list; written to ``path`` if given."""
+    flat = table.copy()
+    for name in LIST_COLUMNS:
+        if name in flat:
+            flat[name] = [
+                None if v is None else json.dumps(v, ensure_ascii=False) for v in flat[name]
+            ]
+    text = flat.to_csv(index=False)
+    if path is not None:
+        path.write_text(text, encoding="utf-8")
+    return text

@@ -1,0 +1,386 @@
+"""The self-contained HTML report: every table and figure of a run in one file.
+
+Figures are embedded as base64 PNG, there is no script and no external resource, and every
+string that comes from the data (sample ids and texts, judge labels, error messages) passes
+through ``html.escape`` (directly or through pandas' escaping ``to_html``), so a sample that
+contains markup is shown as text.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from judgegrid.analyses.bundle import Analysis
+from judgegrid.analyses.usage import usage_for_display
+from judgegrid.analyses.validity import accuracy_table
+from judgegrid.outputs import plots
+
+MAX_ROWS = 200
+MAX_AGREEMENT_FIGURES = 4
+SECTIONS = {
+    "decision": "Decision: which judge, per metric",
+    "overview": "Overview",
+    "recommendation": "Judges ranked: validity, cost, time",
+    "means": "Mean scores: judge × embedding",
+    "languages": "By language",
+    "stability": "Run-to-run stability",
+    "agreement": "Agreement between judges",
+    "embeddings": "Agreement between embedding models and dimensions",
+    "variance": "Variance components and decision study",
+    "strictness": "Strictness trade-off",
+    "validity": "Validity: people's labels, preferences and designed contrasts",
+    "failures": "Failures",
+    "samples": "Least stable samples",
+    "methods": "How missing data and uncertainty are handled",
+}
+
+STYLE = """
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 1.5em;max-width:1200px;color:#222;
+overflow-wrap:anywhere}
+.wide{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0;overflow-wrap:normal}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+.note{color:#555;font-size:13px}img{max-width:100%}
+.card{font-size:14px}.card td,.card th{text-align:left;vertical-align:top}
+.card .verdict{font-weight:700}.card tr.why td{color:#555;font-size:12px;border-top:0}
+.card code{white-space:normal}
+nav a{margin-right:1em}
+"""
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = False) -> str:
+    """An escaped HTML table, cut at MAX_ROWS with a pointer to the full CSV."""
+    if frame is None or frame.empty:
+        return '<p class="note">(no rows)</p>'
+    frame, methods = _split_method_columns(frame)
+    shown = frame.head(MAX_ROWS)
+    body = shown.to_html(index=index, escape=True, border=0, na_rep="–", float_format=_number)
+    body = f'<div class="wide">{body}</div>'  # a wide table scrolls in its box, not the page
+    note = ""
+    if len(frame) > MAX_ROWS:
+        note = f"first {MAX_ROWS} of {len(frame)} rows"
+    if csv_name:
+        note += ("; " if note else "") + f"full table: tables/{esc(csv_name)}.csv"
+    method_notes = "".join(f'<p class="note">{esc(m)}</p>' for m in methods)
+    return body + (f'<p class="note">{note}</p>' if note else "") + method_notes
+
+
+def _number(value: float) -> str:
+    """Three decimals; a small value (a cost per score of $0.00005) in two significant digits,
+    never as 0.000."""
+    if value == 0 or abs(value) >= 0.001 or not math.isfinite(value):
+        return f"{value:.3f}"
+    return f"{value:.2g}"
+
+
+def _split_method_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Columns that only state a method (missing-data handling, CI method) with one value for
+    the whole table are said once under it instead of on every row."""
+    notes = []
+    for column in [c for c in frame.columns if str(c).endswith("missing") or c == "ci_method"]:
+        values = frame[column].dropna().unique()
+        if len(values) == 1:
+            label = "missing data" if str(column).endswith("missing") else "interval"
+            prefix = str(column).removesuffix("missing").rstrip("_")
+            notes.append(f"{label}{' (' + prefix + ')' if prefix else ''}: {values[0]}")
+            frame = frame.drop(columns=column)
+    return frame, notes
+
+
+def image(data: str, alt: str) -> str:
+    return f'<img alt="{esc(alt)}" src="data:image/png;base64,{data}">'
+
+
+def render(
+    analysis: Analysis,
+    *,
+    title: str,
+    overview: list[str],
+    summary_sections: Mapping[str, pd.DataFrame],
+    sample_info: Mapping[str, Mapping[str, Any]],
+    metric_titles: Mapping[str, str],
+) -> str:
+    """The whole report as one HTML string."""
+    parts = {
+        "decision": _decision(analysis),
+        "overview": _overview(overview, summary_sections)
+        + _usage(analysis.table("usage_by_model")),
+        "recommendation": _recommendation(analysis),
+        "means": _means(analysis, metric_titles),
+        "languages": _languages(analysis, metric_titles),
+        "stability": _stability(analysis, metric_titles),
+        "agreement": _agreement(analysis, "judge"),
+        "embeddings": _agreement(analysis, "embedding"),
+        "variance": _variance(analysis),
+        "strictness": _strictness(analysis),
+        "validity": _validity(analysis),
+        "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
+        + frame_html(analysis.table("failure_causes"), "failure_causes"),
+        "samples": _samples(analysis, sample_info),
+        "methods": _methods(),
+    }
+    nav = " ".join(f'<a href="#{key}">{esc(name)}</a>' for key, name in SECTIONS.items())
+    body = "\n".join(
+        f'<section id="{key}"><h2>{esc(SECTIONS[key])}</h2>\n{parts[key]}</section>'
+        for key in SECTIONS
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title><style>{STYLE}</style></head>\n"
+        f"<body><h1>{esc(title)}</h1><nav>{nav}</nav>\n{body}\n</body></html>\n"
+    )
+
+
+def _overview(lines: list[str], sections: Mapping[str, pd.DataFrame]) -> str:
+    items = "".join(f"<li>{esc(line.lstrip('- '))}</li>" for line in lines)
+    tables = "".join(
+        f"<h3>{esc(name)}</h3>" + frame_html(table, index=True) for name, table in sections.items()
+    )
+    legend = (
+        '<p class="note">Cells read "mean ± mean run-to-run SD [failed cells]"; means use scored '
+        "cells only.</p>"
+    )
+    return f"<ul>{items}</ul>{legend}{tables}"
+
+
+def _usage(table: pd.DataFrame) -> str:
+    """Requests, tokens and cost per judge and embedding entry; in batch mode the batch price
+    paid beside what the same calls cost live."""
+    if table.empty:
+        return ""
+    note = (
+        '<p class="note">Batched requests are paid at litellm\'s batch price; "cost if live" '
+        "is what the same calls cost as live calls.</p>"
+        if int(table["batched"].sum())
+        else ""
+    )
+    shown = usage_for_display(table)
+    return "<h3>Usage and cost by model</h3>" + frame_html(shown, "usage_by_model") + note
+
+
+def _recommendation(a: Analysis) -> str:
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
+    ranking = a.table("judge_ranking")
+    figure = ""
+    if not ranking.empty:
+        png, why_not = plots.pareto_plot(ranking)
+        figure = (image(png, "Pareto plot") if png else "") + "".join(
+            f'<p class="note">{esc(line)}</p>' for line in why_not
+        )
+    return notes + frame_html(ranking, "judge_ranking") + figure
+
+
+def _decision(a: Analysis) -> str:
+    """The card: one row per metric, the next step as a command, the reasoning under it."""
+    card = a.card
+    if card.empty:
+        return '<p class="note">No metric was scored, so there is no decision to make.</p>'
+    rows = "".join(
+        f'<tr><td>{esc(r.metric)}</td><td class="verdict">{esc(r.verdict)}</td>'
+        f"<td>{esc(r.basis)}</td><td>{esc(r.reason)}</td>"
+        f"<td><code>{esc(r.next_step)}</code></td></tr>"
+        + (
+            f'<tr class="why"><td></td><td colspan="4">{esc(r.detail)}</td></tr>'
+            if r.detail
+            else ""
+        )
+        for r in card.itertuples()
+    )
+    head = "<tr><th>metric</th><th>judge</th><th>basis</th><th>why</th><th>next step</th></tr>"
+    return (
+        f'<div class="wide"><table class="card">{head}{rows}</table></div>'
+        '<p class="note">Basis, strongest first: people (labels), preference pairs, other '
+        "judges (agreement only), nothing measurable. A judge is named only when its 95% "
+        "interval excludes chance.</p>"
+    )
+
+
+def _means(a: Analysis, titles: Mapping[str, str]) -> str:
+    summary = a.table("config_summary")
+    out = []
+    for metric in sorted(summary["metric"].unique()) if not summary.empty else []:
+        rows = summary[summary["metric"] == metric]
+        if rows["mean_score"].isna().all():
+            continue  # nothing scored: the tables below say so
+        if len(rows) == 1:
+            continue  # one configuration: a one-cell heatmap says what the table says, slower
+        out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
+    return "".join(out) + frame_html(summary, "config_summary")
+
+
+def _languages(a: Analysis, titles: Mapping[str, str]) -> str:
+    """Per metric a configuration × language heatmap, then the agreement per language."""
+    means = a.table("language_means")
+    if means.empty:
+        return '<p class="note">The data set is in one language (or names none).</p>'
+    figures = [
+        image(plots.language_heatmap(block, titles.get(str(m), str(m))), f"{m} by language")
+        for m, block in means.groupby("metric")
+        if block["mean"].notna().any()
+    ]
+    return (
+        "<p class=\"note\">Each configuration's mean in each language (a sample's rating: "
+        "the mean of its scored repeats). An English-only embedding model or judge shows "
+        "here, not in the overall means.</p>"
+        + "".join(figures)
+        + frame_html(means, "language_means")
+        + "<h3>Agreement by language</h3>"
+        + frame_html(a.table("language_agreement"), "language_agreement")
+    )
+
+
+def _stability(a: Analysis, titles: Mapping[str, str]) -> str:
+    spread = a.table("repeat_spread")
+    figures = [
+        image(plots.spread_boxplot(spread, m, titles.get(m, m)), f"spread {m}")
+        for m in (sorted(spread["metric"].unique()) if not spread.empty else [])
+        if spread.loc[spread["metric"] == m, "sd"].notna().any()
+    ]
+    return "".join(figures) + frame_html(a.table("stability"), "stability")
+
+
+def _agreement(a: Analysis, rater: str) -> str:
+    key = "judges" if rater == "judge" else "embeddings"
+    summary = a.table(f"agreement_{key}")
+    pairs = a.table(f"agreement_{rater}_pairs")
+    figures = []
+    if not pairs.empty:
+        group = [c for c in pairs.columns if c not in ("rater_a", "rater_b")][
+            : 4 if rater == "judge" else 3
+        ]
+        blocks = []
+        for values, block in pairs.groupby(group):
+            label = ", ".join(f"{g}={v}" for g, v in zip(group, values, strict=True) if v != "")
+            blocks.append((label, block))
+        figures.append(image(plots.agreement_heatmaps(blocks[:MAX_AGREEMENT_FIGURES]), key))
+        if len(blocks) > MAX_AGREEMENT_FIGURES:
+            figures.append(
+                f'<p class="note">first {MAX_AGREEMENT_FIGURES} of {len(blocks)} groups drawn; '
+                f"all in tables/agreement_{rater}_pairs.csv</p>"
+            )
+    offsets = a.table("judge_offsets" if rater == "judge" else "embedding_offsets")
+    return (
+        frame_html(summary, f"agreement_{key}")
+        + "".join(figures)
+        + "<h3>Offsets from the others (positive: more lenient)</h3>"
+        + frame_html(offsets, "judge_offsets" if rater == "judge" else "embedding_offsets")
+    )
+
+
+def _variance(a: Analysis) -> str:
+    components = a.table("variance_components")
+    figure = (
+        image(plots.variance_bars(components), "variance components")
+        if not components.empty and components["share"].notna().any()
+        else ""
+    )
+    return (
+        figure
+        + frame_html(components, "variance_components")
+        + "<h3>Decision study: repeats or judges averaged for a reliability of 0.8</h3>"
+        + frame_html(a.table("decision_needed"), "decision_needed")
+    )
+
+
+def _strictness(a: Analysis) -> str:
+    table = a.table("strictness")
+    if table.empty:
+        return '<p class="note">No metric with a strictness in this run.</p>'
+    if table["strictness"].nunique() < 2:  # a curve of one point: the table alone
+        return frame_html(table, "strictness")
+    return image(plots.strictness_curve(table), "strictness curve") + frame_html(
+        table, "strictness"
+    )
+
+
+def _validity(a: Analysis) -> str:
+    return _people(a) + _pairs(a)
+
+
+def _people(a: Analysis) -> str:
+    """Validity against people's labels (judgegrid label / labels import / the data set)."""
+    by_judge = a.table("validity_people_by_judge")
+    if by_judge.empty:
+        return (
+            '<h3>Against people</h3><p class="note">No labels yet: '
+            "<code>judgegrid label RUN_DIR</code> asks a person about the samples that "
+            "separate the judges.</p>"
+        )
+    return (
+        "<h3>Against people</h3><p>Spearman's rho and Kendall's tau-b of each judge's ratings "
+        "with the mean human label, and agreement at the metric's threshold.</p>"
+        + frame_html(by_judge, "validity_people_by_judge")
+        + "<h3>People's own agreement (the ceiling)</h3>"
+        + frame_html(a.table("human_agreement"), "human_agreement")
+        + "<h3>Alternative Annotator Test</h3>"
+        + frame_html(a.table("alt_test"), "alt_test")
+        + "<h3>How many more labels</h3>"
+        + frame_html(a.table("labels_needed"), "labels_needed")
+    )
+
+
+def _pairs(a: Analysis) -> str:
+    accuracy = a.table("validity_pairs")
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
+    if accuracy.empty and a.table("validity_labels").empty:
+        return notes + (
+            '<h3>Preference pairs and contrasts</h3><p class="note">The data set has no '
+            "preference pairs, contrasts or numeric labels for the metrics of this run.</p>"
+        )
+    return (
+        "<h3>Preference pairs and contrasts</h3>"
+        "<p>Accuracy = share of pairs where the preferred member scores strictly higher (ties "
+        "count as disagreement), with a 95% Wilson interval.</p>"
+        + notes
+        + frame_html(accuracy_table(accuracy), index=True)
+        + frame_html(accuracy, "validity_pairs")
+        + "<h3>Spearman correlation with numeric labels</h3>"
+        + frame_html(a.table("validity_labels"), "validity_labels")
+    )
+
+
+def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]]) -> str:
+    spread = a.table("repeat_spread")
+    if spread.empty or spread["range"].notna().sum() == 0:
+        return '<p class="note">No sample has two scored repeats.</p>'
+    worst = spread.dropna(subset=["range"]).nlargest(20, "range").copy()
+    worst["question"] = worst["sample_id"].map(
+        lambda s: str((info.get(s) or {}).get("user_input") or "")[:300]
+    )
+    columns = ["sample_id", "question", "metric", "judge", "embedding", "dimension"]
+    columns += ["strictness", "mean", "sd", "low", "high", "repeats"]
+    return frame_html(worst[columns])
+
+
+def _methods() -> str:
+    items = [
+        "A rating is one configuration's mean over its scored repeats of a sample; failed and "
+        "skipped cells never enter a rating (the failure tables count them).",
+        "Krippendorff's alpha (interval): pairable values — every sample with at least two "
+        "ratings.",
+        "ICC(1) over repeats, ICC(2,1) and ICC(3,1) between raters: listwise — only samples "
+        "scored by every rater (or in every repeat); 95% CIs by the F distribution (McGraw & "
+        "Wong 1996).",
+        "Kendall's tau-b, mean absolute difference and Cohen's kappa at the metric's threshold "
+        "(default 0.5; pass = score ≥ threshold): pairwise-complete.",
+        "Offsets and consensus agreement: available-case, against the mean of the other raters "
+        "on the same sample.",
+        "Variance components: ANOVA (expected mean squares) of a balanced crossed random design; "
+        "listwise — samples scored in every cell; negative estimates shown as 0.",
+        "Validity: pairs whose members were both scored; Wilson 95% interval. Spearman: "
+        "pairwise-complete, Fisher-z interval.",
+        "Latency per score is a scored cell's wall time, waiting for a busy model included; "
+        "cost per score is unknown (empty) when a provider did not report a price.",
+    ]
+    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"

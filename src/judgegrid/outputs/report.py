@@ -1,0 +1,366 @@
+"""Writes a run's readable outputs from its database: scores.csv, summary.md, tables/*.csv and
+report.html.
+
+Everything here is rebuilt from the run database alone, with no model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
+from judgegrid.analyses.bundle import Analysis, analyse
+from judgegrid.analyses.decision import card_markdown
+from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
+from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
+from judgegrid.analyses.usage import format_cost, usage_for_display
+from judgegrid.analyses.validity import accuracy_table
+from judgegrid.analyses.variance import VARIANCE_SUMMARY_COLUMNS
+from judgegrid.core.records import SCORE_COLUMNS, SCORE_KEY
+from judgegrid.metrics import METRICS
+from judgegrid.outputs import html_report
+
+TABLES_DIR = "tables"
+HTML_NAME = "report.html"
+
+
+def metric_thresholds() -> dict[str, float]:
+    """Each metric's pass/fail threshold (a metric class may set ``threshold``; else 0.5)."""
+    return {name: float(getattr(cls, "threshold", 0.5)) for name, cls in METRICS.items()}
+
+
+def lower_is_better() -> frozenset[str]:
+    return frozenset(name for name, cls in METRICS.items() if not cls.higher_is_better)
+
+
+def metric_titles() -> dict[str, str]:
+    return {name: cls.title for name, cls in METRICS.items()}
+
+
+def analyse_run(
+    scores: pd.DataFrame,
+    sample_info: Mapping[str, Mapping[str, Any]],
+    calls: pd.DataFrame | None = None,
+    step_names: pd.DataFrame | None = None,
+    human_labels: pd.DataFrame | None = None,
+    run_ref: str = "RUN_DIR",
+    people_pairs: pd.DataFrame | None = None,
+) -> Analysis:
+    """The analysis bundle of a run, with each metric's threshold, direction and title."""
+    return analyse(
+        scores,
+        thresholds=metric_thresholds(),
+        lower_is_better=lower_is_better(),
+        sample_info=sample_info,
+        metric_titles=metric_titles(),
+        calls=calls,
+        step_names=step_names,
+        human_labels=human_labels,
+        run_ref=run_ref,
+        people_pairs=people_pairs,
+    )
+
+
+def write_tables(analysis: Analysis, run_dir: Path) -> list[Path]:
+    """One tidy CSV per analysis table under RUN_DIR/tables/."""
+    target = run_dir / TABLES_DIR
+    target.mkdir(exist_ok=True)
+    paths = []
+    for name, table in analysis.tables.items():
+        path = target / f"{name}.csv"
+        table.to_csv(path, index=False)
+        paths.append(path)
+    return paths
+
+
+def write_html(run_dir: Path, text: str) -> Path:
+    path = run_dir / HTML_NAME
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_scores_csv(scores: pd.DataFrame, run_dir: Path) -> Path:
+    path = run_dir / "scores.csv"
+    scores.sort_values(SCORE_KEY).to_csv(path, index=False, columns=SCORE_COLUMNS)
+    return path
+
+
+def summary_markdown(
+    a: Analysis,
+    title: str,
+    expected_cells: int | None = None,
+    dimension_methods: dict[str, str] | None = None,
+) -> str:
+    """summary.md: the overview, each metric's means, failures, calls, usage, the analyses."""
+    lines = [f"# {title}", "", "## Decision", "", card_markdown(a.card), ""]
+    lines += overview_lines(a, expected_cells)
+    lines += [
+        "",
+        "Cells read 'mean ± mean run-to-run SD [failed cells]'. Means and SDs use scored "
+        "cells only; failed and skipped cells are counted, never averaged as 0 or dropped "
+        "silently. The SD is taken over repeats per sample (ddof=1), then averaged over "
+        "samples.",
+        "",
+    ]
+    for metric, table in a.means.items():
+        lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
+    lines += language_markdown(a)
+    lines += [
+        "## Failures by metric",
+        "",
+        a.table("failures_by_metric").to_markdown(index=False),
+        "",
+    ]
+    causes = a.table("failure_causes")
+    if not causes.empty:
+        lines += ["Most frequent causes:", "", causes.to_markdown(index=False), ""]
+    lines += _calls_section(a)
+    lines += usage_markdown(a.table("usage_by_model"))
+    if dimension_methods:
+        lines += ["## Embedding dimensions", ""]
+        for label, method in dimension_methods.items():
+            how = (
+                "asked of the provider (native dimensions)"
+                if method == "native"
+                else "first d components, L2-renormalised (exact only for Matryoshka-trained "
+                "models; an approximation otherwise)"
+            )
+            lines.append(f"- {label}: {how}")
+        lines.append("")
+    lines += analysis_markdown(a)
+    return "\n".join(lines)
+
+
+def metric_heading(metric: str) -> str:
+    """A metric's title, and which way is better when it is not the usual."""
+    cls = METRICS.get(metric)
+    if cls is None:
+        return metric
+    return cls.title + ("" if cls.higher_is_better else " (lower is better)")
+
+
+def language_markdown(a: Analysis) -> list[str]:
+    """Means and agreement per language, for a data set in more than one (else nothing)."""
+    if not a.by_language:
+        return []
+    lines = [
+        "## By language",
+        "",
+        "Each configuration's mean in each language: a sample's rating is the mean of its "
+        "scored repeats, averaged over the language's samples (n = samples rated). An "
+        "English-only embedding model or judge shows here, not in the overall means.",
+        "",
+    ]
+    for metric, table in a.by_language.items():
+        lines += [f"### {metric_heading(metric)}", "", table.to_markdown(), ""]
+    lines += [
+        "### Agreement by language",
+        "",
+        "Between the judges (each pooled over its embedding configurations) and between each "
+        "judge's embedding configurations, on one language's samples: few samples, wide "
+        "intervals.",
+        "",
+        _md(a.table("language_agreement")),
+        "",
+    ]
+    return lines
+
+
+def _md(frame: pd.DataFrame, columns: list[str] | None = None, index: bool = False) -> str:
+    if frame is None or frame.empty:
+        return "(none)"
+    shown = frame[[c for c in columns if c in frame.columns]] if columns else frame
+    return shown.to_markdown(index=index, floatfmt=".3f")
+
+
+def analysis_markdown(a: Analysis) -> list[str]:
+    """The decision-oriented sections of summary.md (full tables: tables/*.csv)."""
+    lines = ["## Judges ranked by validity, cost and time", ""]
+    lines += [f"- {note}" for note in a.notes] + ([""] if a.notes else [])
+    lines += [
+        _md(
+            a.table("judge_ranking"),
+            RANKING_SUMMARY_COLUMNS,
+        ),
+        "",
+        "Quality: pairwise-preference accuracy where the data set has pairs or contrasts for the "
+        "metric, else Kendall tau-b with the other judges' consensus; 95% CIs.",
+        "",
+    ]
+    people = a.table("validity_people_by_judge")
+    if not people.empty:
+        lines += [
+            "## Validity against people",
+            "",
+            "Each judge's ratings (pooled over its configurations) against the mean human label: "
+            "Spearman rho and Kendall tau-b with 95% CIs; accuracy and Cohen's kappa at the "
+            "metric's threshold.",
+            "",
+            _md(people, [c for c in people.columns if c not in ("ci_method", "missing")]),
+            "",
+            "People's own agreement (Krippendorff's alpha, interval):",
+            "",
+            _md(a.table("human_agreement")),
+            "",
+            "Alternative Annotator Test (Calderon, Reichart & Dror 2025):",
+            "",
+            _md(a.table("alt_test")),
+            "",
+        ]
+    validity = accuracy_table(a.table("validity_pairs"))
+    if not validity.empty:
+        lines += [
+            "## Validity: pairwise-preference accuracy",
+            "",
+            "Share of pairs where the preferred member scores strictly higher (ties count "
+            "as disagreement), [95% Wilson interval], pairs with both members scored.",
+            "",
+            validity.to_markdown(),
+            "",
+        ]
+    lines += [
+        "## Run-to-run stability",
+        "",
+        _md(
+            a.table("stability"),
+            STABILITY_SUMMARY_COLUMNS,
+        ),
+        "",
+        "flip_share: samples whose repeats fall on both sides of the threshold (0.5); ICC(1) "
+        "over repeats (listwise).",
+        "",
+        "## Agreement between judges",
+        "",
+        _md(
+            a.table("agreement_judges"),
+            AGREEMENT_SUMMARY_COLUMNS,
+        ),
+        "",
+        "alpha: Krippendorff (interval, pairable values); ICC(2,1)/ICC(3,1) with 95% CI "
+        "(listwise); tau-b and kappa: means over pairs (pairwise-complete).",
+        "",
+        "## Variance components",
+        "",
+        _md(
+            a.table("variance_components"),
+            VARIANCE_SUMMARY_COLUMNS,
+        ),
+        "",
+        _md(a.table("decision_needed")),
+        "",
+    ]
+    strictness = a.table("strictness")
+    if not strictness.empty:
+        lines += ["## Strictness trade-off", "", _md(strictness.drop(columns="missing")), ""]
+    return lines
+
+
+def write_all(
+    run_dir: Path,
+    scores: pd.DataFrame,
+    calls: pd.DataFrame,
+    *,
+    title: str,
+    expected_cells: int | None,
+    dimension_methods: dict[str, str] | None,
+    sample_info: Mapping[str, Mapping[str, Any]],
+    step_names: pd.DataFrame | None = None,
+    human_labels: pd.DataFrame | None = None,
+    people_pairs: pd.DataFrame | None = None,
+) -> list[Path]:
+    """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone."""
+    paths = [write_scores_csv(scores, run_dir)]
+    analysis = analyse_run(
+        scores, sample_info, calls, step_names, human_labels, str(run_dir), people_pairs
+    )
+    text = summary_markdown(analysis, title, expected_cells, dimension_methods)
+    paths.append(write_summary(run_dir, text))
+    paths += write_tables(analysis, run_dir)
+    titles = metric_titles()
+    page = html_report.render(
+        analysis,
+        title=title,
+        overview=overview_lines(analysis, expected_cells),
+        summary_sections={titles.get(m, m): table for m, table in analysis.means.items()},
+        sample_info=sample_info,
+        metric_titles=titles,
+    )
+    paths.append(write_html(run_dir, page))
+    return paths
+
+
+def overview_lines(a: Analysis, expected: int | None) -> list[str]:
+    o = a.overview
+    cost_text = "unknown for some calls" if o.cost is None else f"${o.cost:.4f}"
+    if o.batched:
+        cost_text += (
+            f" ({o.batched} calls in provider batches, at the batch price; the same calls "
+            f"live: {format_cost(o.live_cost)})"
+        )
+    return [
+        f"- score rows: {o.rows}" + (f" (the matrix implies {expected})" if expected else ""),
+        f"- scored: {o.scored}, failed: {o.failed}, skipped: {o.skipped}",
+        f"- calls made: {o.calls} ({o.answered} answered), tokens in/out: "
+        f"{o.tokens_in}/{o.tokens_out}, cost: {cost_text}",
+    ]
+
+
+def _calls_section(a: Analysis) -> list[str]:
+    by_metric = a.table("calls_by_metric")
+    used = int(by_metric["calls_used"].sum())
+    made = a.overview.calls
+    lines = [
+        "## Calls per metric",
+        "",
+        by_metric.to_markdown(index=False),
+        "",
+        f"The cells used {used} calls, counting a shared call once in every cell that used it "
+        f"(what a runner that shares nothing would make); {made} calls were made. Steps "
+        "shared between metrics (statements, NLI verdicts), embedding models, dimensions and "
+        "strictness values are asked once per judge, sample and repeat.",
+        "",
+    ]
+    if "calls_by_step" in a.usage:
+        lines += ["Calls made by step:", "", _markdown(a.usage["calls_by_step"]), ""]
+    return lines
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    return frame.to_markdown(index=False) if not frame.empty else "(none)"
+
+
+def usage_markdown(table: pd.DataFrame) -> list[str]:
+    """The summary's usage section: one table row per judge and embedding entry."""
+    if table.empty:
+        return []
+    return [
+        "## Usage by judge and embedding model",
+        "",
+        "Requests are attempts sent (retries included; 'retried' counts attempts after the "
+        "first). Cost is from litellm's offline price table; 'unknown' where it has no price.",
+        *_batch_note(table),
+        "",
+        usage_for_display(table).to_markdown(index=False),
+        "",
+    ]
+
+
+def _batch_note(table: pd.DataFrame) -> list[str]:
+    if not int(table["batched"].sum()):
+        return []
+    return [
+        "'batched' requests went through the provider's batch API and are paid at litellm's "
+        "batch price (its *_cost_per_token_batches, else half the live price, litellm's rule); "
+        "'cost if live' is what the same calls cost as live calls. A batched call's latency is "
+        "the time from the request to its batch's answer."
+    ]
+
+
+def write_summary(run_dir: Path, text: str) -> Path:
+    path = run_dir / "summary.md"
+    path.write_text(text, encoding="utf-8")
+    return path

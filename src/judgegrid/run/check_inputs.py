@@ -1,0 +1,70 @@
+"""`judgegrid validate`: every problem of a matrix and its data set, found without a call.
+
+The command only prints what ``check_inputs`` finds: problems as located lines, else the grid's
+size, how the data set's fields were read, and what could not be checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judgegrid.core.errors import InputError
+from judgegrid.core.sample import Dataset
+from judgegrid.inputs.formats import mapping_lines
+from judgegrid.inputs.matrix import Matrix, inspect_matrix, read_matrix_text
+from judgegrid.inputs.tasks import expected_cell_count
+from judgegrid.run.orchestrate import resolve_dataset
+from judgegrid.run.preflight import matrix_problems, sample_problems
+
+
+@dataclass
+class InputsCheck:
+    """What ``validate`` found: ``problems`` (rendered, one per line) or a readable grid."""
+
+    problems: list[str] = field(default_factory=list)
+    matrix: Matrix | None = None
+    data: Dataset | None = None
+    unchecked: list[str] = field(default_factory=list)
+
+    def summary(self, matrix_path: Path) -> list[str]:
+        """The lines of a clean check: the grid's size, then how the fields were read."""
+        assert self.matrix is not None and self.data is not None
+        parsed, data = self.matrix, self.data
+        cells = expected_cell_count(parsed, len(data))
+        lines = [
+            f"{matrix_path}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} "
+            f"embedding models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
+            f"{len(data)} samples from {data.source}: {cells} cells"
+        ]
+        if data.mapping is not None:
+            lines.append(f"{data.source}: read as {data.mapping.scheme or 'mapped by --columns'}")
+            lines += [f"  {line}" for line in mapping_lines(data.mapping)]
+        return lines + [f"not checked: {note}" for note in self.unchecked]
+
+
+def check_inputs(
+    matrix_path: Path,
+    dataset: str | None,
+    columns: Mapping[str, str],
+    list_delimiter: str | None,
+) -> InputsCheck:
+    """Every problem of the matrix (fields, models, metrics, keys) and of its data set.
+
+    Raises InputError only when the matrix file cannot be read at all."""
+    text = read_matrix_text(matrix_path)
+    parsed, problems = inspect_matrix(text, str(matrix_path))
+    if parsed is not None:
+        problems += matrix_problems(parsed)
+    check = InputsCheck([p.render(str(matrix_path)) for p in problems], parsed)
+    if parsed is None:
+        return check
+    try:
+        data = resolve_dataset(parsed, matrix_path, dataset, columns, list_delimiter)
+        check.data = data.head(parsed.limit)
+        too_long, check.unchecked = sample_problems(parsed, check.data)
+        check.problems += [p.render(check.data.source) for p in too_long]
+    except InputError as exc:
+        check.problems += [p.render(exc.source) for p in exc.problems]
+    return check

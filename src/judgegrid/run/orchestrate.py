@@ -1,0 +1,312 @@
+"""A run from start to finish: prepare it once, execute it, resume it, write its outputs.
+
+``prepare_run`` does every check and decision before the first call — matrix, data set and its
+limit, models and keys, cells, the run directory with the matrix as run — so the CLI and the
+Python API start a run the same way, and an interrupted run can be resumed from its directory.
+``execute_run`` scores the cells and writes the outputs, also after an interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgegrid.calls.embedder import resolve_dimension_method
+from judgegrid.calls.providers import register_local_models
+from judgegrid.core.cells import Cell
+from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.options import Execution
+from judgegrid.core.records import BatchRecord
+from judgegrid.core.sample import Dataset, Sample
+from judgegrid.core.validation import validate
+from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
+from judgegrid.inputs.matrix import Matrix, load_matrix, matrix_from_data
+from judgegrid.inputs.tasks import expand_cells, expected_cell_count
+from judgegrid.labels.files import human_labels, people_pairs
+from judgegrid.outputs import report
+from judgegrid.run.backends import run_sharded
+from judgegrid.run.preflight import preflight
+from judgegrid.run.runner import GridRunner, ProgressHook, Tally
+from judgegrid.store.cache import ResultCache
+from judgegrid.store.run_db import DB_NAME, RunStore
+from judgegrid.store.run_dir import (
+    RESOLVED_MATRIX,
+    SAMPLE_INFO,
+    new_run_dir,
+    open_run,
+    resolved_matrix_yaml,
+    sample_info,
+    stored_dataset,
+    stored_sample_info,
+)
+
+
+@dataclass
+class GridResult:
+    run_dir: Path
+    scores: pd.DataFrame
+    calls: pd.DataFrame
+    tally: Tally
+    expected_cells: int
+
+    @property
+    def complete(self) -> bool:
+        return len(self.scores) == self.expected_cells
+
+
+@dataclass
+class PreparedRun:
+    """A run checked and laid out, not yet scored: what ``execute_run`` needs."""
+
+    matrix: Matrix
+    data: Dataset
+    run_dir: Path
+    store: RunStore
+    cells: list[Cell]
+    expected_cells: int
+    use_cache: bool
+
+
+# A file path or 'demo', a Dataset, a list of samples or dicts, a pandas DataFrame, or a Ragas,
+# DeepEval or Hugging Face data set object (``dataset.dataset_from_object`` says which).
+DatasetArg = str | Path | Dataset | Sequence[Sample | dict[str, Any]] | pd.DataFrame | Any | None
+MatrixArg = Matrix | dict[str, Any] | str | Path
+
+
+def resolve_dataset(
+    matrix: Matrix,
+    matrix_path: str | Path | None,
+    dataset: DatasetArg,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
+) -> Dataset:
+    """The data set given (a file, 'demo', or an object of judgegrid, pandas, Ragas, DeepEval or
+    Hugging Face), else the matrix's own (relative to its file)."""
+    if dataset is not None:
+        return dataset_from_object(dataset, columns=columns, list_delimiter=list_delimiter)
+    if matrix.dataset in (None, DEMO):
+        return load_dataset(DEMO)
+    path = Path(str(matrix.dataset))
+    if not path.is_absolute() and matrix_path is not None:
+        path = Path(matrix_path).parent / path
+    return load_dataset(path, columns=columns, list_delimiter=list_delimiter)
+
+
+def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
+    """The matrix, and the file it came from (None for a Matrix object or a dict)."""
+    if isinstance(matrix, Matrix):
+        return matrix, None
+    if isinstance(matrix, dict):
+        return matrix_from_data(matrix), None
+    if not isinstance(matrix, str | os.PathLike):
+        raise OptionError(
+            "matrix",
+            [
+                Problem(
+                    "",
+                    f"expected a matrix file path, a Matrix or a dict, got {type(matrix).__name__}",
+                )
+            ],
+        )
+    return load_matrix(matrix), Path(matrix)
+
+
+def check_limit(limit: Any) -> None:
+    """A sample limit is a whole number ≥ 1 (or None for all samples)."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise OptionError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
+
+
+def prepare_run(
+    matrix: MatrixArg,
+    dataset: DatasetArg = None,
+    *,
+    reports_dir: str | Path = "reports",
+    run_dir: str | Path | None = None,
+    limit: int | None = None,
+    use_cache: bool = True,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
+) -> PreparedRun:
+    """Check everything, then lay out the run directory; calls no model."""
+    loaded, matrix_path = read_matrix(matrix)
+    check_limit(limit)
+    limit = limit if limit is not None else loaded.limit
+    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
+    preflight(loaded, str(matrix_path or "<matrix>"), data)
+    in_python = data.source == DEMO or data.source.startswith("<")  # not a file: "<DataFrame>"
+    source = data.source if in_python else str(Path(data.source).resolve())
+    name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
+    target = Path(run_dir) if run_dir else new_run_dir(reports_dir, name)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(loaded, source), encoding="utf-8")
+    store = RunStore(target / DB_NAME)
+    store.set_meta("dataset", source)
+    store.set_meta("limit", limit)
+    store.set_meta("use_cache", use_cache)
+    return _prepared(loaded, data, target, store, use_cache)
+
+
+def check_resume_options(resume: Path | None, retry_failed: bool, given: Sequence[str]) -> None:
+    """--retry-failed only with --resume; --resume takes everything else from the run, so the
+    options ``given`` beside it (a matrix, a data set, a limit) are refused by name."""
+    if retry_failed and resume is None:
+        raise OptionError(
+            "--retry-failed", [Problem("", "only with --resume RUN_DIR (failed cells of a run)")]
+        )
+    if resume is not None and given:
+        message = f"the run directory holds its matrix, data set and limit; drop {', '.join(given)}"
+        raise OptionError("--resume", [Problem("", message)])
+
+
+def prepare_resume(
+    run_dir: str | Path, *, retry_failed: bool = False, use_cache: bool | None = None
+) -> PreparedRun:
+    """An interrupted run, ready to finish: cells already in its database are not scored again.
+
+    ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    """
+    target, matrix, store = open_run(run_dir)
+    data = stored_dataset(store)
+    preflight(matrix, str(target / RESOLVED_MATRIX))
+    if retry_failed:
+        store.delete_failed()
+    if use_cache is None:
+        use_cache = bool(store.get_meta("use_cache", True))
+    return _prepared(matrix, data, target, store, use_cache)
+
+
+def _prepared(
+    matrix: Matrix, data: Dataset, target: Path, store: RunStore, use_cache: bool
+) -> PreparedRun:
+    cells = expand_cells(matrix, data)
+    expected = expected_cell_count(matrix, len(data))
+    return PreparedRun(matrix, data, target, store, cells, expected, use_cache)
+
+
+def execution_for(
+    matrix: Matrix,
+    workers: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
+) -> Execution:
+    """The matrix's ``execution:`` block with what the caller overrides (``--workers``,
+    ``--backend``, ``--address``), checked like the matrix itself."""
+    given = {"workers": workers, "backend": backend, "address": address}
+    data = {**matrix.execution.model_dump(exclude_none=True)}
+    data.update({k: v for k, v in given.items() if v is not None})
+    execution = validate(Execution, data, "execution", OptionError)
+    if execution.distributed and matrix.batched:
+        message = (
+            "batch mode runs in one process: drop --workers/--backend (or execution:) or set "
+            "batch: false; a provider batch gathers the whole grid's requests of a stage, "
+            "which shards would split into many small batches, and the pending batches are "
+            "kept by the run's own database"
+        )
+        raise OptionError("execution.workers", [Problem("", message)])
+    if execution.engine == "ray" and importlib.util.find_spec("ray") is None:
+        message = "ray is not installed here; pip install 'judgegrid[ray]'"
+        raise OptionError("execution.backend", [Problem("", message)])
+    return execution
+
+
+def execute_run(
+    run: PreparedRun,
+    on_progress: ProgressHook | None = None,
+    execution: Execution | None = None,
+) -> GridResult:
+    """Score the run's cells not yet in its database, then write every output (also when
+    interrupted: the outputs then show what was finished).
+
+    ``execution`` (default: the matrix's) says whether the cells are scored in this process or
+    in shards on workers (``backends``)."""
+    run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
+    run.store.save_samples(run.data)
+    execution = execution or run.matrix.execution
+    try:
+        if execution.distributed:
+            tally = run_sharded(
+                run.matrix, run.data, run.store, run.cells, execution, run.use_cache, on_progress
+            )
+        else:
+            tally = _run_here(run, on_progress)
+    finally:
+        scores, calls = write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells)
+    run.store.close()
+    return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
+
+
+def _run_here(run: PreparedRun, on_progress: ProgressHook | None) -> Tally:
+    """The cells scored by the asyncio runner in this process."""
+    register_local_models([j.id for j in run.matrix.judges] + [e.id for e in run.matrix.embeddings])
+    cache = ResultCache() if run.use_cache else None
+    runner = GridRunner(run.matrix, run.data, run.store, cache=cache)
+    try:
+        return asyncio.run(runner.run(run.cells, on_progress))
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def write_outputs(
+    target: Path, store: RunStore, matrix: Matrix, expected: int | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
+    interrupt: partial is shown); returns the scores and calls tables it read."""
+    scores, calls = store.scores_frame(), store.calls_frame()
+    info = stored_sample_info(store)
+    labels = store.labels_frame()
+    methods = {
+        matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
+        for i, e in enumerate(matrix.embeddings)
+    }
+    report.write_all(
+        target,
+        scores,
+        calls,
+        title=f"judgegrid run {target.name}",
+        expected_cells=expected,
+        dimension_methods=methods,
+        sample_info=info,
+        step_names=store.step_names_frame(),
+        human_labels=human_labels(labels, info),
+        people_pairs=people_pairs(labels),
+    )
+    return scores, calls
+
+
+def rebuild_outputs(run_dir: str | Path) -> list[Path]:
+    """Every output of a run directory, from its database alone: no model is called."""
+    target, matrix, store = open_run(run_dir)
+    try:
+        info = stored_sample_info(store)
+        expected = expected_cell_count(matrix, len(info)) if info else None
+        write_outputs(target, store, matrix, expected)
+    finally:
+        store.close()
+    return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
+
+
+def read_tables(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scores and calls tables of a finished or interrupted run."""
+    _, _, store = open_run(run_dir)
+    try:
+        return store.scores_frame(), store.calls_frame()
+    finally:
+        store.close()
+
+
+def pending_batches(run_dir: str | Path) -> list[BatchRecord]:
+    """The batches of a run (batch mode) submitted to a provider and not yet answered."""
+    _, _, store = open_run(run_dir)
+    try:
+        return [b for b in store.load_batches() if b.pending]
+    finally:
+        store.close()

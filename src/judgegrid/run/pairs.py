@@ -1,0 +1,285 @@
+"""Validity runs on a human-preference pairs file (the WikiEval format of the Ragas paper).
+
+``run_pairs`` is the workflow behind ``judgegrid pairs``: one run directory per aspect inside a
+parent directory, then the accuracy table over all of them.
+
+Each line holds a question, a context and pairs of answers or contexts that annotators ranked:
+``answer`` is preferred to ``ungrounded_answer`` on faithfulness and to ``poor_answer`` on
+answer relevance; ``context_v1`` is preferred to ``context_v2`` (padded) on context relevance.
+Every pair becomes two samples carrying labels (``pair``, ``preferred``, ``aspect``), scored by
+the metrics that measure that aspect only, one run directory per aspect. No metric of the suite
+measures context padding, so the context-relevance pairs are reported as not scored, never
+forced onto a metric that answers another question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgegrid.analyses.bundle import preference_pairs
+from judgegrid.analyses.validity import (
+    ASPECT_METRICS,
+    NO_METRIC_NOTE,
+    accuracy_table,
+    pair_accuracy,
+)
+from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
+from judgegrid.core.records import SCORE_COLUMNS
+from judgegrid.core.sample import Dataset, Sample
+from judgegrid.inputs.matrix import Matrix, MetricSpec
+from judgegrid.inputs.textfile import jsonl_lines
+from judgegrid.metrics import METRICS
+from judgegrid.run.orchestrate import (
+    GridResult,
+    MatrixArg,
+    check_limit,
+    execute_run,
+    prepare_run,
+    read_matrix,
+    rebuild_outputs,
+)
+from judgegrid.run.runner import ProgressHook
+from judgegrid.store.run_db import DB_NAME, RunStore
+from judgegrid.store.run_dir import new_run_dir, stored_sample_info
+
+# aspect -> (preferred field, other field); both answers are read against the same context
+ANSWER_ASPECTS = {
+    "faithfulness": ("answer", "ungrounded_answer"),
+    "answer_relevance": ("answer", "poor_answer"),
+}
+REQUIRED = ("id", "question", "context", "answer", "ungrounded_answer", "poor_answer")
+
+# Table 1 of the Ragas paper (Es et al. 2023, arXiv 2309.15217): agreement with annotators,
+# gpt-3.5-turbo-16k as judge.
+RAGAS_PAPER = {"faithfulness": 0.95, "answer_relevance": 0.78, "context_relevance": 0.70}
+
+
+def load_pairs(path: str | Path) -> list[dict[str, Any]]:
+    """The pairs file's records; every bad line or missing field is named."""
+    path = Path(path)
+    lines, problems = jsonl_lines(path, str(path), DatasetError)  # a missing file: named
+    records = []
+    for where, record in lines:
+        if not isinstance(record, dict):
+            problems.append(Problem(where, "expected a JSON object (one pair a line)"))
+            continue
+        missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
+        if missing:
+            problems.append(Problem(where, f"missing or empty: {', '.join(missing)}"))
+            continue
+        records.append(record)
+    if problems:
+        problems.sort(key=lambda p: int(p.where.removeprefix("line ")))  # in the file's order
+        raise DatasetError(str(path), problems)
+    if not records:
+        raise DatasetError(str(path), [Problem("", "the file has no pairs")])
+    return records
+
+
+def aspect_dataset(records: list[dict[str, Any]], aspect: str, source: str) -> Dataset:
+    """Two samples per pair: the preferred answer and the other, labelled with the pair."""
+    better, worse = ANSWER_ASPECTS[aspect]
+    samples = []
+    for record in records:
+        pair = f"{record['id']}:{aspect}"
+        for field, preferred in ((better, 1), (worse, 0)):
+            samples.append(
+                Sample(
+                    id=f"{pair}:{'preferred' if preferred else 'other'}",
+                    user_input=record["question"],
+                    response=record[field],
+                    retrieved_contexts=[record["context"]],
+                    labels={"pair": pair, "preferred": preferred, "aspect": aspect},
+                )
+            )
+    return Dataset(f"{source} ({aspect} pairs)", tuple(samples))
+
+
+def aspect_metrics(matrix: Matrix, aspect: str) -> tuple[list[MetricSpec], list[str]]:
+    """The metrics that measure an aspect (the matrix's own spec if it lists one, else the
+    defaults), and the names not available in this build (skipped, with a note)."""
+    listed = {spec.name: spec for spec in matrix.metrics}
+    specs, unavailable = [], []
+    for name in ASPECT_METRICS[aspect]:
+        if name not in METRICS:
+            unavailable.append(name)
+            continue
+        specs.append(listed.get(name, MetricSpec(name=name)))
+    return specs, unavailable
+
+
+def unavailable_metrics() -> list[str]:
+    """Metrics an aspect maps to that this build's registry lacks (their pairs: not scored)."""
+    names = [n for aspect in ANSWER_ASPECTS for n in ASPECT_METRICS[aspect]]
+    return [n for n in names if n not in METRICS]
+
+
+@dataclass
+class PairsOutcome:
+    accuracy: pd.DataFrame  # per source, aspect and configuration (tidy)
+    table: pd.DataFrame  # configuration x aspect -> 'acc [CI] n'
+    notes: list[str]
+
+
+def pairs_outcome(
+    scores: pd.DataFrame, sample_info: dict[str, dict[str, Any]], unavailable: list[str]
+) -> PairsOutcome:
+    pairs = preference_pairs(sample_info)
+    accuracy = pair_accuracy(scores, pairs)
+    notes = [f"context relevance pairs: {NO_METRIC_NOTE['context_relevance']}."]
+    notes += [
+        f"{name}: not in this build's metric registry, so its pairs were not scored"
+        for name in unavailable
+    ]
+    return PairsOutcome(accuracy, accuracy_table(accuracy), notes)
+
+
+def paper_comparison(accuracy: pd.DataFrame) -> pd.DataFrame:
+    """Per aspect: the best and the mean accuracy of this run's configurations beside the
+    Ragas paper's figure."""
+    rows = []
+    for aspect, paper in RAGAS_PAPER.items():
+        block = accuracy[accuracy["aspect"] == aspect] if not accuracy.empty else accuracy
+        rows.append(
+            {
+                "aspect": aspect,
+                "configurations": len(block),
+                "best_accuracy": block["accuracy"].max() if len(block) else float("nan"),
+                "mean_accuracy": block["accuracy"].mean() if len(block) else float("nan"),
+                "ragas_paper_gpt-3.5": paper,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def outcome_markdown(outcome: PairsOutcome, title: str) -> str:
+    lines = [
+        f"# {title}",
+        "",
+        "Pairwise-preference accuracy (Ragas paper protocol): share of "
+        "pairs where the preferred member scores strictly higher; ties count as "
+        "disagreement; [95% Wilson interval]; pairs with both members scored.",
+        "",
+    ]
+    lines += [outcome.table.to_markdown() if not outcome.table.empty else "(no scored pairs)", ""]
+    lines += ["## Beside the Ragas paper (gpt-3.5-turbo-16k as judge)", ""]
+    lines += [paper_comparison(outcome.accuracy).to_markdown(index=False, floatfmt=".2f"), ""]
+    lines += [f"- {note}" for note in outcome.notes]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class PairsResult:
+    run_dir: Path
+    aspect_runs: dict[str, GridResult]
+    outcome: PairsOutcome
+
+
+def run_pairs(
+    matrix: MatrixArg,
+    pairs_path: str | Path,
+    *,
+    reports_dir: str | Path = "reports",
+    limit: int | None = None,
+    repeats: int | None = None,
+    judges: list[str] | None = None,
+    on_progress: ProgressHook | None = None,
+) -> PairsResult:
+    """Score a human-preference pairs file: one run per aspect (faithfulness, answer relevance)
+    with the metrics that measure it, then the per-judge x aspect accuracy table."""
+    check_limit(limit)
+    loaded, matrix_path = read_matrix(matrix)
+    source = str(matrix_path or "<matrix>")
+    records = load_pairs(pairs_path)[:limit]
+    loaded = _narrowed(loaded, source, repeats, judges)
+    name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
+    parent = new_run_dir(reports_dir, f"{name}-pairs")
+    runs: dict[str, GridResult] = {}
+    for aspect in ANSWER_ASPECTS:
+        specs, _ = aspect_metrics(loaded, aspect)
+        if not specs:
+            continue
+        # the matrix's sample limit is for its own data set; pairs are limited by --limit
+        update = {"metrics": specs, "name": f"{loaded.name}-{aspect}", "limit": None}
+        sub = loaded.model_copy(update=update)
+        data = aspect_dataset(records, aspect, str(pairs_path))
+        prepared = prepare_run(sub, data, run_dir=parent / aspect)
+        runs[aspect] = execute_run(prepared, on_progress)
+    (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
+    return PairsResult(parent, runs, write_pairs_outcome(parent))
+
+
+PAIRS_SOURCE = "pairs_source.txt"
+
+
+def is_pairs_dir(path: str | Path) -> bool:
+    """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
+    path = Path(path)
+    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
+
+
+def refuse_pairs_parent(run_dir: Path, what: str = "label the pairs of") -> None:
+    """A judgegrid pairs directory holds one run per aspect: label or export one of them."""
+    if is_pairs_dir(run_dir):
+        aspects = sorted(p.parent.name for p in run_dir.glob("*/run.sqlite"))
+        choices = " or ".join(f"{run_dir / a}" for a in aspects)
+        message = f"a judgegrid pairs directory; {what} one aspect: {choices}"
+        raise OptionError(str(run_dir), [Problem("", message)])
+
+
+def write_pairs_outcome(parent: Path) -> PairsOutcome:
+    """pairs_accuracy.csv and pairs_summary.md from the aspect runs' databases (no model call)."""
+    scores: list[pd.DataFrame] = []
+    info: dict[str, Any] = {}
+    for db in sorted(parent.glob(f"*/{DB_NAME}")):
+        store = RunStore(db)
+        try:
+            scores.append(store.scores_frame())
+            info |= stored_sample_info(store)
+        finally:
+            store.close()
+    frame = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame(columns=SCORE_COLUMNS)
+    outcome = pairs_outcome(frame, info, unavailable_metrics())
+    outcome.accuracy.to_csv(parent / "pairs_accuracy.csv", index=False)
+    source = (parent / PAIRS_SOURCE).read_text(encoding="utf-8").strip()
+    title = f"judgegrid pairs {parent.name}: {source}"
+    (parent / "pairs_summary.md").write_text(outcome_markdown(outcome, title), encoding="utf-8")
+    return outcome
+
+
+def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str] | None) -> Matrix:
+    """The matrix with fewer repeats or only the named judges (labels), for a quicker check."""
+    update: dict[str, Any] = {}
+    if repeats is not None:
+        update["repeats"] = repeats
+    if judges:
+        labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
+        unknown = [j for j in judges if j not in labels]
+        if unknown:
+            raise MatrixError(
+                source,
+                [
+                    Problem(
+                        "judges",
+                        f"no judge labelled {', '.join(unknown)}; known: {', '.join(labels)}",
+                    )
+                ],
+            )
+        kept = [spec for spec, label in zip(matrix.judges, labels, strict=True) if label in judges]
+        update["judges"] = [
+            spec if spec.label else spec.model_copy(update={"label": spec.id}) for spec in kept
+        ]
+    return matrix.model_copy(update=update) if update else matrix
+
+
+def rebuild_pairs_outputs(parent: str | Path) -> Path:
+    """Every aspect run's outputs and the pairs summary, from the databases (no model call)."""
+    parent = Path(parent)
+    for sub in sorted(p.parent for p in parent.glob(f"*/{DB_NAME}")):
+        rebuild_outputs(sub)
+    write_pairs_outcome(parent)
+    return parent / "pairs_summary.md"

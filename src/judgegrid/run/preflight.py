@@ -1,0 +1,240 @@
+"""Checks made before the first call: every model routable, every key present.
+
+A matrix can be valid YAML naming models that no provider serves, or keys that the environment
+lacks; both would fail every cell. These checks ask litellm's tables and the environment, never a
+provider, so ``judgegrid validate`` and the start of a run can refuse such a matrix at once.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+from judgegrid.calls.providers.gateway import litellm_module
+from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
+from judgegrid.core.errors import DatasetError, MatrixError, Problem
+from judgegrid.core.options import ModelEntry, ModelOptions
+from judgegrid.core.sample import Dataset
+from judgegrid.inputs.matrix import Matrix
+from judgegrid.metrics import METRICS
+
+# A sample field longer than this many characters is refused when the judge's context window is
+# unknown: no judge reads several megabytes, and sending them costs money before it fails.
+FIELD_CHARS_CAP = 200_000
+CHARS_PER_TOKEN = 4  # a rough count, enough to tell a field that cannot fit
+
+
+def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
+    """Problems that would stop every call, found before the first one: unknown models, keys,
+    URLs that do not parse, dimensions larger than the model has, samples too long to send."""
+    problems = matrix_problems(matrix)
+    if problems:
+        raise MatrixError(source, problems)
+    if data is not None:
+        bad_samples, _ = sample_problems(matrix, data)
+        if bad_samples:
+            raise DatasetError(data.source, bad_samples)
+
+
+def matrix_problems(matrix: Matrix) -> list[Problem]:
+    """Everything about a valid matrix that would fail its calls: models, keys, settings."""
+    return model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
+
+
+def setting_problems(matrix: Matrix) -> list[Problem]:
+    """api_base values that are not http(s) URLs; dimensions above what the model declares."""
+    problems = []
+    entries: list[tuple[str, int, ModelEntry]] = [
+        ("judges", i, e) for i, e in enumerate(matrix.judges)
+    ]
+    entries += [("embeddings", i, e) for i, e in enumerate(matrix.embeddings)]
+    for section, i, entry in entries:
+        base = entry.options.api_base
+        if base is not None:
+            parts = urlsplit(base)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                problems.append(
+                    Problem(
+                        f"{section}[{i}].options.api_base",
+                        f"not an http(s) URL: {base!r} (e.g. http://127.0.0.1:8000/v1)",
+                    )
+                )
+    for i, emb in enumerate(matrix.embeddings):
+        size = _vector_size(emb.id)
+        too_big = [d for d in matrix.embedding_dimensions(emb) if size and d > size]
+        if too_big:
+            problems.append(
+                Problem(
+                    f"embeddings[{i}].dimensions",
+                    f"{', '.join(map(str, too_big))} is more than the {size} dimensions "
+                    f"{emb.id} has",
+                )
+            )
+    return problems
+
+
+def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[str]]:
+    """Labels that cannot be read, and fields no judge of the matrix can read (longer than its
+    context window, or than FIELD_CHARS_CAP where the window is unknown); and what could not be
+    checked."""
+    windows = {j.id: _context_tokens(j.id) for j in matrix.judges}
+    known = [w for w in windows.values() if w]
+    limit_chars = min(known) * CHARS_PER_TOKEN if known else FIELD_CHARS_CAP
+    unchecked = [
+        f"the context window of {model} (litellm does not know it): sample fields are held to "
+        f"{FIELD_CHARS_CAP:,} characters instead"
+        for model, window in windows.items()
+        if not window
+    ]
+    problems = label_problems(data)
+    for sample in data:
+        for field in ("user_input", "response", "reference"):
+            text = getattr(sample, field) or ""
+            if len(text) > limit_chars:
+                problems.append(_too_long(sample.id, field, len(text), limit_chars))
+        for k, context in enumerate(sample.retrieved_contexts or []):
+            if len(context) > limit_chars:
+                problems.append(
+                    _too_long(sample.id, f"retrieved_contexts[{k}]", len(context), limit_chars)
+                )
+    return problems, unchecked
+
+
+def label_problems(data: Dataset) -> list[Problem]:
+    """Labels the validity analyses could not read: a label named like a metric that is not a
+    number; a preference (``preferred``: 1 or 0) without the ``pair`` it belongs to, or the
+    other way round."""
+    problems = []
+    for sample in data:
+        labels = sample.labels or {}
+        where = f"sample '{sample.id}'.labels"
+        for key, value in labels.items():
+            if key in METRICS and (isinstance(value, bool) or not isinstance(value, int | float)):
+                problems.append(
+                    Problem(
+                        f"{where}.{key}", f"a label named like a metric is a number, got {value!r}"
+                    )
+                )
+        if "preferred" in labels and labels["preferred"] not in (0, 1):
+            problems.append(
+                Problem(
+                    f"{where}.preferred",
+                    f"expected 1 (preferred) or 0, got {labels['preferred']!r}",
+                )
+            )
+        if ("preferred" in labels) != ("pair" in labels):
+            problems.append(
+                Problem(
+                    where, "a preference needs both 'pair' (which pair) and 'preferred' (1 or 0)"
+                )
+            )
+    return problems
+
+
+def _too_long(sample_id: str, field: str, chars: int, limit: int) -> Problem:
+    return Problem(
+        f"sample '{sample_id}'.{field}",
+        f"{chars:,} characters, more than a judge of this matrix can read (about {limit:,}); "
+        "shorten it or drop the sample",
+    )
+
+
+def _model_info(model: str) -> dict[str, Any]:
+    try:
+        return dict(litellm_module().get_model_info(model))
+    except Exception:  # a model missing from litellm's tables
+        return {}
+
+
+def _vector_size(model: str) -> int | None:
+    if model in EMBEDDERS:
+        return EMBEDDERS[model].dimensions
+    size = _model_info(model).get("output_vector_size")
+    return int(size) if size else None
+
+
+def _context_tokens(model: str) -> int | None:
+    if model in JUDGES:
+        return JUDGES[model].context_tokens
+    window = _model_info(model).get("max_input_tokens")
+    return int(window) if window else None
+
+
+def model_problems(matrix: Matrix) -> list[Problem]:
+    """Model ids that litellm cannot route (no provider prefix it knows, no local model)."""
+    problems = []
+    known_local = {"judges": sorted(JUDGES), "embeddings": sorted(EMBEDDERS)}
+    entries = [("judges", i, j.id, j.options.api_base) for i, j in enumerate(matrix.judges)]
+    entries += [
+        ("embeddings", i, e.id, e.options.api_base) for i, e in enumerate(matrix.embeddings)
+    ]
+    for section, i, model, api_base in entries:
+        if model.startswith("local/"):
+            if model not in known_local[section]:
+                problems.append(
+                    Problem(
+                        f"{section}[{i}].id",
+                        f"unknown local model '{model}'; "
+                        f"the embedded ones are {', '.join(known_local[section])}",
+                    )
+                )
+            continue
+        if not _litellm_routes(model, api_base):
+            problems.append(
+                Problem(
+                    f"{section}[{i}].id",
+                    f"litellm cannot tell which provider serves '{model}'; write it as "
+                    "provider/model (e.g. openai/gpt-4o-mini, openrouter/google/gemini-2.5-flash, "
+                    "ollama/llama3.1)",
+                )
+            )
+    return problems
+
+
+def _litellm_routes(model: str, api_base: str | None) -> bool:
+    litellm = litellm_module()
+    try:
+        litellm.get_llm_provider(model=model, api_base=api_base)
+    except Exception:
+        return False
+    return True
+
+
+def credential_problems(matrix: Matrix, environ: dict[str, str] | None = None) -> list[Problem]:
+    """Keys that calls would need but the environment lacks, found before any call is made.
+
+    One problem per missing variable, naming every entry that needs it.
+    """
+    env = os.environ if environ is None else environ
+    entries = [("judges", i, j.id, matrix.judge_options(j)) for i, j in enumerate(matrix.judges)]
+    entries += [
+        ("embeddings", i, e.id, matrix.embedding_options(e))
+        for i, e in enumerate(matrix.embeddings)
+    ]
+    needed_by: dict[str, list[str]] = {}
+    for section, i, model, options in entries:
+        for variable in _missing_keys(model, options, env):
+            needed_by.setdefault(variable, []).append(f"{section}[{i}] ({model})")
+    return [
+        Problem(
+            users[0].split(" ")[0] if len(users) == 1 else "",
+            f"the environment variable {variable} is not set; it holds the API key for "
+            f"{', '.join(users)}",
+        )
+        for variable, users in needed_by.items()
+    ]
+
+
+def _missing_keys(model: str, options: ModelOptions, env: Any) -> list[str]:
+    if options.api_key_env:
+        return [] if env.get(options.api_key_env) else [options.api_key_env]
+    if model.startswith("local/") or options.api_base:
+        return []  # in-process models and self-served endpoints need no key by default
+    litellm = litellm_module()  # deferred: importing it costs a second
+
+    try:
+        report = litellm.validate_environment(model=model)
+    except Exception:  # an unknown provider: litellm will say so at call time
+        return []
+    return [k for k in report.get("missing_keys", []) if not env.get(k)]

@@ -1,0 +1,329 @@
+"""The run database: one SQLite file per run directory, written as the run goes.
+
+Tables
+- ``scores``: one row per cell (sample × metric × judge × embedding × dimension × strictness ×
+  repeat), written the moment the cell finishes, with its status (scored / failed / skipped).
+- ``calls``: every request sent to a judge or embedding model, one row per attempt.
+- ``steps``: the parsed answer of every judge step, so a resumed run reuses finished steps
+  instead of calling again.
+- ``step_names``: the step name (statements, nli, …) and judge of every step key asked, answered
+  or not, so the calls table can be read by step.
+- ``embeddings``: every embedding vector, keyed by model, requested dimension and text.
+- ``samples``: the samples the run scores, as given, so that resuming and labelling need
+  neither the data set file nor the same file contents.
+- ``labels``: people's answers (``records.Label``) from ``judgegrid label`` or ``labels import``,
+  one per sample × metric × annotator (a new answer replaces the old).
+- ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
+- ``batches``: every batch file sent to a provider's batch API (batch mode): its file id, batch
+  id, the request lines (custom ids) it carries and its status, written before the run waits
+  for it, so a resumed run looks at a pending batch again instead of paying for it twice.
+
+Every write is committed at once (WAL mode), or, while the runner batches them (``writes.batched``),
+in transactions at most 50 ms old; either way a kill loses at most the cells in flight.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.core.cells import Cell
+from judgegrid.core.digest import text_sha
+from judgegrid.core.records import (
+    LABEL_COLUMNS,
+    SCORE_COLUMNS,
+    BatchRecord,
+    CallRecord,
+    Label,
+    ScoreRow,
+)
+from judgegrid.core.sample import Sample
+from judgegrid.core.usage import Usage
+from judgegrid.store.database import Writes, open_database, read_vectors, vector_blob
+
+DB_NAME = "run.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scores (
+    sample_id TEXT NOT NULL, metric TEXT NOT NULL, judge TEXT NOT NULL,
+    embedding TEXT NOT NULL, dimension INTEGER NOT NULL, strictness INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL, score REAL, reason TEXT, error TEXT, details TEXT,
+    calls INTEGER NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
+    cost REAL, latency_s REAL NOT NULL, finished_at REAL NOT NULL,
+    PRIMARY KEY (metric, judge, embedding, dimension, strictness, sample_id, repeat)
+);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, model TEXT NOT NULL,
+    label TEXT NOT NULL, step_key TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
+    http_status INTEGER, error TEXT, finish_reason TEXT, request TEXT NOT NULL, response TEXT,
+    started_at REAL NOT NULL, latency_s REAL NOT NULL, tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL, cost REAL, batch_id TEXT, live_cost REAL
+);
+CREATE INDEX IF NOT EXISTS calls_step ON calls (step_key);
+CREATE TABLE IF NOT EXISTS batches (
+    file_id TEXT PRIMARY KEY, batch_id TEXT, label TEXT NOT NULL, endpoint TEXT NOT NULL,
+    status TEXT NOT NULL, custom_ids TEXT NOT NULL, submitted_at REAL NOT NULL,
+    finished_at REAL, detail TEXT
+);
+CREATE TABLE IF NOT EXISTS steps (
+    key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL, answer TEXT NOT NULL,
+    usage TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS step_names (
+    key TEXT PRIMARY KEY, step TEXT NOT NULL, label TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    position INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, sample TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS labels (
+    sample_id TEXT NOT NULL, metric TEXT NOT NULL, annotator TEXT NOT NULL, value REAL,
+    note TEXT NOT NULL, labelled_at REAL NOT NULL, source TEXT NOT NULL, detail TEXT,
+    PRIMARY KEY (sample_id, metric, annotator)
+);
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL, dimension INTEGER NOT NULL, text_sha TEXT NOT NULL,
+    vector BLOB NOT NULL, PRIMARY KEY (model, dimension, text_sha)
+);
+"""
+
+_INSERT_LABEL = (
+    f"INSERT OR REPLACE INTO labels ({', '.join(LABEL_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(LABEL_COLUMNS))})"
+)
+# A plain INSERT: the primary key makes a second row for one cell an error, never a silent
+# replacement (a cell scored twice would be a bug of the runner or of a shard rerun).
+_INSERT_SCORE = (
+    f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(SCORE_COLUMNS))})"
+)
+
+
+_CALL_COLUMNS = (
+    "kind, model, label, step_key, attempt, status, http_status, error, finish_reason, request,"
+    " response, started_at, latency_s, tokens_in, tokens_out, cost, batch_id, live_cost"
+)
+# Columns a run database made before them lacks: added when it is opened (a resumed run).
+_ADDED_COLUMNS = {"calls": {"batch_id": "TEXT", "live_cost": "REAL"}}
+# What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
+# and vectors are content-addressed, so the same one from two shards is the same row.
+_SHARD_TABLES = {
+    "scores": (", ".join(SCORE_COLUMNS), "INSERT"),
+    "calls": (_CALL_COLUMNS, "INSERT"),
+    "steps": ("key, step, label, answer, usage", "INSERT OR IGNORE"),
+    "step_names": ("key, step, label", "INSERT OR IGNORE"),
+    "embeddings": ("model, dimension, text_sha, vector", "INSERT OR IGNORE"),
+}
+
+
+class RunStore:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._db = open_database(path, _SCHEMA)
+        for table, columns in _ADDED_COLUMNS.items():
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+        self.writes = Writes(self._db)
+        self.calls_recorded = 0  # calls this process has recorded, for the progress bar
+
+    def close(self) -> None:
+        self.writes.flush()
+        self._db.close()
+
+    # -- meta ----------------------------------------------------------------------------------
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    # -- scores --------------------------------------------------------------------------------
+
+    def write_score(self, row: ScoreRow, replace: bool = False) -> None:
+        """One cell's row (``--retry-failed`` deletes the failed rows before the rerun); a
+        second row for the cell is an error unless ``replace`` says it is meant."""
+        sql = _INSERT_SCORE.replace("INSERT", "INSERT OR REPLACE", 1) if replace else _INSERT_SCORE
+        self.writes.execute(sql, row.values())
+
+    def finished_cells(self) -> set[Cell]:
+        rows = self._db.execute(
+            "SELECT metric, judge, embedding, dimension, strictness, sample_id, repeat FROM scores"
+        )
+        return {Cell(*row) for row in rows}
+
+    def delete_failed(self) -> int:
+        return self._db.execute("DELETE FROM scores WHERE status = 'failed'").rowcount
+
+    def scores_frame(self) -> pd.DataFrame:
+        """The scores table, one row per finished cell, columns as ``ScoreRow``."""
+        return pd.read_sql_query(f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores", self._db)
+
+    def calls_frame(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM calls ORDER BY id", self._db)
+
+    def step_names_frame(self) -> pd.DataFrame:
+        """Every judge step asked in this run: key, step name, judge label."""
+        return pd.read_sql_query("SELECT key, step, label FROM step_names", self._db)
+
+    # -- samples -------------------------------------------------------------------------------
+
+    def save_samples(self, samples: Iterable[Sample]) -> None:
+        rows = [(i, s.id, s.model_dump_json(exclude_none=True)) for i, s in enumerate(samples)]
+        self.writes.flush()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("DELETE FROM samples")
+            self._db.executemany("INSERT INTO samples VALUES (?, ?, ?)", rows)
+
+    def load_samples(self) -> list[Sample]:
+        """The run's samples in their order (empty for a run made before they were kept)."""
+        rows = self._db.execute("SELECT sample FROM samples ORDER BY position")
+        return [Sample.model_validate_json(text) for (text,) in rows]
+
+    # -- labels --------------------------------------------------------------------------------
+
+    def write_labels(self, labels: Iterable[Label]) -> int:
+        """Labels committed together, or none of them (an import is never half done)."""
+        rows = [label.values() for label in labels]
+        self.writes.flush()
+        with self._db:  # one transaction
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(_INSERT_LABEL, rows)
+        return len(rows)
+
+    def labels_frame(self) -> pd.DataFrame:
+        """Every stored label, columns as ``records.Label`` (detail as JSON text)."""
+        return pd.read_sql_query(
+            f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels ORDER BY labelled_at", self._db
+        )
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def record_call(self, call: CallRecord) -> None:
+        self.calls_recorded += 1
+        u = call.usage
+        self.writes.execute(
+            f"INSERT INTO calls ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 18)})",
+            (
+                call.kind,
+                call.model,
+                call.label,
+                call.step_key,
+                call.attempt,
+                call.status,
+                call.http_status,
+                call.error,
+                call.finish_reason,
+                json.dumps(call.request, ensure_ascii=False),
+                call.response,
+                call.started_at,
+                u.latency_s,
+                u.tokens_in,
+                u.tokens_out,
+                u.cost,
+                call.batch_id,
+                call.live_cost,
+            ),
+        )
+
+    # -- batches (batch mode) ------------------------------------------------------------------
+
+    def save_batch(self, batch: BatchRecord) -> None:
+        """A batch file's row, committed at once (not with the next 50 ms of rows): the run may
+        be killed while it waits for the batch, and a resumed run must find it."""
+        self.writes.flush()
+        self._db.execute(
+            "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                batch.file_id,
+                batch.batch_id,
+                batch.label,
+                batch.endpoint,
+                batch.status,
+                json.dumps(list(batch.custom_ids)),
+                batch.submitted_at,
+                batch.finished_at,
+                batch.detail,
+            ),
+        )
+
+    def load_batches(self, label: str | None = None) -> list[BatchRecord]:
+        """The batch files sent so far (one entry's, or all), oldest first."""
+        where, params = ("WHERE label = ?", (label,)) if label is not None else ("", ())
+        rows = self._db.execute(
+            "SELECT file_id, batch_id, label, endpoint, status, custom_ids, submitted_at,"
+            f" finished_at, detail FROM batches {where} ORDER BY submitted_at",
+            params,
+        )
+        return [
+            BatchRecord(f, b, lab, e, st, tuple(json.loads(ids)), sub, fin, d)
+            for f, b, lab, e, st, ids, sub, fin, d in rows
+        ]
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    def name_step(self, key: str, step: str, label: str) -> None:
+        self.writes.execute("INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)", (key, step, label))
+
+    def load_step(self, key: str) -> tuple[dict[str, Any], Usage] | None:
+        row = self._db.execute("SELECT answer, usage FROM steps WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return json.loads(row[0]), Usage.from_dict(json.loads(row[1]))
+
+    def save_step(
+        self, key: str, step: str, label: str, answer: dict[str, Any], usage: Usage
+    ) -> None:
+        self.writes.execute(
+            "INSERT OR REPLACE INTO steps VALUES (?, ?, ?, ?, ?)",
+            (key, step, label, json.dumps(answer, ensure_ascii=False), json.dumps(usage.as_dict())),
+        )
+
+    # -- a shard's rows, from a worker to the driver -----------------------------------------
+
+    def shard_rows(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row a worker's shard wrote (its own in-memory database), table by table, for
+        the driver to ``absorb``: a worker never writes the run directory (it may be on
+        another machine)."""
+        self.writes.flush()
+        return {
+            table: [tuple(r) for r in self._db.execute(f"SELECT {columns} FROM {table}")]
+            for table, (columns, _) in _SHARD_TABLES.items()
+        }
+
+    def absorb(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """A finished shard's rows, all in one transaction: the run database holds a shard
+        whole or not at all. Score rows are plain INSERTs: a cell written twice is an error."""
+        self.writes.flush()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            for table, (columns, verb) in _SHARD_TABLES.items():
+                if rows.get(table):
+                    marks = ", ".join("?" * len(columns.split(",")))
+                    self._db.executemany(
+                        f"{verb} INTO {table} ({columns}) VALUES ({marks})", rows[table]
+                    )
+        self.calls_recorded += len(rows.get("calls", []))
+
+    # -- embeddings ----------------------------------------------------------------------------
+
+    def load_vectors(
+        self, model: str, dimension: int, texts: Iterable[str]
+    ) -> dict[str, np.ndarray]:
+        return read_vectors(self._db, "embeddings", model, dimension, texts)
+
+    def save_vectors(self, model: str, dimension: int, vectors: dict[str, np.ndarray]) -> None:
+        self.writes.executemany(
+            "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
+            [(model, dimension, text_sha(t), vector_blob(v)) for t, v in vectors.items()],
+        )

@@ -1,0 +1,121 @@
+"""A run directory's layout: where a run keeps its database, the matrix as run, and its samples.
+
+``reports/<stamp>-<name>/`` holds ``run.sqlite`` (every score, call and answer), the resolved
+matrix (defaults merged in, no secret) and, in the database's ``meta`` table, the data set it
+scored and what the report needs to know about each sample, so the report can be rebuilt and the
+run resumed from the directory alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from judgegrid.core.errors import InputError, Problem, RunDirError
+from judgegrid.core.sample import Dataset
+from judgegrid.inputs.dataset import DEMO, load_dataset
+from judgegrid.inputs.matrix import Matrix, parse_matrix
+from judgegrid.inputs.textfile import read_utf8
+from judgegrid.store.run_db import DB_NAME, RunStore
+
+RESOLVED_MATRIX = "matrix.resolved.yaml"
+SAMPLE_INFO = "samples"
+SAMPLE_TEXT_CHARS = 300
+
+
+def new_run_dir(reports_dir: str | Path, matrix_name: str) -> Path:
+    """A new, empty ``reports_dir/<YYYYmmdd-HHMMSS>-<name>`` (suffixed -2, -3 … if taken)."""
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", matrix_name).strip("-") or "run"
+    base = Path(reports_dir) / f"{stamp}-{slug}"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    path.mkdir(parents=True)
+    return path
+
+
+def resolved_matrix_yaml(matrix: Matrix, dataset_source: str) -> str:
+    """The matrix as run: defaults merged in, the data set's path fixed. Holds no secret: the
+    matrix only ever names the environment variables that hold keys."""
+    data = matrix.model_dump(mode="json", exclude_none=True)
+    data["dataset"] = dataset_source
+    for i, judge in enumerate(matrix.judges):
+        data["judges"][i]["options"] = matrix.judge_options(judge).model_dump(
+            mode="json", exclude_none=True
+        )
+        data["judges"][i]["label"] = matrix.judge_label(i)
+    for i, emb in enumerate(matrix.embeddings):
+        data["embeddings"][i]["options"] = matrix.embedding_options(emb).model_dump(
+            mode="json", exclude_none=True
+        )
+        data["embeddings"][i]["label"] = matrix.embedding_label(i)
+        dimensions = [d for d in matrix.embedding_dimensions(emb) if d]  # 0: the model's own size
+        if dimensions:
+            data["embeddings"][i]["dimensions"] = dimensions
+    data["metrics"] = [{"name": s.name, **s.params} for s in matrix.metrics]
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
+    """A run directory's matrix as run and its database, or a clear error if it is not one."""
+    target = Path(run_dir)
+    db = target / DB_NAME
+    matrix_file = target / RESOLVED_MATRIX
+    if not target.is_dir():
+        raise RunDirError(str(target), [Problem("", "no such directory")])
+    if not db.exists() or not matrix_file.exists():
+        raise RunDirError(
+            str(target),
+            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
+        )
+    matrix = parse_matrix(read_utf8(matrix_file, str(matrix_file), RunDirError), str(matrix_file))
+    try:
+        store = RunStore(db)
+    except sqlite3.DatabaseError as exc:
+        raise RunDirError(
+            str(db), [Problem("", f"not a run database ({exc}); was the file replaced or cut?")]
+        ) from None
+    return target, matrix, store
+
+
+def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
+    """What the report needs to know about each sample (question excerpt, labels, contrast,
+    language), so it can be rebuilt from the run database without the data set file."""
+    return {
+        s.id: {
+            "user_input": (s.user_input or "")[:SAMPLE_TEXT_CHARS],
+            "labels": s.labels,
+            "contrast": s.contrast.model_dump() if s.contrast else None,
+            "language": s.language,
+        }
+        for s in data
+    }
+
+
+def stored_sample_info(store: RunStore) -> dict[str, Any]:
+    """The samples' info kept in the database; for a run made before it was kept, read again
+    from the data set the run names (if that file is still there)."""
+    info = store.get_meta(SAMPLE_INFO)
+    if info is not None:
+        return dict(info)
+    try:
+        return sample_info(stored_dataset(store))
+    except InputError:
+        return {}
+
+
+def stored_dataset(store: RunStore) -> Dataset:
+    """The samples a run scores, as kept in its database; for a run made before they were kept,
+    its data set file read again, as far as its limit reached."""
+    source = store.get_meta("dataset", DEMO)
+    kept = store.load_samples()
+    if kept:
+        return Dataset(source, tuple(kept))
+    return load_dataset(source).head(store.get_meta("limit"))

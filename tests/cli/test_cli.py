@@ -1,0 +1,238 @@
+"""The command line as a user meets it: validate, metrics, run, kill and resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from conftest import CELL_KEY, ROOT
+from judgegrid.cli import app
+
+runner = CliRunner()
+HELPER = Path(__file__).parents[1] / "run_scripted_cli.py"
+
+
+def test_validate_reports_each_problem_on_one_line_and_calls_nothing(tmp_path, scripted_provider):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("""
+judges:
+  - id: scripted/a
+    options: {temprature: 0.1}
+  - id: openai/gpt-4o-mini
+    options: {api-key-env: JUDGEGRID_TEST_MISSING_KEY}
+metrics: [faithfulness, contxt_recall]
+""")
+    result = runner.invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3, lines
+    assert "judges[0].options.temprature: unknown field; did you mean 'temperature'?" in lines[0]
+    assert "metrics[1].name: unknown metric 'contxt_recall'" in lines[1]
+    assert "JUDGEGRID_TEST_MISSING_KEY is not set" in lines[2]
+    assert "Traceback" not in result.output
+    assert scripted_provider.calls == []
+
+
+def test_validate_accepts_the_shipped_local_matrix():
+    result = runner.invoke(app, ["validate", str(ROOT / "model_matrices" / "local.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "cells" in result.stdout
+
+
+def test_validate_unknown_model_provider(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("judges: [{id: gpt-4o-mni-typo}]\nmetrics: [faithfulness]\n")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert "judges[0].id: litellm cannot tell which provider serves 'gpt-4o-mni-typo'" in (
+        result.stderr
+    )
+
+
+def test_validate_bad_dataset_is_named(tmp_path, write_matrix):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "x", "user_input": "Q", "contexts": 3}\n')
+    result = runner.invoke(app, ["validate", str(write_matrix()), "--dataset", str(data)])
+    assert result.exit_code == 2
+    assert "d.jsonl: line 1 (sample 'x'), field contexts" in result.stderr
+
+
+def test_metrics_lists_fields_and_parameters():
+    result = runner.invoke(app, ["metrics"])
+    assert result.exit_code == 0
+    assert "response_relevancy (ResponseRelevancy)" in result.stdout
+    assert "needs: user_input, response, retrieved_contexts" in result.stdout
+    assert "parameters: strictness=unset" in result.stdout
+    for name in (
+        "faithfulness (Faithfulness)",
+        "context_precision (ContextPrecision)",
+        "context_recall (ContextRecall)",
+        "context_entity_recall (ContextEntityRecall)",
+        "noise_sensitivity (NoiseSensitivity)",
+        "answer_relevancy (AnswerRelevancy)",
+    ):
+        assert name in result.stdout
+    assert "needs: user_input, response, retrieved_contexts, reference" in result.stdout
+    assert "threshold=0.5" in result.stdout and "strict_mode=False" in result.stdout
+    assert "mode=relevant" in result.stdout and "lower is better" in result.stdout
+
+
+def test_run_writes_the_run_directory_without_secrets(
+    tmp_path, write_matrix, scripted_provider, monkeypatch, cache_dir
+):
+    planted = "sk-PLANTED-judgegrid-0123456789"
+    monkeypatch.setenv("JUDGEGRID_TEST_KEY", planted)
+    matrix = write_matrix(
+        defaults={
+            "judge": {"temperature": 0.0, "seed": 3, "api_key_env": "JUDGEGRID_TEST_KEY"},
+            "embedding": {"api_key_env": "JUDGEGRID_TEST_KEY"},
+        }
+    )
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(matrix),
+            "--limit",
+            "2",
+            "--reports-dir",
+            str(tmp_path / "reports"),
+            "--no-progress",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "score rows: 40; the matrix implies: 40" in result.stdout
+    (run_dir,) = (tmp_path / "reports").iterdir()
+    names = {p.name for p in run_dir.iterdir()}
+    assert {"run.sqlite", "scores.csv", "summary.md", "matrix.resolved.yaml"} <= names
+    assert len(pd.read_csv(run_dir / "scores.csv")) == 40
+    summary = (run_dir / "summary.md").read_text()
+    assert "## ResponseRelevancy" in summary and "## Faithfulness" in summary
+    # the key reached the provider, and nothing on disk holds it
+    assert {c["api_key"] for c in scripted_provider.calls} == {planted}
+    assert list(cache_dir.iterdir())
+    for path in [*run_dir.rglob("*"), *cache_dir.rglob("*")]:
+        if path.is_file():
+            assert planted.encode() not in path.read_bytes(), path
+    assert "JUDGEGRID_TEST_KEY" in (run_dir / "matrix.resolved.yaml").read_text()
+
+
+def test_missing_matrix_file_is_one_line(tmp_path):
+    result = runner.invoke(app, ["run", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"{tmp_path / 'nope.yaml'}: file not found"
+
+
+def _cells(db: Path) -> set[tuple]:
+    try:
+        with sqlite3.connect(db) as con:
+            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
+    except sqlite3.OperationalError:  # the run has made the file but not its tables yet
+        return set()
+
+
+def _database_with_cells(reports: Path, count: int, timeout: float = 120) -> Path | None:
+    """The run database under ``reports`` once it holds ``count`` cells (None: it never did)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = list(reports.glob("*/run.sqlite"))
+        if found and len(_cells(found[0])) >= count:
+            return found[0]
+        time.sleep(0.05)
+    return None
+
+
+def _resume(run_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(HELPER), "run", "--resume", str(run_dir), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
+    """A real process, killed with SIGKILL mid-run, then resumed from its directory."""
+    matrix = write_matrix()
+    env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
+    args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "4", "--no-progress"]
+    full = subprocess.run(  # without the cache: the killed run must make its own calls
+        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert full.returncode == 0, full.stderr
+    (full_dir,) = (tmp_path / "full").iterdir()
+
+    proc = subprocess.Popen(
+        [*args, "--reports-dir", str(tmp_path / "killed")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    db = _database_with_cells(tmp_path / "killed", 20)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert db is not None, "the run never wrote 20 cells"
+    partial = _cells(db)
+    assert 20 <= len(partial) < len(_cells(full_dir / "run.sqlite"))
+    with sqlite3.connect(db) as con:
+        finished_steps = {key for (key,) in con.execute("SELECT key FROM steps")}
+    assert finished_steps
+
+    resumed = _resume(db.parent, env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _cells(db) == _cells(full_dir / "run.sqlite")
+    with sqlite3.connect(db) as con:
+        answered = con.execute(
+            "SELECT step_key, count(*) FROM calls WHERE status = 'ok' AND "
+            "kind = 'completion' GROUP BY step_key"
+        ).fetchall()
+    # a step finished before the kill is never asked again (one killed between its answer and
+    # its save may be: no cell had used it)
+    assert {key: n for key, n in answered if key in finished_steps and n > 1} == {}
+    assert len(answered) == len(finished_steps | {key for key, _ in answered})
+
+
+def test_metrics_lists_judge_calls_per_sample():
+    result = runner.invoke(app, ["metrics"])
+    assert result.stdout.count("judge calls per sample:") == 7
+    assert "2K+3 for K contexts" in result.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, write_matrix, signum):
+    """The way a person stops a run: Ctrl-C (SIGINT) or a kill (SIGTERM) — exit 130, finished
+    cells saved, and the printed --resume command finishes the run."""
+    env = {**os.environ, "SCRIPTED_DELAY_S": "0.02"}
+    args = [sys.executable, str(HELPER), "run", str(write_matrix()), "--limit", "4"]
+    proc = subprocess.Popen(
+        [*args, "--no-progress", "--reports-dir", str(tmp_path / "r")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as in a terminal: a job started in the background (CI's) inherits SIGINT ignored,
+        # and Ctrl-C reaches only a foreground process, whose SIGINT is at its default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    db = _database_with_cells(tmp_path / "r", 10)
+    assert db is not None, "the run never wrote 10 cells"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
+    resumed = _resume(db.parent, env)
+    assert resumed.returncode == 0, resumed.stderr

@@ -1,0 +1,164 @@
+"""The model matrix: schema, defaults, precise errors, credentials."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from judgegrid.core.errors import MatrixError
+from judgegrid.core.options import parse_duration
+from judgegrid.inputs.matrix import inspect_matrix, load_matrix, parse_matrix
+from judgegrid.run.preflight import credential_problems
+
+MINIMAL = """
+judges:
+  - id: scripted/judge-a
+metrics: [faithfulness]
+"""
+
+
+@pytest.mark.parametrize("name", ["local", "openrouter", "openai", "ollama"])
+def test_shipped_matrices_validate(name):
+    matrix = load_matrix(ROOT / "model_matrices" / f"{name}.yaml")
+    assert matrix.judges and matrix.metrics
+
+
+def test_openrouter_matrix_is_the_seed_002_setup():
+    m = load_matrix(ROOT / "model_matrices" / "openrouter.yaml")
+    ids = [j.id for j in m.judges]
+    assert ids == [
+        "openrouter/anthropic/claude-4.5-sonnet",
+        "openrouter/google/gemini-2.5-flash",
+        "openrouter/openai/gpt-4o-mini",
+        "openrouter/deepseek/deepseek-v3.2",
+    ]
+    options = m.judge_options(m.judges[0])
+    assert (options.temperature, options.max_tokens, options.top_p) == (0.0, 1000, 1.0)
+    assert m.retry.on_http_codes == [429]
+    assert (m.retry.initial_interval, m.retry.max_interval, m.retry.multiplier) == (2, 30, 2)
+    dims = {e.id: m.embedding_dimensions(e) for e in m.embeddings}
+    assert dims == {
+        "openrouter/openai/text-embedding-3-large": [3072],
+        "openrouter/qwen/qwen3-embedding-8b": [1024],
+    }
+
+
+def test_defaults_merge_and_entries_override():
+    m = parse_matrix("""
+defaults:
+  judge: {temperature: 0.0, max-tokens: 500, extra: {a: 1}}
+judges:
+  - id: scripted/x
+  - id: scripted/x
+    label: hot
+    options: {temperature: 0.9, extra: {b: 2}}
+metrics: [faithfulness]
+""")
+    cold, hot = (m.judge_options(j) for j in m.judges)
+    assert (cold.temperature, cold.max_tokens) == (0.0, 500)
+    assert (hot.temperature, hot.max_tokens) == (0.9, 500)
+    assert hot.extra == {"a": 1, "b": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("2000ms", 2.0), ("2s", 2.0), ("1m", 60.0), (3, 3.0), ("0.5", 0.5)]
+)
+def test_durations(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+def problems_of(text: str) -> list[str]:
+    with pytest.raises(MatrixError) as info:
+        parse_matrix(text, "m.yaml")
+    return str(info.value).splitlines()
+
+
+def test_misspelt_field_names_the_path_and_suggests():
+    lines = problems_of("""
+judges:
+  - id: scripted/a
+  - id: scripted/b
+  - id: scripted/c
+    options: {temperture: 0.2}
+metrics: [faithfulness]
+""")
+    assert lines == [
+        "m.yaml: judges[2].options.temperture: unknown field; did you mean 'temperature'?"
+    ]
+
+
+def test_wrong_value_says_what_was_expected():
+    (line,) = problems_of("""
+judges:
+  - id: scripted/a
+    options: {temperature: hot}
+metrics: [faithfulness]
+""")
+    assert line.startswith("m.yaml: judges[0].options.temperature: ")
+    assert "number" in line and "'hot'" in line
+
+
+def test_unknown_metric_lists_the_known_ones():
+    (line,) = problems_of(MINIMAL.replace("[faithfulness]", "[faithfullness]"))
+    assert "metrics[0].name: unknown metric 'faithfullness'; did you mean 'faithfulness'?" in line
+
+
+def test_metric_names_in_ragas_spelling_are_accepted():
+    m = parse_matrix(MINIMAL.replace("[faithfulness]", "[Faithfulness]"))
+    assert m.metrics[0].name == "Faithfulness"
+
+
+def test_one_fault_does_not_hide_the_next():
+    matrix, problems = inspect_matrix("""
+judges:
+  - id: scripted/a
+    options: {temprature: 0}
+metrics: [faithfulness, answer_correctness]
+""")
+    assert matrix is not None
+    assert [p.where for p in problems] == ["judges[0].options.temprature", "metrics[1].name"]
+
+
+def test_duplicate_labels_are_refused():
+    (line,) = problems_of("judges: [{id: scripted/a}, {id: scripted/a}]\nmetrics: [faithfulness]")
+    assert "judges[1].label: 'scripted/a' is used by judges[0] too" in line
+
+
+def test_keys_in_the_matrix_are_refused():
+    (line,) = problems_of("""
+judges:
+  - id: scripted/a
+    options: {extra: {api_key: sk-123}}
+metrics: [faithfulness]
+""")
+    assert "api_key must not be written in the matrix" in line
+
+
+def test_embedding_metric_without_embedding_model():
+    (line,) = problems_of(MINIMAL.replace("[faithfulness]", "[response_relevancy]"))
+    assert "response_relevancy needs an embedding model" in line
+
+
+def test_not_yaml_points_at_the_line():
+    (line,) = problems_of("judges: [\n  - id: x\n metrics: ]")
+    assert line.startswith("m.yaml: line ")
+
+
+def test_missing_key_variable_is_found_before_any_call():
+    m = parse_matrix("""
+judges:
+  - id: openai/gpt-4o-mini
+    options: {api-key-env: MY_TEST_KEY}
+  - id: scripted/free
+metrics: [faithfulness]
+""")
+    (problem,) = credential_problems(m, environ={})
+    assert "MY_TEST_KEY is not set" in problem.message
+    assert credential_problems(m, environ={"MY_TEST_KEY": "x"}) == []
+
+
+def test_unreadable_file(tmp_path: Path):
+    with pytest.raises(MatrixError, match=r"missing\.yaml: file not found"):
+        load_matrix(tmp_path / "missing.yaml")

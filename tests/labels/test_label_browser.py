@@ -1,0 +1,164 @@
+"""The labelling page as a person uses it: `judgegrid label` serves a real run, headless Chromium
+opens the printed URL, a dozen samples are labelled with clicks and keys, and `judgegrid report`
+then shows validity against those labels and a decision card that changed because of them. A
+sample holding markup is shown as text, never run."""
+
+from __future__ import annotations
+
+import base64
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from typer.testing import CliRunner
+
+from browser import browser_page, click, console_errors, evaluate, navigate, press, wait_until
+from conftest import matrix_dict
+from demo_sets import HOSTILE, demo_with_hostile_sample
+from judgegrid import run_grid
+from judgegrid.cli import app
+
+LABELS = 12
+
+
+def make_run(tmp_path: Path) -> Path:
+    """A scripted run over the demo set plus a hostile sample, given in Python: the run keeps
+    its samples, so the page needs no data set file."""
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        yaml.safe_dump(
+            matrix_dict(
+                metrics=["faithfulness", "context_precision"],
+                embeddings=[],
+                repeats=1,
+                strictness=[1],
+            )
+        )
+    )
+    return run_grid(matrix, demo_with_hostile_sample(), run_dir=tmp_path / "run").run_dir
+
+
+def card(run_dir: Path) -> pd.DataFrame:
+    return pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+
+
+def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
+    run_dir = make_run(tmp_path)
+    before = card(run_dir)
+    assert (before["basis"] != "people").all()
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from judgegrid.cli import main; main()", "label", str(run_dir),
+         "--annotator", "ann", "--n", "26"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        url = ""
+        while not url and server.stdout:
+            line = server.stdout.readline()
+            assert line, server.stderr.read() if server.stderr else "the server stopped"
+            url = next(iter(re.findall(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)), "")
+        with browser_page(tmp_path / "profile") as tools:
+            navigate(tools, url)
+            wait_until(tools, "!document.getElementById('item').hidden")
+            for k in range(LABELS):
+                state = evaluate(
+                    tools,
+                    """({progress: document.getElementById('progress').textContent,
+                         ticks: !document.getElementById('ticks-hint').hidden,
+                         contexts: document.querySelectorAll('#contexts li').length,
+                         text: document.getElementById('item').innerText,
+                         scripts: document.querySelectorAll('script').length,
+                         width: document.documentElement.scrollWidth})""",
+                )
+                assert state["scripts"] == 1  # label.js only: sample markup is never run
+                assert state["width"] <= 1280
+                if state["ticks"]:  # ContextPrecision: tick the first context, save with Enter
+                    click(tools, "#tick-0")
+                    press(tools, "Enter")
+                elif k % 2:
+                    press(tools, "12345"[k % 5])  # a key ...
+                else:
+                    click(tools, f"#scale button:nth-child({1 + (k * 2) % 5})")  # ... or a click
+                wait_until(
+                    tools,
+                    f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
+                )
+            shot = tools.send("Page.captureScreenshot", format="png")
+            hostile = evaluate(
+                tools,
+                """(async () => {
+                    await show(state.items.findIndex(i => i.sample_id.startsWith('hostile')));
+                    return {text: document.getElementById('item').innerText,
+                            title: document.getElementById('metric-title').textContent,
+                            scripts: document.querySelectorAll('script').length,
+                            bold: document.querySelectorAll('#item b').length};
+                })()""",
+            )
+            errors = console_errors(tools)
+    finally:
+        server.kill()
+        server.wait(10)
+    (tmp_path / "label-page.png").write_bytes(base64.b64decode(shot["data"]))
+    assert errors == []
+    # the hostile sample's markup is on the page as text: no <script>, no <b> element made
+    assert HOSTILE in hostile["text"] and "hostile<script>" in hostile["title"]
+    assert hostile["scripts"] == 1 and hostile["bold"] == 0
+
+    result = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    people = pd.read_csv(run_dir / "tables" / "validity_people_by_judge.csv")
+    assert set(people["judge"]) == {"a", "b"} and (people["n"] > 0).all()
+    after = card(run_dir)
+    assert (after["basis"] == "people").any(), after
+    assert not after.equals(before)
+    assert "people's labels" in " ".join(after["reason"])
+    summary = (run_dir / "summary.md").read_text()
+    assert "## Validity against people" in summary and "| people |" in summary
+
+
+def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matrix):
+    import json
+
+    from test_labelling import _running, stored_labels
+
+    from demo_sets import PAIR_RECORDS
+    from judgegrid import run_pairs
+    from judgegrid.labels.page import open_session
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
+    matrix = write_matrix(repeats=1, strictness=[1])
+    parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
+    session = open_session(parent / "faithfulness", "ann", n=10)
+    running = _running(session)
+    server = next(running)
+    try:
+        with browser_page(tmp_path / "profile") as tools:
+            navigate(tools, f"http://127.0.0.1:{server.port}/?token={session.token}")
+            wait_until(tools, "!document.getElementById('item').hidden")
+            for k in range(len(PAIR_RECORDS)):
+                shown = evaluate(
+                    tools,
+                    """({title: document.getElementById('metric-title').textContent,
+                         one: document.getElementById('answer-1').textContent,
+                         two: document.getElementById('answer-2').textContent,
+                         pairBox: !document.getElementById('pair-box').hidden})""",
+                )
+                assert shown["pairBox"] and shown["one"] and shown["two"]
+                assert ":preferred" not in shown["title"] and "pair" in shown["title"]
+                press(tools, "1" if k % 2 else "2")
+                wait_until(
+                    tools,
+                    f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
+                )
+            errors = console_errors(tools)
+    finally:
+        next(running, None)
+    assert errors == []
+    labels = stored_labels(parent / "faithfulness")
+    assert len(labels) == len(PAIR_RECORDS) and set(labels["metric"]) == {"preference"}

@@ -1,0 +1,533 @@
+"""The labelling server and labels files: what a person's answers go through before an analysis
+reads them. The server runs for real on 127.0.0.1 (in a thread, or as the `judgegrid label`
+process for the kill test); requests are plain HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from judgegrid import run_grid
+from judgegrid.core.errors import DatasetError, OptionError, RunDirError
+from judgegrid.core.records import ScoreRow
+from judgegrid.labels.files import export_labels, import_labels
+from judgegrid.labels.page import LabelSession, open_session, serve
+from judgegrid.store.run_db import RunStore
+
+DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
+
+
+@pytest.fixture(scope="module")
+def base_run(tmp_path_factory) -> Path:
+    """A finished scripted run (12 demo samples, two judges), then judge b made to disagree with
+    judge a on DISAGREED for faithfulness: the samples a label would teach most about."""
+    import yaml
+
+    import scripted
+    from conftest import matrix_dict
+
+    scripted.register()
+    scripted.SCRIPT.reset()
+    root = tmp_path_factory.mktemp("labelrun")
+    matrix = root / "m.yaml"
+    matrix.write_text(
+        yaml.safe_dump(
+            matrix_dict(
+                metrics=["faithfulness", "context_precision"],
+                embeddings=[],
+                strictness=[1],
+                repeats=1,
+            )
+        )
+    )
+    run = run_grid(matrix, run_dir=root / "run")
+    store = RunStore(run.run_dir / "run.sqlite")
+    scores = store.scores_frame()
+    for row in scores.itertuples(index=False):
+        if row.metric == "faithfulness" and row.judge == "b" and row.sample_id in DISAGREED:
+            values = row._asdict()
+            values["score"] = 1.0 - float(values["score"] or 0.0)
+            store.write_score(ScoreRow(**values), replace=True)
+    store.close()
+    return run.run_dir
+
+
+@pytest.fixture
+def run_dir(base_run, tmp_path) -> Path:
+    """A fresh copy of the run for one test (labels written by one test never reach another)."""
+    import shutil
+
+    target = tmp_path / "run"
+    shutil.copytree(base_run, target)
+    return target
+
+
+@dataclass
+class Server:
+    session: LabelSession
+    port: int
+    runner: Any
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        token: str | None = "default",
+        host: str | None = None,
+        content_type: str = "application/json",
+        raw: bytes | None = None,
+    ) -> tuple[int, dict[str, Any]]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Host": host or f"127.0.0.1:{self.port}", "Content-Type": content_type}
+        if token is not None:
+            headers["X-Judgegrid-Token"] = self.session.token if token == "default" else token
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        conn.request(method, path, body=data, headers=headers)
+        reply = conn.getresponse()
+        text = reply.read().decode()
+        conn.close()
+        try:
+            return reply.status, json.loads(text)
+        except json.JSONDecodeError:
+            return reply.status, {"text": text}
+
+    def label(self, sample_id: str, metric: str, **answer: Any) -> tuple[int, dict[str, Any]]:
+        return self.request(
+            "POST", "/api/label", {"sample_id": sample_id, "metric": metric, **answer}
+        )
+
+
+@pytest.fixture
+def server(run_dir) -> Iterator[Server]:
+    session = open_session(run_dir, "ann", n=12)
+    yield from _running(session)
+
+
+def _running(session: LabelSession) -> Iterator[Server]:
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    holder: dict[str, Any] = {}
+
+    async def start() -> None:
+        holder["runner"], holder["port"] = await serve(session, 0)
+        started.set()
+
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(start(), loop)
+    assert started.wait(10)
+    try:
+        yield Server(session, holder["port"], holder["runner"])
+    finally:
+        asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def stored_labels(run_dir: Path) -> pd.DataFrame:
+    store = RunStore(run_dir / "run.sqlite")
+    try:
+        return store.labels_frame()
+    finally:
+        store.close()
+
+
+# -- which samples come first ------------------------------------------------------------------
+
+
+def test_the_samples_the_judges_disagree_on_are_offered_first(server):
+    status, state = server.request("GET", "/api/state")
+    assert status == 200
+    faithfulness = [i for i in state["items"] if i["metric"] == "faithfulness"]
+    assert {i["sample_id"] for i in faithfulness[:2]} == set(DISAGREED)
+    assert "the judges disagree" in faithfulness[0]["reason"]
+    # metrics take turns, so each gets its share of the labels
+    assert [i["metric"] for i in state["items"][:4]] == [
+        "faithfulness",
+        "context_precision",
+        "faithfulness",
+        "context_precision",
+    ]
+
+
+def test_what_the_annotator_answered_is_not_offered_again(run_dir):
+    from judgegrid.core.records import Label
+
+    store = RunStore(run_dir / "run.sqlite")
+    store.write_labels([Label(DISAGREED[0], "faithfulness", "ann", 0.5, labelled_at=1.0)])
+    store.close()
+    again = open_session(run_dir, "ann", ["faithfulness"], n=3)
+    other = open_session(run_dir, "someone-else", ["faithfulness"], n=3)
+    assert DISAGREED[0] not in [i.sample_id for i in again.queue]
+    assert DISAGREED[1] == again.queue[0].sample_id
+    assert other.queue[0].sample_id in DISAGREED
+
+
+# -- answers are saved at once ----------------------------------------------------------------
+
+
+def test_a_scale_answer_and_a_context_ticking_are_saved(server, run_dir):
+    status, reply = server.label(DISAGREED[0], "faithfulness", value=0.75, note="two of four")
+    assert (status, reply["value"]) == (200, 0.75)
+    cp = next(i for i in server.session.queue if i.metric == "context_precision")
+    contexts = server.session.samples[cp.sample_id].retrieved_contexts or []
+    ticks = [1 if k % 2 else 0 for k in range(len(contexts))]
+    status, reply = server.label(cp.sample_id, "context_precision", useful=ticks)
+    assert status == 200
+    from judgegrid.metrics.context_precision import average_precision
+
+    assert reply["value"] == pytest.approx(average_precision(ticks))
+    labels = stored_labels(run_dir).set_index("metric")
+    assert labels.loc["faithfulness", "note"] == "two of four"
+    assert json.loads(labels.loc["context_precision", "detail"]) == {"useful": ticks}
+    status, reply = server.label(DISAGREED[1], "faithfulness", skip=True)
+    assert status == 200 and reply["value"] is None
+    status, state = server.request("GET", "/api/state")
+    assert sum(i["done"] for i in state["items"]) == 3
+
+
+def test_the_server_listens_on_loopback_only(server):
+    addresses = server.runner.addresses
+    assert addresses and all(address[0] == "127.0.0.1" for address in addresses)
+
+
+BAD_REQUESTS = {
+    "no token": (dict(token=None), "GET", "/api/state", None, 403, "access token"),
+    "wrong token": (dict(token="guess"), "GET", "/api/state", None, 403, "access token"),
+    "foreign Host header": (dict(host="evil.example:80"), "GET", "/api/state", None, 403, "Host"),
+    "foreign Host on the page": (dict(host="evil.example"), "GET", "/", None, 403, "Host"),
+    "unknown sample": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": "nope", "metric": "faithfulness", "value": 1},
+        400,
+        "unknown sample 'nope'",
+    ),
+    "unknown metric": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "nosuch", "value": 1},
+        400,
+        "unknown metric 'nosuch'",
+    ),
+    "value above 1": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": 1.5},
+        400,
+        "value: expected a number from 0 to 1",
+    ),
+    "value negative": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": -0.1},
+        400,
+        "from 0 to 1",
+    ),
+    "value a word": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": "high"},
+        400,
+        "from 0 to 1",
+    ),
+    "value true": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": True},
+        400,
+        "from 0 to 1",
+    ),
+    "no value": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness"},
+        400,
+        "value",
+    ),
+    "body not an object": ({}, "POST", "/api/label", [1, 2], 400, "expected a JSON object"),
+    "note too long": (
+        {},
+        "POST",
+        "/api/label",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": 1, "note": "x" * 5000},
+        400,
+        "note",
+    ),
+    "ticks of the wrong length": (
+        {},
+        "POST",
+        "/api/label",
+        "ticks",
+        400,
+        "useful: expected",
+    ),
+    "a sample outside the queue": (
+        {},
+        "POST",
+        "/api/label",
+        "outside",
+        400,
+        "not in this page's queue",
+    ),
+    "unknown sample page": ({}, "GET", "/api/sample/nope", None, 404, "unknown sample"),
+    "malformed JSON": (
+        dict(raw=b'{"sample_id": '),
+        "POST",
+        "/api/label",
+        None,
+        400,
+        "not valid JSON",
+    ),
+    "not JSON at all": (
+        dict(content_type="text/plain", raw=b"value=1"),
+        "POST",
+        "/api/label",
+        None,
+        415,
+        "application/json",
+    ),
+    "oversized body": (
+        dict(raw=b'{"note": "' + b"x" * 100_000 + b'"}'),
+        "POST",
+        "/api/label",
+        None,
+        413,
+        "larger than",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_REQUESTS))
+def test_bad_requests_get_a_4xx_that_says_why_and_write_nothing(server, run_dir, name):
+    options, method, path, body, status, words = BAD_REQUESTS[name]
+    if body == "outside":  # a real sample of the run that this page was not asked to show
+        queued = {i.sample_id for i in server.session.queue if i.metric == "faithfulness"}
+        outside = sorted(set(server.session.samples) - queued)[0]
+        body = {"sample_id": outside, "metric": "faithfulness", "value": 1}
+    if body == "ticks":  # one tick for a sample with several contexts
+        first = next(i for i in server.session.queue if i.metric == "context_precision")
+        body = {"sample_id": first.sample_id, "metric": "context_precision", "useful": [1] * 9}
+    got, reply = server.request(method, path, body, **options)
+    assert got == status, reply
+    assert words in json.dumps(reply), reply
+    assert stored_labels(run_dir).empty
+
+
+# -- nothing lost ------------------------------------------------------------------------------
+
+
+def test_two_annotators_labelling_at_once_lose_nothing(run_dir):
+    sessions = [open_session(run_dir, name, ["faithfulness"], n=12) for name in ("ann", "bob")]
+    servers = [_running(s) for s in sessions]
+    first, second = (next(s) for s in servers)
+    try:
+        jobs = [
+            (server, item.sample_id, value)
+            for server, value in ((first, 0.25), (second, 0.75))
+            for item in server.session.queue
+        ]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            replies = list(pool.map(lambda j: j[0].label(j[1], "faithfulness", value=j[2]), jobs))
+    finally:
+        for running in servers:
+            next(running, None)
+    assert {status for status, _ in replies} == {200}
+    labels = stored_labels(run_dir)
+    assert len(labels) == len(jobs) == 24
+    assert labels.groupby("annotator")["value"].agg(set).to_dict() == {"ann": {0.25}, "bob": {0.75}}
+
+
+def test_a_server_killed_with_sigkill_keeps_every_acknowledged_label(run_dir):
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from judgegrid.cli import main; main()", "label", str(run_dir),
+         "--annotator", "kim", "--metric", "faithfulness", "--n", "6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        url = ""
+        while not url:
+            line = process.stdout.readline() if process.stdout else ""
+            assert line or process.poll() is None, process.stderr.read() if process.stderr else ""
+            url = next(iter(re.findall(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)), "")
+        port = int(url.split(":")[2].split("/")[0])
+        token = url.split("token=")[1]
+        session = open_session(run_dir, "kim", ["faithfulness"], n=6)
+        session.token = token
+        server = Server(session, port, None)
+        acknowledged = [
+            item.sample_id
+            for item in session.queue
+            if server.label(item.sample_id, "faithfulness", value=0.5)[0] == 200
+        ]
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+    assert len(acknowledged) == 6
+    labels = stored_labels(run_dir)
+    assert sorted(labels["sample_id"]) == sorted(acknowledged)
+
+
+# -- labels files ------------------------------------------------------------------------------
+
+GOOD_ROWS = [
+    {"sample_id": DISAGREED[0], "metric": "faithfulness", "annotator": "ann", "value": 0.0},
+    {"sample_id": DISAGREED[1], "metric": "Faithfulness", "annotator": "bob", "value": "1"},
+]
+
+
+def write_rows(path: Path, rows: list[Any]) -> Path:
+    if path.suffix == ".csv":
+        pd.DataFrame(rows).to_csv(path, index=False)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_labels_import_and_export_round_trip(run_dir, tmp_path, suffix):
+    count = import_labels(run_dir, write_rows(tmp_path / f"l{suffix}", GOOD_ROWS))
+    assert count == 2
+    exported = export_labels(run_dir)
+    mine = exported[exported["source"] == "import"].sort_values("annotator")
+    assert list(mine["value"]) == [0.0, 1.0] and list(mine["metric"]) == ["faithfulness"] * 2
+
+
+BAD_LABEL_FILES: dict[str, tuple[str, Any, str]] = {
+    "unknown sample": (".csv", [{**GOOD_ROWS[0], "sample_id": "zzz"}], "row 3: sample_id 'zzz'"),
+    "unknown metric": (
+        ".jsonl",
+        [{**GOOD_ROWS[0], "metric": "faithfullness"}],
+        "line 2: unknown metric",
+    ),
+    "metric not in the run": (
+        ".csv",
+        [{**GOOD_ROWS[0], "metric": "context_recall"}],
+        "not in this run",
+    ),
+    "value above 1": (
+        ".csv",
+        [{**GOOD_ROWS[0], "value": 4}],
+        "value: expected a number from 0 to 1",
+    ),
+    "value not a number": (".jsonl", [{**GOOD_ROWS[0], "value": "good"}], "got 'good'"),
+    "value missing": (".jsonl", [{k: v for k, v in GOOD_ROWS[0].items() if k != "value"}], "value"),
+    "no annotator": (".csv", [{**GOOD_ROWS[0], "annotator": ""}], "annotator is missing"),
+    "unknown column": (".csv", [{**GOOD_ROWS[0], "score": 1}], "unknown field score"),
+    "a row twice": (".csv", [GOOD_ROWS[0], GOOD_ROWS[0]], "row 3: repeats row 2"),
+    "malformed JSON": (".jsonl", "{oops\n", "line 1: not valid JSON"),
+    "a line not an object": (".jsonl", "[1, 2]\n", "line 1: expected an object"),
+    "not UTF-8": (".csv", b"sample_id,metric\n\xff,x\n", "line 2: byte 0xff is not UTF-8"),
+    "empty": (".jsonl", "\n", "the file has no labels"),
+    "unknown format": (".xlsx", "x", "unknown format '.xlsx'"),
+    "missing file": (".csv", None, "file not found"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_LABEL_FILES))
+def test_a_bad_labels_file_is_refused_whole_naming_the_row(run_dir, tmp_path, name):
+    suffix, content, words = BAD_LABEL_FILES[name]
+    path = tmp_path / f"labels{suffix}"
+    if isinstance(content, list):
+        write_rows(path, [GOOD_ROWS[1], *content] if name != "a row twice" else content)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    with pytest.raises(DatasetError) as raised:
+        import_labels(run_dir, path)
+    assert words in str(raised.value), str(raised.value)
+    assert stored_labels(run_dir).empty  # the good row beside the bad one was not written
+
+
+def test_labels_on_something_that_is_not_a_run(tmp_path):
+    with pytest.raises(RunDirError):
+        import_labels(tmp_path, tmp_path / "x.csv")
+    with pytest.raises(RunDirError):
+        open_session(tmp_path / "nowhere", "ann")
+
+
+def test_label_options_are_checked(run_dir):
+    with pytest.raises(OptionError, match="context_recall is not in this run"):
+        open_session(run_dir, "ann", ["context_recall"])
+    with pytest.raises(OptionError, match="a name is needed"):
+        open_session(run_dir, "  ")
+
+
+# -- a judgegrid pairs run: the page asks for a preference --------------------------------------
+
+
+def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_path, write_matrix):
+    from typer.testing import CliRunner
+
+    from demo_sets import PAIR_RECORDS
+    from judgegrid import run_pairs
+    from judgegrid.cli import app
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
+    parent = run_pairs(
+        write_matrix(repeats=1, strictness=[1]), pairs_file, reports_dir=tmp_path / "r"
+    ).run_dir
+    refused = CliRunner().invoke(app, ["label", str(parent)])
+    assert refused.exit_code == 2 and "label the pairs of one aspect" in refused.output
+    session = open_session(parent / "faithfulness", "ann", n=10)
+    assert {i.metric for i in session.queue} == {"preference"}
+    assert len(session.queue) == len(PAIR_RECORDS)
+    firsts = [i.members[0].endswith(":preferred") for i in session.queue if i.members]
+    assert True in firsts and False in firsts  # the preferred answer is not always shown first
+    running = _running(session)
+    server = next(running)
+    try:
+        status, state = server.request("GET", "/api/state")
+        assert status == 200 and state["metrics"]["preference"]["form"] == "preference"
+        assert ":preferred" not in json.dumps(state) and ":other" not in json.dumps(state)
+        status, answer = server.request("GET", "/api/pair/0/1")
+        assert status == 200 and "id" not in answer and answer["response"]
+        assert server.request("GET", "/api/pair/0/2")[0] == 404
+        assert server.request("GET", "/api/pair/99/0")[0] == 404
+        for item in session.queue:  # this person prefers the data set's preferred answer
+            assert item.members is not None
+            choice = 0 if item.members[0].endswith(":preferred") else 1
+            assert server.label(item.sample_id, "preference", choice=choice)[0] == 200
+        assert server.label(session.queue[0].sample_id, "preference", choice=2)[0] == 400
+        assert server.label("nope", "preference", choice=0)[0] == 400
+    finally:
+        next(running, None)
+    result = CliRunner().invoke(app, ["report", str(parent)])
+    assert result.exit_code == 0, result.output
+    pairs = pd.read_csv(parent / "faithfulness" / "tables" / "validity_pairs.csv")
+    people = pairs[pairs["source"] == "people"]
+    assert len(people) and (people["pairs"] == len(PAIR_RECORDS)).all()
+    # a preference is no label on a metric's scale: it must not reach validity against people
+    agreement = pd.read_csv(parent / "faithfulness" / "tables" / "human_agreement.csv")
+    assert "preference" not in set(agreement["metric"])
+    exported = export_labels(parent / "faithfulness")
+    details = [json.loads(d) for d in exported["detail"].dropna()]
+    assert all(d["preferred"].endswith(":preferred") for d in details)

@@ -1,0 +1,100 @@
+"""The report a user decides from: written at the end of a run, rebuilt by `judgegrid report`
+from the database alone (no model call), with tidy CSVs and one escaped, self-contained HTML."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from demo_sets import demo_with_hostile_sample
+from judgegrid import run_grid
+from judgegrid.cli import app
+from judgegrid.outputs.html_report import SECTIONS
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def run_dir(tmp_path, write_matrix):
+    result = run_grid(write_matrix(), demo_with_hostile_sample(), run_dir=tmp_path / "run")
+    assert result.complete
+    return result.run_dir
+
+
+def test_a_run_writes_summary_tables_and_html(run_dir):
+    summary = (run_dir / "summary.md").read_text()
+    for heading in (
+        "## Faithfulness",
+        "## ResponseRelevancy",
+        "## Failures by metric",
+        "## Decision",
+        "## Judges ranked by validity, cost and time",
+        "## Run-to-run stability",
+        "## Agreement between judges",
+        "## Variance components",
+        "## Strictness trade-off",
+        "## Validity: pairwise-preference accuracy",
+    ):
+        assert heading in summary, heading
+    tables = {p.stem for p in (run_dir / "tables").glob("*.csv")}
+    assert {
+        "stability",
+        "agreement_judges",
+        "agreement_judge_pairs",
+        "variance_components",
+        "decision_study",
+        "strictness",
+        "validity_pairs",
+        "judge_ranking",
+    } <= tables
+    agreement = pd.read_csv(run_dir / "tables" / "agreement_judges.csv")
+    assert set(agreement["alpha_missing"]) == {
+        "pairable values: every sample with at least two ratings"
+    }
+    # the demo set's contrasts are preference pairs for faithfulness and response relevancy
+    validity = pd.read_csv(run_dir / "tables" / "validity_pairs.csv")
+    assert set(validity["source"]) == {"contrast"}
+    assert {"faithfulness", "response_relevancy"} <= set(validity["metric"])
+    page = (run_dir / "report.html").read_text()
+    for key in SECTIONS:
+        assert f'<section id="{key}">' in page, key
+    assert "<script>alert" not in page and "&lt;script&gt;alert(" in page
+    assert "hostile&lt;script&gt;" in page
+    assert page.count("data:image/png;base64,") >= 5
+    assert "http://" not in page and "https://" not in page  # self-contained
+
+
+def test_report_command_rebuilds_everything_without_a_model_call(run_dir, scripted_provider):
+    before = (run_dir / "summary.md").read_text()
+    html_before = (run_dir / "report.html").read_text()
+    for name in ("summary.md", "report.html", "scores.csv"):
+        (run_dir / name).unlink()
+    shutil.rmtree(run_dir / "tables")
+    scripted_provider.calls.clear()
+    scripted_provider.fail = lambda model, step, n: 500  # any call would fail loudly
+    result = runner.invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    assert scripted_provider.calls == []
+    assert (run_dir / "summary.md").read_text() == before
+    assert (run_dir / "report.html").read_text() == html_before
+    assert (run_dir / "tables" / "stability.csv").exists()
+    assert "## Decision" in result.stdout
+
+
+def test_report_names_a_directory_that_is_not_a_run(tmp_path):
+    result = runner.invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not a run directory" in result.stderr and "Traceback" not in result.output
+
+
+def test_report_of_a_run_with_one_judge_and_one_repeat_explains_the_gaps(tmp_path, write_matrix):
+    matrix = write_matrix(judges=[{"id": "scripted/judge-a", "label": "a"}], repeats=1)
+    result = run_grid(matrix, limit=3, run_dir=tmp_path / "run")
+    page = (result.run_dir / "report.html").read_text()
+    assert '<section id="agreement">' in page
+    stability = pd.read_csv(result.run_dir / "tables" / "stability.csv")
+    assert stability["icc1"].isna().all()
+    assert stability["note"].str.contains("fewer than two repeats").all()

@@ -1,0 +1,127 @@
+"""`judgegrid pairs`: a human-preference pairs file scored per aspect, with the accuracy table."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SHARED
+from demo_sets import PAIR_RECORDS
+from judgegrid.cli import app
+from judgegrid.metrics import METRICS
+from judgegrid.run.pairs import aspect_dataset, load_pairs
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def pairs_file(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in PAIR_RECORDS) + "\n")
+    return path
+
+
+def test_each_pair_becomes_two_labelled_samples():
+    data = aspect_dataset(PAIR_RECORDS, "faithfulness", "x")
+    assert len(data) == 8
+    first, second = data.samples[:2]
+    assert first.labels == {"pair": "q0:faithfulness", "preferred": 1, "aspect": "faithfulness"}
+    assert (
+        second.labels["preferred"] == 0 and second.response == PAIR_RECORDS[0]["ungrounded_answer"]
+    )
+    assert first.retrieved_contexts == [PAIR_RECORDS[0]["context"]]
+
+
+def test_bad_pairs_file_names_line_and_field(tmp_path, write_matrix):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "a", "question": "Q"}\nnot json\n')
+    result = runner.invoke(app, ["pairs", str(write_matrix()), "--pairs", str(path)])
+    assert result.exit_code == 2
+    assert "bad.jsonl: line 1: missing or empty: context, answer" in result.stderr
+    assert "bad.jsonl: line 2: not valid JSON" in result.stderr
+
+
+def test_pairs_command_writes_the_accuracy_table(tmp_path, write_matrix, pairs_file):
+    matrix = write_matrix(repeats=1, strictness=[1])
+    result = runner.invoke(
+        app,
+        [
+            "pairs",
+            str(matrix),
+            "--pairs",
+            str(pairs_file),
+            "--reports-dir",
+            str(tmp_path / "reports"),
+            "--judge",
+            "a",
+            "--no-progress",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    (parent,) = (tmp_path / "reports").iterdir()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv")
+    assert set(accuracy["judge"]) == {"a"}
+    faith = accuracy[accuracy["metric"] == "faithfulness"].iloc[0]
+    # the scripted judge checks word overlap: grounded answers win every faithfulness pair
+    assert (faith["pairs"], faith["accuracy"]) == (4, 1.0)
+    relevancy = accuracy[accuracy["metric"] == "response_relevancy"]
+    assert len(relevancy) == 2 and (relevancy["pairs"] == 4).all()  # two dimensions
+    assert set(accuracy["aspect"]) == {"faithfulness", "answer_relevance"}
+    summary = (parent / "pairs_summary.md").read_text()
+    assert "no metric of the suite measures context padding" in summary
+    assert "0.95" in summary and "0.78" in summary and "0.70" in summary  # the paper's figures
+    if "answer_relevancy" not in METRICS:
+        assert "answer_relevancy: not in this build's metric registry" in summary
+    else:
+        assert "answer_relevancy" in set(accuracy["metric"])
+    # each aspect is a normal run directory: faithfulness cells only in its own run
+    faith_scores = pd.read_csv(parent / "faithfulness" / "scores.csv")
+    assert set(faith_scores["metric"]) == {"faithfulness"} and len(faith_scores) == 8
+    assert (parent / "answer_relevance" / "report.html").exists()
+
+
+def test_report_rebuilds_a_pairs_directory_without_a_model_call(
+    tmp_path, write_matrix, pairs_file, scripted_provider
+):
+    matrix = write_matrix(repeats=1, strictness=[1])
+    reports = tmp_path / "reports"
+    args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--reports-dir", str(reports)]
+    assert runner.invoke(app, [*args, "--no-progress"]).exit_code == 0
+    (parent,) = reports.iterdir()
+    before = (parent / "pairs_summary.md").read_text()
+    (parent / "pairs_summary.md").unlink()
+    (parent / "faithfulness" / "report.html").unlink()
+    scripted_provider.calls.clear()
+    scripted_provider.fail = lambda model, step, n: 500
+    result = runner.invoke(app, ["report", str(parent)])
+    assert result.exit_code == 0, result.output
+    assert scripted_provider.calls == []
+    assert (parent / "pairs_summary.md").read_text() == before
+    assert (parent / "faithfulness" / "report.html").exists()
+
+
+def test_unknown_judge_label_is_named(tmp_path, write_matrix, pairs_file):
+    result = runner.invoke(
+        app, ["pairs", str(write_matrix()), "--pairs", str(pairs_file), "--judge", "zz"]
+    )
+    assert result.exit_code == 2 and "no judge labelled zz; known: a, b" in result.stderr
+
+
+@pytest.mark.skipif(not (SHARED / "validation").exists(), reason="../shared not beside the repo")
+def test_the_wikieval_pairs_file_loads():
+    records = load_pairs(SHARED / "validation" / "wikieval_pairs.jsonl")
+    assert len(records) == 44
+
+
+def test_a_matrix_sample_limit_does_not_cut_the_pairs(tmp_path, write_matrix, pairs_file):
+    # local.yaml carries `limit: 21` for the demo set; a pairs file is limited by --limit alone
+    matrix = write_matrix(repeats=1, strictness=[1], limit=1, metrics=["faithfulness"])
+    args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--judge", "a", "--no-progress"]
+    result = runner.invoke(app, [*args, "--reports-dir", str(tmp_path / "reports")])
+    assert result.exit_code == 0, result.output
+    (parent,) = (tmp_path / "reports").iterdir()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv")
+    assert (accuracy["pairs"] == 4).all()
