@@ -145,12 +145,14 @@ def analyse(
     human_labels: pd.DataFrame | None = None,
     run_ref: str = "RUN_DIR",
     people_pairs: pd.DataFrame | None = None,
+    margin: float | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
     table, also what the run cost (``usage``, ``overview``); with people's labels
     (``sample_id, metric, annotator, value``), validity against them and the decision card's
     first rung; with people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``),
-    pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run."""
+    pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run;
+    ``margin``, the card's non-inferiority margin (``decision: {margin}``)."""
     info = sample_info or {}
     summary = config_summary(scores)
     pairs = preference_pairs(info)
@@ -190,14 +192,18 @@ def analyse(
     spoken = languages.languages_of(info)
     tables["language_means"] = languages.language_means(scores, spoken)
     tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)
-    card = decision.decision_card(
-        ranking,
-        tables["validity_people_by_judge"],
-        tables["alt_test"],
-        tables["labels_needed"],
-        run_ref,
-        metric_titles,
+    sources = decision.CardSources(
+        scores=scores,
+        ranking=ranking,
+        pairs=pairs,
+        labels=human_labels if human_labels is not None else pd.DataFrame(),
+        people=tables["validity_people_by_judge"],
+        aat=tables["alt_test"],
+        needed=tables["labels_needed"],
+        lower_is_better=lower_is_better,
+        margin=margin,
     )
+    card = decision.decision_card(sources, run_ref, metric_titles)
     tables["decision_card"] = card
     notes = validity.aspect_notes(info)
     means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
