@@ -178,7 +178,7 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
         unit="pairs",
         chance=0.5,
         judges=tuple(str(j) for j in right.columns),
-        values=right.fillna(False).to_numpy(float),
+        values=right.fillna(False).astype(float).to_numpy(),
         target=None,
         statistic=mean_statistic,
         binary=True,
@@ -302,6 +302,32 @@ def rule(evidence: Evidence, margin: float | None = None) -> Ruling:
             if np.isfinite(d.upper_one_sided) and d.upper_one_sided < margin
         ]
     return Ruling(top, others, tied, within)
+
+
+def binary_evidence(right: pd.DataFrame, unit: str = "pairs") -> Evidence:
+    """Evidence from right/wrong outcomes (items x candidates; NaN or False: wrong), for a
+    "best" figure outside the card (``judgegrid pairs``) chosen by the card's own rule."""
+    return Evidence(
+        basis="preference pairs",
+        measure="accuracy",
+        unit=unit,
+        chance=0.5,
+        judges=tuple(str(c) for c in right.columns),
+        values=right.fillna(False).astype(float).to_numpy(),
+        target=None,
+        statistic=mean_statistic,
+        binary=True,
+        interval=_wilson_interval,
+    )
+
+
+def best_words(ruling: Ruling) -> str:
+    """The top candidate, or the set it is not separated from: 'a', 'a or b: not separated'."""
+    if ruling.top is None:
+        return "none measured"
+    if len(ruling.tied) == 1:
+        return ruling.top.judge
+    return " or ".join(s.judge for s in ruling.tied) + ": not separated"
 
 
 def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) -> dict[str, str]:
