@@ -187,13 +187,16 @@ def resume_run(
     return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
 
-def rebuild_report(run_dir: str | Path, margin: float | None = None) -> list[Path]:
+def rebuild_report(
+    run_dir: str | Path, margin: float | None = None, blind_only: bool = False
+) -> list[Path]:
     """Every output of a run directory — or of a ``judgegrid pairs`` directory, each aspect run
     and the pairs summary — from the databases alone: no model is called. ``margin`` sets the
-    decision card's non-inferiority margin for this report (a run's own stays as it was)."""
+    decision card's non-inferiority margin for this report (a run's own stays as it was);
+    ``blind_only`` leaves out labels given with the judges shown (``label --show-judges``)."""
     if is_pairs_dir(run_dir):
         return [rebuild_pairs_outputs(run_dir)]
-    return rebuild_outputs(run_dir, margin)
+    return rebuild_outputs(run_dir, margin, blind_only)
 
 
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -147,7 +147,7 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     return Evidence(
         basis="people",
         measure="rho",
-        unit="labelled samples",
+        unit="samples people labelled",
         chance=0.0,
         judges=judges,
         values=wide[list(judges)].to_numpy(float),

@@ -215,6 +215,11 @@ class DecisionOptions(StrictModel):
         description="Non-inferiority margin: name the cheapest judge whose quality is shown "
         "(one-sided 95%) within this much of the best's.",
     )
+    blind_only: bool = Field(
+        False,
+        description="Leave out labels given with the judges shown (judgegrid label "
+        "--show-judges): validity against people from blind labels only.",
+    )
 
 
 class Execution(StrictModel):

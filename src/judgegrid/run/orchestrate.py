@@ -29,7 +29,7 @@ from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
 from judgegrid.inputs.matrix import Matrix, load_matrix, matrix_from_data
 from judgegrid.inputs.tasks import expand_cells, expected_cell_count
-from judgegrid.labels.files import human_labels, people_pairs
+from judgegrid.labels.files import human_labels, people_pairs, without_sighted
 from judgegrid.outputs import report
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import preflight
@@ -275,6 +275,8 @@ def write_outputs(
     scores, calls = store.scores_frame(), store.calls_frame()
     info = stored_sample_info(store)
     labels = store.labels_frame()
+    if matrix.decision.blind_only:
+        labels = without_sighted(labels)
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
         for i, e in enumerate(matrix.embeddings)
@@ -295,12 +297,18 @@ def write_outputs(
     return scores, calls
 
 
-def rebuild_outputs(run_dir: str | Path, margin: float | None = None) -> list[Path]:
+def rebuild_outputs(
+    run_dir: str | Path, margin: float | None = None, blind_only: bool = False
+) -> list[Path]:
     """Every output of a run directory, from its database alone: no model is called. A
-    ``margin`` overrides the run's ``decision: {margin}`` for this report."""
+    ``margin`` overrides the run's ``decision: {margin}`` for this report; ``blind_only`` leaves
+    out the labels given with the judges shown."""
     target, matrix, store = open_run(run_dir)
     if margin is not None:
         matrix = with_margin(matrix, margin)
+    if blind_only:
+        decision = matrix.decision.model_copy(update={"blind_only": True})
+        matrix = matrix.model_copy(update={"decision": decision})
     try:
         info = stored_sample_info(store)
         expected = expected_cell_count(matrix, len(info)) if info else None
