@@ -18,6 +18,7 @@ from judgegrid.analyses import (
     agreement,
     decision,
     human,
+    juries,
     languages,
     recommendation,
     stability,
@@ -146,32 +147,38 @@ def analyse(
     run_ref: str = "RUN_DIR",
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
+    jury_panels: list[list[str]] | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
     table, also what the run cost (``usage``, ``overview``); with people's labels
     (``sample_id, metric, annotator, value``), validity against them and the decision card's
     first rung; with people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``),
     pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run;
-    ``margin``, the card's non-inferiority margin (``decision: {margin}``)."""
+    ``margin``, the card's non-inferiority margin (``decision: {margin}``); ``jury_panels``,
+    lists of judges whose mean is scored as one more virtual judge (``juries``: in the means,
+    validity, ranking and card; not in agreement or variance, where a jury would agree with its
+    own members by construction, nor in the counts of cells, calls and failures)."""
     info = sample_info or {}
+    called = scores  # the cells the run scored, without the juries made from them
+    scores = juries.with_juries(scores, jury_panels or [])
     summary = config_summary(scores)
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
-    components = variance.variance_components(scores)
+    components = variance.variance_components(called)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
     ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
-    judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds)
+    judge_pairs = agreement.agreement_pairs(called, "judge", thresholds)
     embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds)
     tables = {
         "config_summary": summary,
         "repeat_spread": repeat_spread(scores),
         "stability": stability.stability(scores, thresholds),
-        "agreement_judges": agreement.agreement_summary(scores, "judge", thresholds, judge_pairs),
+        "agreement_judges": agreement.agreement_summary(called, "judge", thresholds, judge_pairs),
         "agreement_judge_pairs": judge_pairs,
-        "judge_offsets": agreement.rater_offsets(scores, "judge"),
+        "judge_offsets": agreement.rater_offsets(called, "judge"),
         "agreement_embeddings": agreement.agreement_summary(
             scores, "embedding", thresholds, embedding_pairs
         ),
@@ -185,8 +192,8 @@ def analyse(
         "validity_pairs": validity.pair_accuracy(scores, pairs, lower_is_better),
         "validity_labels": validity.label_correlations(scores, labels),
         "judge_ranking": ranking,
-        "failures_by_metric": metric_failure_rates(scores),
-        "failure_causes": top_failure_causes(scores),
+        "failures_by_metric": metric_failure_rates(called),
+        "failure_causes": top_failure_causes(called),
     }
     tables |= people_tables(scores, human_labels, thresholds)
     spoken = languages.languages_of(info)
@@ -215,9 +222,9 @@ def analyse(
     return Analysis(
         tables,
         card,
-        run_overview(scores, calls),
+        run_overview(called, calls),
         notes,
         means=means,
-        usage=usage_tables(scores, calls, step_names),
+        usage=usage_tables(called, calls, step_names),
         by_language=by_language,
     )

@@ -8,7 +8,8 @@ one function a rung; another kind of evidence is one more function in the list):
    cell) counted as wrong, like a tie;
 3. **other judges**: tau-b with the leave-one-out consensus. It needs three judges or more
    (with two, each agrees with "the others" by the same number), and a judge named on it is
-   named "by agreement only", since agreeing with a wrong majority is not validity.
+   named "by agreement only", since agreeing with a wrong majority is not validity. Juries
+   (``juries``) are left out of this rung: a jury agrees with its own members by construction.
 
 The rule, the same on every rung (``decide``): the top judge by the point estimate must exclude
 chance; then it is compared with each other judge on the items both were measured on (exact
@@ -31,6 +32,7 @@ import pandas as pd
 
 from judgegrid.analyses.common import pooled_by_choice, ratings, tau_ci
 from judgegrid.analyses.human import by_rho, mean_labels
+from judgegrid.analyses.juries import is_jury
 from judgegrid.analyses.paired import (
     ALPHA,
     PairedDifference,
@@ -188,7 +190,8 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
 
 def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
     """Rung 3: tau-b with the other judges' mean, on the samples every judge scored."""
-    wide = _wide_ratings(sources.scores, metric).dropna()
+    wide = _wide_ratings(sources.scores, metric)
+    wide = wide[[c for c in wide.columns if not is_jury(c)]].dropna()  # a jury agrees with its own
     if wide.shape[1] < 2 or len(wide) < 5 or (wide.nunique() > 1).sum() < 2:
         return None  # no two judges whose scores vary on the same samples
     return Evidence(

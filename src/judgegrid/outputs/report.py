@@ -50,6 +50,7 @@ def analyse_run(
     run_ref: str = "RUN_DIR",
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
+    jury_panels: list[list[str]] | None = None,
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
@@ -64,6 +65,7 @@ def analyse_run(
         run_ref=run_ref,
         people_pairs=people_pairs,
         margin=margin,
+        jury_panels=jury_panels,
     )
 
 
@@ -274,11 +276,20 @@ def write_all(
     human_labels: pd.DataFrame | None = None,
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
+    jury_panels: list[list[str]] | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone."""
     paths = [write_scores_csv(scores, run_dir)]
     analysis = analyse_run(
-        scores, sample_info, calls, step_names, human_labels, str(run_dir), people_pairs, margin
+        scores,
+        sample_info,
+        calls,
+        step_names,
+        human_labels,
+        str(run_dir),
+        people_pairs,
+        margin,
+        jury_panels,
     )
     text = summary_markdown(analysis, title, expected_cells, dimension_methods)
     paths.append(write_summary(run_dir, text))

@@ -293,6 +293,7 @@ def write_outputs(
         human_labels=human_labels(labels, info),
         people_pairs=people_pairs(labels),
         margin=matrix.decision.margin,
+        jury_panels=matrix.jury_panels,
     )
     return scores, calls
 
