@@ -11,10 +11,12 @@ one function a rung; another kind of evidence is one more function in the list):
    named "by agreement only", since agreeing with a wrong majority is not validity. Juries
    (``juries``) are left out of this rung: a jury agrees with its own members by construction.
 
-The rule, the same on every rung (``decide``): the top judge by the point estimate must exclude
-chance; then it is compared with each other judge on the items both were measured on (exact
-McNemar for right/wrong pairs, a paired bootstrap of the difference otherwise), the p-values
-Holm-corrected. The judges it is not separated from form a set with it; the card names the set
+The rule, the same on every rung (``outcome``): the top judge by the point estimate must exclude
+chance (its interval at 95% over the k judges measured, Bonferroni: the best of k judges at
+chance would otherwise exclude it by luck about k times as often); then it is compared with
+each other judge on the items both were measured on (exact McNemar for right/wrong pairs, a
+paired bootstrap of the difference otherwise), the p-values Holm-corrected. The judges it is
+not separated from form a set with it; the card names the set
 and recommends its cheapest, then fastest, member, and says so. With a non-inferiority margin
 (``decision: {margin}``), the card names the cheapest judge whose one-sided 95% lower bound of
 (its quality - the top's) lies above -margin. A named judge with more than 10% of its cells
@@ -29,8 +31,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from judgegrid.analyses.common import pooled_by_choice, ratings, tau_ci
+from judgegrid.analyses.common import pooled_by_choice, ratings
 from judgegrid.analyses.human import by_rho, mean_labels
 from judgegrid.analyses.juries import is_jury
 from judgegrid.analyses.paired import (
@@ -45,7 +48,7 @@ from judgegrid.analyses.paired import (
     spearman_statistic,
 )
 from judgegrid.analyses.recommendation import metric_sentence
-from judgegrid.analyses.validity import pair_outcomes, spearman_ci, wilson_interval
+from judgegrid.analyses.validity import pair_outcomes, wilson_interval
 
 CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail"]
 NO_VERDICT = "no verdict"
@@ -84,7 +87,8 @@ class Evidence:
     target: np.ndarray | None  # per item (people's mean label), or None
     statistic: Statistic
     binary: bool  # values are right (1) / wrong (0): McNemar
-    interval: Callable[[float, int], tuple[float, float]]  # a judge's 95% CI from (quality, n)
+    # a judge's CI from (quality, n, level)
+    interval: Callable[[float, int, float], tuple[float, float]]
     named_suffix: str = ""  # "(by agreement only)"
     min_judges: int = 1
     joint: bool = False  # the statistic reads every judge's column at once (a consensus)
@@ -119,11 +123,19 @@ def decision_card(
     return pd.DataFrame(rows, columns=CARD_COLUMNS)
 
 
-def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, str]:
+def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """The highest rung of the ladder with data for ``metric``."""
     for rung in LADDER:
         evidence = rung(metric, sources)
         if evidence is not None:
-            return decide(metric, evidence, sources, run_ref)
+            return evidence
+    return None
+
+
+def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, str]:
+    evidence = first_evidence(metric, sources)
+    if evidence is not None:
+        return decide(metric, evidence, sources, run_ref)
     return {
         "verdict": NO_VERDICT,
         "basis": "nothing measurable",
@@ -204,7 +216,7 @@ def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
         target=None,
         statistic=consensus_tau_statistic,
         binary=False,
-        interval=tau_ci,
+        interval=_tau_interval,
         named_suffix=" (by agreement only)",
         min_judges=MIN_AGREEMENT_JUDGES,
         joint=True,
@@ -226,12 +238,26 @@ def _wide_ratings(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
     return pooled.pivot_table(index="sample_id", columns="judge", values="rating")
 
 
-def _rho_interval(rho: float, n: int) -> tuple[float, float]:
-    return spearman_ci(rho, n)
+def _rho_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Fisher z with the Bonett-Wright SE (``validity.spearman_ci``), at any level."""
+    return _fisher_interval(rho, n, level, np.sqrt((1 + rho**2 / 2) / max(n - 3, 1)), 4)
 
 
-def _wilson_interval(accuracy: float, n: int) -> tuple[float, float]:
-    return wilson_interval(round(accuracy * n), n)
+def _tau_interval(tau: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Fisher z with the Fieller-Hartley-Pearson SE (``common.tau_ci``), at any level."""
+    return _fisher_interval(tau, n, level, np.sqrt(0.437 / max(n - 4, 1)), 5)
+
+
+def _fisher_interval(r: float, n: int, level: float, se: float, min_n: int) -> tuple[float, float]:
+    if n < min_n or not np.isfinite(r) or abs(r) >= 1 - 1e-9:
+        return float("nan"), float("nan")
+    q = stats.norm.ppf(1 - (1 - level) / 2)
+    z = np.arctanh(r)
+    return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
+
+
+def _wilson_interval(accuracy: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    return wilson_interval(round(accuracy * n), n, level)
 
 
 # ---------------------------------------------------------------- the rule
@@ -252,7 +278,7 @@ def standings(evidence: Evidence) -> list[Standing]:
             quality = float(evidence.statistic(column[None], target)[0][0])
         n = int(mask.sum())
         if np.isfinite(quality):
-            low, high = evidence.interval(quality, n)
+            low, high = evidence.interval(quality, n, 0.95)
             out.append(Standing(judge, quality, low, high, n))
     return sorted(out, key=lambda s: (-s.quality, -s.n))
 
@@ -333,13 +359,53 @@ def best_words(ruling: Ruling) -> str:
     return " or ".join(s.judge for s in ruling.tied) + ": not separated"
 
 
+def excludes_chance(evidence: Evidence, top: Standing, judges: int) -> bool:
+    """Whether the top judge's interval excludes chance at 95% over ``judges`` looks
+    (Bonferroni): the best of several judges at chance excludes it by luck more often."""
+    low, _ = evidence.interval(top.quality, top.n, 1 - 0.05 / max(judges, 1))
+    return bool(np.isfinite(low) and low > evidence.chance)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the rule decided on one rung, before it is put in words (the benchmark reads it)."""
+
+    kind: str  # "too few", "unmeasured", "chance", "named", "set", "margin"
+    ruling: Ruling
+    named: str | None = None  # singled out; or taken from the set / within the margin
+    tied: tuple[str, ...] = ()  # the set the verdict names (the judges within the margin)
+    why: str = ""  # which of cheapest, fastest decided the take
+
+
+def outcome(evidence: Evidence, usage: pd.DataFrame, margin: float | None = None) -> Outcome:
+    """The paired rule's decision on one rung (see the module docstring)."""
+    ruling = rule(evidence, margin)
+    if ruling.too_few:
+        return Outcome("too few", ruling)
+    top = ruling.top
+    if top is None:
+        return Outcome("unmeasured", ruling)
+    if not excludes_chance(evidence, top, len(ruling.others) + 1):
+        return Outcome("chance", ruling)
+    if ruling.within_margin:
+        names = tuple(s.judge for s, _ in ruling.within_margin)
+        pick, why = cheapest_then_fastest(names, usage)
+        return Outcome("margin", ruling, pick, names, why)
+    if len(ruling.tied) == 1:
+        return Outcome("named", ruling, top.judge, (top.judge,))
+    names = tuple(s.judge for s in ruling.tied)
+    pick, why = cheapest_then_fastest(names, usage)
+    return Outcome("set", ruling, pick, names, why)
+
+
 def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) -> dict[str, str]:
     """The card's verdict, basis, reason and next step from one rung."""
-    ruling = rule(evidence, sources.margin)
     usage = _usage(sources.ranking, metric)
+    found = outcome(evidence, usage, sources.margin)
+    ruling = found.ruling
     label_step = _label_command(run_ref, metric, _more_needed(sources.needed, metric, "chance"))
     row = {"basis": evidence.basis, "next_step": label_step}
-    if ruling.too_few:
+    if found.kind == "too few":
         return row | {
             "verdict": NO_VERDICT,
             "reason": f"agreement cannot rank fewer than {MIN_AGREEMENT_JUDGES} judges: with "
@@ -349,40 +415,38 @@ def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) 
     if top is None:
         return row | {"verdict": NO_VERDICT, "reason": "no judge could be measured"}
     figure = _figure(evidence, top)
-    if not (np.isfinite(top.low) and top.low > evidence.chance):
+    if found.kind == "chance":
         return row | {
             "verdict": NO_VERDICT,
             "reason": f"the best, {top.judge}, has {figure}: that does not exclude chance "
-            f"({evidence.chance:g}){_runner_up(evidence, ruling)}",
+            f"({evidence.chance:g}{_bonferroni(ruling)}){_runner_up(evidence, ruling)}",
         }
     step = (
         evidence.next_if_named
         if evidence.next_if_named.startswith("none")
         else f"{evidence.next_if_named}: {label_step}"
     )
-    if ruling.within_margin:
-        return row | _margin_verdict(evidence, ruling, usage, sources.margin or 0.0, step)
+    if found.kind == "margin":
+        return row | _margin_verdict(evidence, found, usage, sources.margin or 0.0, step)
     reason = f"{top.judge}: {figure}{_runner_up(evidence, ruling)}"
-    if len(ruling.tied) == 1:
-        verdict = top.judge + evidence.named_suffix
-        reason += _failed_words(usage, top.judge) + evidence.words(top.judge)
-        return row | {"verdict": verdict, "reason": reason, "next_step": step}
-    pick, why = cheapest_then_fastest([s.judge for s in ruling.tied], usage)
-    names = " or ".join(s.judge for s in ruling.tied)
-    verdict = f"{names}: not separated; take {pick} ({why}){evidence.named_suffix}"
+    pick = found.named or top.judge
     reason += _failed_words(usage, pick) + evidence.words(pick)
+    if found.kind == "named":
+        return row | {"verdict": pick + evidence.named_suffix, "reason": reason, "next_step": step}
+    names = " or ".join(found.tied)
+    verdict = f"{names}: not separated; take {pick} ({found.why}){evidence.named_suffix}"
     more = _more_needed(sources.needed, metric, "runner-up")
     next_step = _label_command(run_ref, metric, more) if evidence.basis == "people" else step
     return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
 
 
 def _margin_verdict(
-    evidence: Evidence, ruling: Ruling, usage: pd.DataFrame, margin: float, step: str
+    evidence: Evidence, found: Outcome, usage: pd.DataFrame, margin: float, step: str
 ) -> dict[str, str]:
     """Non-inferiority: the cheapest judge whose quality is within the margin of the top's."""
-    assert ruling.top is not None
+    ruling, pick = found.ruling, found.named
+    assert ruling.top is not None and pick is not None
     top = ruling.top
-    pick, why = cheapest_then_fastest([s.judge for s, _ in ruling.within_margin], usage)
     if pick == top.judge:
         verdict = top.judge + evidence.named_suffix
         reason = (
@@ -392,7 +456,7 @@ def _margin_verdict(
     else:
         chosen, diff = next((s, d) for s, d in ruling.within_margin if s.judge == pick)
         assert diff is not None
-        verdict = f"{pick} (within {margin:g} of {top.judge}; {why}){evidence.named_suffix}"
+        verdict = f"{pick} (within {margin:g} of {top.judge}; {found.why}){evidence.named_suffix}"
         reason = (
             f"{pick}: {_figure(evidence, chosen)}; minus {top.judge}'s "
             f"{evidence.measure} {top.quality:.2f}: {-diff.diff:+.2f}, one-sided 95% bound "
@@ -425,6 +489,11 @@ def _figure(evidence: Evidence, s: Standing) -> str:
     return f"{evidence.measure} {s.quality:.2f} ({ci}) on {s.n} {evidence.unit}"
 
 
+def _bonferroni(ruling: Ruling) -> str:
+    looks = len(ruling.others) + 1
+    return f", at 95% over {looks} judges (Bonferroni)" if looks > 1 else ""
+
+
 def _runner_up(evidence: Evidence, ruling: Ruling) -> str:
     """The comparison with the runner-up (and how many others were compared)."""
     if not ruling.others:
@@ -437,6 +506,11 @@ def _runner_up(evidence: Evidence, ruling: Ruling) -> str:
         f"; vs runner-up {s.judge} ({evidence.measure} {s.quality:.2f}): difference "
         f"{d.diff:+.2f} ({ci}, {d.test}, {holm}p {p:.3f}, {d.n} {evidence.unit}): {separated}"
     )
+
+
+def usage_of(ranking: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per judge of ``metric``: cost and latency per score, failed share (from the ranking)."""
+    return _usage(ranking, metric)
 
 
 def _usage(ranking: pd.DataFrame, metric: str) -> pd.DataFrame:
