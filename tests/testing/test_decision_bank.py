@@ -1,6 +1,6 @@
 """The decision card's error rates on a smaller run of the benchmark's scenario bank
-(benches/bench_decision.py runs 200 seeds a scenario; here 60, so the goals get a tolerance of
-about two binomial standard errors: wrong pick <= 5% + 0.06, power >= 80% - 0.10)."""
+(benches/bench_decision.py runs 200 seeds a scenario; here 40, so the goals get a tolerance of
+about two binomial standard errors: wrong pick <= 5% + 0.07, power >= 80% - 0.13)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from judgegrid.testing.decision_bank import (
     wrong_pick,
 )
 
-SEEDS = range(1000, 1060)  # not the benchmark's seeds
+SEEDS = range(1000, 1040)  # not the benchmark's seeds
 
 
 @pytest.mark.parametrize("scenario", BANK, ids=[s.name for s in BANK])
 def test_the_card_rarely_names_a_wrong_judge_and_finds_a_clearly_better_one(scenario):
     figures = scenario_figures(scenario, SEEDS)
-    assert figures["wrong_pick"] <= WRONG_PICK_GOAL + 0.06, figures
+    assert figures["wrong_pick"] <= WRONG_PICK_GOAL + 0.07, figures
     if scenario.power and scenario.power_reachable:
-        assert figures["power"] >= POWER_GOAL - 0.10, figures
+        assert figures["power"] >= POWER_GOAL - 0.13, figures
 
 
 def test_what_counts_as_a_wrong_pick():
