@@ -8,6 +8,7 @@ const $ = (id) => document.getElementById(id);
 let meta = null;
 let list = { ids: [], filters: null, page: 1, pages: 1 }; // the Samples page last shown
 let current = { sample: null, metric: null, row: -1 };
+let shown = 0; // the route being drawn: an older route's late answer draws nothing
 
 async function api(path, body) {
   const options = { headers: { "X-Judgegrid-Token": token } };
@@ -79,10 +80,11 @@ function select(id, label, values, chosen, blank) {
 
 // -- Samples -----------------------------------------------------------------------------------
 
-async function showSamples(query) {
+async function showSamples(query, mine) {
   const metric = query.get("metric") || meta.metrics[0].name;
   query.set("metric", metric);
   const data = await api(`/api/view/samples?${query.toString()}`);
+  if (mine !== shown) return;
   list = { ids: data.rows.map((r) => r.id), filters: new URLSearchParams(query), page: data.page, pages: data.pages };
   const change = (name) => (event) => {
     const next = new URLSearchParams(query);
@@ -205,9 +207,10 @@ function usage(c) {
   return el("p", { class: "usage", text: `${c.calls} calls · ${c.tokens_in} tokens in, ${c.tokens_out} out · ${cost} · ${fmt(c.latency_s, 2)} s` });
 }
 
-async function showSample(id, query) {
+async function showSample(id, query, mine) {
   const metric = query.get("metric") || meta.metrics[0].name;
   const data = await api(`/api/view/sample/${encodeURIComponent(id)}?metric=${encodeURIComponent(metric)}`);
+  if (mine !== shown) return;
   current.sample = id;
   current.metric = metric;
   if (current.row < 0) current.row = list.ids.indexOf(id);
@@ -311,8 +314,9 @@ function side(cell) {
   );
 }
 
-async function showCompare(id, query) {
+async function showCompare(id, query, mine) {
   const data = await api(`/api/view/compare/${encodeURIComponent(id)}?${query.toString()}`);
+  if (mine !== shown) return;
   current.sample = id;
   current.metric = data.metric;
   const mark = (r) => (r.only === "a" ? "only in A" : r.only === "b" ? "only in B" : r.differs ? "verdicts differ" : "");
@@ -350,8 +354,9 @@ async function showCompare(id, query) {
 
 // -- Decision ----------------------------------------------------------------------------------
 
-async function showDecision() {
+async function showDecision(mine) {
   const data = await api("/api/view/decision");
+  if (mine !== shown) return;
   if (!data.card.length) return page("Decision", el("p", { class: "note", text: data.note || "no card" }));
   const columns = ["metric", "verdict", "basis", "reason", "next_step", "detail"];
   const head = el("tr", {}, ...["metric", "judge", "basis", "why", "next step", "detail"].map((t) => el("th", { text: t })));
@@ -416,11 +421,12 @@ document.addEventListener("keydown", (event) => {
 async function route() {
   say("");
   const { parts, query } = hashRoute();
+  const mine = ++shown;
   try {
-    if (parts[0] === "sample" && parts[1] !== undefined) await showSample(parts[1], query);
-    else if (parts[0] === "compare" && parts[1] !== undefined) await showCompare(parts[1], query);
-    else if (parts[0] === "decision") await showDecision();
-    else await showSamples(query);
+    if (parts[0] === "sample" && parts[1] !== undefined) await showSample(parts[1], query, mine);
+    else if (parts[0] === "compare" && parts[1] !== undefined) await showCompare(parts[1], query, mine);
+    else if (parts[0] === "decision") await showDecision(mine);
+    else await showSamples(query, mine);
   } catch (err) {
     say(`cannot show this: ${err.message}`);
   }
