@@ -250,3 +250,9 @@ def test_bad_label_requests_queue_nothing(server, run_dir, name):
     got, reply = server.request("POST", "/api/view/label", body)
     assert got == 400 and words in reply["error"], reply
     assert server.session.labels.queue == []
+
+
+def test_the_report_sends_each_least_stable_sample_to_the_view(base_run):
+    page = (base_run / "report.html").read_text()
+    assert f"judgegrid view {base_run}" in page
+    assert page.count("#/sample/") >= 13  # a row of the least-stable table per sample

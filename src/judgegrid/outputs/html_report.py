@@ -12,6 +12,7 @@ import html
 import math
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -110,8 +111,10 @@ def render(
     summary_sections: Mapping[str, pd.DataFrame],
     sample_info: Mapping[str, Mapping[str, Any]],
     metric_titles: Mapping[str, str],
+    view_command: str = "",
 ) -> str:
-    """The whole report as one HTML string."""
+    """The whole report as one HTML string; ``view_command`` (``judgegrid view RUN_DIR``) is
+    given beside each sample worth a look."""
     parts = {
         "decision": _decision(analysis),
         "overview": _overview(overview, summary_sections)
@@ -127,7 +130,7 @@ def render(
         "validity": _validity(analysis),
         "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
         + frame_html(analysis.table("failure_causes"), "failure_causes"),
-        "samples": _samples(analysis, sample_info),
+        "samples": _samples(analysis, sample_info, view_command),
         "methods": _methods(),
     }
     nav = " ".join(f'<a href="#{key}">{esc(name)}</a>' for key, name in SECTIONS.items())
@@ -350,7 +353,7 @@ def _pairs(a: Analysis) -> str:
     )
 
 
-def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]]) -> str:
+def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]], view_command: str = "") -> str:
     spread = a.table("repeat_spread")
     if spread.empty or spread["range"].notna().sum() == 0:
         return '<p class="note">No sample has two scored repeats.</p>'
@@ -360,7 +363,20 @@ def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]]) -> str:
     )
     columns = ["sample_id", "question", "metric", "judge", "embedding", "dimension"]
     columns += ["strictness", "mean", "sd", "low", "high", "repeats"]
-    return frame_html(worst[columns])
+    note = ""
+    if view_command:
+        worst["see it"] = [
+            f"#/sample/{quote(str(s), safe='')}?metric={quote(str(m), safe='')}"
+            for s, m in zip(worst["sample_id"], worst["metric"], strict=True)
+        ]
+        columns.append("see it")
+        note = (
+            f'<p class="note">To see a sample\'s statements, verdicts and calls for each judge: '
+            f"<code>{esc(view_command)}</code>, then add its <em>see it</em> to the printed "
+            "address (or find it on the Samples page, sorted by instability or disagreement)."
+            "</p>"
+        )
+    return note + frame_html(worst[columns])
 
 
 def _methods() -> str:

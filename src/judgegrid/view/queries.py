@@ -156,9 +156,11 @@ class RunView:
         shown = ranked.iloc[start : start + filters.per_page]
         columns = self.configs(filters.metric)
         columns = columns[columns["config"].isin(cells["config"].unique())]
-        by_cell = cells[cells["sample_id"].isin(shown["sample_id"])].set_index(
-            ["sample_id", "config"]
-        )
+        shown_cells = cells[cells["sample_id"].isin(shown["sample_id"])]
+        by_cell = {
+            (str(record["sample_id"]), str(record["config"])): record
+            for record in shown_cells.to_dict("records")
+        }
         return {
             "metric": filters.metric,
             "total": total,
@@ -297,7 +299,8 @@ def rank_samples(cells: pd.DataFrame) -> pd.DataFrame:
         columns = ["sample_id", "disagreement", "instability", "failed", "skipped", "scored"]
         return pd.DataFrame(columns=columns)
     by_judge = cells.groupby(["sample_id", "judge"])["mean"].mean()
-    spread = by_judge.groupby(level="sample_id").agg(lambda s: s.max() - s.min())
+    grouped = by_judge.groupby(level="sample_id")
+    spread = grouped.max() - grouped.min()
     judges = by_judge.notna().groupby(level="sample_id").sum()
     spread = spread.where(judges >= 2)
     frame = cells.groupby("sample_id").agg(
@@ -318,10 +321,11 @@ def sort_samples(frame: pd.DataFrame, sort: str) -> pd.DataFrame:
     return ordered.sort_values(sort, ascending=False, na_position="last", kind="stable")
 
 
-def _cell(by_cell: pd.DataFrame, sample_id: str, key: str) -> dict[str, Any] | None:
-    try:
-        row: Any = by_cell.loc[(sample_id, key)]
-    except KeyError:
+def _cell(
+    by_cell: dict[tuple[str, str], dict[Any, Any]], sample_id: str, key: str
+) -> dict[str, Any] | None:
+    row = by_cell.get((sample_id, key))
+    if row is None:
         return None
     return {
         "mean": _number(row["mean"]),
