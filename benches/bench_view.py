@@ -7,8 +7,9 @@ models x 3 dimensions x 3 strictness x 5 repeats of ResponseRelevancy plus Faith
 failed), gives its Faithfulness rows statements and verdicts, and adds ``CALLS`` judge calls
 (each prompt naming its sample's texts, with a reply). Then starts ``judgegrid view`` in a child
 process, as a user would, and times over HTTP: the Samples page's first response (the first
-request after start: the metric's cells are folded then), a sort and filter after it, a Sample
-page and a page of its calls; and reads the server's resident memory (VmRSS, and its peak
+request after the URL is printed; the server folds every metric's cells before it prints it,
+so "server ready" includes that), a sort and filter after it, a Sample page and a page of its
+calls; and reads the server's resident memory (VmRSS, and its peak
 VmHWM) from /proc.
 """
 

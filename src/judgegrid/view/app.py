@@ -359,7 +359,9 @@ async def _close(store: RunStore, run: RunView) -> None:
 
 async def serve(session: ViewSession, port: int = 0) -> tuple[web.AppRunner, int]:
     """Start the app on 127.0.0.1 (``port`` 0: a free one); the run database is opened here, in
-    the thread that serves, and closed with the runner."""
+    the thread that serves, and closed with the runner. Every metric's grid is folded before
+    the server listens, so the first Samples page does not wait for it."""
+    session.run.fold()
     store = RunStore(session.labels.database)
     app = make_view_app(session, store)
     app.on_cleanup.append(lambda app: _close(store, session.run))

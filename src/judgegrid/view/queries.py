@@ -2,8 +2,10 @@
 
 A metric's cells (sample × configuration, repeats folded into mean, SD and status counts) come
 from one GROUP BY over the scores table and are kept per metric for the life of the server, a
-few numbers per cell; texts (answers, details, prompts and replies) are read per sample, when the
-browser asks for that sample.
+few numbers per cell, with each sample's disagreement and instability over all configurations;
+``fold`` computes them for every metric before the server answers, so no request waits for the
+GROUP BY (a second or more on 200,000 score rows). Texts (answers, details, prompts and
+replies) are read per sample, when the browser asks for that sample.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ class RunView:
     embedding_models: dict[str, str]  # embedding label -> model id (for the stored vectors)
     _db: sqlite3.Connection = field(init=False)
     _cells: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
+    _ranked: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
+    _judges: list[str] | None = field(default=None, init=False)
+    _embeddings: list[str] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._db = sqlite3.connect(
@@ -106,17 +111,40 @@ class RunView:
             self._cells[metric] = frame.drop(columns="square")
         return self._cells[metric]
 
+    def ranked(self, metric: str) -> pd.DataFrame:
+        """``rank_samples`` over all of ``metric``'s configurations (the unfiltered grid),
+        kept like the cells."""
+        if metric not in self._ranked:
+            self._ranked[metric] = rank_samples(self.cells(metric))
+        return self._ranked[metric]
+
+    def fold(self) -> None:
+        """Fold every metric's cells, rank its samples and read the judges and embedding
+        models now, at start-up, so the first Samples page is answered from memory."""
+        for metric in self.metrics:
+            self.ranked(metric)
+        self.judges()
+        self.embeddings()
+
     def configs(self, metric: str) -> pd.DataFrame:
         """The configurations of ``metric`` in a stable order, one row each."""
         frame = self.cells(metric)[[*CONFIG_COLUMNS, "config"]].drop_duplicates("config")
         return frame.sort_values(CONFIG_COLUMNS).reset_index(drop=True)
 
     def judges(self) -> list[str]:
-        return [r[0] for r in self._db.execute("SELECT DISTINCT judge FROM scores ORDER BY 1")]
+        """The run's judges, read once: every Samples request checks its filter against
+        them, and the DISTINCT scans the whole scores table."""
+        if self._judges is None:
+            rows = self._db.execute("SELECT DISTINCT judge FROM scores ORDER BY 1")
+            self._judges = [r[0] for r in rows]
+        return self._judges
 
     def embeddings(self) -> list[str]:
-        rows = self._db.execute("SELECT DISTINCT embedding FROM scores ORDER BY 1")
-        return [r[0] for r in rows if r[0]]
+        """The run's embedding models, read once (as ``judges``)."""
+        if self._embeddings is None:
+            rows = self._db.execute("SELECT DISTINCT embedding FROM scores ORDER BY 1")
+            self._embeddings = [r[0] for r in rows if r[0]]
+        return self._embeddings
 
     def languages(self) -> list[str]:
         return sorted({s.language for s in self.samples.values() if s.language})
@@ -138,7 +166,11 @@ class RunView:
             cells = cells[cells["judge"].isin(filters.judges)]
         if filters.embeddings:
             cells = cells[cells["embedding"].isin(filters.embeddings)]
-        ranked = rank_samples(cells)
+        ranked = (
+            rank_samples(cells)
+            if filters.judges or filters.embeddings
+            else self.ranked(filters.metric)
+        )
         keep = pd.Series(True, index=ranked.index)
         if filters.language:
             languages = {k: s.language or "" for k, s in self.samples.items()}
