@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import io
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,7 +15,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.transforms import Bbox
 from PIL import Image, ImageOps
 
 from judgegrid.analyses.tables import embedding_config, judge_rows
@@ -30,9 +28,10 @@ MARGIN_INCHES = 3.0
 def to_base64_png(fig: Figure) -> str:
     """The figure cut to its tight box (as ``savefig(bbox_inches="tight")``), in 256 colours.
 
-    Drawn once: the box is read off the drawn canvas and cut from its pixels, where savefig
-    draws the figure twice (once to measure it). A figure whose ink runs off its canvas is
-    left to savefig, which grows the canvas. 256 colours make the PNG about a third of the
+    Drawn once, on a canvas with room to spare (``_add_margin``), then cut to what was drawn
+    on it: savefig lays the figure out, asks every artist its extent and draws it again. A
+    figure whose ink reaches its canvas's edge is left to savefig, which grows the canvas.
+    256 colours make the PNG about a third of the
     size of a true-colour one, and the page as much lighter; heatmaps use 256-step colour
     maps, so no value is coarsened.
     """
@@ -41,7 +40,7 @@ def to_base64_png(fig: Figure) -> str:
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     pixels = np.asarray(canvas.buffer_rgba())
-    box = _pixel_box(fig.get_tightbbox(canvas.get_renderer()), pixels.shape)
+    box = _ink_box(pixels)
     if box is None:
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", pad_inches=PAD_INCHES)
@@ -67,26 +66,29 @@ def _add_margin(fig: Figure) -> None:
     for ax in fig.axes:
         place = ax.get_position(original=True)
         ax.set_position(
-            [
-                (place.x0 * width + MARGIN_INCHES) / grown_w,
-                (place.y0 * height + MARGIN_INCHES) / grown_h,
-                place.width * width / grown_w,
-                place.height * height / grown_h,
-            ],
+            (
+                float((place.x0 * width + MARGIN_INCHES) / grown_w),
+                float((place.y0 * height + MARGIN_INCHES) / grown_h),
+                float(place.width * width / grown_w),
+                float(place.height * height / grown_h),
+            ),
             which="both",
         )
     fig.set_size_inches(grown_w, grown_h)
 
 
-def _pixel_box(box: Bbox, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
-    """A tight box in inches as (top, bottom, left, right) pixel rows and columns of the
-    drawn canvas (rows count down from the top), or None when it runs off the canvas."""
-    height, width = shape[0], shape[1]
-    left, right = math.floor(box.x0 * DPI), math.ceil(box.x1 * DPI)
-    top, bottom = math.floor(height - box.y1 * DPI), math.ceil(height - box.y0 * DPI)
-    if min(left, top) < -1 or right > width + 1 or bottom > height + 1:  # 1 px: rounding
+def _ink_box(pixels: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right) of what is drawn on the white canvas, the box savefig's
+    tight box would enclose (found in the pixels: asking the artists for their extents costs
+    as much as a draw); None when it touches the canvas's edge, so may run past it."""
+    ink = (pixels[:, :, :3] != 255).any(axis=2)
+    rows, columns = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if not len(rows):
+        return 0, pixels.shape[0], 0, pixels.shape[1]
+    top, bottom, left, right = rows[0], rows[-1] + 1, columns[0], columns[-1] + 1
+    if top == 0 or left == 0 or bottom == pixels.shape[0] or right == pixels.shape[1]:
         return None
-    return max(top, 0), min(bottom, height), max(left, 0), min(right, width)
+    return int(top), int(bottom), int(left), int(right)
 
 
 def _heatmap(ax, values: np.ndarray, rows: Iterable[str], cols: Iterable[str], vmin, vmax, cmap):
