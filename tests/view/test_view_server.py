@@ -16,10 +16,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pandas as pd
 import pytest
 
+from judgegrid.api import rebuild_report
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, open_view, serve
+from judgegrid.view.queries import Filters
 from view_runs import DISPUTED, EXTRA, make_view_run
 
 
@@ -256,3 +259,26 @@ def test_the_report_sends_each_least_stable_sample_to_the_view(base_run):
     page = (base_run / "report.html").read_text()
     assert f"judgegrid view {base_run}" in page
     assert page.count("#/sample/") >= 13  # a row of the least-stable table per sample
+
+
+def test_the_report_sends_the_most_disagreed_samples_to_the_view_in_the_views_order(run_dir):
+    """The report's "most disagreed" rows are the view's disagreement order: per metric, the
+    table's first sample is the Samples page's first, and each row links to the view."""
+    rebuild_report(run_dir)  # the run's report predates the disputed verdicts written after it
+    page = (run_dir / "report.html").read_text()
+    section = page.split('<section id="disagreed">')[1].split("</section>")[0]
+    table = pd.read_csv(run_dir / "tables" / "sample_disagreement.csv")
+    assert table.iloc[0]["sample_id"] == DISPUTED
+    run = open_view(run_dir, "ann").run
+    try:
+        for metric, rows in table.dropna(subset=["disagreement"]).groupby("metric"):
+            top = run.samples_page(Filters(metric=str(metric)))["rows"][0]
+            assert top["id"] == rows.iloc[0]["sample_id"]
+            assert top["disagreement"] == pytest.approx(rows.iloc[0]["disagreement"])
+    finally:
+        run.close()
+    for row in table.dropna(subset=["disagreement"]).head(20).itertuples():  # the rows shown
+        link = f"#/sample/{quote(row.sample_id, safe='')}?metric={row.metric}"
+        assert link in section, link
+    assert table.loc[table["sample_id"] == DISPUTED, "disagreement"].max() > 0.3
+    assert section.count("#/sample/") == min(20, table["disagreement"].notna().sum())

@@ -17,6 +17,7 @@ import pandas as pd
 from judgegrid.analyses import (
     agreement,
     decision,
+    disagreement,
     human,
     languages,
     recommendation,
@@ -163,9 +164,11 @@ def analyse(
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
     judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds)
     embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds)
+    spread = repeat_spread(scores)
     tables = {
         "config_summary": summary,
-        "repeat_spread": repeat_spread(scores),
+        "repeat_spread": spread,
+        "sample_disagreement": disagreement.sample_disagreement(spread),
         "stability": stability.stability(scores, thresholds),
         "agreement_judges": agreement.agreement_summary(scores, "judge", thresholds, judge_pairs),
         "agreement_judge_pairs": judge_pairs,
