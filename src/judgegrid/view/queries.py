@@ -74,6 +74,7 @@ class RunView:
     _db: sqlite3.Connection = field(init=False)
     _cells: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
     _ranked: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
+    _configs: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
     _judges: list[str] | None = field(default=None, init=False)
     _embeddings: list[str] | None = field(default=None, init=False)
 
@@ -123,13 +124,19 @@ class RunView:
         models now, at start-up, so the first Samples page is answered from memory."""
         for metric in self.metrics:
             self.ranked(metric)
+            self.configs(metric)
         self.judges()
         self.embeddings()
+        if self.metrics:  # the page the app opens on, once: what pandas loads on first use too
+            self.samples_page(Filters(metric=self.metrics[0]))
 
     def configs(self, metric: str) -> pd.DataFrame:
-        """The configurations of ``metric`` in a stable order, one row each."""
-        frame = self.cells(metric)[[*CONFIG_COLUMNS, "config"]].drop_duplicates("config")
-        return frame.sort_values(CONFIG_COLUMNS).reset_index(drop=True)
+        """The configurations of ``metric`` in a stable order, one row each (kept: every
+        Samples page names them)."""
+        if metric not in self._configs:
+            frame = self.cells(metric)[[*CONFIG_COLUMNS, "config"]].drop_duplicates("config")
+            self._configs[metric] = frame.sort_values(CONFIG_COLUMNS).reset_index(drop=True)
+        return self._configs[metric]
 
     def judges(self) -> list[str]:
         """The run's judges, read once: every Samples request checks its filter against
