@@ -73,6 +73,24 @@ def test_a_person_finds_why_the_judges_disagree_and_labels_the_sample(tmp_path):
             assert top == DISPUTED
             shoot(tools, tmp_path, "view-samples.png")
 
+            # the judge filter takes several judges: one ticked, then both, then none (all)
+            tick = "document.querySelector('#f-judge input[value=\"{}\"]').click()"
+            judges_shown = (
+                "[...new Set([...document.querySelectorAll('#grid th.config')]"
+                ".map(t => t.textContent.split(' · ')[0]))].sort().join(',')"
+            )
+            evaluate(tools, tick.format("b"))
+            wait_until(tools, f"{judges_shown} === 'b'")
+            assert "judge=b" in evaluate(tools, "location.hash")
+            evaluate(tools, tick.format("a"))
+            wait_until(tools, f"{judges_shown} === 'a,b'")
+            hash_ = evaluate(tools, "location.hash")
+            assert "judge=b" in hash_ and "judge=a" in hash_, hash_
+            evaluate(tools, tick.format("a"))
+            evaluate(tools, tick.format("b"))
+            wait_until(tools, "!location.hash.includes('judge=')")
+            wait_until(tools, f"document.querySelector('#grid tr.row').dataset.id === {DISPUTED!r}")
+
             click(tools, "#grid tr.row td")
             wait_until(tools, "document.querySelectorAll('.config-box').length >= 2")
             boxes = evaluate(

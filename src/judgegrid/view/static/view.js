@@ -78,6 +78,17 @@ function select(id, label, values, chosen, blank) {
   return el("label", { for: id }, label, box);
 }
 
+// Several values of one filter (judges, embedding models): a box each, none ticked = all.
+function checks(id, label, values, chosen) {
+  const box = el("fieldset", { id, class: "checks" }, el("legend", { text: `${label} (none: all)` }));
+  for (const value of values) {
+    const tick = el("input", { type: "checkbox", value });
+    tick.checked = chosen.includes(value);
+    box.append(el("label", { class: "check" }, tick, value));
+  }
+  return box;
+}
+
 // -- Samples -----------------------------------------------------------------------------------
 
 async function showSamples(query, mine) {
@@ -88,7 +99,10 @@ async function showSamples(query, mine) {
   list = { ids: data.rows.map((r) => r.id), filters: new URLSearchParams(query), page: data.page, pages: data.pages };
   const change = (name) => (event) => {
     const next = new URLSearchParams(query);
-    if (event.target.value) next.set(name, event.target.value);
+    if (event.target.type === "checkbox") {
+      next.delete(name);
+      for (const tick of controls.querySelectorAll(`#f-${name} input:checked`)) next.append(name, tick.value);
+    } else if (event.target.value) next.set(name, event.target.value);
     else next.delete(name);
     next.delete("page");
     go("/samples", next);
@@ -103,8 +117,8 @@ async function showSamples(query, mine) {
     { class: "controls" },
     select("f-metric", "metric", meta.metrics.map((m) => [m.name, m.title]), metric),
     select("f-sort", "sort by", [["disagreement", "disagreement between judges"], ["instability", "instability across repeats"], ["id", "id"]], query.get("sort") || "disagreement"),
-    select("f-judge", "judge", meta.judges, query.get("judge") || "", "all"),
-    select("f-embedding", "embedding", meta.embeddings, query.get("embedding") || "", "all"),
+    checks("f-judge", "judges", meta.judges, query.getAll("judge")),
+    checks("f-embedding", "embeddings", meta.embeddings, query.getAll("embedding")),
     select("f-language", "language", meta.languages, query.get("language") || "", "all"),
     select("f-status", "status", meta.statuses, query.get("status") || "", "any"),
     el("label", { for: "search" }, "search", search)
