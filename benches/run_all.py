@@ -47,6 +47,8 @@ SUITE: dict[str, list[str]] = {
     "faults": ["fault_grid.py", "--repeats", "2"],
     "report": ["bench_report_run.py"],  # judgegrid report on 200,000 score rows
     "local": ["bench_local.py"],  # the embedded Gemma judge
+    # the decision card's own error rates on synthetic judges (prints, no RESULT line)
+    "decision": ["bench_decision.py"],
 }
 
 

@@ -122,6 +122,7 @@ def run_grid(
     list_delimiter: str | None = None,
     workers: int | None = None,
     backend: str | None = None,
+    margin: float | None = None,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
 
@@ -133,7 +134,8 @@ def run_grid(
 
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
-    ``backend`` override the matrix's ``execution:`` block.
+    ``backend`` override the matrix's ``execution:`` block; ``margin``, its ``decision:
+    {margin}`` (the card's non-inferiority margin).
     """
     prepared = prepare_run(
         matrix,
@@ -144,6 +146,7 @@ def run_grid(
         use_cache=use_cache,
         columns=columns,
         list_delimiter=list_delimiter,
+        margin=margin,
     )
     return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
@@ -189,12 +192,16 @@ def resume_run(
     return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
 
-def rebuild_report(run_dir: str | Path) -> list[Path]:
+def rebuild_report(
+    run_dir: str | Path, margin: float | None = None, blind_only: bool = False
+) -> list[Path]:
     """Every output of a run directory — or of a ``judgegrid pairs`` directory, each aspect run
-    and the pairs summary — from the databases alone: no model is called."""
+    and the pairs summary — from the databases alone: no model is called. ``margin`` sets the
+    decision card's non-inferiority margin for this report (a run's own stays as it was);
+    ``blind_only`` leaves out labels given with the judges shown (``label --show-judges``)."""
     if is_pairs_dir(run_dir):
         return [rebuild_pairs_outputs(run_dir)]
-    return rebuild_outputs(run_dir)
+    return rebuild_outputs(run_dir, margin, blind_only)
 
 
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:

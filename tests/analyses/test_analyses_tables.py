@@ -12,7 +12,7 @@ import pytest
 
 from frames import scores_frame, simulated
 from judgegrid.analyses.agreement import agreement_pairs, agreement_summary, rater_offsets
-from judgegrid.analyses.decision import card_markdown, decision_card
+from judgegrid.analyses.decision import CardSources, card_markdown, decision_card
 from judgegrid.analyses.icc import icc
 from judgegrid.analyses.recommendation import judge_ranking
 from judgegrid.analyses.stability import stability
@@ -198,7 +198,8 @@ def test_pair_accuracy_counts_ties_as_disagreement_and_reports_unscored_pairs():
     }
     row = pair_accuracy(scores_frame(values), pairs).iloc[0]
     assert (row["pairs"], row["agree"], row["ties"], row["pairs_unscored"]) == (2, 1, 1, 1)
-    assert row["accuracy"] == 0.5 and row["ci_low"] < 0.5 < row["ci_high"]
+    assert row["accuracy"] == pytest.approx(1 / 3) and row["n"] == 3  # unscored: wrong
+    assert row["ci_low"] < 0.5 < row["ci_high"]
 
 
 def test_contrast_pairs_and_lower_is_better():
@@ -223,12 +224,12 @@ def test_ranking_and_paragraph_without_labels_use_consensus():
     ranking = judge_ranking(frame, pd.DataFrame())
     assert ranking.iloc[-1]["judge"] == "noisy"
     assert ranking["basis"].str.contains("consensus").all()
-    row = card_of(ranking).loc["faithfulness"]
-    judge = row["verdict"].removesuffix(" (by agreement only)")
-    assert judge in ("good", "also") and row["basis"] == "other judges"
-    assert f"pick {judge}" in row["detail"]  # the card and its reasoning name the same judge
+    row = card_of(frame).loc["faithfulness"]
+    assert row["basis"] == "other judges" and "(by agreement only)" in row["verdict"]
+    assert "noisy" not in row["verdict"].split(":")[0]
+    assert "vs runner-up" in row["reason"] and "paired bootstrap" in row["reason"]
     assert "95% CI" in row["reason"] and "judgegrid label RUN" in row["next_step"]
-    assert row["detail"].startswith("For faithfulness, pick ") and "not validity" in row["detail"]
+    assert "ranks first" in row["detail"] and "not validity" in row["detail"]
 
 
 def test_ranking_with_pairs_uses_validity():
@@ -244,9 +245,10 @@ def test_ranking_with_pairs_uses_validity():
     assert ranking.loc["right", "quality"] == 1 and ranking.loc["right", "rank"] == 1
     assert ranking.loc["wrong", "quality"] == pytest.approx(4 / 12)
     assert ranking.loc["right", "pareto"]
-    row = card_of(ranking.reset_index()).loc["faithfulness"]
+    row = card_of(scores_frame(values), pairs_from_labels(labels)).loc["faithfulness"]
     assert (row["verdict"], row["basis"]) == ("right", "preference pairs")
-    assert "12 pairs" in row["reason"] and "pick right" in row["detail"]
+    assert "12 pairs" in row["reason"] and "right ranks first" in row["detail"]
+    assert "vs runner-up wrong" in row["reason"] and "exact McNemar" in row["reason"]
 
 
 def test_empty_tables_do_not_crash():
@@ -254,7 +256,7 @@ def test_empty_tables_do_not_crash():
     empty = pd.DataFrame(columns=simulated(samples=1).columns)
     assert stability(empty).empty and agreement_summary(empty).empty
     assert variance_components(empty).empty and strictness_tradeoff(empty).empty
-    card = card_of(judge_ranking(empty, pd.DataFrame()))
+    card = card_of(empty)
     assert card.empty and "no decision to make" in card_markdown(card.reset_index())
 
 
@@ -269,7 +271,7 @@ def test_a_configuration_whose_cells_all_failed_shows_its_pairs_as_unscored():
     }
     row = pair_accuracy(scores_frame(values), pairs_from_labels(labels)).iloc[0]
     assert (row["judge"], row["pairs"], row["pairs_unscored"]) == ("broken", 0, 1)
-    assert np.isnan(row["accuracy"])
+    assert row["accuracy"] == 0  # an unscored pair counts against the judge, like a tie
 
 
 def test_label_correlations_are_spearman_on_samples_with_both():
@@ -305,14 +307,13 @@ def test_no_judge_is_recommended_when_chance_is_not_excluded():
         ("faithfulness", "broken", "", 0, 0, "p1-g", 0): None,
         ("faithfulness", "broken", "", 0, 0, "p1-b", 0): None,
     }
-    ranking = judge_ranking(scores_frame(values), pairs_from_labels(labels))
-    row = card_of(ranking).loc["faithfulness"]
+    row = card_of(scores_frame(values), pairs_from_labels(labels)).loc["faithfulness"]
     assert row["verdict"] == "no verdict" and "does not exclude chance" in row["reason"]
-    assert "pick" not in row["detail"] and "support no judge yet" in row["detail"]
-    assert "broken: not measurable (no pair had both members scored)" in row["detail"]
+    assert "ranks first" not in row["detail"] and "support no judge yet" in row["detail"]
 
 
-def card_of(ranking: pd.DataFrame) -> pd.DataFrame:
-    """The decision card from the ranking alone (no people's labels)."""
-    empty = pd.DataFrame()
-    return decision_card(ranking, empty, empty, empty, "RUN").set_index("metric")
+def card_of(scores: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The decision card from the scores (and pairs), without people's labels."""
+    pairs = pairs if pairs is not None else pd.DataFrame()
+    sources = CardSources(scores=scores, ranking=judge_ranking(scores, pairs), pairs=pairs)
+    return decision_card(sources, "RUN").set_index("metric")

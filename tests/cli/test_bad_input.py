@@ -60,7 +60,7 @@ def test_score_sample_reads_options_as_a_matrix_does():
 def test_an_unexpected_error_says_please_report_and_logs_the_traceback(
     tmp_path, monkeypatch, capsys, cache_dir
 ):
-    def broken(run_dir):
+    def broken(run_dir, *options):
         raise RuntimeError("a bug, sk-proj-AAAABBBBCCCCDDDD1234 inside")
 
     monkeypatch.setattr(api, "rebuild_report", broken)
@@ -77,29 +77,16 @@ def test_an_unexpected_error_says_please_report_and_logs_the_traceback(
 
 
 def test_no_verdict_says_why_without_miscounting_judges():
-    import numpy as np
     import pandas as pd
 
-    from judgegrid.analyses.decision import decision_card
+    from frames import scores_frame
+    from judgegrid.analyses.decision import CardSources, decision_card
+    from judgegrid.analyses.recommendation import judge_ranking
 
-    unmeasured = [np.nan, np.nan]
-    ranking = pd.DataFrame(
-        {
-            "metric": ["faithfulness"] * 2,
-            "judge": ["a", "b"],
-            "basis": ["consensus"] * 2,
-            "quality": unmeasured,
-            "ci_low": unmeasured,
-            "ci_high": unmeasured,
-            "n": [12, 12],
-            "cost_per_score": unmeasured,
-            "mean_run_sd": [0.0, 0.0],
-            "latency_per_score_s": [0.1, 0.1],
-            "failure_rate": [0.0, 0.0],
-        }
-    )
-    empty = pd.DataFrame()
-    row = decision_card(ranking, empty, empty, empty, "RUN").iloc[0]
+    flat = {("faithfulness", j, "", 0, 0, f"s{i}", 0): 0.5 for j in "ab" for i in range(12)}
+    scores = scores_frame(flat)
+    sources = CardSources(scores=scores, ranking=judge_ranking(scores, pd.DataFrame()))
+    row = decision_card(sources, "RUN").iloc[0]
     assert row["verdict"] == "no verdict"
     assert "fewer than two judges" not in row["reason"] + row["detail"]
     assert "no two judges scored alike" in row["reason"]

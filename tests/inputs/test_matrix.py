@@ -162,3 +162,22 @@ metrics: [faithfulness]
 def test_unreadable_file(tmp_path: Path):
     with pytest.raises(MatrixError, match=r"missing\.yaml: file not found"):
         load_matrix(tmp_path / "missing.yaml")
+
+
+def test_decision_margin_and_juries_are_read_and_checked():
+    two = MINIMAL.replace("judges:\n", "judges:\n  - id: scripted/judge-b\n")
+    matrix = parse_matrix(two + "decision: {margin: 0.05}\njuries: true\n")
+    assert matrix.decision.margin == 0.05
+    assert matrix.jury_panels == [["scripted/judge-b", "scripted/judge-a"]]
+    assert parse_matrix(two).jury_panels == [] and parse_matrix(two).decision.margin is None
+    listed = parse_matrix(two + "juries: [[scripted/judge-a, scripted/judge-b]]\n")
+    assert listed.jury_panels == [["scripted/judge-a", "scripted/judge-b"]]
+    with pytest.raises(MatrixError) as bad_margin:
+        parse_matrix(two + "decision: {margin: 1.5}\n")
+    assert "decision.margin" in str(bad_margin.value)
+    with pytest.raises(MatrixError) as unknown:
+        parse_matrix(two + "juries: [[scripted/judge-a, nobody]]\n")
+    assert "juries[0]" in str(unknown.value) and "nobody: not a judge" in str(unknown.value)
+    with pytest.raises(MatrixError) as alone:
+        parse_matrix(two + "juries: [[scripted/judge-a]]\n")
+    assert "two different judges" in str(alone.value)

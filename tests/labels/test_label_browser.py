@@ -41,6 +41,52 @@ def make_run(tmp_path: Path) -> Path:
     return run_grid(matrix, demo_with_hostile_sample(), run_dir=tmp_path / "run").run_dir
 
 
+# What a blind page must not show: a judge's name with its score or preference ("a gives 0.58",
+# "b prefers answer 1") or the judges' ids. The judges of the run are labelled 'a' and 'b'.
+JUDGE_NUMBERS = re.compile(r"\b(a|b) (gives \d|prefers)")
+BLIND_REASONS = (
+    "the judges disagree on this one",
+    "a judge's own repeats differ on this one",
+    "the judges agree on this one; a label here checks this part of the range",
+)
+
+
+def assert_blind(page_text: str, reason: str) -> None:
+    assert not JUDGE_NUMBERS.search(page_text), page_text
+    assert "scripted/judge-" not in page_text
+    assert reason.removeprefix("Why this sample: ") in BLIND_REASONS, reason
+
+
+def serve_label_page(run_dir: Path, *options: str) -> tuple[subprocess.Popen, str]:
+    """`judgegrid label RUN_DIR OPTIONS` in a process, and the URL it prints."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from judgegrid.cli import main; main()", "label", str(run_dir),
+         *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    url = ""
+    while not url and server.stdout:
+        line = server.stdout.readline()
+        assert line, server.stderr.read() if server.stderr else "the server stopped"
+        url = next(iter(re.findall(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)), "")
+    return server, url
+
+
+def shown_judges(tmp_path: Path, run_dir: Path) -> str:
+    """The page's 'why this sample' with --show-judges (for an annotator with nothing done)."""
+    server, url = serve_label_page(run_dir, "--annotator", "seer", "--n", "3", "--show-judges")
+    try:
+        with browser_page(tmp_path / "profile-seer") as tools:
+            navigate(tools, url)
+            wait_until(tools, "!document.getElementById('item').hidden")
+            return str(evaluate(tools, "document.getElementById('reason').textContent"))
+    finally:
+        server.kill()
+        server.wait(10)
+
+
 def card(run_dir: Path) -> pd.DataFrame:
     return pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
 
@@ -49,19 +95,8 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     run_dir = make_run(tmp_path)
     before = card(run_dir)
     assert (before["basis"] != "people").all()
-    server = subprocess.Popen(
-        [sys.executable, "-c", "from judgegrid.cli import main; main()", "label", str(run_dir),
-         "--annotator", "ann", "--n", "26"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+    server, url = serve_label_page(run_dir, "--annotator", "ann", "--n", "26")
     try:
-        url = ""
-        while not url and server.stdout:
-            line = server.stdout.readline()
-            assert line, server.stderr.read() if server.stderr else "the server stopped"
-            url = next(iter(re.findall(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)), "")
         with browser_page(tmp_path / "profile") as tools:
             navigate(tools, url)
             wait_until(tools, "!document.getElementById('item').hidden")
@@ -72,11 +107,14 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
                          ticks: !document.getElementById('ticks-hint').hidden,
                          contexts: document.querySelectorAll('#contexts li').length,
                          text: document.getElementById('item').innerText,
+                         page: document.body.innerText,
+                         reason: document.getElementById('reason').textContent,
                          scripts: document.querySelectorAll('script').length,
                          width: document.documentElement.scrollWidth})""",
                 )
                 assert state["scripts"] == 1  # label.js only: sample markup is never run
                 assert state["width"] <= 1280
+                assert_blind(state["page"], state["reason"])
                 if state["ticks"]:  # ContextPrecision: tick the first context, save with Enter
                     click(tools, "#tick-0")
                     press(tools, "Enter")
@@ -104,6 +142,8 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
         server.kill()
         server.wait(10)
     (tmp_path / "label-page.png").write_bytes(base64.b64decode(shot["data"]))
+    shown = shown_judges(tmp_path, run_dir)  # the judges' figures are back
+    assert re.search(r"\d\.\d\d", shown) and shown not in BLIND_REASONS, shown
     assert errors == []
     # the hostile sample's markup is on the page as text: no <script>, no <b> element made
     assert HOSTILE in hostile["text"] and "hostile<script>" in hostile["title"]
@@ -116,7 +156,7 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     after = card(run_dir)
     assert (after["basis"] == "people").any(), after
     assert not after.equals(before)
-    assert "people's labels" in " ".join(after["reason"])
+    assert "samples people labelled" in " ".join(after["reason"])
     summary = (run_dir / "summary.md").read_text()
     assert "## Validity against people" in summary and "| people |" in summary
 

@@ -167,6 +167,52 @@ def test_the_samples_the_judges_disagree_on_are_offered_first(server):
     ]
 
 
+def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
+    """No judge's name or score reaches the page (not even its JSON) before the answer."""
+    _, state = server.request("GET", "/api/state")
+    assert state["blind"] is True
+    reasons = " | ".join(i["reason"] for i in state["items"])
+    assert "the judges disagree on this one" in reasons
+    assert not re.search(r"\b(a|b) gives|\d\.\d\d|prefers", reasons), reasons
+    server.label(DISAGREED[0], "faithfulness", value=0.5)
+    sighted = open_session(run_dir, "seer", n=12, show_judges=True)
+    for server_seen in _running(sighted):
+        _, seen = server_seen.request("GET", "/api/state")
+        assert seen["blind"] is False
+        first = next(i for i in seen["items"] if i["sample_id"] == DISAGREED[0])
+        assert re.search(r"the judges disagree: (a|b) gives \d\.\d\d", first["reason"])
+        server_seen.label(DISAGREED[0], "faithfulness", value=0.75)
+    labels = stored_labels(run_dir).set_index("annotator")
+    assert labels.loc["ann", "blind"] == 1 and labels.loc["seer", "blind"] == 0
+
+
+def test_a_report_can_leave_out_the_labels_given_with_the_judges_shown(run_dir):
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app
+    from judgegrid.core.records import Label
+    from judgegrid.labels.files import without_sighted
+
+    store = RunStore(run_dir / "run.sqlite")
+    samples = sorted(set(store.scores_frame()["sample_id"]))[:8]
+    store.write_labels(
+        [Label(s, "faithfulness", "blind", 0.5, blind=True) for s in samples]
+        + [Label(s, "faithfulness", "seer", 0.5, blind=False) for s in samples]
+        + [Label(s, "faithfulness", "imported", 0.5, source="import") for s in samples]
+    )
+    stored = store.labels_frame()
+    store.close()
+    kept = without_sighted(stored)
+    assert set(kept["annotator"]) == {"blind", "imported"}  # unknown blindness stays
+    runner = CliRunner()
+    assert runner.invoke(app, ["report", str(run_dir)]).exit_code == 0
+    agreement = pd.read_csv(run_dir / "tables" / "human_agreement.csv").iloc[0]
+    assert agreement["annotators"] == 3
+    assert runner.invoke(app, ["report", str(run_dir), "--blind-only"]).exit_code == 0
+    agreement = pd.read_csv(run_dir / "tables" / "human_agreement.csv").iloc[0]
+    assert agreement["annotators"] == 2
+
+
 def test_what_the_annotator_answered_is_not_offered_again(run_dir):
     from judgegrid.core.records import Label
 

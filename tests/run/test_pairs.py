@@ -6,13 +6,16 @@ import json
 
 import pandas as pd
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from conftest import SHARED
 from demo_sets import PAIR_RECORDS
+from frames import scores_frame
+from judgegrid.analyses.validity import pairs_from_labels
 from judgegrid.cli import app
 from judgegrid.metrics import METRICS
-from judgegrid.run.pairs import aspect_dataset, load_pairs
+from judgegrid.run.pairs import aspect_dataset, load_pairs, paper_comparison
 
 runner = CliRunner()
 
@@ -73,6 +76,8 @@ def test_pairs_command_writes_the_accuracy_table(tmp_path, write_matrix, pairs_f
     summary = (parent / "pairs_summary.md").read_text()
     assert "no metric of the suite measures context padding" in summary
     assert "0.95" in summary and "0.78" in summary and "0.70" in summary  # the paper's figures
+    paper = summary[summary.index("## Beside the Ragas paper") :]
+    assert all(f" {column} " in paper for column in ("best", "ci_low", "ci_high", "n"))
     if "answer_relevancy" not in METRICS:
         assert "answer_relevancy: not in this build's metric registry" in summary
     else:
@@ -125,3 +130,32 @@ def test_a_matrix_sample_limit_does_not_cut_the_pairs(tmp_path, write_matrix, pa
     (parent,) = (tmp_path / "reports").iterdir()
     accuracy = pd.read_csv(parent / "pairs_accuracy.csv")
     assert (accuracy["pairs"] == 4).all()
+
+
+def _faithfulness_pairs(judges: dict[str, list[float | None]]):
+    """Pairs p0..; each judge's score of the preferred member (the other always 0.5)."""
+    labels, values = {}, {}
+    for judge, goods in judges.items():
+        for p, good in enumerate(goods):
+            labels[f"p{p}-g"] = {"pair": f"p{p}", "preferred": 1, "aspect": "faithfulness"}
+            labels[f"p{p}-b"] = {"pair": f"p{p}", "preferred": 0, "aspect": "faithfulness"}
+            values[("faithfulness", judge, "", 0, 0, f"p{p}-g", 0)] = good
+            values[("faithfulness", judge, "", 0, 0, f"p{p}-b", 0)] = 0.5
+    return scores_frame(values), pairs_from_labels(labels)
+
+
+def test_the_paper_comparison_gives_the_interval_and_n_and_counts_unscored_pairs_wrong():
+    scores, pairs = _faithfulness_pairs({"j": [0.9] + [None] * 11})  # one pair scored of 12
+    row = paper_comparison(scores, pairs).set_index("aspect").loc["faithfulness"]
+    assert row["best"] == "j" and (row["n"], row["unscored"]) == (12, 11)
+    assert row["accuracy"] == pytest.approx(1 / 12)  # not 1.00 from the one scored pair
+    assert row["ci_low"] < row["accuracy"] < row["ci_high"] and not row["paper_inside_ci"]
+
+
+def test_the_best_configuration_is_a_set_when_mcnemar_does_not_separate_it():
+    scores, pairs = _faithfulness_pairs({"a": [0.9] * 10 + [0.1] * 2, "b": [0.9] * 9 + [0.1] * 3})
+    row = paper_comparison(scores, pairs).set_index("aspect").loc["faithfulness"]
+    assert row["best"] == "a or b: not separated" and row["accuracy"] == pytest.approx(10 / 12)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        tuple(proportion_confint(10, 12, method="wilson"))
+    )

@@ -12,6 +12,10 @@
 - ``human``: validity against human labels, the annotators' own alpha, the Alternative
   Annotator Test, and how many labels would separate the judges
 - ``recommendation``: judges ranked by validity or consensus against cost and latency
+- ``paired``: paired comparisons of judges on the same items (exact McNemar, paired bootstrap,
+  Holm), behind every "best" the tool names
+- ``juries``: panels of judges as virtual judges made from the calls already made
+- ``decision``: the decision card, the evidence ladder and the paired rule
 - ``usage``: calls, tokens and cost per model from the calls table
 - ``bundle``: every table of a run in one pure call, for the report writers
 

@@ -19,6 +19,7 @@ from judgegrid.analyses import (
     decision,
     disagreement,
     human,
+    juries,
     languages,
     recommendation,
     stability,
@@ -146,25 +147,33 @@ def analyse(
     human_labels: pd.DataFrame | None = None,
     run_ref: str = "RUN_DIR",
     people_pairs: pd.DataFrame | None = None,
+    margin: float | None = None,
+    jury_panels: list[list[str]] | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
     table, also what the run cost (``usage``, ``overview``); with people's labels
     (``sample_id, metric, annotator, value``), validity against them and the decision card's
     first rung; with people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``),
-    pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run."""
+    pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run;
+    ``margin``, the card's non-inferiority margin (``decision: {margin}``); ``jury_panels``,
+    lists of judges whose mean is scored as one more virtual judge (``juries``: in the means,
+    validity, ranking and card; not in agreement or variance, where a jury would agree with its
+    own members by construction, nor in the counts of cells, calls and failures)."""
     info = sample_info or {}
+    called = scores  # the cells the run scored, without the juries made from them
+    scores = juries.with_juries(scores, jury_panels or [])
     summary = config_summary(scores)
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
-    components = variance.variance_components(scores)
+    components = variance.variance_components(called)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
     ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
-    by_judge = agreement.rating_tables(scores, "judge")  # once each: every score is pivoted
+    by_judge = agreement.rating_tables(called, "judge")  # once each: every score is pivoted
     by_embedding = agreement.rating_tables(scores, "embedding")
-    judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds, by_judge)
+    judge_pairs = agreement.agreement_pairs(called, "judge", thresholds, by_judge)
     embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds, by_embedding)
     spread = repeat_spread(scores)
     tables = {
@@ -173,10 +182,10 @@ def analyse(
         "sample_disagreement": disagreement.sample_disagreement(spread),
         "stability": stability.stability(scores, thresholds),
         "agreement_judges": agreement.agreement_summary(
-            scores, "judge", thresholds, judge_pairs, by_judge
+            called, "judge", thresholds, judge_pairs, by_judge
         ),
         "agreement_judge_pairs": judge_pairs,
-        "judge_offsets": agreement.rater_offsets(scores, "judge", by_judge),
+        "judge_offsets": agreement.rater_offsets(called, "judge", by_judge),
         "agreement_embeddings": agreement.agreement_summary(
             scores, "embedding", thresholds, embedding_pairs, by_embedding
         ),
@@ -190,21 +199,25 @@ def analyse(
         "validity_pairs": validity.pair_accuracy(scores, pairs, lower_is_better),
         "validity_labels": validity.label_correlations(scores, labels),
         "judge_ranking": ranking,
-        "failures_by_metric": metric_failure_rates(scores),
-        "failure_causes": top_failure_causes(scores),
+        "failures_by_metric": metric_failure_rates(called),
+        "failure_causes": top_failure_causes(called),
     }
     tables |= people_tables(scores, human_labels, thresholds)
     spoken = languages.languages_of(info)
     tables["language_means"] = languages.language_means(scores, spoken)
     tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)
-    card = decision.decision_card(
-        ranking,
-        tables["validity_people_by_judge"],
-        tables["alt_test"],
-        tables["labels_needed"],
-        run_ref,
-        metric_titles,
+    sources = decision.CardSources(
+        scores=scores,
+        ranking=ranking,
+        pairs=pairs,
+        labels=human_labels if human_labels is not None else pd.DataFrame(),
+        people=tables["validity_people_by_judge"],
+        aat=tables["alt_test"],
+        needed=tables["labels_needed"],
+        lower_is_better=lower_is_better,
+        margin=margin,
     )
+    card = decision.decision_card(sources, run_ref, metric_titles)
     tables["decision_card"] = card
     notes = validity.aspect_notes(info)
     means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
@@ -216,9 +229,9 @@ def analyse(
     return Analysis(
         tables,
         card,
-        run_overview(scores, calls),
+        run_overview(called, calls),
         notes,
         means=means,
-        usage=usage_tables(scores, calls, step_names),
+        usage=usage_tables(called, calls, step_names),
         by_language=by_language,
     )

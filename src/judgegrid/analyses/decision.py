@@ -1,53 +1,531 @@
-"""The decision card: per metric, the judge the data support (or "no verdict"), why in one line,
-and the next step as a command to copy.
+"""The decision card: per metric, the judge (or the set of judges) the data support, why in one
+line with the comparison to the runner-up, and the next step as a command to copy.
 
-Evidence is ranked, and the card uses the best there is for each metric:
-1. **people**: Spearman's rho of each judge's ratings with the mean human label (``human``); a
-   judge is named when its interval excludes 0, and the card says when the runner-up's interval
-   still overlaps and what the Alternative Annotator Test found;
-2. **preference pairs** or designed contrasts: pairwise accuracy (``recommendation``), a judge
-   named when its interval excludes 0.5;
-3. **other judges**: agreement with the consensus — named only as "by agreement only", since
-   agreeing with a wrong majority is not validity;
-4. nothing measurable: no verdict.
-The next step always moves the metric up this ladder: labels, then more labels.
+Evidence is a ladder, and the card uses the highest rung with data for each metric (``LADDER``,
+one function a rung; another kind of evidence is one more function in the list):
+1. **people**: Spearman's rho of each judge's ratings with the mean human label;
+2. **preference pairs** or designed contrasts: pairwise accuracy, an unscored pair (a failed
+   cell) counted as wrong, like a tie;
+3. **other judges**: tau-b with the leave-one-out consensus. It needs three judges or more
+   (with two, each agrees with "the others" by the same number), and a judge named on it is
+   named "by agreement only", since agreeing with a wrong majority is not validity. Juries
+   (``juries``) are left out of this rung: a jury agrees with its own members by construction.
+
+The rule, the same on every rung (``outcome``): the top judge by the point estimate must exclude
+chance (its interval at 95% over the k judges measured, Bonferroni: the best of k judges at
+chance would otherwise exclude it by luck about k times as often); then it is compared with
+each other judge on the items both were measured on (exact McNemar for right/wrong pairs, a
+paired bootstrap of the difference otherwise), the p-values Holm-corrected. The judges it is
+not separated from form a set with it; the card names the set
+and recommends its cheapest, then fastest, member, and says so. With a non-inferiority margin
+(``decision: {margin}``), the card names the cheapest judge whose one-sided 95% lower bound of
+(its quality - the top's) lies above -margin. A named judge with more than 10% of its cells
+failed carries that share.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from judgegrid.analyses.human import by_rho
-from judgegrid.analyses.recommendation import best_first, metric_sentence
+from judgegrid.analyses.common import pooled_by_choice, ratings
+from judgegrid.analyses.human import by_rho, mean_labels
+from judgegrid.analyses.juries import is_jury
+from judgegrid.analyses.paired import (
+    ALPHA,
+    PairedDifference,
+    Statistic,
+    consensus_tau_statistic,
+    holm,
+    mean_statistic,
+    paired_binary,
+    paired_bootstrap,
+    spearman_statistic,
+)
+from judgegrid.analyses.recommendation import metric_sentence
+from judgegrid.analyses.validity import pair_outcomes, wilson_interval
 
 CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail"]
 NO_VERDICT = "no verdict"
 DEFAULT_LABELS = 15  # what the card asks for when no effect tells how many more would do
+FAILED_SHARE_SHOWN = 0.10
+MIN_AGREEMENT_JUDGES = 3
+
+
+@dataclass(frozen=True)
+class CardSources:
+    """What the card reads: the scores (pooled here as the user chooses), the ranking (cost,
+    latency, failures per judge), preference pairs, people's labels and what ``human`` made of
+    them."""
+
+    scores: pd.DataFrame
+    ranking: pd.DataFrame
+    pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
+    labels: pd.DataFrame = field(default_factory=pd.DataFrame)
+    people: pd.DataFrame = field(default_factory=pd.DataFrame)
+    aat: pd.DataFrame = field(default_factory=pd.DataFrame)
+    needed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    lower_is_better: frozenset[str] = frozenset()
+    margin: float | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One rung of the ladder for one metric: every judge measured on the same items."""
+
+    basis: str  # the card's basis column
+    measure: str  # "rho", "accuracy", "tau-b"
+    unit: str  # what an item is: "samples", "pairs"
+    chance: float
+    judges: tuple[str, ...]
+    values: np.ndarray  # items x judges; NaN: this judge has no value for the item
+    target: np.ndarray | None  # per item (people's mean label), or None
+    statistic: Statistic
+    binary: bool  # values are right (1) / wrong (0): McNemar
+    # a judge's CI from (quality, n, level)
+    interval: Callable[[float, int, float], tuple[float, float]]
+    named_suffix: str = ""  # "(by agreement only)"
+    min_judges: int = 1
+    joint: bool = False  # the statistic reads every judge's column at once (a consensus)
+    next_if_named: str = "check it against people"
+    words: Callable[[str], str] = lambda judge: ""  # more about a named judge (alt-test)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A judge's own figures on a rung."""
+
+    judge: str
+    quality: float
+    low: float
+    high: float
+    n: int
 
 
 def decision_card(
-    ranking: pd.DataFrame,
-    people: pd.DataFrame,
-    aat: pd.DataFrame,
-    needed: pd.DataFrame,
-    run_ref: str,
-    metric_titles: Mapping[str, str] | None = None,
+    sources: CardSources, run_ref: str, metric_titles: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
-    """One row per metric of the run (``ranking`` and ``people`` name them)."""
-    metrics = sorted(set(ranking.get("metric", [])) | set(people.get("metric", [])))
+    """One row per metric of the run."""
+    ranking, people = sources.ranking, sources.people
+    metrics = sorted(set(sources.scores.get("metric", [])) | set(people.get("metric", [])))
     rows = []
     for metric in metrics:
         title = (metric_titles or {}).get(metric, metric)
         block = ranking[ranking["metric"] == metric] if not ranking.empty else ranking
         detail = metric_sentence(title, block) if not block.empty else ""
-        from_people = _people_row(metric, people, aat, needed, run_ref)
-        row = from_people or _ranking_row(metric, block, run_ref)
+        row = _first_rung(metric, sources, run_ref)
         rows.append({"metric": metric, **row, "detail": detail})
     return pd.DataFrame(rows, columns=CARD_COLUMNS)
+
+
+def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """The highest rung of the ladder with data for ``metric``."""
+    for rung in LADDER:
+        evidence = rung(metric, sources)
+        if evidence is not None:
+            return evidence
+    return None
+
+
+def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, str]:
+    evidence = first_evidence(metric, sources)
+    if evidence is not None:
+        return decide(metric, evidence, sources, run_ref)
+    return {
+        "verdict": NO_VERDICT,
+        "basis": "nothing measurable",
+        "reason": "no labels, no scored preference pair, and no two judges scored alike",
+        "next_step": _label_command(run_ref, metric, None),
+    }
+
+
+# ---------------------------------------------------------------- the rungs
+
+
+def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """Rung 1: each judge's ratings against people's mean label, on the labelled samples."""
+    if sources.labels.empty or sources.people.empty:
+        return None
+    measured = by_rho(sources.people[sources.people["metric"] == metric])
+    if measured.empty:
+        return None
+    labelled = mean_labels(sources.labels)
+    human = labelled[labelled["metric"] == metric].set_index("sample_id")["label"]
+    wide = _wide_ratings(sources.scores, metric).reindex(human.index)
+    judges = tuple(str(j) for j in measured["judge"] if j in wide.columns)
+    return Evidence(
+        basis="people",
+        measure="rho",
+        unit="samples people labelled",
+        chance=0.0,
+        judges=judges,
+        values=wide[list(judges)].to_numpy(float),
+        target=human.to_numpy(float),
+        statistic=spearman_statistic,
+        binary=False,
+        interval=_rho_interval,
+        next_if_named="none needed: the interval excludes chance",
+        words=lambda judge: _aat_words(sources.aat, metric, judge),
+    )
+
+
+def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """Rung 2: right or wrong on each preference pair (or designed contrast); a pair a judge
+    did not score (a failed cell) is wrong, as a tie is."""
+    pairs = sources.pairs
+    pairs = pairs[pairs["metric"] == metric] if not pairs.empty else pairs
+    if pairs.empty:
+        return None
+    outcomes = pair_outcomes(pooled_by_choice(sources.scores), pairs, sources.lower_is_better)
+    if outcomes.empty or not outcomes["scored"].any():
+        return None
+    right = outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")
+    from_people = (pairs["source"] == "labels").any()
+    return Evidence(
+        basis="preference pairs" if from_people else "designed contrasts",
+        measure="accuracy",
+        unit="pairs",
+        chance=0.5,
+        judges=tuple(str(j) for j in right.columns),
+        values=right.fillna(False).astype(float).to_numpy(),
+        target=None,
+        statistic=mean_statistic,
+        binary=True,
+        interval=_wilson_interval,
+    )
+
+
+def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """Rung 3: tau-b with the other judges' mean, on the samples every judge scored."""
+    wide = _wide_ratings(sources.scores, metric)
+    wide = wide[[c for c in wide.columns if not is_jury(c)]].dropna()  # a jury agrees with its own
+    if wide.shape[1] < 2 or len(wide) < 5 or (wide.nunique() > 1).sum() < 2:
+        return None  # no two judges whose scores vary on the same samples
+    return Evidence(
+        basis="other judges",
+        measure="tau-b",
+        unit="samples every judge scored",
+        chance=0.0,
+        judges=tuple(str(j) for j in wide.columns),
+        values=wide.to_numpy(float),
+        target=None,
+        statistic=consensus_tau_statistic,
+        binary=False,
+        interval=_tau_interval,
+        named_suffix=" (by agreement only)",
+        min_judges=MIN_AGREEMENT_JUDGES,
+        joint=True,
+    )
+
+
+# people > pairs/contrasts > other judges; a new kind of evidence is one more function here
+LADDER: Sequence[Callable[[str, CardSources], Evidence | None]] = (
+    people_evidence,
+    pair_evidence,
+    agreement_evidence,
+)
+
+
+def _wide_ratings(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
+    pooled = ratings(pooled_by_choice(scores[scores["metric"] == metric]))
+    if pooled.empty:
+        return pd.DataFrame()
+    return pooled.pivot_table(index="sample_id", columns="judge", values="rating")
+
+
+def _rho_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Fisher z with the Bonett-Wright SE (``validity.spearman_ci``), at any level."""
+    return _fisher_interval(rho, n, level, np.sqrt((1 + rho**2 / 2) / max(n - 3, 1)), 4)
+
+
+def _tau_interval(tau: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Fisher z with the Fieller-Hartley-Pearson SE (``common.tau_ci``), at any level."""
+    return _fisher_interval(tau, n, level, np.sqrt(0.437 / max(n - 4, 1)), 5)
+
+
+def _fisher_interval(r: float, n: int, level: float, se: float, min_n: int) -> tuple[float, float]:
+    if n < min_n or not np.isfinite(r) or abs(r) >= 1 - 1e-9:
+        return float("nan"), float("nan")
+    q = stats.norm.ppf(1 - (1 - level) / 2)
+    z = np.arctanh(r)
+    return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
+
+
+def _wilson_interval(accuracy: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    return wilson_interval(round(accuracy * n), n, level)
+
+
+# ---------------------------------------------------------------- the rule
+
+
+def standings(evidence: Evidence) -> list[Standing]:
+    """Each judge's quality on its own items, best first (NaN quality left out)."""
+    out = []
+    for k, judge in enumerate(evidence.judges):
+        mask = np.isfinite(evidence.values[:, k])
+        if evidence.target is not None:
+            mask &= np.isfinite(evidence.target)
+        if evidence.joint:
+            quality = float(evidence.statistic(evidence.values[None], None)[0][k])
+        else:
+            target = None if evidence.target is None else evidence.target[mask][None]
+            column = evidence.values[mask][:, [k]]
+            quality = float(evidence.statistic(column[None], target)[0][0])
+        n = int(mask.sum())
+        if np.isfinite(quality):
+            low, high = evidence.interval(quality, n, 0.95)
+            out.append(Standing(judge, quality, low, high, n))
+    return sorted(out, key=lambda s: (-s.quality, -s.n))
+
+
+def compare(evidence: Evidence, first: str, second: str, seed: int = 0) -> PairedDifference:
+    """``first`` minus ``second`` on the items both have a value for."""
+    a, b = evidence.judges.index(first), evidence.judges.index(second)
+    if evidence.joint:
+        return paired_bootstrap(evidence.values, None, evidence.statistic, a, b, seed)
+    mask = np.isfinite(evidence.values[:, a]) & np.isfinite(evidence.values[:, b])
+    if evidence.target is not None:
+        mask &= np.isfinite(evidence.target)
+    both = evidence.values[mask][:, [a, b]]
+    if evidence.binary:
+        return paired_binary(both, 0, 1, seed)
+    target = None if evidence.target is None else evidence.target[mask]
+    return paired_bootstrap(both, target, evidence.statistic, 0, 1, seed)
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """What the rule found on one rung: the top judge, its comparisons, the set it is not
+    separated from, and (with a margin) the judges within it."""
+
+    top: Standing | None
+    others: list[tuple[Standing, PairedDifference, float]]  # (judge, top - judge, Holm p)
+    tied: list[Standing]  # the top and every judge not separated from it
+    within_margin: list[tuple[Standing, PairedDifference | None]]
+    too_few: bool = False
+
+
+def rule(evidence: Evidence, margin: float | None = None) -> Ruling:
+    """The paired rule on one rung (see the module docstring)."""
+    ranked = standings(evidence)
+    if len(evidence.judges) < evidence.min_judges:
+        return Ruling(ranked[0] if ranked else None, [], [], [], too_few=True)
+    if not ranked:
+        return Ruling(None, [], [], [])
+    top = ranked[0]
+    diffs = [compare(evidence, top.judge, other.judge) for other in ranked[1:]]
+    p = np.array([d.p_value if np.isfinite(d.p_value) else 1.0 for d in diffs])
+    adjusted = holm(p) if len(p) else p
+    others = list(zip(ranked[1:], diffs, [float(x) for x in adjusted], strict=True))
+    tied = [top] + [s for s, _, q in others if not q < ALPHA]
+    within: list[tuple[Standing, PairedDifference | None]] = []
+    if margin is not None:
+        within = [(top, None)] + [
+            (s, d)
+            for s, d, _ in others
+            if np.isfinite(d.upper_one_sided) and d.upper_one_sided < margin
+        ]
+    return Ruling(top, others, tied, within)
+
+
+def binary_evidence(right: pd.DataFrame, unit: str = "pairs") -> Evidence:
+    """Evidence from right/wrong outcomes (items x candidates; NaN or False: wrong), for a
+    "best" figure outside the card (``judgegrid pairs``) chosen by the card's own rule."""
+    return Evidence(
+        basis="preference pairs",
+        measure="accuracy",
+        unit=unit,
+        chance=0.5,
+        judges=tuple(str(c) for c in right.columns),
+        values=right.fillna(False).astype(float).to_numpy(),
+        target=None,
+        statistic=mean_statistic,
+        binary=True,
+        interval=_wilson_interval,
+    )
+
+
+def best_words(ruling: Ruling) -> str:
+    """The top candidate, or the set it is not separated from: 'a', 'a or b: not separated'."""
+    if ruling.top is None:
+        return "none measured"
+    if len(ruling.tied) == 1:
+        return ruling.top.judge
+    return " or ".join(s.judge for s in ruling.tied) + ": not separated"
+
+
+def excludes_chance(evidence: Evidence, top: Standing, judges: int) -> bool:
+    """Whether the top judge's interval excludes chance at 95% over ``judges`` looks
+    (Bonferroni): the best of several judges at chance excludes it by luck more often."""
+    low, _ = evidence.interval(top.quality, top.n, 1 - 0.05 / max(judges, 1))
+    return bool(np.isfinite(low) and low > evidence.chance)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the rule decided on one rung, before it is put in words (the benchmark reads it)."""
+
+    kind: str  # "too few", "unmeasured", "chance", "named", "set", "margin"
+    ruling: Ruling
+    named: str | None = None  # singled out; or taken from the set / within the margin
+    tied: tuple[str, ...] = ()  # the set the verdict names (the judges within the margin)
+    why: str = ""  # which of cheapest, fastest decided the take
+
+
+def outcome(evidence: Evidence, usage: pd.DataFrame, margin: float | None = None) -> Outcome:
+    """The paired rule's decision on one rung (see the module docstring)."""
+    ruling = rule(evidence, margin)
+    if ruling.too_few:
+        return Outcome("too few", ruling)
+    top = ruling.top
+    if top is None:
+        return Outcome("unmeasured", ruling)
+    if not excludes_chance(evidence, top, len(ruling.others) + 1):
+        return Outcome("chance", ruling)
+    if ruling.within_margin:
+        names = tuple(s.judge for s, _ in ruling.within_margin)
+        pick, why = cheapest_then_fastest(names, usage)
+        return Outcome("margin", ruling, pick, names, why)
+    if len(ruling.tied) == 1:
+        return Outcome("named", ruling, top.judge, (top.judge,))
+    names = tuple(s.judge for s in ruling.tied)
+    pick, why = cheapest_then_fastest(names, usage)
+    return Outcome("set", ruling, pick, names, why)
+
+
+def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) -> dict[str, str]:
+    """The card's verdict, basis, reason and next step from one rung."""
+    usage = _usage(sources.ranking, metric)
+    found = outcome(evidence, usage, sources.margin)
+    ruling = found.ruling
+    label_step = _label_command(run_ref, metric, _more_needed(sources.needed, metric, "chance"))
+    row = {"basis": evidence.basis, "next_step": label_step}
+    if found.kind == "too few":
+        return row | {
+            "verdict": NO_VERDICT,
+            "reason": f"agreement cannot rank fewer than {MIN_AGREEMENT_JUDGES} judges: with "
+            f"{len(evidence.judges)}, each agrees with the other by the same number",
+        }
+    top = ruling.top
+    if top is None:
+        return row | {"verdict": NO_VERDICT, "reason": "no judge could be measured"}
+    figure = _figure(evidence, top)
+    if found.kind == "chance":
+        return row | {
+            "verdict": NO_VERDICT,
+            "reason": f"the best, {top.judge}, has {figure}: that does not exclude chance "
+            f"({evidence.chance:g}{_bonferroni(ruling)}){_runner_up(evidence, ruling)}",
+        }
+    step = (
+        evidence.next_if_named
+        if evidence.next_if_named.startswith("none")
+        else f"{evidence.next_if_named}: {label_step}"
+    )
+    if found.kind == "margin":
+        return row | _margin_verdict(evidence, found, usage, sources.margin or 0.0, step)
+    reason = f"{top.judge}: {figure}{_runner_up(evidence, ruling)}"
+    pick = found.named or top.judge
+    reason += _failed_words(usage, pick) + evidence.words(pick)
+    if found.kind == "named":
+        return row | {"verdict": pick + evidence.named_suffix, "reason": reason, "next_step": step}
+    names = " or ".join(found.tied)
+    verdict = f"{names}: not separated; take {pick} ({found.why}){evidence.named_suffix}"
+    more = _more_needed(sources.needed, metric, "runner-up")
+    next_step = _label_command(run_ref, metric, more) if evidence.basis == "people" else step
+    return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
+
+
+def _margin_verdict(
+    evidence: Evidence, found: Outcome, usage: pd.DataFrame, margin: float, step: str
+) -> dict[str, str]:
+    """Non-inferiority: the cheapest judge whose quality is within the margin of the top's."""
+    ruling, pick = found.ruling, found.named
+    assert ruling.top is not None and pick is not None
+    top = ruling.top
+    if pick == top.judge:
+        verdict = top.judge + evidence.named_suffix
+        reason = (
+            f"{top.judge}: {_figure(evidence, top)}; no cheaper judge is shown within "
+            f"{margin:g} of it{_runner_up(evidence, ruling)}"
+        )
+    else:
+        chosen, diff = next((s, d) for s, d in ruling.within_margin if s.judge == pick)
+        assert diff is not None
+        verdict = f"{pick} (within {margin:g} of {top.judge}; {found.why}){evidence.named_suffix}"
+        reason = (
+            f"{pick}: {_figure(evidence, chosen)}; minus {top.judge}'s "
+            f"{evidence.measure} {top.quality:.2f}: {-diff.diff:+.2f}, one-sided 95% bound "
+            f"{-diff.upper_one_sided:+.2f} > -{margin:g} ({diff.n} {evidence.unit} both measured)"
+        )
+    return {"verdict": verdict, "reason": reason + _failed_words(usage, pick), "next_step": step}
+
+
+def cheapest_then_fastest(judges: Sequence[str], usage: pd.DataFrame) -> tuple[str, str]:
+    """The cheapest of ``judges`` (unknown cost counts as the dearest), then the fastest, then
+    the first; and which of the three decided."""
+    rows = usage.reindex(list(judges))
+    cost = rows["cost_per_score"].astype(float).fillna(np.inf).to_numpy()
+    time = rows["latency_per_score_s"].astype(float).fillna(np.inf).to_numpy()
+    cheapest = cost == cost.min()
+    if cheapest.sum() == 1:
+        return judges[int(np.argmax(cheapest))], "the cheapest"
+    time = np.where(cheapest, time, np.inf)
+    fastest = time == time.min()
+    if fastest.sum() == 1 and np.isfinite(time.min()):
+        return judges[int(np.argmax(fastest))], "as cheap, and the fastest"
+    return judges[int(np.argmax(cheapest))], "as cheap and as fast: the first listed"
+
+
+# ---------------------------------------------------------------- words
+
+
+def _figure(evidence: Evidence, s: Standing) -> str:
+    ci = f"95% CI {s.low:.2f} to {s.high:.2f}" if np.isfinite(s.low) else "no interval"
+    return f"{evidence.measure} {s.quality:.2f} ({ci}) on {s.n} {evidence.unit}"
+
+
+def _bonferroni(ruling: Ruling) -> str:
+    looks = len(ruling.others) + 1
+    return f", at 95% over {looks} judges (Bonferroni)" if looks > 1 else ""
+
+
+def _runner_up(evidence: Evidence, ruling: Ruling) -> str:
+    """The comparison with the runner-up (and how many others were compared)."""
+    if not ruling.others:
+        return "; no other judge measured to compare with"
+    s, d, p = ruling.others[0]
+    ci = f"95% CI {d.low:+.2f} to {d.high:+.2f}" if np.isfinite(d.low) else "no interval"
+    separated = "separated" if p < ALPHA else "not separated"
+    holm = f"Holm-corrected over {len(ruling.others)}, " if len(ruling.others) > 1 else ""
+    return (
+        f"; vs runner-up {s.judge} ({evidence.measure} {s.quality:.2f}): difference "
+        f"{d.diff:+.2f} ({ci}, {d.test}, {holm}p {p:.3f}, {d.n} {evidence.unit}): {separated}"
+    )
+
+
+def usage_of(ranking: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per judge of ``metric``: cost and latency per score, failed share (from the ranking)."""
+    return _usage(ranking, metric)
+
+
+def _usage(ranking: pd.DataFrame, metric: str) -> pd.DataFrame:
+    columns = ["cost_per_score", "latency_per_score_s", "failure_rate"]
+    if ranking.empty:
+        return pd.DataFrame(columns=columns)
+    block = ranking[ranking["metric"] == metric].drop_duplicates("judge")
+    return block.set_index("judge").reindex(columns=columns)
+
+
+def _failed_words(usage: pd.DataFrame, judge: str) -> str:
+    share = usage["failure_rate"].get(judge, np.nan) if "failure_rate" in usage else np.nan
+    if pd.notna(share) and float(share) > FAILED_SHARE_SHOWN:
+        return f"; {float(share):.0%} of {judge}'s cells failed"
+    return ""
 
 
 def _label_command(run_ref: str, metric: str, n: float | None) -> str:
@@ -55,52 +533,12 @@ def _label_command(run_ref: str, metric: str, n: float | None) -> str:
     return f"judgegrid label {run_ref} --metric {metric} --n {min(count, 200)}"
 
 
-def _people_row(
-    metric: str, people: pd.DataFrame, aat: pd.DataFrame, needed: pd.DataFrame, run_ref: str
-) -> dict[str, str] | None:
-    ranked = by_rho(people[people["metric"] == metric]) if not people.empty else people
-    if ranked.empty:
-        return None
-    best = ranked.iloc[0]
-    rho = (
-        f"rho {best['spearman']:.2f} (95% CI {best['spearman_low']:.2f} to "
-        f"{best['spearman_high']:.2f}) with people's labels on {int(best['n'])} samples"
-    )
-    more = _more_needed(needed, metric)
-    if not best["spearman_low"] > 0:
-        return {
-            "verdict": NO_VERDICT,
-            "basis": "people",
-            "reason": f"the best, {best['judge']}, has {rho}: that does not exclude chance",
-            "next_step": _label_command(run_ref, metric, more.get("chance")),
-        }
-    reason = f"{best['judge']}: {rho}"
-    next_step = "none needed: the interval excludes chance"
-    if len(ranked) > 1:
-        rival = ranked.iloc[1]
-        if rival["spearman_high"] >= best["spearman_low"]:
-            reason += f"; not yet separated from {rival['judge']} (rho {rival['spearman']:.2f})"
-            next_step = _label_command(run_ref, metric, more.get("runner-up"))
-        else:
-            reason += f"; above {rival['judge']} (rho {rival['spearman']:.2f})"
-    reason += _aat_words(aat, metric, str(best["judge"]))
-    return {
-        "verdict": str(best["judge"]),
-        "basis": "people",
-        "reason": reason,
-        "next_step": next_step,
-    }
-
-
-def _more_needed(needed: pd.DataFrame, metric: str) -> dict[str, float]:
+def _more_needed(needed: pd.DataFrame, metric: str, comparison: str) -> float | None:
     if needed.empty:
-        return {}
-    rows = needed[needed["metric"] == metric]
-    return {
-        str(r["comparison"]): float(r["more_needed"])
-        for _, r in rows.iterrows()
-        if r["more_needed"] is not None and pd.notna(r["more_needed"])
-    }
+        return None
+    rows = needed[(needed["metric"] == metric) & (needed["comparison"] == comparison)]
+    values = [float(v) for v in rows["more_needed"] if v is not None and pd.notna(v)]
+    return values[0] if values else None
 
 
 def _aat_words(aat: pd.DataFrame, metric: str, judge: str) -> str:
@@ -112,47 +550,6 @@ def _aat_words(aat: pd.DataFrame, metric: str, judge: str) -> str:
     r = row.iloc[0]
     outcome = "passes" if bool(r["passed"]) else "fails"
     return f"; it {outcome} the alt-test (winning rate {r['winning_rate']:.2f})"
-
-
-def _ranking_row(metric: str, block: pd.DataFrame, run_ref: str) -> dict[str, str]:
-    """From the judge ranking: pairs/contrasts validity, else consensus agreement."""
-    measured = best_first(block) if not block.empty else block
-    label_step = _label_command(run_ref, metric, None)
-    if measured.empty:
-        return {
-            "verdict": NO_VERDICT,
-            "basis": "nothing measurable",
-            "reason": "no labels, no scored preference pair, and no two judges scored alike",
-            "next_step": label_step,
-        }
-    best = measured.iloc[0]
-    pairs = str(best["basis"]).startswith("pairwise")
-    chance = 0.5 if pairs else 0.0
-    interval = (
-        f"{best['ci_low']:.2f} to {best['ci_high']:.2f}"
-        if np.isfinite(best["ci_low"])
-        else "no interval"
-    )
-    if pairs:
-        what = f"accuracy {best['quality']:.2f} (95% CI {interval}) on {int(best['n'])} pairs"
-        basis = "preference pairs"
-    else:
-        what = f"tau-b {best['quality']:.2f} (95% CI {interval}) with the other judges"
-        basis = "other judges"
-    if not (np.isfinite(best["ci_low"]) and best["ci_low"] > chance):
-        return {
-            "verdict": NO_VERDICT,
-            "basis": basis,
-            "reason": f"the best, {best['judge']}, has {what}: that does not exclude chance",
-            "next_step": label_step,
-        }
-    verdict = str(best["judge"]) if pairs else f"{best['judge']} (by agreement only)"
-    return {
-        "verdict": verdict,
-        "basis": basis,
-        "reason": f"{best['judge']}: {what}",
-        "next_step": f"check it against people: {label_step}",
-    }
 
 
 def card_markdown(card: pd.DataFrame) -> str:

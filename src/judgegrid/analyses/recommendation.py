@@ -18,6 +18,7 @@ import pandas as pd
 
 from judgegrid.analyses.agreement import rater_offsets
 from judgegrid.analyses.common import pooled_by_choice, scored, tau_ci
+from judgegrid.analyses.juries import is_jury
 from judgegrid.analyses.tables import repeat_spread
 from judgegrid.analyses.validity import pair_accuracy, wilson_interval
 
@@ -43,8 +44,8 @@ RANKING_SUMMARY_COLUMNS = [
 ]
 
 RANKING_MISSING = {
-    True: "validity: pairs with both members scored (mean over the judge's configurations and "
-    "repeats); cost/latency: scored cells",
+    True: "validity: every pair, one a member of which the judge did not score counted as wrong "
+    "(ratings: mean over the judge's configurations and repeats); cost/latency: scored cells",
     False: "consensus: available-case (samples this judge and another scored); cost/latency: "
     "scored cells",
 }
@@ -80,7 +81,7 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) 
         return pd.DataFrame()
     acc = pair_accuracy(pooled, pairs, lower)
     acc = acc.groupby(["metric", "judge"], as_index=False).agg(
-        agree=("agree", "sum"), n=("pairs", "sum"), sources=("source", lambda s: set(s))
+        agree=("agree", "sum"), n=("n", "sum"), sources=("source", lambda s: set(s))
     )
     acc["quality"] = acc["agree"] / acc["n"].where(acc["n"] > 0)
     bounds = [wilson_interval(int(a), int(n)) for a, n in zip(acc["agree"], acc["n"], strict=True)]
@@ -95,7 +96,9 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) 
 
 
 def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
-    offsets = rater_offsets(pooled, "judge")
+    """Agreement with the other judges' consensus; a jury has none (it would agree with its
+    own members by construction, and weigh them twice in the others' consensus)."""
+    offsets = rater_offsets(pooled[~pooled["judge"].map(is_jury)], "judge")
     if offsets.empty:
         return pd.DataFrame()
     offsets = offsets[offsets["n"] > 0].rename(columns={"rater": "judge"})
@@ -155,7 +158,8 @@ def best_first(block: pd.DataFrame) -> pd.DataFrame:
 
 
 def metric_sentence(title: str, block: pd.DataFrame) -> str:
-    """Why this metric's judges rank as they do, in plain words (the card's detail line)."""
+    """How this metric's judges rank, in plain words (the card's detail line); the verdict,
+    from paired comparisons, is the card's (``decision``)."""
     measured = best_first(block)
     unmeasured = ", ".join(str(j) for j in block.loc[block["quality"].isna(), "judge"])
     if measured.empty:
@@ -191,19 +195,17 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
             "samples before choosing."
         )
     else:
-        text = f"For {title}, pick {best['judge']}: it {what}{ci}, at {usage}."
+        text = f"For {title}, {best['judge']} ranks first: it {what}{ci}, at {usage}."
         rivals = measured.iloc[1:]
-        close = rivals[rivals["ci_high"] >= best["ci_low"]]
-        if len(close):
-            names = ", ".join(str(j) for j in close["judge"])
-            cheaper = close[close["cost_per_score"] < best["cost_per_score"]]
-            text += f" The intervals overlap with {names}, so the data do not single it out" + (
-                f"; {cheaper.iloc[0]['judge']} is cheaper and as good within the uncertainty."
-                if len(cheaper)
-                else "."
+        if len(rivals):
+            text += (
+                " Then "
+                + "; ".join(
+                    f"{r['judge']} {r['quality']:.2f} at {_money(r['cost_per_score'])}"
+                    for _, r in rivals.iterrows()
+                )
+                + ". Whether the first is separated from them is the card's paired comparison."
             )
-        elif len(rivals):
-            text += f" Its interval lies above those of {', '.join(map(str, rivals['judge']))}."
     if unmeasured:
         lost = "no pair had both members scored" if validity else "no sample scored with another"
         text += f" {unmeasured}: not measurable ({lost})."

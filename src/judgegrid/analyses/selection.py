@@ -21,7 +21,21 @@ import pandas as pd
 
 from judgegrid.analyses.common import scored
 
-QUEUE_COLUMNS = ["sample_id", "metric", "priority", "judge_range", "repeat_range", "reason"]
+QUEUE_COLUMNS = [
+    "sample_id",
+    "metric",
+    "priority",
+    "judge_range",
+    "repeat_range",
+    "reason",
+    "blind_reason",
+]
+# What a blind labelling page may say about why it asks: no judge's name, score or preference,
+# which would anchor the answer (the reason columns have them, for --show-judges).
+JUDGES_DISAGREE = "the judges disagree on this one"
+REPEATS_DIFFER = "a judge's own repeats differ on this one"
+JUDGES_AGREE = "the judges agree on this one; a label here checks this part of the range"
+NOTHING_TO_COMPARE = "no judge scored both answers"
 RANGE_BINS = 4  # parts of the 0-1 score range the picks are spread over
 
 
@@ -58,6 +72,7 @@ def label_queue(
             "judge_range": judge_range,
             "repeat_range": repeat_range,
             "reason": _reason(by_judge.loc[[sid]].iloc[0], repeat_range),
+            "blind_reason": _blind_reason(by_judge.loc[[sid]].iloc[0], repeat_range),
         }
         for sid, priority, judge_range, repeat_range in zip(
             order,
@@ -86,6 +101,17 @@ def _spread_over_range(table: pd.DataFrame) -> list[str]:
     return order
 
 
+def _disagree(by_judge: pd.Series) -> bool:
+    ratings = by_judge.dropna()
+    return len(ratings) >= 2 and ratings.max() - ratings.min() >= 0.05
+
+
+def _blind_reason(by_judge: pd.Series, repeat_range: float) -> str:
+    if _disagree(by_judge):
+        return JUDGES_DISAGREE
+    return REPEATS_DIFFER if repeat_range >= 0.05 else JUDGES_AGREE
+
+
 def _reason(by_judge: pd.Series, repeat_range: float) -> str:
     """Why this sample was chosen, in one line a person can read on the page."""
     ratings = by_judge.dropna().sort_values()
@@ -100,7 +126,7 @@ def _reason(by_judge: pd.Series, repeat_range: float) -> str:
     return f"the judges agree ({ratings.mean():.2f}); a label here checks this part of the range"
 
 
-PREFERENCE_QUEUE_COLUMNS = ["pair", "first", "second", "priority", "reason"]
+PREFERENCE_QUEUE_COLUMNS = ["pair", "first", "second", "priority", "reason", "blind_reason"]
 
 
 def preference_queue(
@@ -132,6 +158,7 @@ def preference_queue(
                 "second": second,
                 "priority": spread + 0.25 * closeness,
                 "reason": _preference_reason(gaps),
+                "blind_reason": _blind_preference_reason(gaps),
             }
         )
     table = pd.DataFrame(rows, columns=PREFERENCE_QUEUE_COLUMNS)
@@ -146,6 +173,15 @@ def _gaps(by_judge: pd.DataFrame, first: str, second: str) -> pd.Series:
     rows = by_judge.loc[[first, second]].to_numpy(dtype=float)
     gaps = pd.Series(rows[0] - rows[1], index=by_judge.columns.astype(str), dtype=float)
     return gaps.dropna()
+
+
+def _blind_preference_reason(gaps: pd.Series) -> str:
+    if gaps.empty:
+        return NOTHING_TO_COMPARE
+    sides = set(np.sign(gaps.to_numpy(float)))
+    return (
+        JUDGES_DISAGREE if len(sides) > 1 else "the judges agree on this one; a label checks them"
+    )
 
 
 def _preference_reason(gaps: pd.Series) -> str:

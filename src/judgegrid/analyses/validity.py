@@ -4,8 +4,9 @@ Pairwise preference (the protocol of the Ragas paper, Es et al. 2023, Table 1): 
 the annotators prefer one member on a dimension; a configuration agrees when the preferred
 member gets the strictly higher score (strictly lower for a lower-is-better metric). Ties count
 as disagreement. accuracy = agreements / pairs, with a 95% Wilson score interval. A pair whose
-member was not scored (failed or skipped) cannot be judged and is left out, counted in
-``pairs_unscored``: the accuracy is over the scored pairs only.
+member was not scored (failed or skipped) counts against the configuration, as a tie does: it is
+wrong, and counted in ``pairs_unscored`` (``pairs`` counts the scored ones; accuracy is over
+both).
 
 Preference pairs come from sample labels (``pair``; ``preferred``: 1 for the preferred member, 0
 for the other; ``aspect``: the quality the annotators judged) or from the demo set's contrasts
@@ -30,7 +31,7 @@ from judgegrid.analyses.common import ratings
 from judgegrid.analyses.tables import CONFIG_AXES, configuration_labels
 
 PAIR_COLUMNS = ["source", "pair", "aspect", "metric", "preferred", "other"]
-PAIR_MISSING = "pairs with both members scored; unscored pairs counted in pairs_unscored"
+PAIR_MISSING = "every pair: an unscored one (a failed cell) counts as wrong, like a tie"
 
 # The dimension a pair's annotators judged -> the metrics of the suite that measure it. Context
 # relevance (a focused vs a padded context) has none: context_precision judges whether a context
@@ -141,7 +142,7 @@ def pair_accuracy(
     outcomes = pair_outcomes(scores, pairs, lower_is_better)
     keys = ["source", "aspect", *CONFIG_AXES]
     if outcomes.empty:
-        return pd.DataFrame(columns=[*keys, "pairs", "agree", "ties", "accuracy"])
+        return pd.DataFrame(columns=[*keys, "pairs", "agree", "ties", "n", "accuracy"])
     table = (
         outcomes.groupby(keys)
         .agg(
@@ -152,9 +153,10 @@ def pair_accuracy(
         )
         .reset_index()
     )
-    table["accuracy"] = table["agree"] / table["pairs"].where(table["pairs"] > 0)
+    table["n"] = table["pairs"] + table["pairs_unscored"]
+    table["accuracy"] = table["agree"] / table["n"].where(table["n"] > 0)
     bounds = [
-        wilson_interval(int(a), int(n)) for a, n in zip(table["agree"], table["pairs"], strict=True)
+        wilson_interval(int(a), int(n)) for a, n in zip(table["agree"], table["n"], strict=True)
     ]
     table["ci_low"] = [b[0] for b in bounds]
     table["ci_high"] = [b[1] for b in bounds]
@@ -206,10 +208,18 @@ def spearman_with_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
         rho = float(stats.spearmanr(x, y).statistic)
     if len(x) < 4 or abs(rho) == 1:
         return rho, np.nan, np.nan, "too few samples for an interval"
-    se = np.sqrt((1 + rho**2 / 2) / (len(x) - 3))
+    return (rho, *spearman_ci(rho, len(x)), "")
+
+
+def spearman_ci(rho: float, n: int) -> tuple[float, float]:
+    """95% CI of Spearman's rho by Fisher's z with the Bonett-Wright SE; NaN when n < 4 or
+    |rho| = 1."""
+    if n < 4 or not np.isfinite(rho) or abs(rho) >= 1:
+        return float("nan"), float("nan")
+    se = np.sqrt((1 + rho**2 / 2) / (n - 3))
     z = np.arctanh(rho)
     q = stats.norm.ppf(0.975)
-    return rho, float(np.tanh(z - q * se)), float(np.tanh(z + q * se)), ""
+    return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
 def aspect_notes(sample_info: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -249,4 +259,4 @@ def _accuracy_cell(accuracy: float, low: float, high: float, pairs: int, unscore
     lost = f" ({unscored} unscored)" if unscored else ""
     if pairs == 0:
         return f"no pair scored{lost}"
-    return f"{accuracy:.2f} [{low:.2f}–{high:.2f}] n={pairs}{lost}"
+    return f"{accuracy:.2f} [{low:.2f}–{high:.2f}] n={pairs + unscored}{lost}"

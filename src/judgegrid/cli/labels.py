@@ -30,12 +30,23 @@ def label(
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")
     ] = 0,
+    show_judges: Annotated[
+        bool,
+        typer.Option(
+            "--show-judges",
+            help="Show the judges' names and scores in 'why this sample' (the page is blind "
+            "by default: labels given after seeing a judge's number drift towards it); the "
+            "labels record that they were not blind.",
+        ),
+    ] = False,
 ) -> None:
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
     try:
         api.refuse_pairs_parent(run_dir)
-        session = api.open_label_view(run_dir, annotator or _login_name(), metric, n)
+        session = api.open_label_view(
+            run_dir, annotator or _login_name(), metric, n, show_judges=show_judges
+        )
     except InputError as exc:
         fail(exc)
     with contextlib.suppress(KeyboardInterrupt):

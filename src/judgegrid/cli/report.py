@@ -16,11 +16,28 @@ def report(
     run_dir: Annotated[
         Path, typer.Argument(help="A run directory (holds run.sqlite), or one of judgegrid pairs.")
     ],
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin",
+            min=0,
+            max=1,
+            help="Non-inferiority margin for the decision card: name the cheapest judge shown "
+            "within this much of the best (overrides the run's decision: {margin}).",
+        ),
+    ] = None,
+    blind_only: Annotated[
+        bool,
+        typer.Option(
+            "--blind-only",
+            help="Leave out labels given with the judges shown (judgegrid label --show-judges).",
+        ),
+    ] = False,
 ) -> None:
     """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
     judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
     try:
-        paths = api.rebuild_report(run_dir)
+        paths = api.rebuild_report(run_dir, margin, blind_only)
     except InputError as exc:
         fail(exc)
     typer.echo(paths[0].read_text(encoding="utf-8"))  # summary.md, or pairs_summary.md

@@ -54,6 +54,16 @@ def run(
     reports_dir: Annotated[
         Path, typer.Option("--reports-dir", help="Where new run directories are made.")
     ] = Path("reports"),
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin",
+            min=0,
+            max=1,
+            help="Non-inferiority margin for the decision card: name the cheapest judge shown "
+            "(one-sided 95%) within this much of the best (overrides decision: {margin}).",
+        ),
+    ] = None,
     resume: Annotated[
         Path | None,
         typer.Option("--resume", help="Finish the interrupted run in this directory instead."),
@@ -131,6 +141,7 @@ def run(
             "--columns": columns,
             "--list-delimiter": list_delimiter,
             "--limit": limit,
+            "--margin": margin,
         }
         api.check_resume_options(resume, retry_failed, [k for k, v in given.items() if v])
         if resume is not None:
@@ -143,7 +154,7 @@ def run(
             read = reading(limit, no_cache, columns, list_delimiter)
             check_plan(api.plan_grid(default_matrix(matrix), dataset, **read), max_cost)
             prepared = api.prepare_run(
-                default_matrix(matrix), dataset, reports_dir=reports_dir, **read
+                default_matrix(matrix), dataset, reports_dir=reports_dir, margin=margin, **read
             )
             run_dir = prepared.run_dir
             _print_start(prepared)

@@ -205,6 +205,23 @@ class Concurrency(StrictModel):
 Backend = Literal["processes", "ray"]
 
 
+class DecisionOptions(StrictModel):
+    """How the decision card chooses (``decision:`` in the matrix)."""
+
+    margin: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="Non-inferiority margin: name the cheapest judge whose quality is shown "
+        "(one-sided 95%) within this much of the best's.",
+    )
+    blind_only: bool = Field(
+        False,
+        description="Leave out labels given with the judges shown (judgegrid label "
+        "--show-judges): validity against people from blind labels only.",
+    )
+
+
 class Execution(StrictModel):
     """Where a run's shards are scored: in this process (1 worker), in local worker processes
     (joblib's loky) or on a Ray cluster. The matrix's limits hold for the run as a whole: each of

@@ -143,7 +143,9 @@ class Label:
     ``value`` None is a skip (the annotator saw the sample and declined), kept so that the page
     does not offer it again. ``detail`` holds what the value was computed from where the form is
     richer than a number (ContextPrecision: the contexts ticked as useful, in rank order).
-    ``source``: ``page`` (``judgegrid label``), ``import`` or ``dataset``.
+    ``source``: ``page`` (``judgegrid label``), ``import`` or ``dataset``. ``blind``: whether
+    the page hid the judges' scores, names and preferences before the answer (True by default;
+    False with ``judgegrid label --show-judges``; None where unknown: imported, the data set's).
     """
 
     sample_id: str
@@ -154,11 +156,13 @@ class Label:
     labelled_at: float = 0.0
     source: str = "page"
     detail: dict[str, Any] | None = None
+    blind: bool | None = None
 
     def values(self) -> tuple[Any, ...]:
         """The row in the order of ``LABEL_COLUMNS`` (detail as JSON text)."""
         row = dataclasses.astuple(self)
-        return (*row[:-1], json.dumps(self.detail) if self.detail is not None else None)
+        detail = json.dumps(self.detail) if self.detail is not None else None
+        return (*row[:-2], detail, self.blind)
 
 
 LABEL_COLUMNS = [f.name for f in dataclasses.fields(Label)]

@@ -23,6 +23,7 @@ from judgegrid.core.options import (
     BatchMode,
     BatchSetting,
     Concurrency,
+    DecisionOptions,
     EmbeddingSpec,
     Execution,
     JudgeSpec,
@@ -77,6 +78,12 @@ class Matrix(StrictModel):
     limit: int | None = Field(
         None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
     )
+    decision: DecisionOptions = DecisionOptions()
+    juries: bool | list[list[str]] = Field(
+        False,
+        description="Panels of judges scored as virtual judges from the calls already made: "
+        "true for one panel of every judge, or lists of judge labels.",
+    )
 
     @field_validator("metrics", mode="before")
     @classmethod
@@ -110,6 +117,15 @@ class Matrix(StrictModel):
         """The entry's batch mode (its own, else the defaults'), or None: live calls."""
         own = entry.batch if entry.batch is not None else self.defaults.batch
         return own if own is not None and own.enabled else None
+
+    @property
+    def jury_panels(self) -> list[list[str]]:
+        """The juries as lists of judge labels: with ``juries: true``, one panel of every judge
+        (when there are two or more)."""
+        if self.juries is True:
+            labels = [self.judge_label(i) for i in range(len(self.judges))]
+            return [labels] if len(labels) > 1 else []
+        return [list(dict.fromkeys(panel)) for panel in self.juries or []]
 
     @property
     def batched(self) -> bool:
@@ -222,6 +238,28 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
     for i, spec in enumerate(matrix.metrics):
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
     problems += _batch_problems(matrix)
+    problems += _jury_problems(matrix)
+    return problems
+
+
+def _jury_problems(matrix: Matrix) -> list[Problem]:
+    """A jury is two judges or more of the matrix, each named by its label."""
+    if isinstance(matrix.juries, bool):
+        return []
+    labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
+    problems = []
+    for i, panel in enumerate(matrix.juries):
+        unknown = [m for m in panel if m not in labels]
+        if unknown:
+            problems.append(
+                Problem(
+                    f"juries[{i}]",
+                    f"{', '.join(unknown)}: not a judge of the matrix (judges: "
+                    f"{', '.join(labels)})",
+                )
+            )
+        elif len(set(panel)) < 2:
+            problems.append(Problem(f"juries[{i}]", "a jury needs two different judges or more"))
     return problems
 
 

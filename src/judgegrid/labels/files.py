@@ -131,6 +131,15 @@ def export_labels(run_dir: str | Path) -> pd.DataFrame:
     return pd.concat([stored, from_data], ignore_index=True).reindex(columns=LABEL_COLUMNS)
 
 
+def without_sighted(stored: pd.DataFrame) -> pd.DataFrame:
+    """The stored labels less those given with the judges shown (``blind`` 0); labels whose
+    blindness is unknown (imported, the data set's) stay."""
+    if "blind" not in stored:
+        return stored
+    sighted = stored["blind"].notna() & (stored["blind"].astype(float) == 0)
+    return stored[~sighted]
+
+
 def people_pairs(stored: pd.DataFrame) -> pd.DataFrame:
     """People's preferences (``judgegrid label`` on a pairs run) as preference pairs the validity
     analyses score like the data set's, one pair per annotator (source ``people``)."""

@@ -53,9 +53,10 @@ class QueueItem:
 
     sample_id: str
     metric: str
-    reason: str
+    reason: str  # with the judges' names and scores (shown with --show-judges)
     members: tuple[str, str] | None = None
     aspect: str = ""
+    blind_reason: str = ""  # the same without them (shown by default)
 
 
 @dataclass
@@ -67,6 +68,11 @@ class LabelSession:
     annotator: str
     queue: list[QueueItem]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    show_judges: bool = False  # False: blind, no judge's score, name or preference on the page
+
+    def why(self, item: QueueItem) -> str:
+        """Why the page asks about ``item``: blind unless the judges are to be shown."""
+        return item.reason if self.show_judges else item.blind_reason or item.reason
 
     @property
     def database(self) -> Path:
@@ -85,9 +91,11 @@ def open_session(
     annotator: str,
     metrics: list[str] | None = None,
     n: int = 20,
+    show_judges: bool = False,
 ) -> LabelSession:
     """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
-    answered, most informative first; metrics take turns so each gets its share."""
+    answered, most informative first; metrics take turns so each gets its share. The page is
+    blind (no judge's score, name or preference before the answer) unless ``show_judges``."""
     if not annotator.strip():
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
     if n < 1:
@@ -110,7 +118,7 @@ def open_session(
             queue = build_queue(store.scores_frame(), chosen, done, n)
     finally:
         store.close()
-    return LabelSession(target, samples, annotator.strip(), queue)
+    return LabelSession(target, samples, annotator.strip(), queue, show_judges=show_judges)
 
 
 def build_queue(
@@ -119,7 +127,9 @@ def build_queue(
     """Each metric's queue (``analyses.selection``), taken in turns until ``n`` items."""
     per_metric = [
         [
-            QueueItem(str(row.sample_id), metric, str(row.reason))
+            QueueItem(
+                str(row.sample_id), metric, str(row.reason), blind_reason=str(row.blind_reason)
+            )
             for row in label_queue(scores, metric, {s for s, m in done if m == metric}).itertuples()
         ]
         for metric in metrics
@@ -166,9 +176,14 @@ def build_preference_queue(
         n,
     )
     return [
-        QueueItem(pair, PREFERENCE, reason, (first, second), pairs[pair][2])
-        for pair, first, second, reason in zip(
-            table["pair"], table["first"], table["second"], table["reason"], strict=True
+        QueueItem(pair, PREFERENCE, reason, (first, second), pairs[pair][2], blind)
+        for pair, first, second, reason, blind in zip(
+            table["pair"],
+            table["first"],
+            table["second"],
+            table["reason"],
+            table["blind_reason"],
+            strict=True,
         )
     ]
 
@@ -214,11 +229,12 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
     return {
         "annotator": session.annotator,
         "run": session.run_dir.name,
+        "blind": not session.show_judges,
         "items": [
             {
                 "sample_id": item.sample_id,
                 "metric": item.metric,
-                "reason": item.reason,
+                "reason": session.why(item),
                 "done": (item.sample_id, item.metric) in done,
                 "pair": item.members is not None,  # its answers: /api/pair/{position}/{0,1}
             }
@@ -242,7 +258,7 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
             raise _bad(f"unknown pair {sample_id!r}")
         value, detail = _preference(item, body)
         return Label(item.sample_id, PREFERENCE, session.annotator, value, note, time.time(),
-                     "page", detail)  # fmt: skip
+                     "page", detail, not session.show_judges)  # fmt: skip
     if not isinstance(sample_id, str) or sample_id not in session.samples:
         raise _bad(f"unknown sample {sample_id!r}")
     if not isinstance(metric, str) or metric not in METRICS:
@@ -250,7 +266,10 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
     if not any(i.sample_id == sample_id and i.metric == metric for i in session.queue):
         raise _bad(f"sample {sample_id!r} is not in this page's queue for {metric}")
     value, detail = _value(session.samples[sample_id], metric, body)
-    return Label(sample_id, metric, session.annotator, value, note, time.time(), "page", detail)
+    blind = not session.show_judges
+    return Label(
+        sample_id, metric, session.annotator, value, note, time.time(), "page", detail, blind
+    )
 
 
 def _preference(item: QueueItem, body: dict[str, Any]) -> tuple[float | None, dict[str, Any]]:

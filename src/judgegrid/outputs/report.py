@@ -49,6 +49,8 @@ def analyse_run(
     human_labels: pd.DataFrame | None = None,
     run_ref: str = "RUN_DIR",
     people_pairs: pd.DataFrame | None = None,
+    margin: float | None = None,
+    jury_panels: list[list[str]] | None = None,
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
@@ -62,6 +64,8 @@ def analyse_run(
         human_labels=human_labels,
         run_ref=run_ref,
         people_pairs=people_pairs,
+        margin=margin,
+        jury_panels=jury_panels,
     )
 
 
@@ -271,11 +275,21 @@ def write_all(
     step_names: pd.DataFrame | None = None,
     human_labels: pd.DataFrame | None = None,
     people_pairs: pd.DataFrame | None = None,
+    margin: float | None = None,
+    jury_panels: list[list[str]] | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone."""
     paths = [write_scores_csv(scores, run_dir)]
     analysis = analyse_run(
-        scores, sample_info, calls, step_names, human_labels, str(run_dir), people_pairs
+        scores,
+        sample_info,
+        calls,
+        step_names,
+        human_labels,
+        str(run_dir),
+        people_pairs,
+        margin,
+        jury_panels,
     )
     text = summary_markdown(analysis, title, expected_cells, dimension_methods)
     paths.append(write_summary(run_dir, text))

@@ -29,7 +29,7 @@ from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
 from judgegrid.inputs.matrix import Matrix, load_matrix, matrix_from_data
 from judgegrid.inputs.tasks import expand_cells, expected_cell_count
-from judgegrid.labels.files import human_labels, people_pairs
+from judgegrid.labels.files import human_labels, people_pairs, without_sighted
 from judgegrid.outputs import report
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import preflight
@@ -124,6 +124,14 @@ def check_limit(limit: Any) -> None:
         raise OptionError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
 
 
+def with_margin(matrix: Matrix, margin: float) -> Matrix:
+    """The matrix with its decision card's non-inferiority margin set (``--margin``)."""
+    if not 0 < margin < 1:
+        raise OptionError("--margin", [Problem("", f"expected a number in (0, 1), got {margin}")])
+    decision = matrix.decision.model_copy(update={"margin": float(margin)})
+    return matrix.model_copy(update={"decision": decision})
+
+
 def prepare_run(
     matrix: MatrixArg,
     dataset: DatasetArg = None,
@@ -134,9 +142,13 @@ def prepare_run(
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
+    margin: float | None = None,
 ) -> PreparedRun:
-    """Check everything, then lay out the run directory; calls no model."""
+    """Check everything, then lay out the run directory; calls no model. ``margin`` overrides
+    the matrix's ``decision: {margin}``."""
     loaded, matrix_path = read_matrix(matrix)
+    if margin is not None:
+        loaded = with_margin(loaded, margin)
     check_limit(limit)
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
@@ -263,6 +275,8 @@ def write_outputs(
     scores, calls = store.scores_frame(), store.calls_frame()
     info = stored_sample_info(store)
     labels = store.labels_frame()
+    if matrix.decision.blind_only:
+        labels = without_sighted(labels)
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
         for i, e in enumerate(matrix.embeddings)
@@ -278,13 +292,24 @@ def write_outputs(
         step_names=store.step_names_frame(),
         human_labels=human_labels(labels, info),
         people_pairs=people_pairs(labels),
+        margin=matrix.decision.margin,
+        jury_panels=matrix.jury_panels,
     )
     return scores, calls
 
 
-def rebuild_outputs(run_dir: str | Path) -> list[Path]:
-    """Every output of a run directory, from its database alone: no model is called."""
+def rebuild_outputs(
+    run_dir: str | Path, margin: float | None = None, blind_only: bool = False
+) -> list[Path]:
+    """Every output of a run directory, from its database alone: no model is called. A
+    ``margin`` overrides the run's ``decision: {margin}`` for this report; ``blind_only`` leaves
+    out the labels given with the judges shown."""
     target, matrix, store = open_run(run_dir)
+    if margin is not None:
+        matrix = with_margin(matrix, margin)
+    if blind_only:
+        decision = matrix.decision.model_copy(update={"blind_only": True})
+        matrix = matrix.model_copy(update={"decision": decision})
     try:
         info = stored_sample_info(store)
         expected = expected_cell_count(matrix, len(info)) if info else None

@@ -14,18 +14,23 @@ forced onto a metric that answers another question.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.bundle import preference_pairs
+from judgegrid.analyses.decision import best_words, binary_evidence, rule
+from judgegrid.analyses.tables import configuration_labels
 from judgegrid.analyses.validity import (
     ASPECT_METRICS,
     NO_METRIC_NOTE,
     accuracy_table,
     pair_accuracy,
+    pair_outcomes,
 )
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.records import SCORE_COLUMNS
@@ -123,6 +128,7 @@ class PairsOutcome:
     accuracy: pd.DataFrame  # per source, aspect and configuration (tidy)
     table: pd.DataFrame  # configuration x aspect -> 'acc [CI] n'
     notes: list[str]
+    paper: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)  # ``paper_comparison``
 
 
 def pairs_outcome(
@@ -135,25 +141,65 @@ def pairs_outcome(
         f"{name}: not in this build's metric registry, so its pairs were not scored"
         for name in unavailable
     ]
-    return PairsOutcome(accuracy, accuracy_table(accuracy), notes)
+    paper = paper_comparison(scores, pairs)
+    return PairsOutcome(accuracy, accuracy_table(accuracy), notes, paper)
 
 
-def paper_comparison(accuracy: pd.DataFrame) -> pd.DataFrame:
-    """Per aspect: the best and the mean accuracy of this run's configurations beside the
-    Ragas paper's figure."""
+PAPER_COLUMNS = [
+    "aspect",
+    "configurations",
+    "best",
+    "accuracy",
+    "ci_low",
+    "ci_high",
+    "n",
+    "unscored",
+    "ragas_paper_gpt-3.5",
+    "paper_inside_ci",
+]
+
+
+def paper_comparison(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per aspect: this run's best configuration — chosen as the decision card chooses a judge:
+    the top by accuracy, compared with every other configuration by exact McNemar tests on the
+    same pairs, Holm-corrected; a set when it is not separated — with its 95% Wilson interval
+    and the pairs it rests on (an unscored pair counts as wrong), beside the Ragas paper's figure
+    and whether that figure lies inside the interval."""
+    outcomes = pair_outcomes(scores, pairs) if not pairs.empty else pd.DataFrame()
     rows = []
     for aspect, paper in RAGAS_PAPER.items():
-        block = accuracy[accuracy["aspect"] == aspect] if not accuracy.empty else accuracy
-        rows.append(
-            {
-                "aspect": aspect,
-                "configurations": len(block),
-                "best_accuracy": block["accuracy"].max() if len(block) else float("nan"),
-                "mean_accuracy": block["accuracy"].mean() if len(block) else float("nan"),
-                "ragas_paper_gpt-3.5": paper,
-            }
-        )
-    return pd.DataFrame(rows)
+        block = outcomes[outcomes["aspect"] == aspect] if not outcomes.empty else outcomes
+        row: dict[str, Any] = {"aspect": aspect, "configurations": 0, "best": "none scored"}
+        if not block.empty:
+            names = pd.Series(configuration_labels(block), index=block.index)
+            if block["metric"].nunique() > 1:  # an aspect measured by two metrics
+                names = block["metric"] + ": " + names
+            row |= _best_configuration(block.assign(configuration=names))
+        low = float(row.get("ci_low", float("nan")))
+        high = float(row.get("ci_high", float("nan")))
+        row["ragas_paper_gpt-3.5"] = paper
+        row["paper_inside_ci"] = bool(low <= paper <= high) if np.isfinite(low) else None
+        rows.append(row)
+    table = pd.DataFrame(rows).reindex(columns=PAPER_COLUMNS)
+    return table.astype({"n": "Int64", "unscored": "Int64"})
+
+
+def _best_configuration(block: pd.DataFrame) -> dict[str, Any]:
+    right = block.pivot_table(index="pair", columns="configuration", values="agree", aggfunc="max")
+    ruling = rule(binary_evidence(right))
+    top = ruling.top
+    if top is None:
+        return {"configurations": right.shape[1], "best": "none scored"}
+    mine = block[block["configuration"] == top.judge]
+    return {
+        "configurations": right.shape[1],
+        "best": best_words(ruling),
+        "accuracy": top.quality,
+        "ci_low": top.low,
+        "ci_high": top.high,
+        "n": top.n,
+        "unscored": int((~mine["scored"].astype(bool)).sum()),
+    }
 
 
 def outcome_markdown(outcome: PairsOutcome, title: str) -> str:
@@ -161,13 +207,21 @@ def outcome_markdown(outcome: PairsOutcome, title: str) -> str:
         f"# {title}",
         "",
         "Pairwise-preference accuracy (Ragas paper protocol): share of "
-        "pairs where the preferred member scores strictly higher; ties count as "
-        "disagreement; [95% Wilson interval]; pairs with both members scored.",
+        "pairs where the preferred member scores strictly higher; ties and pairs with a member "
+        "not scored count as disagreement; [95% Wilson interval] and n pairs.",
         "",
     ]
     lines += [outcome.table.to_markdown() if not outcome.table.empty else "(no scored pairs)", ""]
     lines += ["## Beside the Ragas paper (gpt-3.5-turbo-16k as judge)", ""]
-    lines += [paper_comparison(outcome.accuracy).to_markdown(index=False, floatfmt=".2f"), ""]
+    lines += [
+        "The best configuration is chosen as the decision card chooses a judge (exact McNemar "
+        "tests on the same pairs, Holm-corrected; 'not separated' when they do not tell it from "
+        "another). Read its figure with its interval and n: a few pairs can neither confirm nor "
+        "refute the paper's.",
+        "",
+        outcome.paper.to_markdown(index=False, floatfmt=".2f"),
+        "",
+    ]
     lines += [f"- {note}" for note in outcome.notes]
     return "\n".join(lines) + "\n"
 

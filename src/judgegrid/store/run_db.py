@@ -84,7 +84,7 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 CREATE TABLE IF NOT EXISTS labels (
     sample_id TEXT NOT NULL, metric TEXT NOT NULL, annotator TEXT NOT NULL, value REAL,
-    note TEXT NOT NULL, labelled_at REAL NOT NULL, source TEXT NOT NULL, detail TEXT,
+    note TEXT NOT NULL, labelled_at REAL NOT NULL, source TEXT NOT NULL, detail TEXT, blind INTEGER,
     PRIMARY KEY (sample_id, metric, annotator)
 );
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -110,7 +110,10 @@ _CALL_COLUMNS = (
     " response, started_at, latency_s, tokens_in, tokens_out, cost, batch_id, live_cost"
 )
 # Columns a run database made before them lacks: added when it is opened (a resumed run).
-_ADDED_COLUMNS = {"calls": {"batch_id": "TEXT", "live_cost": "REAL"}}
+_ADDED_COLUMNS = {
+    "calls": {"batch_id": "TEXT", "live_cost": "REAL"},
+    "labels": {"blind": "INTEGER"},  # 1: judges hidden on the page, 0: shown, NULL: unknown
+}
 # What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
 # and vectors are content-addressed, so the same one from two shards is the same row.
 _SHARD_TABLES = {

@@ -74,11 +74,15 @@ def open_view(run_dir: str | Path, annotator: str) -> ViewSession:
 
 
 def open_label_view(
-    run_dir: str | Path, annotator: str, metrics: list[str] | None = None, n: int = 20
+    run_dir: str | Path,
+    annotator: str,
+    metrics: list[str] | None = None,
+    n: int = 20,
+    show_judges: bool = False,
 ) -> ViewSession:
     """``judgegrid label``: its session as always (the queue of the most informative samples),
-    with the viewer beside it at ``/view``."""
-    labels = open_session(run_dir, annotator, metrics, n)
+    with the viewer beside it at ``/view``; the labelling page is blind unless ``show_judges``."""
+    labels = open_session(run_dir, annotator, metrics, n, show_judges)
     _, matrix, store = open_run(run_dir)
     store.close()
     return ViewSession(labels.run_dir, _run_view(labels.run_dir, matrix, labels.samples), labels,

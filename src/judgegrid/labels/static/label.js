@@ -195,6 +195,9 @@ $("prev").addEventListener("click", () => show((index - 1 + state.items.length) 
     state = await api("/api/state");
     $("run").textContent = `run ${state.run}`;
     $("annotator").textContent = `annotator: ${state.annotator}`;
+    $("mode").textContent = state.blind
+      ? "· blind: the judges' ratings stay hidden until the report"
+      : "· judges shown (--show-judges)";
     if (!state.items.length) {
       $("loading").textContent = "Nothing to label: every sample of this run is answered (or none was scored).";
       return;

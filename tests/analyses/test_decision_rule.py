@@ -1,0 +1,180 @@
+"""The paired rule behind the decision card: its statistics checked against scipy and
+statsmodels, and the verdicts it gives on judges of known quality."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from frames import scores_frame
+from judgegrid.analyses.decision import CardSources, cheapest_then_fastest, decision_card
+from judgegrid.analyses.human import validity_by_judge
+from judgegrid.analyses.paired import (
+    consensus_tau_statistic,
+    holm,
+    mcnemar_exact,
+    mean_statistic,
+    paired_bootstrap,
+    spearman_statistic,
+)
+from judgegrid.analyses.recommendation import judge_ranking
+from judgegrid.analyses.validity import pairs_from_labels
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mcnemar_exact_matches_statsmodels_and_binomtest(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.random(40) < 0.8
+    b = rng.random(40) < 0.55
+    table = [[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]]
+    ours = mcnemar_exact(a, b)
+    assert ours == pytest.approx(mcnemar(table, exact=True).pvalue)
+    discordant = table[0][1] + table[1][0]
+    assert ours == pytest.approx(stats.binomtest(table[0][1], discordant, 0.5).pvalue)
+
+
+def test_mcnemar_without_discordant_items_is_one():
+    same = np.array([True, False, True])
+    assert mcnemar_exact(same, same) == 1.0
+
+
+def test_holm_matches_statsmodels():
+    p = np.array([0.01, 0.04, 0.03, 0.2, 0.005])
+    assert holm(p) == pytest.approx(multipletests(p, method="holm")[1])
+
+
+def test_statistics_match_scipy():
+    rng = np.random.default_rng(3)
+    values = rng.random((25, 3))
+    target = values[:, 0] + rng.normal(0, 0.3, 25)
+    rho = spearman_statistic(values[None], target[None])[0]
+    for k in range(3):
+        assert rho[k] == pytest.approx(stats.spearmanr(values[:, k], target).statistic)
+    tau = consensus_tau_statistic(values[None], None)[0]
+    for k in range(3):
+        others = np.delete(values, k, axis=1).mean(axis=1)
+        assert tau[k] == pytest.approx(stats.kendalltau(values[:, k], others).statistic)
+
+
+def test_paired_bootstrap_of_a_mean_difference_agrees_with_the_paired_t_interval():
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=200)
+    values = np.column_stack([base + 0.3 + rng.normal(0, 0.5, 200), base])
+    result = paired_bootstrap(values, None, mean_statistic, 0, 1, seed=1, draws=4000)
+    t_interval = stats.ttest_rel(values[:, 0], values[:, 1]).confidence_interval(0.95)
+    assert result.diff == pytest.approx(np.mean(values[:, 0] - values[:, 1]))
+    assert result.low == pytest.approx(t_interval.low, abs=0.02)
+    assert result.high == pytest.approx(t_interval.high, abs=0.02)
+    assert result.p_value < 0.001 and result.lower_one_sided > result.low
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+def _pairs_run(accuracy: dict[str, float], n: int = 60, seed: int = 0, failed: str = ""):
+    """Judges right on each of n preference pairs with the given probability."""
+    rng = np.random.default_rng(seed)
+    labels, values = {}, {}
+    for p in range(n):
+        labels[f"p{p}-g"] = {"pair": f"p{p}", "preferred": 1, "aspect": "faithfulness"}
+        labels[f"p{p}-b"] = {"pair": f"p{p}", "preferred": 0, "aspect": "faithfulness"}
+        for judge, acc in accuracy.items():
+            right = rng.random() < acc
+            good = None if judge == failed and p % 4 == 0 else (0.9 if right else 0.2)
+            values[("faithfulness", judge, "", 0, 0, f"p{p}-g", 0)] = good
+            values[("faithfulness", judge, "", 0, 0, f"p{p}-b", 0)] = 0.5
+    return scores_frame(values), pairs_from_labels(labels)
+
+
+def _card(scores, pairs=None, costs=None, margin=None):
+    pairs = pairs if pairs is not None else pd.DataFrame()
+    for judge, cost in (costs or {}).items():
+        scores.loc[scores["judge"] == judge, "cost"] = cost
+    sources = CardSources(
+        scores=scores, ranking=judge_ranking(scores, pairs), pairs=pairs, margin=margin
+    )
+    return decision_card(sources, "RUN").set_index("metric").loc["faithfulness"]
+
+
+def test_a_clearly_better_judge_is_named_with_its_comparison_to_the_runner_up():
+    scores, pairs = _pairs_run({"strong": 0.97, "weak": 0.6}, n=80)
+    row = _card(scores, pairs)
+    assert row["verdict"] == "strong"
+    assert "vs runner-up weak" in row["reason"] and ": separated" in row["reason"]
+
+
+def test_equal_judges_are_a_set_and_the_cheapest_is_taken():
+    scores, pairs = _pairs_run({"dear": 0.85, "cheap": 0.85}, n=40, seed=2)
+    row = _card(scores, pairs, costs={"dear": 0.01, "cheap": 0.001})
+    assert "not separated; take cheap (the cheapest)" in row["verdict"]
+    assert "dear" in row["verdict"] and "not separated" in row["reason"]
+
+
+def test_two_judges_are_never_named_by_agreement_only():
+    rng = np.random.default_rng(1)
+    truth = rng.random(30)
+    values = {
+        ("faithfulness", j, "", 0, 0, f"s{i}", 0): float(truth[i] + rng.normal(0, 0.1))
+        for j in ("a", "b")
+        for i in range(30)
+    }
+    row = _card(scores_frame(values))
+    assert row["verdict"] == "no verdict" and "by agreement only" not in row["verdict"]
+    assert "agreement cannot rank fewer than 3 judges" in row["reason"]
+
+
+def test_a_cheap_judge_within_the_margin_is_named_with_its_one_sided_bound():
+    scores, pairs = _pairs_run({"dear": 0.95, "cheap": 0.93}, n=200, seed=4)
+    row = _card(scores, pairs, costs={"dear": 0.01, "cheap": 0.001}, margin=0.1)
+    assert row["verdict"].startswith("cheap (within 0.1 of dear")
+    assert "one-sided 95% bound" in row["reason"] and "> -0.1" in row["reason"]
+    strict = _card(*_pairs_run({"dear": 0.95, "cheap": 0.93}, n=200, seed=4), margin=0.001)
+    assert not strict["verdict"].startswith("cheap")
+
+
+def test_failed_cells_count_against_a_judge_and_a_large_share_is_on_the_card():
+    scores, pairs = _pairs_run({"flaky": 1.0, "steady": 0.5}, n=80, failed="flaky")
+    ranking = judge_ranking(scores, pairs).set_index("judge")
+    assert ranking.loc["flaky", "quality"] == pytest.approx(60 / 80)  # 20 failed pairs: wrong
+    row = _card(scores, pairs)
+    assert row["verdict"] == "flaky" and "12% of flaky's cells failed" in row["reason"]
+
+
+def test_people_evidence_compares_the_top_judge_with_the_runner_up():
+    rng = np.random.default_rng(7)
+    truth = rng.random(60)
+    values = {}
+    for judge, noise in (("close", 0.05), ("far", 0.6)):
+        for i in range(60):
+            score = float(truth[i] + rng.normal(0, noise))
+            values[("faithfulness", judge, "", 0, 0, f"s{i}", 0)] = score
+    scores = scores_frame(values)
+    labels = pd.DataFrame(
+        {"sample_id": [f"s{i}" for i in range(60)], "metric": "faithfulness",
+         "annotator": "ann", "value": np.clip(truth, 0, 1)}
+    )  # fmt: skip
+    sources = CardSources(
+        scores=scores,
+        ranking=judge_ranking(scores, pd.DataFrame()),
+        labels=labels,
+        people=validity_by_judge(scores, labels),
+    )
+    row = decision_card(sources, "RUN").set_index("metric").loc["faithfulness"]
+    assert (row["verdict"], row["basis"]) == ("close", "people")
+    assert "vs runner-up far" in row["reason"] and "paired bootstrap" in row["reason"]
+
+
+def test_cheapest_then_fastest_says_which_decided():
+    usage = pd.DataFrame(
+        {"cost_per_score": [0.0, 0.0, 0.1], "latency_per_score_s": [2.0, 1.0, 0.1]},
+        index=["slow", "quick", "dear"],
+    )
+    assert cheapest_then_fastest(["slow", "quick", "dear"], usage) == (
+        "quick",
+        "as cheap, and the fastest",
+    )
+    assert cheapest_then_fastest(["slow", "dear"], usage) == ("slow", "the cheapest")
