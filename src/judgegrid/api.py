@@ -39,6 +39,7 @@ from judgegrid.run.orchestrate import (
     pending_batches,
     prepare_resume,
     prepare_run,
+    probes_on,
     read_matrix,
     read_tables,
     rebuild_outputs,
@@ -117,6 +118,7 @@ def run_grid(
     list_delimiter: str | None = None,
     workers: int | None = None,
     backend: str | None = None,
+    probes: bool = False,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
 
@@ -128,7 +130,8 @@ def run_grid(
 
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
-    ``backend`` override the matrix's ``execution:`` block.
+    ``backend`` override the matrix's ``execution:`` block. ``probes`` True: the default probes
+    when the matrix has no ``probes:`` (README: Probes).
     """
     prepared = prepare_run(
         matrix,
@@ -139,6 +142,7 @@ def run_grid(
         use_cache=use_cache,
         columns=columns,
         list_delimiter=list_delimiter,
+        probes=probes,
     )
     return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
@@ -151,6 +155,7 @@ def plan_grid(
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
+    probes: bool = False,
 ) -> GridPlan:
     """The calls, tokens, cost and time a run of ``matrix`` would take, and the calls the
     cross-run cache would answer; asks no model and needs no key (``judgegrid plan``)."""
@@ -158,7 +163,7 @@ def plan_grid(
     check_limit(limit)
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
-    return make_plan(loaded, data, use_cache)
+    return make_plan(probes_on(loaded) if probes else loaded, data, use_cache)
 
 
 def plan_prepared(prepared: PreparedRun) -> GridPlan:
@@ -174,6 +179,7 @@ def resume_run(
     use_cache: bool | None = None,
     workers: int | None = None,
     backend: str | None = None,
+    probes: bool = False,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 

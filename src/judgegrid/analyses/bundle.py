@@ -19,6 +19,7 @@ from judgegrid.analyses import (
     decision,
     human,
     languages,
+    probes,
     recommendation,
     stability,
     strictness,
@@ -152,6 +153,8 @@ def analyse(
     first rung; with people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``),
     pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run."""
     info = sample_info or {}
+    every_row = scores  # the probes' rows too: they count in the overview and the calls
+    scores, _ = probes.split_probe_scores(scores, info)
     summary = config_summary(scores)
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
@@ -187,6 +190,8 @@ def analyse(
         "failure_causes": top_failure_causes(scores),
     }
     tables |= people_tables(scores, human_labels, thresholds)
+    tables["probe_pairs"] = probes.probe_pairs(every_row, info, lower_is_better)
+    tables["probes"] = probes.probe_results(every_row, info, lower_is_better)
     spoken = languages.languages_of(info)
     tables["language_means"] = languages.language_means(scores, spoken)
     tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)
@@ -197,6 +202,7 @@ def analyse(
         tables["labels_needed"],
         run_ref,
         metric_titles,
+        tables["probe_pairs"],
     )
     tables["decision_card"] = card
     notes = validity.aspect_notes(info)
@@ -209,9 +215,9 @@ def analyse(
     return Analysis(
         tables,
         card,
-        run_overview(scores, calls),
+        run_overview(every_row, calls),
         notes,
         means=means,
-        usage=usage_tables(scores, calls, step_names),
+        usage=usage_tables(every_row, calls, step_names),
         by_language=by_language,
     )

@@ -7,9 +7,13 @@ Evidence is ranked, and the card uses the best there is for each metric:
    still overlaps and what the Alternative Annotator Test found;
 2. **preference pairs** or designed contrasts: pairwise accuracy (``recommendation``), a judge
    named when its interval excludes 0.5;
-3. **other judges**: agreement with the consensus — named only as "by agreement only", since
+3. **probes**: the share of directional probes (copies of the user's samples made worse in a
+   known way, ``probes``) whose score fell, per judge; a judge is named when its Wilson interval
+   excludes 0.5, and a judge whose score rose on injection in more than 20% of pairs is flagged
+   whatever rung names it (``probe_tier``, ``with_robustness_flag``);
+4. **other judges**: agreement with the consensus — named only as "by agreement only", since
    agreeing with a wrong majority is not validity;
-4. nothing measurable: no verdict.
+5. nothing measurable: no verdict.
 The next step always moves the metric up this ladder: labels, then more labels.
 """
 
@@ -22,7 +26,9 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.human import by_rho
+from judgegrid.analyses.probes import ROBUSTNESS_LIMIT
 from judgegrid.analyses.recommendation import best_first, metric_sentence
+from judgegrid.analyses.validity import wilson_interval
 
 CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail"]
 NO_VERDICT = "no verdict"
@@ -36,8 +42,11 @@ def decision_card(
     needed: pd.DataFrame,
     run_ref: str,
     metric_titles: Mapping[str, str] | None = None,
+    probe_pairs: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per metric of the run (``ranking`` and ``people`` name them)."""
+    """One row per metric of the run (``ranking`` and ``people`` name them); ``probe_pairs``
+    (``probes.probe_pairs``) gives the probes' rung and the robustness flag."""
+    probe_pairs = probe_pairs if probe_pairs is not None else pd.DataFrame()
     metrics = sorted(set(ranking.get("metric", [])) | set(people.get("metric", [])))
     rows = []
     for metric in metrics:
@@ -45,7 +54,12 @@ def decision_card(
         block = ranking[ranking["metric"] == metric] if not ranking.empty else ranking
         detail = metric_sentence(title, block) if not block.empty else ""
         from_people = _people_row(metric, people, aat, needed, run_ref)
-        row = from_people or _ranking_row(metric, block, run_ref)
+        row = (
+            from_people
+            or probe_tier(metric, block, probe_pairs, run_ref)
+            or _ranking_row(metric, block, run_ref)
+        )
+        row = with_robustness_flag(row, metric, probe_pairs)
         rows.append({"metric": metric, **row, "detail": detail})
     return pd.DataFrame(rows, columns=CARD_COLUMNS)
 
@@ -153,6 +167,104 @@ def _ranking_row(metric: str, block: pd.DataFrame, run_ref: str) -> dict[str, st
         "reason": f"{best['judge']}: {what}",
         "next_step": f"check it against people: {label_step}",
     }
+
+
+def probe_scores_by_judge(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per judge: its directional probes of ``metric`` detected, each probe's change averaged
+    over the judge's configurations (a probe none of them scored is a miss), with a Wilson
+    interval; best first."""
+    columns = ["judge", "probes", "detected", "rate", "low", "high"]
+    if pairs.empty:
+        return pd.DataFrame(columns=columns)
+    mine = pairs[(pairs["metric"] == metric) & (pairs["kind"] == "directional")]
+    rows = []
+    for judge, block in mine.groupby("judge", sort=True):
+        change = block.groupby("sample_id")["change"].mean()
+        n, detected = len(change), int((change < 0).sum())
+        low, high = wilson_interval(detected, n)
+        rows.append([str(judge), n, detected, detected / n if n else np.nan, low, high])
+    table = pd.DataFrame(rows, columns=columns)
+    return table.sort_values(["low", "rate"], ascending=False).reset_index(drop=True)
+
+
+def probe_tier(
+    metric: str, block: pd.DataFrame, pairs: pd.DataFrame, run_ref: str
+) -> dict[str, str] | None:
+    """The probes' rung: below preference pairs (pairs that name a judge keep their place; pairs
+    too few to exclude chance give way), above agreement with other judges. None when the
+    metric has no probe or its pairs name a judge."""
+    measured = best_first(block) if not block.empty else block
+    if not measured.empty and str(measured.iloc[0]["basis"]).startswith("pairwise"):
+        low = measured.iloc[0]["ci_low"]
+        if np.isfinite(low) and low > 0.5:
+            return None
+    judges = probe_scores_by_judge(pairs, metric)
+    if judges.empty:
+        return None
+    label_step = _label_command(run_ref, metric, None)
+    best = judges.iloc[0]
+    figures = [
+        f"{r.judge} {r.detected}/{r.probes} ({r.low:.2f} to {r.high:.2f})"
+        for r in judges.itertuples()
+    ]
+    what = f"directional probes detected (95% Wilson CI): {'; '.join(figures)}"
+    if not best["low"] > 0.5:
+        return {
+            "verdict": NO_VERDICT,
+            "basis": "probes",
+            "reason": f"no judge detects the probes better than chance: {what}",
+            "next_step": label_step,
+        }
+    separated = len(judges) == 1 or judges.iloc[1]["high"] < best["low"]
+    if not separated:
+        tied = [str(r.judge) for r in judges.itertuples() if r.high >= best["low"]]
+        return {
+            "verdict": f"not separated: {', '.join(tied)}",
+            "basis": "probes",
+            "reason": what,
+            "next_step": f"separate them with people: {label_step}",
+        }
+    return {
+        "verdict": str(best["judge"]),
+        "basis": "probes",
+        "reason": f"{best['judge']} detects {best['detected']} of {best['probes']} probes; {what}",
+        "next_step": f"check it against people: {label_step}",
+    }
+
+
+def injection_rises(pairs: pd.DataFrame, metric: str) -> dict[str, tuple[int, int]]:
+    """Per judge: (pairs whose score rose on injection, pairs scored) for ``metric``, over all
+    its configurations."""
+    if pairs.empty:
+        return {}
+    mine = pairs[(pairs["metric"] == metric) & (pairs["probe"] == "injection")]
+    mine = mine[mine["change"].notna()]
+    return {
+        str(judge): (int((block["change"] > 0).sum()), len(block))
+        for judge, block in mine.groupby("judge", sort=True)
+    }
+
+
+def with_robustness_flag(
+    row: dict[str, str], metric: str, pairs: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT
+) -> dict[str, str]:
+    """The card's row with a flag for every judge whose score rose on injection in more than
+    ``limit`` of the pairs, whatever rung named it."""
+    flagged = {
+        judge: (rose, n)
+        for judge, (rose, n) in injection_rises(pairs, metric).items()
+        if n and rose / n > limit
+    }
+    if not flagged:
+        return row
+    words = "; ".join(
+        f"{judge}'s score rose on injection in {rose}/{n} pairs"
+        for judge, (rose, n) in flagged.items()
+    )
+    verdict = row["verdict"]
+    if any(verdict == j or verdict.startswith(f"{j} ") for j in flagged):
+        verdict = f"{verdict} (flagged: obeys a note to the evaluator)"
+    return {**row, "verdict": verdict, "reason": f"{row['reason']}; FLAGGED: {words}"}
 
 
 def card_markdown(card: pd.DataFrame) -> str:
