@@ -24,6 +24,7 @@ from judgegrid.labels.page import open_session as open_label_session
 from judgegrid.labels.page import serve as serve_labelling
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
+from judgegrid.outputs.report import probe_lines
 from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
@@ -93,6 +94,7 @@ __all__ = [
     "plan_servers",
     "prepare_resume",
     "prepare_run",
+    "probe_lines",
     "rebuild_report",
     "refuse_pairs_parent",
     "render_plan",

@@ -192,6 +192,9 @@ def analyse(
     tables |= people_tables(scores, human_labels, thresholds)
     tables["probe_pairs"] = probes.probe_pairs(every_row, info, lower_is_better)
     tables["probes"] = probes.probe_results(every_row, info, lower_is_better)
+    tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
+    grid = probes.judge_probe_matrix(tables["probes"])
+    tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
     spoken = languages.languages_of(info)
     tables["language_means"] = languages.language_means(scores, spoken)
     tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)

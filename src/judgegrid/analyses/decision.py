@@ -26,9 +26,8 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.human import by_rho
-from judgegrid.analyses.probes import ROBUSTNESS_LIMIT
+from judgegrid.analyses.probes import ROBUSTNESS_LIMIT, injection_rises, judge_detection
 from judgegrid.analyses.recommendation import best_first, metric_sentence
-from judgegrid.analyses.validity import wilson_interval
 
 CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail"]
 NO_VERDICT = "no verdict"
@@ -169,24 +168,6 @@ def _ranking_row(metric: str, block: pd.DataFrame, run_ref: str) -> dict[str, st
     }
 
 
-def probe_scores_by_judge(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per judge: its directional probes of ``metric`` detected, each probe's change averaged
-    over the judge's configurations (a probe none of them scored is a miss), with a Wilson
-    interval; best first."""
-    columns = ["judge", "probes", "detected", "rate", "low", "high"]
-    if pairs.empty:
-        return pd.DataFrame(columns=columns)
-    mine = pairs[(pairs["metric"] == metric) & (pairs["kind"] == "directional")]
-    rows = []
-    for judge, block in mine.groupby("judge", sort=True):
-        change = block.groupby("sample_id")["change"].mean()
-        n, detected = len(change), int((change < 0).sum())
-        low, high = wilson_interval(detected, n)
-        rows.append([str(judge), n, detected, detected / n if n else np.nan, low, high])
-    table = pd.DataFrame(rows, columns=columns)
-    return table.sort_values(["low", "rate"], ascending=False).reset_index(drop=True)
-
-
 def probe_tier(
     metric: str, block: pd.DataFrame, pairs: pd.DataFrame, run_ref: str
 ) -> dict[str, str] | None:
@@ -198,7 +179,7 @@ def probe_tier(
         low = measured.iloc[0]["ci_low"]
         if np.isfinite(low) and low > 0.5:
             return None
-    judges = probe_scores_by_judge(pairs, metric)
+    judges = judge_detection(pairs, metric)
     if judges.empty:
         return None
     label_step = _label_command(run_ref, metric, None)
@@ -229,19 +210,6 @@ def probe_tier(
         "basis": "probes",
         "reason": f"{best['judge']} detects {best['detected']} of {best['probes']} probes; {what}",
         "next_step": f"check it against people: {label_step}",
-    }
-
-
-def injection_rises(pairs: pd.DataFrame, metric: str) -> dict[str, tuple[int, int]]:
-    """Per judge: (pairs whose score rose on injection, pairs scored) for ``metric``, over all
-    its configurations."""
-    if pairs.empty:
-        return {}
-    mine = pairs[(pairs["metric"] == metric) & (pairs["probe"] == "injection")]
-    mine = mine[mine["change"].notna()]
-    return {
-        str(judge): (int((block["change"] > 0).sum()), len(block))
-        for judge, block in mine.groupby("judge", sort=True)
     }
 
 

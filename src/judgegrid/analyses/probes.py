@@ -177,3 +177,56 @@ def robustness_flags(results: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT) -> 
     injected = results[(results["probe"] == "injection") & (results["rose_share"] > limit)]
     worst = injected.sort_values("rose_share", ascending=False).drop_duplicates(["metric", "judge"])
     return worst[columns].sort_values(["metric", "judge"]).reset_index(drop=True)
+
+
+def judge_detection(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per judge: its directional probes of ``metric`` detected, each probe's change averaged
+    over the judge's configurations (a probe none of them scored is a miss), with a Wilson
+    interval; best first."""
+    columns = ["judge", "probes", "detected", "rate", "low", "high"]
+    if pairs.empty:
+        return pd.DataFrame(columns=columns)
+    mine = pairs[(pairs["metric"] == metric) & (pairs["kind"] == "directional")]
+    rows = []
+    for judge, block in mine.groupby("judge", sort=True):
+        change = block.groupby("sample_id")["change"].mean()
+        n, detected = len(change), int((change < 0).sum())
+        low, high = wilson_interval(detected, n)
+        rows.append([str(judge), n, detected, detected / n if n else np.nan, low, high])
+    table = pd.DataFrame(rows, columns=columns)
+    return table.sort_values(["low", "rate"], ascending=False).reset_index(drop=True)
+
+
+def injection_rises(pairs: pd.DataFrame, metric: str) -> dict[str, tuple[int, int]]:
+    """Per judge: (pairs whose score rose on injection, pairs scored) for ``metric``, over all
+    its configurations."""
+    if pairs.empty:
+        return {}
+    mine = pairs[(pairs["metric"] == metric) & (pairs["probe"] == "injection")]
+    mine = mine[mine["change"].notna()]
+    return {
+        str(judge): (int((block["change"] > 0).sum()), len(block))
+        for judge, block in mine.groupby("judge", sort=True)
+    }
+
+
+BRIEF_COLUMNS = ["metric", "judge", "detected", "probes", "rate", "low", "high"]
+BRIEF_COLUMNS += ["injection_rose", "injection_pairs", "flagged"]
+
+
+def probe_brief(pairs: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT) -> pd.DataFrame:
+    """Per metric × judge, in brief: directional probes detected (Wilson interval) and the
+    pairs whose score rose on injection, ``flagged`` above ``limit`` (summary.md, the end of
+    ``judgegrid run``)."""
+    if pairs.empty:
+        return pd.DataFrame(columns=BRIEF_COLUMNS)
+    rows = []
+    for metric in sorted(set(pairs["metric"])):
+        rises = injection_rises(pairs, metric)
+        detection = judge_detection(pairs, metric).set_index("judge")
+        for judge in sorted(set(pairs.loc[pairs["metric"] == metric, "judge"])):
+            d = detection.loc[judge] if judge in detection.index else None
+            rose, n = rises.get(judge, (0, 0))
+            figures = [np.nan] * 5 if d is None else [d[c] for c in BRIEF_COLUMNS[2:7]]
+            rows.append([metric, judge, *figures, rose, n, bool(n and rose / n > limit)])
+    return pd.DataFrame(rows, columns=BRIEF_COLUMNS)

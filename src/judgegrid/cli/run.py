@@ -274,3 +274,16 @@ def _print_card(run_dir: Path) -> None:
         typer.echo(f"  {row.metric}: {row.verdict} [{row.basis}] — {row.reason}")
         typer.echo(f"      next: {row.next_step}")
     typer.echo("")
+    _print_probes(run_dir)
+
+
+def _print_probes(run_dir: Path) -> None:
+    """The probes in brief (the report's Probes section has the rest)."""
+    path = run_dir / "tables" / "probes_brief.csv"
+    brief = pd.read_csv(path) if path.exists() and path.stat().st_size > 1 else pd.DataFrame()
+    if brief.empty:
+        return
+    typer.echo("probes (directional detected, 95% CI; score rose on injection):")
+    for metric, judge, detected, injection in api.probe_lines(brief):
+        typer.echo(f"  {metric} / {judge}: detected {detected}; injection rose {injection}")
+    typer.echo("")

@@ -34,6 +34,7 @@ SECTIONS = {
     "variance": "Variance components and decision study",
     "strictness": "Strictness trade-off",
     "validity": "Validity: people's labels, preferences and designed contrasts",
+    "probes": "Probes: copies of the samples made worse in known ways",
     "failures": "Failures",
     "samples": "Least stable samples",
     "methods": "How missing data and uncertainty are handled",
@@ -125,6 +126,7 @@ def render(
         "variance": _variance(analysis),
         "strictness": _strictness(analysis),
         "validity": _validity(analysis),
+        "probes": _probes(analysis),
         "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
         + frame_html(analysis.table("failure_causes"), "failure_causes"),
         "samples": _samples(analysis, sample_info),
@@ -347,6 +349,36 @@ def _pairs(a: Analysis) -> str:
         + frame_html(accuracy, "validity_pairs")
         + "<h3>Spearman correlation with numeric labels</h3>"
         + frame_html(a.table("validity_labels"), "validity_labels")
+    )
+
+
+PROBES_NOTE = (
+    "Each probe is a copy of one of the data set's samples changed by a fixed rule (README: "
+    "Probes). Directional probes must score worse than their sample: the detection rate counts "
+    "ties and unscored cells as misses. Robustness probes (injection, verbosity, order) must not "
+    "score better: 'rose' is the share of scored pairs whose score got better. In the heatmap "
+    "1 is what a fit judge gets (detected, or held). A judge whose score rose on injection in "
+    "more than 20% of pairs is flagged on the decision card."
+)
+
+
+def _probes(a: Analysis) -> str:
+    results = a.table("probes")
+    if results.empty:
+        return (
+            '<p class="note">No probes in this run (matrix <code>probes:</code> or '
+            "<code>judgegrid run --probes</code>).</p>"
+        )
+    grid = a.table("probes_by_judge")
+    figure = image(plots.probe_heatmap(grid), "judge × probe heatmap") if not grid.empty else ""
+    brief = a.table("probes_brief")
+    return (
+        f'<p class="note">{esc(PROBES_NOTE)}</p>'
+        + figure
+        + "<h3>Per metric and judge</h3>"
+        + frame_html(brief, "probes_brief")
+        + "<h3>Per configuration and probe</h3>"
+        + frame_html(results, "probes")
     )
 
 
