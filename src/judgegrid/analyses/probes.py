@@ -121,7 +121,20 @@ def probe_results(
         rows.append(dict(zip(["metric", *CONFIG, "probe", "kind"], key, strict=True)))
         rows[-1] |= _outcome(block["change"].to_numpy(dtype=float), str(key[-1]))
         rows[-1]["fallback"] = bool(block["fallback"].any())
-    return pd.DataFrame(rows, columns=PROBE_COLUMNS)
+    return _counts_as_integers(pd.DataFrame(rows, columns=PROBE_COLUMNS))
+
+
+def _counts_as_integers(table: pd.DataFrame) -> pd.DataFrame:
+    """Counts stay whole numbers where a kind of probe leaves them empty (nullable Int64)."""
+    counts = ["pairs", "detected", "scored_pairs", "rose", "failed", "probes", "injection_rose"]
+    counts += ["injection_pairs"]
+    return table.astype({c: "Int64" for c in counts if c in table.columns})
+
+
+def _interval(successes: int, n: int) -> tuple[float, float]:
+    """Wilson's 95% interval, rid of floating-point dust (5.6e-17 for 0 of 3 is 0)."""
+    low, high = wilson_interval(successes, n)
+    return round(low, 12), round(high, 12)
 
 
 def _outcome(change: np.ndarray, kind: str) -> dict[str, Any]:
@@ -133,7 +146,7 @@ def _outcome(change: np.ndarray, kind: str) -> dict[str, Any]:
     }
     if kind == "directional":
         detected = int((scored < 0).sum())  # ties and unscored pairs are misses
-        low, high = wilson_interval(detected, len(change))
+        low, high = _interval(detected, len(change))
         return out | {
             "detected": detected,
             "detection_rate": detected / len(change) if len(change) else np.nan,
@@ -141,7 +154,7 @@ def _outcome(change: np.ndarray, kind: str) -> dict[str, Any]:
             "ci_high": high,
         }
     rose = int((scored > 0).sum())
-    low, high = wilson_interval(rose, len(scored))
+    low, high = _interval(rose, len(scored))
     return out | {
         "rose": rose,
         "rose_share": rose / len(scored) if len(scored) else np.nan,
@@ -191,7 +204,7 @@ def judge_detection(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
     for judge, block in mine.groupby("judge", sort=True):
         change = block.groupby("sample_id")["change"].mean()
         n, detected = len(change), int((change < 0).sum())
-        low, high = wilson_interval(detected, n)
+        low, high = _interval(detected, n)
         rows.append([str(judge), n, detected, detected / n if n else np.nan, low, high])
     table = pd.DataFrame(rows, columns=columns)
     return table.sort_values(["low", "rate"], ascending=False).reset_index(drop=True)
@@ -229,4 +242,4 @@ def probe_brief(pairs: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT) -> pd.Data
             rose, n = rises.get(judge, (0, 0))
             figures = [np.nan] * 5 if d is None else [d[c] for c in BRIEF_COLUMNS[2:7]]
             rows.append([metric, judge, *figures, rose, n, bool(n and rose / n > limit)])
-    return pd.DataFrame(rows, columns=BRIEF_COLUMNS)
+    return _counts_as_integers(pd.DataFrame(rows, columns=BRIEF_COLUMNS))

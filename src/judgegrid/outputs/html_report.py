@@ -371,14 +371,23 @@ def _probes(a: Analysis) -> str:
         )
     grid = a.table("probes_by_judge")
     figure = image(plots.probe_heatmap(grid), "judge × probe heatmap") if not grid.empty else ""
-    brief = a.table("probes_brief")
+    config = ["metric", "judge", "embedding", "dimension", "strictness", "probe"]
+    directional = results[results["kind"] == "directional"]
+    directional = directional[
+        [*config, "pairs", "detected", "detection_rate", "ci_low", "ci_high", "failed"]
+    ]
+    robustness = results[results["kind"] == "robustness"]
+    rises = ["scored_pairs", "rose", "rose_share", "rose_low", "rose_high", "mean_change"]
+    robustness = robustness[[*config, *rises, "failed"]]
     return (
         f'<p class="note">{esc(PROBES_NOTE)}</p>'
         + figure
         + "<h3>Per metric and judge</h3>"
-        + frame_html(brief, "probes_brief")
-        + "<h3>Per configuration and probe</h3>"
-        + frame_html(results, "probes")
+        + frame_html(a.table("probes_brief"), "probes_brief")
+        + "<h3>Directional probes, per configuration</h3>"
+        + frame_html(directional.astype({"detected": int}), "probes")
+        + "<h3>Robustness probes, per configuration</h3>"
+        + frame_html(robustness.astype({"rose": int}), "probes")
     )
 
 
