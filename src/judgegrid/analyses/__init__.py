@@ -9,6 +9,8 @@
 - ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts
 - ``human``: validity against human labels, the annotators' own alpha, the Alternative
   Annotator Test, and how many labels would separate the judges
+- ``probes``: what each configuration makes of the probes (detection rate, rises on injection),
+  their rows kept out of every other analysis
 - ``recommendation``: judges ranked by validity or consensus against cost and latency
 - ``usage``: calls, tokens and cost per model from the calls table
 - ``bundle``: every table of a run in one pure call, for the report writers
