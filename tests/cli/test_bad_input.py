@@ -147,7 +147,7 @@ def test_the_default_matrix_is_found_beside_the_install_or_named_missing(tmp_pat
     found = runner.invoke(app, ["validate"])
     assert found.exit_code == 0, found.output
     assert str(cli.INSTALLED_MATRIX) in found.output
-    monkeypatch.setattr(cli, "INSTALLED_MATRIX", tmp_path / "nowhere.yaml")
+    monkeypatch.setattr(cli.common, "INSTALLED_MATRIX", tmp_path / "nowhere.yaml")
     missing = runner.invoke(app, ["validate"])
     assert missing.exit_code == EXIT_BAD_INPUT
     assert "name one: judgegrid run PATH/TO/matrix.yaml" in missing.stderr
