@@ -139,3 +139,15 @@ def test_a_killed_run_with_probes_resumes_to_the_same_cells(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert _cells(db) == everything
     assert (db.parent / "tables" / "probes.csv").exists()
+
+
+def test_probes_on_workers_make_the_same_cells(tmp_path):
+    """Shards of whole samples carry the probes to the workers like any other sample."""
+    path = write(tmp_path, probe_matrix())
+    here = api.run_grid(path, limit=8, run_dir=tmp_path / "here", use_cache=False)
+    there = api.run_grid(path, limit=8, run_dir=tmp_path / "there", use_cache=False, workers=2)
+    assert set(map(tuple, there.scores[CELL_KEY].to_numpy().tolist())) == set(
+        map(tuple, here.scores[CELL_KEY].to_numpy().tolist())
+    )
+    assert there.scores["sample_id"].str.contains("~probe~").any()
+    assert there.complete
