@@ -24,6 +24,7 @@ from judgegrid.labels.page import open_session as open_label_session
 from judgegrid.labels.server import page_url
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
+from judgegrid.outputs.report import probe_lines
 from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
@@ -39,6 +40,7 @@ from judgegrid.run.orchestrate import (
     pending_batches,
     prepare_resume,
     prepare_run,
+    probes_on,
     read_matrix,
     read_tables,
     rebuild_outputs,
@@ -97,6 +99,7 @@ __all__ = [
     "plan_servers",
     "prepare_resume",
     "prepare_run",
+    "probe_lines",
     "rebuild_report",
     "refuse_pairs_parent",
     "render_plan",
@@ -123,6 +126,7 @@ def run_grid(
     workers: int | None = None,
     backend: str | None = None,
     margin: float | None = None,
+    probes: bool = False,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
 
@@ -135,7 +139,8 @@ def run_grid(
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
     ``backend`` override the matrix's ``execution:`` block; ``margin``, its ``decision:
-    {margin}`` (the card's non-inferiority margin).
+    {margin}`` (the card's non-inferiority margin). ``probes`` True: the default probes when the
+    matrix has no ``probes:`` (README: Probes).
     """
     prepared = prepare_run(
         matrix,
@@ -147,6 +152,7 @@ def run_grid(
         columns=columns,
         list_delimiter=list_delimiter,
         margin=margin,
+        probes=probes,
     )
     return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
 
@@ -159,6 +165,7 @@ def plan_grid(
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
+    probes: bool = False,
 ) -> GridPlan:
     """The calls, tokens, cost and time a run of ``matrix`` would take, and the calls the
     cross-run cache would answer; asks no model and needs no key (``judgegrid plan``)."""
@@ -166,7 +173,7 @@ def plan_grid(
     check_limit(limit)
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
-    return make_plan(loaded, data, use_cache)
+    return make_plan(probes_on(loaded) if probes else loaded, data, use_cache)
 
 
 def plan_prepared(prepared: PreparedRun) -> GridPlan:
@@ -182,6 +189,7 @@ def resume_run(
     use_cache: bool | None = None,
     workers: int | None = None,
     backend: str | None = None,
+    probes: bool = False,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 

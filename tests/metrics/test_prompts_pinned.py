@@ -21,7 +21,9 @@ import numpy as np
 from test_metric_steps import BRIDGE
 
 from judgegrid.core.context import ScoreContext
+from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_demo
+from judgegrid.inputs.probes import FILLER, NONCOMMITTAL, NOTE, make_probes
 from judgegrid.metrics import METRICS
 from judgegrid.plan.placeholders import answer_for_messages, bag_of_words
 
@@ -76,7 +78,60 @@ def rendered() -> dict[str, list[dict[str, Any]]]:
             asyncio.run(metric.compute(sample, ctx))
             tag = ",".join(f"{k}={v}" for k, v in params.items())
             out[f"{name}({tag}) {sample.id}"] = judge.asked
+    return out | rendered_probes()
+
+
+# Probes of samples in Vietnamese, Chinese and Russian (inputs/probes.py): the note to the
+# evaluator, the noncommittal answer and the filler reach the judge in the sample's language.
+PROBED = {"vi": "vanmieu", "zh": "greatwall", "ru": "petersburg"}
+PROBE_VARIANTS = [
+    ("faithfulness", "injection"),
+    ("response_relevancy", "noncommittal"),
+    ("response_relevancy", "injection"),
+    ("answer_relevancy", "verbosity"),
+    ("context_recall", "injection"),
+]
+
+
+def probe_samples() -> dict[str, Sample]:
+    """The probes of ``PROBED``'s samples, by ``metric probe sample``."""
+    demo = load_demo()
+    metrics = sorted({m for m, _ in PROBE_VARIANTS})
+    probes = make_probes(demo, metrics, per_metric=len(demo))
+    wanted = {(m, p, b) for m, p in PROBE_VARIANTS for b in PROBED.values()}
+    return {
+        f"{p.probe.metric} {p.probe.name} {p.id.split('~')[0]}": p
+        for p in probes
+        if (p.probe.metric, p.probe.name, p.id.split("~")[0]) in wanted
+    }
+
+
+def rendered_probes() -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, sample in sorted(probe_samples().items()):
+        metric = METRICS[sample.probe.metric]()
+        judge = RecordingJudge()
+        ctx = ScoreContext(judge=judge, embedder=BagOfWords(), strictness=2)
+        asyncio.run(metric.compute(sample, ctx))
+        out[f"probe {key}"] = judge.asked
     return out
+
+
+def test_probes_in_vietnamese_chinese_and_russian_speak_the_samples_language():
+    samples = probe_samples()
+    assert len(samples) == len(PROBE_VARIANTS) * len(PROBED)
+    asked = rendered_probes()
+    for language, base in PROBED.items():
+        note = json.dumps(asked[f"probe faithfulness injection {base}"], ensure_ascii=False)
+        assert NOTE[language] in note and NOTE["en"] not in note
+        silent = json.dumps(
+            asked[f"probe response_relevancy noncommittal {base}"], ensure_ascii=False
+        )
+        assert NONCOMMITTAL[language] in silent
+        padded = json.dumps(asked[f"probe answer_relevancy verbosity {base}"], ensure_ascii=False)
+        assert FILLER[language] in padded
+        in_context = json.dumps(asked[f"probe context_recall injection {base}"], ensure_ascii=False)
+        assert NOTE[language] in in_context
 
 
 def test_rendered_prompts_are_unchanged():

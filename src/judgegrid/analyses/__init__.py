@@ -11,6 +11,8 @@
 - ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts
 - ``human``: validity against human labels, the annotators' own alpha, the Alternative
   Annotator Test, and how many labels would separate the judges
+- ``probes``: what each configuration makes of the probes (detection rate, rises on injection),
+  their rows kept out of every other analysis
 - ``recommendation``: judges ranked by validity or consensus against cost and latency
 - ``paired``: paired comparisons of judges on the same items (exact McNemar, paired bootstrap,
   Holm), behind every "best" the tool names

@@ -21,6 +21,7 @@ from judgegrid.analyses import (
     human,
     juries,
     languages,
+    probes,
     recommendation,
     stability,
     strictness,
@@ -160,8 +161,10 @@ def analyse(
     validity, ranking and card; not in agreement or variance, where a jury would agree with its
     own members by construction, nor in the counts of cells, calls and failures)."""
     info = sample_info or {}
-    called = scores  # the cells the run scored, without the juries made from them
-    scores = juries.with_juries(scores, jury_panels or [])
+    every_row = scores  # the probes' rows too: they count in the overview and the calls
+    called, _ = probes.split_probe_scores(scores, info)  # the data set's cells, no jury
+    scores = juries.with_juries(called, jury_panels or [])
+    probe_rows = juries.with_juries(every_row, jury_panels or [])  # juries are probed too
     summary = config_summary(scores)
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
@@ -203,6 +206,11 @@ def analyse(
         "failure_causes": top_failure_causes(called),
     }
     tables |= people_tables(scores, human_labels, thresholds)
+    tables["probe_pairs"] = probes.probe_pairs(probe_rows, info, lower_is_better)
+    tables["probes"] = probes.probe_results(probe_rows, info, lower_is_better)
+    tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
+    grid = probes.judge_probe_matrix(tables["probes"])
+    tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
     spoken = languages.languages_of(info)
     tables["language_means"] = languages.language_means(scores, spoken)
     tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)
@@ -216,6 +224,7 @@ def analyse(
         needed=tables["labels_needed"],
         lower_is_better=lower_is_better,
         margin=margin,
+        probe_pairs=tables["probe_pairs"],
     )
     card = decision.decision_card(sources, run_ref, metric_titles)
     tables["decision_card"] = card
@@ -229,9 +238,9 @@ def analyse(
     return Analysis(
         tables,
         card,
-        run_overview(called, calls),
+        run_overview(every_row, calls),
         notes,
         means=means,
-        usage=usage_tables(called, calls, step_names),
+        usage=usage_tables(every_row, calls, step_names),
         by_language=by_language,
     )

@@ -5,8 +5,13 @@ Evidence is a ladder, and the card uses the highest rung with data for each metr
 one function a rung; another kind of evidence is one more function in the list):
 1. **people**: Spearman's rho of each judge's ratings with the mean human label;
 2. **preference pairs** or designed contrasts: pairwise accuracy, an unscored pair (a failed
-   cell) counted as wrong, like a tie;
-3. **other judges**: tau-b with the leave-one-out consensus. It needs three judges or more
+   cell) counted as wrong, like a tie; pairs too few to exclude chance give way to probes;
+3. **probes**: the share of directional probes (copies of the user's samples made worse in a
+   known way, ``probes``) whose score fell, each probe right or wrong per judge (a tie or a
+   failed cell is a miss), compared on the same probes like pairs. Whatever rung names a judge,
+   one whose score rose on injection in more than 20% of its pairs is flagged
+   (``with_robustness_flag``);
+4. **other judges**: tau-b with the leave-one-out consensus. It needs three judges or more
    (with two, each agrees with "the others" by the same number), and a judge named on it is
    named "by agreement only", since agreeing with a wrong majority is not validity. Juries
    (``juries``) are left out of this rung: a jury agrees with its own members by construction.
@@ -47,6 +52,7 @@ from judgegrid.analyses.paired import (
     paired_bootstrap,
     spearman_statistic,
 )
+from judgegrid.analyses.probes import ROBUSTNESS_LIMIT, injection_rises, probe_outcomes
 from judgegrid.analyses.recommendation import metric_sentence
 from judgegrid.analyses.validity import pair_outcomes, wilson_interval
 
@@ -72,6 +78,7 @@ class CardSources:
     needed: pd.DataFrame = field(default_factory=pd.DataFrame)
     lower_is_better: frozenset[str] = frozenset()
     margin: float | None = None
+    probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # ``probes.probe_pairs``
 
 
 @dataclass(frozen=True)
@@ -119,17 +126,28 @@ def decision_card(
         block = ranking[ranking["metric"] == metric] if not ranking.empty else ranking
         detail = metric_sentence(title, block) if not block.empty else ""
         row = _first_rung(metric, sources, run_ref)
+        row = with_robustness_flag(row, metric, sources.probe_pairs)
         rows.append({"metric": metric, **row, "detail": detail})
     return pd.DataFrame(rows, columns=CARD_COLUMNS)
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
-    """The highest rung of the ladder with data for ``metric``."""
+    """The highest rung of the ladder with data for ``metric``; pairs or contrasts too few to
+    exclude chance give way to probes, where there are any."""
     for rung in LADDER:
         evidence = rung(metric, sources)
-        if evidence is not None:
-            return evidence
+        if evidence is None:
+            continue
+        if rung is pair_evidence and _gives_way_to_probes(evidence, metric, sources):
+            continue
+        return evidence
     return None
+
+
+def _gives_way_to_probes(pairs: Evidence, metric: str, sources: CardSources) -> bool:
+    if probe_evidence(metric, sources) is None:
+        return False
+    return outcome(pairs, _usage(sources.ranking, metric), sources.margin).kind == "chance"
 
 
 def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, str]:
@@ -139,7 +157,7 @@ def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, st
     return {
         "verdict": NO_VERDICT,
         "basis": "nothing measurable",
-        "reason": "no labels, no scored preference pair, and no two judges scored alike",
+        "reason": "no labels, no scored preference pair, no probe, and no two judges scored alike",
         "next_step": _label_command(run_ref, metric, None),
     }
 
@@ -200,6 +218,26 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     )
 
 
+def probe_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """Rung 3: each directional probe of ``metric`` detected (its score fell) or missed, per
+    judge; a probe a judge did not score, or scored the same, is a miss."""
+    detected = probe_outcomes(sources.probe_pairs, metric)
+    if detected.empty:
+        return None
+    return Evidence(
+        basis="probes",
+        measure="detection",
+        unit="probes",
+        chance=0.5,
+        judges=tuple(str(j) for j in detected.columns),
+        values=detected.astype(float).to_numpy(),
+        target=None,
+        statistic=mean_statistic,
+        binary=True,
+        interval=_wilson_interval,
+    )
+
+
 def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
     """Rung 3: tau-b with the other judges' mean, on the samples every judge scored."""
     wide = _wide_ratings(sources.scores, metric)
@@ -223,10 +261,11 @@ def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
     )
 
 
-# people > pairs/contrasts > other judges; a new kind of evidence is one more function here
+# people > pairs/contrasts > probes > other judges; a new kind of evidence is one more function
 LADDER: Sequence[Callable[[str, CardSources], Evidence | None]] = (
     people_evidence,
     pair_evidence,
+    probe_evidence,
     agreement_evidence,
 )
 
@@ -418,7 +457,8 @@ def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) 
     if found.kind == "chance":
         return row | {
             "verdict": NO_VERDICT,
-            "reason": f"the best, {top.judge}, has {figure}: that does not exclude chance "
+            "reason": _none_beats_chance(evidence)
+            + f"the best, {top.judge}, has {figure}: that does not exclude chance "
             f"({evidence.chance:g}{_bonferroni(ruling)}){_runner_up(evidence, ruling)}",
         }
     step = (
@@ -489,6 +529,11 @@ def _figure(evidence: Evidence, s: Standing) -> str:
     return f"{evidence.measure} {s.quality:.2f} ({ci}) on {s.n} {evidence.unit}"
 
 
+def _none_beats_chance(evidence: Evidence) -> str:
+    """On the probes rung, the plain words first: tiny judges may well detect nothing."""
+    return "no judge detects the probes better than chance: " if evidence.basis == "probes" else ""
+
+
 def _bonferroni(ruling: Ruling) -> str:
     looks = len(ruling.others) + 1
     return f", at 95% over {looks} judges (Bonferroni)" if looks > 1 else ""
@@ -550,6 +595,28 @@ def _aat_words(aat: pd.DataFrame, metric: str, judge: str) -> str:
     r = row.iloc[0]
     outcome = "passes" if bool(r["passed"]) else "fails"
     return f"; it {outcome} the alt-test (winning rate {r['winning_rate']:.2f})"
+
+
+def with_robustness_flag(
+    row: dict[str, str], metric: str, pairs: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT
+) -> dict[str, str]:
+    """The card's row with a flag for every judge whose score rose on injection in more than
+    ``limit`` of the pairs, whatever rung named it."""
+    flagged = {
+        judge: (rose, n)
+        for judge, (rose, n) in injection_rises(pairs, metric).items()
+        if n and rose / n > limit
+    }
+    if not flagged:
+        return row
+    words = "; ".join(
+        f"{judge}'s score rose on injection in {rose}/{n} pairs"
+        for judge, (rose, n) in flagged.items()
+    )
+    verdict = row["verdict"]
+    if any(verdict == j or verdict.startswith(f"{j} ") for j in flagged):
+        verdict = f"{verdict} (flagged: obeys a note to the evaluator)"
+    return {**row, "verdict": verdict, "reason": f"{row['reason']}; FLAGGED: {words}"}
 
 
 def card_markdown(card: pd.DataFrame) -> str:

@@ -81,15 +81,30 @@ def fail(exc: InputError) -> NoReturn:
 
 
 def reading(
-    limit: int | None, no_cache: bool, columns: str | None, list_delimiter: str | None
+    limit: int | None,
+    no_cache: bool,
+    columns: str | None,
+    list_delimiter: str | None,
+    probes: bool = False,
 ) -> dict[str, Any]:
-    """How `run` and `plan` read the grid: the same samples, cache and field names."""
+    """How `run` and `plan` read the grid: the same samples, cache, field names and probes."""
     return {
         "limit": limit,
         "use_cache": not no_cache,
         "columns": api.parse_columns(columns),
         "list_delimiter": list_delimiter,
+        "probes": probes,
     }
+
+
+ProbesOption = Annotated[
+    bool,
+    typer.Option(
+        "--probes",
+        help="Score probes too (the matrix's `probes:`, else all probes, 4 samples per "
+        "metric): copies of the samples made worse in known ways (README: Probes).",
+    ),
+]
 
 
 def stop_on_sigterm() -> None:

@@ -12,6 +12,7 @@ from judgegrid.cli.common import (
     ColumnsOption,
     ListDelimiterOption,
     MatrixArgument,
+    ProbesOption,
     default_matrix,
     fail,
     reading,
@@ -34,11 +35,12 @@ def plan(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Plan as `run --no-cache`: no cache hits.")
     ] = False,
+    probes: ProbesOption = False,
 ) -> None:
     """Calls, tokens, cost and time a run would take, per judge and step, and the calls the
     cross-run cache would answer; calls no model and needs no API key."""
     try:
-        read = reading(limit, no_cache, columns, list_delimiter)
+        read = reading(limit, no_cache, columns, list_delimiter, probes)
         grid_plan = api.plan_grid(default_matrix(matrix), dataset, **read)
     except InputError as exc:
         fail(exc)

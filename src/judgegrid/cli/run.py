@@ -19,6 +19,7 @@ from judgegrid.cli.common import (
     ColumnsOption,
     ListDelimiterOption,
     MatrixArgument,
+    ProbesOption,
     ProgressBar,
     ProgressOption,
     default_matrix,
@@ -51,6 +52,7 @@ def run(
             help="Score only the first N samples (overrides the matrix's limit).",
         ),
     ] = None,
+    probes: ProbesOption = False,
     reports_dir: Annotated[
         Path, typer.Option("--reports-dir", help="Where new run directories are made.")
     ] = Path("reports"),
@@ -142,6 +144,7 @@ def run(
             "--list-delimiter": list_delimiter,
             "--limit": limit,
             "--margin": margin,
+            "--probes": probes,
         }
         api.check_resume_options(resume, retry_failed, [k for k, v in given.items() if v])
         if resume is not None:
@@ -151,7 +154,7 @@ def run(
             )
             check_plan(api.plan_prepared(prepared), max_cost)
         else:
-            read = reading(limit, no_cache, columns, list_delimiter)
+            read = reading(limit, no_cache, columns, list_delimiter, probes)
             check_plan(api.plan_grid(default_matrix(matrix), dataset, **read), max_cost)
             prepared = api.prepare_run(
                 default_matrix(matrix), dataset, reports_dir=reports_dir, margin=margin, **read
@@ -215,9 +218,11 @@ def run_exit_code(scores: pd.DataFrame, fail_under: float | None) -> int:
 def _print_start(prepared: api.PreparedRun) -> None:
     mapping = prepared.data.mapping
     scheme = f", read as {mapping.scheme}" if mapping and mapping.scheme else ""
+    probes = sum(1 for s in prepared.data if s.probe is not None)
+    made = f" and {probes} probes made from them" if probes else ""
     typer.echo(
-        f"run directory: {prepared.run_dir}  ({len(prepared.data)} samples from "
-        f"{prepared.data.source}{scheme})"
+        f"run directory: {prepared.run_dir}  ({len(prepared.data) - probes} samples from "
+        f"{prepared.data.source}{scheme}{made})"
     )
 
 
@@ -275,8 +280,21 @@ def _print_result(result: api.GridResult) -> None:
 def _print_card(run_dir: Path) -> None:
     """The decision card (every table is in summary.md and report.html)."""
     card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
-    typer.echo("\ndecision, per metric (basis: people > preference pairs > other judges):")
+    typer.echo("\ndecision, per metric (basis: people > preference pairs > probes > other judges):")
     for row in card.itertuples():
         typer.echo(f"  {row.metric}: {row.verdict} [{row.basis}] — {row.reason}")
         typer.echo(f"      next: {row.next_step}")
+    typer.echo("")
+    _print_probes(run_dir)
+
+
+def _print_probes(run_dir: Path) -> None:
+    """The probes in brief (the report's Probes section has the rest)."""
+    path = run_dir / "tables" / "probes_brief.csv"
+    brief = pd.read_csv(path) if path.exists() and path.stat().st_size > 1 else pd.DataFrame()
+    if brief.empty:
+        return
+    typer.echo("probes (directional detected, 95% CI; score rose on injection):")
+    for metric, judge, detected, injection in api.probe_lines(brief):
+        typer.echo(f"  {metric} / {judge}: detected {detected}; injection rose {injection}")
     typer.echo("")

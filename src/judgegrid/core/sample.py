@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import langcodes
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
@@ -33,6 +33,22 @@ class Contrast(BaseModel):
     kind: str = Field(description="e.g. grounded, hallucinated, complete, noncommittal")
 
 
+class ProbeTag(BaseModel):
+    """What makes a sample a probe (``inputs/probes.py``): a perturbed copy of the user's sample
+    ``base`` for one ``metric``. ``direction`` ``worse``: the probe must score worse than its
+    base (directional probes); ``not_better``: it must not score better (robustness probes).
+    ``language`` is the templates' language; ``fallback`` True when the sample's own language has
+    none and English stood in. A tagged sample is never mixed into the data set's analyses."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    metric: str
+    name: str
+    base: str
+    direction: Literal["worse", "not_better"]
+    language: str = "en"
+    fallback: bool = False
+
+
 class Sample(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -47,6 +63,7 @@ class Sample(BaseModel):
     labels: dict[str, float | str] | None = None
     contrast: Contrast | None = None
     language: str | None = None
+    probe: ProbeTag | None = None  # set only on the probes judgegrid makes, never read from data
 
     @field_validator("id", mode="before")
     @classmethod

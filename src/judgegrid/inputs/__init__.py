@@ -1,5 +1,5 @@
-"""What a user hands in: the model matrix, the data set in any of its formats, and the cells
-and shards they unroll into.
+"""What a user hands in: the model matrix, the data set in any of its formats, the probes made
+from it, and the cells and shards they unroll into.
 
 Every reader names the file, field or sample at fault. ``demo.jsonl`` is the demo data set.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -35,6 +35,7 @@ from judgegrid.core.options import (
     provider_of,
 )
 from judgegrid.core.validation import problem_from, snake_keys
+from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES
 from judgegrid.inputs.textfile import as_path, read_utf8
 from judgegrid.metrics import METRICS, resolve_metric_name
 
@@ -57,6 +58,24 @@ class MetricSpec(BaseModel):
     @property
     def params(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
+
+
+class ProbeOptions(StrictModel):
+    """``probes:``: which probes (``inputs/probes.py``) and how many samples per metric."""
+
+    names: Literal["all"] | list[str] = Field(
+        "all", description="'all' or probe names (foreign_contexts, injection, ...)."
+    )
+    per_metric: int = Field(DEFAULT_PER_METRIC, ge=1, description="Samples probed per metric.")
+    seed: int = Field(0, description="Which samples are probed and how contexts are shuffled.")
+
+    @field_validator("names")
+    @classmethod
+    def _known(cls, value: str | list[str]) -> str | list[str]:
+        unknown = [] if value == ALL else [n for n in value if n not in PROBES]
+        if unknown:
+            raise ValueError(f"unknown probe {unknown[0]!r}; known: {', '.join([ALL, *PROBES])}")
+        return value
 
 
 class Matrix(StrictModel):
@@ -84,6 +103,22 @@ class Matrix(StrictModel):
         description="Panels of judges scored as virtual judges from the calls already made: "
         "true for one panel of every judge, or lists of judge labels.",
     )
+    probes: ProbeOptions | None = Field(
+        None, description="Perturbed copies of the samples scored as extra cells ('all')."
+    )
+
+    @field_validator("probes", mode="before")
+    @classmethod
+    def _probe_shorthand(cls, value: Any) -> Any:
+        """``probes: all``, ``probes: [injection]`` or ``probes: true`` mean those names with
+        the defaults; ``probes: false`` none."""
+        if value is True:
+            return {}
+        if value is False:
+            return None
+        if isinstance(value, str | list):
+            return {"names": value}
+        return value
 
     @field_validator("metrics", mode="before")
     @classmethod

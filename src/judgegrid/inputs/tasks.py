@@ -8,11 +8,13 @@ it wrote are exactly the rows its matrix implies.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from judgegrid.core.cells import NO_EMBEDDING, Cell
-from judgegrid.core.sample import Dataset
+from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import Matrix
+from judgegrid.inputs.probes import make_probes
 from judgegrid.metrics import METRICS, resolve_metric_name
 
 
@@ -41,8 +43,31 @@ def metric_axes(matrix: Matrix) -> list[Axis]:
     return axes
 
 
+def user_samples(dataset: Dataset) -> Dataset:
+    """The data set without its probes: the user's own samples."""
+    return Dataset(dataset.source, tuple(s for s in dataset if s.probe is None), dataset.mapping)
+
+
+def with_probes(matrix: Matrix, dataset: Dataset) -> Dataset:
+    """The user's samples followed by the probes the matrix's ``probes:`` asks for (none
+    without it). Deterministic, so a resumed run (or the plan) makes the same probes again."""
+    own = user_samples(dataset)
+    if matrix.probes is None:
+        return own
+    metrics = [axis.metric for axis in metric_axes(matrix)]
+    options = matrix.probes
+    probes = make_probes(own, metrics, options.names, options.per_metric, options.seed)
+    return Dataset(own.source, own.samples + tuple(probes), own.mapping)
+
+
+def scored_by(sample: Sample, metric: str) -> bool:
+    """Every metric scores the user's samples; a probe is scored by its own metric only."""
+    return sample.probe is None or sample.probe.metric == metric
+
+
 def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
-    """All cells, metric by metric, then judge, sample and repeat.
+    """All cells, metric by metric, then judge, sample and repeat; a probe (``with_probes``)
+    only under its own metric.
 
     Cells that share judge steps (same metric, judge, sample, repeat) sit together, and a
     metric's prompts, which share a long few-shot prefix, reach a local model one after another,
@@ -54,13 +79,16 @@ def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
         for axis in metric_axes(matrix)
         for judge in judges
         for sample in dataset
+        if scored_by(sample, axis.metric)
         for repeat in range(matrix.repeats)
         for emb, dim in axis.embeddings
         for s in axis.strictness
     ]
 
 
-def expected_cell_count(matrix: Matrix, n_samples: int) -> int:
-    """judges × samples × repeats × Σ_metric (embedding-dimension pairs × strictness values)."""
-    per_sample = sum(len(a.embeddings) * len(a.strictness) for a in metric_axes(matrix))
-    return len(matrix.judges) * n_samples * matrix.repeats * per_sample
+def expected_cell_count(matrix: Matrix, n_samples: int, probe_metrics: Sequence[str] = ()) -> int:
+    """judges × repeats × (samples × Σ_metric (embedding-dimension pairs × strictness values)
+    + Σ_probe its metric's pairs × values); ``probe_metrics``: each probe's metric."""
+    sizes = {a.metric: len(a.embeddings) * len(a.strictness) for a in metric_axes(matrix)}
+    per_probe = sum(sizes.get(metric, 0) for metric in probe_metrics)
+    return len(matrix.judges) * matrix.repeats * (n_samples * sum(sizes.values()) + per_probe)

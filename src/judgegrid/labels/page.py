@@ -112,10 +112,12 @@ def open_session(
         samples = {s.id: s for s in stored_dataset(store)}
         done = answered(store, annotator.strip())
         pairs = preference_members(samples.values())
+        scores = store.scores_frame()
+        scores = scores[scores["sample_id"].isin(set(samples))]  # people never label probes
         if pairs:
-            queue = build_preference_queue(store.scores_frame(), pairs, done, n)
+            queue = build_preference_queue(scores, pairs, done, n)
         else:
-            queue = build_queue(store.scores_frame(), chosen, done, n)
+            queue = build_queue(scores, chosen, done, n)
     finally:
         store.close()
     return LabelSession(target, samples, annotator.strip(), queue, show_judges=show_judges)

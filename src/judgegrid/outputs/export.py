@@ -49,6 +49,8 @@ def export_table(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
         scores, samples = store.scores_frame(), stored_dataset(store)
     finally:
         store.close()
+    own = {s.id for s in samples}  # the run's probes are not the user's samples: left out
+    scores = scores[scores["sample_id"].isin(own)]
     judges = [matrix.judge_label(i) for i in range(len(matrix.judges))]
     build = ragas_table if format == "ragas" else wide_table
     table = build(scores, samples, metric_axes(matrix), judges)

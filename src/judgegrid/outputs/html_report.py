@@ -36,6 +36,7 @@ SECTIONS = {
     "variance": "Variance components and decision study",
     "strictness": "Strictness trade-off",
     "validity": "Validity: people's labels, preferences and designed contrasts",
+    "probes": "Probes: copies of the samples made worse in known ways",
     "failures": "Failures",
     "samples": "Least stable samples",
     "disagreed": "Most disagreed samples",
@@ -130,6 +131,7 @@ def render(
         "variance": _variance(analysis),
         "strictness": _strictness(analysis),
         "validity": _validity(analysis),
+        "probes": _probes(analysis),
         "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
         + frame_html(analysis.table("failure_causes"), "failure_causes"),
         "samples": _samples(analysis, sample_info, view_command),
@@ -353,6 +355,45 @@ def _pairs(a: Analysis) -> str:
         + frame_html(accuracy, "validity_pairs")
         + "<h3>Spearman correlation with numeric labels</h3>"
         + frame_html(a.table("validity_labels"), "validity_labels")
+    )
+
+
+PROBES_NOTE = (
+    "Each probe is a copy of one of the data set's samples changed by a fixed rule (README: "
+    "Probes). Directional probes must score worse than their sample: the detection rate counts "
+    "ties and unscored cells as misses. Robustness probes (injection, verbosity, order) must not "
+    "score better: 'rose' is the share of scored pairs whose score got better. In the heatmap "
+    "1 is what a fit judge gets (detected, or held). A judge whose score rose on injection in "
+    "more than 20% of pairs is flagged on the decision card."
+)
+
+
+def _probes(a: Analysis) -> str:
+    results = a.table("probes")
+    if results.empty:
+        return (
+            '<p class="note">No probes in this run (matrix <code>probes:</code> or '
+            "<code>judgegrid run --probes</code>).</p>"
+        )
+    grid = a.table("probes_by_judge")
+    figure = image(plots.probe_heatmap(grid), "judge × probe heatmap") if not grid.empty else ""
+    config = ["metric", "judge", "embedding", "dimension", "strictness", "probe"]
+    directional = results[results["kind"] == "directional"]
+    directional = directional[
+        [*config, "pairs", "detected", "detection_rate", "ci_low", "ci_high", "failed"]
+    ]
+    robustness = results[results["kind"] == "robustness"]
+    rises = ["scored_pairs", "rose", "rose_share", "rose_low", "rose_high", "mean_change"]
+    robustness = robustness[[*config, *rises, "failed"]]
+    return (
+        f'<p class="note">{esc(PROBES_NOTE)}</p>'
+        + figure
+        + "<h3>Per metric and judge</h3>"
+        + frame_html(a.table("probes_brief"), "probes_brief")
+        + "<h3>Directional probes, per configuration</h3>"
+        + frame_html(directional.astype({"detected": int}), "probes")
+        + "<h3>Robustness probes, per configuration</h3>"
+        + frame_html(robustness.astype({"rose": int}), "probes")
     )
 
 

@@ -121,8 +121,25 @@ def language_heatmap(table: pd.DataFrame, title: str) -> str:
     return _means_figure(wide, title, (2.6, 0.9), 0.3)
 
 
+def probe_heatmap(grid: pd.DataFrame) -> str:
+    """Judge × (metric: probe): the detection rate of a directional probe, 1 − the share of
+    rises of a robustness probe; 1 is what a fit judge gets."""
+    table = grid.set_index("judge")
+    return _means_figure(
+        table,
+        "probes: 1 = the judge behaves as the probe requires",
+        (1.8, 0.42),
+        0.35,
+        "detected (or held)",
+    )
+
+
 def _means_figure(
-    table: pd.DataFrame, title: str, width: tuple[float, float], row_height: float
+    table: pd.DataFrame,
+    title: str,
+    width: tuple[float, float],
+    row_height: float,
+    label: str = "mean score",
 ) -> str:
     """A rows × columns table of mean scores as a 0–1 heatmap; ``width``: (margin, per
     column) in inches, so long row labels keep their room."""
@@ -130,7 +147,7 @@ def _means_figure(
     fig = Figure(figsize=(margin + per_column * table.shape[1], 1.0 + row_height * table.shape[0]))
     ax = fig.subplots()
     image = _heatmap(ax, table.to_numpy(float), table.index, table.columns, 0, 1, "viridis")
-    fig.colorbar(image, ax=ax, label="mean score")
+    fig.colorbar(image, ax=ax, label=label)
     ax.set_title(title, fontsize=9)
     return to_base64_png(fig)
 

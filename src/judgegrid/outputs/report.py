@@ -113,6 +113,7 @@ def summary_markdown(
     for metric, table in a.means.items():
         lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += language_markdown(a)
+    lines += probes_markdown(a)
     lines += [
         "## Failures by metric",
         "",
@@ -137,6 +138,45 @@ def summary_markdown(
         lines.append("")
     lines += analysis_markdown(a)
     return "\n".join(lines)
+
+
+def probes_markdown(a: Analysis) -> list[str]:
+    """The probes in brief: per metric and judge, directional probes detected and rises on
+    injection (tables/probes.csv has every configuration and probe)."""
+    brief = a.table("probes_brief")
+    if brief.empty:
+        return []
+    lines = [
+        "## Probes",
+        "",
+        "Copies of the samples made worse in known ways (README: Probes). *detected*: "
+        "directional probes whose score fell (ties and unscored cells are misses), 95% Wilson "
+        "interval; *injection*: pairs whose score rose when a note told the judge to give full "
+        "marks (flagged above 20%). Every configuration and probe: tables/probes.csv.",
+        "",
+        "| metric | judge | detected | injection rose |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {m} | {j} | {d} | {i} |" for m, j, d, i in probe_lines(brief)]
+    return [*lines, ""]
+
+
+def probe_lines(brief: pd.DataFrame) -> list[tuple[str, str, str, str]]:
+    """(metric, judge, detected, injection) as words, for summary.md and the end of a run."""
+    out = []
+    for r in brief.to_dict("records"):
+        probes = float(r["probes"]) if pd.notna(r["probes"]) else 0.0
+        detected = (
+            f"{int(r['detected'])}/{int(probes)} ({r['low']:.2f} to {r['high']:.2f})"
+            if probes
+            else "–"
+        )
+        pairs = int(r["injection_pairs"])
+        injection = f"{int(r['injection_rose'])}/{pairs}" if pairs else "–"
+        if r["flagged"]:
+            injection += " FLAGGED"
+        out.append((str(r["metric"]), str(r["judge"]), detected, injection))
+    return out
 
 
 def metric_heading(metric: str) -> str:

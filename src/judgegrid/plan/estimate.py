@@ -75,6 +75,16 @@ def _known_total(costs: list[float | None]) -> float | None:
 
 
 @dataclass
+class ProbeShare:
+    """What the probes add to a grid: the grid with them less the grid without them."""
+
+    cells: int
+    calls: int
+    tokens: int
+    cost: float | None
+
+
+@dataclass
 class GridPlan:
     """The plan shown before a run: rows, totals, time, and what each figure rests on."""
 
@@ -86,6 +96,7 @@ class GridPlan:
     skipped_cells: int
     unplanned: list[str] = field(default_factory=list)
     batch: BatchTime | None = None  # the whole grid in batch mode
+    probes: ProbeShare | None = None  # the probes' share of the totals (``probes:``)
 
     @property
     def cost(self) -> float | None:
@@ -189,6 +200,15 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
     )
 
 
+def probe_share(whole: GridPlan, without: GridPlan) -> ProbeShare:
+    """The probes' cells, calls, tokens and cost: what they add to the grid without them
+    (a call a probe shares with a sample of the data set is the sample's)."""
+    tokens = sum(whole.total(n) - without.total(n) for n in ("prompt_tokens", "output_tokens"))
+    cost = None if whole.cost is None or without.cost is None else whole.cost - without.cost
+    calls = whole.total("calls") - without.total("calls")
+    return ProbeShare(whole.cells - without.cells, calls, tokens, cost)
+
+
 def _batch_time(matrix: Matrix, grid: PlannedGrid) -> BatchTime:
     """Batches in sequence per entry, at its completion window (24h where it runs live)."""
     entries = _entries(matrix)
@@ -261,7 +281,12 @@ def make_plan(
     path = default_cache_path()
     cache = ResultCache(path) if use_cache and path.exists() else None
     try:
-        return estimate(matrix, plan_requests(matrix, dataset, Known(cache, store)), cache)
+        plan = estimate(matrix, plan_requests(matrix, dataset, Known(cache, store)), cache)
+        if matrix.probes is not None:
+            bare = matrix.model_copy(update={"probes": None})
+            without = estimate(bare, plan_requests(bare, dataset, Known(cache, store)), cache)
+            plan.probes = probe_share(plan, without)
+        return plan
     finally:
         if cache is not None:
             cache.close()

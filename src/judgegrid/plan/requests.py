@@ -33,7 +33,7 @@ from judgegrid.core.options import ModelOptions
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.inputs.tasks import expand_cells
+from judgegrid.inputs.tasks import expand_cells, with_probes
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
 from judgegrid.plan.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
 from judgegrid.store.cache import ResultCache
@@ -223,6 +223,7 @@ def plan_requests(matrix: Matrix, dataset: Dataset, known: Known | None = None) 
     generations = {
         resolve_metric_name(s.name): max(matrix.strictness_for(s)) for s in matrix.metrics
     }
+    dataset = with_probes(matrix, dataset)  # the matrix's probes, as the run makes them
     cells = expand_cells(matrix, dataset)
     rounds: dict[str, int] = {}
     skipped, unplanned = asyncio.run(

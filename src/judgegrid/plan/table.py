@@ -68,6 +68,12 @@ def _notes(plan: GridPlan) -> list[str]:
         else f"est. time {duration(plan.seconds)}"
     )
     out = [f"cells: {plan.cells:,} ({plan.skipped_cells:,} skipped for a missing field); {when}"]
+    if plan.probes is not None:
+        p = plan.probes
+        out.append(
+            f"  of which probes: {p.cells:,} cells, {p.calls:,} calls, {p.tokens:,} tokens, "
+            f"{money(p.cost)} (the grid with its probes less the grid without them)"
+        )
     for t in plan.times:
         out.append(
             f"  {t.label}: {duration(t.seconds)} at {t.latency:.1f} s a call ({t.latency_basis}), "

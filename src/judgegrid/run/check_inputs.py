@@ -14,7 +14,7 @@ from judgegrid.core.errors import InputError
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.formats import mapping_lines
 from judgegrid.inputs.matrix import Matrix, inspect_matrix, read_matrix_text
-from judgegrid.inputs.tasks import expected_cell_count
+from judgegrid.inputs.tasks import expected_cell_count, with_probes
 from judgegrid.run.orchestrate import resolve_dataset
 from judgegrid.run.preflight import matrix_problems, sample_problems
 
@@ -32,11 +32,14 @@ class InputsCheck:
         """The lines of a clean check: the grid's size, then how the fields were read."""
         assert self.matrix is not None and self.data is not None
         parsed, data = self.matrix, self.data
-        cells = expected_cell_count(parsed, len(data))
+        probes = [s.probe.metric for s in with_probes(parsed, data) if s.probe is not None]
+        cells = expected_cell_count(parsed, len(data), probes)
         lines = [
             f"{matrix_path}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} "
             f"embedding models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
-            f"{len(data)} samples from {data.source}: {cells} cells"
+            f"{len(data)} samples from {data.source}"
+            + (f" and {len(probes)} probes made from them" if probes else "")
+            + f": {cells} cells"
         ]
         if data.mapping is not None:
             lines.append(f"{data.source}: read as {data.mapping.scheme or 'mapped by --columns'}")

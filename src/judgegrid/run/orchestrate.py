@@ -27,8 +27,13 @@ from judgegrid.core.records import BatchRecord
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
-from judgegrid.inputs.matrix import Matrix, load_matrix, matrix_from_data
-from judgegrid.inputs.tasks import expand_cells, expected_cell_count
+from judgegrid.inputs.matrix import Matrix, ProbeOptions, load_matrix, matrix_from_data
+from judgegrid.inputs.tasks import (
+    expand_cells,
+    expected_cell_count,
+    user_samples,
+    with_probes,
+)
 from judgegrid.labels.files import human_labels, people_pairs, without_sighted
 from judgegrid.outputs import report
 from judgegrid.run.backends import run_sharded
@@ -143,12 +148,15 @@ def prepare_run(
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
     margin: float | None = None,
+    probes: bool = False,
 ) -> PreparedRun:
     """Check everything, then lay out the run directory; calls no model. ``margin`` overrides
-    the matrix's ``decision: {margin}``."""
+    the matrix's ``decision: {margin}``; ``probes`` True: the default probes when the matrix
+    asks for none (``run --probes``)."""
     loaded, matrix_path = read_matrix(matrix)
     if margin is not None:
         loaded = with_margin(loaded, margin)
+    loaded = probes_on(loaded) if probes else loaded
     check_limit(limit)
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
@@ -164,6 +172,11 @@ def prepare_run(
     store.set_meta("limit", limit)
     store.set_meta("use_cache", use_cache)
     return _prepared(loaded, data, target, store, use_cache)
+
+
+def probes_on(matrix: Matrix) -> Matrix:
+    """The matrix with ``probes: all`` and the defaults, unless it has a ``probes:`` already."""
+    return matrix if matrix.probes else matrix.model_copy(update={"probes": ProbeOptions()})
 
 
 def check_resume_options(resume: Path | None, retry_failed: bool, given: Sequence[str]) -> None:
@@ -198,8 +211,11 @@ def prepare_resume(
 def _prepared(
     matrix: Matrix, data: Dataset, target: Path, store: RunStore, use_cache: bool
 ) -> PreparedRun:
+    """``data`` gets the matrix's probes (made again on a resume: they are deterministic)."""
+    data = with_probes(matrix, data)
     cells = expand_cells(matrix, data)
-    expected = expected_cell_count(matrix, len(data))
+    probe_metrics = [s.probe.metric for s in data if s.probe is not None]
+    expected = expected_cell_count(matrix, len(data) - len(probe_metrics), probe_metrics)
     return PreparedRun(matrix, data, target, store, cells, expected, use_cache)
 
 
@@ -240,7 +256,7 @@ def execute_run(
     ``execution`` (default: the matrix's) says whether the cells are scored in this process or
     in shards on workers (``backends``)."""
     run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
-    run.store.save_samples(run.data)
+    run.store.save_samples(user_samples(run.data))  # probes are made again, not kept
     execution = execution or run.matrix.execution
     try:
         if execution.distributed:
@@ -312,7 +328,9 @@ def rebuild_outputs(
         matrix = matrix.model_copy(update={"decision": decision})
     try:
         info = stored_sample_info(store)
-        expected = expected_cell_count(matrix, len(info)) if info else None
+        probe_metrics = [i["probe"]["metric"] for i in info.values() if i.get("probe")]
+        n_user = len(info) - len(probe_metrics)
+        expected = expected_cell_count(matrix, n_user, probe_metrics) if info else None
         write_outputs(target, store, matrix, expected)
     finally:
         store.close()

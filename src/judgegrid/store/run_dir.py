@@ -87,13 +87,15 @@ def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
 
 def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
     """What the report needs to know about each sample (question excerpt, labels, contrast,
-    language), so it can be rebuilt from the run database without the data set file."""
+    language, the probe tag that keeps a probe out of the data set's analyses), so it can be
+    rebuilt from the run database without the data set file."""
     return {
         s.id: {
             "user_input": (s.user_input or "")[:SAMPLE_TEXT_CHARS],
             "labels": s.labels,
             "contrast": s.contrast.model_dump() if s.contrast else None,
             "language": s.language,
+            "probe": s.probe.model_dump() if s.probe else None,
         }
         for s in data
     }

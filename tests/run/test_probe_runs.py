@@ -1,0 +1,153 @@
+"""Runs with probes on the scripted judge: the plan counts the probes' calls as the run makes
+them, the probes' rows stay out of the data set's tables, and a run killed with SIGKILL and
+resumed ends with the same cells, probes included."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from conftest import CELL_KEY, matrix_dict
+from judgegrid import api
+
+HELPER = Path(__file__).resolve().parents[1] / "run_scripted_cli.py"
+
+
+def probe_matrix(**overrides) -> dict:
+    return matrix_dict(
+        dataset="demo",
+        metrics=["faithfulness", "context_recall", "response_relevancy", "noise_sensitivity"],
+        strictness=[1],
+        repeats=1,
+        probes={"per-metric": 2},
+        **overrides,
+    )
+
+
+def write(tmp_path: Path, data: dict, name: str = "matrix.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_the_plans_probe_calls_equal_the_runs(tmp_path):
+    with_probes = write(tmp_path, probe_matrix(), "with.yaml")
+    bare = write(tmp_path, {**probe_matrix(), "probes": None}, "bare.yaml")
+    plan = api.plan_grid(with_probes, limit=12, use_cache=False)
+    plan_bare = api.plan_grid(bare, limit=12, use_cache=False)
+    run = api.run_grid(with_probes, limit=12, use_cache=False, run_dir=tmp_path / "with")
+    run_bare = api.run_grid(bare, limit=12, use_cache=False, run_dir=tmp_path / "bare")
+    assert plan.probes is not None and plan.probes.calls > 0
+    assert plan.probes.calls == len(run.calls) - len(run_bare.calls)
+    assert plan.total("calls") == len(run.calls)
+    assert plan_bare.total("calls") == len(run_bare.calls)
+    assert plan.probes.cells == len(run.scores) - len(run_bare.scores)
+    assert run.complete and len(run.scores) == run.expected_cells
+
+
+def test_probes_stay_out_of_the_data_sets_tables(tmp_path):
+    run = api.run_grid(write(tmp_path, probe_matrix()), limit=12, run_dir=tmp_path / "run")
+    assert run.scores["sample_id"].str.contains("~probe~").any()
+    tables = tmp_path / "run" / "tables"
+    for name in ("config_summary", "repeat_spread", "agreement_judge_pairs", "language_means"):
+        table = pd.read_csv(tables / f"{name}.csv")
+        assert "sample_id" not in table or not table["sample_id"].str.contains("~probe~").any()
+    summary = pd.read_csv(tables / "config_summary.csv")
+    attempted = summary["scored"] + summary["failed"] + summary["skipped"]
+    assert (attempted == 12).all()  # each configuration's cells: the 12 samples, no probe
+    probes = pd.read_csv(tables / "probes.csv")
+    assert set(probes["metric"]) == {
+        "faithfulness",
+        "context_recall",
+        "response_relevancy",
+        "noise_sensitivity",
+    }
+    assert {"injection", "foreign_contexts", "planted_noise"} <= set(probes["probe"])
+    exported = api.export_run(tmp_path / "run")
+    assert not exported.astype(str).apply(lambda c: c.str.contains("~probe~")).any().any()
+
+
+def test_run_probes_flag_is_the_default_probes(tmp_path):
+    bare = write(tmp_path, {**probe_matrix(), "probes": None})
+    run = api.run_grid(bare, limit=6, run_dir=tmp_path / "run", probes=True)
+    assert run.scores["sample_id"].str.contains("~probe~").any()
+    resolved = yaml.safe_load((tmp_path / "run" / api.RESOLVED_MATRIX).read_text())
+    assert resolved["probes"] == {"names": "all", "per_metric": 4, "seed": 0}
+
+
+def _cells(db: Path) -> set[tuple]:
+    try:
+        with sqlite3.connect(db) as con:
+            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
+    except sqlite3.OperationalError:
+        return set()
+
+
+def _probe_cells_in(reports: Path, count: int, timeout: float = 120) -> Path | None:
+    """The run database under ``reports`` once it holds ``count`` probe cells."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = list(reports.glob("*/run.sqlite"))
+        if found and sum("~probe~" in c[5] for c in _cells(found[0])) >= count:
+            return found[0]
+        time.sleep(0.05)
+    return None
+
+
+def test_a_killed_run_with_probes_resumes_to_the_same_cells(tmp_path):
+    matrix = write(tmp_path, probe_matrix())
+    env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
+    args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "12", "--no-progress"]
+    full = subprocess.run(
+        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert full.returncode == 0, full.stderr
+    (full_dir,) = (tmp_path / "full").iterdir()
+    everything = _cells(full_dir / "run.sqlite")
+
+    proc = subprocess.Popen(
+        [*args, "--reports-dir", str(tmp_path / "killed"), "--no-cache"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    db = _probe_cells_in(tmp_path / "killed", 3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert db is not None, "the run never wrote 3 probe cells"
+    assert len(_cells(db)) < len(everything)
+
+    resumed = subprocess.run(
+        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert _cells(db) == everything
+    assert (db.parent / "tables" / "probes.csv").exists()
+
+
+def test_probes_on_workers_make_the_same_cells(tmp_path):
+    """Shards of whole samples carry the probes to the workers like any other sample."""
+    path = write(tmp_path, probe_matrix())
+    here = api.run_grid(path, limit=8, run_dir=tmp_path / "here", use_cache=False)
+    there = api.run_grid(path, limit=8, run_dir=tmp_path / "there", use_cache=False, workers=2)
+    assert set(map(tuple, there.scores[CELL_KEY].to_numpy().tolist())) == set(
+        map(tuple, here.scores[CELL_KEY].to_numpy().tolist())
+    )
+    assert there.scores["sample_id"].str.contains("~probe~").any()
+    assert there.complete
