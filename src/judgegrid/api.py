@@ -28,12 +28,14 @@ from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
 from judgegrid.run.orchestrate import (
+    CheckedRun,
     DatasetArg,
     GridResult,
     MatrixArg,
     PreparedRun,
     check_limit,
     check_resume_options,
+    check_run,
     execute_run,
     execution_for,
     pending_batches,
@@ -43,6 +45,7 @@ from judgegrid.run.orchestrate import (
     read_tables,
     rebuild_outputs,
     resolve_dataset,
+    start_run,
 )
 from judgegrid.run.pairs import (
     PairsResult,
@@ -60,6 +63,7 @@ __all__ = [
     "METRICS",
     "RESOLVED_MATRIX",
     "CacheStats",
+    "CheckedRun",
     "GridPlan",
     "GridResult",
     "InputsCheck",
@@ -72,6 +76,7 @@ __all__ = [
     "cell_causes",
     "check_inputs",
     "check_resume_options",
+    "check_run",
     "clear_cache",
     "crash_log_folder",
     "csv_text",
@@ -87,6 +92,7 @@ __all__ = [
     "page_url",
     "parse_columns",
     "pending_batches",
+    "plan_checked",
     "plan_grid",
     "plan_prepared",
     "plan_servers",
@@ -100,6 +106,7 @@ __all__ = [
     "run_pairs",
     "serve_forever",
     "serve_labelling",
+    "start_run",
     "write_table",
 ]
 
@@ -128,7 +135,8 @@ def run_grid(
 
     With ``use_cache`` (the default) judge answers and vectors are looked up in, and saved to,
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
-    ``backend`` override the matrix's ``execution:`` block.
+    ``backend`` override the matrix's ``execution:`` block. Every argument is checked before
+    anything is written: a refusal (``InputError``) leaves no run directory behind.
     """
     prepared = prepare_run(
         matrix,
@@ -139,8 +147,10 @@ def run_grid(
         use_cache=use_cache,
         columns=columns,
         list_delimiter=list_delimiter,
+        workers=workers,
+        backend=backend,
     )
-    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
+    return execute_run(prepared, on_progress)
 
 
 def plan_grid(
@@ -159,6 +169,11 @@ def plan_grid(
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
     return make_plan(loaded, data, use_cache)
+
+
+def plan_checked(checked: CheckedRun) -> GridPlan:
+    """The plan of a run checked and not yet laid out (``judgegrid run`` prints it first)."""
+    return make_plan(checked.matrix, checked.data, checked.use_cache)
 
 
 def plan_prepared(prepared: PreparedRun) -> GridPlan:
@@ -180,8 +195,10 @@ def resume_run(
     ``use_cache`` None: as the run was started (``--no-cache`` is remembered). ``workers`` and
     ``backend``: as in ``run_grid`` (a run may be resumed on other workers than it began on).
     """
-    prepared = prepare_resume(run_dir, retry_failed=retry_failed, use_cache=use_cache)
-    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
+    prepared = prepare_resume(
+        run_dir, retry_failed=retry_failed, use_cache=use_cache, workers=workers, backend=backend
+    )
+    return execute_run(prepared, on_progress)
 
 
 def rebuild_report(run_dir: str | Path) -> list[Path]:
