@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 from judgegrid.calls.providers.gateway import litellm_module
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
-from judgegrid.core.errors import DatasetError, MatrixError, Problem
+from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import ModelEntry, ModelOptions
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.metrics import METRICS
+from judgegrid.metrics import METRICS, resolve_metric_name
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -87,7 +87,7 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
         for model, window in windows.items()
         if not window
     ]
-    problems = label_problems(data)
+    problems = label_problems(data) + unusable_samples(matrix, data)
     for sample in data:
         for field in ("user_input", "response", "reference"):
             text = getattr(sample, field) or ""
@@ -99,6 +99,38 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
                     _too_long(sample.id, f"retrieved_contexts[{k}]", len(context), limit_chars)
                 )
     return problems, unchecked
+
+
+def needed_fields(matrix: Matrix) -> list[str]:
+    """Every sample field some metric of the matrix reads, in the metrics' order."""
+    fields: dict[str, None] = {}
+    for spec in matrix.metrics:
+        try:
+            metric = METRICS[resolve_metric_name(spec.name)]
+        except OptionError:  # an unknown metric, named by the matrix's own check
+            continue
+        fields.update(dict.fromkeys(metric.required_fields))
+        if metric.also_needs:  # ContextPrecision: reference or response
+            fields.update(dict.fromkeys(("reference", "response")))
+    return list(fields)
+
+
+def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
+    """Samples with none of the fields the matrix's metrics read: every cell of one would be
+    skipped, so it is named rather than run. A sample that has some and lacks others is kept:
+    the metrics that cannot score it skip it, each naming the field."""
+    needed = needed_fields(matrix)
+    problems = []
+    for sample in data:
+        if all(sample.is_missing(field) for field in needed):
+            problems.append(
+                Problem(
+                    f"sample '{sample.id}'",
+                    f"has none of the fields the metrics need ({', '.join(needed)}); "
+                    "fill them in or drop the sample",
+                )
+            )
+    return problems
 
 
 def label_problems(data: Dataset) -> list[Problem]:
