@@ -92,7 +92,6 @@ __all__ = [
     "page_url",
     "parse_columns",
     "pending_batches",
-    "plan_checked",
     "plan_grid",
     "plan_prepared",
     "plan_servers",
@@ -169,11 +168,6 @@ def plan_grid(
     limit = limit if limit is not None else loaded.limit
     data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
     return make_plan(loaded, data, use_cache)
-
-
-def plan_checked(checked: CheckedRun) -> GridPlan:
-    """The plan of a run checked and not yet laid out (``judgegrid run`` prints it first)."""
-    return make_plan(checked.matrix, checked.data, checked.use_cache)
 
 
 def plan_prepared(prepared: PreparedRun) -> GridPlan:

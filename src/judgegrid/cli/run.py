@@ -147,6 +147,9 @@ def run(
             check_plan(api.plan_prepared(prepared), max_cost)
         else:
             read = reading(limit, no_cache, columns, list_delimiter)
+            # the plan needs no key: its cost is shown (and held to --max-cost) before the keys
+            # and models are checked with everything else
+            check_plan(api.plan_grid(default_matrix(matrix), dataset, **read), max_cost)
             checked = api.check_run(
                 default_matrix(matrix),
                 dataset,
@@ -155,7 +158,6 @@ def run(
                 backend=backend,
                 address=address,
             )
-            check_plan(api.plan_checked(checked), max_cost)
             prepared = api.start_run(checked, reports_dir=reports_dir)
             run_dir = prepared.run_dir
             _print_start(prepared)

@@ -50,8 +50,6 @@ def load_dataset(
     source = str(path)
     if not path.exists():
         raise DatasetError(source, [Problem("", "file not found")])
-    if path.is_file() and path.stat().st_size == 0:
-        raise DatasetError(source, [Problem("", "the file is empty (0 bytes); expected samples")])
     if path.is_dir():
         return _build(
             source, _saved_dataset_records(path, source), path.name, columns, list_delimiter
@@ -70,6 +68,8 @@ def load_dataset(
             "saved with save_to_disk"
         )
         raise DatasetError(source, [Problem("", message)])
+    if path.stat().st_size == 0:
+        raise DatasetError(source, [Problem("", "the file is empty (0 bytes); expected samples")])
     records = readers[suffix](path, source)
     return _build(source, records, path.stem, columns, list_delimiter)
 
