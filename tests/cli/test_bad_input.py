@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from judgegrid import Faithfulness, api, cli, run_grid, score_sample
-from judgegrid.cli import EXIT_BAD_INPUT, app, common
+from judgegrid.cli import EXIT_BAD_INPUT, app
 from judgegrid.core.errors import InputError, MatrixError
 
 runner = CliRunner()
@@ -146,8 +146,8 @@ def test_the_default_matrix_is_found_beside_the_install_or_named_missing(tmp_pat
     monkeypatch.chdir(tmp_path)  # no model_matrices/ here
     found = runner.invoke(app, ["validate"])
     assert found.exit_code == 0, found.output
-    assert str(common.INSTALLED_MATRIX) in found.output
-    monkeypatch.setattr(common, "INSTALLED_MATRIX", tmp_path / "nowhere.yaml")
+    assert str(cli.INSTALLED_MATRIX) in found.output
+    monkeypatch.setattr(cli.common, "INSTALLED_MATRIX", tmp_path / "nowhere.yaml")
     missing = runner.invoke(app, ["validate"])
     assert missing.exit_code == EXIT_BAD_INPUT
     assert "name one: judgegrid run PATH/TO/matrix.yaml" in missing.stderr
