@@ -655,6 +655,8 @@ EMPTY_BYTES = {EMPTY_FILE: (b"", "empty (0 bytes)"), BLANK_LINES: (b"\n  \n\t\n"
 SAMPLE_JSONL = json.dumps(SAMPLES[0]) + "\n"
 SAMPLE_CSV = "user_input,response\nQ?,A.\n"
 LABEL_HEADER = "sample_id,metric,annotator,value\n"
+# Samples no metric of the table's matrix (faithfulness, response_relevancy) can read at all.
+NO_NEEDED_FIELDS = [{"id": "r", "reference": "Ann."}, {"id": "q", "reference_contexts": ["x"]}]
 
 # How each command takes a data set, a matrix, a pairs file, a label file or a run directory.
 DATA_COMMANDS: dict[str, Callable[[Place, str], list[str]]] = {
@@ -903,7 +905,7 @@ def empty_input_rows() -> dict[str, Row]:
                 "run",
                 p.matrix(),
                 "-d",
-                p.jsonl("d.jsonl", [SAMPLES[0], {"id": "r", "reference": "Ann."}]),
+                p.jsonl("d.jsonl", NO_NEEDED_FIELDS),
             ],
             names=("'r'", "none of the fields the metrics need", "user_input"),
         ),
@@ -917,7 +919,7 @@ def empty_input_rows() -> dict[str, Row]:
                 "validate",
                 p.matrix(),
                 "-d",
-                p.jsonl("d.jsonl", [SAMPLES[0], {"id": "r", "reference": "Ann."}]),
+                p.jsonl("d.jsonl", NO_NEEDED_FIELDS),
             ],
             names=("'r'", "none of the fields the metrics need"),
         ),
@@ -947,9 +949,18 @@ def empty_input_rows() -> dict[str, Row]:
         EMPTY_RECORDS,
         "api: a sample with none of the fields the metrics need",
         Row(
-            api=lambda p: run_grid(p.matrix(), [SAMPLES[0], {"id": "r", "reference": "Ann."}]),
+            api=lambda p: run_grid(p.matrix(), NO_NEEDED_FIELDS),
             names=("'r'", "none of the fields the metrics need"),
             error=DatasetError,
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "no sample has every field of any metric",
+        Row(
+            cli=lambda p: ["run", p.matrix(), "-d", p.jsonl("d.jsonl", [{"user_input": "Q?"}])],
+            names=("d.jsonl", "every cell would be skipped", "faithfulness: user_input"),
         ),
     )
     _family(

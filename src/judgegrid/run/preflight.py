@@ -104,11 +104,7 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
 def needed_fields(matrix: Matrix) -> list[str]:
     """Every sample field some metric of the matrix reads, in the metrics' order."""
     fields: dict[str, None] = {}
-    for spec in matrix.metrics:
-        try:
-            metric = METRICS[resolve_metric_name(spec.name)]
-        except OptionError:  # an unknown metric, named by the matrix's own check
-            continue
+    for metric in _metrics(matrix):
         fields.update(dict.fromkeys(metric.required_fields))
         if metric.also_needs:  # ContextPrecision: reference or response
             fields.update(dict.fromkeys(("reference", "response")))
@@ -116,21 +112,41 @@ def needed_fields(matrix: Matrix) -> list[str]:
 
 
 def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
-    """Samples with none of the fields the matrix's metrics read: every cell of one would be
-    skipped, so it is named rather than run. A sample that has some and lacks others is kept:
-    the metrics that cannot score it skip it, each naming the field."""
+    """When no metric can score any sample (every cell would be skipped), the samples with none
+    of the fields the metrics read are named, or else the data set as a whole. A data set where
+    some samples can be scored keeps the others: each metric that needs a field a sample lacks
+    skips that sample, naming the field (the demo set's question-and-answer pairs)."""
+    metrics = _metrics(matrix)
+    if not metrics or any(not m.missing_fields(s) for s in data for m in metrics):
+        return []
     needed = needed_fields(matrix)
-    problems = []
-    for sample in data:
-        if all(sample.is_missing(field) for field in needed):
-            problems.append(
-                Problem(
-                    f"sample '{sample.id}'",
-                    f"has none of the fields the metrics need ({', '.join(needed)}); "
-                    "fill them in or drop the sample",
-                )
+    bare = [s for s in data if all(s.is_missing(field) for field in needed)]
+    if bare:
+        return [
+            Problem(
+                f"sample '{s.id}'",
+                f"has none of the fields the metrics need ({', '.join(needed)}); "
+                "fill them in or drop the sample",
             )
-    return problems
+            for s in bare
+        ]
+    wants = "; ".join(f"{m.name}: {', '.join(m.required_fields)}" for m in metrics)
+    message = (
+        f"no sample has every field of any metric ({wants}), so every cell would be skipped; "
+        "fill the fields in, or choose metrics the samples can feed"
+    )
+    return [Problem("", message)]
+
+
+def _metrics(matrix: Matrix) -> list[Any]:
+    """The matrix's metrics with their parameters (an unknown name is the matrix's own problem)."""
+    metrics = []
+    for spec in matrix.metrics:
+        try:
+            metrics.append(METRICS[resolve_metric_name(spec.name)](matrix.metric_params(spec)))
+        except (OptionError, ValueError):
+            continue
+    return metrics
 
 
 def label_problems(data: Dataset) -> list[Problem]:
