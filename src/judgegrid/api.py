@@ -19,9 +19,9 @@ from judgegrid.analyses.tables import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.inputs.formats import parse_columns
 from judgegrid.labels.files import export_labels, import_labels
-from judgegrid.labels.page import LabelSession, page_url
+from judgegrid.labels.page import LabelSession
 from judgegrid.labels.page import open_session as open_label_session
-from judgegrid.labels.page import serve as serve_labelling
+from judgegrid.labels.server import page_url
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
 from judgegrid.plan.estimate import GridPlan, make_plan
@@ -57,6 +57,8 @@ from judgegrid.run.pairs import (
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.run_dir import RESOLVED_MATRIX
+from judgegrid.view.app import ViewSession, open_label_view, open_view
+from judgegrid.view.app import serve as serve_view
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -72,6 +74,7 @@ __all__ = [
     "PreparedRun",
     "ServeError",
     "Tally",
+    "ViewSession",
     "cache_stats",
     "cell_causes",
     "check_inputs",
@@ -89,6 +92,8 @@ __all__ = [
     "load_run",
     "money",
     "open_label_session",
+    "open_label_view",
+    "open_view",
     "page_url",
     "parse_columns",
     "pending_batches",
@@ -104,7 +109,7 @@ __all__ = [
     "run_grid",
     "run_pairs",
     "serve_forever",
-    "serve_labelling",
+    "serve_view",
     "start_run",
     "write_table",
 ]

@@ -675,6 +675,7 @@ RUN_COMMANDS: dict[str, Callable[[Place, str], list[str]]] = {
     "export": lambda p, r: ["export", r],
     "run --resume": lambda p, r: ["run", "--resume", r],
     "label": lambda p, r: ["label", r],
+    "view": lambda p, r: ["view", r],
     "labels export": lambda p, r: ["labels", "export", r],
     "labels import": lambda p, r: ["labels", "import", r, p.write("ok.csv", LABEL_HEADER)],
 }
@@ -1268,7 +1269,8 @@ def test_the_families_cover_every_reader_and_command():
     assert set(EMPTY_FAMILIES) | {EXECUTION, BATCH} <= families
     walked = " | ".join(WALKED)
     commands = [*DATA_COMMANDS, *MATRIX_COMMANDS, *RUN_COMMANDS]
-    assert {"run", "validate", "plan", "pairs", "report", "export", "label"} <= set(commands)
+    expected = {"run", "validate", "plan", "pairs", "report", "export", "label", "view"}
+    assert expected <= set(commands)
     for command in commands:
         assert f", {command} |" in walked + " |", command
     for reader in (

@@ -4,6 +4,8 @@
 - ``icc``, ``alpha``: reliability coefficients (ICC(1), ICC(2,1), ICC(3,1); Krippendorff alpha)
 - ``stability``: run-to-run stability of each configuration
 - ``agreement``: agreement between judges, and between embedding configurations
+- ``disagreement``: per sample, the gap between the highest and lowest judge (the samples
+  to open first)
 - ``variance``: variance components and the decision study
 - ``strictness``: what a larger strictness buys and costs
 - ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts

@@ -53,9 +53,10 @@ AGREEMENT_SUMMARY_COLUMNS = [
 ]
 
 
-def rating_tables(
-    scores: pd.DataFrame, rater: str = "judge"
-) -> list[tuple[tuple[Any, ...], pd.DataFrame]]:
+RatingTables = list[tuple[tuple[Any, ...], pd.DataFrame]]
+
+
+def rating_tables(scores: pd.DataFrame, rater: str = "judge") -> RatingTables:
     """(group key, samples x raters table) per group, raters being judges or embeddings."""
     r = ratings(scores)
     if r.empty:
@@ -85,14 +86,17 @@ def agreement_summary(
     rater: str = "judge",
     thresholds: float | Mapping[str, float] | None = None,
     pairs: pd.DataFrame | None = None,
+    tables: RatingTables | None = None,
 ) -> pd.DataFrame:
     """One row per group: alpha, ICC(2,1), ICC(3,1) with CIs, mean pairwise tau-b and kappa.
-    ``pairs``: the result of ``agreement_pairs`` if already computed."""
+    ``pairs``, ``tables``: the results of ``agreement_pairs`` and ``rating_tables`` if
+    already computed (each a pass over every score)."""
     group = group_columns(rater)
+    tables = rating_tables(scores, rater) if tables is None else tables
     if pairs is None:
-        pairs = agreement_pairs(scores, rater, thresholds)
+        pairs = agreement_pairs(scores, rater, thresholds, tables)
     rows = []
-    for key, table in rating_tables(scores, rater):
+    for key, table in tables:
         values = table.to_numpy(dtype=float)
         a = krippendorff_alpha_interval(values) if values.shape[1] >= 2 else {"alpha": np.nan}
         c = icc(values)
@@ -128,11 +132,13 @@ def agreement_pairs(
     scores: pd.DataFrame,
     rater: str = "judge",
     thresholds: float | Mapping[str, float] | None = None,
+    tables: RatingTables | None = None,
 ) -> pd.DataFrame:
-    """One row per group and pair of raters (both orders, for matrices): tau-b, MAD, kappa."""
+    """One row per group and pair of raters (both orders, for matrices): tau-b, MAD, kappa.
+    ``tables``: ``rating_tables(scores, rater)`` if already computed."""
     group = group_columns(rater)
     rows = []
-    for key, table in rating_tables(scores, rater):
+    for key, table in rating_tables(scores, rater) if tables is None else tables:
         limit = threshold_for(str(key[0]), thresholds)
         for a, b in itertools.permutations(table.columns, 2):
             rows.append(
@@ -183,12 +189,15 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray) -> tuple[float, str]:
     return (observed - expected) / (1 - expected), ""
 
 
-def rater_offsets(scores: pd.DataFrame, rater: str = "judge") -> pd.DataFrame:
+def rater_offsets(
+    scores: pd.DataFrame, rater: str = "judge", tables: RatingTables | None = None
+) -> pd.DataFrame:
     """Per rater: mean offset from the mean of the others on the same sample (+ = lenient),
-    and Kendall's tau-b and MAD against that leave-one-out consensus."""
+    and Kendall's tau-b and MAD against that leave-one-out consensus. ``tables``:
+    ``rating_tables(scores, rater)`` if already computed."""
     group = group_columns(rater)
     rows = []
-    for key, table in rating_tables(scores, rater):
+    for key, table in rating_tables(scores, rater) if tables is None else tables:
         values = table.to_numpy(dtype=float)
         present = ~np.isnan(values)
         totals = np.where(present, values, 0.0).sum(axis=1, keepdims=True)

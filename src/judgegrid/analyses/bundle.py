@@ -17,6 +17,7 @@ import pandas as pd
 from judgegrid.analyses import (
     agreement,
     decision,
+    disagreement,
     human,
     languages,
     recommendation,
@@ -161,20 +162,26 @@ def analyse(
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
     ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
-    judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds)
-    embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds)
+    by_judge = agreement.rating_tables(scores, "judge")  # once each: every score is pivoted
+    by_embedding = agreement.rating_tables(scores, "embedding")
+    judge_pairs = agreement.agreement_pairs(scores, "judge", thresholds, by_judge)
+    embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds, by_embedding)
+    spread = repeat_spread(scores)
     tables = {
         "config_summary": summary,
-        "repeat_spread": repeat_spread(scores),
+        "repeat_spread": spread,
+        "sample_disagreement": disagreement.sample_disagreement(spread),
         "stability": stability.stability(scores, thresholds),
-        "agreement_judges": agreement.agreement_summary(scores, "judge", thresholds, judge_pairs),
+        "agreement_judges": agreement.agreement_summary(
+            scores, "judge", thresholds, judge_pairs, by_judge
+        ),
         "agreement_judge_pairs": judge_pairs,
-        "judge_offsets": agreement.rater_offsets(scores, "judge"),
+        "judge_offsets": agreement.rater_offsets(scores, "judge", by_judge),
         "agreement_embeddings": agreement.agreement_summary(
-            scores, "embedding", thresholds, embedding_pairs
+            scores, "embedding", thresholds, embedding_pairs, by_embedding
         ),
         "agreement_embedding_pairs": embedding_pairs,
-        "embedding_offsets": agreement.rater_offsets(scores, "embedding"),
+        "embedding_offsets": agreement.rater_offsets(scores, "embedding", by_embedding),
         "variance_components": components,
         "decision_study": study,
         "decision_needed": variance.needed_for_target(study) if not study.empty else study,

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli import cache, export, labels, pairs, plan, report, run, serve, validate
+from judgegrid.cli import cache, export, labels, pairs, plan, report, run, serve, validate, view
 from judgegrid.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from judgegrid.core.errors import JudgegridError
 from judgegrid.core.redaction import redact_text
@@ -55,6 +55,7 @@ app.command()(export.export)
 app.command()(pairs.pairs)
 app.command()(validate.metrics)
 app.add_typer(cache.cache_app, name="cache")
+app.command()(view.view)
 app.command()(labels.label)
 app.add_typer(labels.labels_app, name="labels")
 app.command("serve-local")(serve.serve_local)

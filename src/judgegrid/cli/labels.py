@@ -1,4 +1,5 @@
-"""`judgegrid label` (the labelling page on 127.0.0.1) and `judgegrid labels import|export`."""
+"""`judgegrid label` (the labelling page of the app on 127.0.0.1) and `judgegrid labels
+import|export`."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def label(
     is saved in the run's database at once. Ctrl-C stops the server."""
     try:
         api.refuse_pairs_parent(run_dir)
-        session = api.open_label_session(run_dir, annotator or _login_name(), metric, n)
+        session = api.open_label_view(run_dir, annotator or _login_name(), metric, n)
     except InputError as exc:
         fail(exc)
     with contextlib.suppress(KeyboardInterrupt):
@@ -43,13 +44,15 @@ def label(
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
 
 
-async def _serve_until_interrupted(session: api.LabelSession, port: int) -> None:
-    runner, bound = await api.serve_labelling(session, port)
+async def _serve_until_interrupted(session: api.ViewSession, port: int) -> None:
+    runner, bound = await api.serve_view(session, port)
     try:
         url = api.page_url(bound, session.token)
+        labels = session.labels
         typer.echo(
-            f"labelling: {len(session.queue)} questions about {session.run_dir}, as "
-            f"{session.annotator!r}; open in your browser:\n\n    {url}\n\n"
+            f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
+            f"{labels.annotator!r}; open in your browser:\n\n    {url}\n\n"
+            f"(every sample and judge's answers: {api.page_url(bound, session.token, '/view')})\n"
             "(only this machine can reach it; Ctrl-C stops it — every answer is already saved)",
         )
         await asyncio.Event().wait()

@@ -1,9 +1,8 @@
 """``judgegrid label RUN_DIR``: a local page where a person labels the samples that matter.
 
-The server is aiohttp on 127.0.0.1 only. Every ``/api`` request carries the access token printed
-with the URL (as Jupyter does) and a Host header naming this machine's loopback address, so
-another site open in the same browser cannot read or write labels (a DNS-rebinding page sends
-its own host name). Each answer is committed to the run database before the server replies: an
+The server is the loopback core of ``labels.server`` (127.0.0.1 only, the token printed with
+the URL, the Host header checked, a strict CSP), alone or as one page of ``judgegrid view``
+(``add_label_routes``). Each answer is committed to the run database before the server replies: an
 acknowledged label survives the server being killed. Two annotators may label the same run at
 once, from two servers: SQLite's WAL mode and the ``labels`` table's key (sample, metric,
 annotator) keep every answer.
@@ -14,13 +13,11 @@ text into the page as text nodes, never as HTML.
 
 from __future__ import annotations
 
-import hmac
 import json
 import secrets
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +29,21 @@ from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
+from judgegrid.labels.server import (
+    add_static,
+    bad_request,
+    error,
+    loopback_app,
+    start,
+)
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
 
-MAX_BODY_BYTES = 64 * 1024  # a label with a long note is a few KiB; anything larger is refused
 NOTE_CHARS = 4000
 SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
-TOKEN_HEADER = "X-Judgegrid-Token"
 PAGE_FILES = {"/": "index.html", "/label.js": "label.js", "/label.css": "label.css"}
-CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 
 
 @dataclass
@@ -284,40 +285,24 @@ def _value(sample: Sample, metric: str, body: dict[str, Any]) -> tuple[float | N
     return float(value), None
 
 
-def _bad(message: str) -> web.HTTPBadRequest:
-    return web.HTTPBadRequest(text=json.dumps({"error": message}), content_type="application/json")
+_bad = bad_request
 
 
 # -- the server --------------------------------------------------------------------------------
 
 
 def make_app(session: LabelSession, store: RunStore) -> web.Application:
-    """The page and its API, answering only requests addressed to this loopback server."""
+    """The page and its API alone, on the shared loopback core (``labels.server``)."""
+    app = loopback_app(session.token)
+    add_label_routes(app, session, store)
+    return app
 
-    @web.middleware
-    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
-        port = request.transport.get_extra_info("sockname")[1] if request.transport else None
-        if request.host not in {f"127.0.0.1:{port}", f"localhost:{port}"}:
-            return _error(403, f"Host {request.host!r} is not this machine's loopback address")
-        if request.path.startswith("/api/"):
-            given = request.headers.get(TOKEN_HEADER, "")
-            if not given or not hmac.compare_digest(given, session.token):
-                return _error(403, "missing or wrong access token (open the URL printed at start)")
-        try:
-            return await handler(request)
-        except web.HTTPRequestEntityTooLarge:
-            return _error(413, f"request body larger than {MAX_BODY_BYTES} bytes")
 
-    async def page(request: web.Request) -> web.StreamResponse:
-        name = PAGE_FILES[request.path]
-        text = resources.files("judgegrid.labels").joinpath("static", name).read_text("utf-8")
-        headers = {
-            "Content-Security-Policy": "default-src 'self'; object-src 'none'; base-uri 'none'",
-            "Cache-Control": "no-store",
-        }
-        return web.Response(
-            text=text, content_type=CONTENT_TYPES[Path(name).suffix], headers=headers
-        )
+def add_label_routes(
+    app: web.Application, session: LabelSession, store: RunStore, at: str = "/"
+) -> None:
+    """The labelling page (its index at ``at``) and its API, added to a loopback app: its own,
+    or ``judgegrid view``'s, where it is one page of several."""
 
     async def get_state(request: web.Request) -> web.StreamResponse:
         return web.json_response(state(session, store))
@@ -351,42 +336,25 @@ def make_app(session: LabelSession, store: RunStore) -> web.Application:
         store.write_labels([label])  # committed before the reply
         return web.json_response({"saved": True, "value": label.value})
 
-    app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
-    for path in PAGE_FILES:
-        app.router.add_get(path, page)
-    app.router.add_get("/favicon.ico", lambda request: _no_content())
+    files = {path: name for path, name in PAGE_FILES.items() if path != "/"}
+    add_static(app, "judgegrid.labels", {**files, at: PAGE_FILES["/"]})
     app.router.add_get("/api/state", get_state)
     app.router.add_get("/api/sample/{sample_id}", get_sample)
     app.router.add_get("/api/pair/{position}/{member}", get_pair_member)
     app.router.add_post("/api/label", post_label)
-    return app
-
-
-async def _no_content() -> web.Response:
-    return web.Response(status=204)  # no icon, and no 404 in the browser's console
 
 
 async def _close(store: RunStore) -> None:
     store.close()
 
 
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
-
-
-def page_url(port: int, token: str) -> str:
-    return f"http://127.0.0.1:{port}/?token={token}"
+_error = error
 
 
 async def serve(session: LabelSession, port: int = 0) -> tuple[web.AppRunner, int]:
     """Start the server on 127.0.0.1 (``port`` 0: a free one); returns it and its port. The run
     database is opened here, in the thread that serves, and closed with the runner."""
     store = RunStore(session.database)
-    runner = web.AppRunner(make_app(session, store), access_log=None)
-    runner.app.on_cleanup.append(lambda app: _close(store))
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port)
-    await site.start()
-    server = site._server
-    sockets = getattr(server, "sockets", None) or []
-    return runner, int(sockets[0].getsockname()[1]) if sockets else port
+    app = make_app(session, store)
+    app.on_cleanup.append(lambda app: _close(store))
+    return await start(app, port)

@@ -12,6 +12,7 @@ import html
 import math
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -22,6 +23,7 @@ from judgegrid.outputs import plots
 
 MAX_ROWS = 200
 MAX_AGREEMENT_FIGURES = 4
+MAX_SAMPLES = 20  # rows of the least-stable and most-disagreed tables
 SECTIONS = {
     "decision": "Decision: which judge, per metric",
     "overview": "Overview",
@@ -36,6 +38,7 @@ SECTIONS = {
     "validity": "Validity: people's labels, preferences and designed contrasts",
     "failures": "Failures",
     "samples": "Least stable samples",
+    "disagreed": "Most disagreed samples",
     "methods": "How missing data and uncertainty are handled",
 }
 
@@ -110,8 +113,10 @@ def render(
     summary_sections: Mapping[str, pd.DataFrame],
     sample_info: Mapping[str, Mapping[str, Any]],
     metric_titles: Mapping[str, str],
+    view_command: str = "",
 ) -> str:
-    """The whole report as one HTML string."""
+    """The whole report as one HTML string; ``view_command`` (``judgegrid view RUN_DIR``) is
+    given beside each sample worth a look."""
     parts = {
         "decision": _decision(analysis),
         "overview": _overview(overview, summary_sections)
@@ -127,7 +132,8 @@ def render(
         "validity": _validity(analysis),
         "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
         + frame_html(analysis.table("failure_causes"), "failure_causes"),
-        "samples": _samples(analysis, sample_info),
+        "samples": _samples(analysis, sample_info, view_command),
+        "disagreed": _disagreed(analysis, sample_info, view_command),
         "methods": _methods(),
     }
     nav = " ".join(f'<a href="#{key}">{esc(name)}</a>' for key, name in SECTIONS.items())
@@ -350,17 +356,60 @@ def _pairs(a: Analysis) -> str:
     )
 
 
-def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]]) -> str:
+def _samples(a: Analysis, info: Mapping[str, Mapping[str, Any]], view_command: str = "") -> str:
     spread = a.table("repeat_spread")
     if spread.empty or spread["range"].notna().sum() == 0:
         return '<p class="note">No sample has two scored repeats.</p>'
-    worst = spread.dropna(subset=["range"]).nlargest(20, "range").copy()
-    worst["question"] = worst["sample_id"].map(
-        lambda s: str((info.get(s) or {}).get("user_input") or "")[:300]
-    )
+    worst = spread.dropna(subset=["range"]).nlargest(MAX_SAMPLES, "range").copy()
+    worst["question"] = _questions(worst["sample_id"], info)
     columns = ["sample_id", "question", "metric", "judge", "embedding", "dimension"]
     columns += ["strictness", "mean", "sd", "low", "high", "repeats"]
-    return frame_html(worst[columns])
+    return _with_view_links(worst, columns, view_command, "instability")
+
+
+def _disagreed(a: Analysis, info: Mapping[str, Mapping[str, Any]], view_command: str = "") -> str:
+    """The samples the judges are furthest apart on (``analyses.disagreement``), each with
+    its address in the view, like the least stable ones."""
+    table = a.table("sample_disagreement")
+    if table.empty or table["disagreement"].notna().sum() == 0:
+        return '<p class="note">No sample was rated by two judges.</p>'
+    top = table.dropna(subset=["disagreement"]).head(MAX_SAMPLES).copy()
+    top["question"] = _questions(top["sample_id"], info)
+    columns = ["sample_id", "question", "metric", "judges", "disagreement"]
+    columns += ["low_judge", "low", "high_judge", "high"]
+    note = (
+        '<p class="note">Disagreement: the highest judge\'s rating of the sample minus the '
+        "lowest (a judge's rating: the mean over its configurations of the scored repeats' "
+        "mean). Every sample: tables/sample_disagreement.csv.</p>"
+    )
+    return note + _with_view_links(top, columns, view_command, "disagreement")
+
+
+def _questions(sample_ids: pd.Series, info: Mapping[str, Mapping[str, Any]]) -> pd.Series:
+    return sample_ids.map(lambda s: str((info.get(s) or {}).get("user_input") or "")[:300])
+
+
+def _with_view_links(rows: pd.DataFrame, columns: list[str], view_command: str, sort: str) -> str:
+    """The table, each row with its address in ``judgegrid view`` (its *see it*) when the
+    command is known."""
+    note = ""
+    if view_command:
+        rows = rows.assign(
+            **{
+                "see it": [
+                    f"#/sample/{quote(str(s), safe='')}?metric={quote(str(m), safe='')}"
+                    for s, m in zip(rows["sample_id"], rows["metric"], strict=True)
+                ]
+            }
+        )
+        columns = [*columns, "see it"]
+        note = (
+            f'<p class="note">To see a sample\'s statements, verdicts and calls for each judge: '
+            f"<code>{esc(view_command)}</code>, then add its <em>see it</em> to the printed "
+            f"address (or find it on the Samples page, sorted by {sort})."
+            "</p>"
+        )
+    return note + frame_html(rows[columns])
 
 
 def _methods() -> str:

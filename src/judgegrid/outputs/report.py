@@ -288,6 +288,7 @@ def write_all(
         summary_sections={titles.get(m, m): table for m, table in analysis.means.items()},
         sample_info=sample_info,
         metric_titles=titles,
+        view_command=f"judgegrid view {run_dir}",
     )
     paths.append(write_html(run_dir, page))
     return paths

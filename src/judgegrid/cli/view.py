@@ -1,0 +1,61 @@
+"""`judgegrid view RUN_DIR`: the app over a run on 127.0.0.1 (decision, samples, one sample,
+two configurations side by side, labelling)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgegrid import api
+from judgegrid.cli.common import fail
+from judgegrid.core.errors import InputError
+
+
+def view(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")
+    ] = 0,
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator", help="Who labels from the app's Label page (default: your login name)."
+        ),
+    ] = None,
+) -> None:
+    """See why the judges disagree: every sample × configuration, each judge's statements,
+    verdicts and calls, two configurations side by side, and labelling, in a page served on
+    127.0.0.1. Reads the run; writes only the labels you give. Ctrl-C stops the server."""
+    try:
+        api.refuse_pairs_parent(run_dir)
+        session = api.open_view(run_dir, annotator or _login_name())
+    except InputError as exc:
+        fail(exc)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_until_interrupted(session, port))
+    typer.echo("\nstopped")
+
+
+async def _serve_until_interrupted(session: api.ViewSession, port: int) -> None:
+    runner, bound = await api.serve_view(session, port)
+    try:
+        url = api.page_url(bound, session.token)
+        typer.echo(
+            f"viewing {session.run_dir}; open in your browser:\n\n    {url}\n\n"
+            "(only this machine can reach it; Ctrl-C stops it)",
+        )
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "annotator"

@@ -1,0 +1,100 @@
+"""The loopback server core that ``judgegrid label`` and ``judgegrid view`` share.
+
+aiohttp on 127.0.0.1 only. Every ``/api`` request carries the access token printed with the URL
+(as Jupyter does) in the ``X-Judgegrid-Token`` header, and every request a Host header naming
+this machine's loopback address at the server's port, so another site open in the same browser
+cannot read or write (a DNS-rebinding page sends its own host name). Pages ship in the package,
+load nothing from elsewhere and are served under a strict Content-Security-Policy; bodies and
+query strings have size limits. A refusal is a JSON ``{"error": why}`` with a 4xx status.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from importlib import resources
+from pathlib import Path
+
+from aiohttp import web
+
+MAX_BODY_BYTES = 64 * 1024  # a label with a long note is a few KiB; anything larger is refused
+MAX_QUERY_CHARS = 2048  # a page of samples with every filter set is a few hundred characters
+TOKEN_HEADER = "X-Judgegrid-Token"
+CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'none'"
+)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def error(status: int, message: str) -> web.Response:
+    """A refusal that says why, as JSON."""
+    return web.json_response({"error": message}, status=status)
+
+
+def bad_request(message: str) -> web.HTTPBadRequest:
+    """A 400 to raise from inside a handler."""
+    return web.HTTPBadRequest(text=json.dumps({"error": message}), content_type="application/json")
+
+
+def loopback_app(token: str) -> web.Application:
+    """An application that answers only requests addressed to this loopback server, its API
+    only with the token, and refuses oversized bodies and query strings."""
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+        port = request.transport.get_extra_info("sockname")[1] if request.transport else None
+        if request.host not in {f"127.0.0.1:{port}", f"localhost:{port}"}:
+            return error(403, f"Host {request.host!r} is not this machine's loopback address")
+        if request.path.startswith("/api/"):
+            given = request.headers.get(TOKEN_HEADER, "")
+            if not given or not hmac.compare_digest(given, token):
+                return error(403, "missing or wrong access token (open the URL printed at start)")
+        if len(request.query_string) > MAX_QUERY_CHARS:
+            return error(414, f"query string longer than {MAX_QUERY_CHARS} characters")
+        try:
+            return await handler(request)
+        except web.HTTPRequestEntityTooLarge:
+            return error(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+
+    app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
+    app.router.add_get("/favicon.ico", _no_content)
+    return app
+
+
+def add_static(app: web.Application, package: str, files: Mapping[str, str]) -> None:
+    """Serve ``files`` (URL path -> file name under ``package``'s ``static/``)."""
+
+    def handler(name: str) -> Handler:
+        async def page(request: web.Request) -> web.StreamResponse:
+            text = resources.files(package).joinpath("static", name).read_text("utf-8")
+            headers = {"Content-Security-Policy": CSP, "Cache-Control": "no-store"}
+            kind = CONTENT_TYPES[Path(name).suffix]
+            return web.Response(text=text, content_type=kind, headers=headers)
+
+        return page
+
+    for path, name in files.items():
+        app.router.add_get(path, handler(name))
+
+
+async def _no_content(request: web.Request) -> web.Response:
+    return web.Response(status=204)  # no icon, and no 404 in the browser's console
+
+
+def page_url(port: int, token: str, path: str = "/") -> str:
+    return f"http://127.0.0.1:{port}{path}?token={token}"
+
+
+async def start(app: web.Application, port: int = 0) -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on 127.0.0.1 (``port`` 0: a free one); returns the runner and its port."""
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port)
+    await site.start()
+    server = site._server
+    sockets = getattr(server, "sockets", None) or []
+    return runner, int(sockets[0].getsockname()[1]) if sockets else port

@@ -1,0 +1,368 @@
+"""The ``judgegrid view`` app: its pages, its read-only API, and the labelling page mounted in it.
+
+One aiohttp application on the loopback core of ``labels.server`` (127.0.0.1, the token, the
+Host check, the CSP, the size limits). ``judgegrid view`` puts the viewer at ``/`` and the
+labelling page at ``/label``; ``judgegrid label`` puts the labelling page at ``/`` (as it always
+was) and the viewer at ``/view``. Every parameter is checked before any SQL runs: a bad one is a
+400 that names it, and nothing is written by any view endpoint (only the labelling page writes,
+labels, as before).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from aiohttp import web
+
+from judgegrid.core.errors import OptionError, Problem
+from judgegrid.labels.page import (
+    LabelSession,
+    QueueItem,
+    add_label_routes,
+    open_session,
+)
+from judgegrid.labels.server import add_static, bad_request, error, loopback_app, start
+from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.store.run_db import DB_NAME, RunStore
+from judgegrid.store.run_dir import open_run, stored_dataset
+from judgegrid.view.details import compare, items
+from judgegrid.view.queries import PER_PAGE_MAX, SORTS, STATUSES, Filters, RunView
+
+VIEW_FILES = {"/view.js": "view.js", "/view.css": "view.css"}
+SEARCH_CHARS = 200
+CARD_TABLE = Path("tables") / "decision_card.csv"
+
+
+@dataclass
+class ViewSession:
+    """What one server shows: the run (read-only), the labelling session, where each page is."""
+
+    run_dir: Path
+    run: RunView
+    labels: LabelSession
+    front: str = "view"  # which page is at "/": "view" or "label"
+
+    @property
+    def token(self) -> str:
+        return self.labels.token
+
+    @property
+    def view_path(self) -> str:
+        return "/" if self.front == "view" else "/view"
+
+    @property
+    def label_path(self) -> str:
+        return "/" if self.front == "label" else "/label"
+
+
+def open_view(run_dir: str | Path, annotator: str) -> ViewSession:
+    """``judgegrid view``: the run, and a labelling session whose queue fills with the samples
+    a person chooses to label from the viewer."""
+    if not annotator.strip():
+        raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
+    target, matrix, store = open_run(run_dir)
+    try:
+        samples = {s.id: s for s in stored_dataset(store)}
+    finally:
+        store.close()
+    labels = LabelSession(target, samples, annotator.strip(), [])
+    return ViewSession(target, _run_view(target, matrix, samples), labels, "view")
+
+
+def open_label_view(
+    run_dir: str | Path, annotator: str, metrics: list[str] | None = None, n: int = 20
+) -> ViewSession:
+    """``judgegrid label``: its session as always (the queue of the most informative samples),
+    with the viewer beside it at ``/view``."""
+    labels = open_session(run_dir, annotator, metrics, n)
+    _, matrix, store = open_run(run_dir)
+    store.close()
+    return ViewSession(labels.run_dir, _run_view(labels.run_dir, matrix, labels.samples), labels,
+                       "label")  # fmt: skip
+
+
+def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:
+    metrics = [resolve_metric_name(m.name) for m in matrix.metrics]
+    models = {matrix.embedding_label(i): e.id for i, e in enumerate(matrix.embeddings)}
+    return RunView(target / DB_NAME, samples, metrics, models)
+
+
+# -- parameters, checked -----------------------------------------------------------------------
+
+
+def _one(query: Any, name: str, allowed: list[str] | tuple[str, ...] | None = None) -> str:
+    values = query.getall(name, [])
+    if len(values) > 1:
+        raise bad_request(f"{name}: given {len(values)} times; give it once")
+    value = values[0] if values else ""
+    if value and allowed is not None and value not in allowed:
+        have = ", ".join(allowed) or "none"
+        raise bad_request(f"{name}: {value!r} is not in this run; it has {have}")
+    return str(value)
+
+
+def _many(query: Any, name: str, allowed: list[str]) -> tuple[str, ...]:
+    values = tuple(v for v in query.getall(name, []) if v)
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        have = ", ".join(allowed) or "none"
+        raise bad_request(f"{name}: {unknown[0]!r} is not in this run; it has {have}")
+    return values
+
+
+def _whole(query: Any, name: str, default: int, high: int | None = None) -> int:
+    text = query.get(name, "")
+    if text == "":
+        return default
+    if not text.isdigit() or int(text) < 1 or (high is not None and int(text) > high):
+        limit = f" to {high}" if high is not None else ""
+        raise bad_request(f"{name}: expected a whole number from 1{limit}, got {text!r}")
+    return int(text)
+
+
+def _index(query: Any, name: str) -> int:
+    text = query.get(name, "0")
+    if not text.isdigit() or len(text) > 6:
+        raise bad_request(f"{name}: expected a whole number from 0, got {text!r}")
+    return int(text)
+
+
+def _metric(session: ViewSession, query: Any) -> str:
+    metric = _one(query, "metric") or session.run.metrics[0]
+    if metric not in session.run.metrics:
+        have = ", ".join(session.run.metrics)
+        raise bad_request(f"metric: {metric!r} is not in this run; it has {have}")
+    return metric
+
+
+def parse_filters(session: ViewSession, query: Any) -> Filters:
+    """A Samples page request, or a 400 naming the parameter that is wrong."""
+    known = {"metric", "sort", "judge", "embedding", "language", "status", "q", "page", "per_page"}
+    unknown = sorted(set(query) - known)
+    if unknown:
+        raise bad_request(f"unknown parameter {unknown[0]!r}; known: {', '.join(sorted(known))}")
+    run = session.run
+    text = _one(query, "q")
+    if len(text) > SEARCH_CHARS:
+        raise bad_request(f"q: search text longer than {SEARCH_CHARS} characters")
+    filters = Filters(
+        metric=_metric(session, query),
+        sort=_one(query, "sort", SORTS) or "disagreement",
+        judges=_many(query, "judge", run.judges()),
+        embeddings=_many(query, "embedding", run.embeddings()),
+        language=_one(query, "language", run.languages()),
+        status=_one(query, "status", STATUSES),
+        text=text.strip(),
+        per_page=_whole(query, "per_page", 50, PER_PAGE_MAX),
+    )
+    filters.page = _whole(query, "page", 1)
+    return filters
+
+
+def _sample_id(session: ViewSession, request: web.Request) -> str:
+    sample_id = request.match_info["sample_id"]
+    if not session.run.has_sample(sample_id):
+        raise web.HTTPNotFound(
+            text=json.dumps({"error": f"unknown sample {sample_id!r}"}),
+            content_type="application/json",
+        )
+    return sample_id
+
+
+# -- what the pages read -----------------------------------------------------------------------
+
+
+def meta(session: ViewSession) -> dict[str, Any]:
+    run = session.run
+    return {
+        "run": session.run_dir.name,
+        "annotator": session.labels.annotator,
+        "metrics": [{"name": m, "title": METRICS[m].title} for m in run.metrics],
+        "judges": run.judges(),
+        "embeddings": run.embeddings(),
+        "languages": run.languages(),
+        "statuses": list(STATUSES),
+        "sorts": list(SORTS),
+        "view_path": session.view_path,
+        "label_path": session.label_path,
+    }
+
+
+def sample_detail(session: ViewSession, sample_id: str, metric: str) -> dict[str, Any]:
+    """One sample and one metric: its fields, and every configuration × repeat with its score,
+    status, cause, intermediate answers (as rows), tokens, cost and latency."""
+    sample = session.run.samples[sample_id]
+    cells = session.run.sample_cells(sample_id, metric)
+    for cell in cells:
+        cell["items"] = items(metric, cell["details"])
+        if metric == "response_relevancy" and cell["embedding"] and cell["items"]:
+            cosines = session.run.cosines(
+                cell["embedding"],
+                cell["dimension"],
+                sample.user_input or "",
+                [row["text"].strip() for row in cell["items"]],
+            )
+            for row, cosine in zip(cell["items"], cosines, strict=True):
+                row["note"] = "" if cosine is None else f"cosine {cosine:.3f}"
+        raw = (cell["details"] or {}).get("raw")
+        cell["raw"] = raw if isinstance(raw, str) else None
+        cell.pop("details")
+    return {
+        "id": sample.id,
+        "metric": metric,
+        "title": METRICS[metric].title,
+        "fields": {
+            "user_input": sample.user_input,
+            "response": sample.response,
+            "retrieved_contexts": list(sample.retrieved_contexts or []),
+            "reference": sample.reference,
+            "language": sample.language,
+        },
+        "cells": cells,
+    }
+
+
+def side_by_side(
+    session: ViewSession, sample_id: str, metric: str, a: str, b: str, repeat: int
+) -> dict[str, Any]:
+    """Two configurations of one sample and metric at one repeat, rows lined up by text."""
+    detail = sample_detail(session, sample_id, metric)
+    configs = {c["config"] for c in detail["cells"]}
+    for name, key in (("a", a), ("b", b)):
+        if key not in configs:
+            raise bad_request(f"{name}: {key!r} is not a configuration of {metric} here")
+    pick = {
+        key: next(
+            (c for c in detail["cells"] if c["config"] == key and c["repeat"] == repeat), None
+        )
+        for key in (a, b)
+    }
+    left, right = pick[a], pick[b]
+    if left is None or right is None:
+        raise bad_request(f"repeat: no repeat {repeat} of both configurations")
+    return {
+        "id": sample_id,
+        "metric": metric,
+        "title": detail["title"],
+        "fields": detail["fields"],
+        "repeat": repeat,
+        "repeats": sorted({c["repeat"] for c in detail["cells"]}),
+        "a": {k: v for k, v in left.items() if k != "items"},
+        "b": {k: v for k, v in right.items() if k != "items"},
+        "rows": compare(left["items"], right["items"]),
+    }
+
+
+def decision(session: ViewSession) -> dict[str, Any]:
+    """The card as the report wrote it (``tables/decision_card.csv``)."""
+    path = session.run_dir / CARD_TABLE
+    if not path.exists():
+        return {"card": [], "note": f"no card yet: run  judgegrid report {session.run_dir}"}
+    card = pd.read_csv(path).fillna("")
+    return {"card": card.to_dict("records"), "note": ""}
+
+
+def queue_for_labelling(session: ViewSession, sample_id: str, metric: str) -> int:
+    """Put (sample, metric) first in the labelling page's queue; returns its position."""
+    queue = session.labels.queue
+    for k, item in enumerate(queue):
+        if item.sample_id == sample_id and item.metric == metric and item.members is None:
+            queue.insert(0, queue.pop(k))
+            return 0
+    queue.insert(0, QueueItem(sample_id, metric, "chosen in judgegrid view"))
+    return 0
+
+
+# -- the server --------------------------------------------------------------------------------
+
+
+def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
+    app = loopback_app(session.token)
+    add_static(app, "judgegrid.view", {session.view_path: "index.html", **VIEW_FILES})
+    add_label_routes(app, session.labels, store, at=session.label_path)
+
+    async def get_meta(request: web.Request) -> web.StreamResponse:
+        return web.json_response(meta(session))
+
+    async def get_samples(request: web.Request) -> web.StreamResponse:
+        filters = parse_filters(session, request.query)
+        return web.json_response(session.run.samples_page(filters))
+
+    async def get_sample(request: web.Request) -> web.StreamResponse:
+        sample_id = _sample_id(session, request)
+        _only(request, {"metric"})
+        return web.json_response(sample_detail(session, sample_id, _metric(session, request.query)))
+
+    async def get_compare(request: web.Request) -> web.StreamResponse:
+        sample_id = _sample_id(session, request)
+        _only(request, {"metric", "a", "b", "repeat"})
+        metric = _metric(session, request.query)
+        a, b = _one(request.query, "a"), _one(request.query, "b")
+        if not a or not b:
+            raise bad_request("a and b: name two configurations to compare")
+        repeat = _index(request.query, "repeat")
+        return web.json_response(side_by_side(session, sample_id, metric, a, b, repeat))
+
+    async def get_calls(request: web.Request) -> web.StreamResponse:
+        sample_id = _sample_id(session, request)
+        _only(request, {"judge", "page"})
+        judge = _one(request.query, "judge", session.run.judges())
+        if not judge:
+            raise bad_request("judge: name the judge whose calls to show")
+        page = _whole(request.query, "page", 1)
+        return web.json_response(session.run.calls(sample_id, judge, page))
+
+    async def get_decision(request: web.Request) -> web.StreamResponse:
+        return web.json_response(decision(session))
+
+    async def post_queue(request: web.Request) -> web.StreamResponse:
+        if request.content_type != "application/json":
+            return error(415, "send the request as application/json")
+        try:
+            body = json.loads(await request.text())
+        except json.JSONDecodeError as exc:
+            return error(400, f"not valid JSON ({exc.msg})")
+        if not isinstance(body, dict):
+            return error(400, "expected a JSON object")
+        sample_id, metric = body.get("sample_id"), body.get("metric")
+        if not isinstance(sample_id, str) or not session.run.has_sample(sample_id):
+            return error(400, f"unknown sample {sample_id!r}")
+        if metric not in session.run.metrics:
+            return error(400, f"metric: {metric!r} is not in this run")
+        position = queue_for_labelling(session, sample_id, str(metric))
+        return web.json_response({"queued": True, "position": position})
+
+    app.router.add_get("/api/view/meta", get_meta)
+    app.router.add_get("/api/view/samples", get_samples)
+    app.router.add_get("/api/view/sample/{sample_id}", get_sample)
+    app.router.add_get("/api/view/compare/{sample_id}", get_compare)
+    app.router.add_get("/api/view/calls/{sample_id}", get_calls)
+    app.router.add_get("/api/view/decision", get_decision)
+    app.router.add_post("/api/view/label", post_queue)
+    return app
+
+
+def _only(request: web.Request, known: set[str]) -> None:
+    unknown = sorted(set(request.query) - known)
+    if unknown:
+        raise bad_request(f"unknown parameter {unknown[0]!r}; known: {', '.join(sorted(known))}")
+
+
+async def _close(store: RunStore, run: RunView) -> None:
+    store.close()
+    run.close()
+
+
+async def serve(session: ViewSession, port: int = 0) -> tuple[web.AppRunner, int]:
+    """Start the app on 127.0.0.1 (``port`` 0: a free one); the run database is opened here, in
+    the thread that serves, and closed with the runner. Every metric's grid is folded before
+    the server listens, so the first Samples page does not wait for it."""
+    session.run.fold()
+    store = RunStore(session.labels.database)
+    app = make_view_app(session, store)
+    app.on_cleanup.append(lambda app: _close(store, session.run))
+    return await start(app, port)

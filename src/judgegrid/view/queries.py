@@ -1,0 +1,405 @@
+"""What the view reads of ``run.sqlite``: read-only SQL, one page at a time.
+
+A metric's cells (sample × configuration, repeats folded into mean, SD and status counts) come
+from one GROUP BY over the scores table and are kept per metric for the life of the server, a
+few numbers per cell, with each sample's disagreement and instability over all configurations;
+``fold`` computes them for every metric before the server answers, so no request waits for the
+GROUP BY (a second or more on 200,000 score rows). Texts (answers, details, prompts and
+replies) are read per sample, when the browser asks for that sample.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.calls.embedder import truncate_and_normalise
+from judgegrid.core.digest import text_sha
+from judgegrid.core.sample import Sample
+from judgegrid.metrics.response_relevancy import cosine_similarities
+
+CONFIG_COLUMNS = ["judge", "embedding", "dimension", "strictness"]
+SORTS = ("disagreement", "instability", "id")
+STATUSES = ("scored", "failed", "skipped")
+PER_PAGE_MAX = 200
+CALLS_PER_PAGE = 20
+NEEDLE_CHARS = 60  # how much of a sample's text identifies its prompts in the calls table
+
+
+def config_key(judge: str, embedding: str, dimension: int, strictness: int) -> str:
+    """A configuration as one string: the columns of the grid, the ``a``/``b`` of a comparison."""
+    return f"{judge}|{embedding}|{int(dimension)}|{int(strictness)}"
+
+
+def config_label(judge: str, embedding: str, dimension: int, strictness: int) -> str:
+    parts = [judge]
+    if embedding:
+        parts.append(f"{embedding}@{dimension}" if dimension else embedding)
+    if strictness:
+        parts.append(f"s={strictness}")
+    return " · ".join(parts)
+
+
+@dataclass
+class Filters:
+    """A Samples page request, checked (``app.parse_filters`` refuses anything else)."""
+
+    metric: str
+    sort: str = "disagreement"
+    judges: tuple[str, ...] = ()
+    embeddings: tuple[str, ...] = ()
+    language: str = ""
+    status: str = ""
+    text: str = ""
+    page: int = 1
+    per_page: int = 50
+
+
+@dataclass
+class RunView:
+    """One run database, opened read-only, and the samples of the run (as the label page keeps
+    them). ``cells`` caches each metric's folded cells."""
+
+    database: Path
+    samples: dict[str, Sample]
+    metrics: list[str]
+    embedding_models: dict[str, str]  # embedding label -> model id (for the stored vectors)
+    _db: sqlite3.Connection = field(init=False)
+    _cells: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
+    _ranked: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
+    _configs: dict[str, pd.DataFrame] = field(default_factory=dict, init=False)
+    _judges: list[str] | None = field(default=None, init=False)
+    _embeddings: list[str] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self._db = sqlite3.connect(
+            f"{self.database.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
+        )
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- the grid ------------------------------------------------------------------------------
+
+    def cells(self, metric: str) -> pd.DataFrame:
+        """Each (sample, configuration) of ``metric``: repeats, scored/failed/skipped, mean and
+        SD of the scored repeats (SD: n-1, None below two)."""
+        if metric not in self._cells:
+            frame = pd.read_sql_query(
+                "SELECT sample_id, judge, embedding, dimension, strictness, COUNT(*) AS n,"
+                " SUM(status = 'scored') AS scored, SUM(status = 'failed') AS failed,"
+                " SUM(status = 'skipped') AS skipped,"
+                " AVG(CASE WHEN status = 'scored' THEN score END) AS mean,"
+                " AVG(CASE WHEN status = 'scored' THEN score * score END) AS square"
+                " FROM scores WHERE metric = ?"
+                " GROUP BY sample_id, judge, embedding, dimension, strictness",
+                self._db,
+                params=(metric,),
+            )
+            k = frame["scored"].astype(float)
+            variance = (frame["square"] - frame["mean"] ** 2).clip(lower=0) * k / (k - 1)
+            frame["sd"] = np.sqrt(variance.where(k >= 2))
+            frame["config"] = [
+                config_key(*row) for row in frame[CONFIG_COLUMNS].itertuples(index=False, name=None)
+            ]
+            self._cells[metric] = frame.drop(columns="square")
+        return self._cells[metric]
+
+    def ranked(self, metric: str) -> pd.DataFrame:
+        """``rank_samples`` over all of ``metric``'s configurations (the unfiltered grid),
+        kept like the cells."""
+        if metric not in self._ranked:
+            self._ranked[metric] = rank_samples(self.cells(metric))
+        return self._ranked[metric]
+
+    def fold(self) -> None:
+        """Fold every metric's cells, rank its samples and read the judges and embedding
+        models now, at start-up, so the first Samples page is answered from memory."""
+        for metric in self.metrics:
+            self.ranked(metric)
+            self.configs(metric)
+        self.judges()
+        self.embeddings()
+        if self.metrics:  # the page the app opens on, once: what pandas loads on first use too
+            self.samples_page(Filters(metric=self.metrics[0]))
+
+    def configs(self, metric: str) -> pd.DataFrame:
+        """The configurations of ``metric`` in a stable order, one row each (kept: every
+        Samples page names them)."""
+        if metric not in self._configs:
+            frame = self.cells(metric)[[*CONFIG_COLUMNS, "config"]].drop_duplicates("config")
+            self._configs[metric] = frame.sort_values(CONFIG_COLUMNS).reset_index(drop=True)
+        return self._configs[metric]
+
+    def judges(self) -> list[str]:
+        """The run's judges, read once: every Samples request checks its filter against
+        them, and the DISTINCT scans the whole scores table."""
+        if self._judges is None:
+            rows = self._db.execute("SELECT DISTINCT judge FROM scores ORDER BY 1")
+            self._judges = [r[0] for r in rows]
+        return self._judges
+
+    def embeddings(self) -> list[str]:
+        """The run's embedding models, read once (as ``judges``)."""
+        if self._embeddings is None:
+            rows = self._db.execute("SELECT DISTINCT embedding FROM scores ORDER BY 1")
+            self._embeddings = [r[0] for r in rows if r[0]]
+        return self._embeddings
+
+    def languages(self) -> list[str]:
+        return sorted({s.language for s in self.samples.values() if s.language})
+
+    def matching_text(self, text: str) -> set[str]:
+        """Ids of the samples whose id or any text holds ``text`` (case-insensitive)."""
+        needle = text.casefold()
+        return {
+            sample_id
+            for sample_id, sample in self.samples.items()
+            if needle in sample_id.casefold() or any(needle in t.casefold() for t in _texts(sample))
+        }
+
+    def samples_page(self, filters: Filters) -> dict[str, Any]:
+        """One page of the Samples grid: rows of samples in the chosen order, a cell per
+        configuration, and the total, so the browser never holds the whole run."""
+        cells = self.cells(filters.metric)
+        if filters.judges:
+            cells = cells[cells["judge"].isin(filters.judges)]
+        if filters.embeddings:
+            cells = cells[cells["embedding"].isin(filters.embeddings)]
+        ranked = (
+            rank_samples(cells)
+            if filters.judges or filters.embeddings
+            else self.ranked(filters.metric)
+        )
+        keep = pd.Series(True, index=ranked.index)
+        if filters.language:
+            languages = {k: s.language or "" for k, s in self.samples.items()}
+            keep &= ranked["sample_id"].map(languages).eq(filters.language)
+        if filters.status == "scored":
+            keep &= ranked["failed"].eq(0) & ranked["skipped"].eq(0)
+        elif filters.status:
+            keep &= ranked[filters.status].gt(0)
+        if filters.text:
+            keep &= ranked["sample_id"].isin(self.matching_text(filters.text))
+        ranked = sort_samples(ranked[keep], filters.sort)
+        total = len(ranked)
+        pages = max(1, math.ceil(total / filters.per_page))
+        start = (filters.page - 1) * filters.per_page
+        shown = ranked.iloc[start : start + filters.per_page]
+        columns = self.configs(filters.metric)
+        columns = columns[columns["config"].isin(cells["config"].unique())]
+        shown_cells = cells[cells["sample_id"].isin(shown["sample_id"])]
+        by_cell = {
+            (str(record["sample_id"]), str(record["config"])): record
+            for record in shown_cells.to_dict("records")
+        }
+        return {
+            "metric": filters.metric,
+            "total": total,
+            "page": filters.page,
+            "pages": pages,
+            "per_page": filters.per_page,
+            "columns": [
+                {"key": c.config, "label": config_label(*c[:4]), "judge": c.judge}
+                for c in columns.itertuples(index=False)
+            ],
+            "rows": [
+                {
+                    "id": sample_id,
+                    "question": _excerpt(self.samples.get(sample_id)),
+                    "language": getattr(self.samples.get(sample_id), "language", None),
+                    "disagreement": _number(disagreement),
+                    "instability": _number(instability),
+                    "cells": [_cell(by_cell, sample_id, key) for key in columns["config"]],
+                }
+                for sample_id, disagreement, instability in zip(
+                    shown["sample_id"].astype(str),
+                    shown["disagreement"],
+                    shown["instability"],
+                    strict=True,
+                )
+            ],
+        }
+
+    # -- one sample ----------------------------------------------------------------------------
+
+    def sample_cells(self, sample_id: str, metric: str) -> list[dict[str, Any]]:
+        """Every repeat of every configuration of one sample and metric, with its details."""
+        rows = self._db.execute(
+            "SELECT judge, embedding, dimension, strictness, repeat, status, score, reason,"
+            " error, details, calls, tokens_in, tokens_out, cost, latency_s FROM scores"
+            " WHERE metric = ? AND sample_id = ?"
+            " ORDER BY judge, embedding, dimension, strictness, repeat",
+            (metric, sample_id),
+        ).fetchall()
+        return [
+            {
+                "config": config_key(j, e, d, s),
+                "label": config_label(j, e, d, s),
+                "judge": j,
+                "embedding": e,
+                "dimension": d,
+                "strictness": s,
+                "repeat": r,
+                "status": status,
+                "score": score,
+                "reason": reason,
+                "error": error,
+                "details": json.loads(details) if details else None,
+                "calls": calls,
+                "tokens_in": tokens_in,
+                "tokens_out": tokens_out,
+                "cost": cost,
+                "latency_s": latency,
+            }
+            for (j, e, d, s, r, status, score, reason, error, details, calls, tokens_in,
+                 tokens_out, cost, latency) in rows
+        ]  # fmt: skip
+
+    def has_sample(self, sample_id: str) -> bool:
+        return sample_id in self.samples
+
+    def cosines(self, embedding: str, dimension: int, anchor: str, texts: list[str]) -> list[Any]:
+        """cos(E(anchor), E(text)) from the vectors the run stored, None where one is missing
+        (the figures ResponseRelevancy averaged)."""
+        model = self.embedding_models.get(embedding)
+        if model is None or not texts:
+            return [None] * len(texts)
+        wanted = [anchor, *texts]
+        vectors = self._vectors(model, dimension, wanted)
+        if anchor not in vectors:
+            return [None] * len(texts)
+        return [
+            float(cosine_similarities(vectors[anchor], vectors[t][None, :])[0])
+            if t in vectors
+            else None
+            for t in texts
+        ]
+
+    def _vectors(self, model: str, dimension: int, texts: list[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for requested in (dimension, 0):
+            for text in texts:
+                if text in found:
+                    continue
+                row = self._db.execute(
+                    "SELECT vector FROM embeddings WHERE model = ? AND dimension = ?"
+                    " AND text_sha = ?",
+                    (model, requested, text_sha(text)),
+                ).fetchone()
+                if row is None:
+                    continue
+                vector = np.frombuffer(row[0], dtype=np.float32)
+                if requested == 0 and dimension and dimension <= len(vector):
+                    vector = truncate_and_normalise(vector, dimension)[0]
+                found[text] = vector
+        return found
+
+    def calls(self, sample_id: str, judge: str, page: int) -> dict[str, Any]:
+        """A page of the judge's calls whose prompt holds this sample's question, response or
+        first context (calls are keyed by content, not by sample), oldest first."""
+        sample = self.samples[sample_id]
+        needles = [n for n in (_needle(t) for t in _texts(sample)[:3]) if n][:3] or [sample_id]
+        where = " OR ".join("instr(c.request, ?) > 0" for _ in needles)
+        total = self._db.execute(
+            f"SELECT COUNT(*) FROM calls c WHERE c.label = ? AND ({where})", (judge, *needles)
+        ).fetchone()[0]
+        rows = self._db.execute(
+            "SELECT c.id, n.step, c.model, c.attempt, c.status, c.http_status, c.error,"
+            " c.finish_reason, c.request, c.response, c.tokens_in, c.tokens_out, c.cost,"
+            " c.latency_s FROM calls c LEFT JOIN step_names n ON n.key = c.step_key"
+            f" WHERE c.label = ? AND ({where}) ORDER BY c.id LIMIT ? OFFSET ?",
+            (judge, *needles, CALLS_PER_PAGE, (page - 1) * CALLS_PER_PAGE),
+        ).fetchall()
+        names = ["id", "step", "model", "attempt", "status", "http_status", "error"]
+        names += ["finish_reason", "request", "response", "tokens_in", "tokens_out", "cost"]
+        names += ["latency_s"]
+        return {
+            "judge": judge,
+            "total": total,
+            "page": page,
+            "pages": max(1, math.ceil(total / CALLS_PER_PAGE)),
+            "calls": [dict(zip(names, row, strict=True)) for row in rows],
+        }
+
+
+def rank_samples(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per sample: disagreement (largest gap between two judges' means over their
+    configurations), instability (the largest SD of repeats of any configuration) and status
+    counts. NaN where it cannot be measured (one judge; fewer than two scored repeats)."""
+    if cells.empty:
+        columns = ["sample_id", "disagreement", "instability", "failed", "skipped", "scored"]
+        return pd.DataFrame(columns=columns)
+    by_judge = cells.groupby(["sample_id", "judge"])["mean"].mean()
+    grouped = by_judge.groupby(level="sample_id")
+    spread = grouped.max() - grouped.min()
+    judges = by_judge.notna().groupby(level="sample_id").sum()
+    spread = spread.where(judges >= 2)
+    frame = cells.groupby("sample_id").agg(
+        instability=("sd", "max"),
+        failed=("failed", "sum"),
+        skipped=("skipped", "sum"),
+        scored=("scored", "sum"),
+    )
+    frame["disagreement"] = spread
+    return frame.reset_index()
+
+
+def sort_samples(frame: pd.DataFrame, sort: str) -> pd.DataFrame:
+    """Largest first (unmeasurable last), ties and ``id`` by sample id."""
+    if sort == "id":
+        return frame.sort_values("sample_id", kind="stable")
+    ordered = frame.sort_values("sample_id", kind="stable")
+    return ordered.sort_values(sort, ascending=False, na_position="last", kind="stable")
+
+
+def _cell(
+    by_cell: dict[tuple[str, str], dict[Any, Any]], sample_id: str, key: str
+) -> dict[str, Any] | None:
+    row = by_cell.get((sample_id, key))
+    if row is None:
+        return None
+    return {
+        "mean": _number(row["mean"]),
+        "sd": _number(row["sd"]),
+        "n": int(row["n"]),
+        "scored": int(row["scored"]),
+        "failed": int(row["failed"]),
+        "skipped": int(row["skipped"]),
+    }
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else round(float(value), 4)
+
+
+def _texts(sample: Sample) -> list[str]:
+    return [
+        t
+        for t in (sample.user_input, sample.response, *(sample.retrieved_contexts or []),
+                  sample.reference)
+        if t
+    ]  # fmt: skip
+
+
+def _excerpt(sample: Sample | None) -> str:
+    return ((sample.user_input or "") if sample else "")[:160]
+
+
+def _needle(text: str) -> str:
+    """The start of ``text`` up to its first character that JSON would escape (the prompt is
+    stored as JSON, sometimes JSON within JSON): a plain substring of any stored request."""
+    cut = len(text)
+    for i, char in enumerate(text):
+        if char in "\"\\<>&'" or not (" " <= char <= "~"):
+            cut = i
+            break
+    needle = text[: min(cut, NEEDLE_CHARS)]
+    return needle if len(needle) >= 12 else ""

@@ -1,0 +1,466 @@
+// The pages of `judgegrid view`. Every text of a sample or a judge is set with textContent,
+// never as HTML, so a sample holding markup is shown, not run. The server pages the samples:
+// the browser holds one page of the grid and one sample at a time.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const $ = (id) => document.getElementById(id);
+let meta = null;
+let list = { ids: [], filters: null, page: 1, pages: 1 }; // the Samples page last shown
+let current = { sample: null, metric: null, row: -1 };
+let shown = 0; // the route being drawn: an older route's late answer draws nothing
+
+async function api(path, body) {
+  const options = { headers: { "X-Judgegrid-Token": token } };
+  if (body !== undefined) {
+    options.method = "POST";
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const reply = await fetch(path, options);
+  const data = await reply.json().catch(() => ({ error: `HTTP ${reply.status}` }));
+  if (!reply.ok) throw new Error(data.error || `HTTP ${reply.status}`);
+  return data;
+}
+
+// An element with text (never HTML) and children.
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (key === "text") node.textContent = value == null ? "" : String(value);
+    else if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child != null) node.append(child);
+  return node;
+}
+
+function say(text) {
+  $("status").textContent = text;
+  $("status").classList.toggle("shown", Boolean(text));
+}
+
+function fmt(x, digits = 2) {
+  return x == null ? "–" : Number(x).toFixed(digits);
+}
+
+// red (0) through yellow to green (1), light enough to read black text on
+function colour(mean) {
+  return mean == null ? "#f0f0f0" : `hsl(${Math.round(120 * mean)}, 65%, 78%)`;
+}
+
+function hashRoute() {
+  const raw = location.hash.replace(/^#/, "") || "/samples";
+  const [path, query] = raw.split("?");
+  return { parts: path.split("/").filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(query || "") };
+}
+
+function go(path, query) {
+  const q = query ? `?${query.toString()}` : "";
+  location.hash = `#${path}${q}`;
+}
+
+function page(title, ...children) {
+  $("main").replaceChildren(el("h1", { text: title }), ...children);
+  window.scrollTo(0, 0);
+}
+
+function select(id, label, values, chosen, blank) {
+  const box = el("select", { id });
+  if (blank !== undefined) box.append(el("option", { value: "", text: blank }));
+  for (const v of values) {
+    const [value, text] = Array.isArray(v) ? v : [v, v];
+    const option = el("option", { value, text });
+    if (value === chosen) option.selected = true;
+    box.append(option);
+  }
+  return el("label", { for: id }, label, box);
+}
+
+// Several values of one filter (judges, embedding models): a box each, none ticked = all.
+function checks(id, label, values, chosen) {
+  const box = el("fieldset", { id, class: "checks" }, el("legend", { text: `${label} (none: all)` }));
+  for (const value of values) {
+    const tick = el("input", { type: "checkbox", value });
+    tick.checked = chosen.includes(value);
+    box.append(el("label", { class: "check" }, tick, value));
+  }
+  return box;
+}
+
+// -- Samples -----------------------------------------------------------------------------------
+
+async function showSamples(query, mine) {
+  const metric = query.get("metric") || meta.metrics[0].name;
+  query.set("metric", metric);
+  const data = await api(`/api/view/samples?${query.toString()}`);
+  if (mine !== shown) return;
+  list = { ids: data.rows.map((r) => r.id), filters: new URLSearchParams(query), page: data.page, pages: data.pages };
+  const change = (name) => (event) => {
+    const next = new URLSearchParams(query);
+    if (event.target.type === "checkbox") {
+      next.delete(name);
+      for (const tick of controls.querySelectorAll(`#f-${name} input:checked`)) next.append(name, tick.value);
+    } else if (event.target.value) next.set(name, event.target.value);
+    else next.delete(name);
+    next.delete("page");
+    go("/samples", next);
+  };
+  const search = el("input", { id: "search", type: "search", placeholder: "text or id  (/)", value: query.get("q") || "" });
+  search.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") change("q")(event);
+    if (event.key === "Escape") search.blur();
+  });
+  const controls = el(
+    "div",
+    { class: "controls" },
+    select("f-metric", "metric", meta.metrics.map((m) => [m.name, m.title]), metric),
+    select("f-sort", "sort by", [["disagreement", "disagreement between judges"], ["instability", "instability across repeats"], ["id", "id"]], query.get("sort") || "disagreement"),
+    checks("f-judge", "judges", meta.judges, query.getAll("judge")),
+    checks("f-embedding", "embeddings", meta.embeddings, query.getAll("embedding")),
+    select("f-language", "language", meta.languages, query.get("language") || "", "all"),
+    select("f-status", "status", meta.statuses, query.get("status") || "", "any"),
+    el("label", { for: "search" }, "search", search)
+  );
+  for (const name of ["metric", "sort", "judge", "embedding", "language", "status"]) {
+    controls.querySelector(`#f-${name}`).addEventListener("change", change(name));
+  }
+  const head = el(
+    "tr",
+    {},
+    el("th", { text: "sample" }),
+    el("th", { text: "question" }),
+    el("th", { text: "judges' gap", title: "largest difference between two judges' means" }),
+    el("th", { text: "worst SD", title: "largest SD of the repeats of one configuration" }),
+    ...data.columns.map((c) => el("th", { class: "config", text: c.label, title: c.label }))
+  );
+  const rows = data.rows.map((row, k) =>
+    el(
+      "tr",
+      { class: "row", "data-id": row.id, onclick: () => openSample(k) },
+      el("td", { text: row.id }),
+      el("td", { class: "question", text: row.question }),
+      el("td", { class: "num", text: fmt(row.disagreement) }),
+      el("td", { class: "num", text: fmt(row.instability) }),
+      ...row.cells.map((cell, j) => cellTd(cell, data.columns[j]))
+    )
+  );
+  const table = el("div", { class: "wide" }, el("table", { id: "grid" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  page(`Samples · ${data.total} · ${meta.metrics.find((m) => m.name === metric).title}`, controls, pager(data, query), table,
+    el("p", { class: "note", text: "Cells: mean of the scored repeats (colour: red 0 → green 1), ± SD of the repeats; a red frame marks failed repeats (✗), stripes skipped ones." }));
+  current.row = -1;
+}
+
+function cellTd(cell, column) {
+  if (!cell) return el("td", { class: "cell", text: "" });
+  const td = el("td", { class: "cell", title: `${column.label}: ${cell.scored} scored, ${cell.failed} failed, ${cell.skipped} skipped of ${cell.n}` });
+  td.style.backgroundColor = colour(cell.mean);
+  td.append(el("span", { text: fmt(cell.mean) }));
+  if (cell.sd != null) td.append(el("small", { text: `±${fmt(cell.sd)}` }));
+  if (cell.failed) {
+    td.classList.add("failed");
+    td.append(el("small", { text: `✗${cell.failed}` }));
+  }
+  if (cell.skipped) td.classList.add("skipped");
+  return td;
+}
+
+function pager(data, query) {
+  const to = (n) => () => {
+    const next = new URLSearchParams(query);
+    next.set("page", String(n));
+    go("/samples", next);
+  };
+  return el(
+    "div",
+    { class: "pager" },
+    el("button", { id: "page-prev", type: "button", onclick: to(Math.max(1, data.page - 1)) }, "← previous"),
+    el("span", { id: "page-of", text: `page ${data.page} of ${data.pages}` }),
+    el("button", { id: "page-next", type: "button", onclick: to(Math.min(data.pages, data.page + 1)) }, "next →")
+  );
+}
+
+function openSample(k) {
+  const id = list.ids[k];
+  if (id === undefined) return;
+  current.row = k;
+  go(`/sample/${encodeURIComponent(id)}`, new URLSearchParams({ metric: list.filters.get("metric") }));
+}
+
+// -- Sample ------------------------------------------------------------------------------------
+
+function fields(f) {
+  const out = [el("h2", { text: "Question" }), el("p", { class: "text", id: "f-user_input", text: f.user_input || "" })];
+  if (f.response != null) out.push(el("h2", { text: "Response" }), el("p", { class: "text", id: "f-response", text: f.response }));
+  if (f.retrieved_contexts.length)
+    out.push(el("h2", { text: "Contexts (rank order)" }), el("ol", { id: "f-contexts" }, ...f.retrieved_contexts.map((c) => el("li", { class: "text", text: c }))));
+  if (f.reference != null) out.push(el("h2", { text: "Reference" }), el("p", { class: "text", id: "f-reference", text: f.reference }));
+  if (f.language) out.push(el("p", { class: "note", text: `language: ${f.language}` }));
+  return el("section", { id: "fields" }, ...out);
+}
+
+function verdictText(v) {
+  return v === 1 ? "✓ yes" : v === 0 ? "✗ no" : "";
+}
+
+function itemsTable(rows) {
+  if (!rows.length) return el("p", { class: "note", text: "no intermediate answers kept" });
+  return el(
+    "table",
+    { class: "items" },
+    el("tr", {}, el("th", { text: "statement / question / context" }), el("th", { text: "verdict" }), el("th", { text: "reason" })),
+    ...rows.map((r) =>
+      el("tr", {}, el("td", { class: "item-text", text: r.text }), el("td", { class: `verdict-${r.verdict}`, text: verdictText(r.verdict) }), el("td", { text: [r.reason, r.note].filter(Boolean).join(" · ") }))
+    )
+  );
+}
+
+function usage(c) {
+  const cost = c.cost == null ? "cost unknown" : `$${Number(c.cost).toFixed(6)}`;
+  return el("p", { class: "usage", text: `${c.calls} calls · ${c.tokens_in} tokens in, ${c.tokens_out} out · ${cost} · ${fmt(c.latency_s, 2)} s` });
+}
+
+async function showSample(id, query, mine) {
+  const metric = query.get("metric") || meta.metrics[0].name;
+  const data = await api(`/api/view/sample/${encodeURIComponent(id)}?metric=${encodeURIComponent(metric)}`);
+  if (mine !== shown) return;
+  current.sample = id;
+  current.metric = metric;
+  if (current.row < 0) current.row = list.ids.indexOf(id);
+  const groups = new Map();
+  for (const cell of data.cells) {
+    if (!groups.has(cell.config)) groups.set(cell.config, []);
+    groups.get(cell.config).push(cell);
+  }
+  const boxes = [...groups.values()].map((cells) =>
+    el(
+      "section",
+      { class: "config-box", "data-config": cells[0].config },
+      el("h3", { text: cells[0].label }),
+      ...cells.map((c) =>
+        el(
+          "div",
+          { class: "repeat" },
+          el("span", { text: `repeat ${c.repeat + 1} · ` }),
+          el("span", { class: "score", text: c.status === "scored" ? fmt(c.score, 3) : "" }),
+          el("span", { class: `status-${c.status}`, text: ` ${c.status}` }),
+          c.reason || c.error ? el("p", { class: "cause", text: c.error || c.reason }) : null,
+          itemsTable(c.items),
+          c.raw ? el("details", {}, el("summary", { text: "the raw reply" }), el("pre", { text: c.raw })) : null,
+          usage(c)
+        )
+      )
+    )
+  );
+  const metricLinks = el("div", { class: "controls" }, select("s-metric", "metric", meta.metrics.map((m) => [m.name, m.title]), metric));
+  metricLinks.querySelector("#s-metric").addEventListener("change", (event) => go(`/sample/${encodeURIComponent(id)}`, new URLSearchParams({ metric: event.target.value })));
+  const configs = [...groups.values()].map((cells) => [cells[0].config, cells[0].label]);
+  const repeats = [...new Set(data.cells.map((c) => c.repeat))].sort((a, b) => a - b);
+  const judges = [...new Set(data.cells.map((c) => c.judge))];
+  const other = configs.find((c) => c[0].split("|")[0] !== (configs[0] || [""])[0].split("|")[0]) || configs[1] || configs[0];
+  const compareBox = el(
+    "div",
+    { class: "controls", id: "compare-form" },
+    select("cmp-a", "configuration A", configs, (configs[0] || [])[0]),
+    select("cmp-b", "configuration B", configs, (other || [])[0]),
+    select("cmp-repeat", "repeat", repeats.map((r) => [String(r), String(r + 1)]), "0"),
+    el("button", { id: "compare", type: "button", onclick: () => {
+      go(`/compare/${encodeURIComponent(id)}`, new URLSearchParams({ metric, a: $("cmp-a").value, b: $("cmp-b").value, repeat: $("cmp-repeat").value }));
+    } }, "Side by side"),
+    el("button", { id: "label-this", type: "button", onclick: () => label() }, "Label this sample (l)")
+  );
+  const calls = judges.map((judge) => {
+    const box = el("details", { class: "calls", "data-judge": judge }, el("summary", { text: `Prompts and replies of judge ${judge}` }));
+    box.addEventListener("toggle", () => { if (box.open && box.children.length === 1) loadCalls(box, id, judge, 1); });
+    return box;
+  });
+  page(`Sample ${data.id} · ${data.title}`, metricLinks, compareBox, fields(data.fields), el("h2", { text: "Each configuration and repeat" }), ...boxes,
+    el("h2", { text: "Calls" }), el("p", { class: "note", text: "The judge calls whose prompt holds this sample's question, response or first context." }), ...calls);
+}
+
+async function loadCalls(box, id, judge, n) {
+  const data = await api(`/api/view/calls/${encodeURIComponent(id)}?judge=${encodeURIComponent(judge)}&page=${n}`);
+  for (const c of data.calls) {
+    const cost = c.cost == null ? "cost unknown" : `$${Number(c.cost).toFixed(6)}`;
+    box.append(
+      el(
+        "details",
+        { class: "call" },
+        el("summary", { text: `${c.step || "?"} · attempt ${c.attempt} · ${c.status}${c.error ? ` (${c.error})` : ""} · ${c.tokens_in}+${c.tokens_out} tokens · ${cost} · ${fmt(c.latency_s)} s` }),
+        el("h3", { text: "prompt" }),
+        el("pre", { text: prettyRequest(c.request) }),
+        el("h3", { text: "reply" }),
+        el("pre", { text: c.response || "" })
+      )
+    );
+  }
+  if (data.page < data.pages) {
+    const more = el("button", { type: "button", text: `more (${data.total - data.page * 20} left)` });
+    more.addEventListener("click", () => { more.remove(); loadCalls(box, id, judge, data.page + 1); });
+    box.append(more);
+  }
+  if (!data.total) box.append(el("p", { class: "note", text: "no call of this judge names this sample's texts" }));
+}
+
+function prettyRequest(text) {
+  try {
+    const messages = JSON.parse(text);
+    if (Array.isArray(messages)) return messages.map((m) => `[${m.role}]\n${m.content}`).join("\n\n");
+    if (messages && Array.isArray(messages.messages)) return messages.messages.map((m) => `[${m.role}]\n${m.content}`).join("\n\n");
+    return JSON.stringify(messages, null, 2);
+  } catch (err) {
+    return text;
+  }
+}
+
+// -- side by side ------------------------------------------------------------------------------
+
+function side(cell) {
+  return el(
+    "div",
+    { class: "config-box" },
+    el("h3", { text: cell.label }),
+    el("span", { class: "score", text: cell.status === "scored" ? fmt(cell.score, 3) : "" }),
+    el("span", { class: `status-${cell.status}`, text: ` ${cell.status}` }),
+    cell.reason || cell.error ? el("p", { class: "cause", text: cell.error || cell.reason }) : null,
+    usage(cell)
+  );
+}
+
+async function showCompare(id, query, mine) {
+  const data = await api(`/api/view/compare/${encodeURIComponent(id)}?${query.toString()}`);
+  if (mine !== shown) return;
+  current.sample = id;
+  current.metric = data.metric;
+  const mark = (r) => (r.only === "a" ? "only in A" : r.only === "b" ? "only in B" : r.differs ? "verdicts differ" : "");
+  const rows = data.rows.map((r) =>
+    el(
+      "tr",
+      { class: `cmp ${r.only ? `only-${r.only}` : ""} ${r.differs ? "differs" : ""}` },
+      el("td", { class: "item-text", text: r.text }),
+      el("td", { class: `verdict-${r.a ? r.a.verdict : ""}`, text: r.a ? verdictText(r.a.verdict) : "—" }),
+      el("td", { text: r.a ? [r.a.reason, r.a.note].filter(Boolean).join(" · ") : "" }),
+      el("td", { class: `verdict-${r.b ? r.b.verdict : ""}`, text: r.b ? verdictText(r.b.verdict) : "—" }),
+      el("td", { text: r.b ? [r.b.reason, r.b.note].filter(Boolean).join(" · ") : "" }),
+      el("td", { class: "mark", text: mark(r) })
+    )
+  );
+  const differences = data.rows.filter((r) => r.only || r.differs).length;
+  page(
+    `Side by side · ${data.id} · ${data.title} · repeat ${data.repeat + 1}`,
+    el("p", {}, el("a", { href: `#/sample/${encodeURIComponent(id)}?metric=${encodeURIComponent(data.metric)}`, text: "← back to the sample" })),
+    el("div", { class: "sides" }, side(data.a), side(data.b)),
+    el("p", { id: "differences", text: `${differences} of ${data.rows.length} rows differ` }),
+    el(
+      "div",
+      { class: "wide" },
+      el(
+        "table",
+        { id: "compare-table" },
+        el("tr", {}, el("th", { text: "statement / question / context" }), el("th", { text: `A: ${data.a.label}` }), el("th", { text: "A's reason" }), el("th", { text: `B: ${data.b.label}` }), el("th", { text: "B's reason" }), el("th", { text: "difference" })),
+        ...rows
+      )
+    ),
+    fields(data.fields)
+  );
+}
+
+// -- Decision ----------------------------------------------------------------------------------
+
+async function showDecision(mine) {
+  const data = await api("/api/view/decision");
+  if (mine !== shown) return;
+  if (!data.card.length) return page("Decision", el("p", { class: "note", text: data.note || "no card" }));
+  const columns = ["metric", "verdict", "basis", "reason", "next_step", "detail"];
+  const head = el("tr", {}, ...["metric", "judge", "basis", "why", "next step", "detail"].map((t) => el("th", { text: t })));
+  const rows = data.card.map((r) => el("tr", {}, ...columns.map((c) => el("td", { text: r[c] }))));
+  page("Decision", el("table", { id: "card" }, head, ...rows), el("p", { class: "note", text: "The card as `judgegrid report` wrote it (tables/decision_card.csv)." }));
+}
+
+// -- moving about ------------------------------------------------------------------------------
+
+async function label() {
+  if (!current.sample) return say("open a sample first, then press l to label it");
+  await api("/api/view/label", { sample_id: current.sample, metric: current.metric });
+  location.assign(`${meta.label_path}?token=${encodeURIComponent(token)}`);
+}
+
+async function step(delta) {
+  const route = hashRoute();
+  if (route.parts[0] === "samples") {
+    const rows = document.querySelectorAll("tr.row");
+    if (!rows.length) return;
+    current.row = Math.max(0, Math.min(rows.length - 1, current.row + delta));
+    rows.forEach((r, k) => r.classList.toggle("current", k === current.row));
+    rows[current.row].scrollIntoView({ block: "nearest" });
+    return;
+  }
+  if (!list.filters) {
+    list.filters = new URLSearchParams({ metric: current.metric || meta.metrics[0].name });
+    const data = await api(`/api/view/samples?${list.filters.toString()}`);
+    list = { ids: data.rows.map((r) => r.id), filters: list.filters, page: data.page, pages: data.pages };
+    current.row = list.ids.indexOf(current.sample);
+  }
+  let k = current.row + delta;
+  if (k >= list.ids.length && list.page < list.pages) return turnPage(list.page + 1, 0);
+  if (k < 0 && list.page > 1) return turnPage(list.page - 1, -1);
+  k = Math.max(0, Math.min(list.ids.length - 1, k));
+  openSample(k);
+}
+
+async function turnPage(n, at) {
+  const query = new URLSearchParams(list.filters);
+  query.set("page", String(n));
+  const data = await api(`/api/view/samples?${query.toString()}`);
+  list = { ids: data.rows.map((r) => r.id), filters: query, page: data.page, pages: data.pages };
+  openSample(at < 0 ? list.ids.length - 1 : at);
+}
+
+document.addEventListener("keydown", (event) => {
+  if (!meta || event.ctrlKey || event.metaKey || event.altKey) return;
+  const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName);
+  if (typing) return;
+  const route = hashRoute();
+  if (event.key === "j") step(1);
+  else if (event.key === "k") step(-1);
+  else if (event.key === "Enter" && route.parts[0] === "samples" && current.row >= 0) openSample(current.row);
+  else if (event.key === "/") {
+    event.preventDefault();
+    if (route.parts[0] === "samples") $("search").focus();
+    else go("/samples", list.filters ? new URLSearchParams(list.filters) : undefined);
+  } else if (event.key === "l") label().catch((err) => say(`cannot label: ${err.message}`));
+});
+
+async function route() {
+  say("");
+  const { parts, query } = hashRoute();
+  const mine = ++shown;
+  try {
+    if (parts[0] === "sample" && parts[1] !== undefined) await showSample(parts[1], query, mine);
+    else if (parts[0] === "compare" && parts[1] !== undefined) await showCompare(parts[1], query, mine);
+    else if (parts[0] === "decision") await showDecision(mine);
+    else await showSamples(query, mine);
+  } catch (err) {
+    say(`cannot show this: ${err.message}`);
+  }
+}
+
+(async () => {
+  try {
+    meta = await api("/api/view/meta");
+  } catch (err) {
+    $("loading").textContent = `Cannot load: ${err.message}`;
+    return;
+  }
+  $("run").textContent = `run ${meta.run}`;
+  $("nav-label").href = `${meta.label_path}?token=${encodeURIComponent(token)}`;
+  $("nav-label").addEventListener("click", (event) => {
+    if (current.sample) {
+      event.preventDefault();
+      label().catch((err) => say(`cannot label: ${err.message}`));
+    }
+  });
+  window.addEventListener("hashchange", route);
+  await route();
+})();

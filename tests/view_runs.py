@@ -1,0 +1,52 @@
+"""A scripted run for the view's tests (tests/view/): two judges made to disagree on one sample
+(judge b finds a statement judge a did not, and flips a verdict), plus a sample holding markup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from judgegrid import run_grid
+from judgegrid.core.records import ScoreRow
+from judgegrid.store.run_db import RunStore
+
+DISPUTED = "tokyo-noisy"
+EXTRA = "Judge b found a statement of its own."
+
+
+def make_view_run(root: Path) -> Path:
+    import scripted
+    from conftest import matrix_dict
+    from demo_sets import demo_with_hostile_sample
+
+    scripted.register()
+    scripted.SCRIPT.reset()
+    matrix = root / "m.yaml"
+    matrix.write_text(
+        yaml.safe_dump(
+            matrix_dict(
+                metrics=["faithfulness", "response_relevancy", "context_precision"],
+                embeddings=[{"id": "scripted/bow", "label": "bow", "dimensions": [64]}],
+                strictness=[1],
+                repeats=2,
+            )
+        )
+    )
+    run = run_grid(matrix, demo_with_hostile_sample(), run_dir=root / "run")
+    store = RunStore(run.run_dir / "run.sqlite")
+    for row in store.scores_frame().itertuples(index=False):
+        if row.metric == "faithfulness" and row.judge == "b" and row.sample_id == DISPUTED:
+            values = row._asdict()
+            details = json.loads(values["details"])
+            verdicts = details["verdicts"]
+            verdicts[0]["verdict"] = 1 - verdicts[0]["verdict"]  # b judges the first otherwise
+            verdicts[0]["reason"] = "judge b thinks otherwise"
+            verdicts.append({"statement": EXTRA, "reason": "not in the context", "verdict": 0})
+            details = {"statements": [v["statement"] for v in verdicts], "verdicts": verdicts}
+            values["details"] = json.dumps(details)
+            values["score"] = sum(v["verdict"] for v in verdicts) / len(verdicts)
+            store.write_score(ScoreRow(**values), replace=True)
+    store.close()
+    return run.run_dir
