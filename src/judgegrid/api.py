@@ -29,12 +29,14 @@ from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
 from judgegrid.run.orchestrate import (
+    CheckedRun,
     DatasetArg,
     GridResult,
     MatrixArg,
     PreparedRun,
     check_limit,
     check_resume_options,
+    check_run,
     execute_run,
     execution_for,
     pending_batches,
@@ -45,6 +47,7 @@ from judgegrid.run.orchestrate import (
     read_tables,
     rebuild_outputs,
     resolve_dataset,
+    start_run,
 )
 from judgegrid.run.pairs import (
     PairsResult,
@@ -64,6 +67,7 @@ __all__ = [
     "METRICS",
     "RESOLVED_MATRIX",
     "CacheStats",
+    "CheckedRun",
     "GridPlan",
     "GridResult",
     "InputsCheck",
@@ -77,6 +81,7 @@ __all__ = [
     "cell_causes",
     "check_inputs",
     "check_resume_options",
+    "check_run",
     "clear_cache",
     "crash_log_folder",
     "csv_text",
@@ -108,6 +113,7 @@ __all__ = [
     "run_pairs",
     "serve_forever",
     "serve_view",
+    "start_run",
     "write_table",
 ]
 
@@ -140,7 +146,8 @@ def run_grid(
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
     ``backend`` override the matrix's ``execution:`` block; ``margin``, its ``decision:
     {margin}`` (the card's non-inferiority margin). ``probes`` True: the default probes when the
-    matrix has no ``probes:`` (README: Probes).
+    matrix has no ``probes:`` (README: Probes). Every argument is checked before anything is
+    written: a refusal (``InputError``) leaves no run directory behind.
     """
     prepared = prepare_run(
         matrix,
@@ -151,10 +158,12 @@ def run_grid(
         use_cache=use_cache,
         columns=columns,
         list_delimiter=list_delimiter,
+        workers=workers,
+        backend=backend,
         margin=margin,
         probes=probes,
     )
-    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
+    return execute_run(prepared, on_progress)
 
 
 def plan_grid(
@@ -196,8 +205,10 @@ def resume_run(
     ``use_cache`` None: as the run was started (``--no-cache`` is remembered). ``workers`` and
     ``backend``: as in ``run_grid`` (a run may be resumed on other workers than it began on).
     """
-    prepared = prepare_resume(run_dir, retry_failed=retry_failed, use_cache=use_cache)
-    return execute_run(prepared, on_progress, execution_for(prepared.matrix, workers, backend))
+    prepared = prepare_resume(
+        run_dir, retry_failed=retry_failed, use_cache=use_cache, workers=workers, backend=backend
+    )
+    return execute_run(prepared, on_progress)
 
 
 def rebuild_report(

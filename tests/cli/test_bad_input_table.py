@@ -1,18 +1,28 @@
 """A table of bad inputs, through the CLI and the Python API, against a live fault server.
 
 Every row must end in judgegrid's own exception (API) or exit code 2 (CLI), with a message that
-names the culprit (file, line, field, sample or option), no traceback on the terminal, and not
-one request reaching the model server: bad input is refused before anything is spent.
+names the culprit (file, line, field, sample or option), no traceback on the terminal, not one
+request reaching the model server, and no new file or directory under the working directory
+(where the reports directory is) or the cache: bad input is refused before anything is spent
+or made. Families of rows (``families``) give every reader and command the empty inputs (an
+empty file, blank lines, a header alone, empty records) and every execution and batch option
+bad in each way; ``test_no_empty_input_is_an_unexpected_error`` walks the same through the
+console script, where an unexpected error would be caught and logged as a crash.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -21,6 +31,7 @@ from judgegrid import (
     ContextRecall,
     Faithfulness,
     ResponseRelevancy,
+    api,
     load_run,
     rebuild_report,
     resume_run,
@@ -28,7 +39,7 @@ from judgegrid import (
     run_pairs,
     score_sample,
 )
-from judgegrid.cli import EXIT_BAD_INPUT, app
+from judgegrid.cli import EXIT_BAD_INPUT, app, main
 from judgegrid.core.errors import DatasetError, InputError, MatrixError, OptionError, RunDirError
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import load_matrix
@@ -55,10 +66,12 @@ runner = CliRunner()
 
 @dataclass
 class Place:
-    """The temporary directory of one row and the server its matrices point at."""
+    """The temporary directory of one row and the server its matrices point at; ``made``: what
+    the row itself wrote there (its inputs), which a refusal may not add to."""
 
     tmp: Path
     server: FaultServer
+    made: list[Path] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -80,6 +93,7 @@ class Place:
 
     def write(self, name: str, text: str | bytes) -> str:
         path = self.tmp / name
+        self.made.append(path)
         if isinstance(text, bytes):
             path.write_bytes(text)
         else:
@@ -92,11 +106,26 @@ class Place:
     def data(self) -> str:
         return self.jsonl("data.jsonl", SAMPLES)
 
-    def run_dir(self) -> str:
-        """A finished one-sample run (the server's request count is reset after it)."""
-        run = run_grid(self.matrix(), self.data(), run_dir=self.tmp / "run", limit=1)
+    def run_dir(self, **overrides: Any) -> str:
+        """A finished one-sample run (the server's request count is reset after it; the cache
+        is not used, so that a refusal after it would be seen to make one)."""
+        self.made.append(self.tmp / "run")
+        matrix = self.matrix("run.yaml", **overrides)
+        run = run_grid(matrix, self.data(), run_dir=self.tmp / "run", limit=1, use_cache=False)
         self.server.reset_counts()
         return str(run.run_dir)
+
+    def table(self, name: str, frame: pd.DataFrame) -> str:
+        """``frame`` as a Parquet or Arrow file (by the name's extension)."""
+        path = self.tmp / name
+        self.made.append(path)
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if name.endswith(".parquet"):
+            pq.write_table(table, path)
+        else:
+            with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as w:
+                w.write_table(table)
+        return str(path)
 
 
 @dataclass
@@ -108,6 +137,7 @@ class Row:
     names: tuple[str, ...] = ()
     error: type[InputError] = InputError
     one_line: bool = False  # the whole message is one line
+    family: str = ""  # the kind of bad input (``families``); "" for the hand-written rows
 
 
 def matrix_text(text: str) -> Callable[[Place], list[str]]:
@@ -608,6 +638,533 @@ ROWS: dict[str, Row] = {
 }
 
 
+# --- families: every reader and command meets the same kinds of bad input ---------------------
+#
+# The empty-input family (EMPTY_FAMILIES) is walked again through the console script by
+# test_no_empty_input_is_an_unexpected_error.
+
+EMPTY_FILE, BLANK_LINES, HEADER_ONLY, EMPTY_RECORDS = (
+    "empty file",
+    "blank lines",
+    "header only",
+    "empty records",
+)
+EMPTY_FAMILIES = (EMPTY_FILE, BLANK_LINES, HEADER_ONLY, EMPTY_RECORDS)
+EXECUTION, BATCH = "execution options", "batch options"
+EMPTY_BYTES = {EMPTY_FILE: (b"", "empty (0 bytes)"), BLANK_LINES: (b"\n  \n\t\n", "blank lines")}
+SAMPLE_JSONL = json.dumps(SAMPLES[0]) + "\n"
+SAMPLE_CSV = "user_input,response\nQ?,A.\n"
+LABEL_HEADER = "sample_id,metric,annotator,value\n"
+# Samples no metric of the table's matrix (faithfulness, response_relevancy) can read at all.
+NO_NEEDED_FIELDS = [{"id": "r", "reference": "Ann."}, {"id": "q", "reference_contexts": ["x"]}]
+
+# How each command takes a data set, a matrix, a pairs file, a label file or a run directory.
+DATA_COMMANDS: dict[str, Callable[[Place, str], list[str]]] = {
+    "run": lambda p, d: ["run", p.matrix(), "-d", d],
+    "validate": lambda p, d: ["validate", p.matrix(), "-d", d],
+    "plan": lambda p, d: ["plan", p.matrix(), "-d", d],
+}
+MATRIX_COMMANDS: dict[str, Callable[[Place, str], list[str]]] = {
+    "run": lambda p, m: ["run", m],
+    "validate": lambda p, m: ["validate", m],
+    "plan": lambda p, m: ["plan", m],
+    "pairs": lambda p, m: ["pairs", m, "--pairs", p.jsonl("pairs.jsonl", [PAIR])],
+}
+RUN_COMMANDS: dict[str, Callable[[Place, str], list[str]]] = {
+    "report": lambda p, r: ["report", r],
+    "export": lambda p, r: ["export", r],
+    "run --resume": lambda p, r: ["run", "--resume", r],
+    "label": lambda p, r: ["label", r],
+    "view": lambda p, r: ["view", r],
+    "labels export": lambda p, r: ["labels", "export", r],
+    "labels import": lambda p, r: ["labels", "import", r, p.write("ok.csv", LABEL_HEADER)],
+}
+RUN_API: dict[str, Callable[[str], Any]] = {
+    "rebuild_report": rebuild_report,
+    "load_run": load_run,
+    "resume_run": resume_run,
+    "export_run": api.export_run,
+}
+
+
+def _family(rows: dict[str, Row], family: str, name: str, row: Row) -> None:
+    row.family = family
+    rows[f"{family}: {name}"] = row
+
+
+def _data_file(p: Place, name: str, content: bytes | pd.DataFrame) -> str:
+    if isinstance(content, pd.DataFrame):
+        return p.table(name, content)
+    return p.write(name, content)
+
+
+def _batched_run(p: Place) -> str:
+    """A finished run whose matrix as run has batch mode on (as if it had run in batch mode)."""
+    run_dir = Path(p.run_dir())
+    resolved = yaml.safe_load((run_dir / RESOLVED_MATRIX).read_text())
+    resolved["defaults"]["batch"] = True
+    (run_dir / RESOLVED_MATRIX).write_text(yaml.safe_dump(resolved, sort_keys=False))
+    return str(run_dir)
+
+
+def _spoil_run_file(p: Place, file: str, content: bytes) -> str:
+    run_dir = Path(p.run_dir())
+    (run_dir / file).write_bytes(content)
+    for stale in run_dir.glob("run.sqlite-*"):
+        stale.unlink()
+    return str(run_dir)
+
+
+def empty_input_rows() -> dict[str, Row]:
+    """An empty file, a file of blank lines, a header alone and empty records, for every reader
+    (matrix, data set in each format, pairs, labels, column map, a run's own files) through
+    every command that reads it, and through the Python API."""
+    rows: dict[str, Row] = {}
+    for family, (content, words) in EMPTY_BYTES.items():
+        for command, argv in MATRIX_COMMANDS.items():
+            _family(
+                rows,
+                family,
+                f"matrix, {command}",
+                Row(
+                    cli=lambda p, a=argv, c=content: a(p, p.write("m.yaml", c)),
+                    names=("m.yaml", words),
+                ),
+            )
+        for ext in ("jsonl", "json", "csv", "parquet", "arrow"):
+            said = words if ext in ("jsonl", "json", "csv") or not content else ext.title()
+            for command, argv in DATA_COMMANDS.items():
+                _family(
+                    rows,
+                    family,
+                    f"data set .{ext}, {command}",
+                    Row(
+                        cli=lambda p, a=argv, e=ext, c=content: a(p, p.write(f"d.{e}", c)),
+                        names=(f"d.{ext}", said),
+                    ),
+                )
+            _family(
+                rows,
+                family,
+                f"data set .{ext}, api",
+                Row(
+                    api=lambda p, e=ext, c=content: run_grid(p.matrix(), p.write(f"d.{e}", c)),
+                    names=(f"d.{ext}", said),
+                    error=DatasetError,
+                ),
+            )
+        _family(
+            rows,
+            family,
+            "pairs file",
+            Row(
+                cli=lambda p, c=content: ["pairs", p.matrix(), "--pairs", p.write("p.jsonl", c)],
+                names=("p.jsonl", words),
+            ),
+        )
+        _family(
+            rows,
+            family,
+            "pairs file, api",
+            Row(
+                api=lambda p, c=content: run_pairs(p.matrix(), p.write("p.jsonl", c)),
+                names=("p.jsonl", words),
+                error=DatasetError,
+            ),
+        )
+        for ext in ("csv", "jsonl"):
+            _family(
+                rows,
+                family,
+                f"label file .{ext}",
+                Row(
+                    cli=lambda p, e=ext, c=content: [
+                        "labels",
+                        "import",
+                        p.run_dir(),
+                        p.write(f"l.{e}", c),
+                    ],
+                    names=(f"l.{ext}", words),
+                ),
+            )
+            _family(
+                rows,
+                family,
+                f"label file .{ext}, api",
+                Row(
+                    api=lambda p, e=ext, c=content: api.import_labels(
+                        p.run_dir(), p.write(f"l.{e}", c)
+                    ),
+                    names=(f"l.{ext}", words),
+                    error=DatasetError,
+                ),
+            )
+        for command in DATA_COMMANDS:
+            columns = " " if content else ""
+            _family(
+                rows,
+                family,
+                f"column map, {command}",
+                Row(
+                    cli=lambda p, cmd=command, c=columns: [
+                        *DATA_COMMANDS[cmd](p, p.data()),
+                        "--columns",
+                        c,
+                    ],
+                    names=("--columns", "empty"),
+                ),
+            )
+        run_db_words = ("run.sqlite", "empty (0 bytes)" if not content else "not a run database")
+        for file, said in (
+            (RESOLVED_MATRIX, (RESOLVED_MATRIX, words)),
+            ("run.sqlite", run_db_words),
+        ):
+            for command, argv in RUN_COMMANDS.items():
+                _family(
+                    rows,
+                    family,
+                    f"{file}, {command}",
+                    Row(
+                        cli=lambda p, a=argv, f=file, c=content: a(p, _spoil_run_file(p, f, c)),
+                        names=said,
+                    ),
+                )
+            for call, function in RUN_API.items():
+                _family(
+                    rows,
+                    family,
+                    f"{file}, api {call}",
+                    Row(
+                        api=lambda p, fn=function, f=file, c=content: fn(_spoil_run_file(p, f, c)),
+                        names=said,
+                        error=RunDirError,
+                    ),
+                )
+
+    headers: dict[str, bytes | pd.DataFrame] = {
+        "csv": b"user_input,response\n",
+        "parquet": pd.DataFrame({"user_input": pd.Series([], dtype=str)}),
+        "arrow": pd.DataFrame({"user_input": pd.Series([], dtype=str)}),
+        "json": b"[]",
+    }
+    for ext, content in headers.items():
+        said = "only a header row" if ext == "csv" else "no samples"
+        for command, argv in DATA_COMMANDS.items():
+            _family(
+                rows,
+                HEADER_ONLY,
+                f"data set .{ext}, {command}",
+                Row(
+                    cli=lambda p, a=argv, e=ext, c=content: a(p, _data_file(p, f"d.{e}", c)),
+                    names=(f"d.{ext}", said),
+                ),
+            )
+    _family(
+        rows,
+        HEADER_ONLY,
+        "label file .csv",
+        Row(
+            cli=lambda p: ["labels", "import", p.run_dir(), p.write("l.csv", LABEL_HEADER)],
+            names=("l.csv", "only a header row"),
+        ),
+    )
+
+    blank_row = pd.DataFrame({"user_input": ["Q?", None], "response": ["A.", None]})
+    records: dict[str, tuple[bytes | pd.DataFrame, str]] = {
+        "jsonl": ((SAMPLE_JSONL + "{}\n").encode(), "line 2"),
+        "json": (json.dumps([SAMPLES[0], {}]).encode(), "item 1"),
+        "csv": ((SAMPLE_CSV + ",\n").encode(), "row 3"),
+        "parquet": (blank_row, "row 1"),
+        "arrow": (blank_row, "row 1"),
+    }
+    for ext, (content, where) in records.items():
+        for command, argv in DATA_COMMANDS.items():
+            _family(
+                rows,
+                EMPTY_RECORDS,
+                f"data set .{ext}, {command}",
+                Row(
+                    cli=lambda p, a=argv, e=ext, c=content: a(p, _data_file(p, f"d.{e}", c)),
+                    names=(f"d.{ext}", where, "an empty record"),
+                ),
+            )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "a record of an id alone",
+        Row(
+            cli=lambda p: ["run", p.matrix(), "-d", p.jsonl("d.jsonl", [SAMPLES[0], {"id": "x"}])],
+            names=("line 2", "'x'", "an empty record"),
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "a sample with none of the fields the metrics need",
+        Row(
+            cli=lambda p: [
+                "run",
+                p.matrix(),
+                "-d",
+                p.jsonl("d.jsonl", NO_NEEDED_FIELDS),
+            ],
+            names=("'r'", "none of the fields the metrics need", "user_input"),
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "a sample with none of the fields the metrics need, validate",
+        Row(
+            cli=lambda p: [
+                "validate",
+                p.matrix(),
+                "-d",
+                p.jsonl("d.jsonl", NO_NEEDED_FIELDS),
+            ],
+            names=("'r'", "none of the fields the metrics need"),
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "api: a list with an empty dict",
+        Row(
+            api=lambda p: run_grid(p.matrix(), [SAMPLES[0], {}]),
+            names=("item 1", "an empty record"),
+            error=DatasetError,
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "api: a DataFrame with an empty row",
+        Row(
+            api=lambda p: run_grid(p.matrix(), blank_row),
+            names=("row 1", "an empty record"),
+            error=DatasetError,
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "api: a sample with none of the fields the metrics need",
+        Row(
+            api=lambda p: run_grid(p.matrix(), NO_NEEDED_FIELDS),
+            names=("'r'", "none of the fields the metrics need"),
+            error=DatasetError,
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "no sample has every field of any metric",
+        Row(
+            cli=lambda p: ["run", p.matrix(), "-d", p.jsonl("d.jsonl", [{"user_input": "Q?"}])],
+            names=("d.jsonl", "every cell would be skipped", "faithfulness: user_input"),
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "api: score_sample of an empty dict",
+        Row(
+            api=lambda p: score_sample(Faithfulness(), {}, judge="openai/x"),
+            names=("an empty record",),
+            error=DatasetError,
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "pairs file",
+        Row(
+            cli=lambda p: ["pairs", p.matrix(), "--pairs", p.write("p.jsonl", "{}\n")],
+            names=("p.jsonl", "line 1", "missing or empty"),
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "label file .jsonl",
+        Row(
+            cli=lambda p: ["labels", "import", p.run_dir(), p.write("l.jsonl", "{}\n")],
+            names=("l.jsonl", "line 1"),
+        ),
+    )
+    _family(
+        rows,
+        EMPTY_RECORDS,
+        "label file .csv",
+        Row(
+            cli=lambda p: [
+                "labels",
+                "import",
+                p.run_dir(),
+                p.write("l.csv", LABEL_HEADER + ",,,\n"),
+            ],
+            names=("l.csv", "row 2"),
+        ),
+    )
+    return rows
+
+
+BATCHED = {"defaults": {"batch": True}}
+
+
+def option_rows() -> dict[str, Row]:
+    """Every execution option (``--workers``, ``--backend``, ``--address``, the matrix's
+    ``execution:``) and batch option (``batch:``) bad in each way, on a new run and a resumed
+    one, and the other options checked before the run directory is made."""
+    rows: dict[str, Row] = {}
+    bad_flags: dict[str, tuple[list[str], tuple[str, ...]]] = {
+        "workers zero": (["--workers", "0"], ("--workers",)),
+        "workers negative": (["--workers", "-3"], ("--workers",)),
+        "workers a word": (["--workers", "two"], ("--workers",)),
+        "backend unknown": (["--backend", "gpu"], ("backend", "gpu")),
+        "backend empty": (["--backend", ""], ("--backend", "empty")),
+        "address without ray": (["--address", "auto"], ("address", "ray")),
+        "address empty": (["--backend", "ray", "--address", " "], ("--address", "empty")),
+    }
+    for name, (flags, names) in bad_flags.items():
+        _family(
+            rows, EXECUTION, name, Row(cli=lambda p, f=flags: ["run", p.matrix(), *f], names=names)
+        )
+        _family(
+            rows,
+            EXECUTION,
+            f"{name}, resume",
+            Row(cli=lambda p, f=flags: ["run", "--resume", p.run_dir(), *f], names=names),
+        )
+    _family(
+        rows,
+        EXECUTION,
+        "workers with batch mode",
+        Row(
+            cli=lambda p: ["run", p.matrix(**BATCHED), "--workers", "2"],
+            names=("execution.workers", "batch mode"),
+        ),
+    )
+    _family(
+        rows,
+        EXECUTION,
+        "workers with batch mode, resume",
+        Row(
+            cli=lambda p: ["run", "--resume", _batched_run(p), "--retry-failed", "-w", "2"],
+            names=("execution.workers", "batch mode"),
+        ),
+    )
+    in_matrix: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+        "execution workers zero": ({"workers": 0}, ("execution.workers",)),
+        "execution backend unknown": ({"backend": "gpu"}, ("execution.backend", "gpu")),
+        "execution field misspelt": ({"adress": "auto"}, ("adress", "did you mean 'address'")),
+        "execution address without ray": ({"address": "auto"}, ("address", "ray")),
+        "execution workers a word": ({"workers": "many"}, ("execution.workers", "many")),
+    }
+    for name, (block, names) in in_matrix.items():
+        _family(
+            rows,
+            EXECUTION,
+            name,
+            Row(cli=lambda p, b=block: ["run", p.matrix(execution=b)], names=names),
+        )
+    api_calls: dict[str, tuple[Callable[[Place], Any], tuple[str, ...]]] = {
+        "api: workers zero": (lambda p: run_grid(p.matrix(), p.data(), workers=0), ("workers",)),
+        "api: workers a word": (
+            lambda p: run_grid(p.matrix(), p.data(), workers="two"),  # type: ignore[arg-type]
+            ("workers",),
+        ),
+        "api: backend unknown": (
+            lambda p: run_grid(p.matrix(), p.data(), backend="gpu"),
+            ("backend", "gpu"),
+        ),
+        "api: workers with batch mode": (
+            lambda p: run_grid(p.matrix(**BATCHED), p.data(), workers=2),
+            ("execution.workers", "batch mode"),
+        ),
+        "api: resume with a backend unknown": (
+            lambda p: resume_run(p.run_dir(), backend="gpu"),
+            ("backend", "gpu"),
+        ),
+    }
+    for name, (call, names) in api_calls.items():
+        _family(rows, EXECUTION, name, Row(api=call, names=names, error=OptionError))
+
+    batch: dict[str, tuple[Any, tuple[str, ...]]] = {
+        "batch a word": ("yes", ("defaults.batch",)),
+        "batch window not in hours": ({"completion_window": "1 day"}, ("completion_window",)),
+        "batch max lines zero": ({"max_lines": 0}, ("defaults.batch.max_lines",)),
+        "batch max bytes too small": ({"max_bytes": 10}, ("defaults.batch.max_bytes",)),
+        "batch poll interval unreadable": ({"poll_interval": "soon"}, ("poll_interval", "soon")),
+        "batch retry unknown": ({"retry": "never"}, ("defaults.batch.retry",)),
+        "batch field misspelt": (
+            {"complation_window": "24h"},
+            ("complation_window", "did you mean 'completion_window'"),
+        ),
+    }
+    for name, (setting, names) in batch.items():
+        _family(
+            rows,
+            BATCH,
+            name,
+            Row(cli=lambda p, b=setting: ["run", p.matrix(defaults={"batch": b})], names=names),
+        )
+    _family(
+        rows,
+        BATCH,
+        "batch on an entry, max lines zero",
+        Row(
+            cli=lambda p: [
+                "run",
+                p.matrix(judges=[{"id": "openai/fake-a", "batch": {"max_lines": 0}}]),
+            ],
+            names=("judges[0].batch.max_lines",),
+        ),
+    )
+    _family(
+        rows,
+        BATCH,
+        "batch for a provider without a batch API",
+        Row(
+            cli=lambda p: ["run", p.matrix(judges=[{"id": "ollama/llama3", "batch": True}])],
+            names=("judges[0].batch", "ollama"),
+        ),
+    )
+    _family(
+        rows,
+        BATCH,
+        "api: batch max lines zero",
+        Row(
+            api=lambda p: run_grid(p.matrix(defaults={"batch": {"max_lines": 0}}), p.data()),
+            names=("defaults.batch.max_lines",),
+            error=MatrixError,
+        ),
+    )
+    _family(
+        rows,
+        EXECUTION,
+        "max-cost of an unpriced model",
+        Row(
+            cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--max-cost", "0"],
+            names=("--max-cost", "unknown"),
+        ),
+    )
+    _family(
+        rows,
+        EXECUTION,
+        "reports-dir a file",
+        Row(
+            cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--reports-dir", p.write("f", "x")],
+            names=("--reports-dir", "a file"),
+        ),
+    )
+    return rows
+
+
+ROWS.update(empty_input_rows())
+ROWS.update(option_rows())
+
+
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}
 MIXED_SCHEMES = [
     {"user_input": "Q?", "response": "A."},
@@ -619,6 +1176,7 @@ def _dataset_dict(p: Place) -> str:
     """A folder as Hugging Face's DatasetDict.save_to_disk leaves it: one folder per split."""
     folder = p.tmp / "dd"
     folder.mkdir()
+    p.made.append(folder)
     (folder / "dataset_dict.json").write_text('{"splits": ["train", "test"]}')
     return str(folder)
 
@@ -651,14 +1209,30 @@ def test_the_table_is_long_enough():
     assert sum(r.api is not None for r in ROWS.values()) >= 15
 
 
+def listing(*roots: Path) -> set[Path]:
+    """Every file and directory under the roots (and the roots), to compare before and after."""
+    return {path for root in roots if root.exists() for path in (root, *root.rglob("*"))}
+
+
+def new_paths(before: set[Path], after: set[Path], made: list[Path]) -> list[Path]:
+    """What appeared, less the row's own inputs (written by an API row's call itself)."""
+    return sorted(
+        path for path in after - before if not any(path == m or m in path.parents for m in made)
+    )
+
+
 @pytest.mark.parametrize("name", list(ROWS))
-def test_bad_input_is_named_and_calls_nothing(name, tmp_path, server: FaultServer, monkeypatch):
+def test_bad_input_is_named_and_calls_nothing(
+    name, tmp_path, server: FaultServer, monkeypatch, cache_dir
+):
     monkeypatch.setenv(KEY_ENV, KEY)
     monkeypatch.chdir(tmp_path)  # a row that wrongly starts a run writes its reports/ here
     place = Place(tmp_path, server)
     row = ROWS[name]
     if row.cli is not None:
         argv = row.cli(place)
+        place.made.clear()  # written before the listing: anything new is the command's
+        before = listing(tmp_path, cache_dir)
         server.reset_counts()
         result = runner.invoke(
             app, [*argv, *(["--no-progress"] if argv[0] in ("run", "pairs") else [])]
@@ -667,6 +1241,7 @@ def test_bad_input_is_named_and_calls_nothing(name, tmp_path, server: FaultServe
         assert result.exit_code == EXIT_BAD_INPUT, (result.exit_code, message, result.exception)
     else:
         assert row.api is not None
+        before = listing(tmp_path, cache_dir)
         server.reset_counts()
         with pytest.raises(row.error) as raised:
             row.api(place)
@@ -680,3 +1255,98 @@ def test_bad_input_is_named_and_calls_nothing(name, tmp_path, server: FaultServe
     assert KEY not in message and KEY[8:24] not in message
     assert server.requests == 0, f"{server.requests} requests reached the model server"
     assert not (tmp_path / "reports").exists(), "a run directory was made for bad input"
+    made = new_paths(before, listing(tmp_path, cache_dir), place.made)
+    assert not made, f"left behind by a refusal: {made}"
+
+
+WALKED = [name for name, row in ROWS.items() if row.family in EMPTY_FAMILIES and row.cli]
+
+
+def test_the_families_cover_every_reader_and_command():
+    """The empty-input family reaches every command that reads a file, and each execution and
+    batch option is bad in more than one way, on new and resumed runs."""
+    families = {row.family for row in ROWS.values()}
+    assert set(EMPTY_FAMILIES) | {EXECUTION, BATCH} <= families
+    walked = " | ".join(WALKED)
+    commands = [*DATA_COMMANDS, *MATRIX_COMMANDS, *RUN_COMMANDS]
+    expected = {"run", "validate", "plan", "pairs", "report", "export", "label", "view"}
+    assert expected <= set(commands)
+    for command in commands:
+        assert f", {command} |" in walked + " |", command
+    for reader in (
+        "matrix",
+        ".jsonl",
+        ".json",
+        ".csv",
+        ".parquet",
+        ".arrow",
+        "pairs file",
+        "label file",
+        "column map",
+        RESOLVED_MATRIX,
+        "run.sqlite",
+    ):
+        assert reader in walked, reader
+    options = " | ".join(n for n, r in ROWS.items() if r.family in (EXECUTION, BATCH))
+    for option in ("workers", "backend", "address", "execution", "batch", "resume"):
+        assert sum(option in n for n in options.split(" | ")) >= 2, option
+
+
+@pytest.mark.parametrize("name", WALKED)
+def test_no_empty_input_is_an_unexpected_error(
+    name, tmp_path, server: FaultServer, monkeypatch, capsys, cache_dir
+):
+    """The console script (``main``: an exception judgegrid did not expect is reported as a crash,
+    logged under the cache's crash-logs/) meets each empty input with a refusal of its own."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)
+    place = Place(tmp_path, server)
+    argv = ROWS[name].cli(place)  # type: ignore[misc]
+    capsys.readouterr()
+    extra = ["--no-progress"] if argv[0] in ("run", "pairs") else []
+    monkeypatch.setattr(sys, "argv", ["judgegrid", *argv, *extra])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "unexpected error" not in text, text
+    assert "Traceback" not in text
+    assert exited.value.code == EXIT_BAD_INPUT, text
+    assert not (cache_dir / "crash-logs").exists()
+
+
+@pytest.mark.parametrize("content", [b"\n\n", b"not sqlite at all" * 10])
+@pytest.mark.parametrize("command", [["cache", "stats"], ["cache", "clear"]])
+def test_a_cache_file_that_is_not_one_is_named(content, command, monkeypatch, capsys, cache_dir):
+    """The cache commands read the cache file itself: one that is not SQLite is named."""
+    (cache_dir / "cache.sqlite").write_bytes(content)
+    monkeypatch.setattr(sys, "argv", ["judgegrid", *command])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    text = "".join(capsys.readouterr())
+    assert exited.value.code == EXIT_BAD_INPUT, text
+    assert "cache.sqlite" in text and "not a judgegrid cache" in text
+    assert "unexpected error" not in text
+    assert not (cache_dir / "crash-logs").exists()
+
+
+def test_a_refused_resume_keeps_the_failed_cells(tmp_path, server: FaultServer, monkeypatch):
+    """--retry-failed drops the failed cells only when the run goes on: a resume refused on an
+    option leaves them in the run's database (and no file beside it)."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)
+    run_dir = Path(Place(tmp_path, server).run_dir())
+    db = sqlite3.connect(run_dir / "run.sqlite")
+    with db:
+        db.execute("UPDATE scores SET status = 'failed', score = NULL")
+    db.close()
+    failed = len(load_run(run_dir)[0].query("status == 'failed'"))
+    assert failed > 0
+    for flags in (["--backend", "gpu"], ["--address", "auto"], ["--workers", "0"]):
+        args = ["run", "--resume", str(run_dir), "--retry-failed", "--no-progress", *flags]
+        result = runner.invoke(app, args)
+        assert result.exit_code == EXIT_BAD_INPUT, result.output
+        assert len(load_run(run_dir)[0].query("status == 'failed'")) == failed, flags
+    assert sorted(p.name for p in run_dir.iterdir() if p.name.startswith("run.sqlite")) == [
+        "run.sqlite"
+    ]

@@ -490,7 +490,7 @@ BAD_LABEL_FILES: dict[str, tuple[str, Any, str]] = {
     "malformed JSON": (".jsonl", "{oops\n", "line 1: not valid JSON"),
     "a line not an object": (".jsonl", "[1, 2]\n", "line 1: expected an object"),
     "not UTF-8": (".csv", b"sample_id,metric\n\xff,x\n", "line 2: byte 0xff is not UTF-8"),
-    "empty": (".jsonl", "\n", "the file has no labels"),
+    "empty": (".jsonl", "\n", "the file holds only blank lines"),
     "unknown format": (".xlsx", "x", "unknown format '.xlsx'"),
     "missing file": (".csv", None, "file not found"),
 }

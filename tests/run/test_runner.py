@@ -88,6 +88,17 @@ def test_missing_field_is_skipped_and_named(tmp_path, write_matrix):
     assert (rr["status"] == "scored").all()
 
 
+def test_a_sample_no_metric_can_read_is_skipped_beside_samples_that_can(tmp_path, write_matrix):
+    """A sample with none of the fields the metrics read is refused only when no sample can be
+    scored (the bad-input table); beside scorable samples it is kept, every cell skipped."""
+    samples = [load_demo().samples[0], Sample(id="bare", reference="Only a reference.")]
+    matrix = write_matrix(repeats=1, strictness=[1])
+    result = run_grid(matrix, Dataset("mem", tuple(samples)), run_dir=tmp_path / "r")
+    bare = result.scores[result.scores["sample_id"] == "bare"]
+    assert len(bare) > 0 and (bare["status"] == "skipped").all()
+    assert (result.scores[result.scores["sample_id"] != "bare"]["status"] == "scored").all()
+
+
 def test_garbage_answer_is_a_recorded_failure_after_one_correction(
     write_matrix, tmp_path, scripted_provider
 ):

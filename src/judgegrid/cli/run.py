@@ -136,6 +136,7 @@ def run(
     stop_on_sigterm()
     bar = ProgressBar(progress)
     run_dir: Path | None = None
+    prepared: api.PreparedRun | None = None
     try:
         given = {
             "a matrix": matrix != DEFAULT_MATRIX,
@@ -148,22 +149,37 @@ def run(
         }
         api.check_resume_options(resume, retry_failed, [k for k, v in given.items() if v])
         if resume is not None:
-            run_dir = resume
             prepared = api.prepare_resume(
-                resume, retry_failed=retry_failed, use_cache=False if no_cache else None
+                resume,
+                retry_failed=retry_failed,
+                use_cache=False if no_cache else None,
+                workers=workers,
+                backend=backend,
+                address=address,
             )
+            run_dir = resume
             check_plan(api.plan_prepared(prepared), max_cost)
         else:
             read = reading(limit, no_cache, columns, list_delimiter, probes)
+            # the plan needs no key: its cost is shown (and held to --max-cost) before the keys
+            # and models are checked with everything else
             check_plan(api.plan_grid(default_matrix(matrix), dataset, **read), max_cost)
-            prepared = api.prepare_run(
-                default_matrix(matrix), dataset, reports_dir=reports_dir, margin=margin, **read
+            checked = api.check_run(
+                default_matrix(matrix),
+                dataset,
+                **read,
+                workers=workers,
+                backend=backend,
+                address=address,
+                margin=margin,
             )
+            prepared = api.start_run(checked, reports_dir=reports_dir)
             run_dir = prepared.run_dir
             _print_start(prepared)
-        execution = api.execution_for(prepared.matrix, workers, backend, address)
-        result = api.execute_run(prepared, on_progress=bar.update, execution=execution)
+        result = api.execute_run(prepared, on_progress=bar.update)
     except InputError as exc:
+        if prepared is not None:
+            prepared.close()
         fail(exc)
     except KeyboardInterrupt:
         bar.close()

@@ -28,6 +28,9 @@ from judgegrid.inputs import textfile
 from judgegrid.inputs.formats import LIST_TARGETS, apply_mapping, is_blank, plan_fields
 
 DEMO = "demo"
+# What a sample says; a record with none of them (only an id, labels or a language, or
+# nothing) is an empty record, refused by its position whatever the metrics.
+CONTENT_FIELDS = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts")
 
 Record = tuple[str, Any]
 Columns = Mapping[str, str] | None
@@ -65,6 +68,8 @@ def load_dataset(
             "saved with save_to_disk"
         )
         raise DatasetError(source, [Problem("", message)])
+    if path.stat().st_size == 0:
+        raise DatasetError(source, [Problem("", "the file is empty (0 bytes); expected samples")])
     records = readers[suffix](path, source)
     return _build(source, records, path.stem, columns, list_delimiter)
 
@@ -236,6 +241,9 @@ def _build(
         sample = _sample(mapping, where, record, f"{stem}-{index:03d}", id_field, problems)
         if sample is None:
             continue
+        if all(sample.is_missing(field) for field in CONTENT_FIELDS):
+            problems.append(_empty_record(where, record, id_field))
+            continue
         if sample.id in ids:
             problems.append(Problem(where, f"id '{sample.id}' is also used at {ids[sample.id]}"))
         ids.setdefault(sample.id, where)
@@ -245,6 +253,19 @@ def _build(
     if not samples:
         raise DatasetError(source, [Problem("", "the data set has no samples")])
     return Dataset(source, tuple(samples), _as_read(mapping, records))
+
+
+def _empty_record(where: str, record: dict[str, Any], id_field: str) -> Problem:
+    """A record with no value in any field a metric reads, named by its position (and its id
+    if it has one): it could only ever be skipped."""
+    given = record.get(id_field)
+    named = f"{where} (sample {str(given)!r})" if where and not is_blank(given) else where
+    message = (
+        "an empty record: no value in any sample field ("
+        + ", ".join(CONTENT_FIELDS)
+        + "); fill it in or drop it"
+    )
+    return Problem(named, message)
 
 
 def _as_read(mapping: FieldMapping, records: list[Record]) -> FieldMapping:
@@ -305,12 +326,13 @@ def _sample(
 
 
 def _jsonl_records(path: Path, source: str) -> list[Record]:
-    return textfile.read_jsonl(path, source, DatasetError)
+    return textfile.read_jsonl(path, source, DatasetError, "one sample a line (JSON Lines)")
 
 
 def _json_records(path: Path, source: str) -> list[Record]:
+    text = textfile.read_text(path, source, DatasetError, "a JSON list of samples")
     try:
-        data = json.loads(textfile.read_utf8(path, source, DatasetError))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         problem = Problem(f"line {exc.lineno}", f"not valid JSON ({exc.msg})")
         raise DatasetError(source, [problem]) from None
@@ -320,7 +342,8 @@ def _json_records(path: Path, source: str) -> list[Record]:
 
 
 def _csv_records(path: Path, source: str) -> list[Record]:
-    frame = textfile.read_csv(path, source, DatasetError, empty_is_missing=True)
+    expected = "a header row of field names and a row per sample"
+    frame = textfile.read_csv(path, source, DatasetError, empty_is_missing=True, expected=expected)
     return [(f"row {i + 2}", row) for i, row in enumerate(frame.to_dict(orient="records"))]
 
 
@@ -358,7 +381,11 @@ def _saved_dataset_records(folder: Path, source: str) -> list[Record]:
     files in order (``datasets`` itself is not needed)."""
     splits = folder / "dataset_dict.json"
     if splits.exists():
-        names = json.loads(textfile.read_utf8(splits, source, DatasetError)).get("splits", [])
+        try:
+            names = json.loads(textfile.read_utf8(splits, source, DatasetError))["splits"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            problem = Problem(splits.name, "not a DatasetDict's list of splits")
+            raise DatasetError(source, [problem]) from None
         choices = " or ".join(str(folder / name) for name in names)
         raise DatasetError(source, [Problem("", f"a DatasetDict of splits; name one: {choices}")])
     state = folder / "state.json"

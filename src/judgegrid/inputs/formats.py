@@ -115,9 +115,12 @@ MULTI_TURN_FIELDS = ("turns", "scenario")  # DeepEval's ConversationalGolden
 
 
 def parse_columns(text: str | None) -> dict[str, str]:
-    """``user_input=question,response=answer`` as {Sample field: the data set's column}."""
-    if not text:
+    """``user_input=question,response=answer`` as {Sample field: the data set's column}; None
+    (not given) is no map, an empty or blank text a mistake."""
+    if text is None:
         return {}
+    if not text.strip():
+        raise OptionError(COLUMNS, [Problem("", "empty; expected FIELD=COLUMN,…")])
     columns: dict[str, str] = {}
     problems = []
     for item in text.split(","):

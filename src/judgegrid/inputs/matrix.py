@@ -36,8 +36,10 @@ from judgegrid.core.options import (
 )
 from judgegrid.core.validation import problem_from, snake_keys
 from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES
-from judgegrid.inputs.textfile import as_path, read_utf8
+from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
 from judgegrid.metrics import METRICS, resolve_metric_name
+
+MATRIX_SHAPE = "a mapping with judges: and metrics:"
 
 
 class Defaults(StrictModel):
@@ -214,6 +216,9 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
     Fields that fail validation are set aside and the rest validated again, so that one
     misspelt field does not hide an unknown metric or a missing key further down.
     """
+    empty = nothing_in(text)
+    if empty:
+        return None, [Problem("", f"{empty}; expected {MATRIX_SHAPE}")]
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -221,6 +226,8 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         return None, [Problem(where, f"not valid YAML: {problem}")]
+    if raw is None:
+        return None, [Problem("", f"only comments, no value; expected {MATRIX_SHAPE}")]
     return inspect_matrix_data(raw)
 
 
@@ -235,7 +242,7 @@ def matrix_from_data(raw: Any, source: str = "<matrix>") -> Matrix:
 def inspect_matrix_data(raw: Any) -> tuple[Matrix | None, list[Problem]]:
     """``inspect_matrix`` for data already loaded from YAML (or written in Python)."""
     if not isinstance(raw, dict):
-        return None, [Problem("", "expected a mapping with judges: and metrics:")]
+        return None, [Problem("", f"expected {MATRIX_SHAPE}")]
     raw = snake_keys(raw)
     problems: list[Problem] = []
     try:

@@ -71,10 +71,11 @@ def read_label_file(
 
 def _rows(path: Path, source: str) -> list[tuple[str, Any]]:
     suffix = path.suffix.lower()
+    expected = f"a label a {{}} ({', '.join(LABEL_FILE_FIELDS)}, note)"
     if suffix == ".jsonl":
-        return read_jsonl(path, source, DatasetError)
+        return read_jsonl(path, source, DatasetError, expected.format("line"))
     if suffix == ".csv":
-        frame = read_csv(path, source, DatasetError)
+        frame = read_csv(path, source, DatasetError, expected=expected.format("row"))
         return [(f"row {i + 2}", row) for i, row in enumerate(frame.to_dict(orient="records"))]
     raise DatasetError(source, [Problem("", f"unknown format '{suffix}'; use .csv or .jsonl")])
 

@@ -1,8 +1,10 @@
-"""A run from start to finish: prepare it once, execute it, resume it, write its outputs.
+"""A run from start to finish: check it, lay it out, execute it, resume it, write its outputs.
 
-``prepare_run`` does every check and decision before the first call — matrix, data set and its
-limit, models and keys, cells, the run directory with the matrix as run — so the CLI and the
-Python API start a run the same way, and an interrupted run can be resumed from its directory.
+``check_run`` makes every check and decision before anything is written — matrix, options,
+execution settings, data set and its limit, columns, models and keys — and ``start_run`` then
+lays out the run directory with the matrix as run; ``prepare_run`` is the two in one, so the CLI
+and the Python API start a run the same way. A refusal leaves the file system as it found it: no
+run directory, no cache entry. An interrupted run can be resumed from its directory.
 ``execute_run`` scores the cells and writes the outputs, also after an interrupt.
 """
 
@@ -67,6 +69,18 @@ class GridResult:
 
 
 @dataclass
+class CheckedRun:
+    """A run checked in full and not yet laid out: nothing of it is on disk."""
+
+    matrix: Matrix
+    matrix_path: Path | None
+    data: Dataset
+    limit: int | None
+    use_cache: bool
+    execution: Execution
+
+
+@dataclass
 class PreparedRun:
     """A run checked and laid out, not yet scored: what ``execute_run`` needs."""
 
@@ -77,6 +91,12 @@ class PreparedRun:
     cells: list[Cell]
     expected_cells: int
     use_cache: bool
+    execution: Execution
+    retry_failed: bool = False  # a resumed run: score its failed cells again
+
+    def close(self) -> None:
+        """Let go of the run's database (a run refused after it was prepared, e.g. on cost)."""
+        self.store.close()
 
 
 # A file path or 'demo', a Dataset, a list of samples or dicts, a pandas DataFrame, or a Ragas,
@@ -137,6 +157,70 @@ def with_margin(matrix: Matrix, margin: float) -> Matrix:
     return matrix.model_copy(update={"decision": decision})
 
 
+def check_run(
+    matrix: MatrixArg,
+    dataset: DatasetArg = None,
+    *,
+    limit: int | None = None,
+    use_cache: bool = True,
+    columns: Mapping[str, str] | None = None,
+    list_delimiter: str | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
+    margin: float | None = None,
+    probes: bool = False,
+) -> CheckedRun:
+    """Every check a run needs, in one place and before anything is written: the matrix, the
+    options (limit, execution settings and batch mode, ``margin`` over the matrix's
+    ``decision: {margin}``, ``probes`` True: the default probes when the matrix asks for none),
+    the data set read with its columns, the models, keys and samples. Calls no model and
+    writes nothing."""
+    loaded, matrix_path = read_matrix(matrix)
+    if margin is not None:
+        loaded = with_margin(loaded, margin)
+    loaded = probes_on(loaded) if probes else loaded
+    check_limit(limit)
+    execution = execution_for(loaded, workers, backend, address)
+    limit = limit if limit is not None else loaded.limit
+    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
+    preflight(loaded, str(matrix_path or "<matrix>"), data)
+    return CheckedRun(loaded, matrix_path, data, limit, use_cache, execution)
+
+
+def start_run(
+    checked: CheckedRun, *, reports_dir: str | Path = "reports", run_dir: str | Path | None = None
+) -> PreparedRun:
+    """Lay out the run directory of a checked run: the matrix as run and the database."""
+    loaded, data = checked.matrix, checked.data
+    target = Path(run_dir) if run_dir else None
+    check_run_place(reports_dir, target)
+    in_python = data.source == DEMO or data.source.startswith("<")  # not a file: "<DataFrame>"
+    source = data.source if in_python else str(Path(data.source).resolve())
+    path = checked.matrix_path
+    name = loaded.name or (path.stem if path else "matrix")
+    target = target or new_run_dir(reports_dir, name)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(loaded, source), encoding="utf-8")
+    store = RunStore(target / DB_NAME)
+    store.set_meta("dataset", source)
+    store.set_meta("limit", checked.limit)
+    store.set_meta("use_cache", checked.use_cache)
+    return _prepared(loaded, data, target, store, checked.use_cache, checked.execution)
+
+
+def check_run_place(reports_dir: str | Path, run_dir: Path | None) -> None:
+    """Where the run directory goes can hold one: neither it nor ``reports_dir`` (nor the
+    nearest of their parents that is there) is a file."""
+    where, option = (run_dir, "run_dir") if run_dir else (Path(reports_dir), "--reports-dir")
+    for parent in (where, *where.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                message = f"{parent} is a file, not a directory to make a run directory in"
+                raise OptionError(option, [Problem("", message)])
+            return
+
+
 def prepare_run(
     matrix: MatrixArg,
     dataset: DatasetArg = None,
@@ -147,31 +231,27 @@ def prepare_run(
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
     margin: float | None = None,
     probes: bool = False,
 ) -> PreparedRun:
-    """Check everything, then lay out the run directory; calls no model. ``margin`` overrides
-    the matrix's ``decision: {margin}``; ``probes`` True: the default probes when the matrix
-    asks for none (``run --probes``)."""
-    loaded, matrix_path = read_matrix(matrix)
-    if margin is not None:
-        loaded = with_margin(loaded, margin)
-    loaded = probes_on(loaded) if probes else loaded
-    check_limit(limit)
-    limit = limit if limit is not None else loaded.limit
-    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
-    preflight(loaded, str(matrix_path or "<matrix>"), data)
-    in_python = data.source == DEMO or data.source.startswith("<")  # not a file: "<DataFrame>"
-    source = data.source if in_python else str(Path(data.source).resolve())
-    name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
-    target = Path(run_dir) if run_dir else new_run_dir(reports_dir, name)
-    target.mkdir(parents=True, exist_ok=True)
-    (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(loaded, source), encoding="utf-8")
-    store = RunStore(target / DB_NAME)
-    store.set_meta("dataset", source)
-    store.set_meta("limit", limit)
-    store.set_meta("use_cache", use_cache)
-    return _prepared(loaded, data, target, store, use_cache)
+    """Check everything (``check_run``), then lay out the run directory; calls no model."""
+    checked = check_run(
+        matrix,
+        dataset,
+        limit=limit,
+        use_cache=use_cache,
+        columns=columns,
+        list_delimiter=list_delimiter,
+        workers=workers,
+        backend=backend,
+        address=address,
+        margin=margin,
+        probes=probes,
+    )
+    return start_run(checked, reports_dir=reports_dir, run_dir=run_dir)
 
 
 def probes_on(matrix: Matrix) -> Matrix:
@@ -192,31 +272,49 @@ def check_resume_options(resume: Path | None, retry_failed: bool, given: Sequenc
 
 
 def prepare_resume(
-    run_dir: str | Path, *, retry_failed: bool = False, use_cache: bool | None = None
+    run_dir: str | Path,
+    *,
+    retry_failed: bool = False,
+    use_cache: bool | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
 ) -> PreparedRun:
     """An interrupted run, ready to finish: cells already in its database are not scored again.
 
-    ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    ``use_cache`` None: as the run was started (``--no-cache`` is remembered). Nothing is
+    changed here: the failed cells (``retry_failed``) are dropped when the run executes, so a
+    resume refused after this (on its cost) leaves the run as it was.
     """
     target, matrix, store = open_run(run_dir)
-    data = stored_dataset(store)
-    preflight(matrix, str(target / RESOLVED_MATRIX))
-    if retry_failed:
-        store.delete_failed()
+    try:
+        data = stored_dataset(store)
+        preflight(matrix, str(target / RESOLVED_MATRIX))
+        execution = execution_for(matrix, workers, backend, address)
+    except BaseException:
+        store.close()
+        raise
     if use_cache is None:
         use_cache = bool(store.get_meta("use_cache", True))
-    return _prepared(matrix, data, target, store, use_cache)
+    prepared = _prepared(matrix, data, target, store, use_cache, execution)
+    prepared.retry_failed = retry_failed
+    return prepared
 
 
 def _prepared(
-    matrix: Matrix, data: Dataset, target: Path, store: RunStore, use_cache: bool
+    matrix: Matrix,
+    data: Dataset,
+    target: Path,
+    store: RunStore,
+    use_cache: bool,
+    execution: Execution,
 ) -> PreparedRun:
     """``data`` gets the matrix's probes (made again on a resume: they are deterministic)."""
     data = with_probes(matrix, data)
     cells = expand_cells(matrix, data)
     probe_metrics = [s.probe.metric for s in data if s.probe is not None]
     expected = expected_cell_count(matrix, len(data) - len(probe_metrics), probe_metrics)
-    return PreparedRun(matrix, data, target, store, cells, expected, use_cache)
+    return PreparedRun(matrix, data, target, store, cells, expected, use_cache, execution)
 
 
 def execution_for(
@@ -228,6 +326,9 @@ def execution_for(
     """The matrix's ``execution:`` block with what the caller overrides (``--workers``,
     ``--backend``, ``--address``), checked like the matrix itself."""
     given = {"workers": workers, "backend": backend, "address": address}
+    for name, value in given.items():
+        if isinstance(value, str) and not value.strip():
+            raise OptionError(f"--{name}", [Problem("", "empty; leave it out or name one")])
     data = {**matrix.execution.model_dump(exclude_none=True)}
     data.update({k: v for k, v in given.items() if v is not None})
     execution = validate(Execution, data, "execution", OptionError)
@@ -253,11 +354,13 @@ def execute_run(
     """Score the run's cells not yet in its database, then write every output (also when
     interrupted: the outputs then show what was finished).
 
-    ``execution`` (default: the matrix's) says whether the cells are scored in this process or
-    in shards on workers (``backends``)."""
+    ``execution`` (default: the one checked with the run) says whether the cells are scored in
+    this process or in shards on workers (``backends``)."""
+    if run.retry_failed:
+        run.store.delete_failed()
     run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
     run.store.save_samples(user_samples(run.data))  # probes are made again, not kept
-    execution = execution or run.matrix.execution
+    execution = execution or run.execution
     try:
         if execution.distributed:
             tally = run_sharded(

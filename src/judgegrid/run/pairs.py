@@ -42,10 +42,12 @@ from judgegrid.run.orchestrate import (
     GridResult,
     MatrixArg,
     check_limit,
+    check_run,
+    check_run_place,
     execute_run,
-    prepare_run,
     read_matrix,
     rebuild_outputs,
+    start_run,
 )
 from judgegrid.run.runner import ProgressHook
 from judgegrid.store.run_db import DB_NAME, RunStore
@@ -66,7 +68,8 @@ RAGAS_PAPER = {"faithfulness": 0.95, "answer_relevance": 0.78, "context_relevanc
 def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     """The pairs file's records; every bad line or missing field is named."""
     path = Path(path)
-    lines, problems = jsonl_lines(path, str(path), DatasetError)  # a missing file: named
+    expected = "one pair a line (JSON Lines, WikiEval format)"
+    lines, problems = jsonl_lines(path, str(path), DatasetError, expected)  # missing: named
     records = []
     for where, record in lines:
         if not isinstance(record, dict):
@@ -251,8 +254,7 @@ def run_pairs(
     records = load_pairs(pairs_path)[:limit]
     loaded = _narrowed(loaded, source, repeats, judges)
     name = loaded.name or (matrix_path.stem if matrix_path else "matrix")
-    parent = new_run_dir(reports_dir, f"{name}-pairs")
-    runs: dict[str, GridResult] = {}
+    checked = {}  # every aspect's run checked before the parent directory is made
     for aspect in ANSWER_ASPECTS:
         specs, _ = aspect_metrics(loaded, aspect)
         if not specs:
@@ -260,9 +262,12 @@ def run_pairs(
         # the matrix's sample limit is for its own data set; pairs are limited by --limit
         update = {"metrics": specs, "name": f"{loaded.name}-{aspect}", "limit": None}
         sub = loaded.model_copy(update=update)
-        data = aspect_dataset(records, aspect, str(pairs_path))
-        prepared = prepare_run(sub, data, run_dir=parent / aspect)
-        runs[aspect] = execute_run(prepared, on_progress)
+        checked[aspect] = check_run(sub, aspect_dataset(records, aspect, str(pairs_path)))
+    check_run_place(reports_dir, None)
+    parent = new_run_dir(reports_dir, f"{name}-pairs")
+    runs: dict[str, GridResult] = {}
+    for aspect, run in checked.items():
+        runs[aspect] = execute_run(start_run(run, run_dir=parent / aspect), on_progress)
     (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
     return PairsResult(parent, runs, write_pairs_outcome(parent))
 

@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 from judgegrid.calls.providers.gateway import litellm_module
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
-from judgegrid.core.errors import DatasetError, MatrixError, Problem
+from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import ModelEntry, ModelOptions
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.metrics import METRICS
+from judgegrid.metrics import METRICS, resolve_metric_name
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -87,7 +87,7 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
         for model, window in windows.items()
         if not window
     ]
-    problems = label_problems(data)
+    problems = label_problems(data) + unusable_samples(matrix, data)
     for sample in data:
         for field in ("user_input", "response", "reference"):
             text = getattr(sample, field) or ""
@@ -99,6 +99,54 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
                     _too_long(sample.id, f"retrieved_contexts[{k}]", len(context), limit_chars)
                 )
     return problems, unchecked
+
+
+def needed_fields(matrix: Matrix) -> list[str]:
+    """Every sample field some metric of the matrix reads, in the metrics' order."""
+    fields: dict[str, None] = {}
+    for metric in _metrics(matrix):
+        fields.update(dict.fromkeys(metric.required_fields))
+        if metric.also_needs:  # ContextPrecision: reference or response
+            fields.update(dict.fromkeys(("reference", "response")))
+    return list(fields)
+
+
+def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
+    """When no metric can score any sample (every cell would be skipped), the samples with none
+    of the fields the metrics read are named, or else the data set as a whole. A data set where
+    some samples can be scored keeps the others: each metric that needs a field a sample lacks
+    skips that sample, naming the field (the demo set's question-and-answer pairs)."""
+    metrics = _metrics(matrix)
+    if not metrics or any(not m.missing_fields(s) for s in data for m in metrics):
+        return []
+    needed = needed_fields(matrix)
+    bare = [s for s in data if all(s.is_missing(field) for field in needed)]
+    if bare:
+        return [
+            Problem(
+                f"sample '{s.id}'",
+                f"has none of the fields the metrics need ({', '.join(needed)}); "
+                "fill them in or drop the sample",
+            )
+            for s in bare
+        ]
+    wants = "; ".join(f"{m.name}: {', '.join(m.required_fields)}" for m in metrics)
+    message = (
+        f"no sample has every field of any metric ({wants}), so every cell would be skipped; "
+        "fill the fields in, or choose metrics the samples can feed"
+    )
+    return [Problem("", message)]
+
+
+def _metrics(matrix: Matrix) -> list[Any]:
+    """The matrix's metrics with their parameters (an unknown name is the matrix's own problem)."""
+    metrics = []
+    for spec in matrix.metrics:
+        try:
+            metrics.append(METRICS[resolve_metric_name(spec.name)](matrix.metric_params(spec)))
+        except (OptionError, ValueError):
+            continue
+    return metrics
 
 
 def label_problems(data: Dataset) -> list[Problem]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from judgegrid.core.digest import text_sha
+from judgegrid.core.errors import InputError, Problem
 from judgegrid.store.database import Writes, open_database, read_vectors, vector_blob
 
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
@@ -73,7 +75,14 @@ class ResultCache:
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_cache_path()
-        self._db = open_database(self.path, _SCHEMA, timeout=30.0)  # shared by concurrent runs
+        try:
+            self._db = open_database(self.path, _SCHEMA, timeout=30.0)  # shared by runs
+        except sqlite3.DatabaseError as exc:  # a file that is not SQLite in the cache's place
+            message = (
+                f"not a judgegrid cache ({exc}); delete the file, or point {CACHE_ENV} at "
+                "another directory"
+            )
+            raise InputError(str(self.path), [Problem("", message)]) from None
         self.writes = Writes(self._db)
         self.answer_hits = 0
         self.vector_hits = 0

@@ -8,6 +8,7 @@ run resumed from the directory alone.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 import sqlite3
@@ -16,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from judgegrid.core.errors import InputError, Problem, RunDirError
+from judgegrid.core.errors import InputError, MatrixError, Problem, RunDirError
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.dataset import DEMO, load_dataset
 from judgegrid.inputs.matrix import Matrix, parse_matrix
@@ -26,6 +27,7 @@ from judgegrid.store.run_db import DB_NAME, RunStore
 RESOLVED_MATRIX = "matrix.resolved.yaml"
 SAMPLE_INFO = "samples"
 SAMPLE_TEXT_CHARS = 300
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def new_run_dir(reports_dir: str | Path, matrix_name: str) -> Path:
@@ -75,14 +77,42 @@ def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
             str(target),
             [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
         )
-    matrix = parse_matrix(read_utf8(matrix_file, str(matrix_file), RunDirError), str(matrix_file))
+    try:
+        matrix = parse_matrix(
+            read_utf8(matrix_file, str(matrix_file), RunDirError), str(matrix_file)
+        )
+    except MatrixError as exc:  # the run's own file, emptied or edited: the run directory's fault
+        raise RunDirError(exc.source, exc.problems) from None
+    check_run_database(db)
     try:
         store = RunStore(db)
     except sqlite3.DatabaseError as exc:
-        raise RunDirError(
-            str(db), [Problem("", f"not a run database ({exc}); was the file replaced or cut?")]
-        ) from None
+        raise _not_a_run_database(db, str(exc)) from None
     return target, matrix, store
+
+
+def check_run_database(db: Path) -> None:
+    """The run's database is one before it is opened for writing (which would make an empty or
+    foreign SQLite file into an empty run): an SQLite file holding a scores table."""
+    with db.open("rb") as file:
+        head = file.read(len(SQLITE_HEADER))
+    if not head:
+        raise _not_a_run_database(db, "the file is empty (0 bytes)")
+    if head != SQLITE_HEADER:
+        raise _not_a_run_database(db, "not an SQLite file")
+    try:
+        with contextlib.closing(sqlite3.connect(db)) as conn:  # read only; leaves no file
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        raise _not_a_run_database(db, str(exc)) from None
+    if "scores" not in tables:
+        raise _not_a_run_database(db, "an SQLite file without judgegrid's scores table")
+
+
+def _not_a_run_database(db: Path, why: str) -> RunDirError:
+    return RunDirError(
+        str(db), [Problem("", f"not a run database ({why}); was the file replaced or cut?")]
+    )
 
 
 def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
