@@ -5,6 +5,7 @@ extended to the view's endpoints): each a 4xx that says why, and nothing written
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import http.client
 import json
@@ -21,7 +22,7 @@ import pytest
 
 from judgegrid.api import rebuild_report
 from judgegrid.store.run_db import RunStore
-from judgegrid.view.app import ViewSession, open_view, serve
+from judgegrid.view.app import ViewSession, open_label_view, open_view, serve
 from judgegrid.view.queries import Filters
 from view_runs import DISPUTED, EXTRA, make_view_run
 
@@ -72,9 +73,9 @@ class Server:
             return reply.status, {"text": text}
 
 
-@pytest.fixture
-def server(run_dir) -> Iterator[Server]:
-    session = open_view(run_dir, "ann")
+@contextlib.contextmanager
+def serving(session: ViewSession) -> Iterator[Server]:
+    """The app of ``session`` on a free port, in a thread of its own, until the block ends."""
     loop = asyncio.new_event_loop()
     holder: dict[str, Any] = {}
     started = threading.Event()
@@ -93,6 +94,23 @@ def server(run_dir) -> Iterator[Server]:
         asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+
+
+@pytest.fixture
+def server(run_dir) -> Iterator[Server]:
+    with serving(open_view(run_dir, "ann")) as running:
+        yield running
+
+
+@pytest.mark.parametrize("show_judges", [False, True], ids=["blind", "judges shown"])
+def test_judgegrid_label_serves_the_viewer_only_when_the_judges_are_shown(run_dir, show_judges):
+    """A blind annotator must not reach every judge's answers one click away."""
+    session = open_label_view(run_dir, "ann", ["faithfulness"], 3, show_judges=show_judges)
+    with serving(session) as server:
+        assert server.get("/")[0] == 200  # the labelling page
+        expected = 200 if show_judges else 404
+        assert server.get("/view")[0] == expected
+        assert server.get("/api/view/meta")[0] == expected
 
 
 def database_digest(run_dir: Path) -> str:
@@ -178,8 +196,10 @@ def test_the_label_page_is_a_page_of_the_app_and_labels_the_chosen_sample(server
     )
     assert status == 200 and saved["value"] == 0.5
     store = RunStore(run_dir / "run.sqlite")
-    assert len(store.labels_frame()) == 1
+    labels = store.labels_frame()
     store.close()
+    assert len(labels) == 1
+    assert not labels["blind"].astype(bool).iloc[0]  # given after the viewer showed the judges
 
 
 def test_the_decision_page_reads_the_card_the_report_wrote(server):

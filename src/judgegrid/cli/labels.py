@@ -60,11 +60,12 @@ async def _serve_until_interrupted(session: api.ViewSession, port: int) -> None:
     try:
         url = api.page_url(bound, session.token)
         labels = session.labels
+        viewer = api.page_url(bound, session.token, "/view")
         typer.echo(
             f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
             f"{labels.annotator!r}; open in your browser:\n\n    {url}\n\n"
-            f"(every sample and judge's answers: {api.page_url(bound, session.token, '/view')})\n"
-            "(only this machine can reach it; Ctrl-C stops it — every answer is already saved)",
+            + (f"(every sample and judge's answers: {viewer})\n" if session.has_viewer else "")
+            + "(only this machine can reach it; Ctrl-C stops it — every answer is already saved)",
         )
         await asyncio.Event().wait()
     finally:

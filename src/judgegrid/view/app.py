@@ -47,6 +47,11 @@ class ViewSession:
     front: str = "view"  # which page is at "/": "view" or "label"
 
     @property
+    def has_viewer(self) -> bool:
+        """The viewer is served unless it would unblind the labelling page."""
+        return self.front == "view" or self.labels.show_judges
+
+    @property
     def token(self) -> str:
         return self.labels.token
 
@@ -69,7 +74,8 @@ def open_view(run_dir: str | Path, annotator: str) -> ViewSession:
         samples = {s.id: s for s in stored_dataset(store)}
     finally:
         store.close()
-    labels = LabelSession(target, samples, annotator.strip(), [])
+    # labels given from the viewer are not blind: the person has seen the judges' answers
+    labels = LabelSession(target, samples, annotator.strip(), [], show_judges=True)
     return ViewSession(target, _run_view(target, matrix, samples), labels, "view")
 
 
@@ -80,8 +86,9 @@ def open_label_view(
     n: int = 20,
     show_judges: bool = False,
 ) -> ViewSession:
-    """``judgegrid label``: its session as always (the queue of the most informative samples),
-    with the viewer beside it at ``/view``; the labelling page is blind unless ``show_judges``."""
+    """``judgegrid label``: its session as always (the queue of the most informative samples).
+    The labelling page is blind unless ``show_judges``; only then is the viewer beside it at
+    ``/view`` (it shows every judge's answers, which a blind annotator must not see)."""
     labels = open_session(run_dir, annotator, metrics, n, show_judges)
     _, matrix, store = open_run(run_dir)
     store.close()
@@ -286,8 +293,10 @@ def queue_for_labelling(session: ViewSession, sample_id: str, metric: str) -> in
 
 def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
     app = loopback_app(session.token)
-    add_static(app, "judgegrid.view", {session.view_path: "index.html", **VIEW_FILES})
     add_label_routes(app, session.labels, store, at=session.label_path)
+    if not session.has_viewer:
+        return app
+    add_static(app, "judgegrid.view", {session.view_path: "index.html", **VIEW_FILES})
 
     async def get_meta(request: web.Request) -> web.StreamResponse:
         return web.json_response(meta(session))
