@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from sklearn.metrics import cohen_kappa_score
+from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 from judgegrid.analyses.human import (
     _by_correction,
@@ -107,6 +107,16 @@ def oracle_pairs(scores: pd.DataFrame, labels: pd.DataFrame, keys: list[str]) ->
     }
 
 
+def never_scored(scores: pd.DataFrame, labels: pd.DataFrame, key: tuple) -> np.ndarray:
+    """Mean labels of the labelled samples a (judge, strictness) attempted and never scored."""
+    mine = scores[(scores["judge"] == key[0]) & (scores["strictness"] == key[1])]
+    mine = mine[mine["status"] != "skipped"]
+    ok = set(mine.loc[mine["status"] == "scored", "sample_id"])
+    lost = sorted(set(mine["sample_id"]) - ok)
+    label = labels.groupby("sample_id")["value"].mean()
+    return label.reindex([s for s in lost if s in label.index]).to_numpy(float)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_validity_matches_scipy_and_scikit_learn(seed):
     scores, labels = random_run(seed)
@@ -121,9 +131,25 @@ def test_validity_matches_scipy_and_scikit_learn(seed):
         assert row.spearman_low < row.spearman < row.spearman_high
         assert row.tau_b_low < row.tau_b < row.tau_b_high
         assert row.threshold == 0.4
-        assert row.accuracy == pytest.approx(np.mean((x >= 0.4) == (y >= 0.4)))
+        # a labelled sample this configuration only failed on counts as a wrong call
+        failed = never_scored(scores, labels, (row.judge, row.strictness))
+        truth = np.concatenate([y >= 0.4, failed >= 0.4])
+        called = np.concatenate([x >= 0.4, failed < 0.4])
+        assert row.accuracy == pytest.approx(accuracy_score(truth, called))
         assert row.kappa == pytest.approx(cohen_kappa_score(x >= 0.4, y >= 0.4), abs=1e-12)
         assert row.accuracy_low <= row.accuracy <= row.accuracy_high
+
+
+def test_a_labelled_sample_a_judge_only_failed_on_counts_against_its_accuracy():
+    scores = pd.DataFrame(
+        score_rows("steady", {"a": 0.9, "b": 0.1, "c": 0.9, "d": 0.1})
+        + score_rows("flaky", {"a": 0.9, "b": 0.1, "c": None, "d": None})
+    )
+    labels = label_rows({"ann": {"a": 1.0, "b": 0.0, "c": 1.0, "d": 0.0}})
+    table = validity_against_people(scores, labels, thresholds=0.5).set_index("judge")
+    assert table.loc["steady", "accuracy"] == 1.0 and table.loc["steady", "n"] == 4
+    # two right of four attempted: the two failed samples are wrong calls, not left out
+    assert table.loc["flaky", "accuracy"] == 0.5 and table.loc["flaky", "n"] == 2
 
 
 def test_validity_by_judge_pools_configurations_like_a_plain_mean():

@@ -41,7 +41,9 @@ from judgegrid.analyses.validity import spearman_with_ci, wilson_interval
 
 LABEL_COLUMNS = ["sample_id", "metric", "annotator", "value"]
 VALIDITY_MISSING = (
-    "pairwise-complete: samples with a rating (mean of scored repeats) and at least one label"
+    "pairwise-complete: samples with a rating (mean of scored repeats) and at least one label; "
+    "for accuracy, a labelled sample the configuration attempted and never scored (only "
+    "failed cells) counts as a disagreement"
 )
 AAT_MISSING = (
     "instances with a judge rating and at least two labels; an annotator with fewer than "
@@ -192,19 +194,19 @@ def validity_against_people(
     configs = configs[configs["metric"].isin(set(human["metric"]))]
     merged = ratings(scores).merge(human, on=["metric", "sample_id"])
     blocks = {key: block for key, block in merged.groupby(CONFIG_AXES, dropna=False)}
+    unscored = _labelled_never_scored(scores, human)
     rows = []
     for config in configs.itertuples(index=False):
         key = tuple(config)
         block = blocks.get(key, merged.iloc[:0])
         limit = threshold_for(str(key[0]), thresholds)
+        rating, label = block["rating"].to_numpy(float), block["label"].to_numpy(float)
         rows.append(
             {
                 **dict(zip(CONFIG_AXES, key, strict=True)),
-                **_validity_row(block["rating"].to_numpy(float), block["label"].to_numpy(float)),
+                **_validity_row(rating, label),
                 "threshold": limit,
-                **_threshold_agreement(
-                    block["rating"].to_numpy(float), block["label"].to_numpy(float), limit
-                ),
+                **_threshold_agreement(rating, label, limit, unscored.get(key, 0)),
             }
         )
     out = pd.DataFrame(rows)
@@ -248,13 +250,31 @@ def _validity_row(rating: np.ndarray, label: np.ndarray) -> dict[str, Any]:
     }
 
 
-def _threshold_agreement(rating: np.ndarray, label: np.ndarray, limit: float) -> dict[str, Any]:
-    """Accuracy (Wilson CI) and Cohen's kappa of pass/fail at the threshold."""
+def _labelled_never_scored(scores: pd.DataFrame, human: pd.DataFrame) -> dict[tuple, int]:
+    """Per configuration: the labelled samples it attempted and never scored (failed cells
+    only), which count against its accuracy as a tie counts against a pair."""
+    attempted = scores[scores["status"] != "skipped"]
+    labelled = attempted.merge(human[["metric", "sample_id"]], on=["metric", "sample_id"])
+    if labelled.empty:
+        return {}
+    keys = [*CONFIG_AXES, "sample_id"]
+    was_scored = labelled["status"].eq("scored")
+    ever_scored = was_scored.groupby([labelled[k] for k in keys], dropna=False).any()
+    never = ever_scored[~ever_scored].reset_index()
+    return {tuple(k): len(b) for k, b in never.groupby(CONFIG_AXES, dropna=False)}
+
+
+def _threshold_agreement(
+    rating: np.ndarray, label: np.ndarray, limit: float, unscored: int = 0
+) -> dict[str, Any]:
+    """Accuracy (Wilson CI) and Cohen's kappa of pass/fail at the threshold; ``unscored``
+    labelled samples the configuration failed on count as disagreements in the accuracy."""
     passed, human = rating >= limit, label >= limit
     agree = int((passed == human).sum())
-    low, high = wilson_interval(agree, len(rating))
+    n = len(rating) + unscored
+    low, high = wilson_interval(agree, n)
     kappa, note = cohen_kappa(passed, human)
-    accuracy = agree / len(rating) if len(rating) else float("nan")
+    accuracy = agree / n if n else float("nan")
     return {
         "accuracy": accuracy,
         "accuracy_low": low,
