@@ -3,6 +3,8 @@ one way to print input problems, the progress bar, and SIGTERM as Ctrl-C."""
 
 from __future__ import annotations
 
+import asyncio
+import getpass
 import signal
 import sys
 from pathlib import Path
@@ -71,6 +73,17 @@ ListDelimiterOption = Annotated[
     ),
 ]
 ProgressOption = Annotated[bool, typer.Option(help="Show a progress bar.")]
+MarginOption = Annotated[
+    float | None,
+    typer.Option(
+        "--margin",
+        min=0,
+        max=1,
+        help="Non-inferiority margin for the decision card: name the cheapest judge shown "
+        "(one-sided 95%) within this much of the best (overrides the matrix's decision: "
+        "{margin}).",
+    ),
+]
 
 
 def fail(exc: InputError) -> NoReturn:
@@ -105,6 +118,32 @@ ProbesOption = Annotated[
         "metric): copies of the samples made worse in known ways (README: Probes).",
     ),
 ]
+
+
+def login_name() -> str:
+    """Who labels, by default: the login name, else "annotator"."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "annotator"
+
+
+async def serve_until_interrupted(session: api.ViewSession, port: int, opening: str) -> None:
+    """Serve the app of ``session`` until Ctrl-C, after printing ``opening``, its URL and where
+    it can be reached from."""
+    runner, bound = await api.serve_view(session, port)
+    try:
+        url = api.page_url(bound, session.token)
+        viewer = api.page_url(bound, session.token, "/view")
+        also = f"(every sample and judge's answers: {viewer})\n" if session.front == "label" else ""
+        typer.echo(
+            f"{opening}; open in your browser:\n\n    {url}\n\n"
+            + (also if session.has_viewer else "")
+            + "(only this machine can reach it; Ctrl-C stops it)",
+        )
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
 
 
 def stop_on_sigterm() -> None:

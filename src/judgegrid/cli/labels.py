@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail
+from judgegrid.cli.common import fail, login_name, serve_until_interrupted
 from judgegrid.core.errors import InputError
 
 
@@ -45,38 +44,19 @@ def label(
     try:
         api.refuse_pairs_parent(run_dir)
         session = api.open_label_view(
-            run_dir, annotator or _login_name(), metric, n, show_judges=show_judges
+            run_dir, annotator or login_name(), metric, n, show_judges=show_judges
         )
     except InputError as exc:
         fail(exc)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_until_interrupted(session, port))
+        labels = session.labels
+        opening = (
+            f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
+            f"{labels.annotator!r} (every answer is saved at once)"
+        )
+        asyncio.run(serve_until_interrupted(session, port, opening))
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
-
-
-async def _serve_until_interrupted(session: api.ViewSession, port: int) -> None:
-    runner, bound = await api.serve_view(session, port)
-    try:
-        url = api.page_url(bound, session.token)
-        labels = session.labels
-        viewer = api.page_url(bound, session.token, "/view")
-        typer.echo(
-            f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
-            f"{labels.annotator!r}; open in your browser:\n\n    {url}\n\n"
-            + (f"(every sample and judge's answers: {viewer})\n" if session.has_viewer else "")
-            + "(only this machine can reach it; Ctrl-C stops it — every answer is already saved)",
-        )
-        await asyncio.Event().wait()
-    finally:
-        await runner.cleanup()
-
-
-def _login_name() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "annotator"
 
 
 labels_app = typer.Typer(

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail
+from judgegrid.cli.common import MarginOption, fail
 from judgegrid.core.errors import InputError
 
 
@@ -16,16 +16,7 @@ def report(
     run_dir: Annotated[
         Path, typer.Argument(help="A run directory (holds run.sqlite), or one of judgegrid pairs.")
     ],
-    margin: Annotated[
-        float | None,
-        typer.Option(
-            "--margin",
-            min=0,
-            max=1,
-            help="Non-inferiority margin for the decision card: name the cheapest judge shown "
-            "within this much of the best (overrides the run's decision: {margin}).",
-        ),
-    ] = None,
+    margin: MarginOption = None,
     blind_only: Annotated[
         bool,
         typer.Option(

@@ -18,6 +18,7 @@ from judgegrid.cli.common import (
     EXIT_OK,
     ColumnsOption,
     ListDelimiterOption,
+    MarginOption,
     MatrixArgument,
     ProbesOption,
     ProgressBar,
@@ -56,16 +57,7 @@ def run(
     reports_dir: Annotated[
         Path, typer.Option("--reports-dir", help="Where new run directories are made.")
     ] = Path("reports"),
-    margin: Annotated[
-        float | None,
-        typer.Option(
-            "--margin",
-            min=0,
-            max=1,
-            help="Non-inferiority margin for the decision card: name the cheapest judge shown "
-            "(one-sided 95%) within this much of the best (overrides decision: {margin}).",
-        ),
-    ] = None,
+    margin: MarginOption = None,
     resume: Annotated[
         Path | None,
         typer.Option("--resume", help="Finish the interrupted run in this directory instead."),

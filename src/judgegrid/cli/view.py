@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail
+from judgegrid.cli.common import fail, login_name, serve_until_interrupted
 from judgegrid.core.errors import InputError
 
 
@@ -33,29 +32,9 @@ def view(
     127.0.0.1. Reads the run; writes only the labels you give. Ctrl-C stops the server."""
     try:
         api.refuse_pairs_parent(run_dir)
-        session = api.open_view(run_dir, annotator or _login_name())
+        session = api.open_view(run_dir, annotator or login_name())
     except InputError as exc:
         fail(exc)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve_until_interrupted(session, port))
+        asyncio.run(serve_until_interrupted(session, port, f"viewing {session.run_dir}"))
     typer.echo("\nstopped")
-
-
-async def _serve_until_interrupted(session: api.ViewSession, port: int) -> None:
-    runner, bound = await api.serve_view(session, port)
-    try:
-        url = api.page_url(bound, session.token)
-        typer.echo(
-            f"viewing {session.run_dir}; open in your browser:\n\n    {url}\n\n"
-            "(only this machine can reach it; Ctrl-C stops it)",
-        )
-        await asyncio.Event().wait()
-    finally:
-        await runner.cleanup()
-
-
-def _login_name() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "annotator"
