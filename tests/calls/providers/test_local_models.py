@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+import yaml
 
 from conftest import ROOT
 from judgegrid import run_grid
@@ -22,10 +23,16 @@ pytestmark = pytest.mark.local_models
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory):
-    run_dir = tmp_path_factory.mktemp("local") / "run"
+    folder = tmp_path_factory.mktemp("local")
+    matrix = yaml.safe_load((ROOT / "model_matrices" / "local.yaml").read_text())
+    # the demo's grid as shipped, without its probes: each probe copies another sample's text
+    # into these two, and tests/run/test_probe_runs.py runs probes end to end
+    matrix.pop("probes", None)
+    path = folder / "local.yaml"
+    path.write_text(yaml.safe_dump(matrix, sort_keys=False))
     demo = load_demo().by_id()
     two = Dataset("demo", (demo["canal-grounded"], demo["vanmieu"]))
-    return run_grid(ROOT / "model_matrices" / "local.yaml", two, run_dir=run_dir)
+    return run_grid(path, two, run_dir=folder / "run")
 
 
 def test_every_cell_of_the_local_grid_is_written(local_run):
