@@ -46,11 +46,18 @@ def test_context_precision_mode_decides_what_usefulness_is_judged_against(write_
         response="Paris is the capital.",
         retrieved_contexts=["Paris is the capital of France."],
     )
+    # beside a sample it can score: a run where every cell would be skipped is refused (issue 25)
+    referenced = no_reference.model_copy(update={"id": "ref", "reference": "Paris."})
     result = run_metrics(
-        write_matrix, tmp_path, [{"name": "context_precision", "mode": "reference"}], [no_reference]
+        write_matrix,
+        tmp_path,
+        [{"name": "context_precision", "mode": "reference"}],
+        [no_reference, referenced],
     )
-    assert set(result.scores["status"]) == {"skipped"}
-    assert result.scores["error"].str.contains("has no reference").all()
+    skipped = result.scores[result.scores["sample_id"] == "no-ref"]
+    assert set(skipped["status"]) == {"skipped"}
+    assert skipped["error"].str.contains("has no reference").all()
+    assert set(result.scores.loc[result.scores["sample_id"] == "ref", "status"]) == {"scored"}
     auto = run_metrics(write_matrix, tmp_path / "auto", ["context_precision"], [no_reference])
     assert set(auto.scores["status"]) == {"scored"}
 
@@ -76,5 +83,7 @@ def test_context_recall_scores_the_attributed_share(write_matrix, tmp_path):
 
 def test_context_recall_skips_samples_without_reference(write_matrix, tmp_path):
     sample = Sample(id="no-ref", user_input="Q?", response="A.", retrieved_contexts=["c"])
-    result = run_metrics(write_matrix, tmp_path, ["context_recall"], [sample])
-    assert set(result.scores["status"]) == {"skipped"}
+    referenced = sample.model_copy(update={"id": "ref", "reference": "A."})
+    scores = run_metrics(write_matrix, tmp_path, ["context_recall"], [sample, referenced]).scores
+    assert set(scores.loc[scores["sample_id"] == "no-ref", "status"]) == {"skipped"}
+    assert set(scores.loc[scores["sample_id"] == "ref", "status"]) == {"scored"}
