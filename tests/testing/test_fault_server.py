@@ -88,8 +88,10 @@ def test_grid_of_2000_calls_at_a_20_percent_fault_rate(server, tmp_path, cache_d
 
     # every request the server received is a row of the calls table, retries included
     assert len(calls) >= 2000
-    assert len(calls) == server.requests
     statuses = Counter(int(s) for s in calls["http_status"].dropna())
+    # a timeout (408) on a loaded machine can fire before its request reached the server: it is
+    # a row the server never counted (CI once saw 2,195 rows for 2,194 requests)
+    assert len(calls) - statuses[408] <= server.requests <= len(calls)
     assert statuses[429] > 0 and statuses[500] > 0 and statuses[408] > 0
     retried = calls[calls["attempt"] > 1]
     assert len(retried) > 0 and (calls.groupby("step_key")["attempt"].max() > 1).any()
