@@ -22,14 +22,14 @@ HELPER = Path(__file__).resolve().parents[1] / "run_scripted_cli.py"
 
 
 def probe_matrix(**overrides) -> dict:
-    return matrix_dict(
-        dataset="demo",
-        metrics=["faithfulness", "context_recall", "response_relevancy", "noise_sensitivity"],
-        strictness=[1],
-        repeats=1,
-        probes={"per-metric": 2},
-        **overrides,
-    )
+    fields = {
+        "dataset": "demo",
+        "metrics": ["faithfulness", "context_recall", "response_relevancy", "noise_sensitivity"],
+        "strictness": [1],
+        "repeats": 1,
+        "probes": {"per-metric": 2},
+    }
+    return matrix_dict(**{**fields, **overrides})
 
 
 def write(tmp_path: Path, data: dict, name: str = "matrix.yaml") -> Path:
@@ -51,6 +51,21 @@ def test_the_plans_probe_calls_equal_the_runs(tmp_path):
     assert plan_bare.total("calls") == len(run_bare.calls)
     assert plan.probes.cells == len(run.scores) - len(run_bare.scores)
     assert run.complete and len(run.scores) == run.expected_cells
+
+
+def test_probe_repeats_apart_from_the_grids_are_planned_and_run_alike(tmp_path):
+    """``probes: {repeats: 1}`` under ``repeats: 2``: each probe cell once, each own cell twice,
+    and the plan, the run and the closed-form count agree."""
+    matrix = probe_matrix(repeats=2, probes={"per-metric": 2, "repeats": 1})
+    path = write(tmp_path, matrix)
+    plan = api.plan_grid(path, limit=12, use_cache=False)
+    run = api.run_grid(path, limit=12, use_cache=False, run_dir=tmp_path / "run")
+    probe_rows = run.scores["sample_id"].str.contains("~probe~")
+    assert set(run.scores.loc[probe_rows, "repeat"]) == {0}
+    assert set(run.scores.loc[~probe_rows, "repeat"]) == {0, 1}
+    assert run.complete and len(run.scores) == run.expected_cells
+    assert plan.total("calls") == len(run.calls)
+    assert plan.probes is not None and plan.probes.cells == int(probe_rows.sum())
 
 
 def test_probes_stay_out_of_the_data_sets_tables(tmp_path):

@@ -63,13 +63,20 @@ class MetricSpec(BaseModel):
 
 
 class ProbeOptions(StrictModel):
-    """``probes:``: which probes (``inputs/probes.py``) and how many samples per metric."""
+    """``probes:``: which probes (``inputs/probes.py``), how many samples per metric, and how
+    many repeats of each probe cell."""
 
     names: Literal["all"] | list[str] = Field(
         "all", description="'all' or probe names (foreign_contexts, injection, ...)."
     )
     per_metric: int = Field(DEFAULT_PER_METRIC, ge=1, description="Samples probed per metric.")
     seed: int = Field(0, description="Which samples are probed and how contexts are shuffled.")
+    repeats: int | None = Field(
+        None,
+        ge=1,
+        description="Repeats of each probe cell (default: the matrix's repeats). A probe asks "
+        "whether a score moves, not how stable it is; 1 halves its cost under repeats: 2.",
+    )
 
     @field_validator("names")
     @classmethod

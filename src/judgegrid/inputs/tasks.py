@@ -65,6 +65,18 @@ def scored_by(sample: Sample, metric: str) -> bool:
     return sample.probe is None or sample.probe.metric == metric
 
 
+def probe_repeats(matrix: Matrix) -> int:
+    """How many repeats each probe cell gets: ``probes.repeats``, else the matrix's."""
+    if matrix.probes is None or matrix.probes.repeats is None:
+        return matrix.repeats
+    return matrix.probes.repeats
+
+
+def repeats_of(matrix: Matrix, sample: Sample) -> int:
+    """The user's samples get the matrix's repeats; a probe gets ``probe_repeats``."""
+    return matrix.repeats if sample.probe is None else probe_repeats(matrix)
+
+
 def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
     """All cells, metric by metric, then judge, sample and repeat; a probe (``with_probes``)
     only under its own metric.
@@ -80,15 +92,17 @@ def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
         for judge in judges
         for sample in dataset
         if scored_by(sample, axis.metric)
-        for repeat in range(matrix.repeats)
+        for repeat in range(repeats_of(matrix, sample))
         for emb, dim in axis.embeddings
         for s in axis.strictness
     ]
 
 
 def expected_cell_count(matrix: Matrix, n_samples: int, probe_metrics: Sequence[str] = ()) -> int:
-    """judges × repeats × (samples × Σ_metric (embedding-dimension pairs × strictness values)
-    + Σ_probe its metric's pairs × values); ``probe_metrics``: each probe's metric."""
+    """judges × (repeats × samples × Σ_metric (embedding-dimension pairs × strictness values)
+    + probe repeats × Σ_probe its metric's pairs × values); ``probe_metrics``: each probe's
+    metric."""
     sizes = {a.metric: len(a.embeddings) * len(a.strictness) for a in metric_axes(matrix)}
     per_probe = sum(sizes.get(metric, 0) for metric in probe_metrics)
-    return len(matrix.judges) * matrix.repeats * (n_samples * sum(sizes.values()) + per_probe)
+    own = matrix.repeats * n_samples * sum(sizes.values())
+    return len(matrix.judges) * (own + probe_repeats(matrix) * per_probe)
