@@ -14,6 +14,7 @@ from frames import scores_frame
 from judgegrid.analyses.decision import CardSources, cheapest_then_fastest, decision_card
 from judgegrid.analyses.human import validity_by_judge
 from judgegrid.analyses.paired import (
+    bootstrap_draws,
     consensus_tau_statistic,
     holm,
     mcnemar_exact,
@@ -51,13 +52,28 @@ def test_statistics_match_scipy():
     rng = np.random.default_rng(3)
     values = rng.random((25, 3))
     target = values[:, 0] + rng.normal(0, 0.3, 25)
-    rho = spearman_statistic(values[None], target[None])[0]
+    rho = spearman_statistic(values, target, np.arange(25)[None])[0]
     for k in range(3):
         assert rho[k] == pytest.approx(stats.spearmanr(values[:, k], target).statistic)
-    tau = consensus_tau_statistic(values[None], None)[0]
+    tau = consensus_tau_statistic(values, None, np.arange(25)[None])[0]
     for k in range(3):
         others = np.delete(values, k, axis=1).mean(axis=1)
         assert tau[k] == pytest.approx(stats.kendalltau(values[:, k], others).statistic)
+
+
+def test_consensus_tau_on_bootstrap_draws_matches_scipy_on_the_resampled_items():
+    """Each draw repeats some items (ties in both ratings) and leaves others out; the tau-b the
+    card reads from item counts is scipy's tau-b of the resampled ratings, ties included."""
+    rng = np.random.default_rng(11)
+    values = rng.integers(0, 5, size=(40, 4)) / 4  # coarse scores: many ties
+    draws = bootstrap_draws(40, seed=2, draws=30)
+    tau = consensus_tau_statistic(values, None, draws)
+    for d, items in enumerate(draws):
+        drawn = values[items]
+        for k in range(4):
+            others = np.delete(drawn, k, axis=1).mean(axis=1)
+            expected = stats.kendalltau(drawn[:, k], others).statistic
+            assert tau[d, k] == pytest.approx(expected, abs=1e-12), (d, k)
 
 
 def test_paired_bootstrap_of_a_mean_difference_agrees_with_the_paired_t_interval():

@@ -45,9 +45,12 @@ from judgegrid.analyses.paired import (
     ALPHA,
     PairedDifference,
     Statistic,
+    bootstrap_statistic,
     consensus_tau_statistic,
+    difference,
     holm,
     mean_statistic,
+    on_all_items,
     paired_binary,
     paired_bootstrap,
     spearman_statistic,
@@ -305,16 +308,17 @@ def _wilson_interval(accuracy: float, n: int, level: float = 0.95) -> tuple[floa
 def standings(evidence: Evidence) -> list[Standing]:
     """Each judge's quality on its own items, best first (NaN quality left out)."""
     out = []
+    joint = on_all_items(evidence.statistic, evidence.values, None) if evidence.joint else None
     for k, judge in enumerate(evidence.judges):
         mask = np.isfinite(evidence.values[:, k])
         if evidence.target is not None:
             mask &= np.isfinite(evidence.target)
-        if evidence.joint:
-            quality = float(evidence.statistic(evidence.values[None], None)[0][k])
+        if joint is not None:
+            quality = float(joint[k])
         else:
-            target = None if evidence.target is None else evidence.target[mask][None]
+            target = None if evidence.target is None else evidence.target[mask]
             column = evidence.values[mask][:, [k]]
-            quality = float(evidence.statistic(column[None], target)[0][0])
+            quality = float(on_all_items(evidence.statistic, column, target)[0])
         n = int(mask.sum())
         if np.isfinite(quality):
             low, high = evidence.interval(quality, n, 0.95)
@@ -337,6 +341,19 @@ def compare(evidence: Evidence, first: str, second: str, seed: int = 0) -> Paire
     return paired_bootstrap(both, target, evidence.statistic, 0, 1, seed)
 
 
+def _compare_with_top(
+    evidence: Evidence, top: Standing, others: list[Standing]
+) -> list[PairedDifference]:
+    """The top judge minus each other. Joint evidence (one statistic over every judge) is
+    bootstrapped once and every pair read from the same draws."""
+    if not evidence.joint:
+        return [compare(evidence, top.judge, other.judge) for other in others]
+    point, drawn = bootstrap_statistic(evidence.values, None, evidence.statistic)
+    a = evidence.judges.index(top.judge)
+    n = len(evidence.values)
+    return [difference(point, drawn, a, evidence.judges.index(o.judge), n) for o in others]
+
+
 @dataclass(frozen=True)
 class Ruling:
     """What the rule found on one rung: the top judge, its comparisons, the set it is not
@@ -357,7 +374,7 @@ def rule(evidence: Evidence, margin: float | None = None) -> Ruling:
     if not ranked:
         return Ruling(None, [], [], [])
     top = ranked[0]
-    diffs = [compare(evidence, top.judge, other.judge) for other in ranked[1:]]
+    diffs = _compare_with_top(evidence, top, ranked[1:])
     p = np.array([d.p_value if np.isfinite(d.p_value) else 1.0 for d in diffs])
     adjusted = holm(p) if len(p) else p
     others = list(zip(ranked[1:], diffs, [float(x) for x in adjusted], strict=True))
@@ -542,9 +559,7 @@ def _too_few_to_tell(evidence: Evidence, top: Standing, ruling: Ruling) -> str:
         return ""
     needed = next(n for n in range(top.n + 1, 1000) if _perfect_excludes_chance(evidence, n, looks))
     more = " (probes: per-metric)" if evidence.basis == "probes" else ""
-    return (
-        f" — nor could {top.n} of {top.n}: {needed} {evidence.unit} at least are needed{more}"
-    )
+    return f" — nor could {top.n} of {top.n}: {needed} {evidence.unit} at least are needed{more}"
 
 
 def _perfect_excludes_chance(evidence: Evidence, n: int, looks: int) -> bool:
