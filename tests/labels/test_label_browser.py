@@ -112,7 +112,7 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
                          scripts: document.querySelectorAll('script').length,
                          width: document.documentElement.scrollWidth})""",
                 )
-                assert state["scripts"] == 1  # label.js only: sample markup is never run
+                assert state["scripts"] == 2  # loopback.js and label.js only: no markup is run
                 assert state["width"] <= 1280
                 assert_blind(state["page"], state["reason"])
                 if state["ticks"]:  # ContextPrecision: tick the first context, save with Enter
@@ -147,7 +147,7 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     assert errors == []
     # the hostile sample's markup is on the page as text: no <script>, no <b> element made
     assert HOSTILE in hostile["text"] and "hostile<script>" in hostile["title"]
-    assert hostile["scripts"] == 1 and hostile["bold"] == 0
+    assert hostile["scripts"] == 2 and hostile["bold"] == 0  # loopback.js and the page's own
 
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output

@@ -157,7 +157,7 @@ def test_a_person_finds_why_the_judges_disagree_and_labels_the_sample(tmp_path):
         server.wait(10)
     assert errors == []
     assert hostile["text"] == HOSTILE and "hostile<script>" in hostile["title"]
-    assert hostile["scripts"] == 1 and hostile["bold"] == 0
+    assert hostile["scripts"] == 2 and hostile["bold"] == 0  # loopback.js and the page's own
     store = RunStore(run_dir / "run.sqlite")
     labels = store.labels_frame()
     store.close()
