@@ -100,6 +100,8 @@ def test_a_person_finds_why_the_judges_disagree_and_labels_the_sample(tmp_path):
         wait_until(tools, f"!location.hash.includes({quote(DISPUTED)!r})")
         press(tools, "k")
         wait_until(tools, f"location.hash.includes({quote(DISPUTED)!r})")
+        # its page drawn: until then the compare button on show is the previous sample's
+        wait_until(tools, f"document.querySelector('h1').textContent.includes({DISPUTED!r})")
         wait_until(tools, "document.getElementById('compare') !== null")
 
         click(tools, "#compare")
