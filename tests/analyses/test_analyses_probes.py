@@ -199,3 +199,25 @@ def test_no_judge_better_than_chance_is_said_so():
     row = card_row("faithfulness", pairs)
     assert row["verdict"] == decision.NO_VERDICT
     assert row["reason"].startswith("no judge detects the probes better than chance")
+
+
+def test_too_few_probes_for_even_a_perfect_judge_says_how_many_are_needed():
+    """Four probes detected of four cannot exclude chance over two judges; the card says how
+    many would (the count checked with statsmodels' Wilson interval, not ours)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    pairs = probe_pairs(scores_of({"follows": follower, "constant": constant}), INFO, LOWER)
+    row = card_row("context_recall", pairs)
+    assert row["verdict"] == decision.NO_VERDICT, row
+    needed = next(
+        n for n in range(1, 100) if proportion_confint(n, n, 0.05 / 2, method="wilson")[0] > 0.5
+    )
+    assert needed > 4
+    assert f"nor could 4 of 4: {needed} probes at least are needed" in row["reason"], row
+
+
+def test_enough_probes_are_not_told_they_are_too_few():
+    scores = scores_of({"constant": constant}, 1, [*load_dataset("demo"), *MANY])
+    row = card_row("context_recall", probe_pairs(scores, MANY_INFO, LOWER))
+    assert row["reason"].startswith("no judge detects the probes better than chance"), row
+    assert "nor could" not in row["reason"], row

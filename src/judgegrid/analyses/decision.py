@@ -459,7 +459,8 @@ def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) 
             "verdict": NO_VERDICT,
             "reason": _none_beats_chance(evidence)
             + f"the best, {top.judge}, has {figure}: that does not exclude chance "
-            f"({evidence.chance:g}{_bonferroni(ruling)}){_runner_up(evidence, ruling)}",
+            f"({evidence.chance:g}{_bonferroni(ruling)}){_too_few_to_tell(evidence, top, ruling)}"
+            f"{_runner_up(evidence, ruling)}",
         }
     step = (
         evidence.next_if_named
@@ -532,6 +533,23 @@ def _figure(evidence: Evidence, s: Standing) -> str:
 def _none_beats_chance(evidence: Evidence) -> str:
     """On the probes rung, the plain words first: tiny judges may well detect nothing."""
     return "no judge detects the probes better than chance: " if evidence.basis == "probes" else ""
+
+
+def _too_few_to_tell(evidence: Evidence, top: Standing, ruling: Ruling) -> str:
+    """For right/wrong evidence too thin for any judge: how many items a perfect one needs."""
+    looks = len(ruling.others) + 1
+    if not evidence.binary or top.n < 1 or _perfect_excludes_chance(evidence, top.n, looks):
+        return ""
+    needed = next(n for n in range(top.n + 1, 1000) if _perfect_excludes_chance(evidence, n, looks))
+    more = " (probes: per-metric)" if evidence.basis == "probes" else ""
+    return (
+        f" — nor could {top.n} of {top.n}: {needed} {evidence.unit} at least are needed{more}"
+    )
+
+
+def _perfect_excludes_chance(evidence: Evidence, n: int, looks: int) -> bool:
+    low, _ = evidence.interval(1.0, n, 1 - 0.05 / max(looks, 1))
+    return bool(np.isfinite(low) and low > evidence.chance)
 
 
 def _bonferroni(ruling: Ruling) -> str:

@@ -96,6 +96,21 @@ def test_repetition_guard_fires_on_the_third_repeat_of_a_run():
     assert fired_at == 3 * len(loop) - 1
 
 
+def test_repetition_guard_fires_on_a_statement_of_fifty_tokens_repeated():
+    """A whole statement looped (Vietnamese or Chinese: 40–60 tokens) is cut at its third
+    copy, not left to run to max_tokens."""
+    statement = list(range(300, 350))
+    guard = RepetitionGuard(prompt_tokens=0)
+    generated: list[int] = []
+    fired_at = None
+    for i, token in enumerate(statement * 4):
+        generated.append(token)
+        if guard(generated, None):
+            fired_at = i
+            break
+    assert fired_at == 3 * len(statement) - 1
+
+
 def test_repetition_guard_leaves_ordinary_json_alone():
     tokens = [*range(100, 160), 5, 6, 7, 8, 9, *range(200, 230), 5, 6, 7, 8, 9]
     guard = RepetitionGuard(prompt_tokens=0)
