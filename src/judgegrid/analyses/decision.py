@@ -542,9 +542,7 @@ def _too_few_to_tell(evidence: Evidence, top: Standing, ruling: Ruling) -> str:
         return ""
     needed = next(n for n in range(top.n + 1, 1000) if _perfect_excludes_chance(evidence, n, looks))
     more = " (probes: per-metric)" if evidence.basis == "probes" else ""
-    return (
-        f" — nor could {top.n} of {top.n}: {needed} {evidence.unit} at least are needed{more}"
-    )
+    return f" — nor could {top.n} of {top.n}: {needed} {evidence.unit} at least are needed{more}"
 
 
 def _perfect_excludes_chance(evidence: Evidence, n: int, looks: int) -> bool:
