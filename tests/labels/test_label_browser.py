@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import base64
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +18,7 @@ from conftest import matrix_dict
 from demo_sets import HOSTILE, demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.cli import app
+from servers import command_server, in_thread
 
 LABELS = 12
 
@@ -57,34 +56,16 @@ def assert_blind(page_text: str, reason: str) -> None:
     assert reason.removeprefix("Why this sample: ") in BLIND_REASONS, reason
 
 
-def serve_label_page(run_dir: Path, *options: str) -> tuple[subprocess.Popen, str]:
-    """`judgegrid label RUN_DIR OPTIONS` in a process, and the URL it prints."""
-    server = subprocess.Popen(
-        [sys.executable, "-c", "from judgegrid.cli import main; main()", "label", str(run_dir),
-         *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    url = ""
-    while not url and server.stdout:
-        line = server.stdout.readline()
-        assert line, server.stderr.read() if server.stderr else "the server stopped"
-        url = next(iter(re.findall(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)), "")
-    return server, url
-
-
 def shown_judges(tmp_path: Path, run_dir: Path) -> str:
     """The page's 'why this sample' with --show-judges (for an annotator with nothing done)."""
-    server, url = serve_label_page(run_dir, "--annotator", "seer", "--n", "3", "--show-judges")
-    try:
-        with browser_page(tmp_path / "profile-seer") as tools:
-            navigate(tools, url)
-            wait_until(tools, "!document.getElementById('item').hidden")
-            return str(evaluate(tools, "document.getElementById('reason').textContent"))
-    finally:
-        server.kill()
-        server.wait(10)
+    options = ["--annotator", "seer", "--n", "3", "--show-judges"]
+    with (
+        command_server("label", str(run_dir), *options) as url,
+        browser_page(tmp_path / "profile-seer") as tools,
+    ):
+        navigate(tools, url)
+        wait_until(tools, "!document.getElementById('item').hidden")
+        return str(evaluate(tools, "document.getElementById('reason').textContent"))
 
 
 def card(run_dir: Path) -> pd.DataFrame:
@@ -95,59 +76,57 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     run_dir = make_run(tmp_path)
     before = card(run_dir)
     assert (before["basis"] != "people").all()
-    server, url = serve_label_page(run_dir, "--annotator", "ann", "--n", "26")
-    try:
-        with browser_page(tmp_path / "profile") as tools:
-            navigate(tools, url)
-            wait_until(tools, "!document.getElementById('item').hidden")
-            for k in range(LABELS):
-                state = evaluate(
-                    tools,
-                    """({progress: document.getElementById('progress').textContent,
-                         ticks: !document.getElementById('ticks-hint').hidden,
-                         contexts: document.querySelectorAll('#contexts li').length,
-                         text: document.getElementById('item').innerText,
-                         page: document.body.innerText,
-                         reason: document.getElementById('reason').textContent,
-                         scripts: document.querySelectorAll('script').length,
-                         width: document.documentElement.scrollWidth})""",
-                )
-                assert state["scripts"] == 1  # label.js only: sample markup is never run
-                assert state["width"] <= 1280
-                assert_blind(state["page"], state["reason"])
-                if state["ticks"]:  # ContextPrecision: tick the first context, save with Enter
-                    click(tools, "#tick-0")
-                    press(tools, "Enter")
-                elif k % 2:
-                    press(tools, "12345"[k % 5])  # a key ...
-                else:
-                    click(tools, f"#scale button:nth-child({1 + (k * 2) % 5})")  # ... or a click
-                wait_until(
-                    tools,
-                    f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
-                )
-            shot = tools.send("Page.captureScreenshot", format="png")
-            hostile = evaluate(
+    with (
+        command_server("label", str(run_dir), "--annotator", "ann", "--n", "26") as url,
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, url)
+        wait_until(tools, "!document.getElementById('item').hidden")
+        for k in range(LABELS):
+            state = evaluate(
                 tools,
-                """(async () => {
-                    await show(state.items.findIndex(i => i.sample_id.startsWith('hostile')));
-                    return {text: document.getElementById('item').innerText,
-                            title: document.getElementById('metric-title').textContent,
-                            scripts: document.querySelectorAll('script').length,
-                            bold: document.querySelectorAll('#item b').length};
-                })()""",
+                """({progress: document.getElementById('progress').textContent,
+                     ticks: !document.getElementById('ticks-hint').hidden,
+                     contexts: document.querySelectorAll('#contexts li').length,
+                     text: document.getElementById('item').innerText,
+                     page: document.body.innerText,
+                     reason: document.getElementById('reason').textContent,
+                     scripts: document.querySelectorAll('script').length,
+                     width: document.documentElement.scrollWidth})""",
             )
-            errors = console_errors(tools)
-    finally:
-        server.kill()
-        server.wait(10)
+            assert state["scripts"] == 2  # loopback.js and label.js only: no markup is run
+            assert state["width"] <= 1280
+            assert_blind(state["page"], state["reason"])
+            if state["ticks"]:  # ContextPrecision: tick the first context, save with Enter
+                click(tools, "#tick-0")
+                press(tools, "Enter")
+            elif k % 2:
+                press(tools, "12345"[k % 5])  # a key ...
+            else:
+                click(tools, f"#scale button:nth-child({1 + (k * 2) % 5})")  # ... or a click
+            wait_until(
+                tools,
+                f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
+            )
+        shot = tools.send("Page.captureScreenshot", format="png")
+        hostile = evaluate(
+            tools,
+            """(async () => {
+                await show(state.items.findIndex(i => i.sample_id.startsWith('hostile')));
+                return {text: document.getElementById('item').innerText,
+                        title: document.getElementById('metric-title').textContent,
+                        scripts: document.querySelectorAll('script').length,
+                        bold: document.querySelectorAll('#item b').length};
+            })()""",
+        )
+        errors = console_errors(tools)
     (tmp_path / "label-page.png").write_bytes(base64.b64decode(shot["data"]))
     shown = shown_judges(tmp_path, run_dir)  # the judges' figures are back
     assert re.search(r"\d\.\d\d", shown) and shown not in BLIND_REASONS, shown
     assert errors == []
     # the hostile sample's markup is on the page as text: no <script>, no <b> element made
     assert HOSTILE in hostile["text"] and "hostile<script>" in hostile["title"]
-    assert hostile["scripts"] == 1 and hostile["bold"] == 0
+    assert hostile["scripts"] == 2 and hostile["bold"] == 0  # loopback.js and the page's own
 
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output
@@ -164,41 +143,39 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
 def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matrix):
     import json
 
-    from test_labelling import _running, stored_labels
+    from test_labelling import stored_labels
 
     from demo_sets import PAIR_RECORDS
     from judgegrid import run_pairs
-    from judgegrid.labels.page import open_session
+    from judgegrid.labels.page import open_session, serve
 
     pairs_file = tmp_path / "pairs.jsonl"
     pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
     matrix = write_matrix(repeats=1, strictness=[1])
     parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
     session = open_session(parent / "faithfulness", "ann", n=10)
-    running = _running(session)
-    server = next(running)
-    try:
-        with browser_page(tmp_path / "profile") as tools:
-            navigate(tools, f"http://127.0.0.1:{server.port}/?token={session.token}")
-            wait_until(tools, "!document.getElementById('item').hidden")
-            for k in range(len(PAIR_RECORDS)):
-                shown = evaluate(
-                    tools,
-                    """({title: document.getElementById('metric-title').textContent,
-                         one: document.getElementById('answer-1').textContent,
-                         two: document.getElementById('answer-2').textContent,
-                         pairBox: !document.getElementById('pair-box').hidden})""",
-                )
-                assert shown["pairBox"] and shown["one"] and shown["two"]
-                assert ":preferred" not in shown["title"] and "pair" in shown["title"]
-                press(tools, "1" if k % 2 else "2")
-                wait_until(
-                    tools,
-                    f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
-                )
-            errors = console_errors(tools)
-    finally:
-        next(running, None)
+    with (
+        in_thread(serve, session) as (_, port),
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, f"http://127.0.0.1:{port}/?token={session.token}")
+        wait_until(tools, "!document.getElementById('item').hidden")
+        for k in range(len(PAIR_RECORDS)):
+            shown = evaluate(
+                tools,
+                """({title: document.getElementById('metric-title').textContent,
+                     one: document.getElementById('answer-1').textContent,
+                     two: document.getElementById('answer-2').textContent,
+                     pairBox: !document.getElementById('pair-box').hidden})""",
+            )
+            assert shown["pairBox"] and shown["one"] and shown["two"]
+            assert ":preferred" not in shown["title"] and "pair" in shown["title"]
+            press(tools, "1" if k % 2 else "2")
+            wait_until(
+                tools,
+                f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
+            )
+        errors = console_errors(tools)
     assert errors == []
     labels = stored_labels(parent / "faithfulness")
     assert len(labels) == len(PAIR_RECORDS) and set(labels["metric"]) == {"preference"}

@@ -4,15 +4,8 @@ process for the kill test); requests are plain HTTP."""
 
 from __future__ import annotations
 
-import asyncio
-import http.client
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,6 +21,7 @@ from judgegrid.core.records import ScoreRow
 from judgegrid.labels.files import export_labels, import_labels
 from judgegrid.labels.page import LabelSession, open_session, serve
 from judgegrid.store.run_db import RunStore
+from servers import LoopbackServer, command_server, in_thread
 
 DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
 
@@ -78,35 +72,8 @@ def run_dir(base_run, tmp_path) -> Path:
 
 
 @dataclass
-class Server:
+class Server(LoopbackServer):
     session: LabelSession
-    port: int
-    runner: Any
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = "default",
-        host: str | None = None,
-        content_type: str = "application/json",
-        raw: bytes | None = None,
-    ) -> tuple[int, dict[str, Any]]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        headers = {"Host": host or f"127.0.0.1:{self.port}", "Content-Type": content_type}
-        if token is not None:
-            headers["X-Judgegrid-Token"] = self.session.token if token == "default" else token
-        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        conn.request(method, path, body=data, headers=headers)
-        reply = conn.getresponse()
-        text = reply.read().decode()
-        conn.close()
-        try:
-            return reply.status, json.loads(text)
-        except json.JSONDecodeError:
-            return reply.status, {"text": text}
 
     def label(self, sample_id: str, metric: str, **answer: Any) -> tuple[int, dict[str, Any]]:
         return self.request(
@@ -121,24 +88,8 @@ def server(run_dir) -> Iterator[Server]:
 
 
 def _running(session: LabelSession) -> Iterator[Server]:
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    holder: dict[str, Any] = {}
-
-    async def start() -> None:
-        holder["runner"], holder["port"] = await serve(session, 0)
-        started.set()
-
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(start(), loop)
-    assert started.wait(10)
-    try:
-        yield Server(session, holder["port"], holder["runner"])
-    finally:
-        asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+    with in_thread(serve, session) as (runner, port):
+        yield Server(session, port, runner)
 
 
 def stored_labels(run_dir: Path) -> pd.DataFrame:
@@ -409,19 +360,8 @@ def test_two_annotators_labelling_at_once_lose_nothing(run_dir):
 
 
 def test_a_server_killed_with_sigkill_keeps_every_acknowledged_label(run_dir):
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from judgegrid.cli import main; main()", "label", str(run_dir),
-         "--annotator", "kim", "--metric", "faithfulness", "--n", "6"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        url = ""
-        while not url:
-            line = process.stdout.readline() if process.stdout else ""
-            assert line or process.poll() is None, process.stderr.read() if process.stderr else ""
-            url = next(iter(re.findall(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)), "")
+    options = ["--annotator", "kim", "--metric", "faithfulness", "--n", "6"]
+    with command_server("label", str(run_dir), *options) as url:  # SIGKILLed as the block ends
         port = int(url.split(":")[2].split("/")[0])
         token = url.split("token=")[1]
         session = open_session(run_dir, "kim", ["faithfulness"], n=6)
@@ -432,9 +372,6 @@ def test_a_server_killed_with_sigkill_keeps_every_acknowledged_label(run_dir):
             for item in session.queue
             if server.label(item.sample_id, "faithfulness", value=0.5)[0] == 200
         ]
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(10)
     assert len(acknowledged) == 6
     labels = stored_labels(run_dir)
     assert sorted(labels["sample_id"]) == sorted(acknowledged)

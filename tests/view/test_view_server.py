@@ -4,15 +4,11 @@ extended to the view's endpoints): each a 4xx that says why, and nothing written
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
-import http.client
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -24,6 +20,7 @@ from judgegrid.api import rebuild_report
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, open_label_view, open_view, serve
 from judgegrid.view.queries import Filters
+from servers import LoopbackServer, in_thread
 from view_runs import DISPUTED, EXTRA, make_view_run
 
 
@@ -39,65 +36,15 @@ def run_dir(base_run, tmp_path) -> Path:
     return target
 
 
-@dataclass
-class Server:
-    session: ViewSession
-    port: int
-
-    def get(
-        self, path: str, *, token: str | None = "default", host: str | None = None
-    ) -> tuple[int, dict[str, Any]]:
-        return self.request("GET", path, token=token, host=host)
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = "default",
-        host: str | None = None,
-    ) -> tuple[int, dict[str, Any]]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
-        headers = {"Host": host or f"127.0.0.1:{self.port}", "Content-Type": "application/json"}
-        if token is not None:
-            headers["X-Judgegrid-Token"] = self.session.token if token == "default" else token
-        data = json.dumps(body).encode() if body is not None else None
-        conn.request(method, path, body=data, headers=headers)
-        reply = conn.getresponse()
-        text = reply.read().decode()
-        conn.close()
-        try:
-            return reply.status, json.loads(text)
-        except json.JSONDecodeError:
-            return reply.status, {"text": text}
-
-
 @contextlib.contextmanager
-def serving(session: ViewSession) -> Iterator[Server]:
+def serving(session: ViewSession) -> Iterator[LoopbackServer]:
     """The app of ``session`` on a free port, in a thread of its own, until the block ends."""
-    loop = asyncio.new_event_loop()
-    holder: dict[str, Any] = {}
-    started = threading.Event()
-
-    async def start() -> None:
-        holder["runner"], holder["port"] = await serve(session, 0)
-        started.set()
-
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(start(), loop)
-    assert started.wait(20)
-    try:
-        yield Server(session, holder["port"])
-    finally:
-        asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+    with in_thread(serve, session) as (runner, port):
+        yield LoopbackServer(session, port, runner)
 
 
 @pytest.fixture
-def server(run_dir) -> Iterator[Server]:
+def server(run_dir) -> Iterator[LoopbackServer]:
     with serving(open_view(run_dir, "ann")) as running:
         yield running
 

@@ -29,6 +29,7 @@ from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
+from judgegrid.inputs.matrix import Matrix
 from judgegrid.labels.server import (
     add_static,
     bad_request,
@@ -96,30 +97,49 @@ def open_session(
     """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
     answered, most informative first; metrics take turns so each gets its share. The page is
     blind (no judge's score, name or preference before the answer) unless ``show_judges``."""
+    check_session_options(annotator, n)
+    target, matrix, store = open_run(run_dir)
+    try:
+        return session_over(target, matrix, store, annotator, metrics, n, show_judges)
+    finally:
+        store.close()
+
+
+def check_session_options(annotator: str, n: int) -> None:
+    """The options' own errors, raised before the run directory is looked at."""
     if not annotator.strip():
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
     if n < 1:
         raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
-    target, matrix, store = open_run(run_dir)
-    try:
-        run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics]
-        chosen = [resolve_metric_name(m) for m in metrics] if metrics else run_metrics
-        absent = [m for m in chosen if m not in run_metrics]
-        if absent:
-            have = ", ".join(run_metrics)
-            message = f"{', '.join(absent)} is not in this run; it has {have}"
-            raise OptionError("--metric", [Problem("", message)])
-        samples = {s.id: s for s in stored_dataset(store)}
-        done = answered(store, annotator.strip())
-        pairs = preference_members(samples.values())
-        scores = store.scores_frame()
-        scores = scores[scores["sample_id"].isin(set(samples))]  # people never label probes
-        if pairs:
-            queue = build_preference_queue(scores, pairs, done, n)
-        else:
-            queue = build_queue(scores, chosen, done, n)
-    finally:
-        store.close()
+
+
+def session_over(
+    target: Path,
+    matrix: Matrix,
+    store: RunStore,
+    annotator: str,
+    metrics: list[str] | None,
+    n: int,
+    show_judges: bool,
+) -> LabelSession:
+    """``open_session`` over a run already open, for a caller that needs the run's matrix too
+    (``judgegrid label``'s viewer) and so opens the run once."""
+    run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics]
+    chosen = [resolve_metric_name(m) for m in metrics] if metrics else run_metrics
+    absent = [m for m in chosen if m not in run_metrics]
+    if absent:
+        have = ", ".join(run_metrics)
+        message = f"{', '.join(absent)} is not in this run; it has {have}"
+        raise OptionError("--metric", [Problem("", message)])
+    samples = {s.id: s for s in stored_dataset(store)}
+    done = answered(store, annotator.strip())
+    pairs = preference_members(samples.values())
+    scores = store.scores_frame()
+    scores = scores[scores["sample_id"].isin(set(samples))]  # people never label probes
+    if pairs:
+        queue = build_preference_queue(scores, pairs, done, n)
+    else:
+        queue = build_queue(scores, chosen, done, n)
     return LabelSession(target, samples, annotator.strip(), queue, show_judges=show_judges)
 
 

@@ -21,6 +21,7 @@ from aiohttp import web
 MAX_BODY_BYTES = 64 * 1024  # a label with a long note is a few KiB; anything larger is refused
 MAX_QUERY_CHARS = 2048  # a page of samples with every filter set is a few hundred characters
 TOKEN_HEADER = "X-Judgegrid-Token"
+SHARED_SCRIPT = "loopback.js"  # token, $ and api: loaded by every page before its own script
 CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -42,7 +43,8 @@ def bad_request(message: str) -> web.HTTPBadRequest:
 
 def loopback_app(token: str) -> web.Application:
     """An application that answers only requests addressed to this loopback server, its API
-    only with the token, and refuses oversized bodies and query strings."""
+    only with the token, and refuses oversized bodies and query strings. It serves the script
+    every page shares (``static/loopback.js``), so each page's app need not."""
 
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -62,6 +64,7 @@ def loopback_app(token: str) -> web.Application:
 
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     app.router.add_get("/favicon.ico", _no_content)
+    add_static(app, "judgegrid.labels", {f"/{SHARED_SCRIPT}": SHARED_SCRIPT})
     return app
 
 

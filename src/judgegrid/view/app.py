@@ -23,7 +23,8 @@ from judgegrid.labels.page import (
     LabelSession,
     QueueItem,
     add_label_routes,
-    open_session,
+    check_session_options,
+    session_over,
 )
 from judgegrid.labels.server import add_static, bad_request, error, loopback_app, start
 from judgegrid.metrics import METRICS, resolve_metric_name
@@ -89,11 +90,13 @@ def open_label_view(
     """``judgegrid label``: its session as always (the queue of the most informative samples).
     The labelling page is blind unless ``show_judges``; only then is the viewer beside it at
     ``/view`` (it shows every judge's answers, which a blind annotator must not see)."""
-    labels = open_session(run_dir, annotator, metrics, n, show_judges)
-    _, matrix, store = open_run(run_dir)
-    store.close()
-    return ViewSession(labels.run_dir, _run_view(labels.run_dir, matrix, labels.samples), labels,
-                       "label")  # fmt: skip
+    check_session_options(annotator, n)
+    target, matrix, store = open_run(run_dir)  # once: the session and the viewer read it
+    try:
+        labels = session_over(target, matrix, store, annotator, metrics, n, show_judges)
+    finally:
+        store.close()
+    return ViewSession(target, _run_view(target, matrix, labels.samples), labels, "label")
 
 
 def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:

@@ -1,26 +1,11 @@
 // The labelling page of `judgegrid label`. Sample text is only ever set with textContent, never
 // as HTML, so a sample holding markup is shown, not run. Every answer is sent at once; the server
-// commits it before it replies.
+// commits it before it replies. `token`, `$` and `api` come from loopback.js, loaded first.
 "use strict";
 
-const token = new URLSearchParams(location.search).get("token") || "";
-const $ = (id) => document.getElementById(id);
 let state = null;
 let index = 0;
 let ticks = [];
-
-async function api(path, body) {
-  const options = { headers: { "X-Judgegrid-Token": token } };
-  if (body !== undefined) {
-    options.method = "POST";
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const reply = await fetch(path, options);
-  const data = await reply.json().catch(() => ({ error: `HTTP ${reply.status}` }));
-  if (!reply.ok) throw new Error(data.error || `HTTP ${reply.status}`);
-  return data;
-}
 
 function say(text, isError) {
   $("status").textContent = text;

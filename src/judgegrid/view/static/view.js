@@ -1,27 +1,13 @@
 // The pages of `judgegrid view`. Every text of a sample or a judge is set with textContent,
 // never as HTML, so a sample holding markup is shown, not run. The server pages the samples:
-// the browser holds one page of the grid and one sample at a time.
+// the browser holds one page of the grid and one sample at a time. `token`, `$` and `api` come
+// from loopback.js, loaded first.
 "use strict";
 
-const token = new URLSearchParams(location.search).get("token") || "";
-const $ = (id) => document.getElementById(id);
 let meta = null;
 let list = { ids: [], filters: null, page: 1, pages: 1 }; // the Samples page last shown
 let current = { sample: null, metric: null, row: -1 };
 let shown = 0; // the route being drawn: an older route's late answer draws nothing
-
-async function api(path, body) {
-  const options = { headers: { "X-Judgegrid-Token": token } };
-  if (body !== undefined) {
-    options.method = "POST";
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const reply = await fetch(path, options);
-  const data = await reply.json().catch(() => ({ error: `HTTP ${reply.status}` }));
-  if (!reply.ok) throw new Error(data.error || `HTTP ${reply.status}`);
-  return data;
-}
 
 // An element with text (never HTML) and children.
 function el(tag, props, ...children) {
