@@ -140,16 +140,18 @@ def agreement_pairs(
     rows = []
     for key, table in rating_tables(scores, rater) if tables is None else tables:
         limit = threshold_for(str(key[0]), thresholds)
-        for a, b in itertools.permutations(table.columns, 2):
-            rows.append(
-                {
-                    **dict(zip(group, key, strict=True)),
-                    "rater_a": a,
-                    "rater_b": b,
-                    **pair_statistics(table[a].to_numpy(float), table[b].to_numpy(float), limit),
-                    "missing": PAIRWISE,
-                }
-            )
+        for a, b in itertools.combinations(table.columns, 2):  # each statistic is symmetric
+            figures = pair_statistics(table[a].to_numpy(float), table[b].to_numpy(float), limit)
+            for first, second in ((a, b), (b, a)):
+                rows.append(
+                    {
+                        **dict(zip(group, key, strict=True)),
+                        "rater_a": first,
+                        "rater_b": second,
+                        **figures,
+                        "missing": PAIRWISE,
+                    }
+                )
     return pd.DataFrame(rows)
 
 

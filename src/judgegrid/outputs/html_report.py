@@ -8,18 +8,20 @@ contains markup is shown as text.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.bundle import Analysis
 from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
+from judgegrid.outputs.heat_table import heat_table
+from judgegrid.outputs.markup import esc
 
 MAX_ROWS = 200
 MAX_AGREEMENT_FIGURES = 4
@@ -56,11 +58,9 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 .card .verdict{font-weight:700}.card tr.why td{color:#555;font-size:12px;border-top:0}
 .card code{white-space:normal}
 nav a{margin-right:1em}
+.heats{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
+.heat caption{font-size:12px;text-align:left;caption-side:top}.heat td{text-align:center}
 """
-
-
-def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = False) -> str:
@@ -271,10 +271,12 @@ def _agreement(a: Analysis, rater: str) -> str:
         for values, block in pairs.groupby(group):
             label = ", ".join(f"{g}={v}" for g, v in zip(group, values, strict=True) if v != "")
             blocks.append((label, block))
-        figures.append(image(plots.agreement_heatmaps(blocks[:MAX_AGREEMENT_FIGURES]), key))
+        figures += [
+            _agreement_heat(label, block) for label, block in blocks[:MAX_AGREEMENT_FIGURES]
+        ]
         if len(blocks) > MAX_AGREEMENT_FIGURES:
             figures.append(
-                f'<p class="note">first {MAX_AGREEMENT_FIGURES} of {len(blocks)} groups drawn; '
+                f'<p class="note">first {MAX_AGREEMENT_FIGURES} of {len(blocks)} groups shown; '
                 f"all in tables/agreement_{rater}_pairs.csv</p>"
             )
     offsets = a.table("judge_offsets" if rater == "judge" else "embedding_offsets")
@@ -284,6 +286,26 @@ def _agreement(a: Analysis, rater: str) -> str:
         + "<h3>Offsets from the others (positive: more lenient)</h3>"
         + frame_html(offsets, "judge_offsets" if rater == "judge" else "embedding_offsets")
     )
+
+
+AGREEMENT_SCALES = (
+    ("tau_b", "Kendall tau-b", (-1.0, 1.0, "RdBu")),
+    ("mad", "mean |difference|", (0.0, 1.0, "magma_r")),
+)
+
+
+def _agreement_heat(label: str, pairs: pd.DataFrame) -> str:
+    """One group's rater × rater tau-b and mean |difference|, side by side, as coloured tables
+    (a rater with itself: tau-b 1, difference 0)."""
+    names = sorted(set(pairs["rater_a"]) | set(pairs["rater_b"]))
+    tables = []
+    for column, title, scale in AGREEMENT_SCALES:
+        square = pairs.pivot_table(index="rater_a", columns="rater_b", values=column)
+        square = square.combine_first(square.T).reindex(index=names, columns=names)
+        values = square.to_numpy(dtype=float, copy=True)
+        np.fill_diagonal(values, 1.0 if column == "tau_b" else 0.0)
+        tables.append(heat_table(values, names, names, scale, f"{title}: {label}"))
+    return f'<div class="wide heats">{"".join(tables)}</div>'
 
 
 def _variance(a: Analysis) -> str:

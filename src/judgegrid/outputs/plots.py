@@ -152,29 +152,6 @@ def _means_figure(
     return to_base64_png(fig)
 
 
-def agreement_heatmaps(groups: list[tuple[str, pd.DataFrame]]) -> str:
-    """Pairwise Kendall tau-b and mean absolute difference between raters: one row of two
-    heatmaps per group (one figure for all groups: a figure per group is slow to render)."""
-    size = max(len(set(b["rater_a"]) | set(b["rater_b"])) for _, b in groups)
-    fig = Figure(figsize=(4.0 + 1.6 * size, (1.4 + 0.45 * size) * len(groups)))
-    axes = np.atleast_2d(fig.subplots(len(groups), 2, squeeze=False))
-    specs = (
-        ("tau_b", "Kendall tau-b", -1, 1, "RdBu"),
-        ("mad", "mean |difference|", 0, 1, "magma_r"),
-    )
-    for row, (title, pairs) in zip(axes, groups, strict=True):
-        names = sorted(set(pairs["rater_a"]) | set(pairs["rater_b"]))
-        for ax, (column, label, vmin, vmax, cmap) in zip(row, specs, strict=True):
-            matrix = pairs.pivot_table(index="rater_a", columns="rater_b", values=column)
-            values = matrix.reindex(index=names, columns=names).to_numpy(dtype=float, copy=True)
-            np.fill_diagonal(values, 1.0 if column == "tau_b" else 0.0)
-            image = _heatmap(ax, values, names, names, vmin, vmax, cmap)
-            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-            ax.set_title(f"{label}\n{title}", fontsize=8)
-    fig.subplots_adjust(hspace=0.9, wspace=0.6)
-    return to_base64_png(fig)
-
-
 def spread_boxplot(spread: pd.DataFrame, metric: str, title: str) -> str:
     """Per configuration: the distribution over samples of the run-to-run SD."""
     rows = spread[(spread["metric"] == metric) & spread["sd"].notna()].copy()
