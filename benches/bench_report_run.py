@@ -1,17 +1,18 @@
-"""``judgegrid report RUN_DIR`` on a synthetic run database of 200,000 score rows.
+"""``judgegrid report RUN_DIR`` on a synthetic run database of 200,000 score rows and 50,000 calls.
 
-    PYTHONPATH=src python benches/bench_report_run.py [ROWS]
+    PYTHONPATH=src python benches/bench_report_run.py [ROWS] [CALLS]
 
 Builds a run directory as a run leaves it (run.sqlite, matrix.resolved.yaml, the data set it
 names) from the synthetic scores of ``bench_report.py`` (4 judges x 2 embedding models x 3
 dimensions x 3 strictness x 5 repeats of ResponseRelevancy plus Faithfulness, 2% failed), then
-runs the command in a child process, as a user would: wall time includes start-up and reading
-the database; peak memory is the child's maximum resident set.
+adds the statements and verdicts of every Faithfulness row and 50,000 judge calls with their
+prompts and replies (``synthetic_run.py``: the run ``judgegrid view`` is timed on),
+then runs the command in a child process, as a user would: wall time includes start-up and
+reading the database; peak memory is the child's maximum resident set.
 """
 
 from __future__ import annotations
 
-import json
 import resource
 import subprocess
 import sys
@@ -19,9 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-from bench_report import synthetic_scores
 from common import Row, emit, load_average, peak_rss_mb, verdict
+from synthetic_run import add_details_and_calls, write_run_dir
 
 TARGET_S = 5.0  # issue 24, on an idle machine
 COMMAND = "import sys; from judgegrid.cli import main; sys.argv[0] = 'judgegrid'; main()"
@@ -36,56 +36,9 @@ def has_report_command() -> bool:
     )
 
 
-def write_run_dir(target: Path, rows: int) -> int:
-    """A run directory holding ``rows`` synthetic score rows; returns the row count."""
-    from judgegrid.core.records import SCORE_COLUMNS
-    from judgegrid.store.run_db import DB_NAME, RunStore
-
-    scores = synthetic_scores(rows)
-    samples = sorted(scores["sample_id"].unique())
-    dataset = target / "samples.jsonl"
-    dataset.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "id": s,
-                    "user_input": f"question {s}?",
-                    "response": f"answer {s}.",
-                    "retrieved_contexts": [f"context {s}."],
-                    "reference": f"reference {s}.",
-                }
-            )
-            + "\n"
-            for s in samples
-        )
-    )
-    matrix = {
-        "name": "bench-report",
-        "dataset": str(dataset),
-        "judges": [{"id": f"openai/judge-{j}", "label": f"judge-{j}"} for j in range(4)],
-        "embeddings": [
-            {"id": f"openai/emb-{e}", "label": f"emb-{e}", "dimensions": [256, 512, 1024]}
-            for e in range(2)
-        ],
-        "metrics": ["response_relevancy", "faithfulness"],
-        "strictness": [1, 3, 5],
-        "repeats": 5,
-    }
-    (target / "matrix.resolved.yaml").write_text(yaml.safe_dump(matrix, sort_keys=False))
-    store = RunStore(target / DB_NAME)
-    store.set_meta("dataset", str(dataset))
-    store.set_meta("limit", None)
-    values = scores[SCORE_COLUMNS].astype(object).where(scores.notna(), None)
-    placeholders = ", ".join("?" * len(SCORE_COLUMNS))
-    store._db.executemany(  # one bulk insert: a run writes these one by one as cells finish
-        f"INSERT INTO scores VALUES ({placeholders})", values.itertuples(index=False)
-    )
-    store.close()
-    return len(scores)
-
-
 def main() -> None:
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 200_400  # whole samples: >= 200,000
+    calls = int(sys.argv[2]) if len(sys.argv) > 2 else 50_000
     if not has_report_command():
         print("skipped: `judgegrid report` (issue 5) is not on this branch")
         emit([Row("report", "not run: needs `judgegrid report` (issue 5)", "-")])
@@ -93,6 +46,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="judgegrid-bench-report-") as tmp:
         run_dir = Path(tmp)
         written = write_run_dir(run_dir, rows)
+        add_details_and_calls(run_dir, calls)
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-c", COMMAND, "report", str(run_dir)],
@@ -108,7 +62,8 @@ def main() -> None:
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = used.ru_utime + used.ru_stime  # the command's own CPU: less swayed by a busy machine
     print(
-        f"judgegrid report on {written} score rows: {wall:.2f} s ({cpu:.2f} s CPU), "
+        f"judgegrid report on {written} score rows and {calls} calls: {wall:.2f} s "
+        f"({cpu:.2f} s CPU), "
         f"peak RSS {peak:.0f} MiB, load {load_average()}"
     )
     print(f"run directory afterwards: {', '.join(outputs)}")
@@ -116,7 +71,7 @@ def main() -> None:
         [
             Row(
                 "report",
-                f"`judgegrid report` wall time, {written} score rows",
+                f"`judgegrid report` wall time, {written} score rows, {calls} calls",
                 round(wall, 2),
                 "s",
                 f"< {TARGET_S:g}",

@@ -25,59 +25,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_report_run import write_run_dir
 from common import Row, emit, load_average, verdict
+from synthetic_run import add_details_and_calls, write_run_dir
 
 TARGET_MS = 300.0
 TARGET_MIB = 300.0
 COMMAND = "import sys; from judgegrid.cli import main; sys.argv[0] = 'judgegrid'; main()"
-
-
-def add_details_and_calls(run_dir: Path, calls: int) -> None:
-    """Statements and verdicts on each Faithfulness row; ``calls`` judge calls spread over the
-    samples and judges, their prompts holding the sample's question as a real run's do."""
-    import sqlite3
-
-    db = sqlite3.connect(run_dir / "run.sqlite")
-    details = json.dumps(
-        {
-            "statements": [f"statement {k} of the response." for k in range(5)],
-            "verdicts": [
-                {"statement": f"statement {k} of the response.", "reason": "said so", "verdict": 1}
-                for k in range(5)
-            ],
-        }
-    )
-    db.execute("UPDATE scores SET details = ? WHERE metric = 'faithfulness'", (details,))
-    samples = [r[0] for r in db.execute("SELECT DISTINCT sample_id FROM scores ORDER BY 1")]
-    judges = [r[0] for r in db.execute("SELECT DISTINCT judge FROM scores ORDER BY 1")]
-    filler = "Break the answer into short statements. " * 20
-    rows = []
-    for k in range(calls):
-        sample, judge = samples[k % len(samples)], judges[(k // len(samples)) % len(judges)]
-        request = json.dumps(
-            [
-                {"role": "system", "content": filler},
-                {"role": "user", "content": f"Question: question {sample}?\nAnswer: answer."},
-            ]
-        )
-        reply = json.dumps({"statements": [f"statement {n}." for n in range(5)]})
-        rows.append(
-            ("completion", f"openai/{judge}", judge, f"key-{k}", 1, "ok", 200, None, "stop",
-             request, reply, 0.0, 0.4, 300, 40, 0.0001, None, None)
-        )  # fmt: skip
-    db.executemany(
-        "INSERT INTO calls (kind, model, label, step_key, attempt, status, http_status, error,"
-        " finish_reason, request, response, started_at, latency_s, tokens_in, tokens_out, cost,"
-        " batch_id, live_cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-    db.executemany(
-        "INSERT OR IGNORE INTO step_names VALUES (?, ?, ?)",
-        [(f"key-{k}", "statements", r[2]) for k, r in enumerate(rows)],
-    )
-    db.commit()
-    db.close()
 
 
 def timed_get(port: int, token: str, path: str) -> tuple[float, dict]:

@@ -369,7 +369,8 @@ def execute_run(
         else:
             tally = _run_here(run, on_progress)
     finally:
-        scores, calls = write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells)
+        scores, calls = run.store.scores_frame(), run.store.calls_frame()
+        write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells, (scores, calls))
     run.store.close()
     return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
 
@@ -387,11 +388,16 @@ def _run_here(run: PreparedRun, on_progress: ProgressHook | None) -> Tally:
 
 
 def write_outputs(
-    target: Path, store: RunStore, matrix: Matrix, expected: int | None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    target: Path,
+    store: RunStore,
+    matrix: Matrix,
+    expected: int | None,
+    tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+) -> None:
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
-    interrupt: partial is shown); returns the scores and calls tables it read."""
-    scores, calls = store.scores_frame(), store.calls_frame()
+    interrupt: partial is shown). ``tables``: the scores and calls if already read; else they
+    are read here, the calls without their prompts and replies, which no analysis reads."""
+    scores, calls = tables or (store.scores_frame(), store.calls_frame(texts=False))
     info = stored_sample_info(store)
     labels = store.labels_frame()
     if matrix.decision.blind_only:

@@ -109,6 +109,9 @@ _CALL_COLUMNS = (
     "kind, model, label, step_key, attempt, status, http_status, error, finish_reason, request,"
     " response, started_at, latency_s, tokens_in, tokens_out, cost, batch_id, live_cost"
 )
+CALL_COLUMNS_WITHOUT_TEXTS = ["id"] + [
+    c.strip() for c in _CALL_COLUMNS.split(",") if c.strip() not in ("request", "response")
+]
 # Columns a run database made before them lacks: added when it is opened (a resumed run).
 _ADDED_COLUMNS = {
     "calls": {"batch_id": "TEXT", "live_cost": "REAL"},
@@ -171,8 +174,11 @@ class RunStore:
         """The scores table, one row per finished cell, columns as ``ScoreRow``."""
         return pd.read_sql_query(f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores", self._db)
 
-    def calls_frame(self) -> pd.DataFrame:
-        return pd.read_sql_query("SELECT * FROM calls ORDER BY id", self._db)
+    def calls_frame(self, texts: bool = True) -> pd.DataFrame:
+        """The calls table; ``texts=False`` leaves out each call's request and response, which
+        are most of its bytes and which no analysis reads."""
+        columns = "*" if texts else ", ".join(CALL_COLUMNS_WITHOUT_TEXTS)
+        return pd.read_sql_query(f"SELECT {columns} FROM calls ORDER BY id", self._db)
 
     def step_names_frame(self) -> pd.DataFrame:
         """Every judge step asked in this run: key, step name, judge label."""
