@@ -420,7 +420,6 @@ def write_outputs(
         margin=matrix.decision.margin,
         jury_panels=matrix.jury_panels,
     )
-    return scores, calls
 
 
 def rebuild_outputs(
