@@ -78,23 +78,24 @@ def repeats_of(matrix: Matrix, sample: Sample) -> int:
 
 
 def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
-    """All cells, metric by metric, then sample, repeat and judge; a probe (``with_probes``)
+    """All cells, metric by metric, then judge, sample and repeat; a probe (``with_probes``)
     only under its own metric.
 
     Cells that share judge steps (same metric, judge, sample, repeat) sit together, and a
-    metric's prompts, which share a long few-shot prefix, reach each judge one after another,
-    so a local model can reuse the evaluated prefix. The judges take turns sample by sample, so
-    from the first cell every judge has work: judge by judge, a metric with many cells per
-    judge (ResponseRelevancy's embeddings × strictness) kept the others idle until it was done.
+    metric's prompts, which share a long few-shot prefix, reach a local model one after another,
+    so llama.cpp can reuse the evaluated prefix. Judge by judge, not sample by sample: with the
+    judges taking turns, which cell first asks for a text's vector (one that needs only the
+    question, or one that needs it with generated questions) depended on timing, and so did the
+    number of embedding calls, which the plan must predict (the demo ran 35 s faster that way).
     """
     judges = [matrix.judge_label(i) for i in range(len(matrix.judges))]
     return [
         Cell(axis.metric, judge, emb, dim, s, sample.id, repeat)
         for axis in metric_axes(matrix)
+        for judge in judges
         for sample in dataset
         if scored_by(sample, axis.metric)
         for repeat in range(repeats_of(matrix, sample))
-        for judge in judges
         for emb, dim in axis.embeddings
         for s in axis.strictness
     ]
