@@ -557,7 +557,11 @@ def _too_few_to_tell(evidence: Evidence, top: Standing, ruling: Ruling) -> str:
     looks = len(ruling.others) + 1
     if not evidence.binary or top.n < 1 or _perfect_excludes_chance(evidence, top.n, looks):
         return ""
-    needed = next(n for n in range(top.n + 1, 1000) if _perfect_excludes_chance(evidence, n, looks))
+    needed = next(
+        (n for n in range(top.n + 1, 1000) if _perfect_excludes_chance(evidence, n, looks)), None
+    )
+    if needed is None:
+        return ""
     more = " (probes: per-metric)" if evidence.basis == "probes" else ""
     return f" — nor could {top.n} of {top.n}: {needed} {evidence.unit} at least are needed{more}"
 

@@ -179,9 +179,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _draw_counts(draws: np.ndarray, n: int) -> np.ndarray:
     """How often each draw takes each item: draws x items."""
     rows = np.repeat(np.arange(len(draws)), draws.shape[1])
-    return (
-        np.bincount(rows * n + draws.ravel(), minlength=len(draws) * n).reshape(-1, n).astype(float)
-    )
+    return np.bincount(rows * n + draws.ravel(), minlength=len(draws) * n).reshape(-1, n)
 
 
 def _tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray, chunk: int = 500) -> np.ndarray:

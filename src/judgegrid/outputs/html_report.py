@@ -296,12 +296,13 @@ AGREEMENT_SCALES = (
 
 def _agreement_heat(label: str, pairs: pd.DataFrame) -> str:
     """One group's rater × rater tau-b and mean |difference|, side by side, as coloured tables
-    (a rater with itself: tau-b 1, difference 0)."""
+    (a rater with itself: tau-b 1, difference 0). ``pairs`` holds both orders of each pair
+    (``agreement_pairs``), so the square is full."""
     names = sorted(set(pairs["rater_a"]) | set(pairs["rater_b"]))
     tables = []
     for column, title, scale in AGREEMENT_SCALES:
         square = pairs.pivot_table(index="rater_a", columns="rater_b", values=column)
-        square = square.combine_first(square.T).reindex(index=names, columns=names)
+        square = square.reindex(index=names, columns=names)
         values = square.to_numpy(dtype=float, copy=True)
         np.fill_diagonal(values, 1.0 if column == "tau_b" else 0.0)
         tables.append(heat_table(values, names, names, scale, f"{title}: {label}"))
