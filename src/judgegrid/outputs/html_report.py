@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.bundle import Analysis
+from judgegrid.analyses.tables import embedding_config, judge_rows
 from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
@@ -268,8 +269,21 @@ def _means(a: Analysis, titles: Mapping[str, str]) -> str:
             continue  # nothing scored: the tables below say so
         if len(rows) == 1:
             continue  # one configuration: a one-cell heatmap says what the table says, slower
-        out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
-    return "".join(out) + frame_html(summary, "config_summary")
+        square = _means_square(rows)
+        title = f"{titles.get(metric, metric)}: mean score"
+        out.append(heat_table(square.to_numpy(float), square.index, square.columns, MEANS, title))
+    return f'<div class="wide heats">{"".join(out)}</div>' + frame_html(summary, "config_summary")
+
+
+MEANS = (0.0, 1.0, "viridis")  # the colour scale of a mean score
+
+
+def _means_square(rows: pd.DataFrame) -> pd.DataFrame:
+    """One metric's configurations as judge (× strictness) by embedding@dimension means."""
+    rows = rows.assign(
+        column=embedding_config(rows["embedding"], rows["dimension"]), row=judge_rows(rows)
+    )
+    return rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
 
 
 def _languages(a: Analysis, titles: Mapping[str, str]) -> str:

@@ -82,12 +82,12 @@ def analyse_run(
     )
 
 
-def write_tables(analysis: Analysis, run_dir: Path) -> list[Path]:
+def write_tables(tables: Mapping[str, pd.DataFrame], run_dir: Path) -> list[Path]:
     """One tidy CSV per analysis table under RUN_DIR/tables/."""
     target = run_dir / TABLES_DIR
     target.mkdir(exist_ok=True)
     paths = []
-    for name, table in analysis.tables.items():
+    for name, table in tables.items():
         path = target / f"{name}.csv"
         table.to_csv(path, index=False)
         paths.append(path)
@@ -346,7 +346,7 @@ def write_all(
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with threadpool_limits(limits=1, user_api="blas"):
-        child = Forked(lambda: consistency_part(run, sample_info, titles, view_command))
+        child = Forked(lambda: consistency_part(run, run_dir, sample_info, titles, view_command))
         part = validity_analysis(
             run,
             thresholds=metric_thresholds(),
@@ -363,12 +363,11 @@ def write_all(
         drawn = html_report.render_sections(
             part, VALIDITY_FIGURES, sample_info=sample_info, metric_titles=titles
         )
-        paths = [write_scores_csv(scores, run_dir)]
-        consistency, consistency_html = child.result()
+        paths = [write_scores_csv(scores, run_dir), *write_tables(part.tables, run_dir)]
+        consistency, consistency_html, written = child.result()
     analysis = with_consistency(part, consistency)
     text = summary_markdown(analysis, title, expected_cells, dimension_methods)
-    paths.append(write_summary(run_dir, text))
-    paths += write_tables(analysis, run_dir)
+    paths += [write_summary(run_dir, text), *written]
     page = html_report.render(
         analysis,
         title=title,
@@ -388,12 +387,15 @@ VALIDITY_FIGURES = ("recommendation",)  # drawn while the child works: the ranki
 
 def consistency_part(
     run: RunScores,
+    run_dir: Path,
     sample_info: Mapping[str, Mapping[str, Any]],
     titles: Mapping[str, str],
     view_command: str,
-) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
-    """``consistency_tables`` and the report's sections drawn from them."""
+) -> tuple[dict[str, pd.DataFrame], dict[str, str], list[Path]]:
+    """``consistency_tables``, written under RUN_DIR/tables/, and the report's sections drawn
+    from them."""
     tables = consistency_tables(run, thresholds=metric_thresholds(), sample_info=sample_info)
+    written = write_tables(tables, run_dir)
     sections = html_report.render_sections(
         Analysis(tables, pd.DataFrame(), run_overview(run.every_row, pd.DataFrame())),
         html_report.CONSISTENCY_SECTIONS,
@@ -401,7 +403,7 @@ def consistency_part(
         metric_titles=titles,
         view_command=view_command,
     )
-    return tables, sections
+    return tables, sections, written
 
 
 def overview_lines(a: Analysis, expected: int | None) -> list[str]:
