@@ -271,7 +271,8 @@ def _means(a: Analysis, titles: Mapping[str, str]) -> str:
             continue  # one configuration: a one-cell heatmap says what the table says, slower
         square = _means_square(rows)
         title = f"{titles.get(metric, metric)}: mean score"
-        out.append(heat_table(square.to_numpy(float), square.index, square.columns, MEANS, title))
+        judges, configs = [str(r) for r in square.index], [str(c) for c in square.columns]
+        out.append(heat_table(square.to_numpy(float), judges, configs, MEANS, title))
     return f'<div class="wide heats">{"".join(out)}</div>' + frame_html(summary, "config_summary")
 
 
