@@ -40,16 +40,29 @@ def shoot(tools: DevTools, tmp_path: Path, name: str) -> bytes:
     return data
 
 
-def choose(tools: DevTools, select: str, value: str) -> None:
-    """Pick ``value`` in the Samples page's menu ``select`` (its id), as a person would, and
-    wait until the page is drawn again (the grid on show is a new one)."""
+def redraw(tools: DevTools, action: str) -> None:
+    """Run ``action`` (script that changes a filter of the Samples page) and wait until the
+    grid is drawn anew. Clicking a row of the grid before then could land on the old grid as
+    the new one replaces it, and the click would be lost."""
     evaluate(
         tools,
-        f"""(() => {{ document.getElementById('grid').dataset.before = 'yes';
-            const s = document.getElementById({select!r}); s.value = {value!r};
-            s.dispatchEvent(new Event('change')); }})()""",
+        f"(() => {{ document.getElementById('grid').dataset.before = 'yes'; {action}; }})()",
     )
     wait_until(tools, "!(document.getElementById('grid') || {dataset: {before: 1}}).dataset.before")
+
+
+def choose(tools: DevTools, select: str, value: str) -> None:
+    """Pick ``value`` in the Samples page's menu ``select`` (its id), as a person would."""
+    redraw(
+        tools,
+        f"""const s = document.getElementById({select!r}); s.value = {value!r};
+            s.dispatchEvent(new Event('change'))""",
+    )
+
+
+def tick(tools: DevTools, judge: str) -> None:
+    """Tick (or untick) ``judge`` in the Samples page's judge filter."""
+    redraw(tools, f"document.querySelector('#f-judge input[value=\"{judge}\"]').click()")
 
 
 def samples_sorted_by_disagreement(tools: DevTools, url: str, metric: str) -> str:
