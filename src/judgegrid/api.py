@@ -10,8 +10,10 @@ rest of the tool only through this module: what it needs of the layers below is 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -19,9 +21,6 @@ from judgegrid.analyses.tables import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.inputs.formats import parse_columns
 from judgegrid.labels.files import export_labels, import_labels
-from judgegrid.labels.page import LabelSession
-from judgegrid.labels.page import open_session as open_label_session
-from judgegrid.labels.server import page_url
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
 from judgegrid.outputs.report import probe_lines
@@ -59,8 +58,36 @@ from judgegrid.run.pairs import (
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.run_dir import RESOLVED_MATRIX
-from judgegrid.view.app import ViewSession, open_label_view, open_view
-from judgegrid.view.app import serve as serve_view
+
+if TYPE_CHECKING:
+    from judgegrid.labels.page import LabelSession
+    from judgegrid.labels.page import open_session as open_label_session
+    from judgegrid.labels.server import page_url
+    from judgegrid.view.app import ViewSession, open_label_view, open_view
+    from judgegrid.view.app import serve as serve_view
+
+# The loopback pages (`judgegrid label`, `judgegrid view`) are served by aiohttp, a fifth of a
+# second to import: they are imported when first asked for (``__getattr__``), so the other
+# commands (`judgegrid report` above all) start without them.
+_PAGES = {
+    "LabelSession": ("judgegrid.labels.page", "LabelSession"),
+    "open_label_session": ("judgegrid.labels.page", "open_session"),
+    "page_url": ("judgegrid.labels.server", "page_url"),
+    "ViewSession": ("judgegrid.view.app", "ViewSession"),
+    "open_label_view": ("judgegrid.view.app", "open_label_view"),
+    "open_view": ("judgegrid.view.app", "open_view"),
+    "serve_view": ("judgegrid.view.app", "serve"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PAGES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _PAGES[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # asked once
+    return value
+
 
 __all__ = [
     "EXPORT_FORMATS",

@@ -3,13 +3,15 @@
 ``analyse`` takes the scores table and what the run database knows about the samples (labels,
 contrasts, languages) and returns named tidy tables plus the recommendation paragraph. Nothing here
 reads or writes a file, so the report can be rebuilt from the database at any time without a model
-call.
+call. It is two halves that need nothing of each other, ``consistency_tables`` (how far the scores
+move) and ``validity_analysis`` (which judge is right, what it cost), so a caller may compute them
+apart: the report does, on two cores.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -136,6 +138,152 @@ def people_tables(
     }
 
 
+@dataclass(frozen=True)
+class RunScores:
+    """The scores as the analyses read them: ``every_row`` (the probes' rows too: they count in
+    the overview and the calls), ``called`` (the data set's cells, no jury), ``scores`` (those
+    with the juries' virtual judges) and ``probe_rows`` (every row with the juries: juries are
+    probed too)."""
+
+    every_row: pd.DataFrame
+    called: pd.DataFrame
+    scores: pd.DataFrame
+    probe_rows: pd.DataFrame
+
+
+def run_scores(
+    scores: pd.DataFrame,
+    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
+    jury_panels: list[list[str]] | None = None,
+) -> RunScores:
+    called, _ = probes.split_probe_scores(scores, sample_info or {})
+    return RunScores(
+        every_row=scores,
+        called=called,
+        scores=juries.with_juries(called, jury_panels or []),
+        probe_rows=juries.with_juries(scores, jury_panels or []),
+    )
+
+
+def consistency_tables(
+    run: RunScores,
+    *,
+    thresholds: float | Mapping[str, float] | None = None,
+    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, pd.DataFrame]:
+    """How far the scores move and how far their raters agree: the means, repeat to repeat,
+    judge to judge, embedding to embedding, by strictness and by language. Nothing here needs
+    ``validity_tables``, so the two halves can be computed apart (the report does, on two
+    cores)."""
+    called, scores = run.called, run.scores
+    components = variance.variance_components(called)
+    study = variance.decision_study(components) if not components.empty else pd.DataFrame()
+    by_judge = agreement.rating_tables(called, "judge")  # once each: every score is pivoted
+    by_embedding = agreement.rating_tables(scores, "embedding")
+    judge_pairs = agreement.agreement_pairs(called, "judge", thresholds, by_judge)
+    embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds, by_embedding)
+    spread = repeat_spread(scores)
+    spoken = languages.languages_of(sample_info or {})
+    return {
+        "config_summary": config_summary(scores),
+        "repeat_spread": spread,
+        "sample_disagreement": disagreement.sample_disagreement(spread),
+        "stability": stability.stability(scores, thresholds),
+        "agreement_judges": agreement.agreement_summary(
+            called, "judge", thresholds, judge_pairs, by_judge
+        ),
+        "agreement_judge_pairs": judge_pairs,
+        "judge_offsets": agreement.rater_offsets(called, "judge", by_judge),
+        "agreement_embeddings": agreement.agreement_summary(
+            scores, "embedding", thresholds, embedding_pairs, by_embedding
+        ),
+        "agreement_embedding_pairs": embedding_pairs,
+        "embedding_offsets": agreement.rater_offsets(scores, "embedding", by_embedding),
+        "variance_components": components,
+        "decision_study": study,
+        "decision_needed": variance.needed_for_target(study) if not study.empty else study,
+        "strictness": strictness.strictness_tradeoff(scores),
+        "language_means": languages.language_means(scores, spoken),
+        "language_agreement": languages.language_agreement(scores, spoken, thresholds),
+    }
+
+
+def validity_analysis(
+    run: RunScores,
+    *,
+    thresholds: float | Mapping[str, float] | None = None,
+    lower_is_better: frozenset[str] = frozenset(),
+    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
+    metric_titles: dict[str, str] | None = None,
+    calls: pd.DataFrame | None = None,
+    step_names: pd.DataFrame | None = None,
+    human_labels: pd.DataFrame | None = None,
+    run_ref: str = "RUN_DIR",
+    people_pairs: pd.DataFrame | None = None,
+    margin: float | None = None,
+) -> Analysis:
+    """Which judge is right, and what the run cost: validity against people, preference pairs
+    and probes, the ranking, the decision card, failures and usage. An ``Analysis`` without
+    ``consistency_tables``' tables (``with_consistency`` adds them)."""
+    info = sample_info or {}
+    called, scores = run.called, run.scores
+    pairs = preference_pairs(info)
+    if people_pairs is not None and not people_pairs.empty:
+        pairs = pd.concat([pairs, people_pairs], ignore_index=True)
+    pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
+    ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
+    labels = {sid: i.get("labels") or {} for sid, i in info.items()}
+    tables = {
+        "preference_pairs": pairs,
+        "validity_pairs": validity.pair_accuracy(scores, pairs, lower_is_better),
+        "validity_labels": validity.label_correlations(scores, labels),
+        "judge_ranking": ranking,
+        "failures_by_metric": metric_failure_rates(called),
+        "failure_causes": top_failure_causes(called),
+    }
+    tables |= people_tables(scores, human_labels, thresholds)
+    tables["probe_pairs"] = probes.probe_pairs(run.probe_rows, info, lower_is_better)
+    tables["probes"] = probes.probe_results(run.probe_rows, info, lower_is_better)
+    tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
+    grid = probes.judge_probe_matrix(tables["probes"])
+    tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
+    sources = decision.CardSources(
+        scores=scores,
+        ranking=ranking,
+        pairs=pairs,
+        labels=human_labels if human_labels is not None else pd.DataFrame(),
+        people=tables["validity_people_by_judge"],
+        aat=tables["alt_test"],
+        needed=tables["labels_needed"],
+        lower_is_better=lower_is_better,
+        margin=margin,
+        probe_pairs=tables["probe_pairs"],
+    )
+    card = decision.decision_card(sources, run_ref, metric_titles)
+    tables["decision_card"] = card
+    calls = calls if calls is not None else pd.DataFrame()  # no calls table: nothing was called
+    return Analysis(
+        tables,
+        card,
+        run_overview(run.every_row, calls),
+        validity.aspect_notes(info),
+        usage=usage_tables(run.every_row, calls, step_names),
+    )
+
+
+def with_consistency(part: Analysis, consistency: Mapping[str, pd.DataFrame]) -> Analysis:
+    """``validity_analysis``' part with ``consistency_tables``' tables, and the per-metric
+    views of them that summary.md and report.html show."""
+    tables = {**consistency, **part.tables}
+    summary, spoken = tables["config_summary"], tables["language_means"]
+    return replace(
+        part,
+        tables=tables,
+        means={m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())},
+        by_language={m: languages.language_table(spoken, m) for m in sorted(set(spoken["metric"]))},
+    )
+
+
 def analyse(
     scores: pd.DataFrame,
     *,
@@ -160,87 +308,19 @@ def analyse(
     lists of judges whose mean is scored as one more virtual judge (``juries``: in the means,
     validity, ranking and card; not in agreement or variance, where a jury would agree with its
     own members by construction, nor in the counts of cells, calls and failures)."""
-    info = sample_info or {}
-    every_row = scores  # the probes' rows too: they count in the overview and the calls
-    called, _ = probes.split_probe_scores(scores, info)  # the data set's cells, no jury
-    scores = juries.with_juries(called, jury_panels or [])
-    probe_rows = juries.with_juries(every_row, jury_panels or [])  # juries are probed too
-    summary = config_summary(scores)
-    pairs = preference_pairs(info)
-    if people_pairs is not None and not people_pairs.empty:
-        pairs = pd.concat([pairs, people_pairs], ignore_index=True)
-    pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
-    components = variance.variance_components(called)
-    study = variance.decision_study(components) if not components.empty else pd.DataFrame()
-    ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
-    labels = {sid: i.get("labels") or {} for sid, i in info.items()}
-    by_judge = agreement.rating_tables(called, "judge")  # once each: every score is pivoted
-    by_embedding = agreement.rating_tables(scores, "embedding")
-    judge_pairs = agreement.agreement_pairs(called, "judge", thresholds, by_judge)
-    embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds, by_embedding)
-    spread = repeat_spread(scores)
-    tables = {
-        "config_summary": summary,
-        "repeat_spread": spread,
-        "sample_disagreement": disagreement.sample_disagreement(spread),
-        "stability": stability.stability(scores, thresholds),
-        "agreement_judges": agreement.agreement_summary(
-            called, "judge", thresholds, judge_pairs, by_judge
-        ),
-        "agreement_judge_pairs": judge_pairs,
-        "judge_offsets": agreement.rater_offsets(called, "judge", by_judge),
-        "agreement_embeddings": agreement.agreement_summary(
-            scores, "embedding", thresholds, embedding_pairs, by_embedding
-        ),
-        "agreement_embedding_pairs": embedding_pairs,
-        "embedding_offsets": agreement.rater_offsets(scores, "embedding", by_embedding),
-        "variance_components": components,
-        "decision_study": study,
-        "decision_needed": variance.needed_for_target(study) if not study.empty else study,
-        "strictness": strictness.strictness_tradeoff(scores),
-        "preference_pairs": pairs,
-        "validity_pairs": validity.pair_accuracy(scores, pairs, lower_is_better),
-        "validity_labels": validity.label_correlations(scores, labels),
-        "judge_ranking": ranking,
-        "failures_by_metric": metric_failure_rates(called),
-        "failure_causes": top_failure_causes(called),
-    }
-    tables |= people_tables(scores, human_labels, thresholds)
-    tables["probe_pairs"] = probes.probe_pairs(probe_rows, info, lower_is_better)
-    tables["probes"] = probes.probe_results(probe_rows, info, lower_is_better)
-    tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
-    grid = probes.judge_probe_matrix(tables["probes"])
-    tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
-    spoken = languages.languages_of(info)
-    tables["language_means"] = languages.language_means(scores, spoken)
-    tables["language_agreement"] = languages.language_agreement(scores, spoken, thresholds)
-    sources = decision.CardSources(
-        scores=scores,
-        ranking=ranking,
-        pairs=pairs,
-        labels=human_labels if human_labels is not None else pd.DataFrame(),
-        people=tables["validity_people_by_judge"],
-        aat=tables["alt_test"],
-        needed=tables["labels_needed"],
+    run = run_scores(scores, sample_info, jury_panels)
+    part = validity_analysis(
+        run,
+        thresholds=thresholds,
         lower_is_better=lower_is_better,
+        sample_info=sample_info,
+        metric_titles=metric_titles,
+        calls=calls,
+        step_names=step_names,
+        human_labels=human_labels,
+        run_ref=run_ref,
+        people_pairs=people_pairs,
         margin=margin,
-        probe_pairs=tables["probe_pairs"],
     )
-    card = decision.decision_card(sources, run_ref, metric_titles)
-    tables["decision_card"] = card
-    notes = validity.aspect_notes(info)
-    means = {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
-    by_language = {
-        m: languages.language_table(tables["language_means"], m)
-        for m in sorted(set(tables["language_means"]["metric"]))
-    }
-    calls = calls if calls is not None else pd.DataFrame()  # no calls table: nothing was called
-    return Analysis(
-        tables,
-        card,
-        run_overview(every_row, calls),
-        notes,
-        means=means,
-        usage=usage_tables(every_row, calls, step_names),
-        by_language=by_language,
-    )
+    consistency = consistency_tables(run, thresholds=thresholds, sample_info=sample_info)
+    return with_consistency(part, consistency)

@@ -9,7 +9,7 @@ contains markup is shown as text.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.bundle import Analysis
+from judgegrid.analyses.tables import embedding_config, judge_rows
 from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
@@ -106,6 +107,58 @@ def image(data: str, alt: str) -> str:
     return f'<img alt="{esc(alt)}" src="data:image/png;base64,{data}">'
 
 
+CONSISTENCY_SECTIONS = (
+    "means",
+    "languages",
+    "stability",
+    "agreement",
+    "embeddings",
+    "variance",
+    "strictness",
+    "samples",
+    "disagreed",
+)  # drawn from ``bundle.consistency_tables`` alone
+
+
+def render_sections(
+    analysis: Analysis,
+    keys: Iterable[str],
+    *,
+    sample_info: Mapping[str, Mapping[str, Any]],
+    metric_titles: Mapping[str, str],
+    view_command: str = "",
+    overview: list[str] | None = None,
+    summary_sections: Mapping[str, pd.DataFrame] | None = None,
+) -> dict[str, str]:
+    """The HTML of the named sections (keys of SECTIONS), each from the tables it shows, so a
+    report's sections can be drawn in more than one process."""
+    draw: dict[str, Callable[[], str]] = {
+        "decision": lambda: _decision(analysis),
+        "overview": lambda: (
+            _overview(overview or [], summary_sections or {})
+            + _usage(analysis.table("usage_by_model"))
+        ),
+        "recommendation": lambda: _recommendation(analysis),
+        "means": lambda: _means(analysis, metric_titles),
+        "languages": lambda: _languages(analysis, metric_titles),
+        "stability": lambda: _stability(analysis, metric_titles),
+        "agreement": lambda: _agreement(analysis, "judge"),
+        "embeddings": lambda: _agreement(analysis, "embedding"),
+        "variance": lambda: _variance(analysis),
+        "strictness": lambda: _strictness(analysis),
+        "validity": lambda: _validity(analysis),
+        "probes": lambda: _probes(analysis),
+        "failures": lambda: (
+            frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
+            + frame_html(analysis.table("failure_causes"), "failure_causes")
+        ),
+        "samples": lambda: _samples(analysis, sample_info, view_command),
+        "disagreed": lambda: _disagreed(analysis, sample_info, view_command),
+        "methods": _methods,
+    }
+    return {key: draw[key]() for key in keys}
+
+
 def render(
     analysis: Analysis,
     *,
@@ -115,29 +168,22 @@ def render(
     sample_info: Mapping[str, Mapping[str, Any]],
     metric_titles: Mapping[str, str],
     view_command: str = "",
+    drawn: Mapping[str, str] | None = None,
 ) -> str:
     """The whole report as one HTML string; ``view_command`` (``judgegrid view RUN_DIR``) is
-    given beside each sample worth a look."""
-    parts = {
-        "decision": _decision(analysis),
-        "overview": _overview(overview, summary_sections)
-        + _usage(analysis.table("usage_by_model")),
-        "recommendation": _recommendation(analysis),
-        "means": _means(analysis, metric_titles),
-        "languages": _languages(analysis, metric_titles),
-        "stability": _stability(analysis, metric_titles),
-        "agreement": _agreement(analysis, "judge"),
-        "embeddings": _agreement(analysis, "embedding"),
-        "variance": _variance(analysis),
-        "strictness": _strictness(analysis),
-        "validity": _validity(analysis),
-        "probes": _probes(analysis),
-        "failures": frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
-        + frame_html(analysis.table("failure_causes"), "failure_causes"),
-        "samples": _samples(analysis, sample_info, view_command),
-        "disagreed": _disagreed(analysis, sample_info, view_command),
-        "methods": _methods(),
-    }
+    given beside each sample worth a look; ``drawn``: sections already rendered
+    (``render_sections``), by key."""
+    drawn = drawn or {}
+    parts = {**drawn}
+    parts |= render_sections(
+        analysis,
+        [key for key in SECTIONS if key not in drawn],
+        sample_info=sample_info,
+        metric_titles=metric_titles,
+        view_command=view_command,
+        overview=overview,
+        summary_sections=summary_sections,
+    )
     nav = " ".join(f'<a href="#{key}">{esc(name)}</a>' for key, name in SECTIONS.items())
     body = "\n".join(
         f'<section id="{key}"><h2>{esc(SECTIONS[key])}</h2>\n{parts[key]}</section>'
@@ -223,8 +269,21 @@ def _means(a: Analysis, titles: Mapping[str, str]) -> str:
             continue  # nothing scored: the tables below say so
         if len(rows) == 1:
             continue  # one configuration: a one-cell heatmap says what the table says, slower
-        out.append(image(plots.means_heatmap(summary, metric, titles.get(metric, metric)), metric))
-    return "".join(out) + frame_html(summary, "config_summary")
+        square = _means_square(rows)
+        title = f"{titles.get(metric, metric)}: mean score"
+        out.append(heat_table(square.to_numpy(float), square.index, square.columns, MEANS, title))
+    return f'<div class="wide heats">{"".join(out)}</div>' + frame_html(summary, "config_summary")
+
+
+MEANS = (0.0, 1.0, "viridis")  # the colour scale of a mean score
+
+
+def _means_square(rows: pd.DataFrame) -> pd.DataFrame:
+    """One metric's configurations as judge (× strictness) by embedding@dimension means."""
+    rows = rows.assign(
+        column=embedding_config(rows["embedding"], rows["dimension"]), row=judge_rows(rows)
+    )
+    return rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
 
 
 def _languages(a: Analysis, titles: Mapping[str, str]) -> str:

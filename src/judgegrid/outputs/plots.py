@@ -17,8 +17,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image, ImageOps
 
-from judgegrid.analyses.tables import embedding_config, judge_rows
-
 MAX_BOXES = 40
 DPI = 80
 PAD_INCHES = 0.1  # savefig's own pad around a tight box
@@ -101,15 +99,6 @@ def _heatmap(ax, values: np.ndarray, rows: Iterable[str], cols: Iterable[str], v
             if np.isfinite(v):
                 ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
     return image
-
-
-def means_heatmap(summary: pd.DataFrame, metric: str, title: str) -> str:
-    """Judge (x strictness) by embedding@dimension: the mean score."""
-    rows = summary[summary["metric"] == metric].copy()
-    rows["column"] = embedding_config(rows["embedding"], rows["dimension"])
-    rows["row"] = judge_rows(rows)
-    table = rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
-    return _means_figure(table, title, (1.6, 1.1), 0.35)
 
 
 def language_heatmap(table: pd.DataFrame, title: str) -> str:

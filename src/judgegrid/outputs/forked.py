@@ -1,0 +1,86 @@
+"""Work done in a forked child process while the parent goes on: the report's two halves on two
+cores.
+
+A fork starts with the parent's imported modules and tables already in memory, so the child
+begins at once; a spawned process would import pandas, scipy and matplotlib again (1.5 s) and be
+sent the scores. Fork is used only where it is the safe default (Linux) and no other Python
+thread runs (a notebook's kernel, a grid run's workers): a thread holding a lock at the fork
+would leave the child waiting on it for ever. Elsewhere the work is done in this process when
+its result is asked for: the same result, on one core.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class SecondProcessDied(RuntimeError):
+    """The child died before it answered (killed, out of memory): its exit code says how."""
+
+
+def can_fork() -> bool:
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
+class Forked(Generic[T]):
+    """``work()`` started in a forked child at once, its value (or its exception, with the
+    child's traceback as a note) handed back by ``result``; in this process, at ``result``,
+    where a fork is not safe."""
+
+    def __init__(self, work: Callable[[], T], fork: bool | None = None) -> None:
+        self._work = work
+        self._process: multiprocessing.process.BaseProcess | None = None
+        if fork if fork is not None else can_fork():
+            context = multiprocessing.get_context("fork")
+            self._answer, sender = context.Pipe(duplex=False)
+            self._process = context.Process(target=_answer_with, args=(work, sender), daemon=True)
+            self._process.start()
+            sender.close()  # the child holds the only writing end: its death reads as EOF
+
+    @property
+    def forked(self) -> bool:
+        return self._process is not None
+
+    def result(self) -> T:
+        if self._process is None:
+            return self._work()
+        process, answer = self._process, self._answer
+        try:
+            outcome, value, trace = answer.recv()
+        except EOFError:
+            process.join()
+            raise SecondProcessDied(
+                f"the report's second process died before it answered (exit code "
+                f"{process.exitcode})"
+            ) from None
+        except BaseException:  # an interrupt while waiting: the child's work is not wanted
+            process.terminate()
+            raise
+        finally:
+            answer.close()
+        process.join()
+        if outcome == "error":
+            value.add_note(f"in the report's second process:\n{trace}")
+            raise value
+        return value
+
+
+def _answer_with(work: Callable[[], object], sender: Connection) -> None:
+    try:
+        sender.send(("ok", work(), ""))
+    except BaseException as exc:  # every failure goes back to the parent
+        trace = traceback.format_exc()
+        try:
+            sender.send(("error", exc, trace))
+        except Exception:  # the exception itself would not pickle: its text does
+            sender.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}"), trace))
+    finally:
+        sender.close()
