@@ -185,10 +185,10 @@ def consistency_tables(
     spread = repeat_spread(scores)
     spoken = languages.languages_of(sample_info or {})
     return {
-        "config_summary": config_summary(scores),
+        "config_summary": config_summary(scores, spread),
         "repeat_spread": spread,
         "sample_disagreement": disagreement.sample_disagreement(spread),
-        "stability": stability.stability(scores, thresholds),
+        "stability": stability.stability(scores, thresholds, spread),
         "agreement_judges": agreement.agreement_summary(
             called, "judge", thresholds, judge_pairs, by_judge
         ),
@@ -202,7 +202,7 @@ def consistency_tables(
         "variance_components": components,
         "decision_study": study,
         "decision_needed": variance.needed_for_target(study) if not study.empty else study,
-        "strictness": strictness.strictness_tradeoff(scores),
+        "strictness": strictness.strictness_tradeoff(scores, spread),
         "language_means": languages.language_means(scores, spoken),
         "language_agreement": languages.language_agreement(scores, spoken, thresholds),
     }

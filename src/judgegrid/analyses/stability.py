@@ -57,10 +57,13 @@ STABILITY_SUMMARY_COLUMNS = [
 
 
 def stability(
-    scores: pd.DataFrame, thresholds: float | Mapping[str, float] | None = None
+    scores: pd.DataFrame,
+    thresholds: float | Mapping[str, float] | None = None,
+    spread: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per configuration; SDs and flips use samples with at least two scored repeats."""
-    spread = repeat_spread(scores)
+    """One row per configuration; SDs and flips use samples with at least two scored repeats.
+    ``spread``: ``repeat_spread(scores)`` if already made."""
+    spread = repeat_spread(scores) if spread is None else spread
     if spread.empty:
         return pd.DataFrame(columns=STABILITY_COLUMNS)
     flips = _flips(scores, thresholds)

@@ -28,8 +28,10 @@ def repeat_spread(scores: pd.DataFrame) -> pd.DataFrame:
     return spread
 
 
-def config_summary(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration: mean score, mean run-to-run SD, counts by status, calls per score."""
+def config_summary(scores: pd.DataFrame, spread: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per configuration: mean score, mean run-to-run SD, counts by status, calls per score.
+    ``spread``: ``repeat_spread(scores)`` if already made."""
+    spread = repeat_spread(scores) if spread is None else spread
     status_counts = (
         scores.pivot_table(
             index=CONFIG_AXES, columns="status", values="repeat", aggfunc="count", fill_value=0
@@ -39,9 +41,7 @@ def config_summary(scores: pd.DataFrame) -> pd.DataFrame:
     )
     scored = scores[scores["status"] == "scored"]
     means = scored.groupby(CONFIG_AXES)["score"].mean().rename("mean_score").reset_index()
-    sds = (
-        repeat_spread(scores).groupby(CONFIG_AXES)["sd"].mean().rename("mean_run_sd").reset_index()
-    )
+    sds = spread.groupby(CONFIG_AXES)["sd"].mean().rename("mean_run_sd").reset_index()
     usage = (
         scores.groupby(CONFIG_AXES)
         .agg(
