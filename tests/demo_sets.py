@@ -20,16 +20,17 @@ def english_demo() -> Dataset:
 HOSTILE = "<script>alert('x')</script> & what is <b>bold</b>?"
 
 
+HOSTILE_SAMPLE = Sample(
+    id="hostile<script>",
+    user_input=HOSTILE,
+    response="Bold is <b>a font weight</b>.",
+    retrieved_contexts=["Bold is a font weight used for emphasis."],
+    reference="Bold is a font weight.",
+)
+
+
 def demo_with_hostile_sample() -> Dataset:
-    demo = english_demo()
-    hostile = Sample(
-        id="hostile<script>",
-        user_input=HOSTILE,
-        response="Bold is <b>a font weight</b>.",
-        retrieved_contexts=["Bold is a font weight used for emphasis."],
-        reference="Bold is a font weight.",
-    )
-    return Dataset("mem", (*demo.samples, hostile))
+    return Dataset("mem", (*english_demo().samples, HOSTILE_SAMPLE))
 
 
 # Preference pairs in WikiEval's format: a grounded answer against an ungrounded one, a full

@@ -114,16 +114,15 @@ def _key(text: str) -> str:
 def compare(left: list[Item], right: list[Item]) -> list[dict[str, Any]]:
     """The two configurations' rows lined up by text (left's order, then right's own):
     ``only`` says which side alone has the row; ``differs`` marks the same text given another
-    verdict."""
-    right_by_key: dict[str, Item] = {}
-    for row in right:
-        right_by_key.setdefault(_key(row["text"]), row)
+    verdict. A text said several times lines up occurrence by occurrence (a small judge often
+    repeats a statement with another verdict: each repeat is a row, none is hidden)."""
+    waiting: dict[str, list[int]] = {}  # text -> positions in right not yet lined up
+    for k, row in enumerate(right):
+        waiting.setdefault(_key(row["text"]), []).append(k)
     lined: list[dict[str, Any]] = []
-    seen = set()
     for row in left:
-        key = _key(row["text"])
-        seen.add(key)
-        other = right_by_key.get(key)
+        same = waiting.get(_key(row["text"]))
+        other = right[same.pop(0)] if same else None
         lined.append(
             {
                 "text": row["text"],
@@ -133,9 +132,9 @@ def compare(left: list[Item], right: list[Item]) -> list[dict[str, Any]]:
                 "differs": other is not None and other["verdict"] != row["verdict"],
             }
         )
-    for row in right:
-        key = _key(row["text"])
-        if key not in seen:
-            seen.add(key)
-            lined.append({"text": row["text"], "a": None, "b": row, "only": "b", "differs": False})
+    alone = sorted(k for rest in waiting.values() for k in rest)
+    lined += [
+        {"text": right[k]["text"], "a": None, "b": right[k], "only": "b", "differs": False}
+        for k in alone
+    ]
     return lined
