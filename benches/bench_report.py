@@ -89,7 +89,7 @@ def main() -> None:
         report.write_all(
             Path(tmp),
             scores,
-            calls,
+            report.ValidityInputs(calls),
             title="bench",
             expected_cells=len(scores),
             dimension_methods=None,

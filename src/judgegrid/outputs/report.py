@@ -6,7 +6,8 @@ Everything here is rebuilt from the run database alone, with no model call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -320,18 +321,26 @@ def analysis_markdown(a: Analysis) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class ValidityInputs:
+    """What the validity half reads besides the scores: the calls (usage and cost), the judge
+    steps' names, and people's labels as ratings (``human_labels``) and preferences."""
+
+    calls: pd.DataFrame
+    step_names: pd.DataFrame | None = None
+    human_labels: pd.DataFrame | None = None
+    people_pairs: pd.DataFrame | None = None
+
+
 def write_all(
     run_dir: Path,
     scores: pd.DataFrame,
-    calls: pd.DataFrame,
+    inputs: ValidityInputs | Callable[[], ValidityInputs],
     *,
     title: str,
     expected_cells: int | None,
     dimension_methods: dict[str, str] | None,
     sample_info: Mapping[str, Mapping[str, Any]],
-    step_names: pd.DataFrame | None = None,
-    human_labels: pd.DataFrame | None = None,
-    people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
 ) -> list[Path]:
@@ -339,7 +348,8 @@ def write_all(
 
     The analyses' two halves run on two cores: a forked child computes how far the scores move
     and draws those sections (``consistency_part``), while this process computes which judge
-    is right and writes scores.csv (``forked``: where a fork is unsafe, one after the other)."""
+    is right and writes scores.csv (``forked``: where a fork is unsafe, one after the other).
+    ``inputs`` may be a function that reads them: it is called once the child has started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
     run = run_scores(scores, sample_info, jury_panels)
@@ -347,17 +357,18 @@ def write_all(
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with threadpool_limits(limits=1, user_api="blas"):
         child = Forked(lambda: consistency_part(run, run_dir, sample_info, titles, view_command))
+        read = inputs() if callable(inputs) else inputs
         part = validity_analysis(
             run,
             thresholds=metric_thresholds(),
             lower_is_better=lower_is_better(),
             sample_info=sample_info,
             metric_titles=titles,
-            calls=calls,
-            step_names=step_names,
-            human_labels=human_labels,
+            calls=read.calls,
+            step_names=read.step_names,
+            human_labels=read.human_labels,
             run_ref=str(run_dir),
-            people_pairs=people_pairs,
+            people_pairs=read.people_pairs,
             margin=margin,
         )
         drawn = html_report.render_sections(

@@ -396,12 +396,22 @@ def write_outputs(
 ) -> None:
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
     interrupt: partial is shown). ``tables``: the scores and calls if already read; else they
-    are read here, the calls without their prompts and replies, which no analysis reads."""
-    scores, calls = tables or (store.scores_frame(), store.calls_frame(texts=False))
+    are read here, the calls without their prompts and replies, which no analysis reads, and
+    while the report's second process is at work on the scores."""
+    scores = tables[0] if tables else store.scores_frame()
     info = stored_sample_info(store)
-    labels = store.labels_frame()
-    if matrix.decision.blind_only:
-        labels = without_sighted(labels)
+
+    def validity_inputs() -> report.ValidityInputs:
+        labels = store.labels_frame()
+        if matrix.decision.blind_only:
+            labels = without_sighted(labels)
+        return report.ValidityInputs(
+            calls=tables[1] if tables else store.calls_frame(texts=False),
+            step_names=store.step_names_frame(),
+            human_labels=human_labels(labels, info),
+            people_pairs=people_pairs(labels),
+        )
+
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
         for i, e in enumerate(matrix.embeddings)
@@ -409,14 +419,11 @@ def write_outputs(
     report.write_all(
         target,
         scores,
-        calls,
+        validity_inputs,
         title=f"judgegrid run {target.name}",
         expected_cells=expected,
         dimension_methods=methods,
         sample_info=info,
-        step_names=store.step_names_frame(),
-        human_labels=human_labels(labels, info),
-        people_pairs=people_pairs(labels),
         margin=matrix.decision.margin,
         jury_panels=matrix.jury_panels,
     )
