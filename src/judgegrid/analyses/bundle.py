@@ -4,8 +4,8 @@
 contrasts, languages) and returns named tidy tables plus the recommendation paragraph. Nothing here
 reads or writes a file, so the report can be rebuilt from the database at any time without a model
 call. It is two halves that need nothing of each other, ``consistency_tables`` (how far the scores
-move) and ``validity_analysis`` (which judge is right, what it cost), so a caller may compute them
-apart: the report does, on two cores.
+move) and ``validity_analysis`` (which judge is right, what it costs), so a caller may compute
+them apart: the report does, on two cores.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def consistency_tables(
     sample_info: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """How far the scores move and how far their raters agree: the means, repeat to repeat,
-    judge to judge, embedding to embedding, by strictness and by language. Nothing here needs
+    judge to judge, embedding to embedding, and by language. Nothing here needs
     ``validity_tables``, so the two halves can be computed apart (the report does, on two
     cores)."""
     called, scores = run.called, run.scores
@@ -202,7 +202,6 @@ def consistency_tables(
         "variance_components": components,
         "decision_study": study,
         "decision_needed": variance.needed_for_target(study) if not study.empty else study,
-        "strictness": strictness.strictness_tradeoff(scores, spread),
         "language_means": languages.language_means(scores, spoken),
         "language_agreement": languages.language_agreement(scores, spoken, thresholds),
     }
@@ -222,8 +221,9 @@ def validity_analysis(
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
 ) -> Analysis:
-    """Which judge is right, and what the run cost: validity against people, preference pairs
-    and probes, the ranking, the decision card, failures and usage. An ``Analysis`` without
+    """Which judge is right, and what it costs: validity against people, preference pairs and
+    probes, the ranking, what strictness buys for its calls, the decision card, failures and
+    usage. An ``Analysis`` without
     ``consistency_tables``' tables (``with_consistency`` adds them)."""
     info = sample_info or {}
     called, scores = run.called, run.scores
@@ -238,6 +238,7 @@ def validity_analysis(
         "validity_pairs": validity.pair_accuracy(scores, pairs, lower_is_better),
         "validity_labels": validity.label_correlations(scores, labels),
         "judge_ranking": ranking,
+        "strictness": strictness.strictness_tradeoff(scores),
         "failures_by_metric": metric_failure_rates(called),
         "failure_causes": top_failure_causes(called),
     }

@@ -17,9 +17,8 @@ from judgegrid.analyses.tables import repeat_spread
 STRICTNESS_GROUP = ["metric", "judge", "strictness"]
 
 
-def strictness_tradeoff(scores: pd.DataFrame, spread: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per metric with a strictness, judge and strictness value. ``spread``:
-    ``repeat_spread(scores)`` if already made."""
+def strictness_tradeoff(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per metric with a strictness, judge and strictness value."""
     with_strictness = scores[scores["strictness"] > 0]
     columns = [
         *STRICTNESS_GROUP,
@@ -43,9 +42,7 @@ def strictness_tradeoff(scores: pd.DataFrame, spread: pd.DataFrame | None = None
         .sum()
         .rename("failed")
     )
-    spread = repeat_spread(with_strictness) if spread is None else spread
-    spread = spread[spread["strictness"] > 0]
-    sd = spread.groupby(STRICTNESS_GROUP)["sd"].mean().rename("mean_run_sd")
+    sd = repeat_spread(with_strictness).groupby(STRICTNESS_GROUP)["sd"].mean().rename("mean_run_sd")
     table = usage.join(failed, how="left").join(sd, how="left").reset_index()
     table["missing"] = "scored cells only; failed cells counted in 'failed'"
     return table.reindex(columns=columns)

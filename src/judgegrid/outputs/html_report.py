@@ -114,7 +114,6 @@ CONSISTENCY_SECTIONS = (
     "agreement",
     "embeddings",
     "variance",
-    "strictness",
     "samples",
     "disagreed",
 )  # drawn from ``bundle.consistency_tables`` alone

@@ -393,7 +393,8 @@ def write_all(
     return paths
 
 
-VALIDITY_FIGURES = ("recommendation",)  # drawn while the child works: the ranking's Pareto plot
+# drawn while the child works: the ranking's Pareto plot, strictness against its cost
+VALIDITY_FIGURES = ("recommendation", "strictness")
 
 
 def consistency_part(
