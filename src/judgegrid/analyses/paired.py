@@ -198,21 +198,27 @@ def _tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray, chunk: int = 500) -
     concordance = (np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])).astype(
         exact
     )
+    ties_x, ties_y = _tie_groups(x), _tie_groups(y)
     out = []
     for start in range(0, len(counts), chunk):
         w = counts[start : start + chunk]
         s = ((w.astype(exact) @ concordance) * w).sum(axis=1, dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(s / np.sqrt(_untied_pairs(w, x) * _untied_pairs(w, y)))
+            out.append(s / np.sqrt(_untied_pairs(w, ties_x) * _untied_pairs(w, ties_y)))
     return np.concatenate(out) if out else np.empty(0)
 
 
-def _untied_pairs(w: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _tie_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items in order of value, and where each run of equal values starts in that order."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    return order, np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+
+
+def _untied_pairs(w: np.ndarray, ties: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Per draw (rows of item counts ``w``): the ordered pairs of drawn items whose values
-    differ, (Σw)² minus the pairs within each group of equal values."""
-    _, group = np.unique(values, return_inverse=True)
-    order = np.argsort(group, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
+    differ, (Σw)² minus the pairs within each group of equal values (``_tie_groups``)."""
+    order, starts = ties
     within = np.add.reduceat(w[:, order], starts, axis=1).astype(float)
     total = w.sum(axis=1, dtype=float)
     return total**2 - (within**2).sum(axis=1)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from judgegrid.analyses.agreement import rater_offsets
 from judgegrid.analyses.common import pooled_by_choice, scored, tau_ci
-from judgegrid.analyses.juries import is_jury
+from judgegrid.analyses.juries import JURY_PREFIX
 from judgegrid.analyses.tables import repeat_spread
 from judgegrid.analyses.validity import pair_accuracy, wilson_interval
 
@@ -98,7 +98,7 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) 
 def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
     """Agreement with the other judges' consensus; a jury has none (it would agree with its
     own members by construction, and weigh them twice in the others' consensus)."""
-    offsets = rater_offsets(pooled[~pooled["judge"].map(is_jury)], "judge")
+    offsets = rater_offsets(pooled[~pooled["judge"].str.startswith(JURY_PREFIX)], "judge")
     if offsets.empty:
         return pd.DataFrame()
     offsets = offsets[offsets["n"] > 0].rename(columns={"rater": "judge"})
