@@ -190,6 +190,8 @@ def validity_against_people(
     missing.
     """
     human = mean_labels(labels)
+    if human.empty:  # nothing labelled: no configuration has a row (and no rating is needed)
+        return pd.DataFrame(columns=VALIDITY_COLUMNS)
     configs = scores[CONFIG_AXES].drop_duplicates()
     configs = configs[configs["metric"].isin(set(human["metric"]))]
     merged = ratings(scores).merge(human, on=["metric", "sample_id"])
@@ -344,6 +346,8 @@ def aat_instances(scores: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     table = label_table(labels)
     per_sample = table.groupby(["metric", "sample_id"])["annotator"].transform("count")
     table = table[per_sample >= 2]
+    if table.empty:  # no sample with two labels: no instance (and no rating is needed)
+        return pd.DataFrame(columns=AAT_INSTANCE_COLUMNS)
     judged = ratings(pooled_by_choice(scores))[["metric", "judge", "sample_id", "rating"]]
     frames = []
     for (metric, judge), mine in judged.groupby(["metric", "judge"]):
