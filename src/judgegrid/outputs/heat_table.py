@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from matplotlib import colormaps
@@ -30,12 +29,11 @@ def heat_table(
 ) -> str:
     """``values`` (rows × columns) as a table; ``scale``: (low, high, matplotlib colour map)."""
     low, high, cmap = scale
-    colour = colormaps[cmap]
-    norm = Normalize(low, high, clip=True)
+    rgba = colormaps[cmap](Normalize(low, high, clip=True)(values))  # every cell's colour at once
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join(
         f"<tr><th>{esc(name)}</th>"
-        + "".join(_cell(float(v), colour, norm) for v in values[i])
+        + "".join(_cell(float(v), rgba[i, j]) for j, v in enumerate(values[i]))
         + "</tr>"
         for i, name in enumerate(rows)
     )
@@ -45,9 +43,9 @@ def heat_table(
     )
 
 
-def _cell(value: float, colour: Any, norm: Normalize) -> str:
+def _cell(value: float, rgba: np.ndarray) -> str:
     if not math.isfinite(value):
         return f'<td style="background:{MISSING}">–</td>'
-    r, g, b, _ = colour(norm(value))
+    r, g, b = (float(c) for c in rgba[:3])
     ink = "#000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "#fff"
     return f'<td style="background:{to_hex((r, g, b))};color:{ink}">{value:.2f}</td>'

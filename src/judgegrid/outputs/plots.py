@@ -157,8 +157,10 @@ def spread_boxplot(spread: pd.DataFrame, metric: str, title: str) -> str:
     fig = Figure(figsize=(7, 0.8 + 0.3 * max(1, len(groups))))
     ax = fig.subplots()
     if groups:
-        ax.boxplot([g.to_numpy() for _, g in groups], vert=False, widths=0.6)
+        # the ticks set once, here: boxplot's own (manage_ticks) made and laid out 40 more
+        ax.boxplot([g.to_numpy() for _, g in groups], vert=False, widths=0.6, manage_ticks=False)
         ax.set_yticks(range(1, len(groups) + 1), [str(name) for name, _ in groups], fontsize=7)
+        ax.set_ylim(0.5, len(groups) + 0.5)
     ax.set_xlabel("run-to-run SD of a sample's score (over repeats)")
     ax.set_title(title, fontsize=9)
     return to_base64_png(fig)
