@@ -156,3 +156,24 @@ def test_agreement_heatmaps_are_coloured_tables_of_the_pairs_csv(run_dir):
         expected = f"{pair['tau_b']:.2f}"
         assert cells[(pair["rater_a"], pair["rater_b"])] == expected
         assert cells[(pair["rater_b"], pair["rater_a"])] == expected
+
+
+def test_the_per_sample_table_written_by_arrow_reads_back_as_the_analysis_made_it(run_dir):
+    from judgegrid.analyses.tables import repeat_spread
+    from judgegrid.store.run_db import RunStore
+
+    store = RunStore(run_dir / "run.sqlite")
+    expected = repeat_spread(store.scores_frame())
+    store.close()
+    path = run_dir / "tables" / "repeat_spread.csv"
+    assert path.read_text().splitlines()[1].startswith('"')  # Arrow quotes string values
+    written = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    assert list(written.columns) == list(expected.columns) and len(written) == len(expected)
+    for column in expected.columns:
+        if expected[column].dtype.kind in "fi":
+            np.testing.assert_allclose(written[column], expected[column], rtol=0, atol=0)
+        else:
+            assert (
+                written[column].fillna("").astype(str).tolist()
+                == expected[column].astype(str).tolist()
+            ), column
