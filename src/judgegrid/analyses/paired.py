@@ -219,6 +219,7 @@ def _untied_pairs(w: np.ndarray, ties: tuple[np.ndarray, np.ndarray]) -> np.ndar
     """Per draw (rows of item counts ``w``): the ordered pairs of drawn items whose values
     differ, (Σw)² minus the pairs within each group of equal values (``_tie_groups``)."""
     order, starts = ties
-    within = np.add.reduceat(w[:, order], starts, axis=1).astype(float)
+    # no two values equal (ratings averaged over repeats mostly are): each group is one item
+    within = w if len(starts) == len(order) else np.add.reduceat(w[:, order], starts, axis=1)
     total = w.sum(axis=1, dtype=float)
-    return total**2 - (within**2).sum(axis=1)
+    return total**2 - np.einsum("ij,ij->i", within, within).astype(float)
