@@ -81,3 +81,12 @@ def test_the_report_in_two_processes_is_the_report_in_one(tmp_path, write_matrix
     assert len(one) > 20 and one.keys() == two.keys()
     differing = [name for name in one if one[name] != two[name]]
     assert differing == []
+
+
+def test_a_child_whose_result_is_not_wanted_is_stopped_on_the_way_out():
+    import time
+
+    with pytest.raises(ValueError), Forked(lambda: time.sleep(60), fork=True) as child:
+        process = child._process
+        raise ValueError("the parent's own half failed")
+    assert process is not None and not process.is_alive()

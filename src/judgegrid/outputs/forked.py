@@ -33,7 +33,8 @@ def can_fork() -> bool:
 class Forked(Generic[T]):
     """``work()`` started in a forked child at once, its value (or its exception, with the
     child's traceback as a note) handed back by ``result``; in this process, at ``result``,
-    where a fork is not safe."""
+    where a fork is not safe. As a context manager, a child whose result was not asked for is
+    stopped on the way out."""
 
     def __init__(self, work: Callable[[], T], fork: bool | None = None) -> None:
         self._work = work
@@ -48,6 +49,16 @@ class Forked(Generic[T]):
     @property
     def forked(self) -> bool:
         return self._process is not None
+
+    def __enter__(self) -> Forked[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Leaving without the result (the parent's own work failed): the child is stopped,
+        not left blocked on a pipe no one reads."""
+        if self._process is not None and self._process.is_alive():
+            self._process.terminate()
+            self._process.join()
 
     def result(self) -> T:
         if self._process is None:

@@ -368,8 +368,10 @@ def write_all(
     run = run_scores(scores, sample_info, jury_panels)
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
-    with threadpool_limits(limits=1, user_api="blas"):
-        child = Forked(lambda: consistency_part(run, run_dir, sample_info, titles, view_command))
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        Forked(lambda: consistency_part(run, run_dir, sample_info, titles, view_command)) as child,
+    ):
         read = inputs() if callable(inputs) else inputs
         part = validity_analysis(
             run,
