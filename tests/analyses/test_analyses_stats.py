@@ -179,6 +179,11 @@ def test_spearman_brown_needed():
     assert spearman_brown_needed(0.5) == 4  # 4*0.5/(1+3*0.5) = 0.8
     assert spearman_brown_needed(0.9) == 1
     assert np.isnan(spearman_brown_needed(-0.1)) and np.isnan(spearman_brown_needed(np.nan))
+    # an ICC of rounding noise is no reliability, not a call for 10^17 judges
+    assert np.isnan(spearman_brown_needed(4.5e-17))
+    k = spearman_brown_needed(0.001)  # small but real: the count, however large
+    assert k == 3996 and 3996 * 0.001 / (1 + 3995 * 0.001) >= 0.8 - 1e-12
+    assert 3995 * 0.001 / (1 + 3994 * 0.001) < 0.8
 
 
 def test_tau_interval_is_undefined_at_one_even_a_rounding_error_short():

@@ -17,6 +17,7 @@ from judgegrid.analyses.tables import CONFIG_AXES
 
 DEFAULT_THRESHOLD = 0.5
 RELIABILITY_TARGET = 0.8
+ROUNDING_ZERO = 1e-9  # a reliability this close to 0 is 0 (float noise of cancelling sums)
 
 LISTWISE = "listwise: only samples scored by every rater"
 PAIRWISE = "pairwise-complete: each pair of raters on the samples both scored"
@@ -76,9 +77,11 @@ def spearman_brown_needed(reliability: float, target: float = RELIABILITY_TARGET
     """How many parallel measurements (repeats or judges) averaged reach ``target``.
 
     Spearman-Brown: rho_k = k*rho / (1 + (k-1)*rho), solved for k and rounded up. NaN when the
-    single-measurement reliability is undefined or not positive (no number of averages helps).
+    single-measurement reliability is undefined or not positive (no number of averages helps),
+    zero within rounding error included: an ICC of 4.5e-17, mean squares that cancel, asked
+    for 8.8e16 judges in the demo's report.
     """
-    if not np.isfinite(reliability) or reliability <= 0:
+    if not np.isfinite(reliability) or reliability <= ROUNDING_ZERO:
         return float("nan")
     if reliability >= target:
         return 1.0
