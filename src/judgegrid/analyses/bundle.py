@@ -173,7 +173,7 @@ def consistency_tables(
 ) -> dict[str, pd.DataFrame]:
     """How far the scores move and how far their raters agree: the means, repeat to repeat,
     judge to judge, embedding to embedding, and by language. Nothing here needs
-    ``validity_tables``, so the two halves can be computed apart (the report does, on two
+    ``validity_analysis``, so the two halves can be computed apart (the report does, on two
     cores)."""
     called, scores = run.called, run.scores
     components = variance.variance_components(called)
@@ -207,26 +207,36 @@ def consistency_tables(
     }
 
 
+@dataclass(frozen=True)
+class ValidityInputs:
+    """What the validity half reads besides the scores: the calls (usage and cost; none: nothing
+    was called), the judge steps' names, and people's labels as ratings (``human_labels``) and
+    as preferences (``people_pairs``)."""
+
+    calls: pd.DataFrame | None = None
+    step_names: pd.DataFrame | None = None
+    human_labels: pd.DataFrame | None = None
+    people_pairs: pd.DataFrame | None = None
+
+
 def validity_analysis(
     run: RunScores,
+    inputs: ValidityInputs,
     *,
     thresholds: float | Mapping[str, float] | None = None,
     lower_is_better: frozenset[str] = frozenset(),
     sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     metric_titles: dict[str, str] | None = None,
-    calls: pd.DataFrame | None = None,
-    step_names: pd.DataFrame | None = None,
-    human_labels: pd.DataFrame | None = None,
     run_ref: str = "RUN_DIR",
-    people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
 ) -> Analysis:
     """Which judge is right, and what it costs: validity against people, preference pairs and
     probes, the ranking, what strictness buys for its calls, the decision card, failures and
-    usage. An ``Analysis`` without
-    ``consistency_tables``' tables (``with_consistency`` adds them)."""
+    usage. An ``Analysis`` without ``consistency_tables``' tables (``with_consistency`` adds
+    them)."""
     info = sample_info or {}
     called, scores = run.called, run.scores
+    human_labels, people_pairs = inputs.human_labels, inputs.people_pairs
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
@@ -262,13 +272,13 @@ def validity_analysis(
     )
     card = decision.decision_card(sources, run_ref, metric_titles)
     tables["decision_card"] = card
-    calls = calls if calls is not None else pd.DataFrame()  # no calls table: nothing was called
+    calls = inputs.calls if inputs.calls is not None else pd.DataFrame()
     return Analysis(
         tables,
         card,
         run_overview(run.every_row, calls),
         validity.aspect_notes(info),
-        usage=usage_tables(run.every_row, calls, step_names),
+        usage=usage_tables(run.every_row, calls, inputs.step_names),
     )
 
 
@@ -312,15 +322,12 @@ def analyse(
     run = run_scores(scores, sample_info, jury_panels)
     part = validity_analysis(
         run,
+        ValidityInputs(calls, step_names, human_labels, people_pairs),
         thresholds=thresholds,
         lower_is_better=lower_is_better,
         sample_info=sample_info,
         metric_titles=metric_titles,
-        calls=calls,
-        step_names=step_names,
-        human_labels=human_labels,
         run_ref=run_ref,
-        people_pairs=people_pairs,
         margin=margin,
     )
     consistency = consistency_tables(run, thresholds=thresholds, sample_info=sample_info)

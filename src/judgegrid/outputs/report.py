@@ -7,7 +7,6 @@ Everything here is rebuilt from the run database alone, with no model call.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
 from judgegrid.analyses.bundle import (
     Analysis,
     RunScores,
+    ValidityInputs,
     analyse,
     consistency_tables,
     run_overview,
@@ -334,17 +334,6 @@ def analysis_markdown(a: Analysis) -> list[str]:
     return lines
 
 
-@dataclass(frozen=True)
-class ValidityInputs:
-    """What the validity half reads besides the scores: the calls (usage and cost), the judge
-    steps' names, and people's labels as ratings (``human_labels``) and preferences."""
-
-    calls: pd.DataFrame
-    step_names: pd.DataFrame | None = None
-    human_labels: pd.DataFrame | None = None
-    people_pairs: pd.DataFrame | None = None
-
-
 def write_all(
     run_dir: Path,
     scores: pd.DataFrame,
@@ -372,18 +361,14 @@ def write_all(
         threadpool_limits(limits=1, user_api="blas"),
         Forked(lambda: consistency_part(run, run_dir, sample_info, titles, view_command)) as child,
     ):
-        read = inputs() if callable(inputs) else inputs
         part = validity_analysis(
             run,
+            inputs() if callable(inputs) else inputs,
             thresholds=metric_thresholds(),
             lower_is_better=lower_is_better(),
             sample_info=sample_info,
             metric_titles=titles,
-            calls=read.calls,
-            step_names=read.step_names,
-            human_labels=read.human_labels,
             run_ref=str(run_dir),
-            people_pairs=read.people_pairs,
             margin=margin,
         )
         drawn = html_report.render_sections(
