@@ -130,11 +130,17 @@ def judge_rows(rows: pd.DataFrame) -> list[str]:
     ]
 
 
+def by_judge_and_embedding(rows: pd.DataFrame) -> pd.DataFrame:
+    """Configuration rows with the names a judge (× strictness) by embedding@dimension table
+    gives them: ``row`` (``judge_rows``) and ``column`` (``embedding_config``)."""
+    return rows.assign(
+        column=embedding_config(rows["embedding"], rows["dimension"]), row=judge_rows(rows)
+    )
+
+
 def judge_by_embedding(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
     """One metric as a judge (× strictness) by embedding@dimension table of 'mean ± sd [f]'."""
-    rows = summary[summary["metric"] == metric].copy()
-    rows["column"] = embedding_config(rows["embedding"], rows["dimension"])
-    rows["row"] = judge_rows(rows)
+    rows = by_judge_and_embedding(summary[summary["metric"] == metric])
     rows["text"] = [
         _cell_text(m, sd, f)
         for m, sd, f in zip(rows["mean_score"], rows["mean_run_sd"], rows["failed"], strict=True)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.bundle import Analysis
-from judgegrid.analyses.tables import embedding_config, judge_rows
+from judgegrid.analyses.tables import by_judge_and_embedding
 from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
@@ -280,10 +280,9 @@ MEANS = (0.0, 1.0, "viridis")  # the colour scale of a mean score
 
 def _means_square(rows: pd.DataFrame) -> pd.DataFrame:
     """One metric's configurations as judge (× strictness) by embedding@dimension means."""
-    rows = rows.assign(
-        column=embedding_config(rows["embedding"], rows["dimension"]), row=judge_rows(rows)
+    return by_judge_and_embedding(rows).pivot_table(
+        index="row", columns="column", values="mean_score", aggfunc="first"
     )
-    return rows.pivot_table(index="row", columns="column", values="mean_score", aggfunc="first")
 
 
 def _languages(a: Analysis, titles: Mapping[str, str]) -> str:
