@@ -33,10 +33,10 @@ from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
 from judgegrid.analyses.usage import format_cost, usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.analyses.variance import VARIANCE_SUMMARY_COLUMNS
+from judgegrid.core.forked import Forked
 from judgegrid.core.records import SCORE_COLUMNS, SCORE_KEY
 from judgegrid.metrics import METRICS
 from judgegrid.outputs import html_report
-from judgegrid.outputs.forked import Forked
 
 TABLES_DIR = "tables"
 HTML_NAME = "report.html"
@@ -359,7 +359,10 @@ def write_all(
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with (
         threadpool_limits(limits=1, user_api="blas"),
-        Forked(lambda: consistency_part(run, run_dir, sample_info, titles, view_command)) as child,
+        Forked(
+            lambda: consistency_part(run, run_dir, sample_info, titles, view_command),
+            name="the report's second process",
+        ) as child,
     ):
         part = validity_analysis(
             run,

@@ -1,5 +1,5 @@
 """Work done in a forked child process while the parent goes on: the report's two halves on two
-cores.
+cores, and the report's scores read while the console script is still importing the tool.
 
 A fork starts with the parent's imported modules and tables already in memory, so the child
 begins at once; a spawned process would import pandas, scipy and matplotlib again (1.5 s) and be
@@ -36,8 +36,10 @@ class Forked(Generic[T]):
     where a fork is not safe. As a context manager, a child whose result was not asked for is
     stopped on the way out."""
 
-    def __init__(self, work: Callable[[], T], fork: bool | None = None) -> None:
-        self._work = work
+    def __init__(
+        self, work: Callable[[], T], fork: bool | None = None, name: str = "the second process"
+    ) -> None:
+        self._work, self.name = work, name
         self._process: multiprocessing.process.BaseProcess | None = None
         if fork if fork is not None else can_fork():
             context = multiprocessing.get_context("fork")
@@ -54,10 +56,12 @@ class Forked(Generic[T]):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        """Leaving without the result (the parent's own work failed): the child is stopped,
-        not left blocked on a pipe no one reads."""
+        """Leaving without the result (the parent's own work failed, or it was not wanted):
+        the child is stopped, not left blocked on a pipe no one reads. It is killed, not sent
+        SIGTERM: it may have inherited a handler that turns SIGTERM into an exception
+        (``cli.common.stop_on_sigterm``), which it would then try to send down that pipe."""
         if self._process is not None and self._process.is_alive():
-            self._process.terminate()
+            self._process.kill()
             self._process.join()
 
     def result(self) -> T:
@@ -69,17 +73,16 @@ class Forked(Generic[T]):
         except EOFError:
             process.join()
             raise SecondProcessDied(
-                f"the report's second process died before it answered (exit code "
-                f"{process.exitcode})"
+                f"{self.name} died before it answered (exit code {process.exitcode})"
             ) from None
         except BaseException:  # an interrupt while waiting: the child's work is not wanted
-            process.terminate()
+            process.kill()
             raise
         finally:
             answer.close()
         process.join()
         if outcome == "error":
-            value.add_note(f"in the report's second process:\n{trace}")
+            value.add_note(f"in {self.name}:\n{trace}")
             raise value
         return value
 
