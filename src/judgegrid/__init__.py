@@ -3,50 +3,118 @@
 Importing judgegrid keeps everything offline by default: Hugging Face libraries are told not to
 reach a hub (``HF_HUB_OFFLINE=1``) and litellm reads its bundled price table instead of fetching
 one (``LITELLM_LOCAL_MODEL_COST_MAP=True``). Set either variable yourself to override.
+
+The public names below are imported when first used (PEP 562): ``import judgegrid`` alone loads
+none of pandas, scipy or matplotlib, so the console script (``judgegrid.entry``) can start work
+in a second process before the tool's 1.5 s of imports.
 """
 
+import importlib
 import os
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from judgegrid.api import (
-    GridResult,
-    PairsResult,
-    export_run,
-    load_run,
-    rebuild_report,
-    resume_run,
-    run_grid,
-    run_pairs,
-)
-from judgegrid.core.errors import (
-    DatasetError,
-    InputError,
-    JudgegridError,
-    JudgeOutputError,
-    MatrixError,
-    OptionError,
-    ProviderError,
-    RunDirError,
-    ScoringError,
-)
-from judgegrid.core.sample import Dataset, Sample
-from judgegrid.inputs.dataset import load_dataset
-from judgegrid.inputs.matrix import Matrix, load_matrix
-from judgegrid.metrics import (
-    METRICS,
-    AnswerRelevancy,
-    ContextEntityRecall,
-    ContextPrecision,
-    ContextRecall,
-    Faithfulness,
-    NoiseSensitivity,
-    ResponseRelevancy,
-)
-from judgegrid.run.single import SampleScore, ascore_sample, score_sample
+if TYPE_CHECKING:
+    from judgegrid.api import (
+        GridResult,
+        PairsResult,
+        export_run,
+        load_run,
+        rebuild_report,
+        resume_run,
+        run_grid,
+        run_pairs,
+    )
+    from judgegrid.core.errors import (
+        DatasetError,
+        InputError,
+        JudgegridError,
+        JudgeOutputError,
+        MatrixError,
+        OptionError,
+        ProviderError,
+        RunDirError,
+        ScoringError,
+    )
+    from judgegrid.core.sample import Dataset, Sample
+    from judgegrid.inputs.dataset import load_dataset
+    from judgegrid.inputs.matrix import Matrix, load_matrix
+    from judgegrid.metrics import (
+        METRICS,
+        AnswerRelevancy,
+        ContextEntityRecall,
+        ContextPrecision,
+        ContextRecall,
+        Faithfulness,
+        NoiseSensitivity,
+        ResponseRelevancy,
+    )
+    from judgegrid.run.single import SampleScore, ascore_sample, score_sample
 
 __version__ = "0.1.0"
+
+# each public name and the module it comes from
+_HOMES = {
+    **dict.fromkeys(
+        [
+            "GridResult",
+            "PairsResult",
+            "export_run",
+            "load_run",
+            "rebuild_report",
+            "resume_run",
+            "run_grid",
+            "run_pairs",
+        ],
+        "judgegrid.api",
+    ),
+    **dict.fromkeys(
+        [
+            "DatasetError",
+            "InputError",
+            "JudgegridError",
+            "JudgeOutputError",
+            "MatrixError",
+            "OptionError",
+            "ProviderError",
+            "RunDirError",
+            "ScoringError",
+        ],
+        "judgegrid.core.errors",
+    ),
+    **dict.fromkeys(["Dataset", "Sample"], "judgegrid.core.sample"),
+    "load_dataset": "judgegrid.inputs.dataset",
+    **dict.fromkeys(["Matrix", "load_matrix"], "judgegrid.inputs.matrix"),
+    **dict.fromkeys(
+        [
+            "METRICS",
+            "AnswerRelevancy",
+            "ContextEntityRecall",
+            "ContextPrecision",
+            "ContextRecall",
+            "Faithfulness",
+            "NoiseSensitivity",
+            "ResponseRelevancy",
+        ],
+        "judgegrid.metrics",
+    ),
+    **dict.fromkeys(["SampleScore", "ascore_sample", "score_sample"], "judgegrid.run.single"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # imported once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
+
 
 __all__ = [
     "METRICS",
