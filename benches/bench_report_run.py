@@ -27,7 +27,7 @@ from common import Row, emit, load_average, peak_rss_mb, verdict
 from synthetic_run import add_details_and_calls, write_run_dir
 
 TARGET_S = 5.0  # issue 24, on an idle machine
-COMMAND = "import sys; from judgegrid.cli import main; sys.argv[0] = 'judgegrid'; main()"
+COMMAND = "import sys; from judgegrid.entry import main; sys.argv[0] = 'judgegrid'; main()"
 
 
 def has_report_command() -> bool:

@@ -30,7 +30,7 @@ from synthetic_run import add_details_and_calls, write_run_dir
 
 TARGET_MS = 300.0
 TARGET_MIB = 300.0
-COMMAND = "import sys; from judgegrid.cli import main; sys.argv[0] = 'judgegrid'; main()"
+COMMAND = "import sys; from judgegrid.entry import main; sys.argv[0] = 'judgegrid'; main()"
 
 
 def timed_get(port: int, token: str, path: str) -> tuple[float, dict]:

@@ -1,4 +1,5 @@
-"""The judgegrid CLI with the scripted provider registered: for tests that run it as a process."""
+"""The judgegrid console script with the scripted provider registered: for tests that run it as
+a process."""
 
 import os
 import sys
@@ -7,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import scripted
-from judgegrid.cli import main
+from judgegrid.entry import main
 
 if __name__ == "__main__":
     scripted.register()

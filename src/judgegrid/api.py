@@ -57,6 +57,7 @@ from judgegrid.run.pairs import (
 )
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
+from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_dir import RESOLVED_MATRIX
 
 if TYPE_CHECKING:
@@ -239,15 +240,19 @@ def resume_run(
 
 
 def rebuild_report(
-    run_dir: str | Path, margin: float | None = None, blind_only: bool = False
+    run_dir: str | Path,
+    margin: float | None = None,
+    blind_only: bool = False,
+    read_ahead: ScoresReadAhead | None = None,
 ) -> list[Path]:
     """Every output of a run directory — or of a ``judgegrid pairs`` directory, each aspect run
     and the pairs summary — from the databases alone: no model is called. ``margin`` sets the
     decision card's non-inferiority margin for this report (a run's own stays as it was);
-    ``blind_only`` leaves out labels given with the judges shown (``label --show-judges``)."""
+    ``blind_only`` leaves out labels given with the judges shown (``label --show-judges``);
+    ``read_ahead``: the run's scores, if the console script is already reading them."""
     if is_pairs_dir(run_dir):
         return [rebuild_pairs_outputs(run_dir)]
-    return rebuild_outputs(run_dir, margin, blind_only)
+    return rebuild_outputs(run_dir, margin, blind_only, read_ahead)
 
 
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -60,7 +60,7 @@ def test_score_sample_reads_options_as_a_matrix_does():
 def test_an_unexpected_error_says_please_report_and_logs_the_traceback(
     tmp_path, monkeypatch, capsys, cache_dir
 ):
-    def broken(run_dir, *options):
+    def broken(run_dir, *options, **keywords):
         raise RuntimeError("a bug, sk-proj-AAAABBBBCCCCDDDD1234 inside")
 
     monkeypatch.setattr(api, "rebuild_report", broken)

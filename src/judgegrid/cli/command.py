@@ -69,11 +69,13 @@ app.add_typer(labels.labels_app, name="labels")
 app.command("serve-local")(serve.serve_local)
 
 
-def main() -> None:
+def main(read_ahead: object = None) -> None:
     """The console script: judgegrid's own errors as one line, anything else as a short
-    "please report" with the traceback in a log file, never on the terminal."""
+    "please report" with the traceback in a log file, never on the terminal. ``read_ahead``:
+    the scores `judgegrid report` will need, already being read (``judgegrid.entry``), handed
+    to the command as its context's object."""
     try:
-        app()
+        app(obj=read_ahead)
     except JudgegridError as exc:
         typer.echo(f"judgegrid: {redact_text(str(exc))}", err=True)
         sys.exit(EXIT_BAD_INPUT)

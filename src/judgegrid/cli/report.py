@@ -13,6 +13,7 @@ from judgegrid.core.errors import InputError
 
 
 def report(
+    context: typer.Context,
     run_dir: Annotated[
         Path, typer.Argument(help="A run directory (holds run.sqlite), or one of judgegrid pairs.")
     ],
@@ -28,7 +29,7 @@ def report(
     """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
     judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
     try:
-        paths = api.rebuild_report(run_dir, margin, blind_only)
+        paths = api.rebuild_report(run_dir, margin, blind_only, read_ahead=context.obj)
     except InputError as exc:
         fail(exc)
     typer.echo(paths[0].read_text(encoding="utf-8"))  # summary.md, or pairs_summary.md

@@ -42,6 +42,7 @@ from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import preflight
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store.cache import ResultCache
+from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import (
     RESOLVED_MATRIX,
@@ -370,7 +371,7 @@ def execute_run(
             tally = _run_here(run, on_progress)
     finally:
         scores, calls = run.store.scores_frame(), run.store.calls_frame()
-        write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells, (scores, calls))
+        write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells, scores, calls)
     run.store.close()
     return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
 
@@ -392,13 +393,14 @@ def write_outputs(
     store: RunStore,
     matrix: Matrix,
     expected: int | None,
-    tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    scores: pd.DataFrame | None = None,
+    calls: pd.DataFrame | None = None,
 ) -> None:
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
-    interrupt: partial is shown). ``tables``: the scores and calls if already read; else they
-    are read here, the calls without their prompts and replies, which no analysis reads, and
-    while the report's second process is at work on the scores."""
-    scores = tables[0] if tables else store.scores_frame()
+    interrupt: partial is shown). ``scores`` and ``calls``: the tables if already read; else
+    they are read here, the calls without their prompts and replies, which no analysis reads,
+    and while the report's second process is at work on the scores."""
+    scores = store.scores_frame() if scores is None else scores
     info = stored_sample_info(store)
 
     def validity_inputs() -> report.ValidityInputs:
@@ -406,7 +408,7 @@ def write_outputs(
         if matrix.decision.blind_only:
             labels = without_sighted(labels)
         return report.ValidityInputs(
-            calls=tables[1] if tables else store.calls_frame(texts=False),
+            calls=store.calls_frame(texts=False) if calls is None else calls,
             step_names=store.step_names_frame(),
             human_labels=human_labels(labels, info),
             people_pairs=people_pairs(labels),
@@ -430,11 +432,14 @@ def write_outputs(
 
 
 def rebuild_outputs(
-    run_dir: str | Path, margin: float | None = None, blind_only: bool = False
+    run_dir: str | Path,
+    margin: float | None = None,
+    blind_only: bool = False,
+    read_ahead: ScoresReadAhead | None = None,
 ) -> list[Path]:
     """Every output of a run directory, from its database alone: no model is called. A
     ``margin`` overrides the run's ``decision: {margin}`` for this report; ``blind_only`` leaves
-    out the labels given with the judges shown."""
+    out the labels given with the judges shown; ``read_ahead`` may hold its scores already."""
     target, matrix, store = open_run(run_dir)
     if margin is not None:
         matrix = with_margin(matrix, margin)
@@ -446,7 +451,8 @@ def rebuild_outputs(
         probe_metrics = [i["probe"]["metric"] for i in info.values() if i.get("probe")]
         n_user = len(info) - len(probe_metrics)
         expected = expected_cell_count(matrix, n_user, probe_metrics) if info else None
-        write_outputs(target, store, matrix, expected)
+        scores = read_ahead.scores_of(store.path) if read_ahead is not None else None
+        write_outputs(target, store, matrix, expected, scores)
     finally:
         store.close()
     return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]

@@ -1,0 +1,48 @@
+"""The scores read ahead in a forked reader: the frame the store would read, handed out once and
+only for its own database; a reader that cannot read leaves the read to the report."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from demo_sets import demo_with_hostile_sample
+from judgegrid import run_grid
+from judgegrid.store.read_ahead import ScoresReadAhead
+from judgegrid.store.run_db import RunStore
+
+
+@pytest.fixture
+def database(tmp_path, write_matrix) -> Path:
+    run = run_grid(write_matrix(), demo_with_hostile_sample(), run_dir=tmp_path / "run")
+    return run.run_dir / "run.sqlite"
+
+
+def test_the_frame_read_ahead_is_the_stores_read_in_another_process(database):
+    store = RunStore(database)
+    expected = store.scores_frame()
+    store.close()
+    with ScoresReadAhead(database) as ahead:
+        assert ahead._reader.forked
+        scores = ahead.scores_of(database.parent / "." / database.name)  # the same file
+        again = ahead.scores_of(database)
+    assert scores is not None and len(scores) > 20
+    pd.testing.assert_frame_equal(scores, expected)
+    assert again is None  # handed out once
+
+
+def test_another_database_gets_nothing_and_the_reader_is_stopped(database, tmp_path):
+    with ScoresReadAhead(database) as ahead:
+        process = ahead._reader._process
+        assert ahead.scores_of(tmp_path / "other" / "run.sqlite") is None
+    assert process is not None and not process.is_alive()
+
+
+def test_a_database_the_reader_cannot_read_gets_nothing(tmp_path):
+    path = tmp_path / "run.sqlite"
+    sqlite3.connect(path).close()  # no scores table: the report's own read says so
+    with ScoresReadAhead(path) as ahead:
+        assert ahead.scores_of(path) is None
