@@ -348,9 +348,9 @@ def write_all(
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone.
 
-    The analyses' two halves run on two cores: a forked child computes how far the scores move
-    and draws those sections (``consistency_part``), while this process computes which judge
-    is right and writes scores.csv (``forked``: where a fork is unsafe, one after the other).
+    The analyses' two halves run on two cores: a forked child computes how far the scores move,
+    draws those sections and writes scores.csv (``consistency_part``), while this process
+    computes which judge is right (``forked``: where a fork is unsafe, one after the other).
     ``inputs`` may be a function that reads them: it is called once the child has started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
@@ -360,7 +360,7 @@ def write_all(
     with (
         threadpool_limits(limits=1, user_api="blas"),
         Forked(
-            lambda: consistency_part(run, run_dir, sample_info, titles, view_command),
+            lambda: consistency_part(scores, run, run_dir, sample_info, titles, view_command),
             name="the report's second process",
         ) as child,
     ):
@@ -377,7 +377,7 @@ def write_all(
         drawn = html_report.render_sections(
             part, VALIDITY_FIGURES, sample_info=sample_info, metric_titles=titles
         )
-        paths = [write_scores_csv(scores, run_dir), *write_tables(part.tables, run_dir)]
+        paths = write_tables(part.tables, run_dir)
         consistency, consistency_html, written = child.result()
     analysis = with_consistency(part, consistency)
     text = summary_markdown(analysis, title, expected_cells, dimension_methods)
@@ -401,6 +401,7 @@ VALIDITY_FIGURES = ("recommendation", "strictness")
 
 
 def consistency_part(
+    scores: pd.DataFrame,
     run: RunScores,
     run_dir: Path,
     sample_info: Mapping[str, Mapping[str, Any]],
@@ -408,9 +409,9 @@ def consistency_part(
     view_command: str,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, str], list[Path]]:
     """``consistency_tables``, written under RUN_DIR/tables/, and the report's sections drawn
-    from them."""
+    from them; and scores.csv, which balances the two processes' work."""
     tables = consistency_tables(run, thresholds=metric_thresholds(), sample_info=sample_info)
-    written = write_tables(tables, run_dir)
+    written = [write_scores_csv(scores, run_dir), *write_tables(tables, run_dir)]
     sections = html_report.render_sections(
         Analysis(tables, pd.DataFrame(), run_overview(run.every_row, pd.DataFrame())),
         html_report.CONSISTENCY_SECTIONS,
