@@ -12,8 +12,9 @@ PLANTED = "sk-fault-PLANTED-5f0e1d2c3b4a"
 ALL_METRICS = ["response_relevancy", "faithfulness", "context_precision", "context_recall"]
 
 
-def fault_matrix(url: str, **overrides: Any) -> dict[str, Any]:
-    options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": "500ms"}
+def fault_matrix(url: str, timeout: str = "500ms", **overrides: Any) -> dict[str, Any]:
+    """``timeout``: short, so that the server's hanging faults are met quickly."""
+    options = {"api_base": url, "api_key_env": KEY_ENV, "timeout": timeout}
     base: dict[str, Any] = {
         "name": "faults",
         "dataset": str(ENGLISH_DEMO),

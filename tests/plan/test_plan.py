@@ -109,7 +109,9 @@ def off(planned: float, actual: float) -> float:
 def test_plan_matches_the_run_on_the_fault_server(server, priced, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(KEY_ENV, PLANTED)
     server.reset_counts()
-    matrix = fault_matrix(server.url, metrics=ALL_METRICS, repeats=2)
+    # no fault is asked for here, and a retry after a timeout is a call no plan can foresee: on
+    # a loaded machine 500 ms was too short (15 question calls made, 8 planned)
+    matrix = fault_matrix(server.url, timeout="30s", metrics=ALL_METRICS, repeats=2)
     path = write(tmp_path, matrix)
 
     plan = api.plan_grid(path, limit=4)
