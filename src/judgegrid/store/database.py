@@ -34,6 +34,12 @@ def open_database(path: str | Path, schema: str, timeout: float = 5.0) -> sqlite
     return db
 
 
+def open_read_only(path: Path, **options: Any) -> sqlite3.Connection:
+    """A connection that can only read: no schema applied, no column added, no lock taken for
+    writing (the view's server, the report's read-ahead). ``options`` go to ``sqlite3.connect``."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, **options)
+
+
 class Writes:
     """The writes of one connection: committed one by one, or, inside ``batched``, together in
     short transactions (at most ``interval`` seconds old), so a grid run pays one commit for

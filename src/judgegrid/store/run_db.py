@@ -45,7 +45,13 @@ from judgegrid.core.records import (
 )
 from judgegrid.core.sample import Sample
 from judgegrid.core.usage import Usage
-from judgegrid.store.database import Writes, open_database, read_vectors, vector_blob
+from judgegrid.store.database import (
+    Writes,
+    open_database,
+    open_read_only,
+    read_vectors,
+    vector_blob,
+)
 
 DB_NAME = "run.sqlite"
 
@@ -142,8 +148,8 @@ def query_frame(db: sqlite3.Connection, sql: str) -> pd.DataFrame:
 
 def read_scores(db_path: Path) -> pd.DataFrame:
     """The scores table of a run database, as ``RunStore.scores_frame`` reads it, from a
-    connection that only reads: no schema applied, no column added, no lock taken."""
-    db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+    connection that only reads (``open_read_only``)."""
+    db = open_read_only(db_path)
     try:
         return query_frame(db, _SELECT_SCORES)
     finally:

@@ -24,6 +24,7 @@ from judgegrid.calls.embedder import truncate_and_normalise
 from judgegrid.core.digest import text_sha
 from judgegrid.core.sample import Sample
 from judgegrid.metrics.response_relevancy import cosine_similarities
+from judgegrid.store.database import open_read_only
 
 CONFIG_COLUMNS = ["judge", "embedding", "dimension", "strictness"]
 SORTS = ("disagreement", "instability", "id")
@@ -79,9 +80,7 @@ class RunView:
     _embeddings: list[str] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        self._db = sqlite3.connect(
-            f"{self.database.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
-        )
+        self._db = open_read_only(self.database, check_same_thread=False)
 
     def close(self) -> None:
         self._db.close()
