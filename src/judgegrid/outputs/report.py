@@ -360,7 +360,7 @@ def write_all(
     with (
         threadpool_limits(limits=1, user_api="blas"),
         Forked(
-            lambda: consistency_part(scores, run, run_dir, sample_info, titles, view_command),
+            lambda: consistency_part(run, run_dir, sample_info, titles, view_command),
             name="the report's second process",
         ) as child,
     ):
@@ -401,7 +401,6 @@ VALIDITY_FIGURES = ("recommendation", "strictness")
 
 
 def consistency_part(
-    scores: pd.DataFrame,
     run: RunScores,
     run_dir: Path,
     sample_info: Mapping[str, Mapping[str, Any]],
@@ -409,9 +408,9 @@ def consistency_part(
     view_command: str,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, str], list[Path]]:
     """``consistency_tables``, written under RUN_DIR/tables/, and the report's sections drawn
-    from them; and scores.csv, which balances the two processes' work."""
+    from them; and scores.csv (every row of the run), which balances the two processes' work."""
     tables = consistency_tables(run, thresholds=metric_thresholds(), sample_info=sample_info)
-    written = [write_scores_csv(scores, run_dir), *write_tables(tables, run_dir)]
+    written = [write_scores_csv(run.every_row, run_dir), *write_tables(tables, run_dir)]
     sections = html_report.render_sections(
         Analysis(tables, pd.DataFrame(), run_overview(run.every_row, pd.DataFrame())),
         html_report.CONSISTENCY_SECTIONS,
