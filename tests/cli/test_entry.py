@@ -12,6 +12,7 @@ import pytest
 from demo_sets import demo_with_hostile_sample
 from judgegrid import rebuild_report, run_grid
 from judgegrid.entry import report_database
+from report_files import report_files
 
 # the report through the console script, with the store's own read of the scores made to fail:
 # it succeeds only if the scores came from the reader forked before the import
@@ -29,16 +30,10 @@ main()
 """
 
 
-def _outputs(run_dir: Path) -> dict[str, bytes]:
-    files = [run_dir / "scores.csv", run_dir / "summary.md", run_dir / "report.html"]
-    files += sorted((run_dir / "tables").glob("*.csv"))
-    return {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in files}
-
-
 def test_report_reads_the_scores_ahead_and_writes_the_plain_reports_files(tmp_path, write_matrix):
     run = run_grid(write_matrix(), demo_with_hostile_sample(), run_dir=tmp_path / "run")
     rebuild_report(run.run_dir)
-    plain = _outputs(run.run_dir)
+    plain = report_files(run.run_dir)
     done = subprocess.run(
         [sys.executable, "-c", REPORT_FROM_READ_AHEAD_ONLY, "report", "--margin", "0.05", "x"],
         capture_output=True,
@@ -52,7 +47,7 @@ def test_report_reads_the_scores_ahead_and_writes_the_plain_reports_files(tmp_pa
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "## Run-to-run stability" in done.stdout  # summary.md, printed
-    ahead = _outputs(run.run_dir)
+    ahead = report_files(run.run_dir)
     assert len(plain) > 20 and ahead.keys() == plain.keys()
     assert [name for name in plain if plain[name] != ahead[name]] == []
 

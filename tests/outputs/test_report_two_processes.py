@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from demo_sets import demo_with_hostile_sample
 from judgegrid import rebuild_report, run_grid
 from judgegrid.core import forked
-
-
-def _outputs(run_dir: Path) -> dict[str, bytes]:
-    files = [run_dir / "scores.csv", run_dir / "summary.md", run_dir / "report.html"]
-    files += sorted((run_dir / "tables").glob("*.csv"))
-    return {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in files}
+from report_files import report_files
 
 
 def test_the_report_in_two_processes_is_the_report_in_one(tmp_path, write_matrix, monkeypatch):
     run = run_grid(write_matrix(), demo_with_hostile_sample(), run_dir=tmp_path / "run")
     monkeypatch.setattr(forked, "can_fork", lambda: True)
     rebuild_report(run.run_dir)
-    two = _outputs(run.run_dir)
+    two = report_files(run.run_dir)
     monkeypatch.setattr(forked, "can_fork", lambda: False)
     rebuild_report(run.run_dir)
-    one = _outputs(run.run_dir)
+    one = report_files(run.run_dir)
     assert len(one) > 20 and one.keys() == two.keys()
     differing = [name for name in one if one[name] != two[name]]
     assert differing == []
