@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 import types
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -234,8 +233,8 @@ def metric_parameters() -> str:
 
 
 def cli_reference() -> str:
-    """Every command of the app with its arguments and options: what ``typer judgegrid.cli.command
-    utils docs`` prints, from the click command Typer builds, its headings moved under the page's."""
+    """Every command of the app with its arguments and options: what ``typer
+    judgegrid.cli.command utils docs`` prints, its headings moved under the page's."""
     import typer
     from typer.cli import get_docs_for_click
 
