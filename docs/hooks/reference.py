@@ -72,7 +72,8 @@ def type_name(annotation: Any) -> str:
     if annotation is type(None):
         return "null"
     if origin is typing.Annotated:
-        return type_name(args[0]) + "".join(bound(m) for m in args[1:])
+        base = DURATION if is_duration(args[1:]) else type_name(args[0])
+        return base + "".join(bound(m) for m in args[1:])
     if origin is Literal:
         return " | ".join(f'"{a}"' if isinstance(a, str) else str(a).lower() for a in args)
     if origin in (typing.Union, types.UnionType):
@@ -96,8 +97,19 @@ def bound(meta: Any) -> str:
     return ""
 
 
+DURATION = "duration (2s, 2000ms, 1m or seconds)"
+
+
+def is_duration(metadata: Any) -> bool:
+    """Whether a type's metadata reads a duration (core.options.Duration: '2s', '2000ms')."""
+    return any(
+        getattr(getattr(m, "func", None), "__name__", "") == "parse_duration" for m in metadata
+    )
+
+
 def field_type(field: FieldInfo) -> str:
-    text = type_name(field.annotation) + "".join(bound(m) for m in field.metadata)
+    base = DURATION if is_duration(field.metadata) else type_name(field.annotation)
+    text = base + "".join(bound(m) for m in field.metadata)
     return text.replace("|", "\\|")
 
 
