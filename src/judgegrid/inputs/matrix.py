@@ -43,12 +43,15 @@ MATRIX_SHAPE = "a mapping with judges: and metrics:"
 
 
 class Defaults(StrictModel):
-    judge: ModelOptions = ModelOptions()
-    """Options of every judge entry; an entry's own options win."""
-    embedding: ModelOptions = ModelOptions()
-    """Options of every embedding entry; an entry's own options win."""
-    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
-    """Dimensions for embedding entries that list none."""
+    judge: ModelOptions = Field(
+        ModelOptions(), description="Options of every judge entry; an entry's own options win."
+    )
+    embedding: ModelOptions = Field(
+        ModelOptions(), description="Options of every embedding entry; an entry's own options win."
+    )
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(
+        None, min_length=1, description="Dimensions for embedding entries that list none."
+    )
     batch: BatchSetting = Field(
         None, description="Batch mode for every judge and embedding entry that does not say."
     )
@@ -57,9 +60,10 @@ class Defaults(StrictModel):
 class MetricSpec(BaseModel):
     """A metric by name with its parameters, which the metric's own Params model checks."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, use_attribute_docstrings=True)
-    name: str
-    """The metric's name, snake_case or Ragas' spelling; its parameters sit beside it."""
+    model_config = ConfigDict(extra="allow", frozen=True)
+    name: str = Field(
+        description="The metric's name (snake_case or Ragas' spelling); parameters sit beside it."
+    )
 
     @property
     def params(self) -> dict[str, Any]:
@@ -92,36 +96,53 @@ class ProbeOptions(StrictModel):
 
 
 class Matrix(StrictModel):
-    name: str | None = None
-    """A name for the grid, used in the run directory's name."""
+    name: str | None = Field(
+        None, description="A name for the grid, used in the run directory's name."
+    )
     dataset: str | None = Field(
         None, description="Data set path (relative to the matrix file) or 'demo'."
     )
-    defaults: Defaults = Defaults()
-    """Options merged into every judge and embedding entry (Spring AI's default-options)."""
-    retry: RetryPolicy = RetryPolicy()
-    """When and how a failed call is tried again (like spring.ai.retry)."""
-    concurrency: Concurrency = Concurrency()
-    """How many calls are in flight at once."""
-    execution: Execution = Execution()
-    """Where the run is scored: this process, worker processes or a Ray cluster."""
-    judges: list[JudgeSpec] = Field(min_length=1)
-    """The judge models (LLMs), one entry each; the same model at two settings needs two labels."""
-    embeddings: list[EmbeddingSpec] = Field(default_factory=list)
-    """The embedding models, for metrics that embed (response_relevancy)."""
-    metrics: list[MetricSpec] = Field(min_length=1)
-    """The metrics to score: names, or mappings of a name and its parameters."""
-    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
-        default_factory=lambda: [3], min_length=1
+    defaults: Defaults = Field(
+        Defaults(),
+        description="Merged into every judge and embedding entry (Spring AI's default-options).",
     )
-    """Questions response_relevancy generates per score; each value is one more grid column."""
-    repeats: int = Field(1, ge=1)
-    """How often each cell is scored, to measure run-to-run spread."""
+    retry: RetryPolicy = Field(
+        RetryPolicy(),
+        description="When and how a failed call is tried again (like spring.ai.retry).",
+    )
+    concurrency: Concurrency = Field(
+        Concurrency(), description="How many calls are in flight at once."
+    )
+    execution: Execution = Field(
+        Execution(),
+        description="Where the run is scored: this process, worker processes or a Ray cluster.",
+    )
+    judges: list[JudgeSpec] = Field(
+        min_length=1,
+        description="The judge models; the same model at two settings needs two labels.",
+    )
+    embeddings: list[EmbeddingSpec] = Field(
+        default_factory=list,
+        description="The embedding models, for metrics that embed (response_relevancy).",
+    )
+    metrics: list[MetricSpec] = Field(
+        min_length=1,
+        description="The metrics to score: names, or mappings of a name and its parameters.",
+    )
+    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
+        default_factory=lambda: [3],
+        min_length=1,
+        description="Questions response_relevancy generates per score; each is a grid column.",
+    )
+    repeats: int = Field(
+        1, ge=1, description="How often each cell is scored, to measure run-to-run spread."
+    )
     limit: int | None = Field(
         None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
     )
-    decision: DecisionOptions = DecisionOptions()
-    """How the decision card chooses a judge."""
+    decision: DecisionOptions = Field(
+        DecisionOptions(), description="How the decision card chooses a judge."
+    )
     juries: bool | list[list[str]] = Field(
         False,
         description="Panels of judges scored as virtual judges from the calls already made: "
