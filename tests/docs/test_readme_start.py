@@ -31,3 +31,13 @@ def test_the_start_runs_up_to_the_key_then_names_it(tmp_path: Path):
     assert refused.returncode == 2, said
     assert "OPENAI_API_KEY is not set" in said and "judges[0]" in said
     assert "Traceback" not in said
+
+
+def test_the_readme_is_one_screen_and_starts_with_the_two_make_commands():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150
+    first = blocks(ROOT / "README.md")[0]
+    assert [line.split()[:2] for line in first.text.splitlines()] == [
+        ["make", "demo"],
+        ["make", "test"],
+    ]
