@@ -14,7 +14,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test install lint browser bench
+.PHONY: demo test install lint browser bench docs docs-serve
 
 install: $(VENV)/.installed
 
@@ -23,7 +23,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# built with CMAKE_ARGS above; --no-cache-dir: never reuse a wheel built with other flags
 	$(BIN)/python -m pip install --progress-bar off --no-cache-dir 'llama-cpp-python>=0.3.0'
-	$(BIN)/python -m pip install --progress-bar off -e '.[local,dev]'
+	$(BIN)/python -m pip install --progress-bar off -e '.[local,dev,docs]'
 	touch $@
 
 # The 270M embedded judge fails a few cells (cut-off or looping JSON, ~3%); each is kept with its
@@ -49,3 +49,12 @@ lint: install
 	$(BIN)/ruff format --check src tests benches
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+
+# the documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link, a missing page
+# or a reference that does not resolve fails the build
+docs: install
+	$(BIN)/mkdocs build --strict --site-dir site
+
+# serve the site while editing docs/, on 127.0.0.1 only
+docs-serve: install
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000

@@ -53,14 +53,30 @@ OutputMode = Literal["auto", "json_schema", "json_object", "instructions"]
 class ModelOptions(StrictModel):
     """Options that reach litellm with every call to one model."""
 
-    temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int | None = Field(None, gt=0)
-    top_p: float | None = Field(None, gt=0, le=1)
+    temperature: float | None = Field(
+        None,
+        ge=0,
+        le=2,
+        description="Sampling temperature (0 to 2); unset: the provider's default.",
+    )
+    max_tokens: int | None = Field(
+        None,
+        gt=0,
+        description="Most tokens an answer may take; a longer one fails as cut off at max_tokens.",
+    )
+    top_p: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Nucleus sampling: the share of probability mass sampled from (0 to 1].",
+    )
     seed: int | None = Field(
         None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
     )
     timeout: Duration | None = Field(None, description="Per-call timeout.")
-    api_base: str | None = None
+    api_base: str | None = Field(
+        None, description="The URL of the provider or of your own OpenAI-compatible server."
+    )
     api_key_env: str | None = Field(
         None, description="Name of the environment variable holding the key (never the key)."
     )
@@ -155,8 +171,13 @@ class ModelEntry(StrictModel):
 
     id: str = Field(min_length=1, description="litellm model id")
     label: str | None = Field(None, description="Name used in reports; defaults to the id.")
-    options: ModelOptions = ModelOptions()
-    max_concurrency: int | None = Field(None, ge=1)
+    options: ModelOptions = Field(
+        ModelOptions(),
+        description="Options sent with every call to this model, laid over the matrix's defaults.",
+    )
+    max_concurrency: int | None = Field(
+        None, ge=1, description="Calls in flight to this entry (default: concurrency.per-model)."
+    )
     requests_per_minute: float | None = Field(
         None, gt=0, description="At most this many requests a minute to this entry."
     )
@@ -179,7 +200,11 @@ DimensionMethod = Literal["auto", "native", "truncate"]
 
 class EmbeddingSpec(ModelEntry):
     id: str = Field(min_length=1, description="litellm embedding model id")
-    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(
+        None,
+        min_length=1,
+        description="Dimensions to score at (default: defaults.dimensions, else the model's).",
+    )
     dimension_method: DimensionMethod = Field(
         "auto",
         description="native: ask the provider for d dimensions; truncate: keep the first d "
@@ -188,13 +213,22 @@ class EmbeddingSpec(ModelEntry):
 
 
 class RetryPolicy(StrictModel):
-    on_http_codes: list[int] = Field(default_factory=lambda: [408, 429, 500, 502, 503, 504])
-    on_timeout: bool = True
-    initial_interval: Duration = 2.0
-    max_interval: Duration = 30.0
-    multiplier: float = Field(2.0, ge=1)
+    on_http_codes: list[int] = Field(
+        default_factory=lambda: [408, 429, 500, 502, 503, 504],
+        description="HTTP statuses that are tried again; any other fails the call at once.",
+    )
+    on_timeout: bool = Field(True, description="Whether a call that timed out is tried again.")
+    initial_interval: Duration = Field(
+        2.0, description="The first wait before a retry (2s, 2000ms); a Retry-After header wins."
+    )
+    max_interval: Duration = Field(30.0, description="The longest wait between two attempts.")
+    multiplier: float = Field(
+        2.0, ge=1, description="Each wait is the previous one times this, up to max-interval."
+    )
     jitter: float = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
-    max_attempts: int = Field(5, ge=1)
+    max_attempts: int = Field(
+        5, ge=1, description="Attempts of one call in all, the first included."
+    )
 
 
 class Concurrency(StrictModel):

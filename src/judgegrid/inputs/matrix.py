@@ -43,9 +43,15 @@ MATRIX_SHAPE = "a mapping with judges: and metrics:"
 
 
 class Defaults(StrictModel):
-    judge: ModelOptions = ModelOptions()
-    embedding: ModelOptions = ModelOptions()
-    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1)
+    judge: ModelOptions = Field(
+        ModelOptions(), description="Options of every judge entry; an entry's own options win."
+    )
+    embedding: ModelOptions = Field(
+        ModelOptions(), description="Options of every embedding entry; an entry's own options win."
+    )
+    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(
+        None, min_length=1, description="Dimensions for embedding entries that list none."
+    )
     batch: BatchSetting = Field(
         None, description="Batch mode for every judge and embedding entry that does not say."
     )
@@ -55,7 +61,9 @@ class MetricSpec(BaseModel):
     """A metric by name with its parameters, which the metric's own Params model checks."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
-    name: str
+    name: str = Field(
+        description="The metric's name (snake_case or Ragas' spelling); parameters sit beside it."
+    )
 
     @property
     def params(self) -> dict[str, Any]:
@@ -88,25 +96,53 @@ class ProbeOptions(StrictModel):
 
 
 class Matrix(StrictModel):
-    name: str | None = None
+    name: str | None = Field(
+        None, description="A name for the grid, used in the run directory's name."
+    )
     dataset: str | None = Field(
         None, description="Data set path (relative to the matrix file) or 'demo'."
     )
-    defaults: Defaults = Defaults()
-    retry: RetryPolicy = RetryPolicy()
-    concurrency: Concurrency = Concurrency()
-    execution: Execution = Execution()
-    judges: list[JudgeSpec] = Field(min_length=1)
-    embeddings: list[EmbeddingSpec] = Field(default_factory=list)
-    metrics: list[MetricSpec] = Field(min_length=1)
-    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
-        default_factory=lambda: [3], min_length=1
+    defaults: Defaults = Field(
+        Defaults(),
+        description="Merged into every judge and embedding entry (Spring AI's default-options).",
     )
-    repeats: int = Field(1, ge=1)
+    retry: RetryPolicy = Field(
+        RetryPolicy(),
+        description="When and how a failed call is tried again (like spring.ai.retry).",
+    )
+    concurrency: Concurrency = Field(
+        Concurrency(), description="How many calls are in flight at once."
+    )
+    execution: Execution = Field(
+        Execution(),
+        description="Where the run is scored: this process, worker processes or a Ray cluster.",
+    )
+    judges: list[JudgeSpec] = Field(
+        min_length=1,
+        description="The judge models; the same model at two settings needs two labels.",
+    )
+    embeddings: list[EmbeddingSpec] = Field(
+        default_factory=list,
+        description="The embedding models, for metrics that embed (response_relevancy).",
+    )
+    metrics: list[MetricSpec] = Field(
+        min_length=1,
+        description="The metrics to score: names, or mappings of a name and its parameters.",
+    )
+    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
+        default_factory=lambda: [3],
+        min_length=1,
+        description="Questions response_relevancy generates per score; each is a grid column.",
+    )
+    repeats: int = Field(
+        1, ge=1, description="How often each cell is scored, to measure run-to-run spread."
+    )
     limit: int | None = Field(
         None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
     )
-    decision: DecisionOptions = DecisionOptions()
+    decision: DecisionOptions = Field(
+        DecisionOptions(), description="How the decision card chooses a judge."
+    )
     juries: bool | list[list[str]] = Field(
         False,
         description="Panels of judges scored as virtual judges from the calls already made: "
