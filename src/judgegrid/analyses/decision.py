@@ -64,6 +64,17 @@ from judgegrid.analyses.validity import pair_outcomes, wilson_interval
 # ``reason`` says the same in words): the named judge's (else the top judge's) quality on the rung,
 # its 95% interval and the items behind it; and the flags, ``;``-separated.
 FIGURE_COLUMNS = ["judge", "measure", "value", "low", "high", "n", "unit", "chance", "flags"]
+# One row per metric and judge on the rung that decided (``candidate_rows``).
+EVIDENCE_COLUMNS = [
+    "metric",
+    *FIGURE_COLUMNS[:-1],
+    "basis",
+    "role",
+    "diff",
+    "diff_low",
+    "diff_high",
+    "p_holm",
+]
 CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail", *FIGURE_COLUMNS]
 NO_VERDICT = "no verdict"
 DEFAULT_LABELS = 15  # what the card asks for when no effect tells how many more would do
@@ -126,17 +137,70 @@ def decision_card(
     sources: CardSources, run_ref: str, metric_titles: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """One row per metric of the run."""
+    return decide_every_metric(sources, run_ref, metric_titles)[0]
+
+
+def decide_every_metric(
+    sources: CardSources, run_ref: str, metric_titles: Mapping[str, str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The card (one row per metric) and the evidence behind it (one row per metric and judge
+    on the rung that decided, ``EVIDENCE_COLUMNS``: what the card's pictures draw)."""
     ranking, people = sources.ranking, sources.people
     metrics = sorted(set(sources.scores.get("metric", [])) | set(people.get("metric", [])))
-    rows = []
+    rows, candidates = [], []
     for metric in metrics:
         title = (metric_titles or {}).get(metric, metric)
         block = ranking[ranking["metric"] == metric] if not ranking.empty else ranking
         detail = metric_sentence(title, block) if not block.empty else ""
-        row = _first_rung(metric, sources, run_ref)
+        evidence = first_evidence(metric, sources)
+        if evidence is None:
+            row = _nothing_measurable(metric, run_ref)
+        else:
+            found = outcome(evidence, _usage(ranking, metric), sources.margin)
+            row = decide(metric, evidence, sources, run_ref, found)
+            candidates += candidate_rows(metric, evidence, found)
         row = with_robustness_flag(row, metric, sources.probe_pairs)
         rows.append({"metric": metric, "flags": "", **row, "detail": detail})
-    return pd.DataFrame(rows, columns=CARD_COLUMNS)
+    card = pd.DataFrame(rows, columns=CARD_COLUMNS)
+    return card, pd.DataFrame(candidates, columns=EVIDENCE_COLUMNS)
+
+
+def candidate_rows(metric: str, evidence: Evidence, found: Outcome) -> list[dict[str, Any]]:
+    """Each judge measured on the deciding rung: its figure and interval, its difference from
+    the top judge (paired, with the Holm-corrected p) and its role in the verdict."""
+    ruling = found.ruling
+    if ruling.top is None:
+        return []
+    compared = [(ruling.top, None, float("nan")), *ruling.others]
+    return [
+        {
+            "metric": metric,
+            **figure_fields(evidence, standing),
+            "basis": evidence.basis,
+            "role": _role(standing.judge, found),
+            "diff": diff.diff if diff else float("nan"),
+            "diff_low": diff.low if diff else float("nan"),
+            "diff_high": diff.high if diff else float("nan"),
+            "p_holm": p,
+        }
+        for standing, diff, p in compared
+    ]
+
+
+def _role(judge: str, found: Outcome) -> str:
+    """chosen (the verdict's judge), set (not separated from it), or measured."""
+    if found.named == judge:
+        return "chosen"
+    return "set" if judge in found.tied else "measured"
+
+
+def _nothing_measurable(metric: str, run_ref: str) -> dict[str, Any]:
+    return {
+        "verdict": NO_VERDICT,
+        "basis": "nothing measurable",
+        "reason": "no labels, no scored preference pair, no probe, and no two judges scored alike",
+        "next_step": _label_command(run_ref, metric, None),
+    }
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
@@ -156,18 +220,6 @@ def _gives_way_to_probes(pairs: Evidence, metric: str, sources: CardSources) -> 
     if probe_evidence(metric, sources) is None:
         return False
     return outcome(pairs, _usage(sources.ranking, metric), sources.margin).kind == "chance"
-
-
-def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, Any]:
-    evidence = first_evidence(metric, sources)
-    if evidence is not None:
-        return decide(metric, evidence, sources, run_ref)
-    return {
-        "verdict": NO_VERDICT,
-        "basis": "nothing measurable",
-        "reason": "no labels, no scored preference pair, no probe, and no two judges scored alike",
-        "next_step": _label_command(run_ref, metric, None),
-    }
 
 
 # ---------------------------------------------------------------- the rungs
@@ -459,11 +511,17 @@ def outcome(evidence: Evidence, usage: pd.DataFrame, margin: float | None = None
     return Outcome("set", ruling, pick, names, why)
 
 
-def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) -> dict[str, Any]:
+def decide(
+    metric: str,
+    evidence: Evidence,
+    sources: CardSources,
+    run_ref: str,
+    found: Outcome | None = None,
+) -> dict[str, Any]:
     """The card's verdict, basis, reason and next step from one rung, with the figure it rests
-    on (``FIGURE_COLUMNS``)."""
+    on (``FIGURE_COLUMNS``); ``found``: the rule's outcome, if already made."""
     usage = _usage(sources.ranking, metric)
-    found = outcome(evidence, usage, sources.margin)
+    found = found or outcome(evidence, usage, sources.margin)
     ruling = found.ruling
     label_step = _label_command(run_ref, metric, _more_needed(sources.needed, metric, "chance"))
     row: dict[str, Any] = {"basis": evidence.basis, "next_step": label_step}
