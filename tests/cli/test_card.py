@@ -12,7 +12,8 @@ from judgegrid import run_grid
 from judgegrid.analyses.decision import CARD_COLUMNS
 from judgegrid.cli import app
 from judgegrid.cli.card import print_card
-from judgegrid.outputs.terminal_card import CARD_WIDTH, card_row, fit, probe_grid
+from judgegrid.outputs.card_short import card_row
+from judgegrid.outputs.terminal_card import CARD_WIDTH, fit, probe_grid
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LONG = "scripted/a-judge-whose-name-goes-on-and-on-like-a-gateway-route-v2"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgegrid.analyses.decision import NO_VERDICT
+from judgegrid.outputs.card_short import card_row, number
 from judgegrid.outputs.report import TABLES_DIR
 
 CARD_WIDTH = 120
@@ -24,8 +24,6 @@ CARD_HEADER = ("metric", "verdict", "basis", "figure (95% CI)", "n", "flags")
 # are short and are never cut).
 _SHRINKABLE = (1, 5)
 _GAP = 2
-_BASIS_WORDS = {"people": "people", "preference pairs": "pairs", "probes": "probes"}
-_MEASURE_WORDS = {"accuracy": "acc", "detection": "detected"}
 
 
 @dataclass(frozen=True)
@@ -56,43 +54,6 @@ def terminal_card(run_dir: Path) -> TerminalCard:
     rows, widths = fit(rows, CARD_WIDTH, _SHRINKABLE)
     probes, probe_widths = probe_grid(_read_optional(tables / "probes_brief.csv"))
     return TerminalCard(rows, widths, probes, probe_widths, footer(run_dir, card, bool(probes)))
-
-
-def card_row(record: Mapping[Hashable, object]) -> tuple[str, ...]:
-    """One metric's row: its verdict in short, and the one figure with its n."""
-    return (
-        str(record["metric"]),
-        short_verdict(record),
-        _BASIS_WORDS.get(str(record["basis"]), "judges" if record["basis"] else "–"),
-        figure_words(record),
-        _count(record.get("n")),
-        str(record.get("flags") or ""),
-    )
-
-
-def short_verdict(record: Mapping[Hashable, object]) -> str:
-    """The judge named; a set as its pick and its size; or "no verdict"."""
-    verdict = str(record["verdict"])
-    if verdict.startswith(NO_VERDICT):
-        return NO_VERDICT
-    pick = str(record.get("judge") or "")
-    if ": not separated" in verdict and pick:
-        size = verdict.split(": not separated")[0].count(" or ") + 1
-        return f"{pick} (1 of {size} not separated)"
-    if verdict.startswith(f"{pick} (within"):
-        return f"{pick} (within margin)"
-    return verdict.replace(" (by agreement only)", " (agreement only)")
-
-
-def figure_words(record: Mapping[Hashable, object]) -> str:
-    """``ρ 0.75 [-0.54, 0.99]``: the measure, the judge's value and its interval."""
-    value = _number(record.get("value"))
-    if value is None:
-        return "–"
-    measure = _MEASURE_WORDS.get(str(record.get("measure")), str(record.get("measure")))
-    low, high = _number(record.get("low")), _number(record.get("high"))
-    interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
-    return f"{measure} {value:.2f}{interval}"
 
 
 def probe_grid(
@@ -161,25 +122,12 @@ def _cut(text: str, width: int) -> str:
 
 
 def _probe_cell(record: Mapping[Hashable, object]) -> str:
-    probes = _number(record.get("probes")) or 0
-    detected = f"{int(_number(record.get('detected')) or 0)}/{int(probes)}" if probes else "–"
-    rose = int(_number(record.get("injection_rose")) or 0)
+    probes = number(record.get("probes")) or 0
+    detected = f"{int(number(record.get('detected')) or 0)}/{int(probes)}" if probes else "–"
+    rose = int(number(record.get("injection_rose")) or 0)
     if not rose:
         return detected
     return f"{detected} +{rose}{'!' if record.get('flagged') in (True, 'True') else ''}"
-
-
-def _count(value: object) -> str:
-    number = _number(value)
-    return str(int(number)) if number is not None else ""
-
-
-def _number(value: object) -> float | None:
-    try:
-        number = float(str(value)) if value not in (None, "") else None
-    except ValueError:
-        return None
-    return number if number is not None and number == number else None
 
 
 def _read_optional(path: Path) -> pd.DataFrame:
