@@ -32,7 +32,7 @@ def forest_svg(block: pd.DataFrame) -> str:
     if block.empty:
         return ""
     rows = block.reset_index(drop=True)
-    measure = str(rows.loc[0, "measure"])
+    measure = str(rows["measure"].iloc[0])
     lo = -1.0 if measure in _SIGNED else 0.0
     height = TOP + ROW * len(rows) + BOTTOM
 
@@ -44,7 +44,7 @@ def forest_svg(block: pd.DataFrame) -> str:
         f'height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui,sans-serif" '
         f'font-size="12" role="img" aria-label="{esc(measure)} of each judge, 95% intervals">',
         _axis(x, lo, TOP + ROW * len(rows), measure),
-        _chance(x, float(rows.loc[0, "chance"]), TOP, TOP + ROW * len(rows)),
+        _chance(x, float(rows["chance"].iloc[0]), TOP, TOP + ROW * len(rows)),
     ]
     parts += [_row(x, TOP + ROW * k + ROW / 2, r) for k, r in enumerate(rows.to_dict("records"))]
     return "".join(parts) + "</svg>"
