@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from judgegrid.analyses.decision import NO_VERDICT
 from judgegrid.analyses.tables import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.inputs.formats import parse_columns
@@ -24,6 +25,7 @@ from judgegrid.labels.files import export_labels, import_labels
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
 from judgegrid.outputs.report import probe_lines
+from judgegrid.outputs.terminal_card import CARD_WIDTH, TerminalCard, terminal_card
 from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
@@ -91,8 +93,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CARD_WIDTH",
     "EXPORT_FORMATS",
     "METRICS",
+    "NO_VERDICT",
     "RESOLVED_MATRIX",
     "CacheStats",
     "CheckedRun",
@@ -104,6 +108,7 @@ __all__ = [
     "PreparedRun",
     "ServeError",
     "Tally",
+    "TerminalCard",
     "ViewSession",
     "cache_stats",
     "cell_causes",
@@ -142,6 +147,7 @@ __all__ = [
     "serve_forever",
     "serve_view",
     "start_run",
+    "terminal_card",
     "write_table",
 ]
 

@@ -9,9 +9,15 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 from frames import scores_frame
-from judgegrid.analyses.decision import CardSources, cheapest_then_fastest, decision_card
+from judgegrid.analyses.decision import (
+    CardSources,
+    cheapest_then_fastest,
+    decide_every_metric,
+    decision_card,
+)
 from judgegrid.analyses.human import validity_by_judge
 from judgegrid.analyses.paired import (
     bootstrap_draws,
@@ -194,3 +200,38 @@ def test_cheapest_then_fastest_says_which_decided():
         "as cheap, and the fastest",
     )
     assert cheapest_then_fastest(["slow", "dear"], usage) == ("slow", "the cheapest")
+
+
+# ---------------------------------------------------------------- the evidence behind the card
+
+
+def _evidence(scores, pairs):
+    sources = CardSources(scores=scores, ranking=judge_ranking(scores, pairs), pairs=pairs)
+    card, evidence = decide_every_metric(sources, "RUN")
+    return card.set_index("metric").loc["faithfulness"], evidence
+
+
+def test_the_evidence_gives_every_judge_its_interval_and_its_difference_from_the_top():
+    scores, pairs = _pairs_run({"strong": 0.97, "weak": 0.6, "coin": 0.5}, n=80)
+    row, evidence = _evidence(scores, pairs)
+    assert row["verdict"] == "strong"
+    by_judge = evidence.set_index("judge")
+    assert set(by_judge.index) == {"strong", "weak", "coin"}
+    assert by_judge.loc["strong", "role"] == "chosen" and np.isnan(by_judge.loc["strong", "diff"])
+    assert by_judge.loc["strong", "value"] == pytest.approx(row["value"])
+    # each judge's accuracy is its share of pairs right, its interval Wilson's (statsmodels)
+    for judge in ("weak", "coin"):
+        r = by_judge.loc[judge]
+        right = round(r["value"] * r["n"])
+        low, high = proportion_confint(right, r["n"], method="wilson")
+        assert (r["low"], r["high"]) == (pytest.approx(low), pytest.approx(high))
+        assert r["role"] == "measured" and r["p_holm"] < 0.05
+        assert r["diff_low"] <= r["diff"] <= r["diff_high"] and r["diff"] > 0
+
+
+def test_a_set_not_separated_marks_its_members_and_its_pick():
+    scores, pairs = _pairs_run({"a": 0.9, "b": 0.88}, n=40, seed=2)
+    row, evidence = _evidence(scores, pairs)
+    assert "not separated" in row["verdict"]
+    roles = dict(zip(evidence["judge"], evidence["role"], strict=True))
+    assert sorted(roles.values()) == ["chosen", "set"] and roles[row["judge"]] == "chosen"

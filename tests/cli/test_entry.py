@@ -46,7 +46,7 @@ def test_report_reads_the_scores_ahead_and_writes_the_plain_reports_files(tmp_pa
         text=True,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "## Run-to-run stability" in done.stdout  # summary.md, printed
+    assert "decision per metric" in done.stdout  # the card, printed
     ahead = report_files(run.run_dir)
     assert len(plain) > 20 and ahead.keys() == plain.keys()
     assert [name for name in plain if plain[name] != ahead[name]] == []

@@ -9,12 +9,14 @@ import base64
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from browser import browser_page, console_errors, evaluate, navigate
 from demo_sets import HOSTILE, demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.core.sample import Dataset
+from judgegrid.outputs.card_short import short_verdict
 from judgegrid.outputs.html_report import SECTIONS
 
 
@@ -64,3 +66,34 @@ def test_report_renders_in_headless_chromium(tmp_path, report_page):
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
     (tmp_path / "report.png").write_bytes(png)
     assert errors == []
+
+
+def test_the_decision_is_a_picture_with_the_reason_one_click_away(tmp_path, report_page):
+    """Per metric: the badge says the card's verdict in short, the forest plot draws one dot per
+    judge of decision_evidence.csv, and the reason waits behind a closed disclosure."""
+    tables = report_page.parent / "tables"
+    card = pd.read_csv(tables / "decision_card.csv", keep_default_na=False)
+    evidence = pd.read_csv(tables / "decision_evidence.csv")
+    with browser_page(tmp_path / "profile") as tools:
+        navigate(tools, report_page.as_uri())
+        blocks = evaluate(
+            tools,
+            """[...document.querySelectorAll('#decision .decision')].map(d => ({
+                metric: d.querySelector('h3').firstChild.textContent.trim(),
+                badge: d.querySelector('.badge').textContent,
+                chips: [...d.querySelectorAll('.chip')].map(c => c.textContent),
+                dots: d.querySelectorAll('svg circle').length,
+                open: d.querySelector('details').open,
+                hidden: !d.querySelector('details p').checkVisibility(),
+                width: d.getBoundingClientRect().width,
+                svgWidth: d.querySelector('svg') ? d.querySelector('svg')
+                    .getBoundingClientRect().width : 0,
+            }))""",
+        )
+    assert [b["metric"] for b in blocks] == list(card["metric"])
+    for block, record in zip(blocks, card.to_dict("records"), strict=True):
+        assert block["badge"] == short_verdict(record)
+        assert f"basis: {record['basis']}" in block["chips"]
+        assert block["dots"] == int((evidence["metric"] == record["metric"]).sum())
+        assert not block["open"] and block["hidden"]
+        assert block["svgWidth"] <= block["width"]

@@ -40,7 +40,7 @@ def test_a_person_finds_why_the_judges_disagree_and_labels_the_sample(tmp_path):
         # the judge filter takes several judges: one ticked, then both, then none (all)
         judges_shown = (
             "[...new Set([...document.querySelectorAll('#grid th.config')]"
-            ".map(t => t.textContent.split(' · ')[0]))].sort().join(',')"
+            ".map(t => t.title.split(' · ')[0]))].sort().join(',')"
         )
         tick(tools, "b")
         assert evaluate(tools, judges_shown) == "b"

@@ -4,6 +4,7 @@ extended to the view's endpoints): each a 4xx that says why, and nothing written
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import json
@@ -152,6 +153,10 @@ def test_the_label_page_is_a_page_of_the_app_and_labels_the_chosen_sample(server
 def test_the_decision_page_reads_the_card_the_report_wrote(server):
     status, decision = server.get("/api/view/decision")
     assert status == 200 and {r["metric"] for r in decision["card"]} >= {"faithfulness"}
+    for row in decision["card"]:
+        assert row["badge"] and isinstance(row["flags"], list)
+        svg = base64.b64decode(row["forest"].removeprefix("data:image/svg+xml;base64,"))
+        assert svg.count(b"<circle") >= 1 and b"<script" not in svg
 
 
 # -- bad requests ------------------------------------------------------------------------------

@@ -270,7 +270,9 @@ def validity_analysis(
         margin=margin,
         probe_pairs=tables["probe_pairs"],
     )
-    card = decision.decision_card(sources, run_ref, metric_titles)
+    card, tables["decision_evidence"] = decision.decide_every_metric(
+        sources, run_ref, metric_titles
+    )
     tables["decision_card"] = card
     calls = inputs.calls if inputs.calls is not None else pd.DataFrame()
     return Analysis(

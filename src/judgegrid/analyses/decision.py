@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,7 +60,22 @@ from judgegrid.analyses.probes import ROBUSTNESS_LIMIT, injection_rises, probe_o
 from judgegrid.analyses.recommendation import metric_sentence
 from judgegrid.analyses.validity import pair_outcomes, wilson_interval
 
-CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail"]
+# The one figure a verdict rests on, as numbers (the terminal's card and the pictures read them;
+# ``reason`` says the same in words): the named judge's (else the top judge's) quality on the rung,
+# its 95% interval and the items behind it; and the flags, ``;``-separated.
+FIGURE_COLUMNS = ["judge", "measure", "value", "low", "high", "n", "unit", "chance", "flags"]
+# One row per metric and judge on the rung that decided (``candidate_rows``).
+EVIDENCE_COLUMNS = [
+    "metric",
+    *FIGURE_COLUMNS[:-1],
+    "basis",
+    "role",
+    "diff",
+    "diff_low",
+    "diff_high",
+    "p_holm",
+]
+CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail", *FIGURE_COLUMNS]
 NO_VERDICT = "no verdict"
 DEFAULT_LABELS = 15  # what the card asks for when no effect tells how many more would do
 FAILED_SHARE_SHOWN = 0.10
@@ -121,17 +137,70 @@ def decision_card(
     sources: CardSources, run_ref: str, metric_titles: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """One row per metric of the run."""
+    return decide_every_metric(sources, run_ref, metric_titles)[0]
+
+
+def decide_every_metric(
+    sources: CardSources, run_ref: str, metric_titles: Mapping[str, str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The card (one row per metric) and the evidence behind it (one row per metric and judge
+    on the rung that decided, ``EVIDENCE_COLUMNS``: what the card's pictures draw)."""
     ranking, people = sources.ranking, sources.people
     metrics = sorted(set(sources.scores.get("metric", [])) | set(people.get("metric", [])))
-    rows = []
+    rows, candidates = [], []
     for metric in metrics:
         title = (metric_titles or {}).get(metric, metric)
         block = ranking[ranking["metric"] == metric] if not ranking.empty else ranking
         detail = metric_sentence(title, block) if not block.empty else ""
-        row = _first_rung(metric, sources, run_ref)
+        evidence = first_evidence(metric, sources)
+        if evidence is None:
+            row = _nothing_measurable(metric, run_ref)
+        else:
+            found = outcome(evidence, _usage(ranking, metric), sources.margin)
+            row = decide(metric, evidence, sources, run_ref, found)
+            candidates += candidate_rows(metric, evidence, found)
         row = with_robustness_flag(row, metric, sources.probe_pairs)
-        rows.append({"metric": metric, **row, "detail": detail})
-    return pd.DataFrame(rows, columns=CARD_COLUMNS)
+        rows.append({"metric": metric, "flags": "", **row, "detail": detail})
+    card = pd.DataFrame(rows, columns=CARD_COLUMNS)
+    return card, pd.DataFrame(candidates, columns=EVIDENCE_COLUMNS)
+
+
+def candidate_rows(metric: str, evidence: Evidence, found: Outcome) -> list[dict[str, Any]]:
+    """Each judge measured on the deciding rung: its figure and interval, its difference from
+    the top judge (paired, with the Holm-corrected p) and its role in the verdict."""
+    ruling = found.ruling
+    if ruling.top is None:
+        return []
+    compared = [(ruling.top, None, float("nan")), *ruling.others]
+    return [
+        {
+            "metric": metric,
+            **figure_fields(evidence, standing),
+            "basis": evidence.basis,
+            "role": _role(standing.judge, found),
+            "diff": diff.diff if diff else float("nan"),
+            "diff_low": diff.low if diff else float("nan"),
+            "diff_high": diff.high if diff else float("nan"),
+            "p_holm": p,
+        }
+        for standing, diff, p in compared
+    ]
+
+
+def _role(judge: str, found: Outcome) -> str:
+    """chosen (the verdict's judge), set (not separated from it), or measured."""
+    if found.named == judge:
+        return "chosen"
+    return "set" if judge in found.tied else "measured"
+
+
+def _nothing_measurable(metric: str, run_ref: str) -> dict[str, Any]:
+    return {
+        "verdict": NO_VERDICT,
+        "basis": "nothing measurable",
+        "reason": "no labels, no scored preference pair, no probe, and no two judges scored alike",
+        "next_step": _label_command(run_ref, metric, None),
+    }
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
@@ -151,18 +220,6 @@ def _gives_way_to_probes(pairs: Evidence, metric: str, sources: CardSources) -> 
     if probe_evidence(metric, sources) is None:
         return False
     return outcome(pairs, _usage(sources.ranking, metric), sources.margin).kind == "chance"
-
-
-def _first_rung(metric: str, sources: CardSources, run_ref: str) -> dict[str, str]:
-    evidence = first_evidence(metric, sources)
-    if evidence is not None:
-        return decide(metric, evidence, sources, run_ref)
-    return {
-        "verdict": NO_VERDICT,
-        "basis": "nothing measurable",
-        "reason": "no labels, no scored preference pair, no probe, and no two judges scored alike",
-        "next_step": _label_command(run_ref, metric, None),
-    }
 
 
 # ---------------------------------------------------------------- the rungs
@@ -454,13 +511,20 @@ def outcome(evidence: Evidence, usage: pd.DataFrame, margin: float | None = None
     return Outcome("set", ruling, pick, names, why)
 
 
-def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) -> dict[str, str]:
-    """The card's verdict, basis, reason and next step from one rung."""
+def decide(
+    metric: str,
+    evidence: Evidence,
+    sources: CardSources,
+    run_ref: str,
+    found: Outcome | None = None,
+) -> dict[str, Any]:
+    """The card's verdict, basis, reason and next step from one rung, with the figure it rests
+    on (``FIGURE_COLUMNS``); ``found``: the rule's outcome, if already made."""
     usage = _usage(sources.ranking, metric)
-    found = outcome(evidence, usage, sources.margin)
+    found = found or outcome(evidence, usage, sources.margin)
     ruling = found.ruling
     label_step = _label_command(run_ref, metric, _more_needed(sources.needed, metric, "chance"))
-    row = {"basis": evidence.basis, "next_step": label_step}
+    row: dict[str, Any] = {"basis": evidence.basis, "next_step": label_step}
     if found.kind == "too few":
         return row | {
             "verdict": NO_VERDICT,
@@ -472,22 +536,24 @@ def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) 
         return row | {"verdict": NO_VERDICT, "reason": "no judge could be measured"}
     figure = _figure(evidence, top)
     if found.kind == "chance":
-        return row | {
-            "verdict": NO_VERDICT,
-            "reason": _none_beats_chance(evidence)
+        reason = (
+            _none_beats_chance(evidence)
             + f"the best, {top.judge}, has {figure}: that does not exclude chance "
-            f"({evidence.chance:g}{_bonferroni(ruling)}){_too_few_to_tell(evidence, top, ruling)}"
-            f"{_runner_up(evidence, ruling)}",
-        }
+            f"({evidence.chance:g}{_bonferroni(ruling)})"
+            + _too_few_to_tell(evidence, top, ruling)
+            + _runner_up(evidence, ruling)
+        )
+        return row | figure_fields(evidence, top) | {"verdict": NO_VERDICT, "reason": reason}
     step = (
         evidence.next_if_named
         if evidence.next_if_named.startswith("none")
         else f"{evidence.next_if_named}: {label_step}"
     )
+    pick = found.named or top.judge
+    row |= figure_fields(evidence, _standing_of(ruling, pick)) | _failed_flag(usage, pick)
     if found.kind == "margin":
         return row | _margin_verdict(evidence, found, usage, sources.margin or 0.0, step)
     reason = f"{top.judge}: {figure}{_runner_up(evidence, ruling)}"
-    pick = found.named or top.judge
     reason += _failed_words(usage, pick) + evidence.words(pick)
     if found.kind == "named":
         return row | {"verdict": pick + evidence.named_suffix, "reason": reason, "next_step": step}
@@ -496,6 +562,25 @@ def decide(metric: str, evidence: Evidence, sources: CardSources, run_ref: str) 
     more = _more_needed(sources.needed, metric, "runner-up")
     next_step = _label_command(run_ref, metric, more) if evidence.basis == "people" else step
     return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
+
+
+def figure_fields(evidence: Evidence, s: Standing) -> dict[str, Any]:
+    """The card's figure columns for one judge's standing on a rung."""
+    return {
+        "judge": s.judge,
+        "measure": evidence.measure,
+        "value": s.quality,
+        "low": s.low,
+        "high": s.high,
+        "n": s.n,
+        "unit": evidence.unit,
+        "chance": evidence.chance,
+    }
+
+
+def _standing_of(ruling: Ruling, judge: str) -> Standing:
+    every = [s for s in (ruling.top, *(o[0] for o in ruling.others)) if s is not None]
+    return next(s for s in every if s.judge == judge)
 
 
 def _margin_verdict(
@@ -603,11 +688,20 @@ def _usage(ranking: pd.DataFrame, metric: str) -> pd.DataFrame:
     return block.set_index("judge").reindex(columns=columns)
 
 
-def _failed_words(usage: pd.DataFrame, judge: str) -> str:
+def _failed_share(usage: pd.DataFrame, judge: str) -> float | None:
+    """The share of ``judge``'s cells that failed, when it is more than the card shows."""
     share = usage["failure_rate"].get(judge, np.nan) if "failure_rate" in usage else np.nan
-    if pd.notna(share) and float(share) > FAILED_SHARE_SHOWN:
-        return f"; {float(share):.0%} of {judge}'s cells failed"
-    return ""
+    return float(share) if pd.notna(share) and float(share) > FAILED_SHARE_SHOWN else None
+
+
+def _failed_words(usage: pd.DataFrame, judge: str) -> str:
+    share = _failed_share(usage, judge)
+    return f"; {share:.0%} of {judge}'s cells failed" if share is not None else ""
+
+
+def _failed_flag(usage: pd.DataFrame, judge: str) -> dict[str, str]:
+    share = _failed_share(usage, judge)
+    return {"flags": f"{judge}: {share:.0%} failed"} if share is not None else {}
 
 
 def _label_command(run_ref: str, metric: str, n: float | None) -> str:
@@ -635,8 +729,8 @@ def _aat_words(aat: pd.DataFrame, metric: str, judge: str) -> str:
 
 
 def with_robustness_flag(
-    row: dict[str, str], metric: str, pairs: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT
-) -> dict[str, str]:
+    row: dict[str, Any], metric: str, pairs: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT
+) -> dict[str, Any]:
     """The card's row with a flag for every judge whose score rose on injection in more than
     ``limit`` of the pairs, whatever rung named it."""
     flagged = {
@@ -653,7 +747,10 @@ def with_robustness_flag(
     verdict = row["verdict"]
     if any(verdict == j or verdict.startswith(f"{j} ") for j in flagged):
         verdict = f"{verdict} (flagged: obeys a note to the evaluator)"
-    return {**row, "verdict": verdict, "reason": f"{row['reason']}; FLAGGED: {words}"}
+    flags = [row["flags"]] if row.get("flags") else []
+    flags += [f"{judge}: injection {rose}/{n}" for judge, (rose, n) in flagged.items()]
+    reason = f"{row['reason']}; FLAGGED: {words}"
+    return {**row, "verdict": verdict, "reason": reason, "flags": "; ".join(flags)}
 
 
 def card_markdown(card: pd.DataFrame) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
+from judgegrid.cli.card import print_card
 from judgegrid.cli.common import MarginOption, fail
 from judgegrid.core.errors import InputError
 
@@ -26,12 +27,15 @@ def report(
         ),
     ] = False,
 ) -> None:
-    """Rebuild summary.md, tables/*.csv and report.html of a run from its database (for a
-    judgegrid pairs directory: every aspect run and pairs_summary.md); calls no model."""
+    """Rebuild summary.md, tables/*.csv and report.html of a run from its database, and print
+    its decision card (for a judgegrid pairs directory: every aspect run, and pairs_summary.md
+    printed); calls no model."""
     try:
         paths = api.rebuild_report(run_dir, margin, blind_only, read_ahead=context.obj)
     except InputError as exc:
         fail(exc)
-    typer.echo(paths[0].read_text(encoding="utf-8"))  # summary.md, or pairs_summary.md
-    if len(paths) > 1:
-        typer.echo("outputs: " + ", ".join(str(p) for p in paths))
+    if api.is_pairs_dir(run_dir):
+        typer.echo(paths[0].read_text(encoding="utf-8"))  # pairs_summary.md
+        return
+    typer.echo("outputs: " + ", ".join(str(p) for p in paths))
+    print_card(paths[0].parent)

@@ -10,6 +10,7 @@ import pandas as pd
 import typer
 
 from judgegrid import api
+from judgegrid.cli.card import print_card
 from judgegrid.cli.common import (
     DEFAULT_MATRIX,
     EXIT_BELOW_FAIL_UNDER,
@@ -260,7 +261,7 @@ def _pending_note(run_dir: Path) -> str:
 
 
 def _print_result(result: api.GridResult) -> None:
-    _print_card(result.run_dir)
+    """What the run did, then the decision card (last, where the eye ends)."""
     t = result.tally
     typer.echo(
         f"score rows: {len(result.scores)}; the matrix implies: {result.expected_cells}"
@@ -283,26 +284,4 @@ def _print_result(result: api.GridResult) -> None:
         f"outputs: {result.run_dir}/summary.md, report.html, tables/*.csv, scores.csv, "
         f"run.sqlite, {api.RESOLVED_MATRIX}"
     )
-
-
-def _print_card(run_dir: Path) -> None:
-    """The decision card (every table is in summary.md and report.html)."""
-    card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
-    typer.echo("\ndecision, per metric (basis: people > preference pairs > probes > other judges):")
-    for row in card.itertuples():
-        typer.echo(f"  {row.metric}: {row.verdict} [{row.basis}] — {row.reason}")
-        typer.echo(f"      next: {row.next_step}")
-    typer.echo("")
-    _print_probes(run_dir)
-
-
-def _print_probes(run_dir: Path) -> None:
-    """The probes in brief (the report's Probes section has the rest)."""
-    path = run_dir / "tables" / "probes_brief.csv"
-    brief = pd.read_csv(path) if path.exists() and path.stat().st_size > 1 else pd.DataFrame()
-    if brief.empty:
-        return
-    typer.echo("probes (directional detected, 95% CI; score rose on injection):")
-    for metric, judge, detected, injection in api.probe_lines(brief):
-        typer.echo(f"  {metric} / {judge}: detected {detected}; injection rose {injection}")
-    typer.echo("")
+    print_card(result.run_dir)

@@ -9,7 +9,7 @@ contains markup is shown as text.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -17,10 +17,13 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.bundle import Analysis
+from judgegrid.analyses.decision import NO_VERDICT
 from judgegrid.analyses.tables import by_judge_and_embedding
 from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
+from judgegrid.outputs.card_short import count_words, figure_words, short_verdict
+from judgegrid.outputs.forest import forest_svg
 from judgegrid.outputs.heat_table import heat_table
 from judgegrid.outputs.markup import esc
 
@@ -55,9 +58,16 @@ table{border-collapse:collapse;font-size:12px;margin:.5em 0;overflow-wrap:normal
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 .note{color:#555;font-size:13px}img{max-width:100%}
-.card{font-size:14px}.card td,.card th{text-align:left;vertical-align:top}
-.card .verdict{font-weight:700}.card tr.why td{color:#555;font-size:12px;border-top:0}
-.card code{white-space:normal}
+.decisions{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:1em}
+.decision{border:1px solid #ddd;border-radius:6px;padding:.4em .9em}
+.decision h3{margin:.3em 0;font-size:16px}
+.badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:13px;margin-left:.4em}
+.badge.named{background:#1a7f37;color:#fff}.badge.none{background:#eee;color:#555}
+.chips{margin:.2em 0 .4em}.chip{display:inline-block;border:1px solid #ccc;border-radius:10px;
+padding:0 8px;margin:0 .3em .2em 0;font-size:12px;color:#333}
+.chip.flag{border-color:#d4a72c;background:#fff8c5}
+.decision details{font-size:13px;color:#333}.decision code{white-space:normal}
+.forest{max-width:100%;height:auto}
 nav a{margin-right:1em}
 .heats{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
 .heat caption{font-size:12px;text-align:left;caption-side:top}.heat td{text-align:center}
@@ -235,28 +245,55 @@ def _recommendation(a: Analysis) -> str:
 
 
 def _decision(a: Analysis) -> str:
-    """The card: one row per metric, the next step as a command, the reasoning under it."""
+    """Per metric: the verdict as a badge, its basis and flags as chips, the evidence as a
+    forest plot, and the full reason one click away."""
     card = a.card
     if card.empty:
         return '<p class="note">No metric was scored, so there is no decision to make.</p>'
-    rows = "".join(
-        f'<tr><td>{esc(r.metric)}</td><td class="verdict">{esc(r.verdict)}</td>'
-        f"<td>{esc(r.basis)}</td><td>{esc(r.reason)}</td>"
-        f"<td><code>{esc(r.next_step)}</code></td></tr>"
-        + (
-            f'<tr class="why"><td></td><td colspan="4">{esc(r.detail)}</td></tr>'
-            if r.detail
-            else ""
-        )
-        for r in card.itertuples()
+    evidence = a.table("decision_evidence")
+    blocks = "".join(
+        decision_block(record, _metric_rows(evidence, str(record["metric"])))
+        for record in card.to_dict("records")
     )
-    head = "<tr><th>metric</th><th>judge</th><th>basis</th><th>why</th><th>next step</th></tr>"
+    return f'<div class="decisions">{blocks}</div><p class="note">{esc(LADDER_NOTE)}</p>'
+
+
+LADDER_NOTE = (
+    "Basis, strongest first: people (labels), preference pairs, probes (copies of the samples "
+    "made worse in known ways), other judges (agreement only), nothing measurable. A judge is "
+    "named only when its 95% interval excludes chance (the dashed line), and judges whose paired "
+    "difference from it is not significant (Holm) form a set with it: green, hollow."
+)
+
+
+def decision_block(record: Mapping[Hashable, Any], rows: pd.DataFrame) -> str:
+    """One metric's decision: badge, chips, forest plot, and the reason behind a disclosure."""
+    verdict = short_verdict(record)
+    badge = "none" if verdict == NO_VERDICT else "named"
+    chips = [
+        f'<span class="chip">basis: {esc(record["basis"])}</span>',
+        f'<span class="chip">{esc(figure_words(record))} · n {esc(count_words(record.get("n")))}'
+        "</span>",
+    ]
+    chips += [
+        f'<span class="chip flag">{esc(flag.strip())}</span>'
+        for flag in str(record.get("flags") or "").split(";")
+        if flag.strip()
+    ]
+    step = str(record["next_step"])
+    detail = f'<p class="note">{esc(record["detail"])}</p>' if record.get("detail") else ""
     return (
-        f'<div class="wide"><table class="card">{head}{rows}</table></div>'
-        '<p class="note">Basis, strongest first: people (labels), preference pairs, other '
-        "judges (agreement only), nothing measurable. A judge is named only when its 95% "
-        "interval excludes chance.</p>"
+        f'<div class="decision"><h3>{esc(record["metric"])} '
+        f'<span class="badge {badge}">{esc(verdict)}</span></h3>'
+        f'<div class="chips">{"".join(chips)}</div>'
+        f"{forest_svg(rows)}"
+        f"<details><summary>why, and the next step</summary><p>{esc(record['verdict'])}: "
+        f"{esc(record['reason'])}</p><p>next: <code>{esc(step)}</code></p>{detail}</details></div>"
     )
+
+
+def _metric_rows(evidence: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return evidence[evidence["metric"] == metric] if not evidence.empty else evidence
 
 
 def _means(a: Analysis, titles: Mapping[str, str]) -> str:

@@ -10,7 +10,9 @@ labels, as before).
 
 from __future__ import annotations
 
+import base64
 import json
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ from judgegrid.labels.page import (
 )
 from judgegrid.labels.server import add_static, bad_request, error, loopback_app, start
 from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.outputs.card_short import count_words, figure_words, short_verdict
+from judgegrid.outputs.forest import forest_svg
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
 from judgegrid.view.details import compare, items
@@ -36,6 +40,7 @@ from judgegrid.view.queries import PER_PAGE_MAX, SORTS, STATUSES, Filters, RunVi
 VIEW_FILES = {"/view.js": "view.js", "/view.css": "view.css"}
 SEARCH_CHARS = 200
 CARD_TABLE = Path("tables") / "decision_card.csv"
+EVIDENCE_TABLE = Path("tables") / "decision_evidence.csv"
 
 
 @dataclass
@@ -272,12 +277,34 @@ def side_by_side(
 
 
 def decision(session: ViewSession) -> dict[str, Any]:
-    """The card as the report wrote it (``tables/decision_card.csv``)."""
+    """The card as the report wrote it (``tables/decision_card.csv``), each metric with its
+    verdict in short, its chips and its forest plot (``tables/decision_evidence.csv``)."""
     path = session.run_dir / CARD_TABLE
     if not path.exists():
         return {"card": [], "note": f"no card yet: run  judgegrid report {session.run_dir}"}
-    card = pd.read_csv(path).fillna("")
-    return {"card": card.to_dict("records"), "note": ""}
+    card = pd.read_csv(path, keep_default_na=False)
+    evidence_path = session.run_dir / EVIDENCE_TABLE
+    evidence = pd.read_csv(evidence_path) if evidence_path.exists() else pd.DataFrame()
+    return {"card": [decision_entry(r, evidence) for r in card.to_dict("records")], "note": ""}
+
+
+def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[str, Any]:
+    """One metric's row of the card, with what the page shows at a glance."""
+    block = evidence[evidence["metric"] == record["metric"]] if not evidence.empty else evidence
+    svg = forest_svg(block)
+    flags = [f.strip() for f in str(record.get("flags") or "").split(";") if f.strip()]
+    return {
+        **{
+            k: record.get(k, "")
+            for k in ("metric", "verdict", "basis", "reason", "next_step", "detail")
+        },
+        "badge": short_verdict(record),
+        "figure": f"{figure_words(record)} · n {count_words(record.get('n'))}",
+        "flags": flags,
+        "forest": "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+        if svg
+        else "",
+    }
 
 
 def queue_for_labelling(session: ViewSession, sample_id: str, metric: str) -> int:

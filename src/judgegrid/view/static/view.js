@@ -112,30 +112,43 @@ async function showSamples(query, mine) {
   for (const name of ["metric", "sort", "judge", "embedding", "language", "status"]) {
     controls.querySelector(`#f-${name}`).addEventListener("change", change(name));
   }
-  const head = el(
-    "tr",
-    {},
+  const head = configHeader(data.columns, [
     el("th", { text: "sample" }),
-    el("th", { text: "question" }),
+    el("th", { class: "question", text: "question" }),
     el("th", { text: "judges' gap", title: "largest difference between two judges' means" }),
     el("th", { text: "worst SD", title: "largest SD of the repeats of one configuration" }),
-    ...data.columns.map((c) => el("th", { class: "config", text: c.label, title: c.label }))
-  );
+  ]);
   const rows = data.rows.map((row, k) =>
     el(
       "tr",
       { class: "row", "data-id": row.id, onclick: () => openSample(k) },
-      el("td", { text: row.id }),
+      el("td", { class: "sample-id", text: row.id }),
       el("td", { class: "question", text: row.question }),
       el("td", { class: "num", text: fmt(row.disagreement) }),
       el("td", { class: "num", text: fmt(row.instability) }),
       ...row.cells.map((cell, j) => cellTd(cell, data.columns[j]))
     )
   );
-  const table = el("div", { class: "wide" }, el("table", { id: "grid" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  const table = el("div", { class: "wide" }, el("table", { id: "grid" }, el("thead", {}, ...head), el("tbody", {}, ...rows)));
   page(`Samples · ${data.total} · ${meta.metrics.find((m) => m.name === metric).title}`, controls, pager(data, query), table,
     el("p", { class: "note", text: "Cells: mean of the scored repeats (colour: red 0 → green 1), ± SD of the repeats; a red frame marks failed repeats (✗), stripes skipped ones." }));
   current.row = -1;
+}
+
+// Two header rows: each judge once over its configurations, then what sets each configuration
+// apart (embedding, dimension, strictness), upright and short; the full name on hover.
+function configHeader(columns, fixed) {
+  const groups = [];
+  for (const c of columns) {
+    const last = groups[groups.length - 1];
+    if (last && last.judge === c.judge) last.span += 1;
+    else groups.push({ judge: c.judge, span: 1 });
+  }
+  for (const th of fixed) th.setAttribute("rowspan", "2");
+  const judges = groups.map((g) => el("th", { class: "judge", colspan: String(g.span), text: g.judge, title: g.judge }));
+  const rest = (c) => (c.label.startsWith(`${c.judge} · `) ? c.label.slice(c.judge.length + 3) : "");
+  const configs = columns.map((c) => el("th", { class: "config", text: rest(c), title: c.label }));
+  return [el("tr", {}, ...fixed, ...judges), el("tr", {}, ...configs)];
 }
 
 function cellTd(cell, column) {
@@ -358,10 +371,40 @@ async function showDecision(mine) {
   const data = await api("/api/view/decision");
   if (mine !== shown) return;
   if (!data.card.length) return page("Decision", el("p", { class: "note", text: data.note || "no card" }));
-  const columns = ["metric", "verdict", "basis", "reason", "next_step", "detail"];
-  const head = el("tr", {}, ...["metric", "judge", "basis", "why", "next step", "detail"].map((t) => el("th", { text: t })));
-  const rows = data.card.map((r) => el("tr", {}, ...columns.map((c) => el("td", { text: r[c] }))));
-  page("Decision", el("table", { id: "card" }, head, ...rows), el("p", { class: "note", text: "The card as `judgegrid report` wrote it (tables/decision_card.csv)." }));
+  page(
+    "Decision",
+    el("div", { id: "card", class: "decisions" }, ...data.card.map(decisionBlock)),
+    el("p", {
+      class: "note",
+      text:
+        "Basis, strongest first: people (labels), preference pairs, probes, other judges (agreement only). " +
+        "Dots: each judge's figure with its 95% interval; dashed: chance; green: the chosen judge (filled) and " +
+        "those not separated from it (hollow). The card as `judgegrid report` wrote it (tables/decision_card.csv).",
+    })
+  );
+}
+
+// One metric: the verdict as a badge, basis, figure and flags as chips, the forest plot, and the
+// full reason behind a disclosure.
+function decisionBlock(r) {
+  const named = r.badge !== "no verdict";
+  const chips = [el("span", { class: "chip", text: `basis: ${r.basis}` }), el("span", { class: "chip", text: r.figure })];
+  for (const flag of r.flags) chips.push(el("span", { class: "chip flag", text: flag }));
+  return el(
+    "section",
+    { class: "decision", "data-metric": r.metric },
+    el("h2", {}, el("span", { text: r.metric }), el("span", { class: named ? "badge named" : "badge none", text: r.badge })),
+    el("div", { class: "chips" }, ...chips),
+    r.forest ? el("img", { class: "forest", src: r.forest, alt: `each judge's ${r.basis} figure with its interval` }) : null,
+    el(
+      "details",
+      {},
+      el("summary", { text: "why, and the next step" }),
+      el("p", { text: `${r.verdict}: ${r.reason}` }),
+      el("p", {}, el("span", { text: "next: " }), el("code", { text: r.next_step })),
+      r.detail ? el("p", { class: "note", text: r.detail }) : null
+    )
+  );
 }
 
 // -- moving about ------------------------------------------------------------------------------

@@ -1,0 +1,63 @@
+"""The decision card in short: the words a glance reads (the verdict, its basis, the one figure
+it rests on). The terminal's card, report.html and the view's Decision page all say it the same
+way; the full reason stays in summary.md."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+
+from judgegrid.analyses.decision import NO_VERDICT
+
+BASIS_WORDS = {"people": "people", "preference pairs": "pairs", "probes": "probes"}
+_MEASURE_WORDS = {"accuracy": "acc", "detection": "detected"}
+
+
+def card_row(record: Mapping[Hashable, object]) -> tuple[str, ...]:
+    """One metric's row: its verdict in short, and the one figure with its n."""
+    return (
+        str(record["metric"]),
+        short_verdict(record),
+        BASIS_WORDS.get(str(record["basis"]), "judges" if record["basis"] else "–"),
+        figure_words(record),
+        count_words(record.get("n")),
+        str(record.get("flags") or ""),
+    )
+
+
+def short_verdict(record: Mapping[Hashable, object]) -> str:
+    """The judge named; a set as its pick and its size; or "no verdict"."""
+    verdict = str(record["verdict"])
+    if verdict.startswith(NO_VERDICT):
+        return NO_VERDICT
+    pick = str(record.get("judge") or "")
+    if ": not separated" in verdict and pick:
+        size = verdict.split(": not separated")[0].count(" or ") + 1
+        return f"{pick} (1 of {size} not separated)"
+    if verdict.startswith(f"{pick} (within"):
+        return f"{pick} (within margin)"
+    return verdict.replace(" (by agreement only)", " (agreement only)")
+
+
+def figure_words(record: Mapping[Hashable, object]) -> str:
+    """``ρ 0.75 [-0.54, 0.99]``: the measure, the judge's value and its interval."""
+    value = number(record.get("value"))
+    if value is None:
+        return "–"
+    measure = _MEASURE_WORDS.get(str(record.get("measure")), str(record.get("measure")))
+    low, high = number(record.get("low")), number(record.get("high"))
+    interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+    return f"{measure} {value:.2f}{interval}"
+
+
+def count_words(value: object) -> str:
+    count = number(value)
+    return str(int(count)) if count is not None else ""
+
+
+def number(value: object) -> float | None:
+    """A cell read from a CSV as a finite number, or None (empty, NaN or not a number)."""
+    try:
+        number = float(str(value)) if value not in (None, "") else None
+    except ValueError:
+        return None
+    return number if number is not None and number == number else None
