@@ -1,0 +1,142 @@
+"""A criterion of the user's own: the question a judge answers about a sample, and the kind of
+answer it gives (a pass or fail, one of named labels, or a level of a rubric's scale).
+
+The peers let a user write one (Ragas' AspectCritic and RubricsScore, DeepEval's GEval, promptfoo's
+llm-rubric); judgegrid then measures which judge to trust for it, as it does for its built-in
+metrics. This is the value the matrix's ``criteria:`` entries and the Python API's ``Criterion``
+are read into: checked once, here, so every command refuses the same mistakes with the same
+words (a definition missing, a scale with gaps, labels without scores, wordings that repeat each
+other).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+CriterionType = Literal["binary", "labels", "scale"]
+Weighting = Literal["none", "logprobs", "auto"]
+SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+class CriterionSpec(BaseModel):
+    """One criterion: what the judge is asked, what it sees, and what it may answer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="How the criterion is named in every table (lower case, _).")
+    definition: str = Field(description="The question the judge answers about each sample.")
+    steps: tuple[str, ...] = Field(default=(), description="Evaluation steps given to the judge.")
+    fields: tuple[str, ...] = Field(
+        default=("user_input", "response"),
+        description="The sample fields the judge sees (any extra column of the data set too).",
+    )
+    type: CriterionType = Field(description="binary (pass/fail), labels, or scale (a rubric).")
+    labels: dict[str, float] | None = Field(
+        default=None, description="labels: each label's score, e.g. {correct: 1, wrong: 0}."
+    )
+    scale: dict[int, str] | None = Field(
+        default=None, description="scale: each level (consecutive integers) with its description."
+    )
+    strictness: int = Field(
+        default=1, ge=1, le=15, description="binary: verdicts asked per score; the majority wins."
+    )
+    higher_is_better: bool = Field(default=True, description="Whether a higher score is better.")
+    language: str | None = Field(default=None, description="A note on the language to judge in.")
+    weighting: Weighting = Field(
+        default="none",
+        description="logprobs: the expected score over the levels from the score token's "
+        "probabilities (G-Eval); auto: where the provider returns them.",
+    )
+    wordings: tuple[str, ...] = Field(
+        default=(), description="Other phrasings of the definition: a grid axis, like a judge."
+    )
+    fails_when: tuple[str, ...] = Field(
+        default=(), description="binary: directional probes that must fail the criterion."
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not NAME.match(value):
+            raise ValueError("use lower-case letters, digits and _ (a letter first, 64 at most)")
+        return value
+
+    @field_validator("definition")
+    @classmethod
+    def _definition(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("empty: write the question the judge answers")
+        return value.strip()
+
+    @field_validator("fields")
+    @classmethod
+    def _fields(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("empty: name the sample fields the judge sees")
+        if len(set(value)) != len(value):
+            raise ValueError("a field is named twice")
+        return value
+
+    @field_validator("wordings")
+    @classmethod
+    def _wordings(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        seen: dict[str, int] = {}
+        for k, wording in enumerate(value):
+            key = " ".join(wording.lower().split())
+            if not key:
+                raise ValueError(f"wording {k} is empty")
+            if key in seen:
+                raise ValueError(f"wording {k} repeats wording {seen[key]}")
+            seen[key] = k
+        return value
+
+    @model_validator(mode="after")
+    def _answers_fit_the_type(self) -> CriterionSpec:
+        if self.type == "labels":
+            _check_labels(self.labels)
+        elif self.labels is not None:
+            raise ValueError(f"labels: only for type labels, not {self.type}")
+        if self.type == "scale":
+            _check_scale(self.scale)
+        elif self.scale is not None:
+            raise ValueError(f"scale: only for type scale, not {self.type}")
+        if self.type != "binary" and (self.strictness != 1 or self.fails_when):
+            raise ValueError("strictness and fails-when: only for type binary")
+        if self.strictness % 2 == 0:
+            raise ValueError(
+                f"strictness {self.strictness}: use an odd number, so a vote has no tie"
+            )
+        return self
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """A scale's levels, lowest first (empty for the other types)."""
+        return tuple(sorted(self.scale)) if self.scale else ()
+
+    @property
+    def definitions(self) -> tuple[str, ...]:
+        """The definition, then each other wording: wording 0 is the definition itself."""
+        return (self.definition, *self.wordings)
+
+
+def _check_labels(labels: dict[str, float] | None) -> None:
+    if not labels or len(labels) < 2:
+        raise ValueError("labels: name two labels at least, each with its score")
+    blank = [name for name in labels if not name.strip()]
+    if blank:
+        raise ValueError("labels: a label's name is empty")
+
+
+def _check_scale(scale: dict[int, str] | None) -> None:
+    if not scale or len(scale) < 2:
+        raise ValueError("scale: give two levels at least, each with its description")
+    levels = sorted(scale)
+    gaps = [n for n in range(levels[0], levels[-1] + 1) if n not in scale]
+    if gaps:
+        raise ValueError(f"scale: levels {levels[0]}..{levels[-1]} miss {gaps}: no gaps")
+    if any(not str(text).strip() for text in scale.values()):
+        raise ValueError("scale: every level needs a description")
