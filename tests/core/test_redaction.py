@@ -31,9 +31,18 @@ KEY = "sk-proj-Abcdefghijklmnop0123456789"
             f"http://u:p@127.0.0.1:8000/v1?key={KEY}&api-version=2024-06-01",
             "http://***@127.0.0.1:8000/v1?key=***&api-version=2024-06-01",
         ),
-        ("https://h/v1?api_key=a&apikey=b&token=c&sig=d", "https://h/v1?api_key=***&apikey=***&token=***&sig=***"),
-        ("https://h/x?signature=a&secret=b&password=c&code=d", "https://h/x?signature=***&secret=***&password=***&code=***"),
-        ("https://h/x?access_token=a&subscription-key=b&X-Goog-Api-Key=c", "https://h/x?access_token=***&subscription-key=***&X-Goog-Api-Key=***"),
+        (
+            "https://h/v1?api_key=a&apikey=b&token=c&sig=d",
+            "https://h/v1?api_key=***&apikey=***&token=***&sig=***",
+        ),
+        (
+            "https://h/x?signature=a&secret=b&password=c&code=d",
+            "https://h/x?signature=***&secret=***&password=***&code=***",
+        ),
+        (
+            "https://h/x?access_token=a&subscription-key=b&X-Goog-Api-Key=c",
+            "https://h/x?access_token=***&subscription-key=***&X-Goog-Api-Key=***",
+        ),
         ("https://h/cb#access_token=abc&state=1", "https://h/cb#access_token=***&state=1"),
         ("https://h/v1?key=a/chat/completions", "https://h/v1?key=***"),  # the SDK's joined URL
         ("https://h/v1?model=x&keyword=y", "https://h/v1?model=x&keyword=y"),  # nothing secret

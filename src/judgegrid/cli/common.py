@@ -221,7 +221,7 @@ class RedactedStream:
 def redacted_terminal() -> Iterator[None]:
     """stdout and stderr redacted (``RedactedStream``) while the block runs."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = RedactedStream(out), RedactedStream(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = RedactedStream(out), RedactedStream(err)
     try:
         yield
     finally:

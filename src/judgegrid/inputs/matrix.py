@@ -294,12 +294,14 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
 
 
 def _key_shaped_names(matrix: Matrix) -> list[Problem]:
-    """A label (or an id standing for one) or a jury member shaped like a key: refused, as every
-    report, table and message shows it (``core.redaction.looks_like_key``)."""
+    """A label, a model id or a jury member shaped like a key: refused, as every report, table
+    and message shows it (``core.redaction.looks_like_key``)."""
     names = [
-        (f"{section}[{i}].{'label' if entry.label else 'id'}", entry.label or entry.id)
+        (f"{section}[{i}].{field}", name)
         for section, entries in (("judges", matrix.judges), ("embeddings", matrix.embeddings))
         for i, entry in enumerate(entries)
+        for field, name in (("id", entry.id), ("label", entry.label))
+        if name is not None
     ]
     if not isinstance(matrix.juries, bool):
         names += [(f"juries[{i}]", " ".join(panel)) for i, panel in enumerate(matrix.juries)]

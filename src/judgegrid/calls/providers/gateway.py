@@ -47,14 +47,16 @@ def call_kwargs(model: str, options: ModelOptions) -> dict[str, Any]:
     (preflight asks no key for it): it gets a placeholder, never OPENAI_API_KEY from the
     environment, which belongs to OpenAI and not to whatever listens at that address."""
     variable = options.api_key_env
-    key = {"api_key": os.environ[variable]} if variable and variable in os.environ else {}
+    kwargs: dict[str, Any] = {}
+    if variable and variable in os.environ:
+        kwargs = {"api_key": os.environ[variable]}
     if not variable and options.api_base and model.startswith("openai/"):
-        key = {"api_key": PLACEHOLDER_KEY}
+        kwargs = {"api_key": PLACEHOLDER_KEY}
     base, headers = url_credentials(options.api_base) if options.api_base else (None, {})
     if headers:
         extra_headers = {**(options.extra.get("extra_headers") or {}), **headers}
-        key |= {"api_base": base, "extra_headers": extra_headers}
-    return {**key, **no_sdk_retries(model)}
+        kwargs |= {"api_base": base, "extra_headers": extra_headers}
+    return {**kwargs, **no_sdk_retries(model)}
 
 
 def url_credentials(api_base: str) -> tuple[str, dict[str, str]]:
