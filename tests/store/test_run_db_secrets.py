@@ -1,5 +1,5 @@
-"""The run database, the resolved matrix and the cache are written through the one redaction: whatever a
-caller hands them, a URL's credentials and secret-named fields never reach the file."""
+"""The run database, the resolved matrix and the cache are written through the one redaction:
+whatever a caller hands them, a URL's credentials and secret-named fields never reach a file."""
 
 from __future__ import annotations
 
