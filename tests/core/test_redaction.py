@@ -67,6 +67,9 @@ def test_urls_are_found_inside_any_text():
         KEY,
         "0123456789abcdef0123456789abcdef",  # a 32-hex key (Azure's shape)
         "AIzaSyA-1234567890abcdefghijk",
+        "AKIAIOSFODNN7EXAMPLE",
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+        "sk-PLANTED-judgegrid-0123456789",
         "judge http://u:pw@h/v1",  # a URL with credentials in it
         f"my-{KEY}-judge",
     ],
@@ -83,6 +86,8 @@ def test_key_shaped_names(name):
     [
         "gpt-4o-mini",
         "claude-3-5-sonnet-20241022-strict-json",  # long, but words and numbers
+        "hf-mistral-7b-instruct-v0.2",  # a provider's prefix, but words and numbers
+        "sk-learn-judge",
         "123e4567-e89b-12d3-a456-426614174000",  # a UUID
         "0123456789abcdef0123456789abcdef01234567",  # a commit's digest
         "anthropic/claude-3-5-sonnet-20241022",

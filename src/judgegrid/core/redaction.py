@@ -47,6 +47,8 @@ _PREFIXED = re.compile(
     r"(?<![A-Za-z0-9])(?:sk|pk|rk|hf|ghp|gho|ghs|glpat|xox[abpr]|AIza|AKIA|ya29)[-_.]?"
     r"[A-Za-z0-9_\-]{12,}"
 )
+# The unbroken run a key needs: a provider's prefix says much already, a bare token less.
+_PREFIXED_RUN, _LONG_RUN = 10, 16
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-/.])[A-Za-z0-9_\-]{32,}(?![A-Za-z0-9_\-/.])")
 
 
@@ -59,15 +61,21 @@ def redact_value(value: Any) -> str:
     return f"{head}…{text[-4:]}"
 
 
-def _looks_like_key(token: str) -> bool:
-    """A long token is a key when it mixes letters and digits in a long unbroken run: not a
-    hex digest (40 or 64 hex digits: a commit, a content address), and not words and numbers
-    joined by - or _ (a UUID, ``claude-3-5-sonnet-20241022-strict``)."""
+def _looks_like_key(token: str, min_run: int = 16) -> bool:
+    """A token is a key when it mixes letters and digits and has an unbroken run of at least
+    ``min_run`` characters: not a hex digest (40 or 64 hex digits: a commit, a content
+    address), and not words and numbers joined by - or _ (a UUID,
+    ``claude-3-5-sonnet-20241022-strict``, ``hf-mistral-7b-instruct-v0.2``)."""
     has_digit = any(c.isdigit() for c in token)
     has_letter = any(c.isalpha() for c in token)
     is_hex_digest = len(token) in (40, 64) and all(c in "0123456789abcdef" for c in token)
-    longest_run = max(len(part) for part in re.split(r"[-_]", token))
-    return has_digit and has_letter and not is_hex_digest and longest_run >= 16
+    longest_run = max(len(part) for part in re.split(r"[-_.]", token))
+    return has_digit and has_letter and not is_hex_digest and longest_run >= min_run
+
+
+def _redact_if_key(match: re.Match[str], min_run: int) -> str:
+    token = match.group(0)
+    return redact_value(token) if _looks_like_key(token, min_run) else token
 
 
 def is_secret_param(name: str) -> bool:
@@ -117,10 +125,8 @@ def redact_text(text: str) -> str:
     """``text`` with every URL's credentials masked and every key-shaped token replaced by
     ``redact_value`` of it."""
     text = redact_urls(text)
-    text = _PREFIXED.sub(lambda m: redact_value(m.group(0)), text)
-    return _LONG_TOKEN.sub(
-        lambda m: redact_value(m.group(0)) if _looks_like_key(m.group(0)) else m.group(0), text
-    )
+    text = _PREFIXED.sub(lambda m: _redact_if_key(m, _PREFIXED_RUN), text)
+    return _LONG_TOKEN.sub(lambda m: _redact_if_key(m, _LONG_RUN), text)
 
 
 def looks_like_key(text: str) -> bool:
