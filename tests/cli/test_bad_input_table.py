@@ -635,6 +635,65 @@ ROWS: dict[str, Row] = {
         names=("p.jsonl", "line 1"),
         error=DatasetError,
     ),
+    # --- secrets: a name shaped like a key is refused, as every report shows it --------------
+    "judge label a key": Row(
+        cli=lambda p: ["run", p.matrix(judges=[{"id": "openai/fake-a", "label": KEY}])],
+        names=("judges[0].label", "looks like an API key", "a label is shown in every report"),
+    ),
+    "judge id a key, no label": Row(
+        cli=lambda p: ["validate", p.matrix(judges=[{"id": f"openai/{KEY}"}])],
+        names=("judges[0].id", "looks like an API key"),
+    ),
+    "embedding label a key": Row(
+        cli=lambda p: [
+            "plan",
+            p.matrix(embeddings=[{"id": "openai/fake-embed", "label": KEY, "dimensions": [16]}]),
+        ],
+        names=("embeddings[0].label", "looks like an API key"),
+    ),
+    "jury member a key": Row(
+        cli=lambda p: ["validate", p.matrix(juries=[["a", KEY]])],
+        names=("juries[0]", "looks like an API key"),
+    ),
+    "label a URL with credentials": Row(
+        cli=lambda p: [
+            "run",
+            p.matrix(judges=[{"id": "openai/fake-a", "label": "https://u:pw@gw.example/v1"}]),
+        ],
+        names=("judges[0].label", "looks like an API key"),
+    ),
+    "annotator option a key (import)": Row(
+        cli=lambda p: [
+            "labels",
+            "import",
+            p.run_dir(),
+            p.write("l.csv", "sample_id,metric,value\ns1,faithfulness,1\n"),
+            "--annotator",
+            KEY,
+        ],
+        names=("--annotator", "looks like an API key", "an annotator's name is shown"),
+    ),
+    "annotator column a key": Row(
+        cli=lambda p: [
+            "labels",
+            "import",
+            p.run_dir(),
+            p.write("l.csv", f"sample_id,metric,annotator,value\ns1,faithfulness,{KEY},1\n"),
+        ],
+        names=("l.csv", "annotator", "looks like an API key"),
+    ),
+    "annotator option a key (label page)": Row(
+        cli=lambda p: ["label", p.run_dir(), "--annotator", KEY],
+        names=("--annotator", "looks like an API key"),
+    ),
+    "api: import_labels annotator a key": Row(
+        api=lambda p: api.import_labels(
+            p.run_dir(), p.write("l.csv", "sample_id,metric,value\ns1,faithfulness,1\n"), KEY
+        ),
+        names=("--annotator", "looks like an API key"),
+        error=OptionError,
+    ),
+    # --- end of secrets -----------------------------------------------------------------------
 }
 
 

@@ -7,6 +7,7 @@ pointing at the server and a key from an environment variable), exactly as a hos
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -243,3 +244,21 @@ def test_a_judge_that_stalls_is_a_timeout_failure_named_as_such(server, tmp_path
     assert result.scores["error"].str.contains("HTTP 408").all()
     assert result.scores["error"].str.contains("after 2 attempts").all()
     assert set(result.calls["http_status"]) == {408}
+
+
+def test_the_server_records_each_request_and_serves_a_joined_query_string(server: FaultServer):
+    """An api_base with a query string (``/v1?key=K``) reaches the server as the openai SDK
+    joins it, ``/v1?key=K/embeddings``; it is served, and its path, query and Authorization
+    header are recorded, so a test can show what reached the provider."""
+    server.reset_counts()
+    request = urllib.request.Request(
+        f"{server.url}?key=gw-K1/embeddings",
+        data=json.dumps({"model": "fake-embed", "input": ["a b"], "dimensions": 8}).encode(),
+        headers={"Authorization": "Basic dTpw", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        body = json.loads(reply.read())
+    assert len(body["data"][0]["embedding"]) == 8
+    assert server.received == [("/v1?key=gw-K1/embeddings", "Basic dTpw")]
+    server.reset_counts()
+    assert server.received == []

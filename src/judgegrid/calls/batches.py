@@ -106,9 +106,9 @@ class BatchQueue:
         self._api = api  # litellm, or a stand-in with its five batch functions (tests)
         provider = model.split("/", 1)[0] if "/" in model else "openai"
         self._kwargs: dict[str, Any] = {"custom_llm_provider": provider}
-        self._kwargs |= call_kwargs(model, options)
         if options.api_base:
             self._kwargs["api_base"] = options.api_base
+        self._kwargs |= call_kwargs(model, options)  # credentials in the api_base as headers
         if options.timeout:
             self._kwargs["timeout"] = options.timeout
         self._open: list[_Line] = []

@@ -148,7 +148,7 @@ class EmbeddingModel:
             label=self.label,
             step_key=key,
             request=logged,
-            call=lambda: litellm.aembedding(**request, **call_kwargs(self.model, o)),
+            call=lambda: litellm.aembedding(**(request | call_kwargs(self.model, o))),
             read=read,
             transport=self._transport,
             tokens_estimate=sum(len(t) for t in texts) // 4,

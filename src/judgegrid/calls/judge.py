@@ -362,7 +362,7 @@ class JudgeModel:
             label=self.label,
             step_key=key,
             request=request,
-            call=lambda: litellm.acompletion(**request, **extra),
+            call=lambda: litellm.acompletion(**(request | extra)),
             read=read,
             transport=self._transport,
             tokens_estimate=_token_guess(messages, self.options.max_tokens, n),

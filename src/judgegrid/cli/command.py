@@ -17,7 +17,7 @@ import typer
 
 from judgegrid import api
 from judgegrid.cli import cache, export, labels, pairs, plan, report, run, serve, validate, view
-from judgegrid.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from judgegrid.cli.common import EXIT_BAD_INPUT, EXIT_OK, redacted_terminal
 from judgegrid.core.errors import JudgegridError
 from judgegrid.core.redaction import redact_text
 
@@ -74,19 +74,20 @@ def main(read_ahead: object = None) -> None:
     "please report" with the traceback in a log file, never on the terminal. ``read_ahead``:
     the scores `judgegrid report` will need, already being read (``judgegrid.entry``), handed
     to the command as its context's object."""
-    try:
-        app(obj=read_ahead)
-    except JudgegridError as exc:
-        typer.echo(f"judgegrid: {redact_text(str(exc))}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    except Exception as exc:
-        log = _crash_log(exc)
-        typer.echo(
-            f"judgegrid: unexpected error (please report it): {type(exc).__name__}: "
-            f"{redact_text(str(exc))[:300]}\nthe traceback is in {log}",
-            err=True,
-        )
-        sys.exit(1)
+    with redacted_terminal():  # every key masked in what the command prints
+        try:
+            app(obj=read_ahead)
+        except JudgegridError as exc:
+            typer.echo(f"judgegrid: {redact_text(str(exc))}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        except Exception as exc:
+            log = _crash_log(exc)
+            typer.echo(
+                f"judgegrid: unexpected error (please report it): {type(exc).__name__}: "
+                f"{redact_text(str(exc))[:300]}\nthe traceback is in {log}",
+                err=True,
+            )
+            sys.exit(1)
 
 
 def _crash_log(exc: BaseException) -> Path:

@@ -1,14 +1,17 @@
 """What every command shares: exit codes, the default matrix, the data set's reading options,
-one way to print input problems, the progress bar, and SIGTERM as Ctrl-C."""
+one way to print input problems, the progress bar, SIGTERM as Ctrl-C, and the terminal with
+every key masked."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import IO, Annotated, Any, NoReturn
 
 import typer
 from tqdm import tqdm
@@ -16,6 +19,7 @@ from tqdm import tqdm
 from judgegrid import api
 from judgegrid.core.cells import Cell
 from judgegrid.core.errors import InputError, Problem
+from judgegrid.core.redaction import redact_text
 
 # Exit codes, for a CI job (README: "Exit codes").
 EXIT_OK = 0  # every cell scored (skipped cells allowed)
@@ -136,7 +140,7 @@ async def serve_until_interrupted(session: api.ViewSession, port: int, opening: 
         url = api.page_url(bound, session.token)
         viewer = api.page_url(bound, session.token, "/view")
         also = f"(every sample and judge's answers: {viewer})\n" if session.front == "label" else ""
-        typer.echo(
+        echo_unredacted(  # the page's own token: the one secret meant to be shown
             f"{opening}; open in your browser:\n\n    {url}\n\n"
             + (also if session.has_viewer else "")
             + "(only this machine can reach it; Ctrl-C stops it)",
@@ -195,3 +199,35 @@ class ProgressBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+class RedactedStream:
+    """A terminal stream that masks every key in what is written to it (``redact_text``: keys,
+    URLs' credentials). The one place the terminal is redacted, whoever writes: judgegrid's
+    messages, the progress bar, litellm's logs, warnings. Everything else is the stream's."""
+
+    def __init__(self, stream: IO[str]):
+        self.unredacted = stream
+
+    def write(self, text: str) -> int:
+        self.unredacted.write(redact_text(text) if isinstance(text, str) else text)
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.unredacted, name)
+
+
+@contextlib.contextmanager
+def redacted_terminal() -> Iterator[None]:
+    """stdout and stderr redacted (``RedactedStream``) while the block runs."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactedStream(out), RedactedStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def echo_unredacted(text: str) -> None:
+    """A line the user must see whole (a loopback page's URL with its session token)."""
+    typer.echo(text, file=getattr(sys.stdout, "unredacted", sys.stdout))

@@ -34,6 +34,7 @@ from judgegrid.core.options import (
     has_batch_api,
     provider_of,
 )
+from judgegrid.core.redaction import key_shaped_name
 from judgegrid.core.validation import problem_from, snake_keys
 from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
@@ -324,7 +325,28 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
     problems += _batch_problems(matrix)
     problems += _jury_problems(matrix)
+    problems += _key_shaped_names(matrix)
     return problems
+
+
+def _key_shaped_names(matrix: Matrix) -> list[Problem]:
+    """A label, a model id or a jury member shaped like a key: refused, as every report, table
+    and message shows it (``core.redaction.looks_like_key``)."""
+    names = [
+        (f"{section}[{i}].{field}", name)
+        for section, entries in (("judges", matrix.judges), ("embeddings", matrix.embeddings))
+        for i, entry in enumerate(entries)
+        for field, name in (("id", entry.id), ("label", entry.label))
+        if name is not None
+    ]
+    if not isinstance(matrix.juries, bool):
+        names += [(f"juries[{i}]", " ".join(panel)) for i, panel in enumerate(matrix.juries)]
+    shown = "a label is shown in every report"
+    return [
+        Problem(where, reason)
+        for where, name in names
+        if (reason := key_shaped_name(name, shown)) is not None
+    ]
 
 
 def _jury_problems(matrix: Matrix) -> list[Problem]:

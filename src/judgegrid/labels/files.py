@@ -21,17 +21,21 @@ from judgegrid.analyses.human import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label
+from judgegrid.core.redaction import key_shaped_name
 from judgegrid.inputs.textfile import read_csv, read_jsonl
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.store.run_dir import open_run, stored_sample_info
 
 LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 DATASET_ANNOTATOR = "dataset"
+ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
 
 
 def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None = None) -> int:
     """Write the file's labels into the run's database; returns how many. DatasetError (naming
     each bad row) writes nothing."""
+    if annotator is not None:
+        check_annotator_option(annotator)
     _, matrix, store = open_run(run_dir)
     try:
         samples = set(stored_sample_info(store))
@@ -40,6 +44,12 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
         return store.write_labels(labels)
     finally:
         store.close()
+
+
+def check_annotator_option(annotator: str) -> None:
+    """``--annotator`` shaped like a key is refused (``core.redaction.looks_like_key``)."""
+    if reason := key_shaped_name(annotator, ANNOTATOR_SHOWN):
+        raise OptionError("--annotator", [Problem("", reason)])
 
 
 def read_label_file(
@@ -100,6 +110,8 @@ def _label(row: Any, samples: set[str], metrics: set[str], annotator: str | None
     who = str(row.get("annotator") or annotator or "").strip()
     if not who:
         raise ValueError("annotator is missing (give the column, or --annotator NAME)")
+    if reason := key_shaped_name(who, ANNOTATOR_SHOWN):
+        raise ValueError(f"annotator: {reason}")
     return Label(
         sample_id,
         metric,

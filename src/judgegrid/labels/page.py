@@ -30,6 +30,7 @@ from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
+from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.server import (
     add_static,
     bad_request,
@@ -109,6 +110,7 @@ def check_session_options(annotator: str, n: int) -> None:
     """The options' own errors, raised before the run directory is looked at."""
     if not annotator.strip():
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
+    check_annotator_option(annotator)
     if n < 1:
         raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
 

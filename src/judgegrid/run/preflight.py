@@ -15,6 +15,7 @@ from judgegrid.calls.providers.gateway import litellm_module
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import ModelEntry, ModelOptions
+from judgegrid.core.redaction import is_masked_url
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.metrics import METRICS, resolve_metric_name
@@ -42,6 +43,13 @@ def matrix_problems(matrix: Matrix) -> list[Problem]:
     return model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
 
 
+MASKED_BASE = (
+    "its credentials (***) were masked when the run was stored, since keys are never written, "
+    "so it cannot be called again; run the matrix file again instead (answers already given "
+    "come from the cache)"
+)
+
+
 def setting_problems(matrix: Matrix) -> list[Problem]:
     """api_base values that are not http(s) URLs; dimensions above what the model declares."""
     problems = []
@@ -60,6 +68,8 @@ def setting_problems(matrix: Matrix) -> list[Problem]:
                         f"not an http(s) URL: {base!r} (e.g. http://127.0.0.1:8000/v1)",
                     )
                 )
+            elif is_masked_url(base):  # a resumed run's: the key in it was never written
+                problems.append(Problem(f"{section}[{i}].options.api_base", MASKED_BASE))
     for i, emb in enumerate(matrix.embeddings):
         size = _vector_size(emb.id)
         too_big = [d for d in matrix.embedding_dimensions(emb) if size and d > size]

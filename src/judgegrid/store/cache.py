@@ -8,7 +8,10 @@ and two judges never share an entry (unlike ragas #2983, whose key omits the mod
 A vector is stored under (model, options that change vectors, requested dimension, text).
 
 Only valid, schema-checked answers are stored: a failure is asked again next time. Nothing that
-identifies a caller is stored, no request and no key: the entries are answers and usage figures.
+identifies a caller is stored, no request and no key: the entries are answers and usage figures,
+under the model's id and label, which pass through the one redaction (``core.redaction``) on
+their way in (the matrix refuses key-shaped ones; the Python API's ``score_sample`` does not
+read a matrix).
 The file is one SQLite database (WAL), safe to share by concurrent runs.
 """
 
@@ -27,6 +30,7 @@ import numpy as np
 
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import InputError, Problem
+from judgegrid.core.redaction import redact_text
 from judgegrid.store.database import Writes, open_database, read_vectors, vector_blob
 
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
@@ -124,8 +128,8 @@ class ResultCache:
             "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
-                model,
-                label,
+                redact_text(model),
+                redact_text(label),
                 step,
                 json.dumps(answer, ensure_ascii=False),
                 json.dumps(usage),
@@ -146,7 +150,10 @@ class ResultCache:
         now = time.time()
         self.writes.executemany(
             "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)",
-            [(model, dimension, text_sha(t), vector_blob(v), now) for t, v in vectors.items()],
+            [
+                (redact_text(model), dimension, text_sha(t), vector_blob(v), now)
+                for t, v in vectors.items()
+            ],
         )
 
     # -- maintenance -----------------------------------------------------------------------

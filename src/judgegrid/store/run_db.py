@@ -18,6 +18,11 @@ Tables
   id, the request lines (custom ids) it carries and its status, written before the run waits
   for it, so a resumed run looks at a pending batch again instead of paying for it twice.
 
+Nothing secret is written: every value that may carry one passes through
+``core.redaction.redact_stored`` (a call's request, the meta values) or ``redact_text`` (a
+call's error, a batch's detail) on its way in, here and nowhere else, so an ``api_base`` with a
+key in it (``https://user:KEY@host/v1?key=KEY``) is stored as ``https://***@host/v1?key=***``.
+
 Every write is committed at once (WAL mode), or, while the runner batches them (``writes.batched``),
 in transactions at most 50 ms old; either way a kill loses at most the cells in flight.
 """
@@ -43,6 +48,7 @@ from judgegrid.core.records import (
     Label,
     ScoreRow,
 )
+from judgegrid.core.redaction import redact_stored, redact_text
 from judgegrid.core.sample import Sample
 from judgegrid.core.usage import Usage
 from judgegrid.store.database import (
@@ -156,6 +162,11 @@ def read_scores(db_path: Path) -> pd.DataFrame:
         db.close()
 
 
+def _stored_text(text: str | None) -> str | None:
+    """A provider's error text as it is stored: keys and URLs' credentials masked."""
+    return None if text is None else redact_text(text)
+
+
 class RunStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -175,7 +186,8 @@ class RunStore:
     # -- meta ----------------------------------------------------------------------------------
 
     def set_meta(self, key: str, value: Any) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+        stored = json.dumps(redact_stored(value))
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, stored))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -259,9 +271,9 @@ class RunStore:
                 call.attempt,
                 call.status,
                 call.http_status,
-                call.error,
+                _stored_text(call.error),
                 call.finish_reason,
-                json.dumps(call.request, ensure_ascii=False),
+                json.dumps(redact_stored(call.request), ensure_ascii=False),
                 call.response,
                 call.started_at,
                 u.latency_s,
@@ -290,7 +302,7 @@ class RunStore:
                 json.dumps(list(batch.custom_ids)),
                 batch.submitted_at,
                 batch.finished_at,
-                batch.detail,
+                _stored_text(batch.detail),
             ),
         )
 

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from judgegrid.core.errors import InputError, MatrixError, Problem, RunDirError
+from judgegrid.core.redaction import redact_stored
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.dataset import DEMO, load_dataset
 from judgegrid.inputs.matrix import Matrix, parse_matrix
@@ -45,7 +46,8 @@ def new_run_dir(reports_dir: str | Path, matrix_name: str) -> Path:
 
 def resolved_matrix_yaml(matrix: Matrix, dataset_source: str) -> str:
     """The matrix as run: defaults merged in, the data set's path fixed. Holds no secret: the
-    matrix only ever names the environment variables that hold keys."""
+    matrix only names the environment variables that hold keys, and the credentials an
+    ``api_base`` URL carries are masked (``redact_stored``)."""
     data = matrix.model_dump(mode="json", exclude_none=True)
     data["dataset"] = dataset_source
     for i, judge in enumerate(matrix.judges):
@@ -62,7 +64,7 @@ def resolved_matrix_yaml(matrix: Matrix, dataset_source: str) -> str:
         if dimensions:
             data["embeddings"][i]["dimensions"] = dimensions
     data["metrics"] = [{"name": s.name, **s.params} for s in matrix.metrics]
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    return yaml.safe_dump(redact_stored(data), sort_keys=False, allow_unicode=True)
 
 
 def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:

@@ -105,6 +105,9 @@ class FaultServer:
         self.requests = 0
         self.arrivals: list[float] = []
         self.keys_seen: set[str] = set()  # bearer tokens received, to show a key got through
+        # every model request as it came: (path and query, Authorization header), to show that
+        # a URL's credentials reached the server while the tool wrote none of them down
+        self.received: list[tuple[str, str]] = []
         self._seen: Counter[str] = Counter()
         self._answered = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -134,6 +137,7 @@ class FaultServer:
         self.outcomes.clear()
         self.requests = 0
         self.arrivals.clear()
+        self.received.clear()
         self.batches.reset()
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -181,6 +185,7 @@ class FaultServer:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_post("/v1", self._joined)
         app.router.add_get("/v1/stats", self._stats)
         self.batches.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
@@ -198,6 +203,7 @@ class FaultServer:
     def _request_fault(self, request: web.Request, model: str, raw: bytes) -> tuple[str, float]:
         """(fault or 'ok', the draw used for it) for this request."""
         auth = request.headers.get("Authorization", "")
+        self.received.append((request.path_qs, auth))
         if auth.startswith("Bearer "):
             self.keys_seen.add(auth.removeprefix("Bearer "))
         digest = hashlib.sha256(raw).hexdigest()
@@ -236,6 +242,17 @@ class FaultServer:
             return failed
         status, answer = self._chat_answer(body, u)
         return web.json_response(answer, status=status)
+
+    async def _joined(self, request: web.Request) -> web.StreamResponse:
+        """A request to an api_base with a query string (``…/v1?key=KEY``), which the openai SDK
+        joins with the endpoint's path as ``/v1?key=KEY/chat/completions``: served as that
+        endpoint, the way gateways that take a key in the query string read it."""
+        tail = request.query_string
+        if tail.endswith("/chat/completions"):
+            return await self._chat(request)
+        if tail.endswith("/embeddings"):
+            return await self._embeddings(request)
+        return _error(404, f"fault server: no endpoint in {request.path_qs}")
 
     def _chat_answer(self, body: dict[str, Any], u: float) -> tuple[int, dict[str, Any]]:
         """(HTTP status, response body) of a chat request that met no request-level fault: the

@@ -7,8 +7,10 @@ not when judgegrid is: ``judgegrid validate`` and ``judgegrid metrics`` stay qui
 
 from __future__ import annotations
 
+import base64
 import os
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from judgegrid.core.options import ModelOptions
 
@@ -36,17 +38,39 @@ PLACEHOLDER_KEY = "not-needed"
 
 
 def call_kwargs(model: str, options: ModelOptions) -> dict[str, Any]:
-    """What a call adds to the logged request: the key read from the environment variable the
-    options name (never written anywhere) and the SDK's own retries switched off.
+    """What a call adds to (or changes in) the logged request: the key read from the environment
+    variable the options name (never written anywhere), credentials written in the api_base's
+    URL (``url_credentials``) and the SDK's own retries switched off. The logged request keeps
+    the api_base as written; the stores mask its credentials (``core.redaction``).
 
     An ``openai/`` model at an ``api_base`` with no ``api_key_env`` is a self-served endpoint
     (preflight asks no key for it): it gets a placeholder, never OPENAI_API_KEY from the
     environment, which belongs to OpenAI and not to whatever listens at that address."""
     variable = options.api_key_env
-    key = {"api_key": os.environ[variable]} if variable and variable in os.environ else {}
+    kwargs: dict[str, Any] = {}
+    if variable and variable in os.environ:
+        kwargs = {"api_key": os.environ[variable]}
     if not variable and options.api_base and model.startswith("openai/"):
-        key = {"api_key": PLACEHOLDER_KEY}
-    return {**key, **no_sdk_retries(model)}
+        kwargs = {"api_key": PLACEHOLDER_KEY}
+    base, headers = url_credentials(options.api_base) if options.api_base else (None, {})
+    if headers:
+        extra_headers = {**(options.extra.get("extra_headers") or {}), **headers}
+        kwargs |= {"api_base": base, "extra_headers": extra_headers}
+    return {**kwargs, **no_sdk_retries(model)}
+
+
+def url_credentials(api_base: str) -> tuple[str, dict[str, str]]:
+    """(the api_base without its userinfo, the headers that carry it): ``https://user:KEY@host``
+    is sent as HTTP Basic authentication, as curl and browsers send it. litellm's HTTP client
+    refuses a URL with credentials in it next to the SDK's own Authorization header, so the
+    URL as written would never reach the server."""
+    parts = urlsplit(api_base)
+    if "@" not in parts.netloc:
+        return api_base, {}
+    userinfo, host = parts.netloc.rsplit("@", 1)
+    user, _, password = userinfo.partition(":")
+    basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    return urlunsplit(parts._replace(netloc=host)), {"Authorization": f"Basic {basic}"}
 
 
 class Pricer:
