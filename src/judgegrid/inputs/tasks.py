@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from judgegrid.core.cells import NO_EMBEDDING, Cell
+from judgegrid.core.errors import Problem
 from judgegrid.core.sample import Dataset, Sample
-from judgegrid.inputs.matrix import Matrix
+from judgegrid.inputs.matrix import MAX_CELLS, Matrix
 from judgegrid.inputs.probes import make_probes
 from judgegrid.metrics import METRICS, resolve_metric_name
 
@@ -109,3 +110,26 @@ def expected_cell_count(matrix: Matrix, n_samples: int, probe_metrics: Sequence[
     per_probe = sum(sizes.get(metric, 0) for metric in probe_metrics)
     own = matrix.repeats * n_samples * sum(sizes.values())
     return len(matrix.judges) * (own + probe_repeats(matrix) * per_probe)
+
+
+def grid_cell_count(matrix: Matrix, dataset: Dataset) -> int:
+    """The cells of the grid over ``dataset`` with the matrix's probes, counted, not made."""
+    return probed_cell_count(matrix, with_probes(matrix, dataset))
+
+
+def grid_size_problems(matrix: Matrix, dataset: Dataset) -> list[Problem]:
+    """A grid of more than MAX_CELLS cells, refused before one is made (the bound is said)."""
+    cells = grid_cell_count(matrix, dataset)
+    if cells <= MAX_CELLS:
+        return []
+    message = (
+        f"{cells:,} cells, more than the {MAX_CELLS:,} a run may have; lower repeats, the "
+        "sample limit, or the judges, embeddings or metrics crossed"
+    )
+    return [Problem("grid", message)]
+
+
+def probed_cell_count(matrix: Matrix, probed: Dataset) -> int:
+    """The cells of the grid over a data set whose probes are made already (``with_probes``)."""
+    probe_metrics = [s.probe.metric for s in probed if s.probe is not None]
+    return expected_cell_count(matrix, len(probed) - len(probe_metrics), probe_metrics)

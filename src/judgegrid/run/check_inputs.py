@@ -14,7 +14,7 @@ from judgegrid.core.errors import InputError
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.formats import mapping_lines
 from judgegrid.inputs.matrix import Matrix, inspect_matrix, read_matrix_text
-from judgegrid.inputs.tasks import expected_cell_count, with_probes
+from judgegrid.inputs.tasks import grid_size_problems, probed_cell_count, with_probes
 from judgegrid.run.orchestrate import resolve_dataset
 from judgegrid.run.preflight import matrix_problems, sample_problems
 
@@ -32,8 +32,9 @@ class InputsCheck:
         """The lines of a clean check: the grid's size, then how the fields were read."""
         assert self.matrix is not None and self.data is not None
         parsed, data = self.matrix, self.data
-        probes = [s.probe.metric for s in with_probes(parsed, data) if s.probe is not None]
-        cells = expected_cell_count(parsed, len(data), probes)
+        probed = with_probes(parsed, data)
+        probes = [s for s in probed if s.probe is not None]
+        cells = probed_cell_count(parsed, probed)
         lines = [
             f"{matrix_path}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} "
             f"embedding models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
@@ -68,6 +69,9 @@ def check_inputs(
         check.data = data.head(parsed.limit)
         too_long, check.unchecked = sample_problems(parsed, check.data)
         check.problems += [p.render(check.data.source) for p in too_long]
+        check.problems += [
+            p.render(str(matrix_path)) for p in grid_size_problems(parsed, check.data)
+        ]
     except InputError as exc:
         check.problems += [p.render(exc.source) for p in exc.problems]
     return check

@@ -25,10 +25,13 @@ FIELD_CHARS_CAP = 200_000
 CHARS_PER_TOKEN = 4  # a rough count, enough to tell a field that cannot fit
 
 
-def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
+def preflight(
+    matrix: Matrix, source: str, data: Dataset | None = None, *, keys: bool = True
+) -> None:
     """Problems that would stop every call, found before the first one: unknown models, keys,
-    URLs that do not parse, dimensions larger than the model has, samples too long to send."""
-    problems = matrix_problems(matrix)
+    URLs that do not parse, dimensions larger than the model has, samples too long to send.
+    ``keys`` False: all but the keys (the plan needs none)."""
+    problems = matrix_problems(matrix, keys=keys)
     if problems:
         raise MatrixError(source, problems)
     if data is not None:
@@ -37,9 +40,10 @@ def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
             raise DatasetError(data.source, bad_samples)
 
 
-def matrix_problems(matrix: Matrix) -> list[Problem]:
+def matrix_problems(matrix: Matrix, *, keys: bool = True) -> list[Problem]:
     """Everything about a valid matrix that would fail its calls: models, keys, settings."""
-    return model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
+    credentials = credential_problems(matrix) if keys else []
+    return model_problems(matrix) + credentials + setting_problems(matrix)
 
 
 def setting_problems(matrix: Matrix) -> list[Problem]:
