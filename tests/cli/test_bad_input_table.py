@@ -570,7 +570,7 @@ ROWS: dict[str, Row] = {
     "api: sample not a mapping": Row(
         api=lambda p: score_sample(Faithfulness(), "Who?", judge="openai/x"),  # type: ignore[arg-type]
         names=("sample", "str"),
-        error=DatasetError,
+        error=OptionError,  # an argument of the wrong type
     ),
     "api: sample field misspelt": Row(
         api=lambda p: score_sample(Faithfulness(), {"user_inptu": "?"}, judge="openai/x"),

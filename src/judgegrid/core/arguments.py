@@ -127,10 +127,11 @@ def _problem(
         return Problem("", f"too many positional arguments; takes {', '.join(names)}")
     value = given.get(name, err.get("input"))
     shown = _shown(value)
-    if any(kind == r or kind.endswith(r) for r in _RANGE_ERRORS) and len(err["loc"]) == 1:
+    out_of_range = any(kind.endswith(r) for r in _RANGE_ERRORS) and len(err["loc"]) == 1
+    if name not in hints:
         return Problem(name, f"{err['msg']} (got {shown})")
-    expected = type_text(hints[name]) if name in hints else err["msg"]
-    return Problem(name, f"expected {expected}, got {type(value).__name__} {shown}")
+    got = shown if out_of_range else f"{type(value).__name__} {shown}"
+    return Problem(name, f"expected {type_text(hints[name])}, got {got}")
 
 
 def _shown(value: Any) -> str:
