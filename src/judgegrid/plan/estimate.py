@@ -19,6 +19,7 @@ from judgegrid.calls.providers.gateway import batch_token_price, litellm_module,
 from judgegrid.core.options import BatchMode, ModelEntry, has_batch_api
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
+from judgegrid.inputs.tasks import probe_notes, with_probes
 from judgegrid.plan.requests import Known, PlannedGrid, Request, plan_requests
 from judgegrid.store.cache import ResultCache, default_cache_path
 from judgegrid.store.run_db import RunStore
@@ -285,6 +286,7 @@ def make_plan(
     cache = ResultCache(path) if use_cache and path.exists() else None
     try:
         plan = estimate(matrix, plan_requests(matrix, dataset, Known(cache, store)), cache)
+        plan.notes += probe_notes(matrix, with_probes(matrix, dataset))
         if matrix.probes is not None:
             bare = matrix.model_copy(update={"probes": None})
             without = estimate(bare, plan_requests(bare, dataset, Known(cache, store)), cache)

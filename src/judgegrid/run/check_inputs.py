@@ -14,7 +14,12 @@ from judgegrid.core.errors import InputError
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.formats import mapping_lines
 from judgegrid.inputs.matrix import Matrix, inspect_matrix, read_matrix_text
-from judgegrid.inputs.tasks import grid_size_problems, probed_cell_count, with_probes
+from judgegrid.inputs.tasks import (
+    grid_size_problems,
+    probe_notes,
+    probed_cell_count,
+    with_probes,
+)
 from judgegrid.run.orchestrate import resolve_dataset
 from judgegrid.run.preflight import matrix_problems, sample_problems
 
@@ -45,6 +50,7 @@ class InputsCheck:
         if data.mapping is not None:
             lines.append(f"{data.source}: read as {data.mapping.scheme or 'mapped by --columns'}")
             lines += [f"  {line}" for line in mapping_lines(data.mapping)]
+        lines += [f"note: {note}" for note in probe_notes(parsed, probed)]
         return lines + [f"not checked: {note}" for note in self.unchecked]
 
 
