@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import Row, emit, load_average, verdict
+from common import Row, emit, load_average, timed_judgegrid, verdict
 
 TARGET_S = 2.0  # issue 31: repeats: 1000000 answers in under 2 s
-COMMAND = "import sys; from judgegrid.entry import main; sys.argv[0] = 'judgegrid'; main()"
 SAMPLE = {
     "id": "s1",
     "user_input": "Who wrote the report?",
@@ -46,32 +44,15 @@ def write_inputs(folder: Path, repeats: int) -> Path:
     return matrix
 
 
-def timed_plan(matrix: Path, env: dict[str, str]) -> tuple[float, str]:
-    """Wall seconds of one ``judgegrid plan MATRIX`` in a child process, and its output."""
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", COMMAND, "plan", str(matrix)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        print(done.stdout[-2000:], done.stderr[-4000:])
-        raise SystemExit(f"judgegrid plan failed (exit {done.returncode})")
-    return wall, done.stdout
-
-
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     with tempfile.TemporaryDirectory(prefix="judgegrid-bench-plan-") as tmp:
         folder = Path(tmp)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["JUDGEGRID_CACHE_DIR"] = str(folder / "cache")  # no cache: every call planned
+        env = os.environ | {"JUDGEGRID_CACHE_DIR": str(folder / "cache")}  # every call planned
         many, one = write_inputs(folder, repeats), write_inputs(folder, 1)
-        timed_plan(many, env)  # compiles the bytecode
-        wall, output = timed_plan(many, env)
-        wall_one, _ = timed_plan(one, env)
+        timed_judgegrid(["plan", str(many)], env)  # compiles the bytecode
+        wall, output = timed_judgegrid(["plan", str(many)], env)
+        wall_one, _ = timed_judgegrid(["plan", str(one)], env)
         os.environ["JUDGEGRID_CACHE_DIR"] = env["JUDGEGRID_CACHE_DIR"]
         from judgegrid import api
 

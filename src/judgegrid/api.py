@@ -180,16 +180,8 @@ def run_grid(
     written: a refusal (``InputError``; ``OptionError`` for an argument of the wrong type)
     leaves no run directory behind.
     """
-    options = run_options(
-        limit=limit,
-        use_cache=use_cache,
-        columns=None if columns is None else dict(columns),
-        list_delimiter=list_delimiter,
-        workers=workers,
-        backend=backend,
-        margin=margin,
-        probes=probes,
-    )
+    reading = _reading(limit, use_cache, columns, list_delimiter, probes)
+    options = run_options(**reading, workers=workers, backend=backend, margin=margin)
     prepared = prepare_run(matrix, dataset, options, reports_dir=reports_dir, run_dir=run_dir)
     return execute_run(prepared, on_progress)
 
@@ -213,14 +205,25 @@ def plan_grid(
     plan refuses), all but the keys. ``options``: the run's options as one value, in place of
     the keyword arguments (``judgegrid run`` plans the run it is about to make)."""
     if options is None:
-        options = run_options(
-            limit=limit,
-            use_cache=use_cache,
-            columns=None if columns is None else dict(columns),
-            list_delimiter=list_delimiter,
-            probes=probes,
-        )
+        options = run_options(**_reading(limit, use_cache, columns, list_delimiter, probes))
     return plan_checked(check_run(matrix, dataset, options, keys=False))
+
+
+def _reading(
+    limit: int | None,
+    use_cache: bool,
+    columns: Mapping[str, str] | None,
+    list_delimiter: str | None,
+    probes: bool,
+) -> dict[str, Any]:
+    """The options a run and its plan share: how the grid is read (as ``RunOptions`` fields)."""
+    return {
+        "limit": limit,
+        "use_cache": use_cache,
+        "columns": None if columns is None else dict(columns),
+        "list_delimiter": list_delimiter,
+        "probes": probes,
+    }
 
 
 def plan_checked(checked: CheckedRun) -> GridPlan:

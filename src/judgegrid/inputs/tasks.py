@@ -167,8 +167,7 @@ def _why_not_made(metric: str, name: str, own: Dataset, made: set[tuple[str, str
         return f"no sample has every field {metric} needs"
     if name in BORROWS and len(own) < 2:
         return (
-            f"takes its {BORROWS[name]} from another sample, and the data set has "
-            f"{len(own)} sample"
+            f"takes its {BORROWS[name]} from another sample, and the data set has {len(own)} sample"
         )
     if name == "injection" and (metric, DEGRADED_BY[metric]) not in made:
         return f"is made from the {DEGRADED_BY[metric]} probe, which was not made"
