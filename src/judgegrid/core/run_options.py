@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.errors import OptionError
 from judgegrid.core.validation import problem_from
 
 PositiveInt = Annotated[int, Field(ge=1)]
@@ -44,5 +44,4 @@ def run_options(**given: Any) -> RunOptions:
     try:
         return RunOptions(**given)
     except ValidationError as exc:
-        problems = [problem_from(err, RunOptions) for err in exc.errors()]
-        raise OptionError("options", [Problem(p.where, p.message) for p in problems]) from None
+        raise OptionError("", [problem_from(err, RunOptions) for err in exc.errors()]) from None
