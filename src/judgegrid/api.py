@@ -53,6 +53,7 @@ from judgegrid.run.pairs import (
     refuse_pairs_parent,
     run_pairs,
 )
+from judgegrid.run.preflight import credential_problems
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.read_ahead import ScoresReadAhead
@@ -227,8 +228,14 @@ def _reading(
 
 
 def plan_checked(checked: CheckedRun) -> GridPlan:
-    """The plan of a run checked and not yet started."""
-    return make_plan(checked.matrix, checked.data, checked.use_cache)
+    """The plan of a run checked and not yet started; a key the environment lacks (the plan
+    needs none, the run does) is said in a note, so the plan hides no refusal of the run."""
+    plan = make_plan(checked.matrix, checked.data, checked.use_cache)
+    plan.notes += [
+        f"run would refuse until it is set: {problem.message}"
+        for problem in credential_problems(checked.matrix)
+    ]
+    return plan
 
 
 def plan_prepared(prepared: PreparedRun) -> GridPlan:

@@ -83,7 +83,9 @@ def test_the_plan_refuses_what_the_run_refuses_but_the_keys(monkeypatch):
     environment lacks is not (the plan needs none), while the run refuses it."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     good = {"judges": [{"id": "openai/gpt-4o-mini"}], "metrics": ["faithfulness"]}
-    assert api.plan_grid(good, limit=1).cells > 0
+    plan = api.plan_grid(good, limit=1)
+    assert plan.cells > 0
+    assert any("run would refuse" in n and "OPENAI_API_KEY" in n for n in plan.notes)
     with pytest.raises(InputError) as refused:
         api.check_run(good, None, api.RunOptions(limit=1))
     assert "OPENAI_API_KEY" in str(refused.value)
