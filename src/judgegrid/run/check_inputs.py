@@ -75,9 +75,9 @@ def check_inputs(
         check.data = data.head(parsed.limit)
         too_long, check.unchecked = sample_problems(parsed, check.data)
         check.problems += [p.render(check.data.source) for p in too_long]
-        check.problems += [
-            p.render(str(matrix_path)) for p in grid_size_problems(parsed, check.data)
-        ]
+        if not problems:  # a matrix with faults cannot be counted (an unknown metric)
+            too_big = grid_size_problems(parsed, check.data)
+            check.problems += [p.render(str(matrix_path)) for p in too_big]
     except InputError as exc:
         check.problems += [p.render(exc.source) for p in exc.problems]
     return check
