@@ -17,10 +17,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from judgegrid.analyses.bundle import preference_pairs
 from judgegrid.analyses.decision import best_words, binary_evidence, rule
@@ -37,7 +38,7 @@ from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Proble
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
 from judgegrid.core.sample import Dataset, Sample
-from judgegrid.inputs.matrix import Matrix, MetricSpec
+from judgegrid.inputs.matrix import MAX_REPEATS, Matrix, MetricSpec
 from judgegrid.inputs.textfile import jsonl_lines
 from judgegrid.metrics import METRICS
 from judgegrid.run.orchestrate import (
@@ -251,7 +252,7 @@ def run_pairs(
     *,
     reports_dir: str | Path = "reports",
     limit: PositiveInt | None = None,
-    repeats: PositiveInt | None = None,
+    repeats: Annotated[int, Field(ge=1, le=MAX_REPEATS)] | None = None,
     judges: list[str] | None = None,
     on_progress: ProgressHook | None = None,
 ) -> PairsResult:
