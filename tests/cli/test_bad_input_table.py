@@ -1231,6 +1231,20 @@ def one_door_rows() -> dict[str, Row]:
         cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--backend", "ray", "--address", "x"],
         names=("address", "ray://host:port"),
     )
+    rows["one door: ray address nothing answers at"] = Row(
+        cli=lambda p: [
+            *("run", p.matrix(), "-d", p.data(), "--backend", "ray"),
+            *("--address", "ray://127.0.0.1:1"),
+        ],
+        names=("execution.address", "no Ray cluster answers at ray://127.0.0.1:1"),
+    )
+    rows["one door: ray address nothing answers at, validate"] = Row(
+        cli=lambda p: [
+            *("validate", p.matrix(execution={"backend": "ray", "address": "127.0.0.1:1"})),
+            *("-d", p.data()),
+        ],
+        names=("execution.address", "no Ray cluster answers"),
+    )
     rows["one door: pairs file with one id twice"] = Row(
         cli=lambda p: ["pairs", p.matrix(), "--pairs", p.jsonl("p.jsonl", [PAIR, PAIR])],
         names=("p.jsonl", "line 2", "'p1'", "line 1"),

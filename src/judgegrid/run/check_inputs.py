@@ -21,7 +21,7 @@ from judgegrid.inputs.tasks import (
     with_probes,
 )
 from judgegrid.run.orchestrate import resolve_dataset
-from judgegrid.run.preflight import matrix_problems, sample_problems
+from judgegrid.run.preflight import cluster_problems, matrix_problems, sample_problems
 
 
 @dataclass
@@ -66,7 +66,7 @@ def check_inputs(
     text = read_matrix_text(matrix_path)
     parsed, problems = inspect_matrix(text, str(matrix_path))
     if parsed is not None:
-        problems += matrix_problems(parsed)
+        problems += matrix_problems(parsed) + cluster_problems(parsed.execution)
     check = InputsCheck([p.render(str(matrix_path)) for p in problems], parsed)
     if parsed is None:
         return check

@@ -47,7 +47,7 @@ from judgegrid.inputs.tasks import (
 from judgegrid.labels.files import human_labels, people_pairs, without_sighted
 from judgegrid.outputs import report
 from judgegrid.run.backends import run_sharded
-from judgegrid.run.preflight import preflight
+from judgegrid.run.preflight import cluster_problems, preflight
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.read_ahead import ScoresReadAhead
@@ -317,7 +317,7 @@ def execution_for(
     data = {**matrix.execution.model_dump(exclude_none=True)}
     data.update({k: v for k, v in given.items() if v is not None})
     execution = validate(Execution, data, "execution", OptionError)
-    problems = execution_problems(execution, matrix.batched)
+    problems = execution_problems(execution, matrix.batched) or cluster_problems(execution)
     if problems:
         raise OptionError("", problems)
     return execution
