@@ -15,19 +15,15 @@ the run before it (or the install) has done.
 
 from __future__ import annotations
 
-import os
 import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import Row, emit, load_average, peak_rss_mb, verdict
+from common import Row, emit, load_average, peak_rss_mb, timed_judgegrid, verdict
 from synthetic_run import add_details_and_calls, write_run_dir
 
 TARGET_S = 5.0  # issue 24, on an idle machine
-COMMAND = "import sys; from judgegrid.entry import main; sys.argv[0] = 'judgegrid'; main()"
 
 
 def has_report_command() -> bool:
@@ -43,19 +39,7 @@ def timed_report(run_dir: Path) -> tuple[float, float]:
     """Wall and CPU seconds of one ``judgegrid report RUN_DIR`` in a child process (its own
     CPU and that of the process it forks: both are waited for)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # bytecode is cached as it is on a user's machine (this sandbox sets PYTHONDONTWRITEBYTECODE)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", COMMAND, "report", str(run_dir)],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        print(done.stdout[-2000:], done.stderr[-4000:])
-        raise SystemExit(f"judgegrid report failed (exit {done.returncode})")
+    wall, _ = timed_judgegrid(["report", str(run_dir)])
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu

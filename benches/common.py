@@ -12,6 +12,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -93,3 +94,22 @@ def bench_environment() -> None:
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+JUDGEGRID = "import sys; from judgegrid.entry import main; sys.argv[0] = 'judgegrid'; main()"
+
+
+def timed_judgegrid(args: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Wall seconds of one ``judgegrid ARGS`` in a child process, as a user runs it, and its
+    output; bytecode is cached as on a user's machine (this sandbox sets
+    PYTHONDONTWRITEBYTECODE). A failure ends the benchmark with the command's output."""
+    env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", JUDGEGRID, *args], capture_output=True, text=True, env=env
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        print(done.stdout[-2000:], done.stderr[-4000:])
+        raise SystemExit(f"judgegrid {args[0]} failed (exit {done.returncode})")
+    return wall, done.stdout

@@ -46,6 +46,7 @@ SUITE: dict[str, list[str]] = {
     # issue 4's: throughput at a 20% fault rate, then a cached rerun (prints, no RESULT line)
     "faults": ["fault_grid.py", "--repeats", "2"],
     "report": ["bench_report_run.py"],  # judgegrid report on 200,000 score rows
+    "plan-repeats": ["bench_plan_repeats.py"],  # judgegrid plan on repeats: 1000000
     "local": ["bench_local.py"],  # the embedded Gemma judge
     # the decision card's own error rates on synthetic judges (prints, no RESULT line)
     "decision": ["bench_decision.py"],

@@ -20,6 +20,8 @@ import pandas as pd
 from judgegrid.analyses.decision import NO_VERDICT
 from judgegrid.analyses.tables import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
+from judgegrid.core.arguments import checked
+from judgegrid.core.run_options import Margin, PositiveInt, RunOptions, run_options
 from judgegrid.inputs.formats import parse_columns
 from judgegrid.labels.files import export_labels, import_labels
 from judgegrid.metrics import METRICS
@@ -35,7 +37,6 @@ from judgegrid.run.orchestrate import (
     GridResult,
     MatrixArg,
     PreparedRun,
-    check_limit,
     check_resume_options,
     check_run,
     execute_run,
@@ -43,11 +44,8 @@ from judgegrid.run.orchestrate import (
     pending_batches,
     prepare_resume,
     prepare_run,
-    probes_on,
-    read_matrix,
     read_tables,
     rebuild_outputs,
-    resolve_dataset,
     start_run,
 )
 from judgegrid.run.pairs import (
@@ -57,6 +55,7 @@ from judgegrid.run.pairs import (
     refuse_pairs_parent,
     run_pairs,
 )
+from judgegrid.run.preflight import credential_problems
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.read_ahead import ScoresReadAhead
@@ -106,6 +105,7 @@ __all__ = [
     "LabelSession",
     "PairsResult",
     "PreparedRun",
+    "RunOptions",
     "ServeError",
     "Tally",
     "TerminalCard",
@@ -132,6 +132,7 @@ __all__ = [
     "page_url",
     "parse_columns",
     "pending_batches",
+    "plan_checked",
     "plan_grid",
     "plan_prepared",
     "plan_servers",
@@ -143,6 +144,7 @@ __all__ = [
     "render_plan",
     "resume_run",
     "run_grid",
+    "run_options",
     "run_pairs",
     "serve_forever",
     "serve_view",
@@ -152,20 +154,21 @@ __all__ = [
 ]
 
 
+@checked
 def run_grid(
     matrix: MatrixArg,
     dataset: DatasetArg = None,
     *,
     reports_dir: str | Path = "reports",
     run_dir: str | Path | None = None,
-    limit: int | None = None,
+    limit: PositiveInt | None = None,
     on_progress: ProgressHook | None = None,
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
-    workers: int | None = None,
+    workers: PositiveInt | None = None,
     backend: str | None = None,
-    margin: float | None = None,
+    margin: Margin | None = None,
     probes: bool = False,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
@@ -181,42 +184,64 @@ def run_grid(
     ``backend`` override the matrix's ``execution:`` block; ``margin``, its ``decision:
     {margin}`` (the card's non-inferiority margin). ``probes`` True: the default probes when the
     matrix has no ``probes:`` (README: Probes). Every argument is checked before anything is
-    written: a refusal (``InputError``) leaves no run directory behind.
+    written: a refusal (``InputError``; ``OptionError`` for an argument of the wrong type)
+    leaves no run directory behind.
     """
-    prepared = prepare_run(
-        matrix,
-        dataset,
-        reports_dir=reports_dir,
-        run_dir=run_dir,
-        limit=limit,
-        use_cache=use_cache,
-        columns=columns,
-        list_delimiter=list_delimiter,
-        workers=workers,
-        backend=backend,
-        margin=margin,
-        probes=probes,
-    )
+    reading = _reading(limit, use_cache, columns, list_delimiter, probes)
+    options = run_options(**reading, workers=workers, backend=backend, margin=margin)
+    prepared = prepare_run(matrix, dataset, options, reports_dir=reports_dir, run_dir=run_dir)
     return execute_run(prepared, on_progress)
 
 
+@checked
 def plan_grid(
     matrix: MatrixArg,
     dataset: DatasetArg = None,
     *,
-    limit: int | None = None,
+    limit: PositiveInt | None = None,
     use_cache: bool = True,
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
     probes: bool = False,
+    options: RunOptions | None = None,
 ) -> GridPlan:
     """The calls, tokens, cost and time a run of ``matrix`` would take, and the calls the
-    cross-run cache would answer; asks no model and needs no key (``judgegrid plan``)."""
-    loaded, matrix_path = read_matrix(matrix)
-    check_limit(limit)
-    limit = limit if limit is not None else loaded.limit
-    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
-    return make_plan(probes_on(loaded) if probes else loaded, data, use_cache)
+    cross-run cache would answer; asks no model and needs no key (``judgegrid plan``).
+
+    The grid is checked as a run checks it (``check_run``: whatever a run would refuse, the
+    plan refuses), all but the keys. ``options``: the run's options as one value, in place of
+    the keyword arguments (``judgegrid run`` plans the run it is about to make)."""
+    if options is None:
+        options = run_options(**_reading(limit, use_cache, columns, list_delimiter, probes))
+    return plan_checked(check_run(matrix, dataset, options, keys=False))
+
+
+def _reading(
+    limit: int | None,
+    use_cache: bool,
+    columns: Mapping[str, str] | None,
+    list_delimiter: str | None,
+    probes: bool,
+) -> dict[str, Any]:
+    """The options a run and its plan share: how the grid is read (as ``RunOptions`` fields)."""
+    return {
+        "limit": limit,
+        "use_cache": use_cache,
+        "columns": None if columns is None else dict(columns),
+        "list_delimiter": list_delimiter,
+        "probes": probes,
+    }
+
+
+def plan_checked(checked: CheckedRun) -> GridPlan:
+    """The plan of a run checked and not yet started; a key the environment lacks (the plan
+    needs none, the run does) is said in a note, so the plan hides no refusal of the run."""
+    plan = make_plan(checked.matrix, checked.data, checked.use_cache)
+    plan.notes += [
+        f"run would refuse until it is set: {problem.message}"
+        for problem in credential_problems(checked.matrix)
+    ]
+    return plan
 
 
 def plan_prepared(prepared: PreparedRun) -> GridPlan:
@@ -224,13 +249,14 @@ def plan_prepared(prepared: PreparedRun) -> GridPlan:
     return make_plan(prepared.matrix, prepared.data, prepared.use_cache, prepared.store)
 
 
+@checked
 def resume_run(
     run_dir: str | Path,
     *,
     retry_failed: bool = False,
     on_progress: ProgressHook | None = None,
     use_cache: bool | None = None,
-    workers: int | None = None,
+    workers: PositiveInt | None = None,
     backend: str | None = None,
     probes: bool = False,
 ) -> GridResult:
@@ -245,9 +271,10 @@ def resume_run(
     return execute_run(prepared, on_progress)
 
 
+@checked
 def rebuild_report(
     run_dir: str | Path,
-    margin: float | None = None,
+    margin: Margin | None = None,
     blind_only: bool = False,
     read_ahead: ScoresReadAhead | None = None,
 ) -> list[Path]:
@@ -261,11 +288,13 @@ def rebuild_report(
     return rebuild_outputs(run_dir, margin, blind_only, read_ahead)
 
 
+@checked
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scores and calls tables of a finished or interrupted run."""
     return read_tables(run_dir)
 
 
+@checked
 def export_run(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     """A run's scores as a table for the tools the user has: one row per sample and judge
     configuration with a column per metric, as Ragas' result table (``format="ragas"``), or one

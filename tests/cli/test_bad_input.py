@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from conftest import ROOT
 from judgegrid import Faithfulness, api, cli, run_grid, score_sample
 from judgegrid.cli import EXIT_BAD_INPUT, app
-from judgegrid.core.errors import InputError, MatrixError
+from judgegrid.core.errors import InputError, MatrixError, OptionError
 
 runner = CliRunner()
 LOCAL = str(ROOT / "model_matrices" / "local.yaml")
@@ -41,7 +41,7 @@ def test_a_run_database_that_is_not_a_database(tmp_path, command, write_matrix):
 
 @pytest.mark.parametrize("limit", [-1, 0, 1.5, True])
 def test_run_grid_refuses_a_limit_below_one(tmp_path, write_matrix, limit):
-    with pytest.raises(InputError, match="limit: expected a whole number ≥ 1"):
+    with pytest.raises(OptionError, match=r"limit: expected int \(≥ 1\) or None, got"):
         run_grid(write_matrix(), limit=limit, reports_dir=tmp_path / "reports")
     assert not (tmp_path / "reports").exists()
 

@@ -12,6 +12,7 @@ console script, where an unexpected error would be caught and logged as a crash.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import sys
@@ -32,6 +33,7 @@ from judgegrid import (
     Faithfulness,
     ResponseRelevancy,
     api,
+    ascore_sample,
     load_run,
     rebuild_report,
     resume_run,
@@ -570,7 +572,7 @@ ROWS: dict[str, Row] = {
     "api: sample not a mapping": Row(
         api=lambda p: score_sample(Faithfulness(), "Who?", judge="openai/x"),  # type: ignore[arg-type]
         names=("sample", "str"),
-        error=DatasetError,
+        error=OptionError,  # an argument of the wrong type
     ),
     "api: sample field misspelt": Row(
         api=lambda p: score_sample(Faithfulness(), {"user_inptu": "?"}, judge="openai/x"),
@@ -1224,6 +1226,199 @@ ROWS.update(empty_input_rows())
 ROWS.update(option_rows())
 
 
+# --- one door (issue 31: validate, plan, run, pairs and the API give one verdict) -------------
+
+# Bad matrices every command that reads a matrix must refuse alike, before printing anything
+# else: sizes past their bounds, settings run would refuse, models no provider serves.
+ONE_DOOR_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "repeats past the bound": ({"repeats": 10**12}, ("repeats", "1000000")),
+    "cells past the ceiling": (
+        {"repeats": 1_000_000, "strictness": [1, 2]},
+        ("grid", "12,000,000 cells", "10,000,000"),
+    ),
+    "batch mode with workers": (
+        {**BATCHED, "execution": {"workers": 2}},
+        ("execution.workers", "batch mode"),
+    ),
+    "judge no provider serves": (
+        {"judges": [{"id": "nosuch/model"}]},
+        ("judges[0].id", "nosuch/model"),
+    ),
+    "batch window past 24h": (
+        {"defaults": {"batch": {"completion_window": "99h"}}},
+        ("completion_window", "24h"),
+    ),
+    "batch bytes past the provider's": (
+        {"defaults": {"batch": {"max_bytes": 10**20}}},
+        ("max_bytes", "209715200"),
+    ),
+    "batch lines past the provider's": (
+        {"defaults": {"batch": {"max_lines": 50_001}}},
+        ("max_lines", "50000"),
+    ),
+    "probes per metric past the bound": (
+        {"probes": {"per_metric": 10**9}},
+        ("probes.per_metric", "1000"),
+    ),
+    "probes none of the metrics can have": (
+        {"probes": ["foreign_first"]},
+        ("probes.names", "foreign_first", "context_precision"),
+    ),
+    "ray address not an address": (
+        {"execution": {"backend": "ray", "address": "notaurl"}},
+        ("execution.address", "notaurl", "ray://host:port"),
+    ),
+}
+ONE_DOOR_COMMANDS = ("validate", "plan", "run")
+
+
+def one_door_rows() -> dict[str, Row]:
+    """Each bad matrix through validate, plan and run; bad options and arguments through the
+    CLI and every public function (a wrong type is an OptionError naming the argument and the
+    type it takes, before any directory or call)."""
+    rows: dict[str, Row] = {}
+    for name, (overrides, names) in ONE_DOOR_MATRICES.items():
+        for command in ONE_DOOR_COMMANDS:
+            rows[f"one door: {name}, {command}"] = Row(
+                cli=lambda p, c=command, o=overrides: [c, p.matrix(**o), "-d", p.data()],
+                names=names,
+            )
+        rows[f"one door: {name}, api"] = Row(
+            api=lambda p, o=overrides: run_grid(p.matrix(**o), p.data()), names=names
+        )
+    rows["one door: ray address not a url, --address"] = Row(
+        cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--backend", "ray", "--address", "x"],
+        names=("address", "ray://host:port"),
+    )
+    rows["one door: ray address nothing answers at"] = Row(
+        cli=lambda p: [
+            *("run", p.matrix(), "-d", p.data(), "--backend", "ray"),
+            *("--address", "ray://127.0.0.1:1"),
+        ],
+        names=("execution.address", "no Ray cluster answers at ray://127.0.0.1:1"),
+    )
+    rows["one door: ray address nothing answers at, validate"] = Row(
+        cli=lambda p: [
+            *("validate", p.matrix(execution={"backend": "ray", "address": "127.0.0.1:1"})),
+            *("-d", p.data()),
+        ],
+        names=("execution.address", "no Ray cluster answers"),
+    )
+    rows["one door: pairs file with one id twice"] = Row(
+        cli=lambda p: ["pairs", p.matrix(), "--pairs", p.jsonl("p.jsonl", [PAIR, PAIR])],
+        names=("p.jsonl", "line 2", "'p1'", "line 1"),
+    )
+    rows["one door: pairs file with one id twice, api"] = Row(
+        api=lambda p: run_pairs(p.matrix(), p.jsonl("p.jsonl", [PAIR, {**PAIR}, PAIR])),
+        names=("line 2", "line 3", "'p1'"),
+        error=DatasetError,
+    )
+    rows.update(argument_rows())
+    return rows
+
+
+def argument_rows() -> dict[str, Row]:
+    """Every public function given an argument of the wrong type, or out of range."""
+    sample = SAMPLES[0]
+    calls: dict[str, tuple[Callable[[Place], Any], tuple[str, ...]]] = {
+        "load_run(123)": (lambda p: load_run(123), ("run_dir", "str or Path", "int")),
+        "resume_run(123)": (lambda p: resume_run(123), ("run_dir", "str or Path")),
+        "rebuild_report(123)": (lambda p: rebuild_report(123), ("run_dir", "str or Path")),
+        "export_run(123)": (lambda p: api.export_run(123), ("run_dir", "str or Path")),
+        "export_run format 5": (
+            lambda p: api.export_run(p.run_dir(), format=5),
+            ("format", "str", "int"),
+        ),
+        "run_grid matrix 5": (lambda p: run_grid(5), ("matrix", "Matrix", "int")),
+        "run_grid on_progress 5": (
+            lambda p: run_grid(p.matrix(), p.data(), on_progress=5),
+            ("on_progress", "a callable"),
+        ),
+        "run_grid margin a word": (
+            lambda p: run_grid(p.matrix(), p.data(), margin="x"),
+            ("margin", "float", "str 'x'"),
+        ),
+        "run_grid margin out of range": (
+            lambda p: run_grid(p.matrix(), p.data(), margin=2),
+            ("margin", "< 1", "got 2"),
+        ),
+        "run_grid workers a numeral": (
+            lambda p: run_grid(p.matrix(), p.data(), workers="2"),
+            ("workers", "int", "str '2'"),
+        ),
+        "run_grid columns a list": (
+            lambda p: run_grid(p.matrix(), p.data(), columns=["user_input"]),
+            ("columns", "Mapping[str, str]", "list"),
+        ),
+        "run_grid columns to a number": (
+            lambda p: run_grid(p.matrix(), p.data(), columns={"user_input": 5}),
+            ("columns", "Mapping[str, str]"),
+        ),
+        "run_grid probes yes": (
+            lambda p: run_grid(p.matrix(), p.data(), probes="yes"),
+            ("probes", "bool", "'yes'"),
+        ),
+        "run_grid keyword misspelt": (
+            lambda p: run_grid(p.matrix(), p.data(), worker=2),
+            ("worker", "did you mean 'workers'"),
+        ),
+        "run_grid use_cache a word": (
+            lambda p: run_grid(p.matrix(), p.data(), use_cache="no"),
+            ("use_cache", "bool"),
+        ),
+        "plan_grid limit a numeral": (
+            lambda p: api.plan_grid(p.matrix(), p.data(), limit="1"),
+            ("limit", "int"),
+        ),
+        "run_pairs path 5": (lambda p: run_pairs(p.matrix(), 5), ("pairs_path", "str or Path")),
+        "run_pairs repeats zero": (
+            lambda p: run_pairs(p.matrix(), p.jsonl("p.jsonl", [PAIR]), repeats=0),
+            ("repeats", "≥ 1"),
+        ),
+        "score_sample without a judge": (
+            lambda p: score_sample(Faithfulness(), sample),
+            ("judge", "required"),
+        ),
+        "score_sample keyword misspelt": (
+            lambda p: score_sample(Faithfulness(), sample, judje="openai/x"),
+            ("judje", "did you mean 'judge'"),
+        ),
+        "score_sample dimension zero": (
+            lambda p: score_sample(
+                ResponseRelevancy(), sample, judge="openai/x", embeddings="openai/e", dimension=0
+            ),
+            ("dimension", "≥ 1", "got 0"),
+        ),
+        "score_sample repeat negative": (
+            lambda p: score_sample(Faithfulness(), sample, judge="openai/x", repeat=-1),
+            ("repeat", "≥ 0", "got -1"),
+        ),
+        "score_sample strictness a numeral": (
+            lambda p: score_sample(Faithfulness(), sample, judge="openai/x", strictness="3"),
+            ("strictness", "int", "str '3'"),
+        ),
+        "score_sample strictness past 20": (
+            lambda p: score_sample(Faithfulness(), sample, judge="openai/x", strictness=21),
+            ("strictness", "≤ 20"),
+        ),
+        "score_sample metric a name": (
+            lambda p: score_sample("faithfulness", sample, judge="openai/x"),
+            ("metric", "Metric", "str"),
+        ),
+        "ascore_sample judge a number": (
+            lambda p: asyncio.run(ascore_sample(Faithfulness(), sample, judge=5)),
+            ("judge", "str", "int"),
+        ),
+    }
+    return {
+        f"one door: api {name}": Row(api=call, names=names, error=OptionError)
+        for name, (call, names) in calls.items()
+    }
+
+
+ROWS.update(one_door_rows())
+
+
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}
 MIXED_SCHEMES = [
     {"user_input": "Q?", "response": "A."},
@@ -1409,3 +1604,67 @@ def test_a_refused_resume_keeps_the_failed_cells(tmp_path, server: FaultServer, 
     assert sorted(p.name for p in run_dir.iterdir() if p.name.startswith("run.sqlite")) == [
         "run.sqlite"
     ]
+
+
+# --- one door: refusals come before the plan --------------------------------------------------
+
+
+def _before_the_plan_cases() -> dict[str, Callable[[Place], list[str]]]:
+    cases: dict[str, Callable[[Place], list[str]]] = {
+        f"{command} {name}": lambda p, c=command, o=overrides: [c, p.matrix(**o), "-d", p.data()]
+        for name, (overrides, _) in ONE_DOOR_MATRICES.items()
+        for command in ("plan", "run")
+    }
+    cases["run --backend dask"] = lambda p: ["run", p.matrix(), "-d", p.data(), "--backend", "dask"]
+    cases["run --workers 2 in batch mode"] = lambda p: [
+        "run",
+        p.matrix(**BATCHED),
+        "-d",
+        p.data(),
+        "--workers",
+        "2",
+    ]
+    return cases
+
+
+BEFORE_THE_PLAN = _before_the_plan_cases()
+
+
+@pytest.mark.parametrize("name", list(BEFORE_THE_PLAN))
+def test_a_refusal_prints_nothing_else(name, tmp_path, server: FaultServer, monkeypatch):
+    """plan and run refuse before they print the plan: the refusal is all there is."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)
+    argv = BEFORE_THE_PLAN[name](Place(tmp_path, server))
+    result = runner.invoke(app, [*argv, *(["--no-progress"] if argv[0] == "run" else [])])
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert "prompt tok" not in result.output and "cells:" not in result.output, result.output
+    assert not (tmp_path / "reports").exists()
+
+
+def test_validate_plan_and_run_agree_on_a_good_matrix(tmp_path, server, monkeypatch, cache_dir):
+    """The other side of one door: what validate passes, plan plans and run runs."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)
+    place = Place(tmp_path, server)
+    matrix, data = place.matrix(), place.data()
+    for argv in (["validate", matrix, "-d", data], ["plan", matrix, "-d", data]):
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 0, (argv, result.output)
+    result = runner.invoke(app, ["run", matrix, "-d", data, "--limit", "1", "--no-progress"])
+    assert result.exit_code in (0, 3), result.output  # scored (the fault server may fail some)
+    assert (tmp_path / "reports").exists()
+
+
+def test_probes_left_out_are_said(tmp_path, server, monkeypatch, cache_dir):
+    """``--probes --limit 1``: the probes that take from another sample cannot be made from one
+    sample, and the plan says so and why instead of leaving them out silently."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    place = Place(tmp_path, server)
+    argv = ["plan", place.matrix(), "-d", place.data(), "--probes", "--limit", "1"]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if "probes not made for" in line]
+    assert notes, result.output
+    assert "foreign_contexts: takes its retrieved_contexts from another sample" in notes[0]
+    assert "the data set has 1 sample" in notes[0]

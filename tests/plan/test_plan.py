@@ -184,7 +184,7 @@ def test_plan_of_the_openrouter_matrix_without_a_key(monkeypatch):
 
 def test_run_refuses_above_max_cost_off_a_terminal(tmp_path, monkeypatch):
     """Not a terminal: above --max-cost, or with an unknown estimate, run refuses (exit 2)."""
-    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "not-a-key")  # the keys are checked before the plan
     matrix = ROOT / "model_matrices/openrouter.yaml"
     args = ["run", str(matrix), "--limit", "1", "--reports-dir", str(tmp_path), "--max-cost"]
     result = CliRunner().invoke(app, [*args, "1000"])
@@ -192,6 +192,19 @@ def test_run_refuses_above_max_cost_off_a_terminal(tmp_path, monkeypatch):
     assert "estimated cost is unknown" in result.output
     assert "claude-4.5-sonnet" in result.output
     assert not list(tmp_path.iterdir())  # refused before the run directory was made
+
+
+def test_run_refuses_a_missing_key_before_printing_the_plan(tmp_path, monkeypatch):
+    """Every refusal comes before the plan table: a run that would be refused prints none."""
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    matrix = ROOT / "model_matrices/openrouter.yaml"
+    result = CliRunner().invoke(
+        app, ["run", str(matrix), "--limit", "1", "--reports-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "OPENROUTER_API_KEY" in result.output
+    assert "prompt tok" not in result.output and "cells:" not in result.output
+    assert not list(tmp_path.iterdir())
 
 
 def test_run_refuses_a_priced_plan_above_max_cost(server, priced, tmp_path, monkeypatch):

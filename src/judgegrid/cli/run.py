@@ -154,18 +154,13 @@ def run(
             check_plan(api.plan_prepared(prepared), max_cost)
         else:
             read = reading(limit, no_cache, columns, list_delimiter, probes)
-            # the plan needs no key: its cost is shown (and held to --max-cost) before the keys
-            # and models are checked with everything else
-            check_plan(api.plan_grid(default_matrix(matrix), dataset, **read), max_cost)
-            checked = api.check_run(
-                default_matrix(matrix),
-                dataset,
-                **read,
-                workers=workers,
-                backend=backend,
-                address=address,
-                margin=margin,
+            options = api.run_options(
+                **read, workers=workers, backend=backend, address=address, margin=margin
             )
+            # every check first (nothing is printed before a refusal), then the plan, held to
+            # --max-cost, then the run directory
+            checked = api.check_run(default_matrix(matrix), dataset, options)
+            check_plan(api.plan_checked(checked), max_cost)
             prepared = api.start_run(checked, reports_dir=reports_dir)
             run_dir = prepared.run_dir
             _print_start(prepared)

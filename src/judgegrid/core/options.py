@@ -114,8 +114,12 @@ class ModelOptions(StrictModel):
 
 
 BatchRetry = Literal["batch", "live"]
-# Providers whose batch API takes OpenAI's JSONL request lines through litellm's batch functions.
+# Providers whose batch API takes OpenAI's JSONL request lines through litellm's batch functions,
+# and what they accept: the completion windows, and the lines and bytes of one batch file.
 BATCH_PROVIDERS = ("openai", "azure")
+BATCH_WINDOWS = ("24h",)
+BATCH_MAX_LINES = 50_000
+BATCH_MAX_BYTES = 200 * 2**20
 
 
 def provider_of(model_id: str) -> str:
@@ -135,7 +139,9 @@ class BatchMode(StrictModel):
 
     enabled: bool = Field(True, description="false: live calls (batch: false).")
     completion_window: str = Field(
-        "24h", pattern=r"^\d+h$", description="The provider's completion window, e.g. 24h."
+        "24h",
+        description="The provider's completion window: 24h, the one OpenAI's and Azure's batch "
+        "APIs accept.",
     )
     poll_interval: Duration = Field(
         30.0, description="First wait between two looks at a pending batch; grows 1.5× a look."
@@ -146,15 +152,33 @@ class BatchMode(StrictModel):
         description="A batch file is sent once no new request has come for this long (the "
         "requests a stage makes arrive together), or once it is full.",
     )
-    max_lines: int = Field(50_000, ge=1, description="Requests per batch file (OpenAI: 50,000).")
+    max_lines: int = Field(
+        BATCH_MAX_LINES,
+        ge=1,
+        le=BATCH_MAX_LINES,
+        description="Requests per batch file (OpenAI takes 50,000 at most).",
+    )
     max_bytes: int = Field(
-        200 * 2**20, ge=1024, description="Bytes per batch file (OpenAI: 200 MB)."
+        BATCH_MAX_BYTES,
+        ge=1024,
+        le=BATCH_MAX_BYTES,
+        description="Bytes per batch file (OpenAI takes 200 MB at most).",
     )
     retry: BatchRetry = Field(
         "batch",
         description="Where a failed or expired line is tried again (within retry.max_attempts): "
         "batch (in the next batch) or live (one call at once).",
     )
+
+    @field_validator("completion_window")
+    @classmethod
+    def _window_providers_accept(cls, value: str) -> str:
+        if value.strip() not in BATCH_WINDOWS:
+            raise ValueError(
+                f"the batch APIs ({', '.join(BATCH_PROVIDERS)}) accept a completion window of "
+                f"{' or '.join(BATCH_WINDOWS)} only"
+            )
+        return value.strip()
 
 
 def _batch_flag(value: Any) -> Any:
@@ -237,6 +261,8 @@ class Concurrency(StrictModel):
 
 
 Backend = Literal["processes", "ray"]
+# A Ray cluster's address: ray://host:port (its client server) or host:port (its head node).
+RAY_ADDRESS = r"(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):\d{1,5}"
 
 
 class DecisionOptions(StrictModel):
@@ -270,6 +296,20 @@ class Execution(StrictModel):
         description="ray only: the address of a running Ray cluster (ray://host:10001 or "
         "auto); without it a local Ray instance is started.",
     )
+
+    @field_validator("address")
+    @classmethod
+    def _ray_address(cls, value: str | None) -> str | None:
+        """``auto``, ``ray://host:port`` or ``host:port``: anything else would fail inside
+        Ray's own start, after the run directory was made."""
+        if value is None or value.strip() == "auto":
+            return value
+        if not re.fullmatch(RAY_ADDRESS, value.strip()):
+            raise ValueError(
+                "expected auto, ray://host:port (a Ray client server) or host:port (the "
+                "cluster's head)"
+            )
+        return value.strip()
 
     @model_validator(mode="after")
     def _address_needs_ray(self) -> Execution:

@@ -11,6 +11,7 @@ file, the path inside it and what was expected.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import os
 from typing import Annotated, Any, Literal
 
@@ -41,6 +42,14 @@ from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
 from judgegrid.metrics import METRICS, resolve_metric_name
 
 MATRIX_SHAPE = "a mapping with judges: and metrics:"
+
+# Bounds on what a matrix may ask, said in the message that refuses more: a run of more cells
+# (repeats × samples × judges × …) than MAX_CELLS is refused before one is made; one cell
+# repeated more than MAX_REPEATS times is already a typo; MAX_PROBES_PER_METRIC is more samples
+# than a probe needs to tell a judge that does not notice.
+MAX_CELLS = 10_000_000
+MAX_REPEATS = 1_000_000
+MAX_PROBES_PER_METRIC = 1_000
 
 
 class Defaults(StrictModel):
@@ -78,11 +87,14 @@ class ProbeOptions(StrictModel):
     names: Literal["all"] | list[str] = Field(
         "all", description="'all' or probe names (foreign_contexts, injection, ...)."
     )
-    per_metric: int = Field(DEFAULT_PER_METRIC, ge=1, description="Samples probed per metric.")
+    per_metric: int = Field(
+        DEFAULT_PER_METRIC, ge=1, le=MAX_PROBES_PER_METRIC, description="Samples probed per metric."
+    )
     seed: int = Field(0, description="Which samples are probed and how contexts are shuffled.")
     repeats: int | None = Field(
         None,
         ge=1,
+        le=MAX_REPEATS,
         description="Repeats of each probe cell (default: the matrix's repeats). A probe asks "
         "whether a score moves, not how stable it is; 1 halves its cost under repeats: 2.",
     )
@@ -136,7 +148,10 @@ class Matrix(StrictModel):
         description="Questions response_relevancy generates per score; each is a grid column.",
     )
     repeats: int = Field(
-        1, ge=1, description="How often each cell is scored, to measure run-to-run spread."
+        1,
+        ge=1,
+        le=MAX_REPEATS,
+        description="How often each cell is scored, to measure run-to-run spread.",
     )
     limit: int | None = Field(
         None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
@@ -325,6 +340,8 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
     problems += _batch_problems(matrix)
     problems += _jury_problems(matrix)
+    problems += execution_problems(matrix.execution, matrix.batched)
+    problems += _probe_problems(matrix)
     problems += _key_shaped_names(matrix)
     return problems
 
@@ -346,6 +363,48 @@ def _key_shaped_names(matrix: Matrix) -> list[Problem]:
         Problem(where, reason)
         for where, name in names
         if (reason := key_shaped_name(name, shown)) is not None
+    ]
+
+
+def execution_problems(execution: Execution, batched: bool) -> list[Problem]:
+    """What an ``execution:`` block (the matrix's, or with ``--workers``/``--backend`` laid
+    over it) cannot do: shards in batch mode, Ray where it is not installed."""
+    problems = []
+    if execution.distributed and batched:
+        message = (
+            "batch mode runs in one process: drop --workers/--backend (or execution:) or set "
+            "batch: false; a provider batch gathers the whole grid's requests of a stage, "
+            "which shards would split into many small batches, and the pending batches are "
+            "kept by the run's own database"
+        )
+        problems.append(Problem("execution.workers", message))
+    if execution.engine == "ray" and importlib.util.find_spec("ray") is None:
+        message = "ray is not installed here; pip install 'judgegrid[ray]'"
+        problems.append(Problem("execution.backend", message))
+    return problems
+
+
+def _probe_problems(matrix: Matrix) -> list[Problem]:
+    """Probes named in ``probes:`` that none of the matrix's metrics can have (each probe
+    perturbs what some metrics read and not others): they would never be made."""
+    if matrix.probes is None or matrix.probes.names == ALL:
+        return []
+    metrics = []
+    for spec in matrix.metrics:
+        try:
+            metrics.append(resolve_metric_name(spec.name))
+        except OptionError:
+            continue  # the metric's own problem
+    if not metrics:
+        return []
+    useless = [n for n in matrix.probes.names if not any(m in PROBES[n].metrics for m in metrics)]
+    return [
+        Problem(
+            "probes.names",
+            f"{name} probes none of this matrix's metrics ({', '.join(metrics)}); it is for "
+            f"{', '.join(PROBES[name].metrics)}",
+        )
+        for name in useless
     ]
 
 

@@ -12,9 +12,17 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from judgegrid.core.cells import NO_EMBEDDING, Cell
+from judgegrid.core.errors import Problem
 from judgegrid.core.sample import Dataset, Sample
-from judgegrid.inputs.matrix import Matrix
-from judgegrid.inputs.probes import make_probes
+from judgegrid.inputs.matrix import MAX_CELLS, Matrix
+from judgegrid.inputs.probes import (
+    BORROWS,
+    DEGRADED_BY,
+    eligible,
+    make_probes,
+    probes_for,
+    resolve_probe_names,
+)
 from judgegrid.metrics import METRICS, resolve_metric_name
 
 
@@ -109,3 +117,58 @@ def expected_cell_count(matrix: Matrix, n_samples: int, probe_metrics: Sequence[
     per_probe = sum(sizes.get(metric, 0) for metric in probe_metrics)
     own = matrix.repeats * n_samples * sum(sizes.values())
     return len(matrix.judges) * (own + probe_repeats(matrix) * per_probe)
+
+
+def grid_cell_count(matrix: Matrix, dataset: Dataset) -> int:
+    """The cells of the grid over ``dataset`` with the matrix's probes, counted, not made."""
+    return probed_cell_count(matrix, with_probes(matrix, dataset))
+
+
+def grid_size_problems(matrix: Matrix, dataset: Dataset) -> list[Problem]:
+    """A grid of more than MAX_CELLS cells, refused before one is made (the bound is said)."""
+    cells = grid_cell_count(matrix, dataset)
+    if cells <= MAX_CELLS:
+        return []
+    message = (
+        f"{cells:,} cells, more than the {MAX_CELLS:,} a run may have; lower repeats, the "
+        "sample limit, or the judges, embeddings or metrics crossed"
+    )
+    return [Problem("grid", message)]
+
+
+def probed_cell_count(matrix: Matrix, probed: Dataset) -> int:
+    """The cells of the grid over a data set whose probes are made already (``with_probes``)."""
+    probe_metrics = [s.probe.metric for s in probed if s.probe is not None]
+    return expected_cell_count(matrix, len(probed) - len(probe_metrics), probe_metrics)
+
+
+def probe_notes(matrix: Matrix, probed: Dataset) -> list[str]:
+    """Why probes the matrix's ``probes:`` asks for were not made (``probed``: the data set
+    with its probes, ``with_probes``): one line per metric that lacks some, with the reasons,
+    so a grid with fewer probes than asked says so instead of leaving them out silently."""
+    if matrix.probes is None:
+        return []
+    selected = resolve_probe_names(matrix.probes.names)
+    own = user_samples(probed)
+    made = {(s.probe.metric, s.probe.name) for s in probed if s.probe is not None}
+    notes = []
+    for axis in metric_axes(matrix):
+        left = [
+            n for n in probes_for(axis.metric) if n in selected and (axis.metric, n) not in made
+        ]
+        if left:
+            reasons = "; ".join(f"{n}: {_why_not_made(axis.metric, n, own, made)}" for n in left)
+            notes.append(f"probes not made for {axis.metric} — {reasons}")
+    return notes
+
+
+def _why_not_made(metric: str, name: str, own: Dataset, made: set[tuple[str, str]]) -> str:
+    if not eligible(metric, own):
+        return f"no sample has every field {metric} needs"
+    if name in BORROWS and len(own) < 2:
+        return (
+            f"takes its {BORROWS[name]} from another sample, and the data set has {len(own)} sample"
+        )
+    if name == "injection" and (metric, DEGRADED_BY[metric]) not in made:
+        return f"is made from the {DEGRADED_BY[metric]} probe, which was not made"
+    return "none of the samples probed could be changed this way"

@@ -19,6 +19,7 @@ from judgegrid.calls.providers.gateway import batch_token_price, litellm_module,
 from judgegrid.core.options import BatchMode, ModelEntry, has_batch_api
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
+from judgegrid.inputs.tasks import probe_notes, with_probes
 from judgegrid.plan.requests import Known, PlannedGrid, Request, plan_requests
 from judgegrid.store.cache import ResultCache, default_cache_path
 from judgegrid.store.run_db import RunStore
@@ -97,6 +98,7 @@ class GridPlan:
     unplanned: list[str] = field(default_factory=list)
     batch: BatchTime | None = None  # the whole grid in batch mode
     probes: ProbeShare | None = None  # the probes' share of the totals (``probes:``)
+    notes: list[str] = field(default_factory=list)  # what the counts rest on or leave out
 
     @property
     def cost(self) -> float | None:
@@ -166,21 +168,22 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             (request.kind, request.label, request.step),
             StepEstimate(request.kind, request.label, request.model, request.step),
         )
+        made = request.times
         if request.cached:  # counted as answers (or vectors) the cache gives
-            row.cache_hits += len(request.answers or request.messages)
+            row.cache_hits += len(request.answers or request.messages) * made
             continue
-        row.calls += 1
+        row.calls += made
         prompt, outputs = count_tokens(request.model, request)
-        row.prompt_tokens += prompt
+        row.prompt_tokens += prompt * made
         history = [
             u.get("tokens_out", 0) for u in past.get(request.model, {}).get(request.step, [])
         ]
         if history:
             row.output_basis = f"{len(history)} past answers"
-            row.output_tokens += round(sum(history) / len(history)) * len(outputs)
+            row.output_tokens += round(sum(history) / len(history)) * len(outputs) * made
         else:
             cap = caps.get(request.label)
-            row.output_tokens += sum(min(o, cap) if cap else o for o in outputs)
+            row.output_tokens += sum(min(o, cap) if cap else o for o in outputs) * made
     for row in rows.values():
         row.cost = token_price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
         row.batch_cost = batch_token_price(row.model, row.prompt_tokens, row.output_tokens)
@@ -197,6 +200,7 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
         grid.skipped_cells,
         grid.unplanned,
         _batch_time(matrix, grid),
+        notes=grid.notes,
     )
 
 
@@ -282,6 +286,7 @@ def make_plan(
     cache = ResultCache(path) if use_cache and path.exists() else None
     try:
         plan = estimate(matrix, plan_requests(matrix, dataset, Known(cache, store)), cache)
+        plan.notes += probe_notes(matrix, with_probes(matrix, dataset))
         if matrix.probes is not None:
             bare = matrix.model_copy(update={"probes": None})
             without = estimate(bare, plan_requests(bare, dataset, Known(cache, store)), cache)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,7 +34,7 @@ from judgegrid.core.options import ModelOptions
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.inputs.tasks import expand_cells, with_probes
+from judgegrid.inputs.tasks import expand_cells, grid_cell_count, probe_repeats, with_probes
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
 from judgegrid.plan.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
 from judgegrid.store.cache import ResultCache
@@ -55,6 +56,7 @@ class Request:
     answers: tuple[str, ...]
     cached: bool
     n: int = 1
+    times: int = 1  # the same request made in this many repeats (``later_repeats``)
 
 
 @dataclass
@@ -68,6 +70,7 @@ class PlannedGrid:
     # per entry: the most steps one cell asks of it in sequence, each waiting for the one
     # before (statements, then verdicts): in batch mode, one batch after another
     rounds: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the counts rest on, said in the plan
 
 
 @dataclass
@@ -194,11 +197,61 @@ class _PlanEmbedder:
         return np.array([bag_of_words(t, self._dimension or EMBED_DIM) for t in texts])
 
 
-def plan_requests(matrix: Matrix, dataset: Dataset, known: Known | None = None) -> PlannedGrid:
-    """Every request of the grid over the data set, in the runner's cell order; calls nothing.
+# Repeats walked cell by cell; the requests of the repeats after them are counted from one repeat
+# (they ask the same questions under another repeat index), so that ``repeats: 1000000`` is
+# planned at once instead of building a million cells.
+WALKED_REPEATS = 3
 
-    Answers and vectors ``known`` (a resumed run's, the cache's) are counted, not asked."""
+
+def plan_requests(matrix: Matrix, dataset: Dataset, known: Known | None = None) -> PlannedGrid:
+    """Every request of the grid over the data set; calls nothing. The first WALKED_REPEATS
+    repeats are walked cell by cell, with what is ``known`` (a resumed run's answers, the
+    cache's) counted, not asked; any later repeat's requests are those of one repeat, asked."""
     known = known or Known()
+    head = with_repeats(matrix, WALKED_REPEATS)
+    if head == matrix:
+        return walk_requests(matrix, dataset, known)
+    grid = walk_requests(head, dataset, known)
+    later_repeats(matrix, head, dataset, grid)
+    return grid
+
+
+def with_repeats(matrix: Matrix, most: int) -> Matrix:
+    """The matrix with its repeats (and its probes' repeats) cut to at most ``most``."""
+    update: dict[str, Any] = {"repeats": min(matrix.repeats, most)}
+    if matrix.probes is not None and matrix.probes.repeats is not None:
+        probes = matrix.probes.model_copy(update={"repeats": min(matrix.probes.repeats, most)})
+        update["probes"] = probes
+    return matrix.model_copy(update=update)
+
+
+def later_repeats(matrix: Matrix, head: Matrix, dataset: Dataset, grid: PlannedGrid) -> None:
+    """Adds to ``grid`` (the walk of ``head``'s repeats) the repeats of ``matrix`` after them:
+    one repeat's requests, each made that many more times, the samples' under the matrix's
+    repeats and the probes' under the probes' repeats; and the cells of the whole grid."""
+    one = with_repeats(matrix, 1)
+    walked = walk_requests(one, dataset, Known())
+    own = walk_requests(one.model_copy(update={"probes": None}), dataset, Known())
+    extra_own = matrix.repeats - head.repeats
+    extra_probes = probe_repeats(matrix) - probe_repeats(head)
+    probe_only = Counter(walked.requests) - Counter(own.requests)
+    for requests, extra in ((Counter(own.requests), extra_own), (probe_only, extra_probes)):
+        grid.requests += [
+            replace(r, times=count * extra)
+            for r, count in requests.items()
+            if r.kind == "completion" and extra > 0
+        ]
+    grid.cells = grid_cell_count(matrix, dataset)
+    grid.skipped_cells += own.skipped_cells * extra_own
+    grid.skipped_cells += (walked.skipped_cells - own.skipped_cells) * extra_probes
+    grid.notes.append(
+        f"repeats after the first {WALKED_REPEATS} are counted from one repeat's requests, "
+        "each asked (the cache is not looked up for them)"
+    )
+
+
+def walk_requests(matrix: Matrix, dataset: Dataset, known: Known) -> PlannedGrid:
+    """Every request of the grid, cell by cell in the runner's order, on stand-in clients."""
     judges = {
         matrix.judge_label(i): _JudgeLedger(
             matrix.judge_label(i), spec.id, matrix.judge_options(spec), known

@@ -101,7 +101,7 @@ def _notes(plan: GridPlan) -> list[str]:
     out.append(f"default latency a call, where the cache has none: {defaults}")
     for problem in plan.unplanned[:5]:
         out.append(f"not followed: {problem}")
-    return out
+    return out + [f"note: {note}" for note in plan.notes]
 
 
 def _batch_notes(plan: GridPlan) -> list[str]:

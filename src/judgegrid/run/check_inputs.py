@@ -14,9 +14,14 @@ from judgegrid.core.errors import InputError
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.formats import mapping_lines
 from judgegrid.inputs.matrix import Matrix, inspect_matrix, read_matrix_text
-from judgegrid.inputs.tasks import expected_cell_count, with_probes
+from judgegrid.inputs.tasks import (
+    grid_size_problems,
+    probe_notes,
+    probed_cell_count,
+    with_probes,
+)
 from judgegrid.run.orchestrate import resolve_dataset
-from judgegrid.run.preflight import matrix_problems, sample_problems
+from judgegrid.run.preflight import cluster_problems, matrix_problems, sample_problems
 
 
 @dataclass
@@ -32,8 +37,9 @@ class InputsCheck:
         """The lines of a clean check: the grid's size, then how the fields were read."""
         assert self.matrix is not None and self.data is not None
         parsed, data = self.matrix, self.data
-        probes = [s.probe.metric for s in with_probes(parsed, data) if s.probe is not None]
-        cells = expected_cell_count(parsed, len(data), probes)
+        probed = with_probes(parsed, data)
+        probes = [s for s in probed if s.probe is not None]
+        cells = probed_cell_count(parsed, probed)
         lines = [
             f"{matrix_path}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} "
             f"embedding models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
@@ -44,6 +50,7 @@ class InputsCheck:
         if data.mapping is not None:
             lines.append(f"{data.source}: read as {data.mapping.scheme or 'mapped by --columns'}")
             lines += [f"  {line}" for line in mapping_lines(data.mapping)]
+        lines += [f"note: {note}" for note in probe_notes(parsed, probed)]
         return lines + [f"not checked: {note}" for note in self.unchecked]
 
 
@@ -59,7 +66,7 @@ def check_inputs(
     text = read_matrix_text(matrix_path)
     parsed, problems = inspect_matrix(text, str(matrix_path))
     if parsed is not None:
-        problems += matrix_problems(parsed)
+        problems += matrix_problems(parsed) + cluster_problems(parsed.execution)
     check = InputsCheck([p.render(str(matrix_path)) for p in problems], parsed)
     if parsed is None:
         return check
@@ -68,6 +75,9 @@ def check_inputs(
         check.data = data.head(parsed.limit)
         too_long, check.unchecked = sample_problems(parsed, check.data)
         check.problems += [p.render(check.data.source) for p in too_long]
+        if not problems:  # a matrix with faults cannot be counted (an unknown metric)
+            too_big = grid_size_problems(parsed, check.data)
+            check.problems += [p.render(str(matrix_path)) for p in too_big]
     except InputError as exc:
         check.problems += [p.render(exc.source) for p in exc.problems]
     return check

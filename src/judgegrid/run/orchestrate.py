@@ -11,7 +11,6 @@ run directory, no cache entry. An interrupted run can be resumed from its direct
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,23 +22,32 @@ import pandas as pd
 from judgegrid.calls.embedder import resolve_dimension_method
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.cells import Cell
-from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.errors import MatrixError, OptionError, Problem
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
+from judgegrid.core.run_options import RunOptions
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
-from judgegrid.inputs.matrix import Matrix, ProbeOptions, load_matrix, matrix_from_data
+from judgegrid.inputs.matrix import (
+    Matrix,
+    ProbeOptions,
+    execution_problems,
+    load_matrix,
+    matrix_from_data,
+)
 from judgegrid.inputs.tasks import (
     expand_cells,
     expected_cell_count,
+    grid_size_problems,
+    probed_cell_count,
     user_samples,
     with_probes,
 )
 from judgegrid.labels.files import human_labels, people_pairs, without_sighted
 from judgegrid.outputs import report
 from judgegrid.run.backends import run_sharded
-from judgegrid.run.preflight import preflight
+from judgegrid.run.preflight import cluster_problems, preflight
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.read_ahead import ScoresReadAhead
@@ -144,12 +152,6 @@ def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
     return load_matrix(matrix), Path(matrix)
 
 
-def check_limit(limit: Any) -> None:
-    """A sample limit is a whole number ≥ 1 (or None for all samples)."""
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise OptionError("limit", [Problem("", f"expected a whole number ≥ 1, got {limit!r}")])
-
-
 def with_margin(matrix: Matrix, margin: float) -> Matrix:
     """The matrix with its decision card's non-inferiority margin set (``--margin``)."""
     if not 0 < margin < 1:
@@ -161,32 +163,35 @@ def with_margin(matrix: Matrix, margin: float) -> Matrix:
 def check_run(
     matrix: MatrixArg,
     dataset: DatasetArg = None,
+    options: RunOptions | None = None,
     *,
-    limit: int | None = None,
-    use_cache: bool = True,
-    columns: Mapping[str, str] | None = None,
-    list_delimiter: str | None = None,
-    workers: int | None = None,
-    backend: str | None = None,
-    address: str | None = None,
-    margin: float | None = None,
-    probes: bool = False,
+    keys: bool = True,
 ) -> CheckedRun:
     """Every check a run needs, in one place and before anything is written: the matrix, the
     options (limit, execution settings and batch mode, ``margin`` over the matrix's
     ``decision: {margin}``, ``probes`` True: the default probes when the matrix asks for none),
-    the data set read with its columns, the models, keys and samples. Calls no model and
-    writes nothing."""
+    the data set read with its columns, the grid's size, the models, keys and samples. Calls no
+    model and writes nothing. ``keys`` False (the plan, which needs none): every check but that
+    the environment holds the keys."""
+    options = options or RunOptions()
     loaded, matrix_path = read_matrix(matrix)
-    if margin is not None:
-        loaded = with_margin(loaded, margin)
-    loaded = probes_on(loaded) if probes else loaded
-    check_limit(limit)
-    execution = execution_for(loaded, workers, backend, address)
-    limit = limit if limit is not None else loaded.limit
-    data = resolve_dataset(loaded, matrix_path, dataset, columns, list_delimiter).head(limit)
-    preflight(loaded, str(matrix_path or "<matrix>"), data)
-    return CheckedRun(loaded, matrix_path, data, limit, use_cache, execution)
+    if options.margin is not None:
+        loaded = with_margin(loaded, options.margin)
+    loaded = probes_on(loaded) if options.probes else loaded
+    execution = execution_for(loaded, options.workers, options.backend, options.address)
+    limit = options.limit if options.limit is not None else loaded.limit
+    data = resolve_dataset(loaded, matrix_path, dataset, options.columns, options.list_delimiter)
+    data = data.head(limit)
+    check_grid_size(loaded, data)
+    preflight(loaded, str(matrix_path or "<matrix>"), data, keys=keys)
+    return CheckedRun(loaded, matrix_path, data, limit, options.use_cache, execution)
+
+
+def check_grid_size(matrix: Matrix, data: Dataset) -> None:
+    """A grid of more than MAX_CELLS cells is refused before one is made."""
+    problems = grid_size_problems(matrix, data)
+    if problems:
+        raise MatrixError("", problems)
 
 
 def start_run(
@@ -225,33 +230,13 @@ def check_run_place(reports_dir: str | Path, run_dir: Path | None) -> None:
 def prepare_run(
     matrix: MatrixArg,
     dataset: DatasetArg = None,
+    options: RunOptions | None = None,
     *,
     reports_dir: str | Path = "reports",
     run_dir: str | Path | None = None,
-    limit: int | None = None,
-    use_cache: bool = True,
-    columns: Mapping[str, str] | None = None,
-    list_delimiter: str | None = None,
-    workers: int | None = None,
-    backend: str | None = None,
-    address: str | None = None,
-    margin: float | None = None,
-    probes: bool = False,
 ) -> PreparedRun:
     """Check everything (``check_run``), then lay out the run directory; calls no model."""
-    checked = check_run(
-        matrix,
-        dataset,
-        limit=limit,
-        use_cache=use_cache,
-        columns=columns,
-        list_delimiter=list_delimiter,
-        workers=workers,
-        backend=backend,
-        address=address,
-        margin=margin,
-        probes=probes,
-    )
+    checked = check_run(matrix, dataset, options)
     return start_run(checked, reports_dir=reports_dir, run_dir=run_dir)
 
 
@@ -313,8 +298,7 @@ def _prepared(
     """``data`` gets the matrix's probes (made again on a resume: they are deterministic)."""
     data = with_probes(matrix, data)
     cells = expand_cells(matrix, data)
-    probe_metrics = [s.probe.metric for s in data if s.probe is not None]
-    expected = expected_cell_count(matrix, len(data) - len(probe_metrics), probe_metrics)
+    expected = probed_cell_count(matrix, data)
     return PreparedRun(matrix, data, target, store, cells, expected, use_cache, execution)
 
 
@@ -333,17 +317,9 @@ def execution_for(
     data = {**matrix.execution.model_dump(exclude_none=True)}
     data.update({k: v for k, v in given.items() if v is not None})
     execution = validate(Execution, data, "execution", OptionError)
-    if execution.distributed and matrix.batched:
-        message = (
-            "batch mode runs in one process: drop --workers/--backend (or execution:) or set "
-            "batch: false; a provider batch gathers the whole grid's requests of a stage, "
-            "which shards would split into many small batches, and the pending batches are "
-            "kept by the run's own database"
-        )
-        raise OptionError("execution.workers", [Problem("", message)])
-    if execution.engine == "ray" and importlib.util.find_spec("ray") is None:
-        message = "ray is not installed here; pip install 'judgegrid[ray]'"
-        raise OptionError("execution.backend", [Problem("", message)])
+    problems = execution_problems(execution, matrix.batched) or cluster_problems(execution)
+    if problems:
+        raise OptionError("", problems)
     return execution
 
 

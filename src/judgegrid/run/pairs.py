@@ -17,10 +17,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from judgegrid.analyses.bundle import preference_pairs
 from judgegrid.analyses.decision import best_words, binary_evidence, rule
@@ -32,16 +33,17 @@ from judgegrid.analyses.validity import (
     pair_accuracy,
     pair_outcomes,
 )
+from judgegrid.core.arguments import checked
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.records import SCORE_COLUMNS
+from judgegrid.core.run_options import PositiveInt
 from judgegrid.core.sample import Dataset, Sample
-from judgegrid.inputs.matrix import Matrix, MetricSpec
+from judgegrid.inputs.matrix import MAX_REPEATS, Matrix, MetricSpec
 from judgegrid.inputs.textfile import jsonl_lines
 from judgegrid.metrics import METRICS
 from judgegrid.run.orchestrate import (
     GridResult,
     MatrixArg,
-    check_limit,
     check_run,
     check_run_place,
     execute_run,
@@ -71,6 +73,7 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     expected = "one pair a line (JSON Lines, WikiEval format)"
     lines, problems = jsonl_lines(path, str(path), DatasetError, expected)  # missing: named
     records = []
+    first_line: dict[str, str] = {}  # a pair's id: the line it was first given on
     for where, record in lines:
         if not isinstance(record, dict):
             problems.append(Problem(where, "expected a JSON object (one pair a line)"))
@@ -79,6 +82,12 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
         if missing:
             problems.append(Problem(where, f"missing or empty: {', '.join(missing)}"))
             continue
+        if record["id"] in first_line:
+            first = first_line[record["id"]]
+            message = f"id {record['id']!r} is the id of {first} too; each pair needs its own id"
+            problems.append(Problem(where, message))
+            continue
+        first_line[record["id"]] = where
         records.append(record)
     if problems:
         problems.sort(key=lambda p: int(p.where.removeprefix("line ")))  # in the file's order
@@ -236,19 +245,19 @@ class PairsResult:
     outcome: PairsOutcome
 
 
+@checked
 def run_pairs(
     matrix: MatrixArg,
     pairs_path: str | Path,
     *,
     reports_dir: str | Path = "reports",
-    limit: int | None = None,
-    repeats: int | None = None,
+    limit: PositiveInt | None = None,
+    repeats: Annotated[int, Field(ge=1, le=MAX_REPEATS)] | None = None,
     judges: list[str] | None = None,
     on_progress: ProgressHook | None = None,
 ) -> PairsResult:
     """Score a human-preference pairs file: one run per aspect (faithfulness, answer relevance)
     with the metrics that measure it, then the per-judge x aspect accuracy table."""
-    check_limit(limit)
     loaded, matrix_path = read_matrix(matrix)
     source = str(matrix_path or "<matrix>")
     records = load_pairs(pairs_path)[:limit]

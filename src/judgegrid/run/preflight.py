@@ -8,13 +8,14 @@ provider, so ``judgegrid validate`` and the start of a run can refuse such a mat
 from __future__ import annotations
 
 import os
+import socket
 from typing import Any
 from urllib.parse import urlsplit
 
 from judgegrid.calls.providers.gateway import litellm_module
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
-from judgegrid.core.options import ModelEntry, ModelOptions
+from judgegrid.core.options import Execution, ModelEntry, ModelOptions
 from judgegrid.core.redaction import is_masked_url
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
@@ -24,12 +25,16 @@ from judgegrid.metrics import METRICS, resolve_metric_name
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
 FIELD_CHARS_CAP = 200_000
 CHARS_PER_TOKEN = 4  # a rough count, enough to tell a field that cannot fit
+CLUSTER_TIMEOUT_S = 3.0  # how long a Ray cluster's address may take to accept a connection
 
 
-def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
+def preflight(
+    matrix: Matrix, source: str, data: Dataset | None = None, *, keys: bool = True
+) -> None:
     """Problems that would stop every call, found before the first one: unknown models, keys,
-    URLs that do not parse, dimensions larger than the model has, samples too long to send."""
-    problems = matrix_problems(matrix)
+    URLs that do not parse, dimensions larger than the model has, samples too long to send.
+    ``keys`` False: all but the keys (the plan needs none)."""
+    problems = matrix_problems(matrix, keys=keys)
     if problems:
         raise MatrixError(source, problems)
     if data is not None:
@@ -38,9 +43,10 @@ def preflight(matrix: Matrix, source: str, data: Dataset | None = None) -> None:
             raise DatasetError(data.source, bad_samples)
 
 
-def matrix_problems(matrix: Matrix) -> list[Problem]:
+def matrix_problems(matrix: Matrix, *, keys: bool = True) -> list[Problem]:
     """Everything about a valid matrix that would fail its calls: models, keys, settings."""
-    return model_problems(matrix) + credential_problems(matrix) + setting_problems(matrix)
+    credentials = credential_problems(matrix) if keys else []
+    return model_problems(matrix) + credentials + setting_problems(matrix)
 
 
 MASKED_BASE = (
@@ -82,6 +88,26 @@ def setting_problems(matrix: Matrix) -> list[Problem]:
                 )
             )
     return problems
+
+
+def cluster_problems(execution: Execution) -> list[Problem]:
+    """A Ray cluster named by address (``ray://host:port`` or ``host:port``) that nothing answers
+    at: found with one TCP connection before the run directory is made, not by Ray's start
+    after it (``auto`` is Ray's own search, left to Ray)."""
+    address = execution.address
+    if execution.engine != "ray" or address is None or address == "auto":
+        return []
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CLUSTER_TIMEOUT_S).close()
+    except (OSError, ValueError) as exc:
+        reason = (exc.strerror or type(exc).__name__) if isinstance(exc, OSError) else str(exc)
+        message = (
+            f"no Ray cluster answers at {address} ({reason}); start it (ray start --head) or "
+            "leave --address out for a local Ray instance"
+        )
+        return [Problem("execution.address", message)]
+    return []
 
 
 def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[str]]:

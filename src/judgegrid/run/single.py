@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from judgegrid.calls.clients import ClientFactory
 from judgegrid.calls.providers import register_local_models
+from judgegrid.core.arguments import checked
 from judgegrid.core.context import ScoreContext
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import Concurrency, DimensionMethod
@@ -63,7 +66,7 @@ def single_matrix(
     metric: Metric[Any],
     judge: str,
     embeddings: str | None,
-    dimension: int,
+    dimension: int | None,
     judge_options: Any,
     embedding_options: Any,
     dimension_method: Any,
@@ -106,31 +109,28 @@ def _in_argument_names(problem: Problem) -> Problem:
     return problem
 
 
+@checked
 async def ascore_sample(
-    metric: Metric[Any],
+    metric: Metric,  # any metric (pydantic checks the class, not its parameter)
     sample: Sample | dict[str, Any],
     *,
-    judge: str,
+    judge: Annotated[str, Field(min_length=1)],
     embeddings: str | None = None,
-    dimension: int = 0,
+    dimension: Annotated[int, Field(ge=1)] | None = None,
     judge_options: dict[str, Any] | None = None,
     embedding_options: dict[str, Any] | None = None,
     dimension_method: DimensionMethod = "auto",
     retry: dict[str, Any] | None = None,
-    strictness: int | None = None,
-    repeat: int = 0,
+    strictness: Annotated[int, Field(ge=1, le=20)] | None = None,
+    repeat: Annotated[int, Field(ge=0)] = 0,
 ) -> SampleScore:
     """Score ``sample`` with ``metric``; raises the judgegrid error that stopped it, if any.
 
-    Every argument is checked before a call: the options as a matrix's (``max-tokens`` or
-    ``max_tokens``, a did-you-mean for a typo), the models and keys as ``judgegrid validate``
-    checks them, the sample's fields against what the metric needs.
+    Every argument is checked before a call: its type and range (``dimension`` ≥ 1, None for
+    the model's own size; ``strictness`` 1 to 20; ``repeat`` ≥ 0), the options as a matrix's
+    (``max-tokens`` or ``max_tokens``, a did-you-mean for a typo), the models and keys as
+    ``judgegrid validate`` checks them, the sample's fields against what the metric needs.
     """
-    if not isinstance(metric, Metric):
-        got = type(metric).__name__
-        raise OptionError("metric", [Problem("", f"expected a metric object, got {got}")])
-    if strictness is not None and (isinstance(strictness, bool) or strictness not in range(1, 21)):
-        raise OptionError("strictness", [Problem("", f"expected 1 to 20, got {strictness!r}")])
     case = as_sample(sample)
     missing = metric.missing_fields(case)
     if missing:
@@ -159,7 +159,7 @@ async def ascore_sample(
     if embeddings:
         spec = matrix.embeddings[0]
         options = matrix.embedding_options(spec)
-        bound_embedder = clients.embedder(embeddings, spec, options).bind(dimension)
+        bound_embedder = clients.embedder(embeddings, spec, options).bind(dimension or 0)
     n = strictness or metric.default_strictness()
     ctx = ScoreContext(judge=bound_judge, embedder=bound_embedder, strictness=n)
     try:
@@ -176,5 +176,6 @@ async def ascore_sample(
 def score_sample(
     metric: Metric[Any], sample: Sample | dict[str, Any], **kwargs: Any
 ) -> SampleScore:
-    """The blocking form of ``ascore_sample`` (not for use inside a running event loop)."""
+    """The blocking form of ``ascore_sample`` (not for use inside a running event loop); its
+    arguments are checked as ``ascore_sample`` checks them, before any call."""
     return asyncio.run(ascore_sample(metric, sample, **kwargs))
