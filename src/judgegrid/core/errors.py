@@ -9,6 +9,7 @@ exits 2 on it), or one leaf for one kind of input::
     │   ├── MatrixError       a matrix file or dict, or an option block given in Python
     │   ├── DatasetError      a data set, a sample given in Python, a pairs file, labels
     │   ├── RunDirError       a run directory or its database
+    │   │   └── RunLockedError  another judgegrid process is writing to it
     │   └── OptionError       an argument: a limit, a metric and its parameters, a wrong type
     ├── ProviderError         a model call that failed for good (after the retry policy)
     ├── JudgeOutputError      a judge answer that is not JSON of the asked-for shape
@@ -69,6 +70,11 @@ class DatasetError(InputError):
 
 class RunDirError(InputError):
     """A directory that is not a judgegrid run, or whose database or matrix was damaged."""
+
+
+class RunLockedError(RunDirError):
+    """Another judgegrid process holds the run directory's lock (``store.lock``): one writer at
+    a time. The message names the holder: its PID, command line and start time."""
 
 
 class OptionError(InputError):

@@ -36,7 +36,7 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
     each bad row) writes nothing."""
     if annotator is not None:
         check_annotator_option(annotator)
-    _, matrix, store = open_run(run_dir)
+    _, matrix, store = open_run(run_dir, write=True)
     try:
         samples = set(stored_sample_info(store))
         metrics = {resolve_metric_name(m.name) for m in matrix.metrics}

@@ -26,7 +26,7 @@ from aiohttp import web
 
 from judgegrid.analyses.selection import label_queue, preference_queue
 from judgegrid.core.digest import text_sha
-from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
@@ -40,6 +40,7 @@ from judgegrid.labels.server import (
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
+from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
 
@@ -376,7 +377,11 @@ def add_label_routes(
         except json.JSONDecodeError as exc:
             return _error(400, f"not valid JSON ({exc.msg})")
         label = label_from_request(session, body)
-        store.write_labels([label])  # committed before the reply
+        try:  # one writer at a time: a `report` or `labels import` may hold the run
+            with lock_run(session.database.parent):
+                store.write_labels([label])  # committed before the reply
+        except RunLockedError as exc:
+            return _error(409, f"{exc.problems[0].message}; your label was not saved, try again")
         return web.json_response({"saved": True, "value": label.value})
 
     files = {path: name for path, name in PAGE_FILES.items() if path != "/"}

@@ -22,7 +22,7 @@ import pandas as pd
 from judgegrid.calls.embedder import resolve_dimension_method
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.cells import Cell
-from judgegrid.core.errors import MatrixError, OptionError, Problem
+from judgegrid.core.errors import MatrixError, OptionError, Problem, RunDirError
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
 from judgegrid.core.run_options import RunOptions
@@ -50,11 +50,13 @@ from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import cluster_problems, preflight
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store.cache import ResultCache
+from judgegrid.store.lock import lock_run
 from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import (
     RESOLVED_MATRIX,
     SAMPLE_INFO,
+    is_run_dir,
     new_run_dir,
     open_run,
     resolved_matrix_yaml,
@@ -205,14 +207,49 @@ def start_run(
     source = data.source if in_python else str(Path(data.source).resolve())
     path = checked.matrix_path
     name = loaded.name or (path.stem if path else "matrix")
+    if target is not None and is_run_dir(target):
+        return _resume_same_run(checked, target, resolved_matrix_yaml(loaded, source), source)
     target = target or new_run_dir(reports_dir, name)
     target.mkdir(parents=True, exist_ok=True)
+    lock = lock_run(target)
     (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(loaded, source), encoding="utf-8")
-    store = RunStore(target / DB_NAME)
+    store = RunStore(target / DB_NAME, lock)
     store.set_meta("dataset", source)
     store.set_meta("limit", checked.limit)
     store.set_meta("use_cache", checked.use_cache)
     return _prepared(loaded, data, target, store, checked.use_cache, checked.execution)
+
+
+def _resume_same_run(checked: CheckedRun, target: Path, resolved: str, source: str) -> PreparedRun:
+    """A run directory given to a new run: an interrupted run of the same matrix and data set is
+    resumed; anything else (a finished run, another matrix or data set) is refused, and the
+    directory is left as it was: a run is never overwritten nor mixed with another."""
+    _, _, store = open_run(target, write=True)
+    try:
+        kept = store.load_samples()  # none yet: stopped before its first cell
+        same = (target / RESOLVED_MATRIX).read_text(encoding="utf-8") == resolved and (
+            store.get_meta("dataset") == source
+            and (not kept or kept == list(user_samples(checked.data)))
+        )
+        prepared = _prepared(
+            checked.matrix, checked.data, target, store, checked.use_cache, checked.execution
+        )
+        done = store.scores_frame()
+    except BaseException:
+        store.close()
+        raise
+    why = (
+        "it holds a run of another matrix or data set"
+        if not same
+        else "it holds a finished run"
+        if len(done) >= prepared.expected_cells
+        else ""
+    )
+    if why:
+        store.close()
+        message = f"{why}; a run is never overwritten: name a new run directory"
+        raise RunDirError(str(target), [Problem("run_dir", message)])
+    return prepared
 
 
 def check_run_place(reports_dir: str | Path, run_dir: Path | None) -> None:
@@ -272,7 +309,7 @@ def prepare_resume(
     changed here: the failed cells (``retry_failed``) are dropped when the run executes, so a
     resume refused after this (on its cost) leaves the run as it was.
     """
-    target, matrix, store = open_run(run_dir)
+    target, matrix, store = open_run(run_dir, write=True)
     try:
         data = stored_dataset(store)
         preflight(matrix, str(target / RESOLVED_MATRIX))
@@ -416,7 +453,7 @@ def rebuild_outputs(
     """Every output of a run directory, from its database alone: no model is called. A
     ``margin`` overrides the run's ``decision: {margin}`` for this report; ``blind_only`` leaves
     out the labels given with the judges shown; ``read_ahead`` may hold its scores already."""
-    target, matrix, store = open_run(run_dir)
+    target, matrix, store = open_run(run_dir, write=True)
     if margin is not None:
         matrix = with_margin(matrix, margin)
     if blind_only:

@@ -58,6 +58,7 @@ from judgegrid.store.database import (
     read_vectors,
     vector_blob,
 )
+from judgegrid.store.lock import RunLock
 
 DB_NAME = "run.sqlite"
 
@@ -168,8 +169,11 @@ def _stored_text(text: str | None) -> str | None:
 
 
 class RunStore:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, lock: RunLock | None = None):
+        """The run database at ``path``; ``lock``, the run directory's lock this store writes
+        under, let go when the store is closed."""
         self.path = Path(path)
+        self.lock = lock
         self._db = open_database(path, _SCHEMA)
         for table, columns in _ADDED_COLUMNS.items():
             have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
@@ -180,8 +184,12 @@ class RunStore:
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
     def close(self) -> None:
-        self.writes.flush()
-        self._db.close()
+        try:
+            self.writes.flush()
+            self._db.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
 
     # -- meta ----------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from judgegrid.core.sample import Dataset
 from judgegrid.inputs.dataset import DEMO, load_dataset
 from judgegrid.inputs.matrix import Matrix, parse_matrix
 from judgegrid.inputs.textfile import read_utf8
+from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 
 RESOLVED_MATRIX = "matrix.resolved.yaml"
@@ -67,8 +68,15 @@ def resolved_matrix_yaml(matrix: Matrix, dataset_source: str) -> str:
     return yaml.safe_dump(redact_stored(data), sort_keys=False, allow_unicode=True)
 
 
-def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
-    """A run directory's matrix as run and its database, or a clear error if it is not one."""
+def is_run_dir(path: Path) -> bool:
+    """Whether ``path`` holds a run (its database), finished or not."""
+    return (path / DB_NAME).exists()
+
+
+def open_run(run_dir: str | Path, write: bool = False) -> tuple[Path, Matrix, RunStore]:
+    """A run directory's matrix as run and its database, or a clear error if it is not one.
+    ``write``: the run's lock is taken first (``store.lock``: one writer at a time) and held
+    until the store is closed; readers take none."""
     target = Path(run_dir)
     db = target / DB_NAME
     matrix_file = target / RESOLVED_MATRIX
@@ -86,9 +94,12 @@ def open_run(run_dir: str | Path) -> tuple[Path, Matrix, RunStore]:
     except MatrixError as exc:  # the run's own file, emptied or edited: the run directory's fault
         raise RunDirError(exc.source, exc.problems) from None
     check_run_database(db)
+    lock = lock_run(target) if write else None
     try:
-        store = RunStore(db)
+        store = RunStore(db, lock)
     except sqlite3.DatabaseError as exc:
+        if lock is not None:
+            lock.release()
         raise _not_a_run_database(db, str(exc)) from None
     return target, matrix, store
 
