@@ -383,9 +383,11 @@ def execute_run(
         else:
             tally = _run_here(run, on_progress)
     finally:
-        scores, calls = run.store.scores_frame(), run.store.calls_frame()
-        write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells, scores, calls)
-    run.store.close()
+        try:
+            scores, calls = run.store.scores_frame(), run.store.calls_frame()
+            write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells, scores, calls)
+        finally:
+            run.store.close()  # and the run's lock let go, interrupted or not
     return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)
 
 
