@@ -154,10 +154,15 @@ def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
     return load_matrix(matrix), Path(matrix)
 
 
+def check_margin(margin: float | None) -> None:
+    """A non-inferiority margin (``--margin``) lies in (0, 1)."""
+    if margin is not None and not 0 < margin < 1:
+        raise OptionError("--margin", [Problem("", f"expected a number in (0, 1), got {margin}")])
+
+
 def with_margin(matrix: Matrix, margin: float) -> Matrix:
     """The matrix with its decision card's non-inferiority margin set (``--margin``)."""
-    if not 0 < margin < 1:
-        raise OptionError("--margin", [Problem("", f"expected a number in (0, 1), got {margin}")])
+    check_margin(margin)
     decision = matrix.decision.model_copy(update={"margin": float(margin)})
     return matrix.model_copy(update={"decision": decision})
 
@@ -455,6 +460,7 @@ def rebuild_outputs(
     """Every output of a run directory, from its database alone: no model is called. A
     ``margin`` overrides the run's ``decision: {margin}`` for this report; ``blind_only`` leaves
     out the labels given with the judges shown; ``read_ahead`` may hold its scores already."""
+    check_margin(margin)  # before the run is opened: a refusal leaves it as it was
     target, matrix, store = open_run(run_dir, write=True)
     if margin is not None:
         matrix = with_margin(matrix, margin)
