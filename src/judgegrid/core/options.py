@@ -117,6 +117,8 @@ BatchRetry = Literal["batch", "live"]
 # Providers whose batch API takes OpenAI's JSONL request lines through litellm's batch functions,
 # and what they accept: the completion windows, and the lines and bytes of one batch file.
 BATCH_PROVIDERS = ("openai", "azure")
+# More workers than any machine or cluster here runs at once: a typo, not a plan.
+MAX_WORKERS = 1024
 BATCH_WINDOWS = ("24h",)
 BATCH_MAX_LINES = 50_000
 BATCH_MAX_BYTES = 200 * 2**20
@@ -287,7 +289,12 @@ class Execution(StrictModel):
     (joblib's loky) or on a Ray cluster. The matrix's limits hold for the run as a whole: each of
     the workers gets its share of every concurrency and per-minute limit."""
 
-    workers: int = Field(1, ge=1, description="Worker processes; 1 scores in this process.")
+    workers: int = Field(
+        1,
+        ge=1,
+        le=MAX_WORKERS,
+        description="Worker processes (or Ray tasks at once); 1 scores in this process.",
+    )
     backend: Backend | None = Field(
         None, description="processes (the default when workers > 1) or ray."
     )
