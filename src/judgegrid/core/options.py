@@ -114,11 +114,11 @@ class ModelOptions(StrictModel):
 
 
 BatchRetry = Literal["batch", "live"]
+# More workers than any machine or cluster here runs at once: a typo, not a plan.
+MAX_WORKERS = 1024
 # Providers whose batch API takes OpenAI's JSONL request lines through litellm's batch functions,
 # and what they accept: the completion windows, and the lines and bytes of one batch file.
 BATCH_PROVIDERS = ("openai", "azure")
-# More workers than any machine or cluster here runs at once: a typo, not a plan.
-MAX_WORKERS = 1024
 BATCH_WINDOWS = ("24h",)
 BATCH_MAX_LINES = 50_000
 BATCH_MAX_BYTES = 200 * 2**20
