@@ -13,6 +13,7 @@ text into the page as text nodes, never as HTML.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
@@ -40,11 +41,12 @@ from judgegrid.labels.server import (
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
-from judgegrid.store.lock import lock_run
+from judgegrid.store.lock import RunLock, lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
 
 NOTE_CHARS = 4000
+LABEL_WAIT_S = 2.0  # how long a label waits for the run's lock before the page is told 409
 SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
 PAGE_FILES = {"/": "index.html", "/label.js": "label.js", "/label.css": "label.css"}
 
@@ -378,10 +380,11 @@ def add_label_routes(
             return _error(400, f"not valid JSON ({exc.msg})")
         label = label_from_request(session, body)
         try:  # one writer at a time: a `report` or `labels import` may hold the run
-            with lock_run(session.database.parent):
-                store.write_labels([label])  # committed before the reply
+            lock = await _run_lock(session.database.parent)
         except RunLockedError as exc:
             return _error(409, f"{exc.problems[0].message}; your label was not saved, try again")
+        with lock:
+            store.write_labels([label])  # committed before the reply
         return web.json_response({"saved": True, "value": label.value})
 
     files = {path: name for path, name in PAGE_FILES.items() if path != "/"}
@@ -390,6 +393,19 @@ def add_label_routes(
     app.router.add_get("/api/sample/{sample_id}", get_sample)
     app.router.add_get("/api/pair/{position}/{member}", get_pair_member)
     app.router.add_post("/api/label", post_label)
+
+
+async def _run_lock(run_dir: Path) -> RunLock:
+    """The run's lock for one label's write, waiting a little for it (``LABEL_WAIT_S``): another
+    annotator's label is written in milliseconds, a report or an import takes longer (409)."""
+    deadline = time.monotonic() + LABEL_WAIT_S
+    while True:
+        try:
+            return lock_run(run_dir)
+        except RunLockedError:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(0.05)
 
 
 async def _close(store: RunStore) -> None:
