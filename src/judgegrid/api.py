@@ -56,6 +56,8 @@ from judgegrid.run.pairs import (
     run_pairs,
 )
 from judgegrid.run.runner import ProgressHook, Tally
+from judgegrid.run.starter import DEFAULT_NAME as INIT_NAME
+from judgegrid.run.starter import Starter, init_matrix
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_dir import RESOLVED_MATRIX
@@ -92,6 +94,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EXPORT_FORMATS",
+    "INIT_NAME",
     "METRICS",
     "RESOLVED_MATRIX",
     "CacheStats",
@@ -103,6 +106,7 @@ __all__ = [
     "PairsResult",
     "PreparedRun",
     "ServeError",
+    "Starter",
     "Tally",
     "ViewSession",
     "cache_stats",
@@ -118,6 +122,7 @@ __all__ = [
     "export_labels",
     "export_run",
     "import_labels",
+    "init_matrix",
     "is_pairs_dir",
     "load_run",
     "money",

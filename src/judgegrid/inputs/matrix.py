@@ -93,6 +93,9 @@ class Matrix(StrictModel):
     dataset: str | None = Field(
         None, description="Data set path (relative to the matrix file) or 'demo'."
     )
+    columns: dict[str, str] | None = Field(
+        None, description="Sample field -> the data set's own name ({user_input: question})."
+    )
     defaults: Defaults = Defaults()
     retry: RetryPolicy = RetryPolicy()
     concurrency: Concurrency = Concurrency()
@@ -253,8 +256,8 @@ def inspect_matrix_data(raw: Any) -> tuple[Matrix | None, list[Problem]]:
         return None, [Problem("", f"expected {MATRIX_SHAPE}")]
     if is_spring(raw):  # a Spring AI application.yaml, read as it is (inputs/spring.py)
         data, spring_problems = spring_matrix_data(raw)
-        matrix, problems = inspect_matrix_data(data)
-        return matrix, spring_problems + [spring_problem(p) for p in problems]
+        translated, found = inspect_matrix_data(data)
+        return translated, spring_problems + [spring_problem(p) for p in found]
     raw = snake_keys(raw)
     problems: list[Problem] = []
     try:

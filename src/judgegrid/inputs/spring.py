@@ -225,7 +225,8 @@ def _retry(retry: dict[str, Any]) -> dict[str, Any]:
     retries a 4xx other than those listed in ``on-http-codes``."""
     if not retry:
         return {}
-    backoff = retry.get("backoff") if isinstance(retry.get("backoff"), dict) else {}
+    backoff = retry.get("backoff")
+    backoff = backoff if isinstance(backoff, dict) else {}
     out: dict[str, Any] = {"max_attempts": retry.get("max-attempts", SPRING_MAX_ATTEMPTS)}
     if "on-http-codes" in retry:
         out["on_http_codes"] = retry["on-http-codes"]
