@@ -120,3 +120,30 @@ spring:
     assert "spring.ai.openai.api-key: write the key as a ${ENV_VAR} placeholder" in text
     assert "sk-literal" not in text
     assert "spring.ai.chat-models.default-options.temperature" in text
+
+
+def test_run_scores_a_spring_file_against_an_openai_compatible_server(
+    tmp_path, server, monkeypatch
+):
+    """`judgegrid run` takes the Spring file as it is: the fault server stands in for any
+    OpenAI-compatible base-url (Spring appends /v1; so does the translation)."""
+    monkeypatch.setenv("JUDGEGRID_SPRING_KEY", "sk-test")
+    monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(tmp_path / "cache"))
+    base_url = server.url.removesuffix("/v1")
+    path = tmp_path / "application.yaml"
+    path.write_text(f"""
+spring:
+  ai:
+    retry: {{on-http-codes: [429], max-attempts: 2, backoff: {{initial-interval: 1ms}}}}
+    openai: {{base-url: "{base_url}", api-key: "${{JUDGEGRID_SPRING_KEY}}"}}
+    chat-models:
+      default-options: {{temperature: 0.0}}
+      list: [{{id: judge-a}}, {{id: judge-b}}]
+judgegrid: {{metrics: [faithfulness], limit: 2}}
+""")
+    result = runner.invoke(app, ["run", str(path), "--reports-dir", str(tmp_path / "reports")])
+    assert result.exit_code == 0, result.output
+    (run_dir,) = (tmp_path / "reports").iterdir()
+    resolved = (run_dir / "matrix.resolved.yaml").read_text()
+    assert "openai/judge-a" in resolved and "sk-test" not in resolved
+    assert server.requests > 0  # the calls went to the server the base-url names
