@@ -57,6 +57,8 @@ from judgegrid.run.pairs import (
 )
 from judgegrid.run.preflight import credential_problems
 from judgegrid.run.runner import ProgressHook, Tally
+from judgegrid.run.starter import DEFAULT_NAME as INIT_NAME
+from judgegrid.run.starter import Starter, init_matrix
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_dir import RESOLVED_MATRIX
@@ -94,6 +96,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "CARD_WIDTH",
     "EXPORT_FORMATS",
+    "INIT_NAME",
     "METRICS",
     "NO_VERDICT",
     "RESOLVED_MATRIX",
@@ -107,6 +110,7 @@ __all__ = [
     "PreparedRun",
     "RunOptions",
     "ServeError",
+    "Starter",
     "Tally",
     "TerminalCard",
     "ViewSession",
@@ -123,6 +127,7 @@ __all__ = [
     "export_labels",
     "export_run",
     "import_labels",
+    "init_matrix",
     "is_pairs_dir",
     "load_run",
     "money",

@@ -17,6 +17,7 @@ import typer
 
 from judgegrid import api
 from judgegrid.cli import cache, export, labels, pairs, plan, report, run, serve, validate, view
+from judgegrid.cli import init as init_command
 from judgegrid.cli.common import EXIT_BAD_INPUT, EXIT_OK, redacted_terminal
 from judgegrid.core.errors import JudgegridError
 from judgegrid.core.redaction import redact_text
@@ -55,6 +56,7 @@ def _main(
     how far the judges agree."""
 
 
+app.command()(init_command.init)
 app.command()(run.run)
 app.command()(validate.validate)
 app.command()(plan.plan)

@@ -38,6 +38,7 @@ from judgegrid.core.options import (
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.core.validation import problem_from, snake_keys
 from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES
+from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
 from judgegrid.metrics import METRICS, resolve_metric_name
 
@@ -114,6 +115,9 @@ class Matrix(StrictModel):
     )
     dataset: str | None = Field(
         None, description="Data set path (relative to the matrix file) or 'demo'."
+    )
+    columns: dict[str, str] | None = Field(
+        None, description="Sample field -> the data set's own name ({user_input: question})."
     )
     defaults: Defaults = Field(
         Defaults(),
@@ -302,6 +306,10 @@ def inspect_matrix_data(raw: Any) -> tuple[Matrix | None, list[Problem]]:
     """``inspect_matrix`` for data already loaded from YAML (or written in Python)."""
     if not isinstance(raw, dict):
         return None, [Problem("", f"expected {MATRIX_SHAPE}")]
+    if is_spring(raw):  # a Spring AI application.yaml, read as it is (inputs/spring.py)
+        data, spring_problems = spring_matrix_data(raw)
+        translated, found = inspect_matrix_data(data)
+        return translated, spring_problems + [spring_problem(p) for p in found]
     raw = snake_keys(raw)
     problems: list[Problem] = []
     try:

@@ -127,6 +127,7 @@ def resolve_dataset(
     Hugging Face), else the matrix's own (relative to its file)."""
     if dataset is not None:
         return dataset_from_object(dataset, columns=columns, list_delimiter=list_delimiter)
+    columns = columns or matrix.columns  # the matrix's columns: name its own data set's fields
     if matrix.dataset in (None, DEMO):
         return load_dataset(DEMO)
     path = Path(str(matrix.dataset))

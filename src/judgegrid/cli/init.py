@@ -1,0 +1,43 @@
+"""`judgegrid init`: write a first, commented matrix for one's own models and data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judgegrid import api
+from judgegrid.cli.common import fail
+from judgegrid.core.errors import InputError
+
+
+def init(
+    path: Annotated[
+        Path, typer.Argument(help="Where to write the matrix (refused if it exists).")
+    ] = Path(api.INIT_NAME),
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            "--dataset",
+            "-d",
+            help="Your data set: the matrix names it and the columns: mapping detected in it.",
+        ),
+    ] = None,
+    spring: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", help="A Spring AI application.yaml to translate into a judgegrid matrix."
+        ),
+    ] = None,
+) -> None:
+    """Write a commented starter matrix: judges and embeddings from the providers whose keys
+    are set (else the embedded local models), and a data-set template unless --dataset."""
+    try:
+        starter = api.init_matrix(path, dataset=dataset, spring=spring)
+    except InputError as exc:
+        fail(exc)
+    typer.echo(f"wrote {starter.matrix} (models: {'; '.join(starter.chosen)})")
+    if starter.template is not None:
+        typer.echo(f"wrote {starter.template} (two sample rows to replace with yours)")
+    typer.echo(f"next: judgegrid validate {starter.matrix} && judgegrid plan {starter.matrix}")

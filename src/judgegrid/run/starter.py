@@ -1,0 +1,240 @@
+"""`judgegrid init`: a first, commented matrix for one's own models and data.
+
+The judges and embedding models come from the providers whose keys the environment has (one
+table, ``PROVIDERS``), else from the embedded local models (their one registry,
+``calls/providers/local_models.py``), so that what is written validates and plans at once. A
+data set given is read as a run would read it, and the mapping detected is written as
+``columns:``; with none, a small template of samples is written beside the matrix. A Spring AI
+``application.yaml`` given with ``--from`` is translated as the loader reads it
+(``inputs/spring.py``). Each block is dumped by the YAML library (so every value is quoted as it
+must be) under a comment that says what it is for. Nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
+from judgegrid.core.errors import InputError, Problem
+from judgegrid.inputs.dataset import load_dataset
+from judgegrid.inputs.matrix import read_matrix_text
+from judgegrid.inputs.spring import is_spring, spring_matrix_data
+
+DEFAULT_NAME = "judgegrid.yaml"
+TEMPLATE_SUFFIX = ".dataset.jsonl"
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A hosted provider: the variable its key is read from, and a small judge and embedding
+    model of it (litellm ids, checked against litellm's model map in the tests)."""
+
+    name: str
+    key_env: str
+    judge: str
+    embedding: str | None = None
+
+
+PROVIDERS = (
+    Provider("openai", "OPENAI_API_KEY", "openai/gpt-4o-mini", "openai/text-embedding-3-small"),
+    Provider("anthropic", "ANTHROPIC_API_KEY", "anthropic/claude-haiku-4-5"),
+    Provider("gemini", "GEMINI_API_KEY", "gemini/gemini-2.5-flash", "gemini/gemini-embedding-001"),
+    Provider("mistral", "MISTRAL_API_KEY", "mistral/mistral-small-latest", "mistral/mistral-embed"),
+    Provider("deepseek", "DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
+    Provider("openrouter", "OPENROUTER_API_KEY", "openrouter/openai/gpt-4o-mini"),
+)
+# Two samples in Ragas' names that every metric can score: a template to copy and extend.
+TEMPLATE_SAMPLES = (
+    {
+        "id": "canal",
+        "user_input": "Who completed the Panama Canal, and when did it open?",
+        "response": "The United States completed the Panama Canal, which opened on 15 August 1914.",
+        "retrieved_contexts": [
+            "The Panama Canal opened to shipping on 15 August 1914. The United States built it "
+            "after an earlier French attempt failed in the 1880s.",
+            "The canal is about 82 kilometres long and connects the Atlantic with the Pacific.",
+        ],
+        "reference": "The United States completed it; it opened on 15 August 1914.",
+    },
+    {
+        "id": "everest",
+        "user_input": "How high is Mount Everest?",
+        "response": "Mount Everest is 8,849 metres high, the highest mountain above sea level.",
+        "retrieved_contexts": [
+            "A 2020 survey by China and Nepal measured Mount Everest at 8,848.86 metres.",
+            "Everest lies in the Mahalangur Himal, on the border of Nepal and China.",
+        ],
+        "reference": "About 8,849 metres (8,848.86 m, measured in 2020).",
+    },
+)
+
+
+@dataclass
+class Starter:
+    """What ``init`` wrote: the matrix, the template (if any) and what was chosen from where."""
+
+    matrix: Path
+    template: Path | None = None
+    chosen: list[str] = field(default_factory=list)
+
+
+def init_matrix(
+    path: str | os.PathLike[str] = DEFAULT_NAME,
+    *,
+    dataset: str | os.PathLike[str] | None = None,
+    spring: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Starter:
+    """Write a commented starter matrix at ``path`` (and a data-set template beside it when no
+    ``dataset`` is given); InputError, with nothing written, if a file is in the way."""
+    target = Path(path)
+    template = None if dataset or spring else target.with_name(target.stem + TEMPLATE_SUFFIX)
+    _refuse_existing([p for p in (target, template) if p is not None])
+    env = os.environ if environ is None else environ
+    if spring is not None:
+        blocks, chosen = _spring_blocks(spring)
+    else:
+        blocks, chosen = _model_blocks(env)
+    data_blocks, data_note = _data_blocks(target, dataset, template)
+    target.write_text(_render(_header(chosen, data_note), [*blocks, *data_blocks]), "utf-8")
+    if template is not None:
+        lines = [json.dumps(s, ensure_ascii=False) for s in TEMPLATE_SAMPLES]
+        template.write_text("\n".join(lines) + "\n", "utf-8")
+    return Starter(target, template, chosen)
+
+
+def _refuse_existing(paths: list[Path]) -> None:
+    existing = [p for p in paths if p.exists()]
+    if existing:
+        raise InputError(
+            str(existing[0]),
+            [Problem("", "already exists; init never overwrites: name another path or move it")],
+        )
+
+
+Block = tuple[str, dict[str, Any]]
+
+
+def _model_blocks(env: Mapping[str, str]) -> tuple[list[Block], list[str]]:
+    """Judges and embeddings of the providers with a key set, else the local models."""
+    keyed = [p for p in PROVIDERS if env.get(p.key_env)]
+    if keyed:
+        judges = [{"id": p.judge, "options": {"api-key-env": p.key_env}} for p in keyed]
+        embeddings = [
+            {"id": p.embedding, "options": {"api-key-env": p.key_env}} for p in keyed if p.embedding
+        ]
+        chosen = [f"{p.name} (key in {p.key_env})" for p in keyed]
+    else:
+        judges = [{"id": j} for j in JUDGES]
+        embeddings = []
+        chosen = ["the embedded local models (no provider key is set)"]
+    local_embeddings = not embeddings
+    if local_embeddings:
+        embeddings = [{"id": e} for e in EMBEDDERS]
+    keys = ", ".join(p.key_env for p in PROVIDERS)
+    # The small local judges answer in a few hundred tokens; a cap keeps a loop short.
+    max_tokens = 1000 if keyed else 256
+    blocks: list[Block] = [
+        (
+            "Options every judge and embedding entry inherits (Spring AI's default-options).\n"
+            "temperature 0 keeps a judge's answers as repeatable as the provider allows.",
+            {"defaults": {"judge": {"temperature": 0.0, "max-tokens": max_tokens}}},
+        ),
+        (
+            "The judges: litellm model ids. Each one is scored on every metric, then compared.\n"
+            f"Keys are read from the environment:\n{keys}.\n"
+            "Write the variable's NAME under options.api-key-env, never the key itself.",
+            {"judges": judges},
+        ),
+        (
+            "Embedding models, for the metrics that compare vectors (response_relevancy)."
+            + (
+                "\nThese run in-process on the CPU: no key, no network." if local_embeddings else ""
+            ),
+            {"embeddings": embeddings},
+        ),
+        (
+            "Metrics scored under every judge (`judgegrid metrics` lists them and their options).",
+            {"metrics": ["faithfulness", "response_relevancy", "context_precision"]},
+        ),
+    ]
+    return blocks, chosen
+
+
+def _spring_blocks(source: str | os.PathLike[str]) -> tuple[list[Block], list[str]]:
+    """The matrix a Spring ``application.yaml`` means, as the loader reads it."""
+    raw = yaml.safe_load(read_matrix_text(source))
+    if not is_spring(raw):
+        raise InputError(str(source), [Problem("", "not a Spring configuration (no spring: key)")])
+    data, problems = spring_matrix_data(raw)
+    if problems:
+        raise InputError(str(source), problems)
+    comments = {
+        "defaults": "spring.ai.chat-models / embedding-models default-options, and the key's\n"
+        "variable from spring.ai.openai.api-key (the key stays in the environment).",
+        "judges": "spring.ai.chat-models.list; the provider follows spring.ai.openai.base-url.",
+        "embeddings": "spring.ai.embedding-models.list, their dimensions kept.",
+        "retry": "spring.ai.retry (its backoff flattened; Spring AI's default max-attempts).",
+        "metrics": "Metrics scored under every judge (the Spring file names none: all of them).\n"
+        "Keep those you need; `judgegrid metrics` lists them and their options.",
+    }
+    blocks = [(comments.get(k, f"from {source}"), {k: v}) for k, v in data.items() if v != {}]
+    return blocks, [f"the Spring AI configuration {source}"]
+
+
+def _data_blocks(
+    target: Path, dataset: str | os.PathLike[str] | None, template: Path | None
+) -> tuple[list[Block], str]:
+    """The data set: the user's file with the mapping detected, else the template (or the
+    demo's samples beside a Spring file)."""
+    if dataset is None:
+        name = template.name if template else "demo"
+        comment = (
+            "The samples to score: a template beside this file; replace them with yours."
+            if template
+            else "The samples to score: the demo's; name your data set's file here."
+        )
+        return [(comment, {"dataset": name})], f"samples: {name}"
+    read = load_dataset(dataset)
+    where = os.path.relpath(Path(dataset).resolve(), target.resolve().parent)
+    blocks: list[Block] = [
+        (f"The samples to score ({len(read.samples)} read from it).", {"dataset": where})
+    ]
+    if read.mapping is not None:
+        columns = {sample: own for own, sample in read.mapping.fields}
+        blocks.append(
+            (
+                f"How its fields were read (detected: {read.mapping.scheme}): the sample's field\n"
+                "→ the file's own name. Edit to map them otherwise.",
+                {"columns": columns},
+            )
+        )
+    return blocks, f"samples: {dataset}"
+
+
+def _header(chosen: list[str], data_note: str) -> str:
+    return (
+        "A judgegrid model matrix, written by `judgegrid init`.\n"
+        f"Models from: {'; '.join(chosen)}. {data_note.capitalize()}.\n"
+        "Check it with `judgegrid validate`, see the calls and cost with `judgegrid plan`,\n"
+        "then `judgegrid run`."
+    )
+
+
+def _render(header: str, blocks: list[Block]) -> str:
+    parts = [_comment(header)]
+    for comment, value in blocks:
+        dumped = yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100)
+        parts.append(_comment(comment) + dumped)
+    return "\n".join(parts)
+
+
+def _comment(text: str) -> str:
+    return "".join(f"# {line}".rstrip() + "\n" for line in text.splitlines())

@@ -1,0 +1,120 @@
+"""`judgegrid init`: a starter matrix that validates and plans at once, from the keys set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import litellm
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from judgegrid.cli import app
+from judgegrid.run.starter import PROVIDERS, TEMPLATE_SUFFIX
+
+runner = CliRunner()
+SPRING = Path(__file__).parents[1] / "data" / "spring_application.yaml"
+
+
+@pytest.fixture
+def no_keys(monkeypatch):
+    for provider in PROVIDERS:
+        monkeypatch.delenv(provider.key_env, raising=False)
+    return monkeypatch
+
+
+def _ok(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("model", [m for p in PROVIDERS for m in (p.judge, p.embedding) if m])
+def test_every_model_in_the_table_is_in_litellms_model_map(model):
+    bare = model.split("/", 1)[1]
+    assert model in litellm.model_cost or bare in litellm.model_cost, model
+
+
+def test_no_key_writes_a_matrix_of_the_local_models_that_validates_and_plans(tmp_path, no_keys):
+    path = tmp_path / "judgegrid.yaml"
+    out = _ok(["init", str(path)])
+    assert "local models" in out
+    matrix = yaml.safe_load(path.read_text())
+    assert [j["id"] for j in matrix["judges"]] == ["local/gemma-3-270m", "local/smollm2-135m"]
+    assert all(e["id"].startswith("local/") for e in matrix["embeddings"])
+    template = tmp_path / f"judgegrid{TEMPLATE_SUFFIX}"
+    assert matrix["dataset"] == template.name
+    assert len(template.read_text().splitlines()) == 2
+    assert "ok — 2 judges, 2 embedding models, 3 metrics" in _ok(["validate", str(path)])
+    assert "local/gemma-3-270m" in _ok(["plan", str(path)])
+
+
+def test_every_block_is_explained_by_a_comment(tmp_path, no_keys):
+    path = tmp_path / "m.yaml"
+    _ok(["init", str(path)])
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line and not line.startswith(("#", " ", "-")):  # a top-level key
+            assert lines[i - 1].startswith("#"), line
+
+
+def test_openai_key_names_openai_models_and_validate_and_plan_succeed(tmp_path, no_keys):
+    no_keys.setenv("OPENAI_API_KEY", "dummy")
+    path = tmp_path / "judgegrid.yaml"
+    out = _ok(["init", str(path)])
+    assert "openai (key in OPENAI_API_KEY)" in out
+    matrix = yaml.safe_load(path.read_text())
+    assert [j["id"] for j in matrix["judges"]] == ["openai/gpt-4o-mini"]
+    assert [e["id"] for e in matrix["embeddings"]] == ["openai/text-embedding-3-small"]
+    assert matrix["judges"][0]["options"] == {"api-key-env": "OPENAI_API_KEY"}
+    assert "dummy" not in path.read_text()
+    _ok(["validate", str(path)])
+    assert "openai/gpt-4o-mini" in _ok(["plan", str(path)])
+
+
+def test_refuses_to_overwrite_and_names_the_file(tmp_path, no_keys):
+    path = tmp_path / "judgegrid.yaml"
+    path.write_text("mine\n")
+    result = runner.invoke(app, ["init", str(path)])
+    assert result.exit_code == 2
+    assert str(path) in result.stderr and "already exists" in result.stderr
+    assert path.read_text() == "mine\n"
+    assert not (tmp_path / f"judgegrid{TEMPLATE_SUFFIX}").exists()
+
+
+def test_dataset_writes_the_columns_it_detects(tmp_path, no_keys):
+    data = tmp_path / "mine.jsonl"
+    rows = [
+        {
+            "question": "What is the capital of France?",
+            "answer": "Paris.",
+            "contexts": ["Paris is the capital of France."],
+            "ground_truth": "Paris",
+        },
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path = tmp_path / "judgegrid.yaml"
+    _ok(["init", str(path), "--dataset", str(data)])
+    matrix = yaml.safe_load(path.read_text())
+    assert matrix["dataset"] == "mine.jsonl"
+    assert matrix["columns"]["user_input"] == "question"
+    assert matrix["columns"]["response"] == "answer"
+    assert "1 samples from" in _ok(["validate", str(path)]) or "1 sample" in _ok(
+        ["validate", str(path)]
+    )
+
+
+def test_from_spring_writes_the_equivalent_matrix(tmp_path, no_keys):
+    no_keys.setenv("OPENROUTER_API_KEY", "dummy")
+    path = tmp_path / "judgegrid.yaml"
+    _ok(["init", str(path), "--from", str(SPRING)])
+    text = path.read_text()
+    assert "# spring.ai.chat-models.list" in text
+    matrix = yaml.safe_load(text)
+    assert matrix["judges"][0]["id"] == "openrouter/anthropic/claude-4.5-sonnet"
+    assert matrix["defaults"]["judge"]["api_key_env"] == "OPENROUTER_API_KEY"
+    assert "dummy" not in text
+    spring_plan = _ok(["plan", str(SPRING), "--limit", "3", "--no-cache"])
+    written_plan = _ok(["plan", str(path), "--limit", "3", "--no-cache"])
+    assert spring_plan.split("cells:")[0] == written_plan.split("cells:")[0]
