@@ -17,7 +17,9 @@ Why Ray tasks, not joblib's Ray backend: a Ray task is retried by Ray itself whe
 node dies (``max_retries``), on another node, without failing the rest of the batch, and
 ``ray.wait`` hands back each shard as it finishes; joblib's Ray backend goes through Ray's
 multiprocessing.Pool shim, where a lost worker fails the whole ``Parallel`` call as loky's does,
-and adds a layer that neither connects to a cluster nor retries for us.
+and adds a layer that neither connects to a cluster nor retries for us. A worker node removed
+mid-run on Ray's multi-node test cluster is tested in ``tests/run/test_ray_cluster.py``: its shard
+runs again elsewhere, the written shards are not asked again.
 """
 
 from __future__ import annotations
