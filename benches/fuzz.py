@@ -36,6 +36,7 @@ from hypothesis import strategies as st  # noqa: E402
 import fuzz_targets as targets  # noqa: E402
 
 TARGETS = ("cli", "api", "view", "label")
+PROGRESS_EVERY = 100
 
 
 @dataclass
@@ -98,6 +99,9 @@ def campaign(
         except targets.Hang as exc:
             failures = [targets.Failure("hang", tally.target, str(exc), str(example))]
         tally.add(failures)
+        if tally.examples % PROGRESS_EVERY == 0:
+            print(f"  {tally.target}: {tally.examples} examples, {tally.failing} failing, "
+                  f"{len(tally.classes)} classes", file=sys.stderr, flush=True)  # fmt: skip
 
     start = time.monotonic()
     seed(number)(one)()

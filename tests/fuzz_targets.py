@@ -395,7 +395,7 @@ def check_cli(example: CliExample) -> list[Failure]:
                 failures.append(
                     Failure(
                         "left files on exit 2",
-                        command,
+                        f"{command}, {example.changed()}",
                         ", ".join(str(p.relative_to(root)) for p in made[:3]),
                         str(example),
                     )
@@ -434,9 +434,8 @@ def _outcome_failures(command: str, outcome: Outcome, example: CliExample) -> li
 
 
 def _first_line(outcome: Outcome) -> str:
-    lines = [
-        ln for ln in outcome.text.splitlines() if "judgegrid:" in ln
-    ] or outcome.text.splitlines()
+    """The outcome's last line of text: a refusal's message or a crash's one line."""
+    lines = [ln for ln in outcome.text.splitlines() if ln.strip()]
     return (lines[-1] if lines else "")[:300]
 
 
@@ -448,11 +447,12 @@ def _leaks(
     for secret in secrets:
         middle = secret[len(KEY_PREFIX) - 4 : len(KEY_PREFIX) + 12]  # what a partial mask keeps
         if middle in text:
-            found.append(Failure("key printed", command, _around(text, middle), str(example)))
+            where = f"{command}, {example.changed()}"
+            found.append(Failure("key printed", where, _around(text, middle), str(example)))
         for path in listing(root / "reports", root / "cache"):
             if path.is_file() and middle.encode() in path.read_bytes():
-                kind = "key written"
-                found.append(Failure(kind, f"{command}: {path.name}", str(path), str(example)))
+                where = f"{command}: {path.name}, {example.changed()}"
+                found.append(Failure("key written", where, str(path), str(example)))
                 break
     return found
 
@@ -648,6 +648,7 @@ QUERY_VALUES: list[str] = [
     "1e3",
     "0x10",
     "%00",
+    "\x00",
     "-0",
     "+1",
     "1.0",
@@ -660,6 +661,8 @@ class HttpExample:
     path: str
     query: list[tuple[str, str]] = field(default_factory=list)
     body: Any = None
+    route: str = ""  # the path's template (``/api/view/calls/{sample_id}``)
+    numbers: list[str] = field(default_factory=list)  # the values given to whole-number slots
 
     def target(self) -> str:
         query = urlencode(self.query, quote_via=quote)
@@ -668,6 +671,10 @@ class HttpExample:
     def __str__(self) -> str:
         body = f" body={json.dumps(self.body, default=str)[:300]}" if self.body is not None else ""
         return f"{self.method} {self.target()}{body}"
+
+
+# the parameters (query or path) that take a whole number: ASCII digits only (issue 31)
+WHOLE_NUMBERS = {"page", "per_page", "repeat", "position", "member"}
 
 
 def http_examples(
@@ -685,12 +692,15 @@ def http_examples(
     @st.composite
     def build(draw: st.DrawFn) -> HttpExample:
         template = draw(st.sampled_from(sorted(routes)))
-        path = re.sub(r"\{(\w+)\}", lambda m: draw(value(m.group(1))) or "x", template)
+        segments = {m: draw(value(m)) or "x" for m in re.findall(r"\{(\w+)\}", template)}
+        path = template.format(**segments)
         names = draw(st.lists(st.sampled_from(routes[template] or ["page"]), max_size=3))
         if draw(st.booleans()):
             names.append(draw(st.sampled_from(["colour", "pag", "PAGE"])))
         query = [(n, draw(value(n))) for n in names]
-        return HttpExample("GET", path, query)
+        given = [*segments.items(), *query]
+        numbers = [v for n, v in given if n in WHOLE_NUMBERS]
+        return HttpExample("GET", path, query, route=template, numbers=numbers)
 
     return build()
 
@@ -699,7 +709,7 @@ def post_examples(
     path: str, valid: st.SearchStrategy[dict[str, Any]]
 ) -> st.SearchStrategy[HttpExample]:
     """POSTs to ``path`` with a valid body mutated at one node."""
-    return mutated(valid).map(lambda pair: HttpExample("POST", path, body=pair[0]))
+    return mutated(valid).map(lambda pair: HttpExample("POST", path, body=pair[0], route=path))
 
 
 def check_http(
@@ -707,13 +717,17 @@ def check_http(
 ) -> list[Failure]:
     """Never a 5xx; a 4xx's answer is a JSON error; no page past the last answered."""
     status, answer = send(example)
-    route = re.sub(r"/api/(view/)?(\w+)/.*", r"/api/\1\2/{id}", example.path)
+    route = example.route or example.path
     if status >= 500:
         return [Failure(f"HTTP {status}", route, str(answer)[:200], str(example))]
     if 400 <= status < 500 and not (isinstance(answer, dict) and "error" in answer):
         return [
             Failure(f"HTTP {status} without a JSON error", route, str(answer)[:200], str(example))
         ]
+    odd = [n for n in example.numbers if not re.fullmatch(r"[0-9]+", n)]
+    if status == 200 and odd:
+        detail = f"{odd[0]!r} read as a whole number"
+        return [Failure("HTTP 200 for a number not in ASCII digits", route, detail, str(example))]
     if status == 200 and _beyond_last_page(answer):
         detail = f"page {answer['page']} of {answer['pages']}"
         return [Failure("HTTP 200 for a page beyond the last", route, detail, str(example))]

@@ -80,7 +80,7 @@ def _from_schema(
     schema: dict[str, Any], defs: dict[str, Any], pins: _Pins, path: str
 ) -> st.SearchStrategy[Any]:
     if path in pins:
-        return typing.cast(st.SearchStrategy[Any], pins[path])
+        return pins[path]
     if "$ref" in schema:
         return _from_schema(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, pins, path)
     if "const" in schema:
@@ -321,6 +321,7 @@ def _collection(value: Any, origin: Any, args: tuple[Any, ...]) -> bool:
     kind = origin if isinstance(origin, type) and origin.__module__ == "builtins" else (list, tuple)
     if isinstance(value, str | bytes) or not isinstance(value, kind):
         return False
+    assert isinstance(value, collections.abc.Iterable)
     item = args[0] if args and (len(args) == 1 or args[-1] is Ellipsis) else None
     return item is None or all(conforms(v, item) for v in value)
 
