@@ -106,6 +106,7 @@ def campaign(
     start = time.monotonic()
     seed(number)(one)()
     tally.seconds = time.monotonic() - start
+    print("\n".join(tally.lines()), flush=True)
 
 
 def run_targets(names: list[str], n: int, seed: int) -> list[Tally]:
@@ -152,6 +153,12 @@ def main() -> None:
     parser.add_argument("--targets", default=",".join(TARGETS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--hang-seconds",
+        type=float,
+        default=targets.EXAMPLE_SECONDS,
+        help="an example still running after this is counted as a hang",
+    )
+    parser.add_argument(
         "--findings", type=Path, default=None, help="write the classes here (Markdown)"
     )
     args = parser.parse_args()
@@ -159,9 +166,8 @@ def main() -> None:
     unknown = set(names) - set(TARGETS)
     if unknown:
         parser.error(f"unknown target {sorted(unknown)[0]}; known: {', '.join(TARGETS)}")
+    targets.EXAMPLE_SECONDS = args.hang_seconds
     tallies = run_targets(names, args.examples, args.seed)
-    for tally in tallies:
-        print("\n".join(tally.lines()), flush=True)
     if args.findings:
         args.findings.write_text(markdown(tallies, args.examples, args.seed), encoding="utf-8")
     rows = []
