@@ -276,6 +276,17 @@ class CliExample:
         )[:1500]
 
 
+def valid_cli_examples() -> st.SearchStrategy[CliExample]:
+    """A matrix and a data set as drawn, unchanged: what every mutation starts from."""
+    return st.builds(
+        CliExample,
+        model_values(Matrix, matrix_pins()),
+        datasets(),
+        st.sampled_from(["jsonl", "json", "csv"]),
+        st.none(),
+    )
+
+
 @st.composite
 def cli_examples(draw: st.DrawFn) -> CliExample:
     matrix = model_values(Matrix, matrix_pins())
@@ -714,7 +725,7 @@ def http_examples(
         given = [*segments.items(), *((n, v) for n, v in query if n in known)]
         numbers = [v for n, v in given if n in WHOLE_NUMBERS]
         unknown = [n for n in names if n not in known]
-        return HttpExample("GET", path, query, template, numbers, unknown)
+        return HttpExample("GET", path, query, route=template, numbers=numbers, unknown=unknown)
 
     return build()
 
@@ -812,6 +823,7 @@ class HttpTarget:
     name: str
     examples: st.SearchStrategy[HttpExample]
     send: Callable[[HttpExample], tuple[int, Any]]
+    routes: list[str] = field(default_factory=list)  # the API's paths, as the app lists them
 
 
 @contextlib.contextmanager
@@ -836,7 +848,7 @@ def http_targets(run_dir: Path) -> Iterator[list[HttpTarget]]:
             examples = http_examples(gets, valid)
             for path in posts:
                 examples = examples | post_examples(path, label_bodies(labels))
-            targets.append(HttpTarget(name, examples, _sender(server)))
+            targets.append(HttpTarget(name, examples, _sender(server), [*gets, *posts]))
         yield targets
 
 
