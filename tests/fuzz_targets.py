@@ -747,8 +747,8 @@ def post_examples(
 def check_http(
     example: HttpExample, send: Callable[[HttpExample], tuple[int, Any]]
 ) -> list[Failure]:
-    """Never a 5xx; a 4xx's answer is a JSON error; a whole number only in ASCII digits, no
-    page past the last and no unknown parameter answered 200."""
+    """Never a 5xx; a 4xx's answer is a JSON error; a whole number only in ASCII digits, and
+    no page past the last, no parameter given twice and no unknown parameter answered 200."""
     status, answer = send(example)
     route = example.route or example.path
     if status >= 500:
@@ -757,6 +757,11 @@ def check_http(
         return [
             Failure(f"HTTP {status} without a JSON error", route, str(answer)[:200], str(example))
         ]
+    names = [n for n, _ in example.query if n not in example.unknown]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if status == 200 and twice:
+        detail = f"{twice[0]} given {names.count(twice[0])} times, one of them used"
+        return [Failure("HTTP 200 for a parameter given twice", route, detail, str(example))]
     odd = [n for n in example.numbers if not re.fullmatch(r"[0-9]+", n)]
     if status == 200 and odd:
         detail = f"{odd[0]!r} read as a whole number"
