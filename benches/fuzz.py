@@ -39,6 +39,10 @@ TARGETS = ("cli", "api", "view", "label")
 PROGRESS_EVERY = 100
 
 
+class OutOfTime(BaseException):
+    """The target's --minutes are spent (a BaseException: Hypothesis lets it through)."""
+
+
 @dataclass
 class Tally:
     """One target's examples, the failing ones, and each failure class's count and smallest
@@ -49,6 +53,7 @@ class Tally:
     failing: int = 0
     seconds: float = 0.0
     classes: dict[str, list[Any]] = field(default_factory=dict)  # class → [count, Failure]
+    interrupted: bool = False
 
     def add(self, failures: list[targets.Failure]) -> None:
         self.examples += 1
@@ -64,6 +69,7 @@ class Tally:
         head = (
             f"{self.target}: {self.examples} examples in {self.seconds:.0f} s "
             f"({rate:.1f}/s), {self.failing} failing, {len(self.classes)} classes"
+            + (" (stopped early)" if self.interrupted else "")
         )
         body = []
         for klass, (count, failure) in sorted(self.classes.items(), key=lambda kv: -kv[1][0]):
@@ -81,6 +87,7 @@ def campaign(
     check: Callable[[Any], list[Any]],
     n: int,
     number: int,
+    minutes: float | None = None,
 ) -> None:
     """``n`` examples of ``examples``, each checked; failures counted, never raised (the
     campaign goes on past them)."""
@@ -94,6 +101,8 @@ def campaign(
     )
     @given(examples)
     def one(example: Any) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise OutOfTime
         try:
             failures = check(example)
         except targets.Hang as exc:
@@ -104,23 +113,32 @@ def campaign(
                   f"{len(tally.classes)} classes", file=sys.stderr, flush=True)  # fmt: skip
 
     start = time.monotonic()
-    seed(number)(one)()
+    deadline = start + minutes * 60 if minutes else None
+    try:
+        seed(number)(one)()
+    except (KeyboardInterrupt, OutOfTime):  # Ctrl-C or --minutes: the counts so far
+        tally.interrupted = True
     tally.seconds = time.monotonic() - start
     print("\n".join(tally.lines()), flush=True)
 
 
-def run_targets(names: list[str], n: int, seed: int) -> list[Tally]:
+def run_targets(names: list[str], n: int, seed: int, minutes: float | None) -> list[Tally]:
     tallies = []
     work = Path(tempfile.mkdtemp(prefix="judgegrid-fuzz-base-"))
     base_run = targets.finished_run(work) if set(names) - {"cli"} else None
     if "cli" in names:
         tallies.append(Tally("cli"))
-        campaign(tallies[-1], targets.cli_examples(), targets.check_cli, n, seed)
+        campaign(tallies[-1], targets.cli_examples(), targets.check_cli, n, seed, minutes)
     if "api" in names:
         assert base_run is not None
         tallies.append(Tally("api"))
         campaign(
-            tallies[-1], targets.api_examples(), lambda ex: targets.check_api(ex, base_run), n, seed
+            tallies[-1],
+            targets.api_examples(),
+            lambda ex: targets.check_api(ex, base_run),
+            n,
+            seed,
+            minutes,
         )
     http = [t for t in names if t in ("view", "label")]
     if http:
@@ -136,6 +154,7 @@ def run_targets(names: list[str], n: int, seed: int) -> list[Tally]:
                         lambda ex, s=send: targets.check_http(ex, s),
                         n,
                         seed,
+                        minutes,
                     )
     return tallies
 
@@ -159,6 +178,9 @@ def main() -> None:
         help="an example still running after this is counted as a hang",
     )
     parser.add_argument(
+        "--minutes", type=float, default=None, help="stop each target after this long"
+    )
+    parser.add_argument(
         "--findings", type=Path, default=None, help="write the classes here (Markdown)"
     )
     args = parser.parse_args()
@@ -167,7 +189,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown target {sorted(unknown)[0]}; known: {', '.join(TARGETS)}")
     targets.EXAMPLE_SECONDS = args.hang_seconds
-    tallies = run_targets(names, args.examples, args.seed)
+    tallies = run_targets(names, args.examples, args.seed, args.minutes)
     if args.findings:
         args.findings.write_text(markdown(tallies, args.examples, args.seed), encoding="utf-8")
     rows = []
