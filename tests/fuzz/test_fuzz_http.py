@@ -21,7 +21,9 @@ def targets(tmp_path_factory) -> Iterator[dict[str, HttpTarget]]:
 @pytest.mark.parametrize("name", ["view", "label"])
 @ci_settings(max_examples=150)
 @given(data=st.data())
-def test_every_generated_request_is_answered_as_documented(targets: dict[str, HttpTarget], name: str, data):
+def test_every_generated_request_is_answered_as_documented(
+    targets: dict[str, HttpTarget], name: str, data
+):
     target = targets[name]
     example = data.draw(target.examples)
     failures = check_http(example, target.send)

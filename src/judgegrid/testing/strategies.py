@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 Pins = Mapping[str, st.SearchStrategy[Any]]
-Path = tuple[Any, ...]
+NodePath = tuple[Any, ...]  # keys and list positions from a tree's root
 
 # every key-shaped string drawn here starts so, and its tail is long enough to be found again
 KEY_PREFIX = "sk-proj-FUZZ"
@@ -197,7 +197,7 @@ class Mutation:
     """One change to one node of a valid tree: what was done, where, and the new value."""
 
     kind: str
-    path: Path
+    path: NodePath
     value: Any
 
     def __str__(self) -> str:
@@ -205,7 +205,7 @@ class Mutation:
         return f"{self.kind} at {where}: {self.value!r}"[:200]
 
 
-def nodes(tree: Any, path: Path = ()) -> list[Path]:
+def nodes(tree: Any, path: NodePath = ()) -> list[NodePath]:
     """Every path into a tree of dicts and lists (the root too)."""
     found = [path]
     if isinstance(tree, dict):
@@ -241,7 +241,9 @@ MUTATION_KINDS = (*REPLACE_KINDS, "unknown key")
 
 @st.composite
 def mutated(
-    draw: st.DrawFn, valid: st.SearchStrategy[Any], keep: Callable[[Path], bool] = lambda p: True
+    draw: st.DrawFn,
+    valid: st.SearchStrategy[Any],
+    keep: Callable[[NodePath], bool] = lambda p: True,
 ) -> tuple[Any, Mutation]:
     """A valid tree with one node changed (``keep``: which paths may be mutated)."""
     tree = json.loads(json.dumps(draw(valid)))  # a plain copy, free to change
@@ -263,17 +265,17 @@ def mutated(
 
 
 def _misspellings(mapping: dict[str, Any]) -> list[str]:
-    """Each key with a letter doubled or its underscores as hyphens plus one: typos."""
+    """Each key with its last letter doubled: typos."""
     return [k + k[-1] for k in mapping if isinstance(k, str) and k] or ["x"]
 
 
-def _at(tree: Any, path: Path) -> Any:
+def _at(tree: Any, path: NodePath) -> Any:
     for part in path:
         tree = tree[part]
     return tree
 
 
-def _set(tree: Any, path: Path, value: Any) -> Any:
+def _set(tree: Any, path: NodePath, value: Any) -> Any:
     if not path:
         return value
     _at(tree, path[:-1])[path[-1]] = value
