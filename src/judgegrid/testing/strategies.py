@@ -248,8 +248,10 @@ def mutated(
     """A valid tree with one node changed (``keep``: which paths may be mutated)."""
     tree = json.loads(json.dumps(draw(valid)))  # a plain copy, free to change
     paths = [p for p in nodes(tree) if keep(p)]
-    path = draw(st.sampled_from(paths))
     kind = draw(st.sampled_from(MUTATION_KINDS))
+    if kind == "key-shaped":  # where text goes: a label, a URL, a name (or an unset option)
+        paths = [p for p in paths if isinstance(_at(tree, p), str | None)] or paths
+    path = draw(st.sampled_from(paths))
     if kind == "unknown key":
         parent = _at(tree, path)
         if isinstance(parent, dict):
