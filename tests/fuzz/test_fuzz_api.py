@@ -15,7 +15,7 @@ def base_run(tmp_path_factory) -> Path:
     return finished_run(tmp_path_factory.mktemp("fuzz-api"))
 
 
-@ci_settings(max_examples=40)
+@ci_settings(max_examples=30)
 @given(example=api_examples())
 def test_a_wrong_argument_is_an_input_error_and_leaves_nothing(base_run, example: ApiExample):
     failures = check_api(example, base_run)

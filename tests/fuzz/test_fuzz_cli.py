@@ -9,7 +9,7 @@ from hypothesis import given
 from fuzz_targets import CliExample, check_cli, ci_settings, cli_examples, valid_cli_examples
 
 
-@ci_settings(max_examples=12)
+@ci_settings(max_examples=10)
 @given(cli_examples())
 def test_the_cli_refuses_bad_input_cleanly_and_its_commands_agree(example: CliExample):
     """Exit 0 or 2 (3: failed cells), no crash, nothing left on a refusal, no key shown or
