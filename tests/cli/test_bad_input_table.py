@@ -13,6 +13,7 @@ console script, where an unexpected error would be caught and logged as a crash.
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -635,6 +636,17 @@ ROWS: dict[str, Row] = {
         names=("p.jsonl", "line 1"),
         error=DatasetError,
     ),
+    # -- files and servers (issue 31 items 4, 6, 9) ----------------------------------------------
+    "view on a port in use": Row(
+        cli=lambda p: ["view", p.run_dir(), "--port", _busy_port()],
+        names=("--port", "in use", "--port 0"),
+        one_line=True,
+    ),
+    "label on a port in use": Row(
+        cli=lambda p: ["label", p.run_dir(), "--port", _busy_port()],
+        names=("--port", "in use", "--port 0"),
+        one_line=True,
+    ),
 }
 
 
@@ -1194,6 +1206,18 @@ def _spoil_matrix(p: Place) -> str:
     path = run_dir / RESOLVED_MATRIX
     path.write_text(path.read_text().replace("repeats: 1", "repeats: -4"))
     return str(run_dir)
+
+
+BUSY: list[socket.socket] = []  # listening sockets held until the module's end
+
+
+def _busy_port() -> str:
+    """A port on 127.0.0.1 another program is listening on."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    BUSY.append(held)
+    return str(held.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

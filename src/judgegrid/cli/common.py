@@ -4,6 +4,7 @@ one way to print input problems, the progress bar, and SIGTERM as Ctrl-C."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import signal
 import sys
@@ -126,6 +127,16 @@ def login_name() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return "annotator"
+
+
+def serve_app(session: api.ViewSession, port: int, opening: str) -> None:
+    """Serve the app of ``session`` until Ctrl-C; a port that cannot be used is exit 2 (the
+    run's database already closed again)."""
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_until_interrupted(session, port, opening))
+    except InputError as exc:
+        fail(exc)
 
 
 async def serve_until_interrupted(session: api.ViewSession, port: int, opening: str) -> None:

@@ -3,15 +3,13 @@ import|export`."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail, login_name, serve_until_interrupted
+from judgegrid.cli.common import fail, login_name, serve_app
 from judgegrid.core.errors import InputError
 
 
@@ -44,17 +42,20 @@ def label(
     try:
         api.refuse_pairs_parent(run_dir)
         session = api.open_label_view(
-            run_dir, annotator or login_name(), metric, n, show_judges=show_judges
+            run_dir,
+            login_name() if annotator is None else annotator,
+            metric,
+            n,
+            show_judges=show_judges,
         )
     except InputError as exc:
         fail(exc)
-    with contextlib.suppress(KeyboardInterrupt):
-        labels = session.labels
-        opening = (
-            f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
-            f"{labels.annotator!r} (every answer is saved at once)"
-        )
-        asyncio.run(serve_until_interrupted(session, port, opening))
+    labels = session.labels
+    opening = (
+        f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
+        f"{labels.annotator!r} (every answer is saved at once)"
+    )
+    serve_app(session, port, opening)
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
 
