@@ -363,9 +363,9 @@ def add_label_routes(
         prefers."""
         only(request, set())
         position = whole_number(request.match_info["position"], "position", low=0)
-        member = whole_number(request.match_info["member"], "member", low=0, high=1)
+        member = whole_number(request.match_info["member"], "member", low=0)
         item = session.queue[position] if position < len(session.queue) else None
-        if item is None or item.members is None:
+        if item is None or item.members is None or member > 1:
             return _error(404, "no such pair answer")
         view = sample_view(session.samples[item.members[member]])
         return web.json_response({k: v for k, v in view.items() if k != "id"})
