@@ -317,6 +317,35 @@ BAD_REQUESTS = {
         413,
         "larger than",
     ),
+    # -- files and servers (issue 31 items 4, 6, 9): every query and path number parsed strictly
+    "unknown parameter on the state": (
+        {},
+        "GET",
+        "/api/state?page=2",
+        None,
+        400,
+        "unknown parameter",
+    ),
+    "a label posted with a query": (
+        {},
+        "POST",
+        "/api/label?x=1",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": 1},
+        400,
+        "unknown parameter 'x'",
+    ),
+    "pair position negative": ({}, "GET", "/api/pair/-1/0", None, 400, "position: expected"),
+    "pair position in Arabic digits": ({}, "GET", "/api/pair/%D9%A1/0", None, 400, "position"),
+    "pair position huge": ({}, "GET", "/api/pair/" + "9" * 30 + "/0", None, 400, "position"),
+    "pair member a word": ({}, "GET", "/api/pair/0/one", None, 400, "member: expected"),
+    "oversized query on the state": (
+        {},
+        "GET",
+        "/api/state?x=" + "y" * 3000,
+        None,
+        414,
+        "query string longer",
+    ),
 }
 
 
