@@ -115,6 +115,10 @@ def loopback_app(token: str) -> web.Application:
             return error(413, f"request body larger than {MAX_BODY_BYTES} bytes")
         except InputError as exc:
             return error(400, "; ".join(problem.render(exc.source) for problem in exc.problems))
+        except web.HTTPException as exc:  # aiohttp's own (no such route, method): JSON too
+            if exc.status < 400 or exc.content_type == "application/json":
+                raise
+            return error(exc.status, exc.reason)
 
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     app.router.add_get("/favicon.ico", _no_content)
