@@ -19,7 +19,7 @@ import pytest
 from judgegrid import run_grid
 from judgegrid.core.errors import DatasetError, OptionError, RunDirError
 from judgegrid.core.records import ScoreRow
-from judgegrid.labels.files import export_labels, import_labels
+from judgegrid.labels.files import export_labels, import_labels, read_label_file
 from judgegrid.labels.page import LabelSession, open_session, serve
 from judgegrid.store.run_db import RunStore
 from servers import LoopbackServer, command_server, in_thread
@@ -491,6 +491,17 @@ def test_labels_export_writes_the_format_its_extension_names(server, run_dir, tm
         suffix, lambda p: pd.read_json(p, lines=True)
     )
     assert len(read(path)) == 4
+
+
+def test_the_data_sets_own_labels_in_an_export_are_not_imported_twice(tmp_path):
+    """An export holds the data set's labels (source dataset); the run's data set has them
+    already, so they are left out, unless this run's data set lacks them."""
+    given = {**GOOD_ROWS[0], "annotator": "dataset", "source": "dataset"}
+    path = write_rows(tmp_path / "l.jsonl", [given, GOOD_ROWS[1]])
+    samples, metrics = set(DISAGREED), {"faithfulness"}
+    carried = {(DISAGREED[0], "faithfulness")}
+    assert [x.annotator for x in read_label_file(path, samples, metrics, None, carried)] == ["bob"]
+    assert len(read_label_file(path, samples, metrics)) == 2
 
 
 def test_an_annotator_option_that_contradicts_the_file_is_refused(run_dir, tmp_path):
