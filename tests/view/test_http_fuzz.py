@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,8 @@ from judgegrid.view.app import serve as serve_view
 from servers import LoopbackServer, in_thread
 from view_runs import DISPUTED, make_view_run
 
-EXAMPLES = 120  # per app in `make test`; benches/fuzz.py runs a longer campaign
+# per app in `make test`; a longer campaign: JUDGEGRID_FUZZ_EXAMPLES=5000 pytest this file
+EXAMPLES = int(os.environ.get("JUDGEGRID_FUZZ_EXAMPLES", "120"))
 
 # Each route with a query it answers with 200, which the generated parameters then spoil.
 VIEW_ROUTES = {
