@@ -133,6 +133,7 @@ def check_reply(
 
 def fuzz(server: LoopbackServer, routes: dict[str, list[tuple[str, str]]], run_dir: Path) -> None:
     before = digest(run_dir)
+    sent: list[int] = []
 
     @settings(
         max_examples=EXAMPLES,
@@ -164,11 +165,14 @@ def fuzz(server: LoopbackServer, routes: dict[str, list[tuple[str, str]]], run_d
             status, reply = server.request("POST", target, {"sample_id": path_values[0]})
         else:
             status, reply = server.get(target)
+        sent.append(status)
         check_reply(status, reply, target, [] if post else query)
         if status == 200 and "/api/pair/" in target:
             assert all(strict(v) for v in path_values), (target, reply)
 
     one()
+    assert len(sent) >= EXAMPLES  # every example was sent, none filtered away
+    assert {200, 400} <= set(sent)  # the generated requests reach both answers
     assert digest(run_dir) == before
 
 
