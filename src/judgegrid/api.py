@@ -62,6 +62,7 @@ from judgegrid.run.starter import Starter, init_matrix
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_dir import RESOLVED_MATRIX
+from judgegrid.store.table_file import check_output, write_table_file
 
 if TYPE_CHECKING:
     from judgegrid.labels.page import LabelSession
@@ -117,6 +118,7 @@ __all__ = [
     "cache_stats",
     "cell_causes",
     "check_inputs",
+    "check_output",
     "check_resume_options",
     "check_run",
     "clear_cache",
@@ -156,6 +158,7 @@ __all__ = [
     "start_run",
     "terminal_card",
     "write_table",
+    "write_table_file",
 ]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -696,6 +697,66 @@ ROWS: dict[str, Row] = {
         error=OptionError,
     ),
     # --- end of secrets -----------------------------------------------------------------------
+    # -- files and servers (issue 31 items 4, 6, 9) ----------------------------------------------
+    "view on a port in use": Row(
+        cli=lambda p: ["view", p.run_dir(), "--port", _busy_port()],
+        names=("--port", "in use", "--port 0"),
+        one_line=True,
+    ),
+    "label on a port in use": Row(
+        cli=lambda p: ["label", p.run_dir(), "--port", _busy_port()],
+        names=("--port", "in use", "--port 0"),
+        one_line=True,
+    ),
+    "export onto a directory": Row(
+        cli=lambda p: ["export", p.run_dir(), "--out", _folder(p)],
+        names=("--out", "out.csv", "is a directory"),
+        one_line=True,
+    ),
+    "labels export onto a directory": Row(
+        cli=lambda p: ["labels", "export", p.run_dir(), "-o", _folder(p)],
+        names=("--output", "out.csv", "is a directory"),
+        one_line=True,
+    ),
+    "export to .json": Row(
+        cli=lambda p: ["export", p.run_dir(), "--out", str(p.tmp / "x.json")],
+        names=("--out", "x.json", "'.json'", ".csv, .jsonl, .parquet"),
+        one_line=True,
+    ),
+    "labels export to an unknown extension": Row(
+        cli=lambda p: ["labels", "export", p.run_dir(), "-o", str(p.tmp / "x.json")],
+        names=("--output", "x.json", "'.json'", ".csv, .jsonl, .parquet"),
+        one_line=True,
+    ),
+    "labels export to no extension": Row(
+        cli=lambda p: ["labels", "export", p.run_dir(), "-o", str(p.tmp / "labels")],
+        names=("--output", "no extension", ".csv, .jsonl, .parquet"),
+        one_line=True,
+    ),
+    "export of no run into a missing folder": Row(
+        cli=lambda p: ["export", str(p.tmp / "norun"), "--out", str(p.tmp / "new" / "x.csv")],
+        names=("norun",),
+    ),
+    "labels import with --annotator and an annotator column": Row(
+        cli=lambda p: ["labels", "import", p.run_dir(), _label_file(p), "--annotator", "other"],
+        names=("--annotator", "names its annotators (ann)", "leave out one"),
+        one_line=True,
+    ),
+    "labels import with a blank --annotator": Row(
+        cli=lambda p: ["labels", "import", p.run_dir(), _label_file(p), "--annotator", " "],
+        names=("--annotator", "a name is needed"),
+        one_line=True,
+    ),
+    "label with an empty --annotator": Row(
+        cli=lambda p: ["label", p.run_dir(), "--annotator", ""],
+        names=("--annotator", "a name is needed"),
+        one_line=True,
+    ),
+    "view with an empty --annotator": Row(
+        cli=lambda p: ["view", p.run_dir(), "--annotator", ""],
+        names=("--annotator", "a name is needed"),
+        one_line=True,
+    ),
 }
 
 
@@ -1450,6 +1511,30 @@ def _spoil_matrix(p: Place) -> str:
     return str(run_dir)
 
 
+def _folder(p: Place) -> str:
+    """An existing directory named like a file."""
+    folder = p.tmp / "out.csv"
+    folder.mkdir()
+    p.made.append(folder)
+    return str(folder)
+
+
+def _label_file(p: Place) -> str:
+    return p.write("l.csv", LABEL_HEADER + "s1,faithfulness,ann,1\n")
+
+
+BUSY: list[socket.socket] = []  # listening sockets held until the module's end
+
+
+def _busy_port() -> str:
+    """A port on 127.0.0.1 another program is listening on."""
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    BUSY.append(held)
+    return str(held.getsockname()[1])
+
+
 @pytest.fixture(scope="module")
 def server():
     srv = start_fault_server()
@@ -1668,3 +1753,23 @@ def test_probes_left_out_are_said(tmp_path, server, monkeypatch, cache_dir):
     assert notes, result.output
     assert "foreign_contexts: takes its retrieved_contexts from another sample" in notes[0]
     assert "the data set has 1 sample" in notes[0]
+
+
+# -- files and servers (issue 31 items 4, 6, 9): the outcomes that are not refusals -------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["export"], ["labels", "export"]],
+    ids=["export", "labels export"],
+)
+def test_an_output_into_a_missing_folder_makes_the_folder(
+    command, tmp_path, server: FaultServer, monkeypatch
+):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)
+    run_dir = Place(tmp_path, server).run_dir()
+    out = tmp_path / "new" / "deeper" / "table.parquet"
+    result = runner.invoke(app, [*command, run_dir, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "sample_id" in pq.read_table(out).column_names and str(out) in result.output

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,12 @@ def test_an_all_failed_run_exits_3_with_its_grouped_cause(small, tmp_path, scrip
     assert result.exit_code == EXIT_FAILED_CELLS, result.output
     assert "why cells were failed:" in result.output
     assert "HTTP 400" in result.output
+    # it ends with the command that scores the failed cells again, the real run directory in it
+    run_dir = re.search(r"run directory: (\S+)", result.output).group(1)
+    last = result.output.strip().splitlines()[-1].strip()
+    assert last == f"judgegrid run --resume {run_dir} --retry-failed"
+    again = runner.invoke(app, [*shlex.split(last)[1:], "--no-progress"])
+    assert again.exit_code == EXIT_FAILED_CELLS and again.output.strip().endswith(last)
 
 
 def test_a_partly_failed_run_with_and_without_fail_under(small, tmp_path, scripted_provider):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import pytest
 from judgegrid import run_grid
 from judgegrid.core.errors import DatasetError, OptionError, RunDirError
 from judgegrid.core.records import ScoreRow
-from judgegrid.labels.files import export_labels, import_labels
+from judgegrid.labels.files import export_labels, import_labels, read_label_file
 from judgegrid.labels.page import LabelSession, open_session, serve
 from judgegrid.store.run_db import RunStore
 from servers import LoopbackServer, command_server, in_thread
@@ -316,6 +317,35 @@ BAD_REQUESTS = {
         413,
         "larger than",
     ),
+    # -- files and servers (issue 31 items 4, 6, 9): every query and path number parsed strictly
+    "unknown parameter on the state": (
+        {},
+        "GET",
+        "/api/state?page=2",
+        None,
+        400,
+        "unknown parameter",
+    ),
+    "a label posted with a query": (
+        {},
+        "POST",
+        "/api/label?x=1",
+        {"sample_id": DISAGREED[0], "metric": "faithfulness", "value": 1},
+        400,
+        "unknown parameter 'x'",
+    ),
+    "pair position negative": ({}, "GET", "/api/pair/-1/0", None, 400, "position: expected"),
+    "pair position in Arabic digits": ({}, "GET", "/api/pair/%D9%A1/0", None, 400, "position"),
+    "pair position huge": ({}, "GET", "/api/pair/" + "9" * 30 + "/0", None, 400, "position"),
+    "pair member a word": ({}, "GET", "/api/pair/0/one", None, 400, "member: expected"),
+    "oversized query on the state": (
+        {},
+        "GET",
+        "/api/state?x=" + "y" * 3000,
+        None,
+        414,
+        "query string longer",
+    ),
 }
 
 
@@ -400,6 +430,88 @@ def test_labels_import_and_export_round_trip(run_dir, tmp_path, suffix):
     exported = export_labels(run_dir)
     mine = exported[exported["source"] == "import"].sort_values("annotator")
     assert list(mine["value"]) == [0.0, 1.0] and list(mine["metric"]) == ["faithfulness"] * 2
+
+
+def labels_given_three_ways(server: Server, run_dir: Path, tmp_path: Path) -> None:
+    """A scale answer with a note, a context ticking (its detail), a skip, all from the blind
+    page, and a label with no blindness known, from a file."""
+    assert server.label(DISAGREED[0], "faithfulness", value=0.75, note='two, of "four"')[0] == 200
+    cp = next(i for i in server.session.queue if i.metric == "context_precision")
+    count = len(server.session.samples[cp.sample_id].retrieved_contexts or [])
+    ticks = [k % 2 for k in range(count)]
+    assert server.label(cp.sample_id, "context_precision", useful=ticks)[0] == 200
+    assert server.label(DISAGREED[1], "faithfulness", skip=True)[0] == 200
+    import_labels(
+        run_dir, write_rows(tmp_path / "first.csv", [{**GOOD_ROWS[1], "annotator": "cy"}])
+    )
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_what_labels_export_writes_labels_import_reads_back(
+    server, base_run, run_dir, tmp_path, suffix
+):
+    """Files out are files in: each format ``labels export`` writes is imported into a fresh copy
+    of the run whole (values, skips, notes, details, blindness, times); only the source says
+    the labels came from a file."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app
+
+    labels_given_three_ways(server, run_dir, tmp_path)
+    out = tmp_path / "new folder" / f"labels{suffix}"
+    result = CliRunner().invoke(app, ["labels", "export", str(run_dir), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    expected = export_labels(run_dir)
+    assert len(expected) == 4
+    copy = tmp_path / "copy"
+    shutil.copytree(base_run, copy)
+    result = CliRunner().invoke(app, ["labels", "import", str(copy), str(out)])
+    assert result.exit_code == 0, result.output
+    assert "4 labels imported" in result.output
+    again = export_labels(copy)
+    assert set(again["source"]) <= {"import", "dataset"}
+    key = ["sample_id", "metric", "annotator"]
+    left = expected.drop(columns="source").sort_values(key).reset_index(drop=True)
+    right = again.drop(columns="source").sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(left, right, check_dtype=False)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_labels_export_writes_the_format_its_extension_names(server, run_dir, tmp_path, suffix):
+    labels_given_three_ways(server, run_dir, tmp_path)
+    path = tmp_path / f"out{suffix}"
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app
+
+    assert (
+        CliRunner().invoke(app, ["labels", "export", str(run_dir), "-o", str(path)]).exit_code == 0
+    )
+    read = {".csv": pd.read_csv, ".parquet": pd.read_parquet}.get(
+        suffix, lambda p: pd.read_json(p, lines=True)
+    )
+    assert len(read(path)) == 4
+
+
+def test_the_data_sets_own_labels_in_an_export_are_not_imported_twice(tmp_path):
+    """An export holds the data set's labels (source dataset); the run's data set has them
+    already, so they are left out, unless this run's data set lacks them."""
+    given = {**GOOD_ROWS[0], "annotator": "dataset", "source": "dataset"}
+    path = write_rows(tmp_path / "l.jsonl", [given, GOOD_ROWS[1]])
+    samples, metrics = set(DISAGREED), {"faithfulness"}
+    carried = {(DISAGREED[0], "faithfulness")}
+    assert [x.annotator for x in read_label_file(path, samples, metrics, None, carried)] == ["bob"]
+    assert len(read_label_file(path, samples, metrics)) == 2
+
+
+def test_an_annotator_option_that_contradicts_the_file_is_refused(run_dir, tmp_path):
+    with pytest.raises(OptionError, match="names its annotators \\(ann, bob\\)"):
+        import_labels(run_dir, write_rows(tmp_path / "l.csv", GOOD_ROWS), "other")
+    with pytest.raises(OptionError, match="a name is needed"):
+        import_labels(run_dir, write_rows(tmp_path / "l.csv", GOOD_ROWS), "  ")
+    no_column = [{k: v for k, v in r.items() if k != "annotator"} for r in GOOD_ROWS]
+    assert import_labels(run_dir, write_rows(tmp_path / "n.jsonl", no_column), "dee") == 2
+    assert set(stored_labels(run_dir)["annotator"]) == {"dee"}
 
 
 BAD_LABEL_FILES: dict[str, tuple[str, Any, str]] = {

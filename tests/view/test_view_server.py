@@ -199,6 +199,47 @@ BAD_REQUESTS: dict[str, tuple[dict[str, Any], str, int, str]] = {
         "repeat: no repeat 7",
     ),
     "calls without a judge": ({}, f"/api/view/calls/{DISPUTED}", 400, "judge: name the judge"),
+    # -- files and servers (issue 31 items 4, 6, 9): numbers parsed strictly, pages that exist
+    "page beyond SQLite's integers": (
+        {},
+        SAMPLES + "&page=99999999999999999999999",
+        400,
+        "page: expected a whole number from 1 to 1000000000",
+    ),
+    "page past the last": ({}, SAMPLES + "&page=1000000", 400, "page: 1000000 is past the last"),
+    "page in Arabic digits": ({}, SAMPLES + "&page=" + quote("١"), 400, "page: expected"),
+    "page with a plus sign": ({}, SAMPLES + "&page=%2B1", 400, "page: expected"),
+    "page with a space": ({}, SAMPLES + "&page=%201", 400, "page: expected"),
+    "page empty": ({}, SAMPLES + "&page=", 400, "page: expected"),
+    "page twice": ({}, SAMPLES + "&page=1&page=1", 400, "page: given 2 times"),
+    "per_page zero": ({}, SAMPLES + "&per_page=0", 400, "per_page: expected"),
+    "calls page past the last": (
+        {},
+        f"/api/view/calls/{DISPUTED}?judge=a&page=1000000",
+        400,
+        "page: 1000000 is past the last",
+    ),
+    "calls page huge": (
+        {},
+        f"/api/view/calls/{DISPUTED}?judge=a&page=99999999999999999999999",
+        400,
+        "page: expected",
+    ),
+    "repeat huge": (
+        {},
+        f"/api/view/compare/{DISPUTED}?metric=faithfulness&a=a||0|0&b=b||0|0&repeat=" + "9" * 30,
+        400,
+        "repeat: expected a whole number from 0",
+    ),
+    "repeat negative": (
+        {},
+        f"/api/view/compare/{DISPUTED}?metric=faithfulness&a=a||0|0&b=b||0|0&repeat=-1",
+        400,
+        "repeat: expected",
+    ),
+    "unknown parameter on meta": ({}, "/api/view/meta?x=1", 400, "unknown parameter 'x'"),
+    "unknown parameter on the card": ({}, "/api/view/decision?x=1", 400, "unknown parameter"),
+    "oversized query on meta": ({}, "/api/view/meta?x=" + "y" * 3000, 414, "query string longer"),
 }
 
 

@@ -71,11 +71,30 @@ app.add_typer(labels.labels_app, name="labels")
 app.command("serve-local")(serve.serve_local)
 
 
+# `--help` piped (`judgegrid run --help | cat`, a docs build): rich would draw it 80 columns wide
+# and cut a long word of an option's text with "…"; this is wide enough that none is cut.
+PIPED_HELP_WIDTH = 200
+
+
+def wide_help_when_piped() -> None:
+    """Help text whole when stdout is not a terminal, unless TERMINAL_WIDTH says otherwise.
+    Typer reads its width when it first draws help (its rich module, 60 ms to import, is not
+    imported for a command that prints none); if it is already loaded, it is set there."""
+    if sys.stdout.isatty() or "TERMINAL_WIDTH" in os.environ:
+        return
+    rich_utils = sys.modules.get("typer.rich_utils")
+    if rich_utils is not None:
+        rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH  # type: ignore[attr-defined]
+    else:
+        os.environ["TERMINAL_WIDTH"] = str(PIPED_HELP_WIDTH)
+
+
 def main(read_ahead: object = None) -> None:
     """The console script: judgegrid's own errors as one line, anything else as a short
     "please report" with the traceback in a log file, never on the terminal. ``read_ahead``:
     the scores `judgegrid report` will need, already being read (``judgegrid.entry``), handed
     to the command as its context's object."""
+    wide_help_when_piped()
     with redacted_terminal():  # every key masked in what the command prints
         try:
             app(obj=read_ahead)

@@ -132,6 +132,16 @@ def login_name() -> str:
         return "annotator"
 
 
+def serve_app(session: api.ViewSession, port: int, opening: str) -> None:
+    """Serve the app of ``session`` until Ctrl-C; a port that cannot be used is exit 2 (the
+    run's database already closed again)."""
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_until_interrupted(session, port, opening))
+    except InputError as exc:
+        fail(exc)
+
+
 async def serve_until_interrupted(session: api.ViewSession, port: int, opening: str) -> None:
     """Serve the app of ``session`` until Ctrl-C, after printing ``opening``, its URL and where
     it can be reached from."""

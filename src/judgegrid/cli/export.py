@@ -25,13 +25,18 @@ def export(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="A .csv, .jsonl or .parquet file (default: CSV on stdout)."
+            "--out",
+            "-o",
+            help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
+            "is made if missing; default: CSV on stdout).",
         ),
     ] = None,
 ) -> None:
     """The run's scores as a table for the tools you have: each metric is the mean of its
     scored repeats; NaN where none scored (the failed and skipped columns count why)."""
     try:
+        if out is not None:
+            api.check_output(out, "--out")
         api.refuse_pairs_parent(run_dir, "export the scores of")
         table = api.export_run(run_dir, format)
         if out is not None:

@@ -3,15 +3,13 @@ import|export`."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail, login_name, serve_until_interrupted
+from judgegrid.cli.common import fail, login_name, serve_app
 from judgegrid.core.errors import InputError
 
 
@@ -44,23 +42,26 @@ def label(
     try:
         api.refuse_pairs_parent(run_dir)
         session = api.open_label_view(
-            run_dir, annotator or login_name(), metric, n, show_judges=show_judges
+            run_dir,
+            login_name() if annotator is None else annotator,
+            metric,
+            n,
+            show_judges=show_judges,
         )
     except InputError as exc:
         fail(exc)
-    with contextlib.suppress(KeyboardInterrupt):
-        labels = session.labels
-        opening = (
-            f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
-            f"{labels.annotator!r} (every answer is saved at once)"
-        )
-        asyncio.run(serve_until_interrupted(session, port, opening))
+    labels = session.labels
+    opening = (
+        f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
+        f"{labels.annotator!r} (every answer is saved at once)"
+    )
+    serve_app(session, port, opening)
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
 
 
 labels_app = typer.Typer(
-    help="People's labels of a run: import them from CSV/JSONL, export them.",
+    help="People's labels of a run: import them from CSV, JSONL or Parquet, export them.",
     no_args_is_help=True,
 )
 
@@ -70,11 +71,18 @@ def labels_import(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     file: Annotated[
         Path,
-        typer.Argument(help="CSV or JSONL with sample_id, metric, annotator, value (and note)."),
+        typer.Argument(
+            help="CSV, JSONL or Parquet with sample_id, metric, annotator, value (and note); "
+            "what `labels export` writes."
+        ),
     ],
     annotator: Annotated[
         str | None,
-        typer.Option("--annotator", help="For rows without an annotator column."),
+        typer.Option(
+            "--annotator",
+            help="Who gave the labels, for a file without an annotator column (refused for a "
+            "file with one).",
+        ),
     ] = None,
 ) -> None:
     """Add labels from a file; a file with any bad row is refused whole (each row named)."""
@@ -90,19 +98,25 @@ def labels_export(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="A .csv or .jsonl file (default: CSV on stdout)."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
+            "is made if missing; default: CSV on stdout).",
+        ),
     ] = None,
 ) -> None:
-    """Every label of a run (from the page, imports and the data set), one row each."""
+    """Every label of a run (from the page, imports and the data set), one row each, in the
+    format the file's extension names; `judgegrid labels import` reads it back."""
     try:
+        if output is not None:
+            api.check_output(output, "--output")
         frame = api.export_labels(run_dir)
+        if output is not None:
+            api.write_table_file(frame, output, "--output")
     except InputError as exc:
         fail(exc)
     if output is None:
         typer.echo(frame.to_csv(index=False), nl=False)
-    elif output.suffix.lower() == ".jsonl":
-        frame.to_json(output, orient="records", lines=True, force_ascii=False)
     else:
-        frame.to_csv(output, index=False)
-    if output is not None:
         typer.echo(f"{len(frame)} labels written to {output}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -175,7 +176,15 @@ def run(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     bar.close()
     _print_result(result)
-    raise typer.Exit(run_exit_code(result.scores, fail_under))
+    code = run_exit_code(result.scores, fail_under)
+    if code == EXIT_FAILED_CELLS:  # the last line: what to run, as it is to be typed
+        typer.echo(f"score the failed cells again with:\n  {retry_command(result.run_dir)}")
+    raise typer.Exit(code)
+
+
+def retry_command(run_dir: Path) -> str:
+    """The command that scores a run's failed cells again."""
+    return f"judgegrid run --resume {shlex.quote(str(run_dir))} --retry-failed"
 
 
 def on_terminal() -> bool:

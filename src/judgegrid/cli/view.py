@@ -3,15 +3,13 @@ two configurations side by side, labelling)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail, login_name, serve_until_interrupted
+from judgegrid.cli.common import fail, login_name, serve_app
 from judgegrid.core.errors import InputError
 
 
@@ -32,9 +30,8 @@ def view(
     127.0.0.1. Reads the run; writes only the labels you give. Ctrl-C stops the server."""
     try:
         api.refuse_pairs_parent(run_dir)
-        session = api.open_view(run_dir, annotator or login_name())
+        session = api.open_view(run_dir, login_name() if annotator is None else annotator)
     except InputError as exc:
         fail(exc)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_until_interrupted(session, port, f"viewing {session.run_dir}"))
+    serve_app(session, port, f"viewing {session.run_dir}")
     typer.echo("\nstopped")

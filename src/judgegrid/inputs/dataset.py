@@ -59,7 +59,7 @@ def load_dataset(
         ".jsonl": _jsonl_records,
         ".json": _json_records,
         ".csv": _csv_records,
-        ".parquet": _parquet_records,
+        ".parquet": parquet_records,
         ".arrow": _arrow_records,
     }
     if suffix not in readers:
@@ -347,7 +347,8 @@ def _csv_records(path: Path, source: str) -> list[Record]:
     return [(f"row {i + 2}", row) for i, row in enumerate(frame.to_dict(orient="records"))]
 
 
-def _parquet_records(path: Path, source: str) -> list[Record]:
+def parquet_records(path: Path, source: str) -> list[Record]:
+    """A Parquet file's rows as (``row N``, record) pairs; a file pyarrow cannot read is named."""
     try:
         table = pq.read_table(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file

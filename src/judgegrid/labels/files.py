@@ -2,14 +2,20 @@
 
 A label is one annotator's answer about one sample for one metric, on the metric's 0–1 scale
 (``records.Label``). Labels come from the labelling page (``judgegrid label``), from a file
-(``judgegrid labels import``: CSV or JSONL with ``sample_id, metric, annotator, value`` and an
-optional ``note``), and from the data set itself (a label named like a metric, annotator
+(``judgegrid labels import``: CSV, JSONL or Parquet with ``sample_id, metric, annotator, value``
+and an optional ``note``), and from the data set itself (a label named like a metric, annotator
 ``dataset``). An import is all or nothing: every bad row is named and none is written.
+
+Files out are files in: ``labels export`` writes the format its extension names, every column of
+``records.Label``, and ``labels import`` reads all of them back (a skip, a preference's detail,
+whether the label was blind, when it was given). The data set's own labels in an export are not
+imported again where the run's data set carries them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,46 +28,63 @@ from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.core.redaction import key_shaped_name
+from judgegrid.inputs.dataset import parquet_records
 from judgegrid.inputs.textfile import read_csv, read_jsonl
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.store.run_dir import open_run, stored_sample_info
+from judgegrid.store.table_file import TABLE_FORMATS
 
 LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
+OPTIONAL_FIELDS = tuple(f for f in LABEL_COLUMNS if f not in LABEL_FILE_FIELDS)
 DATASET_ANNOTATOR = "dataset"
 ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
 
 
 def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None = None) -> int:
     """Write the file's labels into the run's database; returns how many. DatasetError (naming
-    each bad row) writes nothing."""
-    if annotator is not None:
-        check_annotator_option(annotator)
+    each bad row) or OptionError (``annotator`` blank or shaped like a key, or given for a file
+    that names its annotators) writes nothing."""
+    check_annotator_option(annotator)
     _, matrix, store = open_run(run_dir, write=True)
     try:
-        samples = set(stored_sample_info(store))
+        info = stored_sample_info(store)
         metrics = {resolve_metric_name(m.name) for m in matrix.metrics}
-        labels = read_label_file(Path(path), samples, metrics, annotator)
+        given = dataset_labels(info)
+        carried = set(zip(given["sample_id"], given["metric"], strict=True))
+        labels = read_label_file(Path(path), set(info), metrics, annotator, carried)
         return store.write_labels(labels)
     finally:
         store.close()
 
 
-def check_annotator_option(annotator: str) -> None:
-    """``--annotator`` shaped like a key is refused (``core.redaction.looks_like_key``)."""
-    if reason := key_shaped_name(annotator, ANNOTATOR_SHOWN):
+def check_annotator_option(annotator: str | None) -> None:
+    """``--annotator`` given blank would label as nobody: refused, never the login name; shaped
+    like a key, it would be shown in every report (``core.redaction.looks_like_key``)."""
+    if annotator is not None and not annotator.strip():
+        raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
+    if annotator is not None and (reason := key_shaped_name(annotator, ANNOTATOR_SHOWN)):
         raise OptionError("--annotator", [Problem("", reason)])
 
 
 def read_label_file(
-    path: Path, samples: set[str], metrics: set[str], annotator: str | None = None
+    path: Path,
+    samples: set[str],
+    metrics: set[str],
+    annotator: str | None = None,
+    carried: set[tuple[str, str]] | None = None,
 ) -> list[Label]:
-    """The labels of a CSV or JSONL file, checked against the run's samples and metrics."""
+    """The labels of a CSV, JSONL or Parquet file, checked against the run's samples and
+    metrics; rows of the data set's own labels that the run's data set ``carried`` are left
+    out (they are in the run already)."""
     source = str(path)
     rows = _rows(path, source)
+    _refuse_two_annotators(rows, annotator, source)
     labels: list[Label] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], str] = {}
     for where, row in rows:
+        if _carried(row, carried or set()):
+            continue
         try:
             label = _label(row, samples, metrics, annotator)
         except ValueError as exc:
@@ -87,17 +110,52 @@ def _rows(path: Path, source: str) -> list[tuple[str, Any]]:
     if suffix == ".csv":
         frame = read_csv(path, source, DatasetError, expected=expected.format("row"))
         return [(f"row {i + 2}", row) for i, row in enumerate(frame.to_dict(orient="records"))]
-    raise DatasetError(source, [Problem("", f"unknown format '{suffix}'; use .csv or .jsonl")])
+    if suffix == ".parquet":
+        return parquet_records(path, source)
+    formats = ", ".join(TABLE_FORMATS)
+    raise DatasetError(source, [Problem("", f"unknown format '{suffix}'; use {formats}")])
+
+
+def _refuse_two_annotators(rows: list[tuple[str, Any]], annotator: str | None, source: str) -> None:
+    """``--annotator`` is for a file without annotators; given for one that names them, one of
+    the two would be dropped without a word."""
+    named = sorted({_text(r.get("annotator")) for _, r in rows if isinstance(r, dict)} - {""})
+    if annotator is not None and named:
+        message = (
+            f"{source} names its annotators ({', '.join(named[:3])}"
+            f"{', …' if len(named) > 3 else ''}); --annotator is for a file without an "
+            "annotator column: leave out one of the two"
+        )
+        raise OptionError("--annotator", [Problem("", message)])
+
+
+def _carried(row: Any, carried: set[tuple[str, str]]) -> bool:
+    """A row the data set gave (an export's ``source`` dataset) that the run's data set holds."""
+    if not isinstance(row, dict) or _text(row.get("source")) != "dataset":
+        return False
+    return (_text(row.get("sample_id")), _text(row.get("metric"))) in carried
+
+
+def _text(value: Any) -> str:
+    """A cell as text: missing (None, NaN, an empty CSV cell) is ""."""
+    return "" if _missing(value) else str(value).strip()
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value == "" or (isinstance(value, float) and math.isnan(value))
 
 
 def _label(row: Any, samples: set[str], metrics: set[str], annotator: str | None) -> Label:
     if not isinstance(row, dict):
         raise ValueError("expected an object with sample_id, metric, annotator, value")
-    unknown = sorted(set(row) - {*LABEL_FILE_FIELDS, "note"})
+    unknown = sorted(set(row) - set(LABEL_COLUMNS))
     if unknown:
         raise ValueError(
-            f"unknown field {', '.join(unknown)}; expected {', '.join(LABEL_FILE_FIELDS)}, note"
+            f"unknown field {', '.join(map(str, unknown))}; expected "
+            f"{', '.join(LABEL_FILE_FIELDS)} and optionally {', '.join(OPTIONAL_FIELDS)}"
         )
+    if _text(row.get("metric")) == PREFERENCE:
+        return _preference(row, samples, annotator)
     sample_id = str(row.get("sample_id", "")).strip()
     if sample_id not in samples:
         raise ValueError(f"sample_id {sample_id!r} is not a sample of this run")
@@ -107,23 +165,89 @@ def _label(row: Any, samples: set[str], metrics: set[str], annotator: str | None
         raise ValueError(exc.problems[0].message) from None
     if metric not in metrics:
         raise ValueError(f"metric {metric} is not in this run ({', '.join(sorted(metrics))})")
-    who = str(row.get("annotator") or annotator or "").strip()
+    return _imported(row, sample_id, metric, annotator, _value(row), _detail(row.get("detail")))
+
+
+def _preference(row: dict[str, Any], samples: set[str], annotator: str | None) -> Label:
+    """A preference of a pairs run: its sample_id is the pair, its detail names the members."""
+    pair = _text(row.get("sample_id"))
+    detail = _detail(row.get("detail"))
+    if not isinstance(detail, dict) or detail.get("pair") != pair:
+        raise ValueError(f"detail: a preference needs its pair ({pair!r}) and aspect as JSON")
+    value = _value(row)
+    if value is not None:
+        members = [detail.get("preferred"), detail.get("other")]
+        if not all(isinstance(m, str) and m in samples for m in members):
+            raise ValueError("detail: preferred and other must be samples of this run")
+    return _imported(row, pair, PREFERENCE, annotator, value, detail)
+
+
+def _imported(
+    row: dict[str, Any],
+    sample_id: str,
+    metric: str,
+    annotator: str | None,
+    value: float | None,
+    detail: Any,
+) -> Label:
+    """The label of a checked row: its note, time and blindness as the file gives them."""
+    when, blind = _when(row.get("labelled_at")), _blind(row.get("blind"))
+    who, note = _who(row, annotator), _text(row.get("note"))
+    return Label(sample_id, metric, who, value, note, when, "import", detail, blind)
+
+
+def _who(row: dict[str, Any], annotator: str | None) -> str:
+    who = _text(row.get("annotator")) or (annotator or "").strip()
     if not who:
         raise ValueError("annotator is missing (give the column, or --annotator NAME)")
     if reason := key_shaped_name(who, ANNOTATOR_SHOWN):
         raise ValueError(f"annotator: {reason}")
-    return Label(
-        sample_id,
-        metric,
-        who,
-        _value(row.get("value")),
-        str(row.get("note") or ""),
-        time.time(),
-        "import",
-    )
+    return who
 
 
-def _value(raw: Any) -> float:
+def _detail(raw: Any) -> Any:
+    """What a label was computed from, as JSON text (a CSV cell, Parquet) or already parsed."""
+    if _missing(raw) or not isinstance(raw, str):
+        return None if _missing(raw) else raw
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        raise ValueError(f"detail: expected JSON, got {raw[:40]!r}") from None
+
+
+def _when(raw: Any) -> float:
+    """When the label was given (an export keeps it); now, for a file without it."""
+    if _missing(raw):
+        return time.time()
+    try:
+        when = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"labelled_at: expected seconds since 1970, got {raw!r}") from None
+    if isinstance(raw, bool) or not 0 <= when < 1e11:
+        raise ValueError(f"labelled_at: expected seconds since 1970, got {raw!r}")
+    return when
+
+
+def _blind(raw: Any) -> bool | None:
+    """Whether the judges were hidden (an export writes 1.0, 0.0, True or nothing)."""
+    if _missing(raw):
+        return None
+    text = str(raw).strip().lower()
+    if text in {"1", "1.0", "true"}:
+        return True
+    if text in {"0", "0.0", "false"}:
+        return False
+    raise ValueError(f"blind: expected 1 or 0 (true or false), got {raw!r}")
+
+
+def _value(row: dict[str, Any]) -> float | None:
+    """The answer; an empty value is a skip (an export writes the skips), a missing column an
+    error."""
+    if "value" not in row:
+        raise ValueError("value: expected a number from 0 to 1, got nothing (no value column)")
+    raw = row["value"]
+    if _missing(raw):
+        return None
     try:
         value = float(raw)
     except (TypeError, ValueError):

@@ -37,7 +37,9 @@ from judgegrid.labels.server import (
     bad_request,
     error,
     loopback_app,
+    only,
     start,
+    whole_number,
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
@@ -351,9 +353,11 @@ def add_label_routes(
     or ``judgegrid view``'s, where it is one page of several."""
 
     async def get_state(request: web.Request) -> web.StreamResponse:
+        only(request, set())
         return web.json_response(state(session, store))
 
     async def get_sample(request: web.Request) -> web.StreamResponse:
+        only(request, set())
         sample = session.samples.get(request.match_info["sample_id"])
         if sample is None:
             return _error(404, f"unknown sample {request.match_info['sample_id']!r}")
@@ -362,16 +366,17 @@ def add_label_routes(
     async def get_pair_member(request: web.Request) -> web.StreamResponse:
         """One answer of a pair, by position: no sample id, which would say which the data set
         prefers."""
-        try:
-            item = session.queue[int(request.match_info["position"])]
-            member = int(request.match_info["member"])
-            assert item.members is not None and member in (0, 1)
-        except (ValueError, IndexError, AssertionError):
+        only(request, set())
+        position = whole_number(request.match_info["position"], "position", low=0)
+        member = whole_number(request.match_info["member"], "member", low=0)
+        item = session.queue[position] if position < len(session.queue) else None
+        if item is None or item.members is None or member > 1:
             return _error(404, "no such pair answer")
         view = sample_view(session.samples[item.members[member]])
         return web.json_response({k: v for k, v in view.items() if k != "id"})
 
     async def post_label(request: web.Request) -> web.StreamResponse:
+        only(request, set())
         if request.content_type != "application/json":
             return _error(415, "send the label as application/json")
         try:

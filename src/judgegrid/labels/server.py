@@ -6,10 +6,16 @@ this machine's loopback address at the server's port, so another site open in th
 cannot read or write (a DNS-rebinding page sends its own host name). Pages ship in the package,
 load nothing from elsewhere and are served under a strict Content-Security-Policy; bodies and
 query strings have size limits. A refusal is a JSON ``{"error": why}`` with a 4xx status.
+
+Both apps read their query parameters and path numbers through this module's parsers
+(``whole_number``, ``only``): ASCII digits only, within a stated range, so a number SQLite
+cannot take or a unicode digit never reaches a query. A judgegrid input error raised by a
+handler (a page past the last one) is a 400 with its message, never a 500.
 """
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 from collections.abc import Awaitable, Callable, Mapping
@@ -17,9 +23,13 @@ from importlib import resources
 from pathlib import Path
 
 from aiohttp import web
+from multidict import MultiMapping
+
+from judgegrid.core.errors import InputError, OptionError, Problem
 
 MAX_BODY_BYTES = 64 * 1024  # a label with a long note is a few KiB; anything larger is refused
 MAX_QUERY_CHARS = 2048  # a page of samples with every filter set is a few hundred characters
+MAX_NUMBER = 1_000_000_000  # no page, repeat or position of a run comes near; SQLite takes it
 TOKEN_HEADER = "X-Judgegrid-Token"
 SHARED_SCRIPT = "loopback.js"  # token, $ and api: loaded by every page before its own script
 CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
@@ -39,6 +49,48 @@ def error(status: int, message: str) -> web.Response:
 def bad_request(message: str) -> web.HTTPBadRequest:
     """A 400 to raise from inside a handler."""
     return web.HTTPBadRequest(text=json.dumps({"error": message}), content_type="application/json")
+
+
+def whole_number(
+    text: str | None, name: str, low: int = 1, high: int = MAX_NUMBER, default: int | None = None
+) -> int:
+    """A whole number from ``low`` to ``high`` written in ASCII digits (no sign, space or other
+    script's digits), or a 400 naming ``name``. ``text`` None: ``default``, if there is one."""
+    if text is None and default is not None:
+        return default
+    digits = text or ""
+    in_range = (
+        digits.isascii()
+        and digits.isdigit()
+        and len(digits) <= len(str(high))
+        and low <= int(digits) <= high
+    )
+    if not in_range:
+        raise bad_request(f"{name}: expected a whole number from {low} to {high}, got {text!r}")
+    return int(digits)
+
+
+def query_number(
+    query: MultiMapping[str], name: str, low: int = 1, high: int = MAX_NUMBER, default: int = 1
+) -> int:
+    """A query parameter given at most once, as ``whole_number`` reads it."""
+    return whole_number(once(query, name), name, low, high, default)
+
+
+def once(query: MultiMapping[str], name: str) -> str | None:
+    """A query parameter's value (None when absent), or a 400 when it is given twice."""
+    values = query.getall(name, [])
+    if len(values) > 1:
+        raise bad_request(f"{name}: given {len(values)} times; give it once")
+    return values[0] if values else None
+
+
+def only(request: web.Request, known: set[str]) -> None:
+    """A 400 naming the first query parameter the route does not know."""
+    unknown = sorted(set(request.query) - known)
+    if unknown:
+        have = ", ".join(sorted(known)) or "none"
+        raise bad_request(f"unknown parameter {unknown[0]!r}; known: {have}")
 
 
 def loopback_app(token: str) -> web.Application:
@@ -61,6 +113,12 @@ def loopback_app(token: str) -> web.Application:
             return await handler(request)
         except web.HTTPRequestEntityTooLarge:
             return error(413, f"request body larger than {MAX_BODY_BYTES} bytes")
+        except InputError as exc:
+            return error(400, "; ".join(problem.render(exc.source) for problem in exc.problems))
+        except web.HTTPException as exc:  # aiohttp's own (no such route, method): JSON too
+            if exc.status < 400 or exc.content_type == "application/json":
+                raise
+            return error(exc.status, exc.reason)
 
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     app.router.add_get("/favicon.ico", _no_content)
@@ -97,7 +155,18 @@ async def start(app: web.Application, port: int = 0) -> tuple[web.AppRunner, int
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", port)
-    await site.start()
+    try:
+        await site.start()
+    except OSError as exc:
+        await runner.cleanup()  # the app's databases closed: no -wal or -shm file left behind
+        raise port_refused(port, exc) from None
     server = site._server
     sockets = getattr(server, "sockets", None) or []
     return runner, int(sockets[0].getsockname()[1]) if sockets else port
+
+
+def port_refused(port: int, exc: OSError) -> OptionError:
+    """Why the server could not listen, in one line that says what to do."""
+    why = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror})"
+    message = f"port {port} on 127.0.0.1 {why}; choose another, or --port 0 for a free one"
+    return OptionError("--port", [Problem("", message)])

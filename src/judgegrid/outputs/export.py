@@ -31,11 +31,11 @@ from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.tasks import Axis, metric_axes
 from judgegrid.store.run_dir import open_run, stored_dataset
+from judgegrid.store.table_file import write_table_file
 
 EXPORT_FORMATS = ("ragas", "wide")
 TEXT_COLUMNS = ("user_input", "retrieved_contexts", "response", "reference")
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts")
-WRITERS = (".csv", ".jsonl", ".parquet")
 KEYS = [*CONFIG_AXES, "sample_id"]
 
 
@@ -185,29 +185,22 @@ def _unique(items: Any) -> list[Any]:
 
 def write_table(table: pd.DataFrame, path: Path) -> None:
     """CSV (lists as JSON text, which ``judgegrid`` and Ragas' reader both take), JSON Lines or
-    Parquet, by the file's extension."""
-    suffix = path.suffix.lower()
-    if suffix not in WRITERS:
-        message = f"unknown extension '{suffix}'; use {', '.join(WRITERS)}"
-        raise OptionError("--out", [Problem(str(path), message)])
-    if suffix == ".jsonl":
-        # pandas keeps 10 decimals unless told; 15 is its most
-        table.to_json(path, orient="records", lines=True, force_ascii=False, double_precision=15)
-    elif suffix == ".parquet":
-        table.to_parquet(path, index=False)
-    else:
-        csv_text(table, path)
+    Parquet, by the file's extension (``store.table_file``: any other is refused)."""
+    flat = _lists_as_json(table) if path.suffix.lower() == ".csv" else table
+    write_table_file(flat, path, "--out")
 
 
-def csv_text(table: pd.DataFrame, path: Path | None = None) -> str:
-    """The table as CSV, each list a JSON list; written to ``path`` if given."""
+def csv_text(table: pd.DataFrame) -> str:
+    """The table as CSV, each list a JSON list (what ``judgegrid export`` prints)."""
+    return _lists_as_json(table).to_csv(index=False)
+
+
+def _lists_as_json(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with each list column's lists as JSON text, for a CSV cell."""
     flat = table.copy()
     for name in LIST_COLUMNS:
         if name in flat:
             flat[name] = [
                 None if v is None else json.dumps(v, ensure_ascii=False) for v in flat[name]
             ]
-    text = flat.to_csv(index=False)
-    if path is not None:
-        path.write_text(text, encoding="utf-8")
-    return text
+    return flat

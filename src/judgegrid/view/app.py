@@ -28,7 +28,16 @@ from judgegrid.labels.page import (
     check_session_options,
     session_over,
 )
-from judgegrid.labels.server import add_static, bad_request, error, loopback_app, start
+from judgegrid.labels.server import (
+    add_static,
+    bad_request,
+    error,
+    loopback_app,
+    once,
+    only,
+    query_number,
+    start,
+)
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.outputs.card_short import count_words, figure_words, short_verdict
 from judgegrid.outputs.forest import forest_svg
@@ -114,14 +123,11 @@ def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:
 
 
 def _one(query: Any, name: str, allowed: list[str] | tuple[str, ...] | None = None) -> str:
-    values = query.getall(name, [])
-    if len(values) > 1:
-        raise bad_request(f"{name}: given {len(values)} times; give it once")
-    value = values[0] if values else ""
+    value = once(query, name) or ""
     if value and allowed is not None and value not in allowed:
         have = ", ".join(allowed) or "none"
         raise bad_request(f"{name}: {value!r} is not in this run; it has {have}")
-    return str(value)
+    return value
 
 
 def _many(query: Any, name: str, allowed: list[str]) -> tuple[str, ...]:
@@ -131,23 +137,6 @@ def _many(query: Any, name: str, allowed: list[str]) -> tuple[str, ...]:
         have = ", ".join(allowed) or "none"
         raise bad_request(f"{name}: {unknown[0]!r} is not in this run; it has {have}")
     return values
-
-
-def _whole(query: Any, name: str, default: int, high: int | None = None) -> int:
-    text = query.get(name, "")
-    if text == "":
-        return default
-    if not text.isdigit() or int(text) < 1 or (high is not None and int(text) > high):
-        limit = f" to {high}" if high is not None else ""
-        raise bad_request(f"{name}: expected a whole number from 1{limit}, got {text!r}")
-    return int(text)
-
-
-def _index(query: Any, name: str) -> int:
-    text = query.get(name, "0")
-    if not text.isdigit() or len(text) > 6:
-        raise bad_request(f"{name}: expected a whole number from 0, got {text!r}")
-    return int(text)
 
 
 def _metric(session: ViewSession, query: Any) -> str:
@@ -176,9 +165,9 @@ def parse_filters(session: ViewSession, query: Any) -> Filters:
         language=_one(query, "language", run.languages()),
         status=_one(query, "status", STATUSES),
         text=text.strip(),
-        per_page=_whole(query, "per_page", 50, PER_PAGE_MAX),
+        per_page=query_number(query, "per_page", high=PER_PAGE_MAX, default=50),
     )
-    filters.page = _whole(query, "page", 1)
+    filters.page = query_number(query, "page")
     return filters
 
 
@@ -329,6 +318,7 @@ def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
     add_static(app, "judgegrid.view", {session.view_path: "index.html", **VIEW_FILES})
 
     async def get_meta(request: web.Request) -> web.StreamResponse:
+        only(request, set())
         return web.json_response(meta(session))
 
     async def get_samples(request: web.Request) -> web.StreamResponse:
@@ -337,32 +327,34 @@ def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
 
     async def get_sample(request: web.Request) -> web.StreamResponse:
         sample_id = _sample_id(session, request)
-        _only(request, {"metric"})
+        only(request, {"metric"})
         return web.json_response(sample_detail(session, sample_id, _metric(session, request.query)))
 
     async def get_compare(request: web.Request) -> web.StreamResponse:
         sample_id = _sample_id(session, request)
-        _only(request, {"metric", "a", "b", "repeat"})
+        only(request, {"metric", "a", "b", "repeat"})
         metric = _metric(session, request.query)
         a, b = _one(request.query, "a"), _one(request.query, "b")
         if not a or not b:
             raise bad_request("a and b: name two configurations to compare")
-        repeat = _index(request.query, "repeat")
+        repeat = query_number(request.query, "repeat", low=0, default=0)
         return web.json_response(side_by_side(session, sample_id, metric, a, b, repeat))
 
     async def get_calls(request: web.Request) -> web.StreamResponse:
         sample_id = _sample_id(session, request)
-        _only(request, {"judge", "page"})
+        only(request, {"judge", "page"})
         judge = _one(request.query, "judge", session.run.judges())
         if not judge:
             raise bad_request("judge: name the judge whose calls to show")
-        page = _whole(request.query, "page", 1)
+        page = query_number(request.query, "page")
         return web.json_response(session.run.calls(sample_id, judge, page))
 
     async def get_decision(request: web.Request) -> web.StreamResponse:
+        only(request, set())
         return web.json_response(decision(session))
 
     async def post_queue(request: web.Request) -> web.StreamResponse:
+        only(request, set())
         if request.content_type != "application/json":
             return error(415, "send the request as application/json")
         try:
@@ -389,15 +381,11 @@ def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
     return app
 
 
-def _only(request: web.Request, known: set[str]) -> None:
-    unknown = sorted(set(request.query) - known)
-    if unknown:
-        raise bad_request(f"unknown parameter {unknown[0]!r}; known: {', '.join(sorted(known))}")
-
-
 async def _close(store: RunStore, run: RunView) -> None:
-    store.close()
+    """The read-only connection first: the writer, closed last, folds the -wal file into the
+    database and removes it and the -shm file (a read-only connection cannot)."""
     run.close()
+    store.close()
 
 
 async def serve(session: ViewSession, port: int = 0) -> tuple[web.AppRunner, int]:

@@ -22,6 +22,7 @@ import pandas as pd
 
 from judgegrid.calls.embedder import truncate_and_normalise
 from judgegrid.core.digest import text_sha
+from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.sample import Sample
 from judgegrid.metrics.response_relevancy import cosine_similarities
 from judgegrid.store.database import open_read_only
@@ -190,6 +191,8 @@ class RunView:
         ranked = sort_samples(ranked[keep], filters.sort)
         total = len(ranked)
         pages = max(1, math.ceil(total / filters.per_page))
+        if filters.page > pages:
+            raise past_the_last("page", filters.page, pages)
         start = (filters.page - 1) * filters.per_page
         shown = ranked.iloc[start : start + filters.per_page]
         columns = self.configs(filters.metric)
@@ -310,6 +313,9 @@ class RunView:
         total = self._db.execute(
             f"SELECT COUNT(*) FROM calls c WHERE c.label = ? AND ({where})", (judge, *needles)
         ).fetchone()[0]
+        pages = max(1, math.ceil(total / CALLS_PER_PAGE))
+        if page > pages:
+            raise past_the_last("page", page, pages)
         rows = self._db.execute(
             "SELECT c.id, n.step, c.model, c.attempt, c.status, c.http_status, c.error,"
             " c.finish_reason, c.request, c.response, c.tokens_in, c.tokens_out, c.cost,"
@@ -324,9 +330,14 @@ class RunView:
             "judge": judge,
             "total": total,
             "page": page,
-            "pages": max(1, math.ceil(total / CALLS_PER_PAGE)),
+            "pages": pages,
             "calls": [dict(zip(names, row, strict=True)) for row in rows],
         }
+
+
+def past_the_last(name: str, number: int, last: int) -> OptionError:
+    """A page asked for beyond the last that exists (the server answers it with a 400)."""
+    return OptionError(name, [Problem("", f"{number} is past the last page ({last})")])
 
 
 def rank_samples(cells: pd.DataFrame) -> pd.DataFrame:
