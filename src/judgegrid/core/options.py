@@ -144,6 +144,7 @@ class BatchMode(StrictModel):
         "24h",
         description="The provider's completion window: 24h, the one OpenAI's and Azure's batch "
         "APIs accept.",
+        json_schema_extra={"enum": list(BATCH_WINDOWS)},  # the schema says what is accepted
     )
     poll_interval: Duration = Field(
         30.0, description="First wait between two looks at a pending batch; grows 1.5× a look."
