@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fuzz_targets import QUERY_PARAMETERS
 from judgegrid.labels.page import open_session
 from judgegrid.labels.page import serve as serve_labels
 from judgegrid.labels.server import MAX_QUERY_CHARS
@@ -48,21 +49,8 @@ LABEL_ROUTES = {
     for route in ("/api/state", "/api/sample/{sample}", "/api/pair/{number}/{number}")
 } | {"/api/x": []}
 NUMBERS = ("page", "per_page", "repeat")
-NAMES = [
-    "metric",
-    "sort",
-    "judge",
-    "embedding",
-    "language",
-    "status",
-    "q",
-    "page",
-    "per_page",
-    "a",
-    "b",
-    "repeat",
-    "token",
-]
+# every parameter some route reads (fuzz_targets keeps the routes' contract), and the token
+NAMES = sorted({name for names in QUERY_PARAMETERS.values() for name in names} | {"token"})
 
 numbers = st.one_of(
     st.integers(min_value=-(10**30), max_value=10**30).map(str),
