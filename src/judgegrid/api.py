@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from pydantic import InstanceOf
 
 from judgegrid.analyses.decision import NO_VERDICT
 from judgegrid.analyses.tables import cell_causes
@@ -211,7 +212,7 @@ def plan_grid(
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
     probes: bool = False,
-    options: RunOptions | None = None,
+    options: InstanceOf[RunOptions] | None = None,
 ) -> GridPlan:
     """The calls, tokens, cost and time a run of ``matrix`` would take, and the calls the
     cross-run cache would answer; asks no model and needs no key (``judgegrid plan``).

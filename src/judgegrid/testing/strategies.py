@@ -189,7 +189,7 @@ UNICODE_DIGITS = ["١٢", "３", "²", "߁", "৩", "一", "Ⅻ", "1\u200b", "�
 HUGE = [10**12, 10**20, 10**30, 1e308, float("inf"), -(10**20), "9" * 40, 2**63, 2**64]
 EMPTY: list[Any] = ["", [], {}, None, " "]
 WRONG_TYPES: list[Any] = [True, 1, -1, 0.5, "x", "yes", [1], ["x"], {"a": 1}, None, "[]", "{}"]
-OUT_OF_RANGE: list[Any] = [0, -1, -0.5, 1.5, 21, 3, 10**6, -(10**6), 1e-9]
+OUT_OF_RANGE: list[Any] = [0, -1, -0.5, 1.5, 21, 3, 10**6 + 1, -(10**6), 1e-9]  # past the bounds
 
 
 @dataclass(frozen=True)
