@@ -25,10 +25,13 @@ NAME_CHARS = 24
 _COLOURS = {"chosen": "#1a7f37", "set": "#1a7f37", "measured": "#777"}
 # Correlations run from -1; shares (accuracy, detection) from 0.
 _SIGNED = {"rho", "tau-b"}
+NAMESPACE = ' xmlns="http://www.w3.org/2000/svg"'
 
 
-def forest_svg(block: pd.DataFrame) -> str:
-    """The forest plot of one metric's rows of ``decision_evidence`` (empty: "")."""
+def forest_svg(block: pd.DataFrame, standalone: bool = True) -> str:
+    """The forest plot of one metric's rows of ``decision_evidence`` (empty: ""): a file of its
+    own (an image, with SVG's namespace), or ``standalone`` False inline in HTML, which needs
+    none (and so names no URL: report.html loads nothing from elsewhere)."""
     if block.empty:
         return ""
     rows = block.reset_index(drop=True)
@@ -40,7 +43,7 @@ def forest_svg(block: pd.DataFrame) -> str:
         return LABEL + (min(max(value, lo), 1.0) - lo) / (1.0 - lo) * PLOT
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="forest" width="{WIDTH}" '
+        f'<svg{NAMESPACE if standalone else ""} class="forest" width="{WIDTH}" '
         f'height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="system-ui,sans-serif" '
         f'font-size="12" role="img" aria-label="{esc(measure)} of each judge, 95% intervals">',
         _axis(x, lo, TOP + ROW * len(rows), measure),

@@ -286,7 +286,7 @@ def decision_block(record: Mapping[Hashable, Any], rows: pd.DataFrame) -> str:
         f'<div class="decision"><h3>{esc(record["metric"])} '
         f'<span class="badge {badge}">{esc(verdict)}</span></h3>'
         f'<div class="chips">{"".join(chips)}</div>'
-        f"{forest_svg(rows)}"
+        f"{forest_svg(rows, standalone=False)}"
         f"<details><summary>why, and the next step</summary><p>{esc(record['verdict'])}: "
         f"{esc(record['reason'])}</p><p>next: <code>{esc(step)}</code></p>{detail}</details></div>"
     )
