@@ -34,7 +34,9 @@ def make_view_run(root: Path) -> Path:
             )
         )
     )
-    run = run_grid(matrix, demo_with_hostile_sample(), run_dir=root / "run")
+    # no cross-run cache: a module-scoped fixture would read the session's, which another module
+    # may have filled with these very answers, and the run would then have no calls to show
+    run = run_grid(matrix, demo_with_hostile_sample(), run_dir=root / "run", use_cache=False)
     store = RunStore(run.run_dir / "run.sqlite")
     for row in store.scores_frame().itertuples(index=False):
         if row.metric == "faithfulness" and row.judge == "b" and row.sample_id == DISPUTED:

@@ -174,6 +174,7 @@ class RunStore:
         under, let go when the store is closed."""
         self.path = Path(path)
         self.lock = lock
+        self.closed = False
         self._db = open_database(path, _SCHEMA)
         for table, columns in _ADDED_COLUMNS.items():
             have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
@@ -184,6 +185,10 @@ class RunStore:
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
     def close(self) -> None:
+        """Flush, close and let go of the run's lock; once (a second call does nothing)."""
+        if self.closed:
+            return
+        self.closed = True
         try:
             self.writes.flush()
             self._db.close()
