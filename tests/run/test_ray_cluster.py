@@ -131,6 +131,9 @@ def test_a_node_lost_mid_run_loses_no_cell_and_pays_for_no_finished_cell_twice(
                 cluster.remove_node(busy[0], allow_graceful=False)
             time.sleep(0.05)
 
+    # each answer later on the cluster: a shard then outlives its node's removal even on a
+    # loaded machine (at 0.5 s, CI once saw the shard finish first, and nothing was lost)
+    slow_server.plan.latency_s = 2.0
     execution = {"backend": "ray", "workers": 2, "address": cluster.address}
     ray_run = run_grid(
         save_matrix(tmp_path, "ray", _matrix(slow_server.url, data, execution)),
