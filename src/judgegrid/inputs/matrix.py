@@ -366,6 +366,8 @@ def _key_shaped_names(matrix: Matrix) -> list[Problem]:
     ]
     if not isinstance(matrix.juries, bool):
         names += [(f"juries[{i}]", " ".join(panel)) for i, panel in enumerate(matrix.juries)]
+    if matrix.name is not None:  # names the run directory and titles the report
+        names.append(("name", matrix.name))
     shown = "a label is shown in every report"
     return [
         Problem(where, reason)

@@ -187,8 +187,8 @@ def _metrics(matrix: Matrix) -> list[Any]:
 
 def label_problems(data: Dataset) -> list[Problem]:
     """Labels the validity analyses could not read: a label named like a metric that is not a
-    number; a preference (``preferred``: 1 or 0) without the ``pair`` it belongs to, or the
-    other way round."""
+    number from 0 to 1; a preference (``preferred``: 1 or 0) without the ``pair`` it belongs
+    to, or the other way round."""
     problems = []
     for sample in data:
         labels = sample.labels or {}
@@ -199,6 +199,10 @@ def label_problems(data: Dataset) -> list[Problem]:
                     Problem(
                         f"{where}.{key}", f"a label named like a metric is a number, got {value!r}"
                     )
+                )
+            elif key in METRICS and not 0 <= float(value) <= 1:  # the scale people label on
+                problems.append(
+                    Problem(f"{where}.{key}", f"a metric's label is from 0 to 1, got {value!r}")
                 )
         if "preferred" in labels and labels["preferred"] not in (0, 1):
             problems.append(
