@@ -91,7 +91,9 @@ def test_a_row_gives_the_verdict_in_short_and_the_figure_it_rests_on():
     margin = _record(verdict="b (within 0.05 of a; the cheapest)", judge="b", value=0.5)
     assert card_row(margin)[1] == "b (within margin)"
     none = _record(verdict="no verdict", judge="", value="", basis="nothing measurable", n="")
-    assert card_row(none)[1:5] == ("no verdict", "judges", "–", "")
+    assert card_row(none)[1:5] == ("no verdict", "none", "–", "")
+    contrasts = _record(verdict="no verdict", basis="designed contrasts", value="")
+    assert card_row(contrasts)[2] == "contrasts"
 
 
 def test_long_cells_end_in_an_ellipsis_and_short_columns_are_never_cut():

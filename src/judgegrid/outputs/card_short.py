@@ -8,7 +8,14 @@ from collections.abc import Hashable, Mapping
 
 from judgegrid.analyses.decision import NO_VERDICT
 
-BASIS_WORDS = {"people": "people", "preference pairs": "pairs", "probes": "probes"}
+BASIS_WORDS = {
+    "people": "people",
+    "preference pairs": "pairs",
+    "designed contrasts": "contrasts",
+    "probes": "probes",
+    "other judges": "judges",
+    "nothing measurable": "none",
+}
 _MEASURE_WORDS = {"accuracy": "acc", "detection": "detected"}
 
 
@@ -17,7 +24,7 @@ def card_row(record: Mapping[Hashable, object]) -> tuple[str, ...]:
     return (
         str(record["metric"]),
         short_verdict(record),
-        BASIS_WORDS.get(str(record["basis"]), "judges" if record["basis"] else "–"),
+        BASIS_WORDS.get(str(record["basis"]), str(record["basis"]) or "–"),
         figure_words(record),
         count_words(record.get("n")),
         str(record.get("flags") or ""),
