@@ -52,7 +52,7 @@ def test_a_hostile_name_is_text_and_a_long_one_is_cut_with_its_full_name_on_hove
     svg = ET.fromstring(text)
     assert svg.find(f".//{SVG}g/{SVG}title").text.startswith(hostile)
     shown = [t.text for t in svg.iter(f"{SVG}text") if t.text and t.text.startswith("<scr")]
-    assert shown and shown[0].endswith("…") and len(shown[0]) <= 24
+    assert shown and shown[0].endswith("…") and len(shown[0]) <= 22
 
 
 def test_no_evidence_draws_nothing():

@@ -21,7 +21,7 @@ PLOT = 280
 FIGURES = 140  # "0.75 [0.31, 0.93]", then the measure under the axis
 TOP, BOTTOM = 8, 30
 WIDTH = LABEL + PLOT + FIGURES
-NAME_CHARS = 24
+NAME_CHARS = 22
 _COLOURS = {"chosen": "#1a7f37", "set": "#1a7f37", "measured": "#777"}
 # Correlations run from -1; shares (accuracy, detection) from 0.
 _SIGNED = {"rho", "tau-b"}
