@@ -154,4 +154,7 @@ def test_a_node_lost_mid_run_loses_no_cell_and_pays_for_no_finished_cell_twice(
     paid = Counter(slow_server._seen) - before
     again = sum(paid.values()) - len(paid)
     assert set(paid) == set(before)
-    assert 0 < again <= paid_one - removed[0], (again, paid_one, removed)
+    # the removed node's shard is redone whole when it was still out (``again`` > 0); when its
+    # worker had just finished (a loaded machine names a worker ``ray::run_shard`` for a moment
+    # after its shard), nothing is redone: either way, no written call is asked again
+    assert 0 <= again <= paid_one - removed[0], (again, paid_one, removed)
