@@ -68,3 +68,8 @@ def number(value: object) -> float | None:
     except ValueError:
         return None
     return number if number is not None and number == number else None
+
+
+def flag_list(record: Mapping[Hashable, object]) -> list[str]:
+    """The card row's flags (kept ``;``-separated in its ``flags`` column), one by one."""
+    return [f.strip() for f in str(record.get("flags") or "").split(";") if f.strip()]

@@ -22,7 +22,7 @@ from judgegrid.analyses.tables import by_judge_and_embedding
 from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
-from judgegrid.outputs.card_short import count_words, figure_words, short_verdict
+from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg
 from judgegrid.outputs.heat_table import heat_table
 from judgegrid.outputs.markup import esc
@@ -275,11 +275,7 @@ def decision_block(record: Mapping[Hashable, Any], rows: pd.DataFrame) -> str:
         f'<span class="chip">{esc(figure_words(record))} · n {esc(count_words(record.get("n")))}'
         "</span>",
     ]
-    chips += [
-        f'<span class="chip flag">{esc(flag.strip())}</span>'
-        for flag in str(record.get("flags") or "").split(";")
-        if flag.strip()
-    ]
+    chips += [f'<span class="chip flag">{esc(flag)}</span>' for flag in flag_list(record)]
     step = str(record["next_step"])
     detail = f'<p class="note">{esc(record["detail"])}</p>' if record.get("detail") else ""
     return (

@@ -39,7 +39,7 @@ from judgegrid.labels.server import (
     start,
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
-from judgegrid.outputs.card_short import count_words, figure_words, short_verdict
+from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
@@ -281,7 +281,7 @@ def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[
     """One metric's row of the card, with what the page shows at a glance."""
     block = evidence[evidence["metric"] == record["metric"]] if not evidence.empty else evidence
     svg = forest_svg(block)
-    flags = [f.strip() for f in str(record.get("flags") or "").split(";") if f.strip()]
+    flags = flag_list(record)
     return {
         **{
             k: record.get(k, "")
