@@ -15,6 +15,16 @@ import numpy as np
 from judgegrid.core.question import Question
 
 
+@dataclass(frozen=True)
+class Weighted:
+    """An answer with the log-probabilities the judge gave the alternatives of its score token
+    (``Question.score_field``'s value, first token): token text → log-probability. None when
+    the provider returned none, so the caller records that the plain answer stood alone."""
+
+    answer: Any
+    top_logprobs: dict[str, float] | None
+
+
 class Judge(Protocol):
     """What a metric may ask of the judge: one schema-checked JSON answer per question."""
 
@@ -22,6 +32,11 @@ class Judge(Protocol):
 
     async def ask_many(self, q: Question, n: int) -> list[Any]:
         """Generations 0..n-1 of one request (one call with the provider's n where supported)."""
+        ...
+
+    async def ask_weighted(self, q: Question, n: int = 1) -> list[Weighted]:
+        """Generations 0..n-1 of a request with ``q.score_field`` set, each with the
+        alternatives of its score token (G-Eval's weighting)."""
         ...
 
 

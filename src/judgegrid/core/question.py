@@ -25,6 +25,9 @@ class Question:
     demands (e.g. exactly one verdict per statement); a grammar-constrained local model then
     cannot wander off, while the answer of any judge is still validated as leniently as Ragas
     would read it. ``index`` tells apart repeated generations of the same request.
+    ``score_field``, when given, names the answer's property whose value is the score token
+    (a criterion's verdict, label or level): the request then asks for log-probabilities, and
+    the judge hands back the alternatives at that value's first token (``Weighted``).
     """
 
     step: str
@@ -32,6 +35,7 @@ class Question:
     schema: type[BaseModel]
     index: int = 0
     request_shape: dict[str, Any] | None = None
+    score_field: str | None = None
 
     def shape(self) -> dict[str, Any]:
         return self.request_shape or schema_of(self.schema)
