@@ -6,19 +6,16 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from conftest import CELL_KEY, ROOT
+from conftest import ROOT
 from judgegrid.cli import app
+from killed_runs import cells, database_when, resume, run_and_kill, run_args, run_whole
 
 runner = CliRunner()
-HELPER = Path(__file__).parents[1] / "run_scripted_cli.py"
 
 
 def test_validate_reports_each_problem_on_one_line_and_calls_nothing(tmp_path, scripted_provider):
@@ -132,69 +129,20 @@ def test_missing_matrix_file_is_one_line(tmp_path):
     assert result.stderr.strip() == f"{tmp_path / 'nope.yaml'}: file not found"
 
 
-def _cells(db: Path) -> set[tuple]:
-    try:
-        with sqlite3.connect(db) as con:
-            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
-    except sqlite3.OperationalError:  # the run has made the file but not its tables yet
-        return set()
-
-
-def _database_with_cells(reports: Path, count: int, timeout: float = 120) -> Path | None:
-    """The run database under ``reports`` once it holds ``count`` cells (None: it never did)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        found = list(reports.glob("*/run.sqlite"))
-        if found and len(_cells(found[0])) >= count:
-            return found[0]
-        time.sleep(0.05)
-    return None
-
-
-def _resume(run_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(HELPER), "run", "--resume", str(run_dir), "--no-progress"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
     """A real process, killed with SIGKILL mid-run, then resumed from its directory."""
-    matrix = write_matrix()
-    env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
-    args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "4", "--no-progress"]
-    full = subprocess.run(  # without the cache: the killed run must make its own calls
-        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert full.returncode == 0, full.stderr
-    (full_dir,) = (tmp_path / "full").iterdir()
-
-    proc = subprocess.Popen(
-        [*args, "--reports-dir", str(tmp_path / "killed")],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    db = _database_with_cells(tmp_path / "killed", 20)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert db is not None, "the run never wrote 20 cells"
-    partial = _cells(db)
-    assert 20 <= len(partial) < len(_cells(full_dir / "run.sqlite"))
+    args = run_args(write_matrix(), "--limit", "4")
+    full_dir = run_whole(args, tmp_path / "full")
+    db = run_and_kill(args, tmp_path / "killed", lambda done: len(done) >= 20)
+    partial = cells(db)
+    assert 20 <= len(partial) < len(cells(full_dir / "run.sqlite"))
     with sqlite3.connect(db) as con:
         finished_steps = {key for (key,) in con.execute("SELECT key FROM steps")}
     assert finished_steps
 
-    resumed = _resume(db.parent, env)
+    resumed = resume(db.parent)
     assert resumed.returncode == 0, resumed.stderr
-    assert _cells(db) == _cells(full_dir / "run.sqlite")
+    assert cells(db) == cells(full_dir / "run.sqlite")
     with sqlite3.connect(db) as con:
         answered = con.execute(
             "SELECT step_key, count(*) FROM calls WHERE status = 'ok' AND "
@@ -217,9 +165,8 @@ def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, wri
     """The way a person stops a run: Ctrl-C (SIGINT) or a kill (SIGTERM) — exit 130, finished
     cells saved, and the printed --resume command finishes the run."""
     env = {**os.environ, "SCRIPTED_DELAY_S": "0.02"}
-    args = [sys.executable, str(HELPER), "run", str(write_matrix()), "--limit", "4"]
     proc = subprocess.Popen(
-        [*args, "--no-progress", "--reports-dir", str(tmp_path / "r")],
+        [*run_args(write_matrix(), "--limit", "4"), "--reports-dir", str(tmp_path / "r")],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -228,11 +175,11 @@ def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, wri
         # and Ctrl-C reaches only a foreground process, whose SIGINT is at its default
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    db = _database_with_cells(tmp_path / "r", 10)
+    db = database_when(tmp_path / "r", lambda done: len(done) >= 10)
     assert db is not None, "the run never wrote 10 cells"
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
-    resumed = _resume(db.parent, env)
+    resumed = resume(db.parent)
     assert resumed.returncode == 0, resumed.stderr
