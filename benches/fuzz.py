@@ -59,6 +59,10 @@ class Tally:
         self.examples += 1
         self.failing += bool(failures)
         for failure in failures:
+            if failure.klass not in self.classes:  # said at once: a long campaign loses nothing
+                print(f"  {self.target}: new class at example {self.examples}: {failure.klass}\n"
+                      f"      {failure.detail[:200]}\n      reproducer: {failure.reproducer[:600]}",
+                      file=sys.stderr, flush=True)  # fmt: skip
             seen = self.classes.setdefault(failure.klass, [0, failure])
             seen[0] += 1
             if len(failure.reproducer) < len(seen[1].reproducer):

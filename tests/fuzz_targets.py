@@ -86,6 +86,7 @@ def ci_settings(max_examples: int) -> settings:
     )
 
 
+EXIT_INTERRUPTED = 130  # what `judgegrid` exits with on Ctrl-C (README: exit codes)
 EXAMPLE_SECONDS = 60  # an example still running after this is a hang (a failure of its own)
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
 
@@ -359,6 +360,8 @@ def run_cli(argv: list[str], seconds: float | None = None) -> Outcome:
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if code == EXIT_INTERRUPTED:  # the person's Ctrl-C, which main turned into 130
+                raise KeyboardInterrupt from exc
         except BaseException as exc:  # a Hang, or what escaped main
             code, crash = -1, "".join(traceback.format_exception(exc))
         finally:
