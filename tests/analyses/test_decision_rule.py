@@ -176,18 +176,20 @@ def test_a_set_holds_only_judges_above_chance_and_its_take_is_the_cheapest_of_th
     # the figure is the take's, and the reason gives the top's and the take's
     assert (row["judge"], row["value"], row["n"]) == ("mid", pytest.approx(11 / 12), 12)
     assert row["top_value"] == pytest.approx(1.0)
-    assert row["reason"].startswith("strong: accuracy 1.00") and "take mid: accuracy 0.92" in row[
-        "reason"
-    ]
+    assert (
+        row["reason"].startswith("strong: accuracy 1.00")
+        and "take mid: accuracy 0.92" in row["reason"]
+    )
 
 
 def test_a_margin_takes_no_judge_that_does_not_exclude_chance():
     scores, pairs = _scripted_pairs({"dear": 8, "cheap": 4}, n=8)
     row = _card(scores, pairs, costs={"dear": 0.01, "cheap": 0.0001}, margin=0.9)
     assert row["judge"] == "dear" and not row["verdict"].startswith("cheap")
-    assert "cheap: accuracy 0.50" in row["reason"] and "within 0.9 of dear, but does not" in row[
-        "reason"
-    ]
+    assert (
+        "cheap: accuracy 0.50" in row["reason"]
+        and "within 0.9 of dear, but does not" in row["reason"]
+    )
 
 
 def test_two_judges_are_never_named_by_agreement_only():

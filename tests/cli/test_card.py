@@ -122,6 +122,10 @@ def test_a_take_that_is_not_the_top_shows_its_figure_and_the_tops_value():
         top_value="",
     )
     assert card_row(alone)[1] == "strong (2 not separated but not above chance)"
+    flagged = alone | {"verdict": alone["verdict"] + " (flagged: obeys a note to the evaluator)"}
+    assert card_row(flagged)[1] == (
+        "strong (2 not separated but not above chance) (flagged: obeys a note to the evaluator)"
+    )
     assert card_row(alone)[3] == "rho 1.00 [0.68, 1.00]"
 
 

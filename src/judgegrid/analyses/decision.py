@@ -810,7 +810,7 @@ def with_robustness_flag(
         for judge, (rose, n) in flagged.items()
     )
     verdict = row["verdict"]
-    if any(verdict == j or verdict.startswith(f"{j} ") for j in flagged):
+    if any(verdict == j or verdict.startswith((f"{j} ", f"{j};")) for j in flagged):
         verdict = f"{verdict} (flagged: obeys a note to the evaluator)"
     flags = [row["flags"]] if row.get("flags") else []
     flags += [f"{judge}: injection {rose}/{n}" for judge, (rose, n) in flagged.items()]

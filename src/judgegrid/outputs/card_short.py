@@ -43,20 +43,21 @@ def short_verdict(record: Mapping[Hashable, object]) -> str:
         size = verdict.split(": not separated")[0].count(" or ") + 1
         more = f", {left_out} more not above chance" if left_out else ""
         return f"{pick} (1 of {size} not separated{more})"
-    if left_out and pick:
-        return f"{pick} ({left_out} not separated but not above chance)"
-    if verdict.startswith(f"{pick} (within"):
+    if left_out and verdict.startswith(pick):  # the top alone, with what follows its name
+        verdict = f"{pick} ({left_out} not separated but not above chance){verdict[len(pick) :]}"
+    elif verdict.startswith(f"{pick} (within"):
         return f"{pick} (within margin)"
     return verdict.replace(" (by agreement only)", " (agreement only)")
 
 
 def _left_out_for_chance(verdict: str) -> tuple[str, int]:
-    """The verdict without its last clause, judges not separated from the top but not clear
-    of chance ('; c and d: not separated but not above chance'), and how many it names."""
-    if not verdict.endswith(NOT_ABOVE_CHANCE):
+    """The verdict without the clause naming the judges not separated from the top but not
+    clear of chance ('; c and d: not separated but not above chance'), and how many it names."""
+    before, found, after = verdict.partition(NOT_ABOVE_CHANCE)
+    if not found:
         return verdict, 0
-    kept, _, names = verdict.removesuffix(NOT_ABOVE_CHANCE).rpartition("; ")
-    return kept, names.count(" and ") + 1
+    kept, _, names = before.rpartition("; ")
+    return kept + after, names.count(" and ") + 1
 
 
 def figure_words(record: Mapping[Hashable, object]) -> str:
