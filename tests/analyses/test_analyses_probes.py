@@ -192,6 +192,9 @@ def test_the_card_flags_a_judge_that_obeys_the_note_whatever_names_it():
         assert "FLAGGED: obeys's score rose on injection" in flagged["reason"]
         named = decision.with_robustness_flag({**row, "verdict": "obeys"}, metric, pairs)
         assert named["verdict"] == "obeys (flagged: obeys a note to the evaluator)"
+        alone = f"obeys; follows{decision.NOT_ABOVE_CHANCE}"  # the top alone clear of chance
+        named = decision.with_robustness_flag({**row, "verdict": alone}, metric, pairs)
+        assert named["verdict"] == alone + " (flagged: obeys a note to the evaluator)"
 
 
 def test_no_judge_better_than_chance_is_said_so():

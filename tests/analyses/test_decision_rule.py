@@ -100,13 +100,28 @@ def test_paired_bootstrap_of_a_mean_difference_agrees_with_the_paired_t_interval
 def _pairs_run(accuracy: dict[str, float], n: int = 60, seed: int = 0, failed: str = ""):
     """Judges right on each of n preference pairs with the given probability."""
     rng = np.random.default_rng(seed)
+    right: dict[str, list[bool]] = {judge: [] for judge in accuracy}
+    for _ in range(n):
+        for judge, acc in accuracy.items():
+            right[judge].append(bool(rng.random() < acc))
+    return _pairs_frame(right, failed)
+
+
+def _scripted_pairs(right: dict[str, int], n: int):
+    """Judges right on exactly their first k of n preference pairs, wrong on the rest."""
+    return _pairs_frame({judge: [p < k for p in range(n)] for judge, k in right.items()})
+
+
+def _pairs_frame(right: dict[str, list[bool]], failed: str = ""):
+    """Scores and pairs of judges right (or wrong) on each pair as given; ``failed``'s cell of
+    every fourth pair fails."""
     labels, values = {}, {}
+    n = len(next(iter(right.values())))
     for p in range(n):
         labels[f"p{p}-g"] = {"pair": f"p{p}", "preferred": 1, "aspect": "faithfulness"}
         labels[f"p{p}-b"] = {"pair": f"p{p}", "preferred": 0, "aspect": "faithfulness"}
-        for judge, acc in accuracy.items():
-            right = rng.random() < acc
-            good = None if judge == failed and p % 4 == 0 else (0.9 if right else 0.2)
+        for judge, outcomes in right.items():
+            good = None if judge == failed and p % 4 == 0 else (0.9 if outcomes[p] else 0.2)
             values[("faithfulness", judge, "", 0, 0, f"p{p}-g", 0)] = good
             values[("faithfulness", judge, "", 0, 0, f"p{p}-b", 0)] = 0.5
     return scores_frame(values), pairs_from_labels(labels)
@@ -134,6 +149,47 @@ def test_equal_judges_are_a_set_and_the_cheapest_is_taken():
     row = _card(scores, pairs, costs={"dear": 0.01, "cheap": 0.001})
     assert "not separated; take cheap (the cheapest)" in row["verdict"]
     assert "dear" in row["verdict"] and "not separated" in row["reason"]
+
+
+def test_a_judge_that_does_not_exclude_chance_is_never_taken_from_a_set():
+    """The demo's flaw: on 8 pairs the top judge is right on all (95% CI 0.68-1.00, clear of
+    chance), the cheapest on 2 (0.25); McNemar on 6 discordant pairs, Holm-corrected over two
+    comparisons, does not separate them, and the old rule took the cheapest of the set."""
+    scores, pairs = _scripted_pairs({"strong": 8, "other": 4, "cheap": 2}, n=8)
+    costs = {"strong": 0.01, "other": 0.001, "cheap": 0.0001}
+    row = _card(scores, pairs, costs=costs)
+    assert "not separated" in row["reason"]  # the paired test alone would not tell them apart
+    assert row["judge"] == "strong" and row["value"] == pytest.approx(1.0)
+    assert row["verdict"] == "strong; other and cheap: not separated but not above chance"
+    assert "take cheap" not in row["verdict"]
+    assert "cheap: accuracy 0.25" in row["reason"] and "does not exclude chance" in row["reason"]
+
+
+def test_a_set_holds_only_judges_above_chance_and_its_take_is_the_cheapest_of_them():
+    scores, pairs = _scripted_pairs({"strong": 12, "mid": 11, "cheap": 7}, n=12)
+    costs = {"strong": 0.01, "mid": 0.001, "cheap": 0.0001}
+    row = _card(scores, pairs, costs=costs)
+    assert row["verdict"] == (
+        "strong or mid: not separated; take mid (the cheapest); "
+        "cheap: not separated but not above chance"
+    )
+    # the figure is the take's, and the reason gives the top's and the take's
+    assert (row["judge"], row["value"], row["n"]) == ("mid", pytest.approx(11 / 12), 12)
+    assert row["top_value"] == pytest.approx(1.0)
+    assert (
+        row["reason"].startswith("strong: accuracy 1.00")
+        and "take mid: accuracy 0.92" in row["reason"]
+    )
+
+
+def test_a_margin_takes_no_judge_that_does_not_exclude_chance():
+    scores, pairs = _scripted_pairs({"dear": 8, "cheap": 4}, n=8)
+    row = _card(scores, pairs, costs={"dear": 0.01, "cheap": 0.0001}, margin=0.9)
+    assert row["judge"] == "dear" and not row["verdict"].startswith("cheap")
+    assert (
+        "cheap: accuracy 0.50" in row["reason"]
+        and "within 0.9 of dear, but does not" in row["reason"]
+    )
 
 
 def test_two_judges_are_never_named_by_agreement_only():

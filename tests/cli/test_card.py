@@ -13,7 +13,7 @@ from judgegrid.analyses.decision import CARD_COLUMNS
 from judgegrid.cli import app
 from judgegrid.cli.card import print_card
 from judgegrid.outputs.card_short import card_row
-from judgegrid.outputs.terminal_card import CARD_WIDTH, fit, probe_grid
+from judgegrid.outputs.terminal_card import CARD_WIDTH, fit, probe_grid, terminal_card
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LONG = "scripted/a-judge-whose-name-goes-on-and-on-like-a-gateway-route-v2"
@@ -94,6 +94,62 @@ def test_a_row_gives_the_verdict_in_short_and_the_figure_it_rests_on():
     assert card_row(none)[1:5] == ("no verdict", "none", "–", "")
     contrasts = _record(verdict="no verdict", basis="designed contrasts", value="")
     assert card_row(contrasts)[2] == "contrasts"
+
+
+def test_a_take_that_is_not_the_top_shows_its_figure_and_the_tops_value():
+    take = _record(
+        verdict="strong or mid: not separated; take mid (the cheapest); "
+        "cheap: not separated but not above chance",
+        judge="mid",
+        value=11 / 12,
+        low=0.65,
+        high=0.99,
+        top_value=1.0,
+        basis="preference pairs",
+        measure="accuracy",
+    )
+    assert card_row(take)[1:4] == (
+        "mid (1 of 2 not separated, 1 more not above chance)",
+        "pairs",
+        "acc 0.92 [0.65, 0.99] (top 1.00)",
+    )
+    alone = _record(
+        verdict="strong; other and cheap: not separated but not above chance",
+        judge="strong",
+        value=1.0,
+        low=0.68,
+        high=1.0,
+        top_value="",
+    )
+    assert card_row(alone)[1] == "strong (2 not separated but not above chance)"
+    flagged = alone | {"verdict": alone["verdict"] + " (flagged: obeys a note to the evaluator)"}
+    assert card_row(flagged)[1] == (
+        "strong (2 not separated but not above chance) (flagged: obeys a note to the evaluator)"
+    )
+    assert card_row(alone)[3] == "rho 1.00 [0.68, 1.00]"
+
+
+def test_a_card_whose_take_is_not_the_top_still_fits_120_columns(tmp_path):
+    """The widest figure (detection, an interval, the top's value) beside long judge names."""
+    record = _record(
+        metric="context_precision_without_reference",
+        verdict=f"{LONG} or {LONG}-2: not separated; take {LONG}-2 (the cheapest); "
+        f"{LONG}-3: not separated but not above chance",
+        judge=f"{LONG}-2",
+        basis="probes",
+        measure="detection",
+        value=0.75,
+        low=0.41,
+        high=0.93,
+        top_value=1.0,
+        n=1000,
+        flags=f"{LONG}-2: 25% failed; {LONG}-2: injection 3/8",
+    )
+    (tmp_path / "tables").mkdir()
+    pd.DataFrame([record], columns=CARD_COLUMNS).to_csv(tmp_path / "tables" / "decision_card.csv")
+    lines = terminal_card(tmp_path).plain_lines()
+    assert _widest(lines, tmp_path) <= CARD_WIDTH, "\n".join(lines)
+    assert "detected 0.75 [0.41, 0.93] (top 1.00)" in lines[3]
 
 
 def test_long_cells_end_in_an_ellipsis_and_short_columns_are_never_cut():

@@ -21,11 +21,16 @@ chance (its interval at 95% over the k judges measured, Bonferroni: the best of 
 chance would otherwise exclude it by luck about k times as often); then it is compared with
 each other judge on the items both were measured on (exact McNemar for right/wrong pairs, a
 paired bootstrap of the difference otherwise), the p-values Holm-corrected. The judges it is
-not separated from form a set with it; the card names the set
-and recommends its cheapest, then fastest, member, and says so. With a non-inferiority margin
-(``decision: {margin}``), the card names the cheapest judge whose one-sided 95% lower bound of
-(its quality - the top's) lies above -margin. A named judge with more than 10% of its cells
-failed carries that share.
+not separated from form a set with it, but only those whose own interval excludes chance at the
+top's bar (``_clear_of_chance``): the card never recommends a judge the data do not show above
+chance when another judge's interval excludes it. The card names the set and recommends its
+cheapest, then fastest, member, and says so; the judges not separated from the top but not clear
+of chance are named after it ("c: not separated but not above chance") and never taken — with
+none clear besides the top, the top is the verdict. With a non-inferiority margin
+(``decision: {margin}``), the card names the cheapest judge clear of chance whose one-sided 95%
+lower bound of (its quality - the top's) lies above -margin. The card's figure is the
+recommended judge's; where that is not the top judge, the top's value goes with it
+(``top_value``). A named judge with more than 10% of its cells failed carries that share.
 """
 
 from __future__ import annotations
@@ -75,8 +80,21 @@ EVIDENCE_COLUMNS = [
     "diff_high",
     "p_holm",
 ]
-CARD_COLUMNS = ["metric", "verdict", "basis", "reason", "next_step", "detail", *FIGURE_COLUMNS]
+# ``top_value``: the top judge's figure, where the figure is another judge's (a set's take, a
+# judge within the margin); empty otherwise.
+CARD_COLUMNS = [
+    "metric",
+    "verdict",
+    "basis",
+    "reason",
+    "next_step",
+    "detail",
+    *FIGURE_COLUMNS,
+    "top_value",
+]
 NO_VERDICT = "no verdict"
+# ends a verdict whose set left out judges not separated from the top but not clear of chance
+NOT_ABOVE_CHANCE = ": not separated but not above chance"
 DEFAULT_LABELS = 15  # what the card asks for when no effect tells how many more would do
 FAILED_SHARE_SHOWN = 0.10
 MIN_AGREEMENT_JUDGES = 3
@@ -446,6 +464,18 @@ def rule(evidence: Evidence, margin: float | None = None) -> Ruling:
     return Ruling(top, others, tied, within)
 
 
+def _clear_of_chance(
+    evidence: Evidence, judges: Sequence[Standing], looks: int
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``judges`` split into those whose own interval excludes chance (the top's bar, over the
+    same ``looks``) and the rest: a judge the data do not show above chance is never taken."""
+    clear = [excludes_chance(evidence, s, looks) for s in judges]
+    return (
+        tuple(s.judge for s, ok in zip(judges, clear, strict=True) if ok),
+        tuple(s.judge for s, ok in zip(judges, clear, strict=True) if not ok),
+    )
+
+
 def binary_evidence(right: pd.DataFrame, unit: str = "pairs") -> Evidence:
     """Evidence from right/wrong outcomes (items x candidates; NaN or False: wrong), for a
     "best" figure outside the card (``judgegrid pairs``) chosen by the card's own rule."""
@@ -472,10 +502,10 @@ def best_words(ruling: Ruling) -> str:
     return " or ".join(s.judge for s in ruling.tied) + ": not separated"
 
 
-def excludes_chance(evidence: Evidence, top: Standing, judges: int) -> bool:
-    """Whether the top judge's interval excludes chance at 95% over ``judges`` looks
-    (Bonferroni): the best of several judges at chance excludes it by luck more often."""
-    low, _ = evidence.interval(top.quality, top.n, 1 - 0.05 / max(judges, 1))
+def excludes_chance(evidence: Evidence, standing: Standing, judges: int) -> bool:
+    """Whether a judge's interval excludes chance at 95% over ``judges`` looks (Bonferroni):
+    the best of several judges at chance excludes it by luck more often."""
+    low, _ = evidence.interval(standing.quality, standing.n, 1 - 0.05 / max(judges, 1))
     return bool(np.isfinite(low) and low > evidence.chance)
 
 
@@ -488,6 +518,7 @@ class Outcome:
     named: str | None = None  # singled out; or taken from the set / within the margin
     tied: tuple[str, ...] = ()  # the set the verdict names (the judges within the margin)
     why: str = ""  # which of cheapest, fastest decided the take
+    unproven: tuple[str, ...] = ()  # not separated (within the margin) but not clear of chance
 
 
 def outcome(evidence: Evidence, usage: pd.DataFrame, margin: float | None = None) -> Outcome:
@@ -498,17 +529,19 @@ def outcome(evidence: Evidence, usage: pd.DataFrame, margin: float | None = None
     top = ruling.top
     if top is None:
         return Outcome("unmeasured", ruling)
-    if not excludes_chance(evidence, top, len(ruling.others) + 1):
+    looks = len(ruling.others) + 1
+    if not excludes_chance(evidence, top, looks):
         return Outcome("chance", ruling)
     if ruling.within_margin:
-        names = tuple(s.judge for s, _ in ruling.within_margin)
+        within = [s for s, _ in ruling.within_margin]
+        names, unproven = _clear_of_chance(evidence, within, looks)
         pick, why = cheapest_then_fastest(names, usage)
-        return Outcome("margin", ruling, pick, names, why)
-    if len(ruling.tied) == 1:
+        return Outcome("margin", ruling, pick, names, why, unproven)
+    names, unproven = _clear_of_chance(evidence, ruling.tied, looks)
+    if len(names) == 1 and not unproven:
         return Outcome("named", ruling, top.judge, (top.judge,))
-    names = tuple(s.judge for s in ruling.tied)
     pick, why = cheapest_then_fastest(names, usage)
-    return Outcome("set", ruling, pick, names, why)
+    return Outcome("set", ruling, pick, names, why, unproven)
 
 
 def decide(
@@ -550,18 +583,48 @@ def decide(
         else f"{evidence.next_if_named}: {label_step}"
     )
     pick = found.named or top.judge
-    row |= figure_fields(evidence, _standing_of(ruling, pick)) | _failed_flag(usage, pick)
+    chosen = _standing_of(ruling, pick)
+    row |= figure_fields(evidence, chosen) | _failed_flag(usage, pick)
+    if pick != top.judge:
+        row["top_value"] = top.quality  # the figure is the take's: the card says the top's too
     if found.kind == "margin":
         return row | _margin_verdict(evidence, found, usage, sources.margin or 0.0, step)
     reason = f"{top.judge}: {figure}{_runner_up(evidence, ruling)}"
+    if pick != top.judge:
+        reason += f"; take {pick}: {_figure(evidence, chosen)}"
+    reason += _unproven_words(evidence, found, f"not separated from {top.judge}")
     reason += _failed_words(usage, pick) + evidence.words(pick)
     if found.kind == "named":
         return row | {"verdict": pick + evidence.named_suffix, "reason": reason, "next_step": step}
-    names = " or ".join(found.tied)
-    verdict = f"{names}: not separated; take {pick} ({found.why}){evidence.named_suffix}"
+    verdict = _set_verdict(found, evidence.named_suffix)
     more = _more_needed(sources.needed, metric, "runner-up")
     next_step = _label_command(run_ref, metric, more) if evidence.basis == "people" else step
     return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
+
+
+def _set_verdict(found: Outcome, suffix: str) -> str:
+    """'a or b: not separated; take b (the cheapest)', or the top alone when no other judge of
+    the set is clear of chance; then the judges left out of the set for that
+    ('c: not separated but not above chance')."""
+    words = f"{found.named}{suffix}"
+    if len(found.tied) > 1:
+        words = (
+            f"{' or '.join(found.tied)}: not separated; take {found.named} ({found.why}){suffix}"
+        )
+    if found.unproven:
+        words += f"; {' and '.join(found.unproven)}{NOT_ABOVE_CHANCE}"
+    return words
+
+
+def _unproven_words(evidence: Evidence, found: Outcome, how: str) -> str:
+    """The judges the paired test (or the margin) would have let in, each with its figure:
+    their own interval does not exclude chance, so the card takes none of them."""
+    bar = f"{evidence.chance:g}{_bonferroni(found.ruling)}"
+    return "".join(
+        f"; {judge}: {_figure(evidence, _standing_of(found.ruling, judge))}: {how}, but does "
+        f"not exclude chance ({bar})"
+        for judge in found.unproven
+    )
 
 
 def figure_fields(evidence: Evidence, s: Standing) -> dict[str, Any]:
@@ -592,8 +655,9 @@ def _margin_verdict(
     top = ruling.top
     if pick == top.judge:
         verdict = top.judge + evidence.named_suffix
+        clear = "clear of chance " if found.unproven else ""
         reason = (
-            f"{top.judge}: {_figure(evidence, top)}; no cheaper judge is shown within "
+            f"{top.judge}: {_figure(evidence, top)}; no cheaper judge {clear}is shown within "
             f"{margin:g} of it{_runner_up(evidence, ruling)}"
         )
     else:
@@ -605,6 +669,7 @@ def _margin_verdict(
             f"{evidence.measure} {top.quality:.2f}: {-diff.diff:+.2f}, one-sided 95% bound "
             f"{-diff.upper_one_sided:+.2f} > -{margin:g} ({diff.n} {evidence.unit} both measured)"
         )
+    reason += _unproven_words(evidence, found, f"within {margin:g} of {top.judge}")
     return {"verdict": verdict, "reason": reason + _failed_words(usage, pick), "next_step": step}
 
 
@@ -745,7 +810,7 @@ def with_robustness_flag(
         for judge, (rose, n) in flagged.items()
     )
     verdict = row["verdict"]
-    if any(verdict == j or verdict.startswith(f"{j} ") for j in flagged):
+    if any(verdict == j or verdict.startswith((f"{j} ", f"{j};")) for j in flagged):
         verdict = f"{verdict} (flagged: obeys a note to the evaluator)"
     flags = [row["flags"]] if row.get("flags") else []
     flags += [f"{judge}: injection {rose}/{n}" for judge, (rose, n) in flagged.items()]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 
-from judgegrid.analyses.decision import NO_VERDICT
+from judgegrid.analyses.decision import NO_VERDICT, NOT_ABOVE_CHANCE
 
 BASIS_WORDS = {
     "people": "people",
@@ -32,28 +32,46 @@ def card_row(record: Mapping[Hashable, object]) -> tuple[str, ...]:
 
 
 def short_verdict(record: Mapping[Hashable, object]) -> str:
-    """The judge named; a set as its pick and its size; or "no verdict"."""
+    """The judge named; a set as its pick and its size; how many judges not separated from the
+    top were left out for not excluding chance; or "no verdict"."""
     verdict = str(record["verdict"])
     if verdict.startswith(NO_VERDICT):
         return NO_VERDICT
     pick = str(record.get("judge") or "")
-    if ": not separated" in verdict and pick:
+    verdict, left_out = _left_out_for_chance(verdict)
+    if ": not separated; take" in verdict and pick:
         size = verdict.split(": not separated")[0].count(" or ") + 1
-        return f"{pick} (1 of {size} not separated)"
-    if verdict.startswith(f"{pick} (within"):
+        more = f", {left_out} more not above chance" if left_out else ""
+        return f"{pick} (1 of {size} not separated{more})"
+    if left_out and verdict.startswith(pick):  # the top alone, with what follows its name
+        verdict = f"{pick} ({left_out} not separated but not above chance){verdict[len(pick) :]}"
+    elif verdict.startswith(f"{pick} (within"):
         return f"{pick} (within margin)"
     return verdict.replace(" (by agreement only)", " (agreement only)")
 
 
+def _left_out_for_chance(verdict: str) -> tuple[str, int]:
+    """The verdict without the clause naming the judges not separated from the top but not
+    clear of chance ('; c and d: not separated but not above chance'), and how many it names."""
+    before, found, after = verdict.partition(NOT_ABOVE_CHANCE)
+    if not found:
+        return verdict, 0
+    kept, _, names = before.rpartition("; ")
+    return kept + after, names.count(" and ") + 1
+
+
 def figure_words(record: Mapping[Hashable, object]) -> str:
-    """``ρ 0.75 [-0.54, 0.99]``: the measure, the judge's value and its interval."""
+    """``ρ 0.75 [-0.54, 0.99]``: the measure, the judge's value and its interval; ``(top
+    0.90)`` after it when the judge is not the top one (a set's take, a judge within the
+    margin)."""
     value = number(record.get("value"))
     if value is None:
         return "–"
     measure = _MEASURE_WORDS.get(str(record.get("measure")), str(record.get("measure")))
     low, high = number(record.get("low")), number(record.get("high"))
     interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
-    return f"{measure} {value:.2f}{interval}"
+    top = number(record.get("top_value"))
+    return f"{measure} {value:.2f}{interval}" + (f" (top {top:.2f})" if top is not None else "")
 
 
 def count_words(value: object) -> str:
