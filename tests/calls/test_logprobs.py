@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from judgegrid.calls.logprobs import score_alternatives, value_start
+from judgegrid.calls.providers.logprobs import score_alternatives, value_start
 from judgegrid.testing.logprob_tokens import score_offset, scripted_logprobs
 
 

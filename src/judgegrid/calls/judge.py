@@ -28,7 +28,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from judgegrid.calls.batches import BatchQueue, BatchRequest
-from judgegrid.calls.logprobs import reply_tokens, score_alternatives
 from judgegrid.calls.memo import Deliver, Memo
 from judgegrid.calls.providers.gateway import (
     Pricer,
@@ -36,6 +35,7 @@ from judgegrid.calls.providers.gateway import (
     litellm_module,
     logprobs_unsupported,
 )
+from judgegrid.calls.providers.logprobs import reply_tokens, score_alternatives
 from judgegrid.calls.transport import Transport, send
 from judgegrid.core.context import Weighted
 from judgegrid.core.digest import json_sha

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from judgegrid.calls.logprobs import value_start
+from judgegrid.calls.providers.logprobs import token_entry, value_start
 
 _PIECE = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
 _FIRST_KEY = re.compile(r'\s*\{\s*"((?:[^"\\]|\\.)*)"')
@@ -50,10 +50,6 @@ def _token(piece: str, alternatives: dict[str, float], top: int | None) -> dict[
     chosen = float(alternatives.get(piece, 0.0))
     ranked = sorted({**alternatives, piece: chosen}.items(), key=lambda kv: -kv[1])
     return {
-        **_entry(piece, chosen),
-        "top_logprobs": [_entry(t, lp) for t, lp in ranked[:top]],
+        **token_entry(piece.encode("utf-8"), chosen),
+        "top_logprobs": [token_entry(t.encode("utf-8"), lp) for t, lp in ranked[:top]],
     }
-
-
-def _entry(token: str, logprob: float) -> dict[str, Any]:
-    return {"token": token, "bytes": list(token.encode("utf-8")), "logprob": logprob}

@@ -99,6 +99,11 @@ def text_of(token: Any) -> str:
     return str(_get(token, "token") or "")
 
 
+def token_entry(piece: bytes, logprob: float) -> dict[str, Any]:
+    """One token (or alternative) as OpenAI's ``logprobs.content`` gives it."""
+    return {"token": piece.decode("utf-8", "replace"), "bytes": list(piece), "logprob": logprob}
+
+
 def reply_tokens(choice: Any) -> list[Any] | None:
     """The per-token log-probabilities of one choice of a litellm response, None if none came."""
     logprobs = _get(choice, "logprobs")
