@@ -19,7 +19,7 @@ from judgegrid.calls.clients import ClientFactory
 from judgegrid.calls.judge import TOP_LOGPROBS, JudgeModel
 from judgegrid.calls.providers.gateway import logprobs_unsupported
 from judgegrid.core.context import Weighted
-from judgegrid.core.options import Concurrency, JudgeSpec, ModelOptions, RetryPolicy
+from judgegrid.core.options import BatchMode, Concurrency, JudgeSpec, ModelOptions, RetryPolicy
 from judgegrid.core.question import Question
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.run_db import RunStore
@@ -189,3 +189,17 @@ def test_a_provider_litellm_knows_to_refuse_logprobs_is_not_asked_for_them():
 )
 def test_logprobs_unsupported_follows_litellms_tables(model, refused):
     assert logprobs_unsupported(model) is refused
+
+
+def test_a_batch_line_carries_its_alternatives_back(tmp_path, server):
+    """Batch mode: the request's logprobs go into the batch file, and the line's answer, read
+    back into a litellm response, carries the score token's alternatives."""
+    server.set_plan(FaultPlan(alternatives=lambda model, text: {"pass": -0.2, "fail": -1.7}))
+    store = RunStore(tmp_path / "run.sqlite")
+    factory = ClientFactory(store, RetryPolicy(max_attempts=2), Concurrency())
+    options = ModelOptions(api_base=server.url, output_mode="json_schema")
+    mode = BatchMode(poll_interval=0.01, gather=0.05)
+    judge = factory.judge("j", JudgeSpec(id="openai/fake-judge"), options, batch=mode)
+    (answer,) = ask(judge, question())
+    assert answer.top_logprobs == {"pass": -0.2, "fail": -1.7}
+    assert [r.status for r in store.load_batches("j")] == ["completed"]
