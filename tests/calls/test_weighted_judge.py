@@ -178,6 +178,8 @@ def test_a_provider_litellm_knows_to_refuse_logprobs_is_not_asked_for_them():
         ("groq/llama-3.1-8b-instant", False),
         ("together_ai/meta-llama/Llama-3-8b-chat-hf", False),
         ("anthropic/claude-3-5-haiku-20241022", True),
+        ("openai/o3-mini", True),  # OpenAI's reasoning models return none
+        ("gpt-5-mini", True),
         ("bedrock/anthropic.claude-3-haiku-20240307-v1:0", True),
         ("ollama/llama3", True),
         ("mistral/mistral-small-latest", True),
