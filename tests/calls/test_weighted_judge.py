@@ -16,9 +16,10 @@ import pytest
 from pydantic import BaseModel
 
 from judgegrid.calls.clients import ClientFactory
-from judgegrid.calls.judge import TOP_LOGPROBS, JudgeModel
+from judgegrid.calls.judge import TOP_LOGPROBS, JudgeModel, judge_identity, key_of_step
 from judgegrid.calls.providers.gateway import logprobs_unsupported
 from judgegrid.core.context import Weighted
+from judgegrid.core.digest import json_sha
 from judgegrid.core.options import BatchMode, Concurrency, JudgeSpec, ModelOptions, RetryPolicy
 from judgegrid.core.question import Question
 from judgegrid.store.cache import ResultCache
@@ -86,6 +87,15 @@ def test_an_unweighted_question_asks_none_and_never_shares_the_weighted_answer(t
     (weighted,) = ask(judge, question())
     assert len(polite.calls) == 2  # a call of its own
     assert weighted.top_logprobs == pytest.approx(PASS_FAIL)
+
+
+def test_an_unweighted_steps_key_is_what_it_was_so_earlier_caches_still_answer():
+    """The address of every answer cached before weighting existed, written out as it was."""
+    identity = judge_identity("j", "scripted/judge", ModelOptions(), "json_schema")
+    q = question(None)
+    before = {"step": q.step, "messages": q.messages, "shape": q.shape(), "repeat": 1, "index": 0}
+    assert key_of_step(identity, q, 1) == json_sha({**identity, **before})
+    assert key_of_step(identity, question(), 1) != json_sha({**identity, **before})
 
 
 def test_ask_weighted_refuses_a_question_without_a_score_field(tmp_path, polite):
