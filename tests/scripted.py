@@ -2,7 +2,9 @@
 
 Registered as the litellm provider ``scripted``, so the tests exercise the same path as a real
 model (litellm.acompletion → provider → response) while every answer is decided here. Tests can
-replace the answer for a step, make calls fail with an HTTP status, or slow them down.
+replace the answer for a step, make calls fail with an HTTP status, or slow them down, and give
+the score token's log-probabilities of a request that asks for them (``alternatives``; none by
+default, as a provider that returns none).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import litellm
 from litellm import CustomLLM, EmbeddingResponse, ModelResponse, Usage
 from litellm.llms.custom_llm import CustomLLMError
+from litellm.types.utils import ChoiceLogprobs
 
 from judgegrid.plan.placeholders import (  # noqa: F401 (tests import these from here)
     EMBED_DIM,
@@ -25,6 +28,7 @@ from judgegrid.plan.placeholders import (  # noqa: F401 (tests import these from
     last_block,
     step_of,
 )
+from judgegrid.testing.logprob_tokens import scripted_logprobs
 
 PROVIDER = "scripted"
 
@@ -35,10 +39,16 @@ class Script:
 
     ``fail(model, step, n)`` returns an HTTP status to fail with, or None; ``n`` counts earlier
     attempts of the same request (same messages and seed, or same texts).
+    ``alternatives(step, prompt, model, text)`` gives, for a request that asks for
+    ``logprobs``, the alternatives at the score token of the reply ``text`` (value → log-
+    probability, the chosen value among them), or None to return no log-probabilities.
     """
 
     answer: Callable[[str, str, str], dict[str, Any] | str] = default_answer
     fail: Callable[[str, str, int], int | None] = lambda model, step, n: None
+    alternatives: Callable[[str, str, str, str], dict[str, float] | None] = (
+        lambda step, prompt, model, text: None
+    )
     delay_s: float = 0.0
     calls: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -46,6 +56,7 @@ class Script:
     def reset(self) -> None:
         self.answer = default_answer
         self.fail = lambda model, step, n: None
+        self.alternatives = lambda step, prompt, model, text: None
         self.delay_s = 0.0
         self.calls.clear()
 
@@ -81,6 +92,11 @@ class ScriptedProvider(CustomLLM):
         response: ModelResponse = kwargs.get("model_response") or ModelResponse()
         response.choices[0].message.content = text  # type: ignore[union-attr]
         response.choices[0].finish_reason = "stop"
+        if params.get("logprobs"):
+            alternatives = SCRIPT.alternatives(step, prompt, model, text)
+            logprobs = scripted_logprobs(text, alternatives, params.get("top_logprobs"))
+            if logprobs is not None:
+                response.choices[0].logprobs = ChoiceLogprobs(**logprobs)  # type: ignore[union-attr]
         response.model = model
         response.usage = Usage(
             prompt_tokens=len(prompt) // 4,

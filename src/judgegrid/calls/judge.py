@@ -7,6 +7,13 @@ and repeat r' never share an answer and two judges never do. Answers are kept in
 so a resumed run does not ask again for a step it already has, and in the cross-run cache
 (``cache.py``), so a later run does not either. Several generations of one request (strictness)
 use the provider's ``n`` where litellm says it is supported.
+
+A question with a ``score_field`` (a criterion's verdict, label or level) also asks for the
+tokens' log-probabilities where litellm does not know the provider to refuse them; the
+alternatives at the score token (``logprobs.score_alternatives``) are kept in the stored answer
+beside it (``ALTERNATIVES``), so a resumed or cached step hands back the same ``Weighted`` as
+the call that made it. Its step key names the field: a weighted step never shares an answer
+with an unweighted one, which has no alternatives to give.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -21,8 +29,15 @@ from pydantic import BaseModel, ValidationError
 
 from judgegrid.calls.batches import BatchQueue, BatchRequest
 from judgegrid.calls.memo import Deliver, Memo
-from judgegrid.calls.providers.gateway import Pricer, call_kwargs, litellm_module
+from judgegrid.calls.providers.gateway import (
+    Pricer,
+    call_kwargs,
+    litellm_module,
+    logprobs_unsupported,
+)
+from judgegrid.calls.providers.logprobs import reply_tokens, score_alternatives
 from judgegrid.calls.transport import Transport, send
+from judgegrid.core.context import Weighted
 from judgegrid.core.digest import json_sha
 from judgegrid.core.errors import JudgegridError, JudgeOutputError
 from judgegrid.core.options import ModelOptions
@@ -32,6 +47,13 @@ from judgegrid.store.cache import ResultCache
 from judgegrid.store.run_db import RunStore
 
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
+T = TypeVar("T")
+
+# How many alternatives a weighted request asks for at each token (OpenAI's most), and the key
+# under which a weighted step's stored answer keeps those of its score token (a leading
+# underscore: no answer schema can have such a field, and pydantic ignores it on validation).
+TOP_LOGPROBS = 20
+ALTERNATIVES = "_top_logprobs"
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
@@ -96,6 +118,31 @@ class StepRef:
 Answer = tuple[dict[str, Any], Usage]
 
 
+@dataclass(frozen=True)
+class Reply:
+    """One choice of a response: its text, finish reason and per-token log-probabilities
+    (None when the provider returned none)."""
+
+    text: str
+    finish: str | None
+    tokens: list[Any] | None = None
+
+
+def stored_answer(q: Question, parsed: BaseModel, reply: Reply) -> dict[str, Any]:
+    """The answer as the memo keeps it: a weighted question's with its score token's
+    alternatives (None: the provider gave none, or the value was not among its tokens)."""
+    data = parsed.model_dump()
+    if q.score_field is not None:
+        data[ALTERNATIVES] = score_alternatives(reply.tokens, q.score_field)
+    return data
+
+
+def split_answer(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float] | None]:
+    """A stored answer's fields, and its score token's alternatives if it was weighted."""
+    fields = {k: v for k, v in data.items() if k != ALTERNATIVES}
+    return fields, data.get(ALTERNATIVES)
+
+
 def answer_memo(store: RunStore, cache: ResultCache | None = None) -> Memo[StepRef, Answer]:
     """The memo of judge answers: the run database, then the cross-run cache; answers are saved
     to both. A failed step is shared with the other cells of this run that ask it."""
@@ -140,13 +187,15 @@ def judge_identity(label: str, model: str, options: ModelOptions, output_mode: s
 
 def key_of_step(identity: dict, q: Question, repeat: int) -> str:
     """A step's content address: the judge's identity, the request and its repeat."""
-    step = {
+    step: dict[str, Any] = {
         "step": q.step,
         "messages": q.messages,
         "shape": q.shape(),
         "repeat": repeat,
         "index": q.index,
     }
+    if q.score_field is not None:  # only then: the keys of unweighted steps stay as they were
+        step["weighted"] = {"score_field": q.score_field, "top_logprobs": TOP_LOGPROBS}
     return json_sha({**identity, **step})
 
 
@@ -178,6 +227,7 @@ class JudgeModel:
             output_mode_of(model) if options.output_mode == "auto" else options.output_mode
         )
         self.supports_n = supports_n(model)
+        self.asks_logprobs = not logprobs_unsupported(model)
         self._price = Pricer(model)
         # the part of every step key that is the judge's: dumped once, not per step
         self._identity = judge_identity(label, model, options, self.output_mode)
@@ -205,12 +255,30 @@ class JudgeModel:
             return await self._ask(ref.key, q, repeat)
 
         data, usage = await self._memo.once(ref, compute)
-        return q.schema.model_validate(data), usage
+        return q.schema.model_validate(split_answer(data)[0]), usage
 
     async def answers(
         self, q: Question, repeat: int, n: int, generations: int = 0
     ) -> list[tuple[BaseModel, Usage]]:
-        """Generations 0..n-1 of one request (``q.index`` is ignored).
+        """Generations 0..n-1 of one request, validated (``stored_answers``)."""
+        stored = await self.stored_answers(q, repeat, n, generations)
+        return [(q.schema.model_validate(split_answer(data)[0]), usage) for data, usage in stored]
+
+    async def weighted_answers(
+        self, q: Question, repeat: int, n: int, generations: int = 0
+    ) -> list[tuple[Weighted, Usage]]:
+        """Generations 0..n-1 of a weighted request, each with its score token's alternatives
+        (as stored: a resumed or cached step gives what the call gave)."""
+        out = []
+        for data, usage in await self.stored_answers(q, repeat, n, generations):
+            fields, alternatives = split_answer(data)
+            out.append((Weighted(q.schema.model_validate(fields), alternatives), usage))
+        return out
+
+    async def stored_answers(
+        self, q: Question, repeat: int, n: int, generations: int = 0
+    ) -> list[Answer]:
+        """Generations 0..n-1 of one request as stored (``q.index`` is ignored).
 
         ``generations`` (≥ n) is how many the grid will ever want of this request: they are
         produced together, in one call with the provider's ``n`` where litellm says the model
@@ -232,17 +300,15 @@ class JudgeModel:
 
         outcomes = await self._memo.many(refs, compute)
         results = []
-        for outcome, x in zip(outcomes[:n], wanted, strict=False):
+        for outcome in outcomes[:n]:
             if isinstance(outcome, BaseException):
                 raise outcome
-            results.append((x.schema.model_validate(outcome[0]), outcome[1]))
+            results.append(outcome)
         return results
 
-    async def _ask(self, key: str, q: Question, repeat: int) -> tuple[dict[str, Any], Usage]:
-        choices, usage = await self._complete(key, q, q.messages, repeat)
-        text, finish = choices[0]
-        parsed, usage = await self._parse_or_correct(key, q, repeat, text, finish, usage)
-        return parsed.model_dump(), usage
+    async def _ask(self, key: str, q: Question, repeat: int) -> Answer:
+        replies, usage = await self._complete(key, q, q.messages, repeat)
+        return await self._parse_or_correct(key, q, repeat, replies[0], usage)
 
     async def _ask_into(
         self, deliver: Deliver[Answer], i: int, key: str, q: Question, repeat: int
@@ -263,26 +329,25 @@ class JudgeModel:
         """One call with ``n`` choices; choice j is generation missing[j]. A choice that does not
         parse gets its own corrective call; choices the provider did not return, their own call."""
         first = wanted[missing[0]]
-        choices, usage = await self._complete(
+        replies, usage = await self._complete(
             keys[missing[0]], first, first.messages, repeat, n=len(missing)
         )
 
         later = []
         for j, i in enumerate(missing):
-            if j >= len(choices):  # the provider returned fewer choices than asked for
+            if j >= len(replies):  # the provider returned fewer choices than asked for
                 later.append(self._ask_into(deliver, i, keys[i], wanted[i], repeat))
                 continue
-            text, finish = choices[j]
+            reply, x = replies[j], wanted[i]
             share = usage if j == 0 else Usage()  # the call's cost is booked once
             try:  # parsed here, in this task: an interrupt now cannot lose an answer in hand
-                deliver(i, (parse_answer(text, wanted[i].schema, finish).model_dump(), share))
+                parsed = parse_answer(reply.text, x.schema, reply.finish)
+                deliver(i, (stored_answer(x, parsed, reply), share))
             except JudgeOutputError as exc:
                 if exc.truncated:
                     deliver(i, exc)
                 else:
-                    later.append(
-                        self._correct_into(deliver, i, keys[i], wanted[i], repeat, text, share)
-                    )
+                    later.append(self._correct_into(deliver, i, keys[i], x, repeat, reply, share))
         await asyncio.gather(*later)
 
     async def _correct_into(
@@ -292,21 +357,22 @@ class JudgeModel:
         key: str,
         q: Question,
         repeat: int,
-        text: str,
+        reply: Reply,
         usage: Usage,
     ) -> None:
         try:
-            parsed, used = await self._parse_or_correct(key, q, repeat, text, "stop", usage)
-            deliver(i, (parsed.model_dump(), used))
+            deliver(i, await self._parse_or_correct(key, q, repeat, reply, usage))
         except Exception as exc:
             deliver(i, exc)
 
     async def _parse_or_correct(
-        self, key: str, q: Question, repeat: int, text: str, finish: str | None, usage: Usage
-    ) -> tuple[BaseModel, Usage]:
-        """Validate a reply; if it does not fit the schema, ask once more showing the error."""
+        self, key: str, q: Question, repeat: int, reply: Reply, usage: Usage
+    ) -> Answer:
+        """Validate a reply; if it does not fit the schema, ask once more showing the error.
+        A weighted answer keeps the alternatives of the reply that was kept."""
+        text = reply.text
         try:
-            return parse_answer(text, q.schema, finish), usage
+            return stored_answer(q, parse_answer(text, q.schema, reply.finish), reply), usage
         except JudgeOutputError as first:
             first.usage = usage
             if first.truncated:
@@ -321,14 +387,15 @@ class JudgeModel:
                 },
             ]
             try:
-                choices2, usage2 = await self._complete(key, q, retry_messages, repeat)
+                replies, usage2 = await self._complete(key, q, retry_messages, repeat)
             except JudgegridError as failed:
                 failed.usage = Usage.total(usage, failed.usage)
                 raise
-            text2, finish2 = choices2[0]
+            second_reply = replies[0]
             total = Usage.total(usage, usage2)
             try:
-                return parse_answer(text2, q.schema, finish2), total
+                parsed = parse_answer(second_reply.text, q.schema, second_reply.finish)
+                return stored_answer(q, parsed, second_reply), total
             except JudgeOutputError as second:
                 second.args = (f"{second} (after one corrective retry)",)
                 second.usage = total
@@ -336,8 +403,8 @@ class JudgeModel:
 
     async def _complete(
         self, key: str, q: Question, messages: list[dict[str, str]], repeat: int, n: int = 1
-    ) -> tuple[list[tuple[str, str | None]], Usage]:
-        """One request (with its retries): (text, finish reason) per choice, and the usage."""
+    ) -> tuple[list[Reply], Usage]:
+        """One request (with its retries): a reply per choice, and the usage."""
         litellm = litellm_module()
         seed = derive_seed(self.options.seed, repeat, q.index)
         request = self._request(messages, q, seed)
@@ -346,7 +413,8 @@ class JudgeModel:
         extra = call_kwargs(self.model, self.options)
 
         def read(raw: Any) -> tuple[str, Usage, str | None]:
-            texts, finishes = zip(*_choices(raw), strict=True)
+            replies = _choices(raw)
+            texts, finishes = [r.text for r in replies], [r.finish for r in replies]
             usage = Usage(
                 calls=1,
                 tokens_in=_tokens(raw, "prompt_tokens"),
@@ -388,6 +456,8 @@ class JudgeModel:
             }
         elif self.output_mode == "json_object":
             request["response_format"] = {"type": "json_object"}
+        if q.score_field is not None and self.asks_logprobs:
+            request |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         request.update(o.extra)
         return request
 
@@ -414,8 +484,20 @@ class BoundJudge:
         return answer
 
     async def ask_many(self, q: Question, n: int) -> list[Any]:
+        return await self._counted(self._model.answers(q, self._repeat, n, self._generations))
+
+    async def ask_weighted(self, q: Question, n: int = 1) -> list[Weighted]:
+        """Generations 0..n-1 of a request with ``q.score_field`` set, as ``ask_many``, each
+        with its score token's alternatives (None where the provider gave none)."""
+        if q.score_field is None:
+            raise ValueError(f"step {q.step!r}: a weighted question names its score_field")
+        pending = self._model.weighted_answers(q, self._repeat, n, self._generations)
+        return await self._counted(pending)
+
+    async def _counted(self, pending: Awaitable[list[tuple[T, Usage]]]) -> list[T]:
+        """The answers of several generations, their usage added to the cell's."""
         try:
-            results = await self._model.answers(q, self._repeat, n, self._generations)
+            results = await pending
         except JudgegridError as exc:
             self._count_failed(exc)
             raise
@@ -455,8 +537,11 @@ def supports_n(model: str) -> bool:
         return False
 
 
-def _choices(raw: Any) -> list[tuple[str, str | None]]:
-    return [(c.message.content or "", getattr(c, "finish_reason", None)) for c in raw.choices]
+def _choices(raw: Any) -> list[Reply]:
+    return [
+        Reply(c.message.content or "", getattr(c, "finish_reason", None), reply_tokens(c))
+        for c in raw.choices
+    ]
 
 
 def _token_guess(messages: list[dict[str, str]], max_tokens: int | None, n: int) -> int:

@@ -5,8 +5,10 @@ and batches endpoints (``fault_batches``: a batch's lines get the live answers) 
 judge prompt of judgegrid with a schema-valid answer (``judgegrid.plan.placeholders``), unless the
 fault plan says otherwise: 429 with ``Retry-After``, 500, malformed JSON content, output cut off
 at max_tokens (``finish_reason: "length"``), a reply slower than the client's timeout, or a fixed
-HTTP error for one model (e.g. 401). The runner reaches it through litellm's OpenAI provider
-(``openai/<name>`` with ``api_base`` = ``server.url``), exactly as it would a hosted model.
+HTTP error for one model (e.g. 401). A request that asks for ``logprobs`` gets the score token's
+alternatives the plan scripts for its reply (``FaultPlan.alternatives``), or none. The runner
+reaches it through litellm's OpenAI provider (``openai/<name>`` with ``api_base`` =
+``server.url``), exactly as it would a hosted model.
 
 Faults are drawn per request from a hash of (seed, request body, how often that body was seen),
 so a retry of a request is a fresh draw, and the same grid meets the same faults run after run.
@@ -27,6 +29,7 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +38,7 @@ from aiohttp import web
 
 from judgegrid.plan.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
 from judgegrid.testing.fault_batches import BatchDesk, BatchPlan
+from judgegrid.testing.logprob_tokens import scripted_logprobs
 from judgegrid.testing.schema_answers import instance_of, schema_in_request
 
 # Faults that replace the whole HTTP response, and faults that spoil one choice's content.
@@ -51,6 +55,9 @@ class FaultPlan:
     by_model: a fault forced on every request to that model name (``fake-judge``, without
     ``openai/``), e.g. ``{"bad-key": "401"}``.
     batch: what the files and batches endpoints do (``fault_batches.BatchPlan``).
+    alternatives(model, text): for a request that asks for ``logprobs``, the alternatives at
+    the score token of the reply ``text`` (value → log-probability, the chosen value among
+    them), or None: no log-probabilities, as a provider that returns none (the default).
     """
 
     mix: dict[str, float] = field(default_factory=dict)
@@ -61,6 +68,7 @@ class FaultPlan:
     seed: int = 0
     embed_dim: int = EMBED_DIM
     batch: BatchPlan = field(default_factory=BatchPlan)
+    alternatives: Callable[[str, str], dict[str, float] | None] | None = None
 
     def __post_init__(self) -> None:
         unknown = (set(self.mix) | set(self.by_model.values())) - FORCEABLE
@@ -280,6 +288,7 @@ class FaultServer:
                     "index": j,
                     "message": {"role": "assistant", "content": text},
                     "finish_reason": finish,
+                    "logprobs": self._logprobs(body, model, text),
                 }
             )
         prompt_tokens = chat_tokens(messages)
@@ -297,6 +306,13 @@ class FaultServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    def _logprobs(self, body: dict[str, Any], model: str, text: str) -> dict[str, Any] | None:
+        """A choice's log-probabilities: only when asked, and as the plan scripts them."""
+        if not body.get("logprobs") or self.plan.alternatives is None:
+            return None
+        alternatives = self.plan.alternatives(model, text)
+        return scripted_logprobs(text, alternatives, body.get("top_logprobs"))
 
     async def _embeddings(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1

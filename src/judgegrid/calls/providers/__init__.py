@@ -1,6 +1,7 @@
 """How models are reached: litellm (``gateway``), and the in-process models registered with it
 (``local``, loaded only when a matrix names a ``local/`` model); ``serve`` puts those models
-behind OpenAI-compatible servers on 127.0.0.1 (``llama_server``) for `judgegrid serve-local`.
+behind OpenAI-compatible servers on 127.0.0.1 (``llama_server``) for `judgegrid serve-local`;
+``logprobs`` reads (and the local models write) the tokens' log-probabilities of a reply.
 
 May import: ``core``.
 """

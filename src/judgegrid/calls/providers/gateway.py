@@ -32,6 +32,23 @@ def no_sdk_retries(model: str) -> dict[str, Any]:
     return {} if model.startswith("local/") else {"max_retries": 0}
 
 
+def logprobs_unsupported(model: str) -> bool:
+    """Whether litellm knows the model's provider cannot return the score token's alternatives:
+    its supported parameters lack ``logprobs`` or ``top_logprobs`` (with the chosen token's
+    log-probability alone there is nothing to weigh). A model litellm does not know is not
+    refused (the run records "missing" where none come back); the embedded models return them.
+    Asks no provider: litellm's own tables (offline with LITELLM_LOCAL_MODEL_COST_MAP)."""
+    if model.startswith("local/"):
+        return False
+    litellm = litellm_module()
+    try:
+        name, provider, _, _ = litellm.get_llm_provider(model)
+        params = litellm.get_supported_openai_params(model=name, custom_llm_provider=provider)
+    except Exception:  # a provider litellm does not know: not known to refuse
+        return False
+    return params is not None and not {"logprobs", "top_logprobs"} <= set(params)
+
+
 # What a self-served OpenAI-compatible server (vLLM, llama.cpp, Ollama) gets as its key when the
 # matrix names none: the openai SDK refuses to send a request without one.
 PLACEHOLDER_KEY = "not-needed"

@@ -14,6 +14,11 @@ A base model (Gemma) is a completion model: the chat messages are rendered as on
 prompt (our prompts are few-shot and end in ``JSON:``). An instruct model (SmolLM2) gets the same
 messages through its own chat template. Either way a ``response_format`` JSON schema becomes a
 llama.cpp grammar, so every answer is JSON of the requested shape.
+
+A request with ``logprobs`` gets them as a hosted model gives them (``choices[i].logprobs.content``,
+``top_logprobs`` alternatives a token): read from the model's raw distribution BEFORE the grammar
+mask (``grammar_sampler.TokenRecorder``), so forbidden tokens may be among the alternatives; the
+weighting keeps the allowed answers only and renormalises over them.
 """
 
 from __future__ import annotations
@@ -31,7 +36,11 @@ from typing import Any
 
 from judgegrid.calls.providers.cores import local_threads
 from judgegrid.calls.providers.gateway import litellm_module
-from judgegrid.calls.providers.grammar_sampler import make_llama_class, silence_llama_logs
+from judgegrid.calls.providers.grammar_sampler import (
+    TokenRecorder,
+    make_llama_class,
+    silence_llama_logs,
+)
 from judgegrid.calls.providers.local_models import (
     EMBEDDERS,
     JUDGES,
@@ -39,6 +48,7 @@ from judgegrid.calls.providers.local_models import (
     LocalEmbedder,
     LocalJudge,
 )
+from judgegrid.calls.providers.logprobs import token_entry
 
 _load_lock = threading.Lock()
 _CANCEL_CHECK_S = 0.2  # how often a call waiting for the model looks whether it was cancelled
@@ -262,7 +272,8 @@ def complete_locally(
     params: dict[str, Any],
     cancelled: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Run one completion on the local judge; returns text, finish reason and token counts.
+    """Run one completion on the local judge; returns text, finish reason, token counts and,
+    when ``params`` ask for ``logprobs``, the tokens' log-probabilities (else None).
     Once ``cancelled`` is set the call stops at its next token (finish reason "cancelled") or,
     still waiting for the model, raises ``Cancelled``."""
     judge = JUDGES.get(f"{PROVIDER}/{_model_name(model)}")
@@ -282,27 +293,48 @@ def complete_locally(
 
     guard = RepetitionGuard(len(llm.tokenize(prompt.encode("utf-8"))))
     cancelled = cancelled or threading.Event()
+    recorder = (
+        TokenRecorder(int(params.get("top_logprobs") or 0)) if params.get("logprobs") else None
+    )
     with _turns(judge).turn(prompt, cancelled):
         if seed is not None:
             llm.set_seed(int(seed))
         llm.next_seed = None if seed is None else int(seed)
+        llm.next_recorder = recorder
         temperature = params.get("temperature")
-        out = llm.create_completion(
-            prompt,
-            max_tokens=int(params.get("max_tokens") or 256),
-            temperature=float(0.8 if temperature is None else temperature),
-            top_p=float(params.get("top_p") or 1.0),
-            grammar=grammar,
-            stop=stop or None,
-            stopping_criteria=StoppingCriteriaList([guard, CancelCheck(cancelled)]),
-        )
+        try:
+            out = llm.create_completion(
+                prompt,
+                max_tokens=int(params.get("max_tokens") or 256),
+                temperature=float(0.8 if temperature is None else temperature),
+                top_p=float(params.get("top_p") or 1.0),
+                grammar=grammar,
+                stop=stop or None,
+                stopping_criteria=StoppingCriteriaList([guard, CancelCheck(cancelled)]),
+            )
+        finally:
+            llm.next_recorder = None
     choice = out["choices"][0]
     return {
         "text": choice["text"].strip(),
         "finish_reason": _finish_reason(choice, guard, cancelled),
         "prompt_tokens": out["usage"]["prompt_tokens"],
         "completion_tokens": out["usage"]["completion_tokens"],
+        "logprobs": None if recorder is None else recorded_tokens(llm, recorder),
     }
+
+
+def recorded_tokens(llm: Any, recorder: TokenRecorder) -> list[dict[str, Any]]:
+    """The recorded steps as OpenAI's ``logprobs.content``: each generated token's text and
+    bytes (a token may end inside a character), log-probability and alternatives."""
+
+    def entry(token: int, logprob: float) -> dict[str, Any]:
+        return token_entry(llm.detokenize([token]), logprob)
+
+    return [
+        {**entry(token, logprob), "top_logprobs": [entry(t, lp) for t, lp in alternatives]}
+        for token, logprob, alternatives in recorder.steps
+    ]
 
 
 def _finish_reason(
@@ -334,6 +366,7 @@ def embed_locally(model: str, texts: list[str]) -> list[list[float]]:
 
 def _make_provider() -> Any:
     from litellm import CustomLLM, EmbeddingResponse, ModelResponse, Usage
+    from litellm.types.utils import ChoiceLogprobs
 
     class LocalProvider(CustomLLM):
         """litellm's view of the local models; the work happens in the functions above."""
@@ -353,6 +386,9 @@ def _make_provider() -> Any:
             response: ModelResponse = kwargs.get("model_response") or ModelResponse()
             response.choices[0].message.content = result["text"]
             response.choices[0].finish_reason = result["finish_reason"]
+            if result.get("logprobs") is not None:
+                logprobs = ChoiceLogprobs(content=result["logprobs"])
+                response.choices[0].logprobs = logprobs
             response.model = f"{PROVIDER}/{_model_name(model)}"
             response.created = int(time.time())
             # litellm sets usage on its responses at run time; ModelResponse does not declare it
