@@ -24,6 +24,9 @@ $(VENV)/.installed: pyproject.toml
 	# built with CMAKE_ARGS above; --no-cache-dir: never reuse a wheel built with other flags
 	$(BIN)/python -m pip install --progress-bar off --no-cache-dir 'llama-cpp-python>=0.3.0'
 	$(BIN)/python -m pip install --progress-bar off -e '.[local,dev,docs]'
+	# the tests' G-Eval oracle, without its requirements (pyproject.toml's dev extra says why);
+	# what it imports is already here, portalocker aside
+	$(BIN)/python -m pip install --progress-bar off --no-deps 'deepeval==4.3.1' 'portalocker==4.4.2'
 	touch $@
 
 # The 270M embedded judge fails a few cells (cut-off or looping JSON, ~3%); each is kept with its
