@@ -8,6 +8,9 @@ import json
 
 import numpy as np
 import pytest
+from sklearn.calibration import calibration_curve
+from sklearn.metrics import brier_score_loss
+
 from criterion_frames import (
     BINARY,
     LABELS,
@@ -18,9 +21,6 @@ from criterion_frames import (
     people_labels,
     truths,
 )
-from sklearn.calibration import calibration_curve
-from sklearn.metrics import brier_score_loss
-
 from judgegrid.analyses.calibration import calibration, forecasts, probabilities, reliability
 
 

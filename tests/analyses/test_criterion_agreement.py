@@ -9,12 +9,12 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from criterion_frames import BINARY, LABELS, SCALE, at_random, criterion_scores, follows, truths
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
+from criterion_frames import BINARY, LABELS, SCALE, at_random, criterion_scores, follows, truths
 from judgegrid.analyses.criteria import judge_answers
 from judgegrid.analyses.criterion_agreement import answer_table, criterion_agreement
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
+from sklearn.metrics import accuracy_score, cohen_kappa_score, recall_score
+
 from criterion_frames import (
     BINARY,
     LABELS,
@@ -18,9 +21,6 @@ from criterion_frames import (
     people_labels,
     truths,
 )
-from scipy import stats
-from sklearn.metrics import accuracy_score, cohen_kappa_score, recall_score
-
 from judgegrid.analyses.bundle import analyse
 from judgegrid.analyses.criterion_validity import (
     criterion_recall,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from criterion_frames import (
     BINARY,
     LABELS,
@@ -18,7 +19,6 @@ from criterion_frames import (
     truths,
     worded,
 )
-
 from judgegrid.analyses.bundle import analyse
 from judgegrid.analyses.variance import RESIDUAL, anova_components, variance_components
 from judgegrid.analyses.weighting import weighting_counts
