@@ -253,3 +253,18 @@ def _pareto_panel(ax: Any, block: pd.DataFrame, column: str, label: str, metric:
     ax.ticklabel_format(axis="both", style="plain", useOffset=False)
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
+
+
+def reliability_curves(curve: pd.DataFrame) -> str:
+    """The reliability curve of each criterion (a panel each), one line per judge: the observed
+    share against the mean predicted probability per bin, the diagonal a calibrated judge."""
+    metrics = sorted(curve["metric"].unique())
+    fig = Figure(figsize=(3.4 * len(metrics), 3.2))
+    axes = np.atleast_1d(fig.subplots(1, len(metrics)))
+    for ax, metric in zip(axes, metrics, strict=True):
+        ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1)
+        for judge, block in curve[curve["metric"] == metric].groupby("judge"):
+            ax.plot(block["predicted"], block["observed"], marker="o", label=str(judge))
+        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="predicted", ylabel="observed", title=metric)
+        ax.legend(fontsize=7)
+    return to_base64_png(fig)
