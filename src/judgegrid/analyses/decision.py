@@ -3,7 +3,9 @@ line with the comparison to the runner-up, and the next step as a command to cop
 
 Evidence is a ladder, and the card uses the highest rung with data for each metric (``LADDER``,
 one function a rung; another kind of evidence is one more function in the list):
-1. **people**: Spearman's rho of each judge's ratings with the mean human label;
+1. **people**: Spearman's rho of each judge's ratings with the mean human label; for a
+   criterion of the user's own, each judge's answer right or wrong against the people's label
+   (``criterion_validity``), exact McNemar, chance the no-information rate;
 2. **preference pairs** or designed contrasts: pairwise accuracy, an unscored pair (a failed
    cell) counted as wrong, like a tie; pairs too few to exclude chance give way to probes;
 3. **probes**: the share of directional probes (copies of the user's samples made worse in a
