@@ -144,3 +144,12 @@ def test_built_in_metrics_and_a_single_judge_give_no_rows():
     one = criterion_scores(BINARY, {"a": follows()}, truth)
     assert criterion_agreement(one, {BINARY.name: BINARY}).empty
     assert criterion_agreement(one, {}).empty
+
+
+def test_an_undefined_kappa_says_why():
+    truth = [1.0] * 12
+    scores = criterion_scores(BINARY, {"a": follows(), "b": follows()}, truth)
+    table = criterion_agreement(scores, {BINARY.name: BINARY})
+    kappa = _row(table, "Cohen's kappa", "a vs b")
+    assert np.isnan(kappa["value"]) and "one category" in kappa["note"]
+    assert _row(table, "Gwet's AC1")["value"] == pytest.approx(1.0)  # AC1 stays defined

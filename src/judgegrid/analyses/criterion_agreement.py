@@ -50,6 +50,7 @@ AGREEMENT_COLUMNS = [
     "high",
     "units",
     "judges",
+    "note",
     "missing",
 ]
 PAIRWISE = "samples both judges answered (modal answer of wording 0's scored repeats; a tie: none)"
@@ -128,8 +129,20 @@ def _row(
         "low": low,
         "high": high,
         "units": units,
+        "note": _note(value, low, units),
         "missing": missing,
     }
+
+
+def _note(value: float, low: float, units: int) -> str:
+    """Why a statistic or its interval is missing."""
+    if units == 0:
+        return "no sample to compare"
+    if not np.isfinite(value):
+        return "undefined: every answer in one category (no agreement beyond chance to measure)"
+    if not np.isfinite(low):
+        return "no interval: fewer than three samples, or most draws undefined"
+    return ""
 
 
 def _cohen(k: int, kind: Weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
