@@ -147,3 +147,23 @@ def test_a_run_without_criteria_columns_has_no_criterion_tables():
     for name in ("criterion_agreement", "wording_flags", "weighting", "calibration"):
         assert analysis.table(name).empty
     assert isinstance(analysis.card, pd.DataFrame) and len(analysis.card) == 1
+
+
+def test_the_counted_disagreement_equals_the_shares_of_every_pair_of_cells():
+    """The test counts pairs from each sample's wording x answer table; here every pair of a
+    sample's cells is looked at one by one."""
+    truth = truths(LABELS, 12, seed=7)
+    scores = criterion_scores(LABELS, {"n": follows(0.5, LABELS)}, truth, repeats=3, wordings=3)
+    scores = scores.drop(index=scores.index[::7])  # uneven cells per sample
+    rows = scores.assign(code=scores["answer"] * 2)
+    across, within, _ = disagreement_test(rows)
+    differ = {True: [], False: []}
+    for _, cells in rows.groupby("sample_id"):
+        if cells["wording"].nunique() < 2:
+            continue
+        items = list(zip(cells["wording"], cells["code"], strict=True))
+        for i, (w1, c1) in enumerate(items):
+            for w2, c2 in items[i + 1 :]:
+                differ[w1 == w2].append(c1 != c2)
+    assert across == pytest.approx(np.mean(differ[False]))
+    assert within == pytest.approx(np.mean(differ[True]))

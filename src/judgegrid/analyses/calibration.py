@@ -33,7 +33,6 @@ import pandas as pd
 from judgegrid.analyses.criteria import (
     Criteria,
     categories,
-    codes,
     criterion_rows,
     definition_rows,
     people_answers,
@@ -70,14 +69,15 @@ def probabilities(row_details: Any, score: float, spec: CriterionSpec) -> np.nda
         given = json.loads(row_details).get("probabilities") or {}
     except (TypeError, ValueError, AttributeError):
         return None
+    position = {round(c, 9): i for i, c in enumerate(categories(spec))}
     p = np.zeros(k)
     for alternative, value in given.items():
         try:
-            code = codes(np.array([float(alternative)]), spec)[0]
+            code = position.get(round(float(alternative), 9))
         except ValueError:
             continue
-        if np.isfinite(code):
-            p[int(code)] += float(value)
+        if code is not None:
+            p[code] += float(value)
     return p / p.sum() if p.sum() > 0 else None
 
 

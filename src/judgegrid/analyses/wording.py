@@ -36,7 +36,7 @@ from judgegrid.analyses.variance import anova_components, balanced_array
 CHANGED_LIMIT = 0.10
 ALPHA = 0.05
 PERMUTATIONS = 999
-CHUNK = 100  # shuffles at a time: chunk x samples x cells² booleans in memory
+CHUNK = 100  # shuffles at a time: chunk x samples x cells numbers in memory
 WORDING_VARIANCE_MISSING = "listwise: only samples scored in every wording x repeat"
 WORDING_FLAG_MISSING = (
     "scored cells; the share over samples with two or more wordings' modal answers (a tie has "
@@ -145,56 +145,80 @@ def _flag_row(metric: str, judge: str, block: pd.DataFrame, seed: int) -> dict[s
 
 def disagreement_test(block: pd.DataFrame, seed: int = 0) -> tuple[float, float, float]:
     """(across, within, p): the share of a sample's pairs of scored cells that disagree when the
-    two come from different wordings, and when they come from one wording; and the one-sided
-    permutation p-value of across - within, the wording labels shuffled among each sample's
-    cells (``PERMUTATIONS`` times; p = (1 + shuffles at least as large) / (1 + shuffles))."""
+    two come from different wordings, and when they come from one wording, pooled over the
+    samples; and the one-sided permutation p-value of across - within, the wording labels
+    shuffled among each sample's cells (``PERMUTATIONS`` times; p = (1 + shuffles at least as
+    large) / (1 + shuffles)).
+
+    A shuffle keeps each sample's count of cells per wording and per answer, so the pairs
+    across and within wordings, and the agreeing pairs, stay fixed: only the agreeing pairs
+    within a wording move, and those are counted from each sample's wording x answer table."""
     answers, wordings = _cells_by_sample(block)
-    differ = answers[:, :, None] != answers[:, None, :]
-    present = ~np.isnan(answers)
-    pair = present[:, :, None] & present[:, None, :]
-    pair &= ~np.eye(answers.shape[1], dtype=bool)[None]
-    observed = _across_minus_within(differ, pair, wordings[None])
+    present = wordings >= 0
+    k, w = int(answers.max()) + 1, int(wordings.max()) + 1
+    fixed = (
+        _pairs_of(present.sum(axis=1)).sum(),
+        _pairs_of(_row_counts(np.where(present, wordings, w), w + 1)[:, :w]).sum(),
+        _pairs_of(_row_counts(np.where(present, answers, k), k + 1)[:, :k]).sum(),
+    )
+    across, within = _rates(_agreeing_within(wordings[None], answers, present, k, w), fixed)
     rng = np.random.default_rng(seed)
     sizes = [len(c) for c in np.array_split(np.arange(PERMUTATIONS), PERMUTATIONS // CHUNK + 1)]
-    null = np.concatenate(
-        [_across_minus_within(differ, pair, shuffled(wordings, present, n, rng)) for n in sizes]
-    )
-    across, within = _shares(differ, pair, wordings)
-    p = (1 + int((null >= observed[0] - 1e-12).sum())) / (1 + PERMUTATIONS)
-    return across, within, float(p)
+    null = []
+    for n in sizes:
+        a, b = _rates(
+            _agreeing_within(shuffled(wordings, present, n, rng), answers, present, k, w), fixed
+        )
+        null.append(a - b)
+    larger = int((np.concatenate(null) >= across[0] - within[0] - 1e-12).sum())
+    return float(across[0]), float(within[0]), (1 + larger) / (1 + PERMUTATIONS)
 
 
 def _cells_by_sample(block: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Samples x cells arrays of answer codes and wordings (NaN / -1 pad to the longest)."""
-    groups = [g for _, g in block.groupby("sample_id") if g["wording"].nunique() > 1]
-    width = max(len(g) for g in groups)
-    answers = np.full((len(groups), width), np.nan)
-    wordings = np.full((len(groups), width), -1)
-    for i, g in enumerate(groups):
-        answers[i, : len(g)] = g["code"].to_numpy(float)
-        wordings[i, : len(g)] = g["wording"].to_numpy(int)
+    """Samples x cells arrays of answer codes and wording indices (-1 pads a sample's row to
+    the longest), for the samples scored under two wordings or more."""
+    block = block.assign(windex=pd.factorize(block["wording"], sort=True)[0])
+    several = block.groupby("sample_id")["windex"].transform("nunique") > 1
+    block = block[several].sort_values("sample_id", kind="stable")
+    row = pd.factorize(block["sample_id"])[0]
+    column = block.groupby("sample_id").cumcount().to_numpy()
+    shape = (row.max() + 1, column.max() + 1)
+    answers, wordings = np.full(shape, -1), np.full(shape, -1)
+    answers[row, column] = block["code"].to_numpy(int)
+    wordings[row, column] = block["windex"].to_numpy(int)
     return answers, wordings
 
 
-def _shares(differ: np.ndarray, pair: np.ndarray, wordings: np.ndarray) -> tuple[float, float]:
-    same = wordings[:, :, None] == wordings[:, None, :]
-    across, within = pair & ~same, pair & same
-    return (
-        float(differ[across].mean()) if across.any() else float("nan"),
-        float(differ[within].mean()) if within.any() else float("nan"),
-    )
+def _pairs_of(counts: np.ndarray) -> np.ndarray:
+    """Unordered pairs among ``counts`` items: n(n - 1)/2, element-wise."""
+    return counts * (counts - 1) / 2
 
 
-def _across_minus_within(differ: np.ndarray, pair: np.ndarray, wordings: np.ndarray) -> np.ndarray:
-    """Per labelling (rows of ``wordings``: labellings x samples x cells): disagreement across
-    wordings minus within them, pooled over the samples' pairs."""
-    same = wordings[:, :, :, None] == wordings[:, :, None, :]
-    across, within = pair[None] & ~same, pair[None] & same
-    mismatch = differ[None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a = (mismatch & across).sum(axis=(1, 2, 3)) / across.sum(axis=(1, 2, 3))
-        w = (mismatch & within).sum(axis=(1, 2, 3)) / within.sum(axis=(1, 2, 3))
-    return np.nan_to_num(a - w, nan=0.0)
+def _row_counts(values: np.ndarray, bins: int) -> np.ndarray:
+    """Per row of ``values`` (whole numbers in 0..bins-1): how many of each."""
+    flat = values.reshape(-1, values.shape[-1])
+    cell = (np.arange(len(flat))[:, None] * bins + flat).ravel()
+    counts = np.bincount(cell, minlength=len(flat) * bins).reshape(len(flat), bins)
+    return counts.reshape(*values.shape[:-1], bins)
+
+
+def _agreeing_within(
+    labels: np.ndarray, answers: np.ndarray, present: np.ndarray, k: int, w: int
+) -> np.ndarray:
+    """Per labelling (times x samples x cells of wording indices): the pairs of cells with one
+    wording and one answer, summed over the samples."""
+    code = np.where(present[None], labels * k + answers[None], w * k)
+    return _pairs_of(_row_counts(code, w * k + 1)[..., : w * k]).sum(axis=(-1, -2))
+
+
+def _rates(
+    agreeing_within: np.ndarray, fixed: tuple[float, float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(across, within): the shares of disagreeing pairs across and within wordings."""
+    pairs, within_pairs, agreeing = fixed
+    within = 1 - agreeing_within / within_pairs
+    across = 1 - (agreeing - agreeing_within) / (pairs - within_pairs)
+    return across, within
 
 
 def shuffled(
