@@ -178,3 +178,18 @@ def test_people_right_holds_the_cards_items_with_nan_where_a_judge_did_not_attem
     assert found.right.shape == (4, 2)
     assert np.isnan(found.right.loc["s000", "b"]) and found.right.loc["s000", "a"] == 1.0
     assert found.chance == 0.75
+
+
+def test_an_annotators_latest_label_of_a_sample_is_the_one_that_counts():
+    labels = pd.DataFrame(
+        {
+            "sample_id": ["s000", "s000"],
+            "metric": BINARY.name,
+            "annotator": "p1",
+            "value": [1.0, 0.0],
+            "labelled_at": [20.0, 10.0],  # the pass came later
+        }
+    )
+    scores = criterion_scores(BINARY, {"a": follows()}, [1.0], repeats=1)
+    outcomes = outcome_table(scores, labels, {BINARY.name: BINARY})
+    assert outcomes["label"].tolist() == [1.0]

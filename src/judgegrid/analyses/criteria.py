@@ -18,8 +18,8 @@ Rules every criterion analysis shares:
   (``tied``); a failed or skipped cell never counts; juries (no answer of their own) take no
   part;
 - **the people's label of a sample** (``people_answers``): the modal label over the annotators
-  (an annotator's repeated labels of a sample: the last counts once, as its modal label); a tie
-  gives no label and leaves the sample out;
+  (an annotator who labelled a sample again counts once, with the latest label: a category
+  cannot be averaged); a tie gives no label and leaves the sample out;
 - an answer or label that is not one of the criterion's categories is left out and counted.
 """
 
@@ -158,6 +158,8 @@ def people_answers(labels: pd.DataFrame | None, criteria: Criteria) -> pd.DataFr
         return pd.DataFrame(columns=columns)
     frames = []
     for name, block in mine.groupby("metric"):
+        if "labelled_at" in block.columns:
+            block = block.sort_values("labelled_at", kind="stable")
         block = block.drop_duplicates(["sample_id", "annotator"], keep="last")
         coded = block.assign(code=codes(block["value"], criteria[str(name)]))
         per = modal_codes(coded, ["metric", "sample_id"]).rename(columns={"answers": "annotators"})
