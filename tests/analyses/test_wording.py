@@ -84,7 +84,7 @@ def test_the_card_flags_the_wording_dependent_judge():
         scores, human_labels=people_labels(SCALE.name, truth), criteria={SCALE.name: SCALE}
     )
     flags = analysis.card.iloc[0]["flags"]
-    assert "wordy: verdict changes with the wording on 40/40 samples" in flags
+    assert "wordy: wording changes verdict 40/40" in flags
     assert "steady" not in flags
 
 
@@ -135,7 +135,7 @@ def test_cells_without_log_probabilities_are_counted_per_judge_and_flagged_on_th
     card = analyse(
         scores, human_labels=people_labels(BINARY.name, truth), criteria={BINARY.name: BINARY}
     ).card
-    assert "b: 20/40 cells without log-probabilities" in card.iloc[0]["flags"]
+    assert "b: no logprobs 20/40" in card.iloc[0]["flags"]
     assert "a:" not in card.iloc[0]["flags"]
 
 

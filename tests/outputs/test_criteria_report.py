@@ -77,9 +77,9 @@ def test_the_card_gives_each_criterion_a_verdict_on_people_with_its_flags(tmp_pa
         assert card.loc[name, "basis"] == "people"
         assert card.loc[name, "measure"] == "accuracy"
         assert "follower" in card.loc[name, "verdict"]
-        assert "cells without log-probabilities" in card.loc[name, "flags"]  # rand, repeat 0
-    assert "wordy: verdict changes with the wording" in card.loc["helpful", "flags"]
-    assert "wordy: verdict changes" not in card.loc["polite", "flags"]  # one wording only
+        assert "rand: no logprobs" in card.loc[name, "flags"]  # its repeat 0 had none
+    assert "wordy: wording changes verdict 40/40" in card.loc["helpful", "flags"]
+    assert "wordy: wording" not in card.loc["polite", "flags"]  # one wording only
     text = "\n".join(terminal_card(run_dir).plain_lines())
     assert "helpful" in text and "acc 1.00" in text
 

@@ -55,11 +55,12 @@ def weighting_counts(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
 
 
 def missing_words(counts: pd.DataFrame, metric: str) -> list[str]:
-    """The card's flags of ``metric``: each judge with cells whose log-probabilities never came."""
+    """The card's flags of ``metric``: each judge with cells whose log-probabilities never came
+    (``gpt: no logprobs 12/40``: of its scored cells)."""
     if counts.empty:
         return []
     mine = counts[(counts["metric"] == metric) & (counts["without_logprobs"] > 0)]
     return [
-        f"{r['judge']}: {r['without_logprobs']}/{r['cells']} cells without log-probabilities"
+        f"{r['judge']}: no logprobs {r['without_logprobs']}/{r['cells']}"
         for r in mine.to_dict("records")
     ]

@@ -232,11 +232,12 @@ def shuffled(
 
 
 def flag_words(flags: pd.DataFrame, metric: str) -> list[str]:
-    """The card's flags of ``metric``: each flagged judge, with its share of changed verdicts."""
+    """The card's flags of ``metric``: each flagged judge, with its samples whose verdict the
+    wording changed (``wordy: wording changes verdict 12/40``)."""
     if flags.empty:
         return []
     mine = flags[(flags["metric"] == metric) & flags["flagged"].astype(bool)]
     return [
-        f"{r['judge']}: verdict changes with the wording on {r['changed']}/{r['samples']} samples"
+        f"{r['judge']}: wording changes verdict {r['changed']}/{r['samples']}"
         for r in mine.to_dict("records")
     ]
