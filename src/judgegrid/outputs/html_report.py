@@ -479,6 +479,20 @@ def _criteria(a: Analysis) -> str:
     return "".join(parts)
 
 
+CRITERIA_METHODS = (
+    "Your criteria: a judge's answer on a sample is its modal answer over the scored repeats "
+    "of wording 0 (a tie is no answer); agreement between judges pairwise-complete (Cohen's "
+    "kappa, tau-b), on the samples every judge answered (Fleiss' kappa), pairable (alpha), "
+    "every answered sample (AC1); 95% percentile bootstrap intervals over samples.",
+    "Your criteria against people: the people's modal label; a tie between a judge's repeats "
+    "or a failed cell counts as wrong in the accuracy, skipped samples take no part; chance is "
+    "the accuracy of always giving the commonest label; proportions with Wilson intervals.",
+    "Calibration: logprobs-weighted repeats of wording 0 averaged per sample; Brier score with "
+    "a bootstrap interval; reliability in ten equal bins. Wording: a permutation test of "
+    "disagreement across wordings against within one wording (999 shuffles).",
+)
+
+
 # every table of the criteria section, in the order shown, with its heading
 CRITERIA_TABLES = {
     "criterion_agreement": "Agreement between judges, by the criterion's type",
@@ -628,5 +642,6 @@ def _methods() -> str:
         "pairwise-complete, Fisher-z interval.",
         "Latency per score is a scored cell's wall time, waiting for a busy model included; "
         "cost per score is unknown (empty) when a provider did not report a price.",
+        *CRITERIA_METHODS,
     ]
     return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"
