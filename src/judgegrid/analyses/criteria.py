@@ -20,7 +20,9 @@ Rules every criterion analysis shares:
 - **the people's label of a sample** (``people_answers``): the modal label over the annotators
   (an annotator who labelled a sample again counts once, with the latest label: a category
   cannot be averaged); a tie gives no label and leaves the sample out;
-- an answer or label that is not one of the criterion's categories is left out and counted.
+- an answer or label that is not one of the criterion's categories is left out (a judge's
+  answer cannot be one, the answer schema allows only the categories; a person's is counted in
+  ``people_answers``' ``outside``).
 """
 
 from __future__ import annotations
@@ -126,13 +128,6 @@ def judge_answers(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=["metric", "judge", "sample_id", "code", "answers", "tied"])
     return modal_codes(rows, ["metric", "judge", "sample_id"])
-
-
-def outside_categories(scores: pd.DataFrame, criteria: Criteria) -> dict[str, int]:
-    """Per criterion: scored cells whose answer is none of its categories (left out)."""
-    rows = criterion_rows(scores, criteria)
-    bad = rows[rows["code"].isna()]
-    return {str(k): int(v) for k, v in bad.groupby("metric").size().items()}
 
 
 def attempted_never_scored(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
