@@ -18,9 +18,19 @@
   Holm), behind every "best" the tool names
 - ``juries``: panels of judges as virtual judges made from the calls already made
 - ``decision``: the decision card, the evidence ladder and the paired rule
+- ``categorical``: agreement on categories (Cohen's and Fleiss' kappa, Krippendorff's alpha,
+  Gwet's AC1) with bootstrap intervals
+- ``criteria``: a criterion's categories, a judge's modal answer per sample, the people's label
+- ``criterion_agreement``: agreement between judges on a criterion, by statistics fitting its type
+- ``criterion_validity``: a criterion's judges against people (accuracy against the
+  no-information rate, kappa, TPR/TNR, recall; weighted kappa and Spearman for a scale)
+- ``calibration``: Brier score and reliability curve of log-prob weighted judges against people
+- ``wording``: variance between wordings beside repeats, and the flag of a judge whose verdict
+  changes with the wording
+- ``weighting``: the cells of each judge whose log-probabilities never came
 - ``usage``: calls, tokens and cost per model from the calls table
 - ``bundle``: every table of a run in one pure call, for the report writers
 
-Each analysis states its missing-data rule. May import: nothing of judgegrid outside
-``analyses`` (numpy, pandas and scipy only).
+Each analysis states its missing-data rule. May import: ``core`` (value types such as
+``CriterionSpec``) and nothing else of judgegrid outside ``analyses`` (numpy, pandas and scipy).
 """

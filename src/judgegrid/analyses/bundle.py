@@ -18,6 +18,9 @@ import pandas as pd
 
 from judgegrid.analyses import (
     agreement,
+    calibration,
+    criterion_agreement,
+    criterion_validity,
     decision,
     disagreement,
     human,
@@ -29,6 +32,14 @@ from judgegrid.analyses import (
     strictness,
     validity,
     variance,
+    weighting,
+    wording,
+)
+from judgegrid.analyses.criteria import (
+    Criteria,
+    definition_rows,
+    lower_is_better_of,
+    thresholds_with,
 )
 from judgegrid.analyses.tables import (
     calls_by_metric,
@@ -141,27 +152,36 @@ def people_tables(
 @dataclass(frozen=True)
 class RunScores:
     """The scores as the analyses read them: ``every_row`` (the probes' rows too: they count in
-    the overview and the calls), ``called`` (the data set's cells, no jury), ``scores`` (those
-    with the juries' virtual judges) and ``probe_rows`` (every row with the juries: juries are
-    probed too)."""
+    the overview and the calls), ``worded`` (the data set's cells under every wording of a
+    criterion, no jury), ``called`` (the data set's cells of wording 0, the criterion as
+    defined: every row of a built-in metric; no jury), ``scores`` (those with the juries'
+    virtual judges) and ``probe_rows`` (every row of wording 0 with the juries: juries are
+    probed too); and the run's ``criteria`` by name (a metric not among them is a built-in
+    one): every analysis that needs a criterion's type reads it here."""
 
     every_row: pd.DataFrame
     called: pd.DataFrame
     scores: pd.DataFrame
     probe_rows: pd.DataFrame
+    worded: pd.DataFrame = field(default_factory=pd.DataFrame)
+    criteria: Criteria = field(default_factory=dict)
 
 
 def run_scores(
     scores: pd.DataFrame,
     sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     jury_panels: list[list[str]] | None = None,
+    criteria: Criteria | None = None,
 ) -> RunScores:
-    called, _ = probes.split_probe_scores(scores, sample_info or {})
+    worded, _ = probes.split_probe_scores(scores, sample_info or {})
+    called = definition_rows(worded)
     return RunScores(
         every_row=scores,
         called=called,
         scores=juries.with_juries(called, jury_panels or []),
-        probe_rows=juries.with_juries(scores, jury_panels or []),
+        probe_rows=juries.with_juries(definition_rows(scores), jury_panels or []),
+        worded=worded,
+        criteria=dict(criteria or {}),
     )
 
 
@@ -176,7 +196,8 @@ def consistency_tables(
     ``validity_analysis``, so the two halves can be computed apart (the report does, on two
     cores)."""
     called, scores = run.called, run.scores
-    components = variance.variance_components(called)
+    thresholds = thresholds_with(thresholds, run.criteria, set(run.every_row["metric"]))
+    components = variance.variance_components(run.worded)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
     by_judge = agreement.rating_tables(called, "judge")  # once each: every score is pivoted
     by_embedding = agreement.rating_tables(scores, "embedding")
@@ -204,6 +225,8 @@ def consistency_tables(
         "decision_needed": variance.needed_for_target(study) if not study.empty else study,
         "language_means": languages.language_means(scores, spoken),
         "language_agreement": languages.language_agreement(scores, spoken, thresholds),
+        "criterion_agreement": criterion_agreement.criterion_agreement(called, run.criteria),
+        "wording_variance": wording.wording_variance(run.worded, run.criteria),
     }
 
 
@@ -235,7 +258,9 @@ def validity_analysis(
     usage. An ``Analysis`` without ``consistency_tables``' tables (``with_consistency`` adds
     them)."""
     info = sample_info or {}
-    called, scores = run.called, run.scores
+    scores = run.scores
+    thresholds = thresholds_with(thresholds, run.criteria, set(run.every_row["metric"]))
+    lower_is_better = lower_is_better | lower_is_better_of(run.criteria)
     human_labels, people_pairs = inputs.human_labels, inputs.people_pairs
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
@@ -249,10 +274,13 @@ def validity_analysis(
         "validity_labels": validity.label_correlations(scores, labels),
         "judge_ranking": ranking,
         "strictness": strictness.strictness_tradeoff(scores),
-        "failures_by_metric": metric_failure_rates(called),
-        "failure_causes": top_failure_causes(called),
+        "failures_by_metric": metric_failure_rates(run.worded),
+        "failure_causes": top_failure_causes(run.worded),
     }
-    tables |= people_tables(scores, human_labels, thresholds)
+    metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
+    outcomes = criterion_validity.outcome_table(run.called, criterion_labels, run.criteria)
+    tables |= people_tables(scores, metric_labels, thresholds)
+    tables |= criterion_tables(run, criterion_labels, outcomes)
     tables["probe_pairs"] = probes.probe_pairs(run.probe_rows, info, lower_is_better)
     tables["probes"] = probes.probe_results(run.probe_rows, info, lower_is_better)
     tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
@@ -262,17 +290,19 @@ def validity_analysis(
         scores=scores,
         ranking=ranking,
         pairs=pairs,
-        labels=human_labels if human_labels is not None else pd.DataFrame(),
+        labels=metric_labels if metric_labels is not None else pd.DataFrame(),
         people=tables["validity_people_by_judge"],
         aat=tables["alt_test"],
         needed=tables["labels_needed"],
         lower_is_better=lower_is_better,
         margin=margin,
         probe_pairs=tables["probe_pairs"],
+        people_right=criterion_validity.people_right(outcomes),
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, run_ref, metric_titles
     )
+    card = with_criterion_flags(card, tables["wording_flags"], tables["weighting"])
     tables["decision_card"] = card
     calls = inputs.calls if inputs.calls is not None else pd.DataFrame()
     return Analysis(
@@ -282,6 +312,52 @@ def validity_analysis(
         validity.aspect_notes(info),
         usage=usage_tables(run.every_row, calls, inputs.step_names),
     )
+
+
+def split_labels(
+    labels: pd.DataFrame | None, criteria: Criteria
+) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """(the built-in metrics' labels, the criteria's): a criterion's label is a category's
+    score (a scale's level, outside [0, 1]), read by the criterion analyses alone."""
+    if labels is None or not criteria:
+        return labels, None
+    mine = labels["metric"].isin(set(criteria))
+    return labels[~mine], labels[mine]
+
+
+def criterion_tables(
+    run: RunScores, labels: pd.DataFrame | None, outcomes: pd.DataFrame
+) -> dict[str, pd.DataFrame]:
+    """The criteria's own tables of the validity half: validity (from ``outcomes``, each
+    judge's answers against the people's labels) and calibration against people, whether the
+    verdict survives the wording, and the cells without log-probabilities."""
+    found = run.criteria
+    brier, curve = calibration.calibration(run.called, labels, found)
+    return {
+        "criterion_validity": criterion_validity.criterion_validity(outcomes, found),
+        "criterion_recall": criterion_validity.criterion_recall(outcomes, found),
+        "calibration": brier,
+        "reliability_curve": curve,
+        "wording_flags": wording.wording_flags(run.worded, found),
+        "weighting": weighting.weighting_counts(run.worded, found),
+    }
+
+
+def with_criterion_flags(
+    card: pd.DataFrame, wording_flags: pd.DataFrame, weighted: pd.DataFrame
+) -> pd.DataFrame:
+    """The card with each criterion's flags: a judge whose verdict changes with the wording,
+    and one with cells whose log-probabilities never came."""
+    if card.empty:
+        return card
+    card = card.copy()
+    for i, metric in card["metric"].items():
+        more = wording.flag_words(wording_flags, str(metric))
+        more += weighting.missing_words(weighted, str(metric))
+        if more:
+            present = [str(card.at[i, "flags"])] if card.at[i, "flags"] else []
+            card.at[i, "flags"] = "; ".join([*present, *more])
+    return card
 
 
 def with_consistency(part: Analysis, consistency: Mapping[str, pd.DataFrame]) -> Analysis:
@@ -311,6 +387,7 @@ def analyse(
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
+    criteria: Criteria | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
     table, also what the run cost (``usage``, ``overview``); with people's labels
@@ -320,8 +397,10 @@ def analyse(
     ``margin``, the card's non-inferiority margin (``decision: {margin}``); ``jury_panels``,
     lists of judges whose mean is scored as one more virtual judge (``juries``: in the means,
     validity, ranking and card; not in agreement or variance, where a jury would agree with its
-    own members by construction, nor in the counts of cells, calls and failures)."""
-    run = run_scores(scores, sample_info, jury_panels)
+    own members by construction, nor in the counts of cells, calls and failures); ``criteria``,
+    the run's criteria by name, whose analyses fit their type (``criteria``: agreement,
+    validity and calibration against people, wording sensitivity, weighting counts)."""
+    run = run_scores(scores, sample_info, jury_panels, criteria)
     part = validity_analysis(
         run,
         ValidityInputs(calls, step_names, human_labels, people_pairs),

@@ -169,8 +169,8 @@ def interval(
     if units < 3:
         return point, float("nan"), float("nan")
     drawn = np.random.default_rng(seed).integers(0, units, size=(draws, units))
-    weights = np.zeros((draws, units))
-    np.add.at(weights, (np.repeat(np.arange(draws), units), drawn.ravel()), 1.0)
+    cell = (np.arange(draws)[:, None] * units + drawn).ravel()  # how often each draw took each
+    weights = np.bincount(cell, minlength=draws * units).reshape(draws, units).astype(float)
     values = statistic(counts, weights)
     values = values[np.isfinite(values)]
     if len(values) < draws / 2:

@@ -3,7 +3,9 @@ line with the comparison to the runner-up, and the next step as a command to cop
 
 Evidence is a ladder, and the card uses the highest rung with data for each metric (``LADDER``,
 one function a rung; another kind of evidence is one more function in the list):
-1. **people**: Spearman's rho of each judge's ratings with the mean human label;
+1. **people**: Spearman's rho of each judge's ratings with the mean human label; for a
+   criterion of the user's own, each judge's answer right or wrong against the people's label
+   (``criterion_validity``), exact McNemar, chance the no-information rate;
 2. **preference pairs** or designed contrasts: pairwise accuracy, an unscored pair (a failed
    cell) counted as wrong, like a tie; pairs too few to exclude chance give way to probes;
 3. **probes**: the share of directional probes (copies of the user's samples made worse in a
@@ -45,6 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.common import pooled_by_choice, ratings
+from judgegrid.analyses.criterion_validity import PeopleRight
 from judgegrid.analyses.human import by_rho, mean_labels
 from judgegrid.analyses.juries import is_jury
 from judgegrid.analyses.paired import (
@@ -116,6 +119,8 @@ class CardSources:
     lower_is_better: frozenset[str] = frozenset()
     margin: float | None = None
     probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # ``probes.probe_pairs``
+    # per criterion: its answers right or wrong against people (``criterion_validity``)
+    people_right: Mapping[str, PeopleRight] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -270,6 +275,27 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     )
 
 
+def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | None:
+    """Rung 1 for a criterion: each judge's answer right or wrong against the people's label
+    (``criterion_validity``); chance is the no-information rate, not one half."""
+    found = sources.people_right.get(metric)
+    if found is None or found.right.empty:
+        return None
+    return Evidence(
+        basis="people",
+        measure="accuracy",
+        unit="samples people labelled",
+        chance=found.chance,
+        judges=tuple(str(j) for j in found.right.columns),
+        values=found.right.to_numpy(float),
+        target=None,
+        statistic=mean_statistic,
+        binary=True,
+        interval=_wilson_interval,
+        next_if_named="none needed: the interval excludes chance",
+    )
+
+
 def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     """Rung 2: right or wrong on each preference pair (or designed contrast); a pair a judge
     did not score (a failed cell) is wrong, as a tie is."""
@@ -341,6 +367,7 @@ def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
 
 # people > pairs/contrasts > probes > other judges; a new kind of evidence is one more function
 LADDER: Sequence[Callable[[str, CardSources], Evidence | None]] = (
+    criterion_people_evidence,
     people_evidence,
     pair_evidence,
     probe_evidence,

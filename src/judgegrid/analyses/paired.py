@@ -165,7 +165,7 @@ def consensus_tau_statistic(
     k = values.shape[1]
     others = (values.sum(axis=1, keepdims=True) - values) / max(k - 1, 1)
     counts = _draw_counts(draws, len(values))
-    return np.column_stack([_tau_b(values[:, j], others[:, j], counts) for j in range(k)])
+    return np.column_stack([weighted_tau_b(values[:, j], others[:, j], counts) for j in range(k)])
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -182,7 +182,9 @@ def _draw_counts(draws: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(rows * n + draws.ravel(), minlength=len(draws) * n).reshape(-1, n)
 
 
-def _tau_b(x: np.ndarray, y: np.ndarray, counts: np.ndarray, chunk: int = 500) -> np.ndarray:
+def weighted_tau_b(
+    x: np.ndarray, y: np.ndarray, counts: np.ndarray, chunk: int = 500
+) -> np.ndarray:
     """Kendall's tau-b of x and y (items) on each draw, given as item counts (draws x items).
 
     A draw that takes items a and b w_a and w_b times holds w_a·w_b pairs of them, and two

@@ -1,7 +1,8 @@
 """Variance decomposition (a G study) and a decision study, per metric and strictness.
 
 The scores of one metric at one strictness form a crossed random-effects design: sample x judge
-x embedding x dimension, with repeats as replicates. Variance components come from the ANOVA
+x embedding x dimension (x wording, for a criterion with several wordings of its definition),
+with repeats as replicates. Variance components come from the ANOVA
 expected mean squares of a balanced design (Cronbach/Brennan generalizability theory), solved
 from the highest interaction down. The design must be balanced, so samples that are not scored
 in every judge x embedding x dimension x repeat cell are dropped (listwise). Negative estimates
@@ -12,7 +13,9 @@ embedding model does not come at the same dimensions, embedding and dimension ar
 The decision study then asks: averaging the score over n judges and m repeats, what is the
 reliability (generalizability coefficient, relative decisions about samples) of a sample's
 score? Interactions of sample with embedding/dimension count as part of the sample's true score
-(those are fixed choices of the user); everything involving judge or repeat is error.
+(those are fixed choices of the user); everything involving judge or repeat is error, and so is
+everything involving wording (the wordings are interchangeable phrasings of one criterion, as
+judges are interchangeable raters; the study assumes one wording is used).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from judgegrid.analyses.common import RELIABILITY_TARGET, scored
 from judgegrid.analyses.tables import embedding_config
 
 RESIDUAL = "residual (repeats)"
-VARIANCE_MISSING = "listwise: only samples scored in every judge x embedding x dimension x repeat"
+VARIANCE_MISSING = (
+    "listwise: only samples scored in every judge x embedding x dimension (x wording) x repeat"
+)
 D_STUDY_JUDGES = (1, 2, 3, 4, 5)
 D_STUDY_REPEATS = (1, 2, 3, 5, 10)
 
@@ -51,6 +56,8 @@ def design_facets(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str], str]:
         rows["embedding @ dimension"] = embedding_config(rows["embedding"], rows["dimension"])
         facets = ["judge", "embedding @ dimension"]
         note = "embedding models come at different dimensions: one facet embedding @ dimension"
+    if "wording" in rows.columns:
+        facets.append("wording")
     facets = [f for f in facets if rows[f].nunique() > 1]
     return rows, ["sample_id", *facets], note
 
@@ -89,7 +96,8 @@ def variance_components(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def _components_of(rows: pd.DataFrame, metric: str, strictness: int) -> pd.DataFrame:
-    rows = rows.drop_duplicates(["sample_id", "judge", "embedding", "dimension", "repeat"])
+    cell = ["sample_id", "judge", "embedding", "dimension", "repeat"]
+    rows = rows.drop_duplicates([*cell, "wording"] if "wording" in rows.columns else cell)
     rows, facets, note = design_facets(rows)
     array, shape, replicates = balanced_array(rows, facets)
     base = {
@@ -181,11 +189,11 @@ def decision_study(components: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (metric, strictness), block in components.groupby(["metric", "strictness"]):
         var = dict(zip(block["component"], block["variance"], strict=True))
-        universe, judge_error, residual = _d_terms(var)
+        universe, judge_error, residual, wording_error = _d_terms(var)
         has_judges = any("judge" in name.split(" x ") for name in var)
         judge_counts = D_STUDY_JUDGES if has_judges else (1,)
         for n_judges, n_repeats in itertools.product(judge_counts, D_STUDY_REPEATS):
-            error = judge_error / n_judges + residual / (n_judges * n_repeats)
+            error = judge_error / n_judges + wording_error + residual / (n_judges * n_repeats)
             rows.append(
                 {
                     "metric": metric,
@@ -201,8 +209,11 @@ def decision_study(components: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _d_terms(var: dict[str, float]) -> tuple[float, float, float]:
-    universe = judge_error = 0.0
+def _d_terms(var: dict[str, float]) -> tuple[float, float, float, float]:
+    """(universe score, error averaged over judges, residual, wording error): a wording term
+    with no judge in it is error that neither judges nor repeats average away (the study keeps
+    one wording)."""
+    universe = judge_error = wording_error = 0.0
     for name, value in var.items():
         if name == RESIDUAL or not np.isfinite(value):
             continue
@@ -211,9 +222,11 @@ def _d_terms(var: dict[str, float]) -> tuple[float, float, float]:
             continue
         if "judge" in parts:
             judge_error += value
+        elif "wording" in parts:
+            wording_error += value
         else:
             universe += value
-    return universe, judge_error, var.get(RESIDUAL, np.nan)
+    return universe, judge_error, var.get(RESIDUAL, np.nan), wording_error
 
 
 def needed_for_target(study: pd.DataFrame, target: float = RELIABILITY_TARGET) -> pd.DataFrame:

@@ -8,7 +8,9 @@ each of that judge's rows. ``wide``: a row per sample, a column per metric × co
 
 Repeats are combined by their mean over the scored ones. A metric with no scored repeat is NaN
 (failed, skipped, or not in the grid for that configuration); ``failed`` and ``skipped`` count
-the cells (metric × repeat) behind each row, so a NaN is never mistaken for a score.
+the cells (metric × repeat) behind each row, so a NaN is never mistaken for a score. A
+criterion's column is its definition's (wording 0): a score averaged over reworded rubrics is
+no rubric's; every wording's cells are in scores.csv.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.criteria import definition_rows
 from judgegrid.analyses.tables import (
     CONFIG_AXES,
     embedding_column,
@@ -62,7 +65,9 @@ def export_table(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
 
 def cell_table(scores: pd.DataFrame) -> pd.DataFrame:
     """Per configuration and sample: the mean of the scored repeats, and the failed and skipped
-    cells, indexed by metric, judge, embedding, dimension, strictness and sample_id."""
+    cells, indexed by metric, judge, embedding, dimension, strictness and sample_id; a
+    criterion's of its definition (wording 0) alone."""
+    scores = definition_rows(scores)
     if scores.empty:
         empty = pd.MultiIndex.from_arrays([[]] * len(KEYS), names=KEYS)
         return pd.DataFrame({"failed": [], "skipped": [], "mean": []}, index=empty)

@@ -42,6 +42,7 @@ SECTIONS = {
     "variance": "Variance components and decision study",
     "strictness": "Strictness trade-off",
     "validity": "Validity: people's labels, preferences and designed contrasts",
+    "criteria": "Your criteria: agreement, people, calibration, wording",
     "probes": "Probes: copies of the samples made worse in known ways",
     "failures": "Failures",
     "samples": "Least stable samples",
@@ -156,6 +157,7 @@ def render_sections(
         "variance": lambda: _variance(analysis),
         "strictness": lambda: _strictness(analysis),
         "validity": lambda: _validity(analysis),
+        "criteria": lambda: _criteria(analysis),
         "probes": lambda: _probes(analysis),
         "failures": lambda: (
             frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
@@ -452,6 +454,60 @@ def _people(a: Analysis) -> str:
     )
 
 
+CRITERIA_NOTE = (
+    "A criterion's answers are categories (binary: pass/fail; labels; a scale's levels). A "
+    "judge's answer on a sample is its modal answer over the scored repeats of wording 0 (the "
+    "definition itself; a tie between answers is none); the people's label, their modal label. "
+    "Agreement statistics fit the type, each with a 95% bootstrap interval over samples."
+)
+
+
+def _criteria(a: Analysis) -> str:
+    """The criteria's own tables: agreement by type, validity and calibration against people
+    (with the reliability curves), wording sensitivity, cells without log-probabilities."""
+    tables = [a.table(name) for name in CRITERIA_TABLES]
+    if all(t.empty for t in tables):
+        return '<p class="note">No criterion of your own in this run.</p>'
+    curve = a.table("reliability_curve")
+    figure = image(plots.reliability_curves(curve), "reliability curves") if len(curve) else ""
+    parts = [f'<p class="note">{esc(CRITERIA_NOTE)}</p>']
+    for name, title in CRITERIA_TABLES.items():
+        if name == "reliability_curve":
+            parts.append(f"<h3>{esc(title)}</h3>{figure}" if figure else "")
+        elif not a.table(name).empty:
+            parts.append(f"<h3>{esc(title)}</h3>" + frame_html(a.table(name), name))
+    return "".join(parts)
+
+
+CRITERIA_METHODS = (
+    "Your criteria: a judge's answer on a sample is its modal answer over the scored repeats "
+    "of wording 0 (a tie is no answer); agreement between judges pairwise-complete (Cohen's "
+    "kappa, tau-b), on the samples every judge answered (Fleiss' kappa), pairable (alpha), "
+    "every answered sample (AC1); 95% percentile bootstrap intervals over samples.",
+    "Your criteria against people: the people's modal label; a tie between a judge's repeats "
+    "or a failed cell counts as wrong in the accuracy, skipped samples take no part; chance is "
+    "the accuracy of always giving the commonest label; proportions with Wilson intervals.",
+    "Calibration: logprobs-weighted repeats of wording 0 averaged per sample; Brier score with "
+    "a bootstrap interval; reliability in ten equal bins. Wording: a permutation test of "
+    "disagreement across wordings against within one wording (999 shuffles).",
+)
+
+
+# every table of the criteria section, in the order shown, with its heading
+CRITERIA_TABLES = {
+    "criterion_agreement": "Agreement between judges, by the criterion's type",
+    "criterion_validity": "Validity against people: accuracy (chance: the commonest label), kappa, "
+    "rates",
+    "criterion_recall": "Recall of each label",
+    "calibration": "Calibration of log-prob weighted judges: Brier score and calibration error",
+    "reliability_curve": "Reliability curves (observed against predicted; the diagonal is "
+    "calibrated)",
+    "wording_flags": "Does the verdict change with the wording?",
+    "wording_variance": "Variance between wordings beside variance between repeats, per judge",
+    "weighting": "Weighting each cell got (cells without log-probabilities are counted)",
+}
+
+
 def _pairs(a: Analysis) -> str:
     accuracy = a.table("validity_pairs")
     notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
@@ -586,5 +642,6 @@ def _methods() -> str:
         "pairwise-complete, Fisher-z interval.",
         "Latency per score is a scored cell's wall time, waiting for a busy model included; "
         "cost per score is unknown (empty) when a provider did not report a price.",
+        *CRITERIA_METHODS,
     ]
     return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"

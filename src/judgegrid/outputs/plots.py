@@ -253,3 +253,27 @@ def _pareto_panel(ax: Any, block: pd.DataFrame, column: str, label: str, metric:
     ax.ticklabel_format(axis="both", style="plain", useOffset=False)
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     ax.set_title(f"{metric} (red: Pareto-optimal)", fontsize=9)
+
+
+def reliability_curves(curve: pd.DataFrame) -> str:
+    """The reliability curve of each criterion (a panel each, three a row), one line per judge:
+    the observed share (of pass; of answers right) against the mean predicted probability per
+    bin, the diagonal a calibrated judge."""
+    metrics = sorted(curve["metric"].unique())
+    columns = min(3, len(metrics))
+    rows = -(-len(metrics) // columns)
+    fig = Figure(figsize=(3.4 * columns, 3.2 * rows))
+    every = np.atleast_1d(fig.subplots(rows, columns)).ravel()
+    fig.subplots_adjust(wspace=0.3, hspace=0.45)
+    for ax in every[len(metrics) :]:
+        ax.set_visible(False)
+    axes = every[: len(metrics)]
+    for ax, metric in zip(axes, metrics, strict=True):
+        ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1)
+        for judge, block in curve[curve["metric"] == metric].groupby("judge"):
+            ax.plot(block["predicted"], block["observed"], marker="o", label=str(judge))
+        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="predicted probability", title=metric)
+        ax.legend(fontsize=7)
+    for ax in every[::columns]:
+        ax.set_ylabel("observed share")
+    return to_base64_png(fig)

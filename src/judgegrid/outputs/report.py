@@ -27,6 +27,7 @@ from judgegrid.analyses.bundle import (
     validity_analysis,
     with_consistency,
 )
+from judgegrid.analyses.criteria import Criteria
 from judgegrid.analyses.decision import card_markdown
 from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
 from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
@@ -65,8 +66,10 @@ def analyse_run(
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
+    criteria: Criteria | None = None,
 ) -> Analysis:
-    """The analysis bundle of a run, with each metric's threshold, direction and title."""
+    """The analysis bundle of a run, with each metric's threshold, direction and title, and
+    the run's ``criteria`` by name (their analyses fit their type)."""
     return analyse(
         scores,
         thresholds=metric_thresholds(),
@@ -80,6 +83,7 @@ def analyse_run(
         people_pairs=people_pairs,
         margin=margin,
         jury_panels=jury_panels,
+        criteria=criteria,
     )
 
 
@@ -144,6 +148,7 @@ def summary_markdown(
     for metric, table in a.means.items():
         lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += language_markdown(a)
+    lines += criteria_markdown(a)
     lines += probes_markdown(a)
     lines += [
         "## Failures by metric",
@@ -169,6 +174,22 @@ def summary_markdown(
         lines.append("")
     lines += analysis_markdown(a)
     return "\n".join(lines)
+
+
+def criteria_markdown(a: Analysis) -> list[str]:
+    """The criteria of the user's own: agreement by type, validity and calibration against
+    people, wording sensitivity and weighting (every table in full: tables/*.csv)."""
+    shown = {name: a.table(name) for name in html_report.CRITERIA_TABLES}
+    if all(t.empty for t in shown.values()):
+        return []
+    lines = ["## Your criteria", "", html_report.CRITERIA_NOTE, ""]
+    for name, title in html_report.CRITERIA_TABLES.items():
+        table = shown[name]
+        if name == "reliability_curve" or table.empty:
+            continue
+        columns = [c for c in table.columns if c != "missing"]
+        lines += [f"### {title}", "", _md(table, columns), ""]
+    return lines
 
 
 def probes_markdown(a: Analysis) -> list[str]:
@@ -345,8 +366,10 @@ def write_all(
     sample_info: Mapping[str, Mapping[str, Any]],
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
+    criteria: Criteria | None = None,
 ) -> list[Path]:
-    """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone.
+    """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone; the run's
+    ``criteria`` by name, whose analyses fit their type.
 
     The analyses' two halves run on two cores: a forked child computes how far the scores move,
     draws those sections and writes scores.csv (``consistency_part``), while this process
@@ -354,7 +377,7 @@ def write_all(
     ``inputs`` may be a function that reads them: it is called once the child has started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
-    run = run_scores(scores, sample_info, jury_panels)
+    run = run_scores(scores, sample_info, jury_panels, criteria)
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with (
