@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,8 @@ from judgegrid.core.sample import Sample
 from judgegrid.labels.files import criterion_label, dataset_labels, read_label_file
 from judgegrid.labels.page import LabelSession, QueueItem, serve
 from judgegrid.store.run_db import RunStore
-from servers import LoopbackServer, in_thread
+from servers import LabelServer as Server
+from servers import in_thread
 
 POLITE = CriterionSpec(name="polite", type="binary", definition="Is the reply polite?")
 CORRECT = CriterionSpec(
@@ -162,16 +162,6 @@ def test_a_label_file_with_a_level_off_the_scale_is_refused_naming_the_row(tmp_p
 
 
 # -- the page ----------------------------------------------------------------------------------
-
-
-@dataclass
-class Server(LoopbackServer):
-    session: LabelSession
-
-    def label(self, sample_id: str, metric: str, **answer: Any) -> tuple[int, dict[str, Any]]:
-        return self.request(
-            "POST", "/api/label", {"sample_id": sample_id, "metric": metric, **answer}
-        )
 
 
 @pytest.fixture
