@@ -244,3 +244,52 @@ def test_an_answer_off_the_form_gets_a_400_and_writes_nothing(server, tmp_path, 
     status, reply = server.label("s1", metric, **answer)
     assert status == 400 and reply["error"]
     assert stored(tmp_path) == {}
+
+
+def test_a_person_answers_each_type_in_the_browser_by_key_and_click(server, tmp_path):
+    """The page in headless Chromium: the form of each type as buttons (a level with its
+    description), answered with a key or a click, each saved as its score; blind throughout."""
+    from browser import browser_page, click, console_errors, evaluate, navigate, press, wait_until
+
+    url = f"http://127.0.0.1:{server.port}/?token={server.session.token}"
+    seen = []
+    with browser_page(tmp_path / "profile") as tools:
+        navigate(tools, url)
+        wait_until(tools, "!document.getElementById('item').hidden")
+        for k in range(len(server.session.queue)):
+            seen.append(
+                evaluate(
+                    tools,
+                    """({title: document.getElementById('metric-title').textContent,
+                         buttons: [...document.querySelectorAll('#scale button')]
+                           .map(b => b.innerText.replace(/\\s*\\n\\s*/g, ' | ')),
+                         steps: document.getElementById('steps').innerText,
+                         keys: document.getElementById('keys-answer').textContent,
+                         page: document.body.innerText})""",
+                )
+            )
+            if k % 2:
+                press(tools, "1")  # the best answer: yes, correct, level 3
+            else:
+                click(tools, "#scale button:nth-child(2)")  # the second: no, partial, level 2
+            wait_until(
+                tools,
+                f"document.getElementById('progress').textContent.includes('{k + 1} answered')",
+            )
+        errors = console_errors(tools)
+    assert errors == []
+    by_title = {s["title"].split(" · ")[0]: s for s in seen}
+    assert by_title["Polite"]["buttons"] == [
+        "1 · yes | it meets the criterion",
+        "2 · no | it does not",
+    ]
+    assert by_title["Correctness"]["buttons"] == ["1 · correct", "2 · partial", "3 · wrong"]
+    assert "Find the reference's facts." in by_title["Correctness"]["steps"]
+    assert by_title["Helpfulness"]["buttons"][0] == "1 · 3 | full help"  # level, description
+    assert by_title["Helpfulness"]["keys"] == "1–3 answer"
+    assert not any("a gives" in s["page"] for s in seen)  # blind
+    values = stored(tmp_path)
+    assert len(values) == len(server.session.queue)
+    assert set(values.values()) == {1.0, 0.0, 0.5, 3.0, 2.0}
+    first = server.session.queue[0]  # answered by a click on the second button
+    assert values[(first.sample_id, first.metric)] == 0.0  # polite: no
