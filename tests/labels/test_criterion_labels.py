@@ -28,6 +28,7 @@ CORRECT = CriterionSpec(
     labels={"wrong": 0, "correct": 1, "partial": 0.5},
     definition="Is the reply correct against the reference?",
     steps=("Find the reference's facts.", "Check each in the reply."),
+    fields=("user_input", "response", "reference"),
 )
 HELPFUL = CriterionSpec(
     name="helpfulness",
@@ -206,11 +207,12 @@ def test_the_form_follows_the_type_and_stays_blind(server):
         ("wrong", 0.0),
     ]
     assert [(c["text"], c["description"]) for c in helpful["choices"]] == [
-        ("3", "full help"),
-        ("2", "some help"),
         ("1", "no help"),
+        ("2", "some help"),
+        ("3", "full help"),
     ]
     assert correct["question"] == CORRECT.definition and correct["steps"] == list(CORRECT.steps)
+    assert correct["fields"] == ["user_input", "response", "reference"]
     assert helpful["kind"] == "scale" and polite["kind"] == "binary"
     text = json.dumps(state)
     assert "a gives" not in text and "1.00" not in text  # no judge's answer before the person's
@@ -265,11 +267,13 @@ def test_a_person_answers_each_type_in_the_browser_by_key_and_click(server, tmp_
                            .map(b => b.innerText.replace(/\\s*\\n\\s*/g, ' | ')),
                          steps: document.getElementById('steps').innerText,
                          keys: document.getElementById('keys-answer').textContent,
+                         reference: !document.getElementById('reference-box').hidden,
+                         contexts: !document.getElementById('retrieved_contexts-box').hidden,
                          page: document.body.innerText})""",
                 )
             )
             if k % 2:
-                press(tools, "1")  # the best answer: yes, correct, level 3
+                press(tools, "1")  # the first answer: yes, correct, level 1
             else:
                 click(tools, "#scale button:nth-child(2)")  # the second: no, partial, level 2
             wait_until(
@@ -285,11 +289,14 @@ def test_a_person_answers_each_type_in_the_browser_by_key_and_click(server, tmp_
     ]
     assert by_title["Correctness"]["buttons"] == ["1 · correct", "2 · partial", "3 · wrong"]
     assert "Find the reference's facts." in by_title["Correctness"]["steps"]
-    assert by_title["Helpfulness"]["buttons"][0] == "1 · 3 | full help"  # level, description
+    assert by_title["Helpfulness"]["buttons"][0] == "1 | no help"  # key 1 is level 1
     assert by_title["Helpfulness"]["keys"] == "1–3 answer"
     assert not any("a gives" in s["page"] for s in seen)  # blind
+    # the person sees what the judge sees: the reference only where the criterion names it
+    assert (by_title["Correctness"]["reference"], by_title["Polite"]["reference"]) == (True, False)
+    assert not any(s["contexts"] for s in seen)
     values = stored(tmp_path)
     assert len(values) == len(server.session.queue)
-    assert set(values.values()) == {1.0, 0.0, 0.5, 3.0, 2.0}
+    assert set(values.values()) == {1.0, 0.0, 0.5, 2.0}
     first = server.session.queue[0]  # answered by a click on the second button
     assert values[(first.sample_id, first.metric)] == 0.0  # polite: no

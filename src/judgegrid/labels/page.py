@@ -265,14 +265,16 @@ def metric_view(
 
 
 def criterion_view(spec: CriterionSpec) -> dict[str, Any]:
-    """A criterion's form: its definition as the question, its steps, and one choice per answer
-    it allows (yes or no; each label; each level of the scale with its description), best
-    first. Each choice's ``value`` is what the label stores: the answer's score."""
+    """A criterion's form: its definition as the question, its steps, the fields its judge sees
+    (the page shows only those), and one choice per answer it allows (yes or no; each label;
+    each level of the scale with its description). Each choice's ``value`` is what the label
+    stores: the answer's score."""
     return {
         "name": spec.name,
         "title": spec.name.replace("_", " ").capitalize(),
         "question": spec.definition,
         "steps": list(spec.steps),
+        "fields": list(spec.fields),  # the page shows only these: what the judge sees
         "form": "choices",
         "kind": spec.type,
         "choices": criterion_choices(spec),
@@ -282,8 +284,8 @@ def criterion_view(spec: CriterionSpec) -> dict[str, Any]:
 
 
 def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
-    """The answers of a criterion as the page offers them: yes before no; labels and levels
-    best first."""
+    """The answers of a criterion as the page offers them: yes before no; labels best first;
+    a scale's levels lowest first, so that on a 1..5 scale key 3 is level 3."""
     if spec.type == "binary":
         answers = [(1.0, "yes", "it meets the criterion"), (0.0, "no", "it does not")]
     elif spec.type == "labels":
@@ -292,7 +294,7 @@ def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
     else:
         assert spec.scale is not None
         answers = [(float(level), str(level), spec.scale[level]) for level in spec.levels]
-    if spec.type != "binary":
+    if spec.type == "labels":
         answers.sort(key=lambda answer: answer[0], reverse=spec.higher_is_better)
     return [{"value": v, "text": text, "description": about} for v, text, about in answers]
 

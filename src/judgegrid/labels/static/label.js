@@ -75,6 +75,14 @@ async function show(k) {
     }
     list.append(li);
   });
+  $("retrieved_contexts-box").hidden = false;
+  $("user_input-box").hidden = false;
+  // a criterion's person sees what its judge sees: only the fields the criterion names
+  if (metric.fields) {
+    for (const name of ["user_input", "response", "retrieved_contexts", "reference"]) {
+      if (!metric.fields.includes(name)) $(`${name}-box`).hidden = true;
+    }
+  }
   $("scale").hidden = isTicks;
   $("ticks-hint").hidden = !isTicks;
   $("save-ticks").hidden = !isTicks;
@@ -107,7 +115,8 @@ function buildChoices(metric) {
       button.type = "button";
       button.className = "choice";
       button.dataset.value = String(choice.value);
-      button.textContent = `${n + 1} · ${choice.text}`;
+      // the key (its place) before the answer, unless they are one: level 3 of a 1..5 scale
+      button.textContent = choice.text === String(n + 1) ? choice.text : `${n + 1} · ${choice.text}`;
       if (choice.description) {
         const small = document.createElement("small");
         small.textContent = choice.description;
