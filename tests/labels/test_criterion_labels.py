@@ -51,7 +51,7 @@ SAMPLES = {
     [
         (POLITE, 1, 1.0),
         (POLITE, "fail", 0.0),
-        (POLITE, "Yes", 1.0),
+        (POLITE, "Pass", 1.0),
         (POLITE, "0", 0.0),
         (CORRECT, "partial", 0.5),
         (CORRECT, 1, 1.0),
@@ -70,6 +70,7 @@ def test_a_persons_answer_reads_as_the_categorys_score(spec, given, score):
     [
         (POLITE, 0.5, "1 or 0"),
         (POLITE, True, "1 or 0"),
+        (POLITE, "yes", "1 or 0 (pass or fail)"),
         (CORRECT, "half", "wrong (0), correct (1), partial (0.5)"),
         (CORRECT, 0.7, "a label or its score"),
         (HELPFUL, 4, "a level of 1..3"),

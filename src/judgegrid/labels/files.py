@@ -42,8 +42,8 @@ LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 OPTIONAL_FIELDS = tuple(f for f in LABEL_COLUMNS if f not in LABEL_FILE_FIELDS)
 DATASET_ANNOTATOR = "dataset"
 ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
-# How a person may write a binary criterion's answer: pass (1.0) or fail (0.0).
-PASS_WORDS = {"pass": 1.0, "yes": 1.0, "true": 1.0, "fail": 0.0, "no": 0.0, "false": 0.0}
+# How a person may write a binary criterion's answer in words: pass (1.0) or fail (0.0).
+PASS_WORDS = {"pass": 1.0, "fail": 0.0}
 
 Criteria = Mapping[str, CriterionSpec]
 
@@ -74,8 +74,8 @@ def run_criteria(matrix: Matrix) -> dict[str, CriterionSpec]:
 
 def criterion_label(spec: CriterionSpec, value: Any) -> float:
     """A person's answer for a criterion as its category's score, or ValueError saying what
-    the criterion accepts: binary 1 or 0 (pass/fail, yes/no, true/false); labels a label's name
-    or its score; scale one of its levels."""
+    the criterion accepts: binary 1 or 0 (pass or fail); labels a label's name or its score;
+    scale one of its levels. A number may come as text (a CSV column that holds names too)."""
     if spec.type == "binary":
         return _pass_or_fail(value)
     if spec.type == "labels":
