@@ -102,3 +102,13 @@ class LoopbackServer:
             return reply.status, json.loads(text)
         except json.JSONDecodeError:
             return reply.status, {"text": text}
+
+
+@dataclass
+class LabelServer(LoopbackServer):
+    """A running labelling page (``judgegrid label``), answered as the page answers."""
+
+    def label(self, sample_id: str, metric: str, **answer: Any) -> tuple[int, dict[str, Any]]:
+        return self.request(
+            "POST", "/api/label", {"sample_id": sample_id, "metric": metric, **answer}
+        )

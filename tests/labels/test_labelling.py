@@ -9,7 +9,6 @@ import re
 import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,8 @@ from judgegrid.core.records import ScoreRow
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
 from judgegrid.labels.page import LabelSession, open_session, serve
 from judgegrid.store.run_db import RunStore
-from servers import LoopbackServer, command_server, in_thread
+from servers import LabelServer as Server
+from servers import command_server, in_thread
 
 DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
 
@@ -70,16 +70,6 @@ def run_dir(base_run, tmp_path) -> Path:
     target = tmp_path / "run"
     shutil.copytree(base_run, target)
     return target
-
-
-@dataclass
-class Server(LoopbackServer):
-    session: LabelSession
-
-    def label(self, sample_id: str, metric: str, **answer: Any) -> tuple[int, dict[str, Any]]:
-        return self.request(
-            "POST", "/api/label", {"sample_id": sample_id, "metric": metric, **answer}
-        )
 
 
 @pytest.fixture

@@ -55,6 +55,13 @@ def read_text(path: Path, source: str, error: type[InputError], expected: str) -
     return text
 
 
+def yaml_problem(exc: Exception) -> Problem:
+    """A YAML parser's error as a Problem placed at its line and column."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    return Problem(where, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")
+
+
 def as_path(value: Any, what: str, error: type[InputError] = InputError) -> Path:
     """``value`` as a Path, or ``error`` saying a path was expected (not a bare TypeError)."""
     if not isinstance(value, str | os.PathLike):

@@ -1,10 +1,12 @@
 """People's labels of a run: import them from a file, export them, and gather every source.
 
 A label is one annotator's answer about one sample for one metric, on the metric's 0–1 scale
-(``records.Label``). Labels come from the labelling page (``judgegrid label``), from a file
-(``judgegrid labels import``: CSV, JSONL or Parquet with ``sample_id, metric, annotator, value``
-and an optional ``note``), and from the data set itself (a label named like a metric, annotator
-``dataset``). An import is all or nothing: every bad row is named and none is written.
+(``records.Label``), or for a criterion of the user's own, its category's score: 1 or 0 (pass or
+fail), the label's score, or the scale's level (``criterion_label``). Labels come from the
+labelling page (``judgegrid label``), from a file (``judgegrid labels import``: CSV, JSONL or
+Parquet with ``sample_id, metric, annotator, value`` and an optional ``note``), and from the data
+set itself (a label named like a metric or a criterion, annotator ``dataset``). An import is all
+or nothing: every bad row is named and none is written.
 
 Files out are files in: ``labels export`` writes the format its extension names, every column of
 ``records.Label``, and ``labels import`` reads all of them back (a skip, a preference's detail,
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +27,12 @@ import pandas as pd
 
 from judgegrid.analyses.human import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.inputs.dataset import parquet_records
+from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.textfile import read_csv, read_jsonl
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.store.run_dir import open_run, stored_sample_info
@@ -38,6 +42,10 @@ LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 OPTIONAL_FIELDS = tuple(f for f in LABEL_COLUMNS if f not in LABEL_FILE_FIELDS)
 DATASET_ANNOTATOR = "dataset"
 ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
+# How a person may write a binary criterion's answer in words: pass (1.0) or fail (0.0).
+PASS_WORDS = {"pass": 1.0, "fail": 0.0}
+
+Criteria = Mapping[str, CriterionSpec]
 
 
 def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None = None) -> int:
@@ -49,12 +57,68 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
     try:
         info = stored_sample_info(store)
         metrics = {resolve_metric_name(m.name) for m in matrix.metrics}
-        given = dataset_labels(info)
+        criteria = run_criteria(matrix)
+        given = dataset_labels(info, criteria.values())
         carried = set(zip(given["sample_id"], given["metric"], strict=True))
-        labels = read_label_file(Path(path), set(info), metrics, annotator, carried)
+        labels = read_label_file(Path(path), set(info), metrics, annotator, carried, criteria)
         return store.write_labels(labels)
     finally:
         store.close()
+
+
+def run_criteria(matrix: Matrix) -> dict[str, CriterionSpec]:
+    """The run's criteria by name (none in a matrix made before criteria existed)."""
+    # Matrix.criteria comes with issue 32's matrix loader; until then a matrix has none.
+    return {spec.name: spec for spec in getattr(matrix, "criteria", None) or ()}
+
+
+def criterion_label(spec: CriterionSpec, value: Any) -> float:
+    """A person's answer for a criterion as its category's score, or ValueError saying what
+    the criterion accepts: binary 1 or 0 (pass or fail); labels a label's name or its score;
+    scale one of its levels. A number may come as text (a CSV column that holds names too)."""
+    if spec.type == "binary":
+        return _pass_or_fail(value)
+    if spec.type == "labels":
+        assert spec.labels is not None
+        return _label_score(spec.labels, value)
+    return _level(spec.levels, value)
+
+
+def _pass_or_fail(value: Any) -> float:
+    if isinstance(value, str) and value.strip().lower() in PASS_WORDS:
+        return PASS_WORDS[value.strip().lower()]
+    number = _number(value)
+    if number in (0.0, 1.0):
+        return float(number)
+    raise ValueError(f"expected 1 or 0 (pass or fail), got {value!r}")
+
+
+def _label_score(labels: Mapping[str, float], value: Any) -> float:
+    if isinstance(value, str) and value.strip() in labels:
+        return float(labels[value.strip()])
+    number = _number(value)
+    if number is not None and number in labels.values():
+        return float(number)
+    named = ", ".join(f"{name} ({score:g})" for name, score in labels.items())
+    raise ValueError(f"expected a label or its score: {named}; got {value!r}")
+
+
+def _level(levels: tuple[int, ...], value: Any) -> float:
+    number = _number(value)
+    if number is not None and number in levels:
+        return float(number)
+    raise ValueError(f"expected a level of {levels[0]}..{levels[-1]}, got {value!r}")
+
+
+def _number(value: Any) -> float | None:
+    """A number given as a number or its text; None for anything else (a bool included)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number
 
 
 def check_annotator_option(annotator: str | None) -> None:
@@ -72,10 +136,11 @@ def read_label_file(
     metrics: set[str],
     annotator: str | None = None,
     carried: set[tuple[str, str]] | None = None,
+    criteria: Criteria | None = None,
 ) -> list[Label]:
-    """The labels of a CSV, JSONL or Parquet file, checked against the run's samples and
-    metrics; rows of the data set's own labels that the run's data set ``carried`` are left
-    out (they are in the run already)."""
+    """The labels of a CSV, JSONL or Parquet file, checked against the run's samples, metrics
+    and ``criteria``; rows of the data set's own labels that the run's data set ``carried`` are
+    left out (they are in the run already)."""
     source = str(path)
     rows = _rows(path, source)
     _refuse_two_annotators(rows, annotator, source)
@@ -86,7 +151,7 @@ def read_label_file(
         if _carried(row, carried or set()):
             continue
         try:
-            label = _label(row, samples, metrics, annotator)
+            label = _label(row, samples, metrics, annotator, criteria or {})
         except ValueError as exc:
             problems.append(Problem(where, str(exc)))
             continue
@@ -145,7 +210,9 @@ def _missing(value: Any) -> bool:
     return value is None or value == "" or (isinstance(value, float) and math.isnan(value))
 
 
-def _label(row: Any, samples: set[str], metrics: set[str], annotator: str | None) -> Label:
+def _label(
+    row: Any, samples: set[str], metrics: set[str], annotator: str | None, criteria: Criteria
+) -> Label:
     if not isinstance(row, dict):
         raise ValueError("expected an object with sample_id, metric, annotator, value")
     unknown = sorted(set(row) - set(LABEL_COLUMNS))
@@ -159,6 +226,8 @@ def _label(row: Any, samples: set[str], metrics: set[str], annotator: str | None
     sample_id = str(row.get("sample_id", "")).strip()
     if sample_id not in samples:
         raise ValueError(f"sample_id {sample_id!r} is not a sample of this run")
+    if _text(row.get("metric")) in criteria:
+        return _criterion_row(row, sample_id, criteria[_text(row.get("metric"))], annotator)
     try:
         metric = resolve_metric_name(str(row.get("metric", "")))
     except OptionError as exc:
@@ -166,6 +235,20 @@ def _label(row: Any, samples: set[str], metrics: set[str], annotator: str | None
     if metric not in metrics:
         raise ValueError(f"metric {metric} is not in this run ({', '.join(sorted(metrics))})")
     return _imported(row, sample_id, metric, annotator, _value(row), _detail(row.get("detail")))
+
+
+def _criterion_row(
+    row: dict[str, Any], sample_id: str, spec: CriterionSpec, annotator: str | None
+) -> Label:
+    """A criterion's label: its value read as the category's score (empty: a skip)."""
+    if "value" not in row:
+        raise ValueError("value: expected the answer, got nothing (no value column)")
+    raw = row["value"]
+    try:
+        value = None if _missing(raw) else criterion_label(spec, raw)
+    except ValueError as exc:
+        raise ValueError(f"value ({spec.name}): {exc}") from None
+    return _imported(row, sample_id, spec.name, annotator, value, _detail(row.get("detail")))
 
 
 def _preference(row: dict[str, Any], samples: set[str], annotator: str | None) -> Label:
@@ -259,10 +342,10 @@ def _value(row: dict[str, Any]) -> float | None:
 
 def export_labels(run_dir: str | Path) -> pd.DataFrame:
     """Every label of a run, stored and from the data set, one row each (skips included)."""
-    _, _, store = open_run(run_dir)
+    _, matrix, store = open_run(run_dir)
     try:
         stored = store.labels_frame()
-        from_data = dataset_labels(stored_sample_info(store))
+        from_data = dataset_labels(stored_sample_info(store), run_criteria(matrix).values())
     finally:
         store.close()
     return pd.concat([stored, from_data], ignore_index=True).reindex(columns=LABEL_COLUMNS)
@@ -298,35 +381,56 @@ def people_pairs(stored: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
-def dataset_labels(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """Labels the data set carries: a numeric label named like a metric (annotator 'dataset')."""
+def dataset_labels(
+    sample_info: Mapping[str, Mapping[str, Any]], criteria: Iterable[CriterionSpec] = ()
+) -> pd.DataFrame:
+    """Labels the data set carries (annotator 'dataset'): a numeric label named like a metric,
+    and a label named like one of the run's ``criteria`` that reads as its answer (a label's
+    name as its score); others are not labels of this run."""
+    specs = {spec.name: spec for spec in criteria}
     rows = [
         {
             "sample_id": sid,
             "metric": key,
             "annotator": DATASET_ANNOTATOR,
-            "value": float(value),
+            "value": value,
             "note": "",
             "labelled_at": 0.0,
             "source": "dataset",
         }
         for sid, info in sample_info.items()
-        for key, value in (info.get("labels") or {}).items()
-        if key in METRICS and isinstance(value, int | float) and not isinstance(value, bool)
+        for key, raw in (info.get("labels") or {}).items()
+        if (value := _carried_label(key, raw, specs)) is not None
     ]
     return pd.DataFrame(rows, columns=[c for c in LABEL_COLUMNS if c != "detail"])
 
 
+def _carried_label(key: str, raw: Any, criteria: Criteria) -> float | None:
+    """A data set's label as the score the analyses read, or None when it is none of this
+    run's metrics and criteria (or does not read as an answer of its criterion)."""
+    if key in criteria:
+        try:
+            return criterion_label(criteria[key], raw)
+        except ValueError:
+            return None
+    if key in METRICS and isinstance(raw, int | float) and not isinstance(raw, bool):
+        return float(raw)
+    return None
+
+
 def human_labels(
-    stored: pd.DataFrame, sample_info: Mapping[str, Mapping[str, Any]]
+    stored: pd.DataFrame,
+    sample_info: Mapping[str, Mapping[str, Any]],
+    criteria: Iterable[CriterionSpec] = (),
 ) -> pd.DataFrame:
     """The labels the analyses read: stored answers (skips and preferences dropped) and the
-    data set's, as ``sample_id, metric, annotator, value``."""
+    data set's (its labels of metrics and of the run's ``criteria``), as ``sample_id, metric,
+    annotator, value``."""
     answers = stored[stored["value"].notna() & (stored["metric"] != PREFERENCE)]
     both = pd.concat(
         [
             answers.reindex(columns=HUMAN_LABEL_COLUMNS),
-            dataset_labels(sample_info)[HUMAN_LABEL_COLUMNS],
+            dataset_labels(sample_info, criteria)[HUMAN_LABEL_COLUMNS],
         ],
         ignore_index=True,
     )

@@ -26,12 +26,13 @@ import pandas as pd
 from aiohttp import web
 
 from judgegrid.analyses.selection import label_queue, preference_queue
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.labels.files import check_annotator_option
+from judgegrid.labels.files import check_annotator_option, criterion_label, run_criteria
 from judgegrid.labels.server import (
     add_static,
     bad_request,
@@ -76,6 +77,7 @@ class LabelSession:
     queue: list[QueueItem]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     show_judges: bool = False  # False: blind, no judge's score, name or preference on the page
+    criteria: dict[str, CriterionSpec] = field(default_factory=dict)  # the run's, by name
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -131,8 +133,9 @@ def session_over(
 ) -> LabelSession:
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
-    run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics]
-    chosen = [resolve_metric_name(m) for m in metrics] if metrics else run_metrics
+    criteria = run_criteria(matrix)
+    run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics] + list(criteria)
+    chosen = [m if m in criteria else resolve_metric_name(m) for m in metrics or run_metrics]
     absent = [m for m in chosen if m not in run_metrics]
     if absent:
         have = ", ".join(run_metrics)
@@ -147,7 +150,9 @@ def session_over(
         queue = build_preference_queue(scores, pairs, done, n)
     else:
         queue = build_queue(scores, chosen, done, n)
-    return LabelSession(target, samples, annotator.strip(), queue, show_judges=show_judges)
+    return LabelSession(
+        target, samples, annotator.strip(), queue, show_judges=show_judges, criteria=criteria
+    )
 
 
 def build_queue(
@@ -231,7 +236,13 @@ def sample_view(sample: Sample) -> dict[str, Any]:
     }
 
 
-def metric_view(metric: str, aspect: str = "") -> dict[str, Any]:
+def metric_view(
+    metric: str, aspect: str = "", criterion: CriterionSpec | None = None
+) -> dict[str, Any]:
+    """What the page says of a metric and how it is answered: the metric's question on its
+    0–1 scale (or ticks of contexts), a preference, or a criterion's own answers."""
+    if criterion is not None:
+        return criterion_view(criterion)
     if metric == PREFERENCE:
         quality = aspect.replace("_", " ") or "quality"
         return {
@@ -253,6 +264,41 @@ def metric_view(metric: str, aspect: str = "") -> dict[str, Any]:
     }
 
 
+def criterion_view(spec: CriterionSpec) -> dict[str, Any]:
+    """A criterion's form: its definition as the question, its steps, the fields its judge sees
+    (the page shows only those), and one choice per answer it allows (yes or no; each label;
+    each level of the scale with its description). Each choice's ``value`` is what the label
+    stores: the answer's score."""
+    return {
+        "name": spec.name,
+        "title": spec.name.replace("_", " ").capitalize(),
+        "question": spec.definition,
+        "steps": list(spec.steps),
+        "fields": list(spec.fields),  # the page shows only these: what the judge sees
+        "form": "choices",
+        "kind": spec.type,
+        "choices": criterion_choices(spec),
+        "scale": [],
+        "higher_is_better": spec.higher_is_better,
+    }
+
+
+def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
+    """The answers of a criterion as the page offers them: yes before no; labels best first;
+    a scale's levels lowest first, so that on a 1..5 scale key 3 is level 3."""
+    if spec.type == "binary":
+        answers = [(1.0, "yes", "it meets the criterion"), (0.0, "no", "it does not")]
+    elif spec.type == "labels":
+        assert spec.labels is not None
+        answers = [(float(score), name, "") for name, score in spec.labels.items()]
+    else:
+        assert spec.scale is not None
+        answers = [(float(level), str(level), spec.scale[level]) for level in spec.levels]
+    if spec.type == "labels":
+        answers.sort(key=lambda answer: answer[0], reverse=spec.higher_is_better)
+    return [{"value": v, "text": text, "description": about} for v, text, about in answers]
+
+
 def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
     done = answered(store, session.annotator)
     return {
@@ -269,7 +315,10 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
             }
             for item in session.queue
         ],
-        "metrics": {item.metric: metric_view(item.metric, item.aspect) for item in session.queue},
+        "metrics": {
+            item.metric: metric_view(item.metric, item.aspect, session.criteria.get(item.metric))
+            for item in session.queue
+        },
     }
 
 
@@ -290,12 +339,17 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
                      "page", detail, not session.show_judges)  # fmt: skip
     if not isinstance(sample_id, str) or sample_id not in session.samples:
         raise _bad(f"unknown sample {sample_id!r}")
-    if not isinstance(metric, str) or metric not in METRICS:
+    if not isinstance(metric, str) or (metric not in METRICS and metric not in session.criteria):
         raise _bad(f"unknown metric {metric!r}")
     if not any(i.sample_id == sample_id and i.metric == metric for i in session.queue):
         raise _bad(f"sample {sample_id!r} is not in this page's queue for {metric}")
-    value, detail = _value(session.samples[sample_id], metric, body)
     blind = not session.show_judges
+    if metric in session.criteria:
+        answer = _criterion_value(session.criteria[metric], body)
+        return Label(
+            sample_id, metric, session.annotator, answer, note, time.time(), "page", None, blind
+        )
+    value, detail = _value(session.samples[sample_id], metric, body)
     return Label(
         sample_id, metric, session.annotator, value, note, time.time(), "page", detail, blind
     )
@@ -331,6 +385,17 @@ def _value(sample: Sample, metric: str, body: dict[str, Any]) -> tuple[float | N
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise _bad(f"value: expected a number from 0 to 1, got {value!r}")
     return float(value), None
+
+
+def _criterion_value(spec: CriterionSpec, body: dict[str, Any]) -> float | None:
+    """A criterion's answer: one of its choices' values (None: skipped)."""
+    if body.get("skip") is True:
+        return None
+    value = body.get("value")
+    allowed = [c["value"] for c in criterion_choices(spec)]
+    if not isinstance(value, int | float) or isinstance(value, bool) or value not in allowed:
+        raise _bad(f"value: expected one of {', '.join(f'{v:g}' for v in allowed)}, got {value!r}")
+    return criterion_label(spec, value)
 
 
 _bad = bad_request

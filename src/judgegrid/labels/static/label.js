@@ -44,6 +44,7 @@ async function show(k) {
   // a pair's sample ids would tell which answer the data set prefers: they are not shown
   $("metric-title").textContent = isPair ? `${metric.title} · pair ${k + 1}` : `${metric.title} · sample ${sample.id}`;
   $("question").textContent = metric.question;
+  showSteps(metric.steps || []);
   $("reason").textContent = `Why this sample: ${item.reason}`;
   showText("user_input", null, sample.user_input);
   showText("response", "response-box", isPair ? "" : sample.response);
@@ -74,6 +75,14 @@ async function show(k) {
     }
     list.append(li);
   });
+  $("retrieved_contexts-box").hidden = false;
+  $("user_input-box").hidden = false;
+  // a criterion's person sees what its judge sees: only the fields the criterion names
+  if (metric.fields) {
+    for (const name of ["user_input", "response", "retrieved_contexts", "reference"]) {
+      if (!metric.fields.includes(name)) $(`${name}-box`).hidden = true;
+    }
+  }
   $("scale").hidden = isTicks;
   $("ticks-hint").hidden = !isTicks;
   $("save-ticks").hidden = !isTicks;
@@ -86,7 +95,43 @@ async function show(k) {
   progress();
 }
 
+function showSteps(steps) {
+  $("steps").replaceChildren(
+    ...steps.map((text) => {
+      const li = document.createElement("li");
+      li.textContent = text;
+      return li;
+    })
+  );
+  $("steps").hidden = !steps.length;
+}
+
+// a criterion of the user's own: one button per answer it allows (yes/no, each label, each level
+// of the scale with its description); the value sent is the answer's score
+function buildChoices(metric) {
+  $("scale").replaceChildren(
+    ...metric.choices.map((choice, n) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "choice";
+      button.dataset.value = String(choice.value);
+      // the key (its place) before the answer, unless they are one: level 3 of a 1..5 scale
+      button.textContent = choice.text === String(n + 1) ? choice.text : `${n + 1} · ${choice.text}`;
+      if (choice.description) {
+        const small = document.createElement("small");
+        small.textContent = choice.description;
+        button.append(small);
+      }
+      button.addEventListener("click", () => answer({ value: choice.value }));
+      return button;
+    })
+  );
+  $("keys-answer").textContent = `1–${metric.choices.length} answer`;
+}
+
 function buildScale(metric) {
+  if (metric.form === "choices") return buildChoices(metric);
+  $("keys-answer").textContent = "1–5 answer 0, .25, .5, .75, 1 (or tick contexts)";
   if (metric.form === "preference") {
     $("scale").replaceChildren(
       ...[0, 1].map((choice) => {
@@ -131,11 +176,17 @@ async function answer(payload) {
   try {
     const saved = await api("/api/label", body);
     item.done = true;
-    say(saved.value === null ? "skipped" : `saved: ${saved.value.toFixed(2)}`, false);
+    say(saved.value === null ? "skipped" : `saved: ${savedText(item, saved.value)}`, false);
     await show(firstOpen(index + 1));
   } catch (err) {
     say(`not saved: ${err.message}`, true);
   }
+}
+
+function savedText(item, value) {
+  const metric = state.metrics[item.metric];
+  const choice = (metric.choices || []).find((c) => c.value === value);
+  return choice ? choice.text : value.toFixed(2);
 }
 
 function finish() {
@@ -162,6 +213,8 @@ document.addEventListener("keydown", (event) => {
     else if (event.key === "Enter") answer({ useful: ticks });
   } else if (metric.form === "preference") {
     if (digit === 1 || digit === 2) answer({ choice: digit - 1 });
+  } else if (metric.form === "choices") {
+    if (digit >= 1 && digit <= metric.choices.length) answer({ value: metric.choices[digit - 1].value });
   } else if (digit >= 1 && digit <= metric.scale.length) {
     answer({ value: metric.scale[digit - 1] });
   }
