@@ -15,6 +15,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from judgegrid.calls.providers import litellm_tables
 from judgegrid.calls.providers.gateway import batch_token_price, litellm_module, token_price
 from judgegrid.core.options import BatchMode, ModelEntry, has_batch_api
 from judgegrid.core.sample import Dataset
@@ -134,6 +135,8 @@ def tokenizer_of(model: str) -> dict[str, Any]:
 
 
 def tokenizer_name(model: str) -> str:
+    if litellm_tables.counts_with_default_encoding(model):
+        return f"tiktoken {litellm_tables.DEFAULT_ENCODING}"
     chosen = tokenizer_of(model)
     if chosen.get("type") == "huggingface_tokenizer":
         return f"{model}'s own (Hugging Face)"
@@ -142,7 +145,11 @@ def tokenizer_name(model: str) -> str:
 
 
 def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
-    """(prompt tokens, tokens of each expected answer) of one request."""
+    """(prompt tokens, tokens of each expected answer) of one request: read from litellm's
+    tokenizer files where its counter's default rules apply, else by litellm itself."""
+    counted = _count_without_litellm(model, request)
+    if counted is not None:
+        return counted
     counter = litellm_module().token_counter
     custom = tokenizer_of(model)
     if request.kind == "embedding":
@@ -152,6 +159,31 @@ def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
     prompt = counter(model=model, custom_tokenizer=custom, messages=messages)
     outputs = [counter(model=model, custom_tokenizer=custom, text=a) for a in request.answers]
     return prompt, outputs
+
+
+def _count_without_litellm(model: str, request: Request) -> tuple[int, list[int]] | None:
+    """``count_tokens`` by ``litellm_tables`` (litellm's import is most of a plan's time), or
+    None where litellm's counter would not use its default encoding."""
+    if not litellm_tables.counts_with_default_encoding(model):
+        return None
+    if request.kind == "embedding":
+        counts = [litellm_tables.count_text(text) for _, text in request.messages]
+        return None if None in counts else (sum(c or 0 for c in counts), [])
+    messages = [{"role": role, "content": text} for role, text in request.messages]
+    prompt = litellm_tables.count_messages(messages)
+    outputs = [litellm_tables.count_text(a) for a in request.answers]
+    if prompt is None or None in outputs:
+        return None
+    return prompt, [o or 0 for o in outputs]
+
+
+def row_prices(model: str, kind: str, prompt: int, output: int) -> tuple[float | None, float | None]:
+    """(live, batch) price of a row's tokens: from litellm's price map read directly for the
+    models ``litellm_tables`` knows, else litellm's own (gateway)."""
+    known = litellm_tables.known_model(model)
+    if known is not None and known.kind == kind and (prompt or output):
+        return known.price(prompt, output), known.batch_price(prompt, output)
+    return token_price(model, kind, prompt, output), batch_token_price(model, prompt, output)
 
 
 def past_usage(cache: ResultCache | None, model: str) -> dict[str, list[dict[str, Any]]]:
@@ -185,8 +217,9 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             cap = caps.get(request.label)
             row.output_tokens += sum(min(o, cap) if cap else o for o in outputs) * made
     for row in rows.values():
-        row.cost = token_price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
-        row.batch_cost = batch_token_price(row.model, row.prompt_tokens, row.output_tokens)
+        row.cost, row.batch_cost = row_prices(
+            row.model, row.kind, row.prompt_tokens, row.output_tokens
+        )
         row.batchable = has_batch_api(row.model)
     times = _times(matrix, list(rows.values()), cache)
     seconds = max([t.seconds for t in times] + [_shared_bound(matrix, times, rows)])

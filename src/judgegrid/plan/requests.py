@@ -27,6 +27,7 @@ import numpy as np
 
 from judgegrid.calls.embedder import resolve_dimension_method, vector_cache_model
 from judgegrid.calls.judge import output_mode_of, step_key, supports_n
+from judgegrid.calls.providers import litellm_tables
 from judgegrid.core.cells import Cell
 from judgegrid.core.context import ScoreContext
 from judgegrid.core.errors import JudgegridError
@@ -100,9 +101,12 @@ class _JudgeLedger:
 
     def __init__(self, label: str, model: str, options: ModelOptions, known: Known):
         self.label, self.model, self.options, self.known = label, model, options, known
+        known = litellm_tables.known_model(model)  # litellm's answers without importing it
         mode = options.output_mode
-        self.output_mode = output_mode_of(model) if mode == "auto" else mode
-        self.supports_n = supports_n(model)
+        if mode == "auto":
+            mode = known.output_mode if known is not None else output_mode_of(model)
+        self.output_mode = mode
+        self.supports_n = known.supports_n if known is not None else supports_n(model)
         self.answers: dict[str, dict[str, Any]] = {}
         self.requests: list[Request] = []
 
