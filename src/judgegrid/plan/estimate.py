@@ -177,7 +177,9 @@ def _count_without_litellm(model: str, request: Request) -> tuple[int, list[int]
     return prompt, [o or 0 for o in outputs]
 
 
-def row_prices(model: str, kind: str, prompt: int, output: int) -> tuple[float | None, float | None]:
+def row_prices(
+    model: str, kind: str, prompt: int, output: int
+) -> tuple[float | None, float | None]:
     """(live, batch) price of a row's tokens: from litellm's price map read directly for the
     models ``litellm_tables`` knows, else litellm's own (gateway)."""
     known = litellm_tables.known_model(model)

@@ -101,12 +101,11 @@ class _JudgeLedger:
 
     def __init__(self, label: str, model: str, options: ModelOptions, known: Known):
         self.label, self.model, self.options, self.known = label, model, options, known
-        known = litellm_tables.known_model(model)  # litellm's answers without importing it
-        mode = options.output_mode
-        if mode == "auto":
-            mode = known.output_mode if known is not None else output_mode_of(model)
-        self.output_mode = mode
-        self.supports_n = known.supports_n if known is not None else supports_n(model)
+        tabled = litellm_tables.known_model(model)  # litellm's answers without importing it
+        self.output_mode: str = options.output_mode
+        if self.output_mode == "auto":
+            self.output_mode = tabled.output_mode if tabled is not None else output_mode_of(model)
+        self.supports_n = tabled.supports_n if tabled is not None else supports_n(model)
         self.answers: dict[str, dict[str, Any]] = {}
         self.requests: list[Request] = []
 
