@@ -12,6 +12,7 @@ concurrency and rate limits, and ignores that verdicts wait for statements.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,6 +162,20 @@ def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
     return prompt, outputs
 
 
+def counted_once() -> Callable[[Request], tuple[int, list[int]]]:
+    """``count_tokens``, once per distinct prompt and answers: the repeats of a cell, and the
+    metrics that share a step, ask the same (a quarter as many counts on the demo set)."""
+    counts: dict[tuple[Any, ...], tuple[int, list[int]]] = {}
+
+    def tokens_of(request: Request) -> tuple[int, list[int]]:
+        same = (request.model, request.kind, request.messages, request.answers)
+        if same not in counts:
+            counts[same] = count_tokens(request.model, request)
+        return counts[same]
+
+    return tokens_of
+
+
 def _count_without_litellm(model: str, request: Request) -> tuple[int, list[int]] | None:
     """``count_tokens`` by ``litellm_tables`` (litellm's import is most of a plan's time), or
     None where litellm's counter would not use its default encoding."""
@@ -196,6 +211,7 @@ def past_usage(cache: ResultCache | None, model: str) -> dict[str, list[dict[str
 def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None) -> GridPlan:
     caps = _output_caps(matrix)
     past = {r.model: past_usage(cache, r.model) for r in grid.requests if r.kind == "completion"}
+    tokens_of = counted_once()
     rows: dict[tuple[str, str, str], StepEstimate] = {}
     for request in grid.requests:
         row = rows.setdefault(
@@ -207,7 +223,7 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             row.cache_hits += len(request.answers or request.messages) * made
             continue
         row.calls += made
-        prompt, outputs = count_tokens(request.model, request)
+        prompt, outputs = tokens_of(request)
         row.prompt_tokens += prompt * made
         history = [
             u.get("tokens_out", 0) for u in past.get(request.model, {}).get(request.step, [])
