@@ -25,9 +25,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import ROOT, Row, emit, load_average, timed_judgegrid, verdict
@@ -58,20 +60,43 @@ def spread(walls: list[float]) -> str:
     return f"{statistics.median(walls):.2f} s [{min(walls):.2f}-{max(walls):.2f}]"
 
 
+def children_cpu() -> float:
+    """CPU seconds (user and system) of this process's finished children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+@dataclass
+class Timings:
+    """One command's runs: walls in seconds, and the CPU seconds of each warm run, which a
+    loaded machine stretches less than the wall."""
+
+    cold: float = 0.0
+    warm: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def run(self, matrix: Path, env: dict[str, str]) -> str:
+        before = children_cpu()
+        wall, output = timed_judgegrid(["plan", str(matrix)], env)
+        self.warm.append(wall)
+        self.cpu.append(children_cpu() - before)
+        return output
+
+
 def timed_runs(
     matrix: Path, env: dict[str, str], runs: int, baseline: Path | None
-) -> tuple[float, list[float], list[float], str]:
-    """(cold wall, warm walls, the baseline's warm walls run in turn, the output)."""
+) -> tuple[Timings, Timings, str]:
+    """This checkout's runs and the baseline's (run for run in turn), and the output."""
     other = env | {"PYTHONPATH": str(baseline)} if baseline else env
-    cold, output = timed_judgegrid(["plan", str(matrix)], env)
+    mine, theirs = Timings(), Timings()
+    mine.cold, output = timed_judgegrid(["plan", str(matrix)], env)
     if baseline:
-        timed_judgegrid(["plan", str(matrix)], other)  # its cold run, not counted
-    warm, theirs = [], []
+        theirs.cold = timed_judgegrid(["plan", str(matrix)], other)[0]
     for _ in range(runs):
-        warm.append(timed_judgegrid(["plan", str(matrix)], env)[0])
+        mine.run(matrix, env)
         if baseline:
-            theirs.append(timed_judgegrid(["plan", str(matrix)], other)[0])
-    return cold, warm, theirs, output
+            theirs.run(matrix, other)
+    return mine, theirs, output
 
 
 def main() -> None:
@@ -89,8 +114,9 @@ def main() -> None:
         }
         env.pop("OPENAI_API_KEY", None)  # the plan needs none
         many, one = write_inputs(folder, args.repeats), write_inputs(folder, 1)
-        cold, warm, theirs, output = timed_runs(many, env, args.runs, args.baseline)
-        cold_one, warm_one, theirs_one, _ = timed_runs(one, env, args.runs, args.baseline)
+        mine, theirs, output = timed_runs(many, env, args.runs, args.baseline)
+        mine_one, theirs_one, _ = timed_runs(one, env, args.runs, args.baseline)
+        cold, warm, warm_one = mine.cold, mine.warm, mine_one.warm
         os.environ["JUDGEGRID_CACHE_DIR"] = env["JUDGEGRID_CACHE_DIR"]
         from judgegrid import api
 
@@ -103,9 +129,12 @@ def main() -> None:
     print(f"load average (1, 5, 15 min): {load_before} before, {load_after} after")
     print(
         f"judgegrid plan, repeats: {args.repeats:,} ({plan.cells:,} cells, {calls:,} calls): "
-        f"cold {cold:.2f} s, warm {spread(warm)} over {args.runs} runs"
+        f"cold {cold:.2f} s, warm {spread(warm)} over {args.runs} runs, CPU {spread(mine.cpu)}"
     )
-    print(f"the same on repeats: 1: cold {cold_one:.2f} s, warm {spread(warm_one)}")
+    print(
+        f"the same on repeats: 1: cold {mine_one.cold:.2f} s, warm {spread(warm_one)}, "
+        f"CPU {spread(mine_one.cpu)}"
+    )
     print(f"api.plan_grid in process, repeats: {args.repeats:,}: {in_process:.3f} s")
     rows = [
         Row(
@@ -119,6 +148,9 @@ def main() -> None:
         ),
         Row("plan-repeats", "the same, slowest warm run", round(max(warm), 2), "s"),
         Row("plan-repeats", "the same, cold (first process)", round(cold, 2), "s"),
+        Row(
+            "plan-repeats", "the same, CPU time, median", round(statistics.median(mine.cpu), 2), "s"
+        ),
         Row(
             "plan-repeats",
             "the same command on repeats: 1 (start-up), median",
@@ -138,19 +170,19 @@ def main() -> None:
         Row("plan-repeats", "load average (1, 5, 15 min) after", load_after),
     ]
     if args.baseline:
-        ratios = [
-            mine / base for mine, base in zip(warm + warm_one, theirs + theirs_one, strict=True)
-        ]
+        pairs = zip(warm + warm_one, theirs.warm + theirs_one.warm, strict=True)
+        ratios = [m / b for m, b in pairs]
         print(
-            f"baseline {args.baseline}: repeats {args.repeats:,} warm {spread(theirs)}; "
-            f"repeats 1 warm {spread(theirs_one)}; ratio pair by pair, median "
-            f"{statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}]"
+            f"baseline {args.baseline}: repeats {args.repeats:,} warm {spread(theirs.warm)}, "
+            f"CPU {spread(theirs.cpu)}; repeats 1 warm {spread(theirs_one.warm)}; "
+            f"ratio pair by pair, median {statistics.median(ratios):.2f} "
+            f"[{min(ratios):.2f}-{max(ratios):.2f}]"
         )
         rows += [
             Row(
                 "plan-repeats",
                 "baseline, same command, median",
-                round(statistics.median(theirs), 2),
+                round(statistics.median(theirs.warm), 2),
                 "s",
             ),
             Row(
