@@ -18,17 +18,13 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from pydantic import InstanceOf
 
-from judgegrid.analyses.decision import NO_VERDICT
 from judgegrid.analyses.tables import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.core.arguments import checked
 from judgegrid.core.run_options import Margin, PositiveInt, RunOptions, run_options
 from judgegrid.inputs.formats import parse_columns
-from judgegrid.labels.files import export_labels, import_labels
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
-from judgegrid.outputs.report import probe_lines
-from judgegrid.outputs.terminal_card import CARD_WIDTH, TerminalCard, terminal_card
 from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
@@ -49,13 +45,6 @@ from judgegrid.run.orchestrate import (
     rebuild_outputs,
     start_run,
 )
-from judgegrid.run.pairs import (
-    PairsResult,
-    is_pairs_dir,
-    rebuild_pairs_outputs,
-    refuse_pairs_parent,
-    run_pairs,
-)
 from judgegrid.run.preflight import credential_problems
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.run.starter import DEFAULT_NAME as INIT_NAME
@@ -66,16 +55,34 @@ from judgegrid.store.run_dir import RESOLVED_MATRIX
 from judgegrid.store.table_file import check_output, write_table_file
 
 if TYPE_CHECKING:
+    from judgegrid.analyses.decision import NO_VERDICT
+    from judgegrid.labels.files import export_labels, import_labels
     from judgegrid.labels.page import LabelSession
     from judgegrid.labels.page import open_session as open_label_session
     from judgegrid.labels.server import page_url
+    from judgegrid.outputs.report import probe_lines
+    from judgegrid.outputs.terminal_card import CARD_WIDTH, TerminalCard, terminal_card
+    from judgegrid.run.pairs import PairsResult, is_pairs_dir, refuse_pairs_parent, run_pairs
     from judgegrid.view.app import ViewSession, open_label_view, open_view
     from judgegrid.view.app import serve as serve_view
 
-# The loopback pages (`judgegrid label`, `judgegrid view`) are served by aiohttp, a fifth of a
-# second to import: they are imported when first asked for (``__getattr__``), so the other
-# commands (`judgegrid report` above all) start without them.
-_PAGES = {
+# What only some commands need is imported when first asked for (``__getattr__``): the loopback
+# pages (`judgegrid label`, `judgegrid view`), served by aiohttp, a fifth of a second to import;
+# and the decision card, label files and preference pairs, which bring scipy and matplotlib
+# (1 to 3 s). So `judgegrid plan` starts without any of them (benches/bench_plan_repeats.py),
+# and `judgegrid report` imports them while its scores are read.
+_LAZY = {
+    "NO_VERDICT": ("judgegrid.analyses.decision", "NO_VERDICT"),
+    "export_labels": ("judgegrid.labels.files", "export_labels"),
+    "import_labels": ("judgegrid.labels.files", "import_labels"),
+    "probe_lines": ("judgegrid.outputs.report", "probe_lines"),
+    "CARD_WIDTH": ("judgegrid.outputs.terminal_card", "CARD_WIDTH"),
+    "TerminalCard": ("judgegrid.outputs.terminal_card", "TerminalCard"),
+    "terminal_card": ("judgegrid.outputs.terminal_card", "terminal_card"),
+    "PairsResult": ("judgegrid.run.pairs", "PairsResult"),
+    "is_pairs_dir": ("judgegrid.run.pairs", "is_pairs_dir"),
+    "refuse_pairs_parent": ("judgegrid.run.pairs", "refuse_pairs_parent"),
+    "run_pairs": ("judgegrid.run.pairs", "run_pairs"),
     "LabelSession": ("judgegrid.labels.page", "LabelSession"),
     "open_label_session": ("judgegrid.labels.page", "open_session"),
     "page_url": ("judgegrid.labels.server", "page_url"),
@@ -87,9 +94,9 @@ _PAGES = {
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _PAGES:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _PAGES[name]
+    module, attribute = _LAZY[name]
     value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value  # asked once
     return value
@@ -292,8 +299,10 @@ def rebuild_report(
     decision card's non-inferiority margin for this report (a run's own stays as it was);
     ``blind_only`` leaves out labels given with the judges shown (``label --show-judges``);
     ``read_ahead``: the run's scores, if the console script is already reading them."""
-    if is_pairs_dir(run_dir):
-        return [rebuild_pairs_outputs(run_dir)]
+    from judgegrid.run import pairs  # scipy, for this command only: see _LAZY
+
+    if pairs.is_pairs_dir(run_dir):
+        return [pairs.rebuild_pairs_outputs(run_dir)]
     return rebuild_outputs(run_dir, margin, blind_only, read_ahead)
 
 

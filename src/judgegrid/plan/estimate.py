@@ -12,9 +12,11 @@ concurrency and rate limits, and ignores that verdicts wait for statements.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from judgegrid.calls.providers import litellm_tables
 from judgegrid.calls.providers.gateway import batch_token_price, litellm_module, token_price
 from judgegrid.core.options import BatchMode, ModelEntry, has_batch_api
 from judgegrid.core.sample import Dataset
@@ -134,6 +136,8 @@ def tokenizer_of(model: str) -> dict[str, Any]:
 
 
 def tokenizer_name(model: str) -> str:
+    if litellm_tables.counts_with_default_encoding(model):
+        return f"tiktoken {litellm_tables.DEFAULT_ENCODING}"
     chosen = tokenizer_of(model)
     if chosen.get("type") == "huggingface_tokenizer":
         return f"{model}'s own (Hugging Face)"
@@ -142,7 +146,11 @@ def tokenizer_name(model: str) -> str:
 
 
 def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
-    """(prompt tokens, tokens of each expected answer) of one request."""
+    """(prompt tokens, tokens of each expected answer) of one request: read from litellm's
+    tokenizer files where its counter's default rules apply, else by litellm itself."""
+    counted = _count_without_litellm(model, request)
+    if counted is not None:
+        return counted
     counter = litellm_module().token_counter
     custom = tokenizer_of(model)
     if request.kind == "embedding":
@@ -154,6 +162,47 @@ def count_tokens(model: str, request: Request) -> tuple[int, list[int]]:
     return prompt, outputs
 
 
+def counted_once() -> Callable[[Request], tuple[int, list[int]]]:
+    """``count_tokens``, once per distinct prompt and answers: the repeats of a cell, and the
+    metrics that share a step, ask the same (a quarter as many counts on the demo set)."""
+    counts: dict[tuple[Any, ...], tuple[int, list[int]]] = {}
+
+    def tokens_of(request: Request) -> tuple[int, list[int]]:
+        same = (request.model, request.kind, request.messages, request.answers)
+        if same not in counts:
+            counts[same] = count_tokens(request.model, request)
+        return counts[same]
+
+    return tokens_of
+
+
+def _count_without_litellm(model: str, request: Request) -> tuple[int, list[int]] | None:
+    """``count_tokens`` by ``litellm_tables`` (litellm's import is most of a plan's time), or
+    None where litellm's counter would not use its default encoding."""
+    if not litellm_tables.counts_with_default_encoding(model):
+        return None
+    if request.kind == "embedding":
+        counts = [litellm_tables.count_text(text) for _, text in request.messages]
+        return None if None in counts else (sum(c or 0 for c in counts), [])
+    messages = [{"role": role, "content": text} for role, text in request.messages]
+    prompt = litellm_tables.count_messages(messages)
+    outputs = [litellm_tables.count_text(a) for a in request.answers]
+    if prompt is None or None in outputs:
+        return None
+    return prompt, [o or 0 for o in outputs]
+
+
+def row_prices(
+    model: str, kind: str, prompt: int, output: int
+) -> tuple[float | None, float | None]:
+    """(live, batch) price of a row's tokens: from litellm's price map read directly for the
+    models ``litellm_tables`` knows, else litellm's own (gateway)."""
+    known = litellm_tables.known_model(model)
+    if known is not None and known.kind == kind and (prompt or output):
+        return known.price(prompt, output), known.batch_price(prompt, output)
+    return token_price(model, kind, prompt, output), batch_token_price(model, prompt, output)
+
+
 def past_usage(cache: ResultCache | None, model: str) -> dict[str, list[dict[str, Any]]]:
     """The usage of the model's cached answers, by step (empty without a cache)."""
     return cache.usage_by_step(model) if cache is not None else {}
@@ -162,6 +211,7 @@ def past_usage(cache: ResultCache | None, model: str) -> dict[str, list[dict[str
 def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None) -> GridPlan:
     caps = _output_caps(matrix)
     past = {r.model: past_usage(cache, r.model) for r in grid.requests if r.kind == "completion"}
+    tokens_of = counted_once()
     rows: dict[tuple[str, str, str], StepEstimate] = {}
     for request in grid.requests:
         row = rows.setdefault(
@@ -173,7 +223,7 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             row.cache_hits += len(request.answers or request.messages) * made
             continue
         row.calls += made
-        prompt, outputs = count_tokens(request.model, request)
+        prompt, outputs = tokens_of(request)
         row.prompt_tokens += prompt * made
         history = [
             u.get("tokens_out", 0) for u in past.get(request.model, {}).get(request.step, [])
@@ -185,8 +235,9 @@ def estimate(matrix: Matrix, grid: PlannedGrid, cache: ResultCache | None = None
             cap = caps.get(request.label)
             row.output_tokens += sum(min(o, cap) if cap else o for o in outputs) * made
     for row in rows.values():
-        row.cost = token_price(row.model, row.kind, row.prompt_tokens, row.output_tokens)
-        row.batch_cost = batch_token_price(row.model, row.prompt_tokens, row.output_tokens)
+        row.cost, row.batch_cost = row_prices(
+            row.model, row.kind, row.prompt_tokens, row.output_tokens
+        )
         row.batchable = has_batch_api(row.model)
     times = _times(matrix, list(rows.values()), cache)
     seconds = max([t.seconds for t in times] + [_shared_bound(matrix, times, rows)])

@@ -27,6 +27,7 @@ import numpy as np
 
 from judgegrid.calls.embedder import resolve_dimension_method, vector_cache_model
 from judgegrid.calls.judge import output_mode_of, step_key, supports_n
+from judgegrid.calls.providers import litellm_tables
 from judgegrid.core.cells import Cell
 from judgegrid.core.context import ScoreContext
 from judgegrid.core.errors import JudgegridError
@@ -100,9 +101,11 @@ class _JudgeLedger:
 
     def __init__(self, label: str, model: str, options: ModelOptions, known: Known):
         self.label, self.model, self.options, self.known = label, model, options, known
-        mode = options.output_mode
-        self.output_mode = output_mode_of(model) if mode == "auto" else mode
-        self.supports_n = supports_n(model)
+        tabled = litellm_tables.known_model(model)  # litellm's answers without importing it
+        self.output_mode: str = options.output_mode
+        if self.output_mode == "auto":
+            self.output_mode = tabled.output_mode if tabled is not None else output_mode_of(model)
+        self.supports_n = tabled.supports_n if tabled is not None else supports_n(model)
         self.answers: dict[str, dict[str, Any]] = {}
         self.requests: list[Request] = []
 

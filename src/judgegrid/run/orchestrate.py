@@ -44,8 +44,6 @@ from judgegrid.inputs.tasks import (
     user_samples,
     with_probes,
 )
-from judgegrid.labels.files import human_labels, people_pairs, without_sighted
-from judgegrid.outputs import report
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import cluster_problems, preflight
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
@@ -416,11 +414,17 @@ def write_outputs(
     expected: int | None,
     scores: pd.DataFrame | None = None,
     calls: pd.DataFrame | None = None,
-) -> None:
+) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
-    interrupt: partial is shown). ``scores`` and ``calls``: the tables if already read; else
-    they are read here, the calls without their prompts and replies, which no analysis reads,
-    and while the report's second process is at work on the scores."""
+    interrupt: partial is shown); the paths of the last three. ``scores`` and ``calls``: the
+    tables if already read; else they are read here, the calls without their prompts and
+    replies, which no analysis reads, and while the report's second process is at work on the
+    scores."""
+    # The products bring scipy and matplotlib (1 to 3 s): imported when outputs are written,
+    # so that checking a run (`judgegrid plan`, `validate`) starts without them.
+    from judgegrid.labels.files import human_labels, people_pairs, without_sighted
+    from judgegrid.outputs import report
+
     scores = store.scores_frame() if scores is None else scores
     info = stored_sample_info(store)
 
@@ -450,6 +454,7 @@ def write_outputs(
         margin=matrix.decision.margin,
         jury_panels=matrix.jury_panels,
     )
+    return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 
 
 def rebuild_outputs(
@@ -474,10 +479,9 @@ def rebuild_outputs(
         n_user = len(info) - len(probe_metrics)
         expected = expected_cell_count(matrix, n_user, probe_metrics) if info else None
         scores = read_ahead.scores_of(store.path) if read_ahead is not None else None
-        write_outputs(target, store, matrix, expected, scores)
+        return write_outputs(target, store, matrix, expected, scores)
     finally:
         store.close()
-    return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 
 
 def read_tables(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
