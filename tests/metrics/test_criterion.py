@@ -37,7 +37,13 @@ def spec(**fields):
         ({"type": "scale", "scale": {1: "bad"}}, "two levels"),
         ({"type": "labels", "labels": {"correct": 1}}, "two labels"),
         ({"type": "labels"}, "two labels"),
-        ({"wordings": ("Is it polite?", "is it  POLITE?")}, "repeats wording 0"),
+        ({"wordings": ("Is it polite?", "is it  POLITE?")}, r"wordings\[1\] repeats wordings\[0\]"),
+        ({"wordings": ("is the reply  polite?",)}, r"wordings\[0\] repeats the definition"),
+        ({"type": "labels", "labels": {"good": 1, "fine": 1, "bad": 0}}, "same score 1"),
+        ({"type": "labels", "labels": ["good", "bad"]}, "labels without scores"),
+        ({"type": "labels", "labels": {"good": None, "bad": 0}}, "'good' has no score"),
+        ({"fields": ("response", "id")}, "judgegrid's own field"),
+        ({"fields": ("answer", "response")}, "response is named twice"),
         ({"strictness": 2}, "odd number"),
         ({"name": "Polite reply"}, "lower-case"),
         ({"fields": ()}, "empty"),
@@ -68,6 +74,18 @@ def test_the_answer_schema_allows_only_the_criterions_answers(kind, extra, good,
     assert model.model_validate(good | {"reason": "r"})
     with pytest.raises(ValidationError):
         model.model_validate(bad | {"reason": "r"})
+
+
+def test_fields_are_read_in_any_scheme_and_extra_columns_are_told_apart():
+    criterion = spec(fields=("question", "actual_output", "tone", "reference_contexts"))
+    assert criterion.fields == ("user_input", "response", "tone", "reference_contexts")
+    assert criterion.extra_fields == ("tone",)
+
+
+def test_the_public_name_is_criterion():
+    from judgegrid import Criterion
+
+    assert Criterion is CriterionSpec
 
 
 def test_the_prompt_says_the_wording_the_steps_and_the_rubric_and_the_fields_it_shows():

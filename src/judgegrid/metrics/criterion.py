@@ -96,8 +96,8 @@ def _reply_format(spec: CriterionSpec) -> str:
 
 
 def field_text(sample: Sample, name: str) -> str:
-    """A sample field as the judge reads it (contexts one a line)."""
-    value = getattr(sample, name, None)
+    """A sample field as the judge reads it (contexts one a line; an extra column's text)."""
+    value = sample.value_of(name)
     if isinstance(value, list | tuple):
         return "\n".join(str(v) for v in value)
     return "" if value is None else str(value)
