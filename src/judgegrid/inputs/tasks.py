@@ -1,4 +1,5 @@
-"""The grid, unrolled: every (sample, metric, judge, embedding, dimension, strictness, repeat) cell.
+"""The grid, unrolled: every (sample, metric, judge, embedding, dimension, strictness, repeat,
+wording) cell; a criterion's like a judge-only metric's, once per wording.
 
 A judge-only metric is scored once per judge, not once per embedding model: its cells carry the
 empty embedding "" and dimension 0. A metric without a strictness parameter carries strictness 0.
@@ -27,14 +28,30 @@ from judgegrid.metrics import METRICS, resolve_metric_name
 
 
 class Axis(NamedTuple):
-    """One metric's share of the grid: the (embedding, dimension) pairs and strictness values."""
+    """One metric's share of the grid: the (embedding, dimension) pairs, strictness values and
+    wordings (a criterion's definition and its other wordings; a built-in metric has one)."""
 
     metric: str
     embeddings: list[tuple[str, int]]
     strictness: list[int]
+    wordings: int = 1
 
 
 def metric_axes(matrix: Matrix) -> list[Axis]:
+    """The metrics' axes, then the criteria's: every judge, no embedding, the vote's size as
+    strictness (0 for labels and scale), each wording."""
+    return _builtin_axes(matrix) + [
+        Axis(
+            c.name,
+            [(NO_EMBEDDING, 0)],
+            [c.strictness if c.type == "binary" else 0],
+            len(c.definitions),
+        )
+        for c in matrix.criteria
+    ]
+
+
+def _builtin_axes(matrix: Matrix) -> list[Axis]:
     axes = []
     for spec in matrix.metrics:
         name = resolve_metric_name(spec.name)
@@ -98,7 +115,7 @@ def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
     """
     judges = [matrix.judge_label(i) for i in range(len(matrix.judges))]
     return [
-        Cell(axis.metric, judge, emb, dim, s, sample.id, repeat)
+        Cell(axis.metric, judge, emb, dim, s, sample.id, repeat, wording)
         for axis in metric_axes(matrix)
         for judge in judges
         for sample in dataset
@@ -106,14 +123,17 @@ def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
         for repeat in range(repeats_of(matrix, sample))
         for emb, dim in axis.embeddings
         for s in axis.strictness
+        for wording in range(axis.wordings)
     ]
 
 
 def expected_cell_count(matrix: Matrix, n_samples: int, probe_metrics: Sequence[str] = ()) -> int:
-    """judges × (repeats × samples × Σ_metric (embedding-dimension pairs × strictness values)
-    + probe repeats × Σ_probe its metric's pairs × values); ``probe_metrics``: each probe's
-    metric."""
-    sizes = {a.metric: len(a.embeddings) * len(a.strictness) for a in metric_axes(matrix)}
+    """judges × (repeats × samples × Σ_metric (embedding-dimension pairs × strictness values
+    × wordings) + probe repeats × Σ_probe its metric's pairs × values × wordings);
+    ``probe_metrics``: each probe's metric."""
+    sizes = {
+        a.metric: len(a.embeddings) * len(a.strictness) * a.wordings for a in metric_axes(matrix)
+    }
     per_probe = sum(sizes.get(metric, 0) for metric in probe_metrics)
     own = matrix.repeats * n_samples * sum(sizes.values())
     return len(matrix.judges) * (own + probe_repeats(matrix) * per_probe)

@@ -125,15 +125,18 @@ def resolve_dataset(
 ) -> Dataset:
     """The data set given (a file, 'demo', or an object of judgegrid, pandas, Ragas, DeepEval or
     Hugging Face), else the matrix's own (relative to its file)."""
+    extra = matrix.extra_fields  # the columns its criteria read, kept beside the fields
     if dataset is not None:
-        return dataset_from_object(dataset, columns=columns, list_delimiter=list_delimiter)
+        return dataset_from_object(
+            dataset, columns=columns, list_delimiter=list_delimiter, extra=extra
+        )
     columns = columns or matrix.columns  # the matrix's columns: name its own data set's fields
     if matrix.dataset in (None, DEMO):
         return load_dataset(DEMO)
     path = Path(str(matrix.dataset))
     if not path.is_absolute() and matrix_path is not None:
         path = Path(matrix_path).parent / path
-    return load_dataset(path, columns=columns, list_delimiter=list_delimiter)
+    return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
 
 
 def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:

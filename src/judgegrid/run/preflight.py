@@ -17,9 +17,10 @@ from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import Execution, ModelEntry, ModelOptions
 from judgegrid.core.redaction import is_masked_url
-from judgegrid.core.sample import Dataset
+from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics import METRICS, Metric, resolve_metric_name
+from judgegrid.metrics.criterion import CriterionMetric
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -35,6 +36,8 @@ def preflight(
     URLs that do not parse, dimensions larger than the model has, samples too long to send.
     ``keys`` False: all but the keys (the plan needs none)."""
     problems = matrix_problems(matrix, keys=keys)
+    if data is not None:
+        problems += criterion_field_problems(matrix, data)
     if problems:
         raise MatrixError(source, problems)
     if data is not None:
@@ -46,7 +49,63 @@ def preflight(
 def matrix_problems(matrix: Matrix, *, keys: bool = True) -> list[Problem]:
     """Everything about a valid matrix that would fail its calls: models, keys, settings."""
     credentials = credential_problems(matrix) if keys else []
-    return model_problems(matrix) + credentials + setting_problems(matrix)
+    settings = setting_problems(matrix) + weighting_problems(matrix)
+    return model_problems(matrix) + credentials + settings
+
+
+def weighting_problems(matrix: Matrix) -> list[Problem]:
+    """``weighting: logprobs`` on a criterion that a judge of the matrix cannot weight: litellm
+    knows its provider and says it returns no log-probabilities (``auto`` takes them where
+    they come, and says where they did not)."""
+    blind = [
+        f"judges[{i}] ({judge.id})"
+        for i, judge in enumerate(matrix.judges)
+        if logprobs_unsupported(judge.id)
+    ]
+    return [
+        Problem(
+            f"criteria[{i}].weighting",
+            f"logprobs: {', '.join(blind)} cannot return log-probabilities (litellm says so of "
+            "its provider); use weighting: auto (weighted where a judge returns them, said "
+            "where it did not) or leave these judges out",
+        )
+        for i, criterion in enumerate(matrix.criteria)
+        if criterion.weighting == "logprobs" and blind
+    ]
+
+
+def logprobs_unsupported(model: str) -> bool:
+    """Whether litellm knows the model's provider and says it takes no ``logprobs`` (an
+    embedded model returns them through llama.cpp; a provider litellm does not know, unknown).
+    TODO(critlogprobs): calls/providers/gateway.py holds the one answer to this once merged."""
+    if model.startswith("local/"):
+        return False
+    try:
+        params = litellm_module().get_supported_openai_params(model=model)
+    except Exception:  # a provider litellm does not know
+        return False
+    return params is not None and "logprobs" not in params
+
+
+def criterion_field_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
+    """A criterion's field that no sample of the data set has: every cell of it would be
+    skipped, so it is refused, naming the fields the samples do have."""
+    problems = []
+    for i, criterion in enumerate(matrix.criteria):
+        for field in criterion.fields:
+            if all(sample.is_missing(field) for sample in data):
+                message = (
+                    f"no sample of {data.source} has {field!r}; the samples have "
+                    f"{', '.join(_fields_present(data)) or 'no field'}"
+                )
+                problems.append(Problem(f"criteria[{i}].fields", message))
+    return problems
+
+
+def _fields_present(data: Dataset) -> list[str]:
+    """The content fields and extra columns some sample has."""
+    present = [f for f in SAMPLE_FIELDS if any(not s.is_missing(f) for s in data)]
+    return present + sorted({name for s in data for name in (s.extra or {})})
 
 
 MASKED_BASE = (
@@ -174,15 +233,15 @@ def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
     return [Problem("", message)]
 
 
-def _metrics(matrix: Matrix) -> list[Any]:
+def _metrics(matrix: Matrix) -> list[Metric[Any]]:
     """The matrix's metrics with their parameters (an unknown name is the matrix's own problem)."""
-    metrics = []
+    metrics: list[Metric[Any]] = []
     for spec in matrix.metrics:
         try:
             metrics.append(METRICS[resolve_metric_name(spec.name)](matrix.metric_params(spec)))
         except (OptionError, ValueError):
             continue
-    return metrics
+    return metrics + [CriterionMetric(c) for c in matrix.criteria]
 
 
 def label_problems(data: Dataset) -> list[Problem]:
