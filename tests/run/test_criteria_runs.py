@@ -1,0 +1,247 @@
+"""Criteria of the user's own through the whole chain on the scripted judge: every judge and
+wording makes its cells, a binary criterion's vote is asked as one request's generations, the
+plan's calls are the run's, the cache, workers, a resume and an export carry the wording, and a
+run killed with SIGKILL resumes to the cells of a run that was not."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from conftest import CELL_KEY, matrix_dict
+from fault_matrices import KEY_ENV, PLANTED, fault_matrix
+from judgegrid import Criterion, api, score_sample
+
+HELPER = Path(__file__).resolve().parents[1] / "run_scripted_cli.py"
+
+CRITERIA = [
+    {"name": "polite", "definition": "Is the reply polite?", "type": "binary", "strictness": 3},
+    {
+        "name": "correctness",
+        "definition": "Is the reply correct?",
+        "type": "labels",
+        "labels": {"correct": 1, "partial-credit": 0.5, "wrong": 0},
+        "fields": ["user_input", "response", "reference"],
+    },
+    {
+        "name": "helpful",
+        "definition": "How helpful is the reply?",
+        "type": "scale",
+        "scale": {1: "no help", 2: "some help", 3: "helpful"},
+        "wordings": ["Does the reply help?", "Would a user be helped by it?"],
+        "higher-is-better": True,
+    },
+]
+
+
+def criteria_matrix(**overrides) -> dict:
+    fields = {"metrics": ["faithfulness"], "embeddings": [], "criteria": CRITERIA, "repeats": 1}
+    return matrix_dict(**{**fields, **overrides})
+
+
+def write(tmp_path: Path, data: dict, name: str = "matrix.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def cells(frame: pd.DataFrame) -> set[tuple]:
+    return set(map(tuple, frame[CELL_KEY].to_numpy().tolist()))
+
+
+def test_every_judge_and_wording_makes_cells_with_their_answers(tmp_path):
+    path = write(tmp_path, criteria_matrix())
+    plan = api.plan_grid(path, limit=4, use_cache=False)
+    run = api.run_grid(path, limit=4, use_cache=False, run_dir=tmp_path / "run")
+    scores = run.scores
+    assert run.complete and len(scores) == run.expected_cells == plan.cells
+    per = scores.groupby("metric").size().to_dict()
+    # 4 samples x 2 judges; the scale criterion once per wording (its definition and two more)
+    assert per == {"faithfulness": 8, "polite": 8, "correctness": 8, "helpful": 24}
+    helpful = scores[scores["metric"] == "helpful"]
+    assert sorted(set(helpful["wording"])) == [0, 1, 2]
+    assert set(scores.loc[scores["metric"] != "helpful", "wording"]) == {0}
+    assert set(scores.loc[scores["metric"] == "polite", "strictness"]) == {3}
+    assert set(scores.loc[scores["metric"].isin(["correctness", "helpful"]), "strictness"]) == {0}
+    assert set(scores.loc[scores["metric"] == "faithfulness", "weighting"].isna()) == {True}
+    criteria = scores[scores["metric"] != "faithfulness"]
+    assert set(criteria["status"]) == {"scored"} and set(criteria["weighting"]) == {"none"}
+    assert (criteria["score"] == criteria["answer"]).all()
+    assert set(scores.loc[scores["metric"] == "correctness", "answer"]) == {1.0}  # first label
+    assert set(helpful["answer"]) == {2.0}  # the scripted judge's middle level
+    polite = scores[scores["metric"] == "polite"]
+    for _, row in polite.iterrows():
+        details = json.loads(row["details"])
+        assert len(details["verdicts"]) == 3
+        assert details["answer"] == ("pass" if row["answer"] == 1.0 else "fail")
+        assert details["pass_share"] == sum(details["verdicts"]) / 3
+    # each wording is its own request: its text is in the prompt, so in the step's key
+    asked = [json.loads(r)["messages"][1]["content"] for r in run.calls["request"]]
+    assert sum("Would a user be helped by it?" in text for text in asked) == 4 * 2
+    assert sum("partial-credit" in text for text in asked) == 4 * 2  # the label, as written
+
+
+def test_the_plans_calls_equal_the_runs_on_a_server_that_takes_n(server, tmp_path, monkeypatch):
+    """The fault server returns n choices (the scripted provider one, so a vote of 3 is one
+    call there and three on the scripted judge): the plan's calls per judge and step are the
+    run's, the binary vote one call with n = 3."""
+    monkeypatch.setenv(KEY_ENV, PLANTED)
+    server.reset_counts()
+    matrix = fault_matrix(
+        server.url, timeout="30s", metrics=["faithfulness"], embeddings=[], criteria=CRITERIA
+    )
+    path = write(tmp_path, matrix)
+    plan = api.plan_grid(path, limit=4)
+    assert server.requests == 0
+    run = api.run_grid(path, limit=4, run_dir=tmp_path / "run")
+    assert run.complete and set(run.scores["status"]) == {"scored"}
+    planned = Counter({(r.label, r.step): r.calls for r in plan.rows})
+    made = Counter(zip(run.calls["label"], _steps(tmp_path / "run", run.calls), strict=True))
+    assert planned == made
+    assert server.requests == len(run.calls) == plan.total("calls")
+    # 4 samples x 2 judges: one call per polite vote, one per label, three wordings per scale
+    assert planned[("fake-a", "criterion")] == 4 + 4 + 12
+
+
+def _steps(run_dir: Path, calls: pd.DataFrame) -> list[str]:
+    with sqlite3.connect(run_dir / "run.sqlite") as db:
+        names = dict(db.execute("SELECT key, step FROM step_names"))
+    return [names[key] for key in calls["step_key"]]
+
+
+def test_the_cache_workers_and_export_carry_the_wording(tmp_path):
+    path = write(tmp_path, criteria_matrix(metrics=[]))
+    first = api.run_grid(path, limit=3, run_dir=tmp_path / "first")
+    again = api.run_grid(path, limit=3, run_dir=tmp_path / "again")
+    assert len(again.calls) == 0 and again.tally.cached_answers > 0
+    columns = [*CELL_KEY, "score", "answer", "weighting"]
+    key = [c for c in CELL_KEY]
+    same = first.scores[columns].sort_values(key).reset_index(drop=True)
+    assert same.equals(again.scores[columns].sort_values(key).reset_index(drop=True))
+    there = api.run_grid(path, limit=3, run_dir=tmp_path / "there", use_cache=False, workers=2)
+    assert cells(there.scores) == cells(first.scores) and there.complete
+    exported = api.export_run(tmp_path / "first")
+    assert {"polite", "correctness", "helpful"} <= set(exported.columns)
+    assert (tmp_path / "first" / "report.html").exists()
+
+
+def test_a_resumed_run_scores_only_the_cells_it_lacks(tmp_path):
+    path = write(tmp_path, criteria_matrix(metrics=[]))
+    run = api.run_grid(path, limit=3, run_dir=tmp_path / "run", use_cache=False)
+    everything = cells(run.scores)
+    with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
+        db.execute("DELETE FROM scores WHERE metric = 'helpful' AND wording = 2")
+    resumed = api.resume_run(tmp_path / "run")
+    assert cells(resumed.scores) == everything
+    assert resumed.tally.already == len(everything) - 6  # 3 samples x 2 judges
+
+
+def test_a_judges_answer_is_read_from_an_extra_column_a_criterion_names(tmp_path):
+    data = tmp_path / "data.csv"
+    pd.DataFrame(
+        [
+            {"user_input": "Where is it?", "response": "In Paris.", "tone": "curt"},
+            {"user_input": "When?", "response": "In 1999.", "tone": "warm"},
+        ]
+    ).to_csv(data, index=False)
+    tone = {
+        "name": "fits_tone",
+        "definition": "Does the reply match the tone asked for?",
+        "type": "binary",
+        "fields": ["response", "tone"],
+    }
+    path = write(tmp_path, criteria_matrix(metrics=[], criteria=[tone], dataset=str(data)))
+    run = api.run_grid(path, run_dir=tmp_path / "run", use_cache=False)
+    assert set(run.scores["status"]) == {"scored"}
+    asked = [json.loads(r)["messages"][1]["content"] for r in run.calls["request"]]
+    assert any("Tone: curt" in text for text in asked)
+    assert any("Tone: warm" in text for text in asked)
+
+
+def test_score_sample_takes_a_criterion_and_its_wording():
+    criterion = Criterion(
+        name="helpful",
+        definition="How helpful is the reply?",
+        type="scale",
+        scale={1: "no help", 2: "some", 3: "helpful"},
+        wordings=("Would a user be helped?",),
+    )
+    sample = {"user_input": "Who wrote Hamlet?", "response": "Shakespeare wrote Hamlet."}
+    first = score_sample(criterion, sample, judge="scripted/judge-a")
+    other = score_sample(criterion, sample, judge="scripted/judge-a", wording=1)
+    assert (first.metric, first.score, first.answer, first.weighting) == (
+        "helpful",
+        2.0,
+        2.0,
+        "none",
+    )
+    assert "Would a user be helped?" in other.calls[0]["request"]
+    assert "Would a user be helped?" not in first.calls[0]["request"]
+
+
+def _cells(db: Path) -> set[tuple]:
+    try:
+        with sqlite3.connect(db) as con:
+            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
+    except sqlite3.OperationalError:
+        return set()
+
+
+def _database_with(reports: Path, count: int, timeout: float = 120) -> Path | None:
+    """The run database under ``reports`` once it holds ``count`` cells."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = list(reports.glob("*/run.sqlite"))
+        if found and len(_cells(found[0])) >= count:
+            return found[0]
+        time.sleep(0.05)
+    return None
+
+
+def test_a_killed_criteria_run_resumes_to_the_same_cells(tmp_path):
+    matrix = write(tmp_path, criteria_matrix())
+    env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
+    args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "6", "--no-progress"]
+    full = subprocess.run(
+        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert full.returncode == 0, full.stderr
+    (full_dir,) = (tmp_path / "full").iterdir()
+    everything = _cells(full_dir / "run.sqlite")
+    assert {c[-1] for c in everything} == {0, 1, 2}  # the wordings are there to lose
+
+    proc = subprocess.Popen(
+        [*args, "--reports-dir", str(tmp_path / "killed"), "--no-cache"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    db = _database_with(tmp_path / "killed", 20)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert db is not None, "the run never wrote 20 cells"
+    assert len(_cells(db)) < len(everything)
+
+    resumed = subprocess.run(
+        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert _cells(db) == everything
