@@ -1480,6 +1480,68 @@ def argument_rows() -> dict[str, Row]:
 ROWS.update(one_door_rows())
 
 
+# criteria (issue 32) -----------------------------------------------------------------------
+# Each refused by validate, plan, run and run_grid alike, in one line naming the place.
+
+POLITE = {"name": "polite", "definition": "Is the reply polite?", "type": "binary"}
+RUBRIC_GAP = {**POLITE, "type": "scale", "scale": {1: "bad", 3: "good"}}
+NO_LOGPROBS = {
+    "judges": [{"id": "anthropic/claude-3-5-haiku-20241022", "label": "haiku"}],
+    "criteria": [{**POLITE, "weighting": "logprobs"}],
+}
+CRITERIA_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "criterion without a definition": (
+        {"criteria": [{"name": "polite", "type": "binary"}]},
+        ("criteria[0].definition",),
+    ),
+    "criterion field no sample has": (
+        {"criteria": [{**POLITE, "fields": ["response", "tone"]}]},
+        ("criteria[0].fields", "no sample of", "'tone'"),
+    ),
+    "criterion scale with a gap": ({"criteria": [RUBRIC_GAP]}, ("criteria[0].scale", "miss [2]")),
+    "criterion scale of one level": (
+        {"criteria": [{**RUBRIC_GAP, "scale": {1: "all"}}]},
+        ("criteria[0].scale", "two levels"),
+    ),
+    "criterion labels without scores": (
+        {"criteria": [{**POLITE, "type": "labels", "labels": ["good", "bad"]}]},
+        ("criteria[0].labels", "without scores"),
+    ),
+    "criterion named like a metric": (
+        {"criteria": [{**POLITE, "name": "responserelevancy"}]},
+        ("criteria[0].name", "response_relevancy"),
+    ),
+    "criterion wordings that repeat": (
+        {"criteria": [{**POLITE, "wordings": ["Is it kind?", "is it  KIND?"]}]},
+        ("criteria[0].wordings", "repeats wordings[0]"),
+    ),
+    "criterion logprobs on a judge without them": (
+        NO_LOGPROBS,
+        ("criteria[0].weighting", "judges[0] (anthropic/claude-3-5-haiku-20241022)"),
+    ),
+}
+
+
+def criteria_rows() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for name, (overrides, names) in CRITERIA_MATRICES.items():
+        for command in ONE_DOOR_COMMANDS:
+            rows[f"{name}, {command}"] = Row(
+                cli=lambda p, c=command, o=overrides: [c, p.matrix(**o), "-d", p.data()],
+                names=names,
+                one_line=True,
+            )
+        rows[f"{name}, api"] = Row(
+            api=lambda p, o=overrides: run_grid(p.matrix(**o), p.data()),
+            names=names,
+            one_line=True,
+        )
+    return rows
+
+
+ROWS.update(criteria_rows())
+
+
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}
 MIXED_SCHEMES = [
     {"user_input": "Q?", "response": "A."},

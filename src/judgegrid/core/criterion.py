@@ -130,6 +130,20 @@ class CriterionSpec(BaseModel):
             seen[key] = k
         return value
 
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is not None:
+            _check_labels(value)
+        return value
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, value: dict[int, str] | None) -> dict[int, str] | None:
+        if value is not None:
+            _check_scale(value)
+        return value
+
     @model_validator(mode="after")
     def _wordings_differ_from_the_definition(self) -> CriterionSpec:
         own = " ".join(self.definition.lower().split())
@@ -140,13 +154,17 @@ class CriterionSpec(BaseModel):
 
     @model_validator(mode="after")
     def _answers_fit_the_type(self) -> CriterionSpec:
-        if self.type == "labels":
-            _check_labels(self.labels)
-        elif self.labels is not None:
+        if self.type == "labels" and self.labels is None:
+            raise ValueError(
+                "type labels: name two labels at least under labels:, each with its score"
+            )
+        if self.type != "labels" and self.labels is not None:
             raise ValueError(f"labels: only for type labels, not {self.type}")
-        if self.type == "scale":
-            _check_scale(self.scale)
-        elif self.scale is not None:
+        if self.type == "scale" and self.scale is None:
+            raise ValueError(
+                "type scale: give two levels at least under scale:, each with its description"
+            )
+        if self.type != "scale" and self.scale is not None:
             raise ValueError(f"scale: only for type scale, not {self.type}")
         if self.type != "binary" and (self.strictness != 1 or self.fails_when):
             raise ValueError("strictness and fails-when: only for type binary")
@@ -177,28 +195,28 @@ class CriterionSpec(BaseModel):
 Criterion = CriterionSpec
 
 
-def _check_labels(labels: dict[str, float] | None) -> None:
-    if not labels or len(labels) < 2:
-        raise ValueError("labels: name two labels at least, each with its score")
+def _check_labels(labels: dict[str, float]) -> None:
+    if len(labels) < 2:
+        raise ValueError("name two labels at least, each with its score")
     blank = [name for name in labels if not name.strip()]
     if blank:
-        raise ValueError("labels: a label's name is empty")
+        raise ValueError("a label's name is empty")
     by_score: dict[float, str] = {}
     for name, score in labels.items():
         if score in by_score:
             raise ValueError(
-                f"labels: {by_score[score]!r} and {name!r} have the same score {score:g}; a "
+                f"{by_score[score]!r} and {name!r} have the same score {score:g}; a "
                 "label's score stands for it in every table, so give each its own"
             )
         by_score[score] = name
 
 
-def _check_scale(scale: dict[int, str] | None) -> None:
-    if not scale or len(scale) < 2:
-        raise ValueError("scale: give two levels at least, each with its description")
+def _check_scale(scale: dict[int, str]) -> None:
+    if len(scale) < 2:
+        raise ValueError("give two levels at least, each with its description")
     levels = sorted(scale)
     gaps = [n for n in range(levels[0], levels[-1] + 1) if n not in scale]
     if gaps:
-        raise ValueError(f"scale: levels {levels[0]}..{levels[-1]} miss {gaps}: no gaps")
+        raise ValueError(f"levels {levels[0]}..{levels[-1]} miss {gaps}: no gaps")
     if any(not str(text).strip() for text in scale.values()):
-        raise ValueError("scale: every level needs a description")
+        raise ValueError("every level needs a description")
