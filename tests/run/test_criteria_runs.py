@@ -120,7 +120,7 @@ def _steps(run_dir: Path, calls: pd.DataFrame) -> list[str]:
 
 
 def test_the_cache_workers_and_export_carry_the_wording(tmp_path):
-    path = write(tmp_path, criteria_matrix(metrics=[]))
+    path = write(tmp_path, criteria_matrix(metrics=[], juries=True))
     first = api.run_grid(path, limit=3, run_dir=tmp_path / "first")
     again = api.run_grid(path, limit=3, run_dir=tmp_path / "again")
     assert len(again.calls) == 0 and again.tally.cached_answers > 0
@@ -133,6 +133,8 @@ def test_the_cache_workers_and_export_carry_the_wording(tmp_path):
     exported = api.export_run(tmp_path / "first")
     assert {"polite", "correctness", "helpful"} <= set(exported.columns)
     assert (tmp_path / "first" / "report.html").exists()
+    means = pd.read_csv(tmp_path / "first" / "tables" / "config_summary.csv")
+    assert "jury(a + b)" in set(means["judge"])  # the report's step made the jury's rows
 
 
 def test_a_resumed_run_scores_only_the_cells_it_lacks(tmp_path):

@@ -155,13 +155,14 @@ def run_scores(
     scores: pd.DataFrame,
     sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     jury_panels: list[list[str]] | None = None,
+    jury_votes: Mapping[str, juries.Vote] | None = None,
 ) -> RunScores:
     called, _ = probes.split_probe_scores(scores, sample_info or {})
     return RunScores(
         every_row=scores,
         called=called,
-        scores=juries.with_juries(called, jury_panels or []),
-        probe_rows=juries.with_juries(scores, jury_panels or []),
+        scores=juries.with_juries(called, jury_panels or [], jury_votes),
+        probe_rows=juries.with_juries(scores, jury_panels or [], jury_votes),
     )
 
 
@@ -311,6 +312,7 @@ def analyse(
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
+    jury_votes: Mapping[str, juries.Vote] | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under; with the calls
     table, also what the run cost (``usage``, ``overview``); with people's labels
@@ -321,7 +323,7 @@ def analyse(
     lists of judges whose mean is scored as one more virtual judge (``juries``: in the means,
     validity, ranking and card; not in agreement or variance, where a jury would agree with its
     own members by construction, nor in the counts of cells, calls and failures)."""
-    run = run_scores(scores, sample_info, jury_panels)
+    run = run_scores(scores, sample_info, jury_panels, jury_votes)
     part = validity_analysis(
         run,
         ValidityInputs(calls, step_names, human_labels, people_pairs),

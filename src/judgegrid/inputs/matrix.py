@@ -236,6 +236,12 @@ class Matrix(StrictModel):
         return [list(dict.fromkeys(panel)) for panel in self.juries or []]
 
     @property
+    def jury_votes(self) -> dict[str, Literal["majority", "median"]]:
+        """How a jury answers each criterion: the majority of a binary or labels criterion's
+        answers, the median level of a scale."""
+        return {c.name: "median" if c.type == "scale" else "majority" for c in self.criteria}
+
+    @property
     def batched(self) -> bool:
         """Whether any entry sends its requests through a provider's batch API."""
         return any(self.batch_for(e) for e in [*self.judges, *self.embeddings])

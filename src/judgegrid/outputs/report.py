@@ -28,6 +28,7 @@ from judgegrid.analyses.bundle import (
     with_consistency,
 )
 from judgegrid.analyses.decision import card_markdown
+from judgegrid.analyses.juries import Vote
 from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
 from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
 from judgegrid.analyses.usage import format_cost, usage_for_display
@@ -65,6 +66,7 @@ def analyse_run(
     people_pairs: pd.DataFrame | None = None,
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
+    jury_votes: Mapping[str, Vote] | None = None,
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
@@ -80,6 +82,7 @@ def analyse_run(
         people_pairs=people_pairs,
         margin=margin,
         jury_panels=jury_panels,
+        jury_votes=jury_votes,
     )
 
 
@@ -345,6 +348,7 @@ def write_all(
     sample_info: Mapping[str, Mapping[str, Any]],
     margin: float | None = None,
     jury_panels: list[list[str]] | None = None,
+    jury_votes: Mapping[str, Vote] | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone.
 
@@ -354,7 +358,7 @@ def write_all(
     ``inputs`` may be a function that reads them: it is called once the child has started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
-    run = run_scores(scores, sample_info, jury_panels)
+    run = run_scores(scores, sample_info, jury_panels, jury_votes)
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with (

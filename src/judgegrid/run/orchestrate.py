@@ -452,6 +452,7 @@ def write_outputs(
         sample_info=info,
         margin=matrix.decision.margin,
         jury_panels=matrix.jury_panels,
+        jury_votes=matrix.jury_votes,
     )
 
 
