@@ -247,3 +247,37 @@ def test_a_killed_criteria_run_resumes_to_the_same_cells(tmp_path):
     )
     assert resumed.returncode == 0, resumed.stderr
     assert _cells(db) == everything
+
+
+def test_probes_that_need_no_knowledge_of_a_criterion_and_its_fails_when_are_scored(tmp_path):
+    on_topic = {
+        "name": "on_topic",
+        "definition": "Does the reply answer the question?",
+        "type": "binary",
+        "fails-when": ["foreign_response"],
+    }
+    tone = {**CRITERIA[2], "fields": ["user_input", "retrieved_contexts"]}  # no response shown
+    matrix = criteria_matrix(
+        metrics=[],
+        criteria=[on_topic, tone],
+        probes={"per-metric": 2},
+        judges=[{"id": "scripted/judge-a", "label": "a"}],
+    )
+    path = write(tmp_path, matrix)
+    plan = api.plan_grid(path, limit=6, use_cache=False)
+    run = api.run_grid(path, limit=6, use_cache=False, run_dir=tmp_path / "run")
+    assert run.complete
+    probe_rows = run.scores[run.scores["sample_id"].str.contains("~probe~")]
+    made = {tuple(s.split("~")[2:]) for s in probe_rows["sample_id"]}
+    assert made == {
+        ("on_topic", "foreign_response"),
+        ("on_topic", "injection"),
+        ("on_topic", "verbosity"),
+        ("helpful", "injection"),  # the note goes into the top context it shows
+        ("helpful", "order"),
+    }
+    assert plan.probes is not None and plan.probes.cells == len(probe_rows)
+    # the helpful probes are scored under each of its three wordings
+    assert set(probe_rows.loc[probe_rows["metric"] == "helpful", "wording"]) == {0, 1, 2}
+    probes = pd.read_csv(tmp_path / "run" / "tables" / "probes.csv")
+    assert {"on_topic", "helpful"} <= set(probes["metric"])

@@ -39,7 +39,7 @@ from judgegrid.core.options import (
 from judgegrid.core.records import PREFERENCE
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.core.validation import problem_from, snake_keys
-from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES
+from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES, targets, unseen_changes
 from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
 from judgegrid.metrics import METRICS, Metric, builtin_metric_named, resolve_metric_name
@@ -440,14 +440,17 @@ def _probe_problems(matrix: Matrix) -> list[Problem]:
             metrics.append(resolve_metric_name(spec.name))
         except OptionError:
             continue  # the metric's own problem
-    if not metrics:
+    probed = targets(metrics, matrix.criteria)
+    if not probed:
         return []
-    useless = [n for n in matrix.probes.names if not any(m in PROBES[n].metrics for m in metrics)]
+    useless = [n for n in matrix.probes.names if not any(n in t.probes for t in probed)]
+    named = ", ".join(t.name for t in probed)
     return [
         Problem(
             "probes.names",
-            f"{name} probes none of this matrix's metrics ({', '.join(metrics)}); it is for "
-            f"{', '.join(PROBES[name].metrics)}",
+            f"{name} probes none of this matrix's metrics ({named}); it is for "
+            f"{', '.join(PROBES[name].metrics)}"
+            + (" and criteria that show the judge what it changes" if matrix.criteria else ""),
         )
         for name in useless
     ]
@@ -563,4 +566,10 @@ def _criterion_problems(matrix: Matrix) -> list[Problem]:
                     f"fail the criterion: {', '.join(directional)}"
                 )
                 problems.append(Problem(f"criteria[{i}].fails_when", message))
+        for name, field in unseen_changes(criterion):
+            message = (
+                f"{name} changes the {field}, which the criterion does not show the judge; "
+                f"add {field} to its fields or drop {name}"
+            )
+            problems.append(Problem(f"criteria[{i}].fails_when", message))
     return problems

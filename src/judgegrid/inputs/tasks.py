@@ -18,11 +18,11 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import MAX_CELLS, Matrix
 from judgegrid.inputs.probes import (
     BORROWS,
-    DEGRADED_BY,
+    Target,
     eligible,
     make_probes,
-    probes_for,
     resolve_probe_names,
+    targets,
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
 
@@ -79,9 +79,11 @@ def with_probes(matrix: Matrix, dataset: Dataset) -> Dataset:
     own = user_samples(dataset)
     if matrix.probes is None:
         return own
-    metrics = [axis.metric for axis in metric_axes(matrix)]
+    metrics = [axis.metric for axis in _builtin_axes(matrix)]
     options = matrix.probes
-    probes = make_probes(own, metrics, options.names, options.per_metric, options.seed)
+    probes = make_probes(
+        own, metrics, options.names, options.per_metric, options.seed, matrix.criteria
+    )
     return Dataset(own.source, own.samples + tuple(probes), own.mapping)
 
 
@@ -172,23 +174,23 @@ def probe_notes(matrix: Matrix, probed: Dataset) -> list[str]:
     own = user_samples(probed)
     made = {(s.probe.metric, s.probe.name) for s in probed if s.probe is not None}
     notes = []
-    for axis in metric_axes(matrix):
-        left = [
-            n for n in probes_for(axis.metric) if n in selected and (axis.metric, n) not in made
-        ]
+    builtin = [axis.metric for axis in _builtin_axes(matrix)]
+    for target in targets(builtin, matrix.criteria):
+        left = [n for n in target.probes if n in selected and (target.name, n) not in made]
         if left:
-            reasons = "; ".join(f"{n}: {_why_not_made(axis.metric, n, own, made)}" for n in left)
-            notes.append(f"probes not made for {axis.metric} — {reasons}")
+            reasons = "; ".join(f"{n}: {_why_not_made(target, n, own, made)}" for n in left)
+            notes.append(f"probes not made for {target.name} — {reasons}")
     return notes
 
 
-def _why_not_made(metric: str, name: str, own: Dataset, made: set[tuple[str, str]]) -> str:
-    if not eligible(metric, own):
-        return f"no sample has every field {metric} needs"
+def _why_not_made(target: Target, name: str, own: Dataset, made: set[tuple[str, str]]) -> str:
+    if not eligible(target, own):
+        return f"no sample has every field {target.name} needs"
     if name in BORROWS and len(own) < 2:
         return (
             f"takes its {BORROWS[name]} from another sample, and the data set has {len(own)} sample"
         )
-    if name == "injection" and (metric, DEGRADED_BY[metric]) not in made:
-        return f"is made from the {DEGRADED_BY[metric]} probe, which was not made"
+    degrader = target.degraded_by
+    if name == "injection" and degrader is not None and (target.name, degrader) not in made:
+        return f"is made from the {degrader} probe, which was not made"
     return "none of the samples probed could be changed this way"
