@@ -1536,6 +1536,15 @@ def criteria_rows() -> dict[str, Row]:
             names=names,
             one_line=True,
         )
+    labelled = [SAMPLES[0], {**SAMPLES[1], "labels": {"polite": "yes"}}]
+    for command in ONE_DOOR_COMMANDS:
+        rows[f"criterion label that is no answer of it, {command}"] = Row(
+            cli=lambda p, c=command: [
+                *(c, p.matrix(criteria=[POLITE]), "-d", p.jsonl("l.jsonl", labelled)),
+            ],
+            names=("sample 's2'.labels.polite", "'yes'", "pass, fail"),
+            one_line=True,
+        )
     return rows
 
 
