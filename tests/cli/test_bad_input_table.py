@@ -1333,20 +1333,31 @@ ONE_DOOR_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 ONE_DOOR_COMMANDS = ("validate", "plan", "run")
 
 
+def every_door(
+    name: str, overrides: dict[str, Any], names: tuple[str, ...], one_line: bool = False
+) -> dict[str, Row]:
+    """A bad matrix through validate, plan, run and run_grid."""
+    rows = {
+        f"{name}, {command}": Row(
+            cli=lambda p, c=command: [c, p.matrix(**overrides), "-d", p.data()],
+            names=names,
+            one_line=one_line,
+        )
+        for command in ONE_DOOR_COMMANDS
+    }
+    rows[f"{name}, api"] = Row(
+        api=lambda p: run_grid(p.matrix(**overrides), p.data()), names=names, one_line=one_line
+    )
+    return rows
+
+
 def one_door_rows() -> dict[str, Row]:
     """Each bad matrix through validate, plan and run; bad options and arguments through the
     CLI and every public function (a wrong type is an OptionError naming the argument and the
     type it takes, before any directory or call)."""
     rows: dict[str, Row] = {}
     for name, (overrides, names) in ONE_DOOR_MATRICES.items():
-        for command in ONE_DOOR_COMMANDS:
-            rows[f"one door: {name}, {command}"] = Row(
-                cli=lambda p, c=command, o=overrides: [c, p.matrix(**o), "-d", p.data()],
-                names=names,
-            )
-        rows[f"one door: {name}, api"] = Row(
-            api=lambda p, o=overrides: run_grid(p.matrix(**o), p.data()), names=names
-        )
+        rows |= every_door(f"one door: {name}", overrides, names)
     rows["one door: ray address not a url, --address"] = Row(
         cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--backend", "ray", "--address", "x"],
         names=("address", "ray://host:port"),
@@ -1525,17 +1536,7 @@ CRITERIA_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 def criteria_rows() -> dict[str, Row]:
     rows: dict[str, Row] = {}
     for name, (overrides, names) in CRITERIA_MATRICES.items():
-        for command in ONE_DOOR_COMMANDS:
-            rows[f"{name}, {command}"] = Row(
-                cli=lambda p, c=command, o=overrides: [c, p.matrix(**o), "-d", p.data()],
-                names=names,
-                one_line=True,
-            )
-        rows[f"{name}, api"] = Row(
-            api=lambda p, o=overrides: run_grid(p.matrix(**o), p.data()),
-            names=names,
-            one_line=True,
-        )
+        rows |= every_door(name, overrides, names, one_line=True)
     labelled = [SAMPLES[0], {**SAMPLES[1], "labels": {"polite": "yes"}}]
     for command in ONE_DOOR_COMMANDS:
         rows[f"criterion label that is no answer of it, {command}"] = Row(

@@ -7,18 +7,16 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from conftest import CELL_KEY, ROOT
+from conftest import ROOT
 from judgegrid.cli import app
+from killed_runs import HELPER, at_least, cells_in, database_with, resume
 
 runner = CliRunner()
-HELPER = Path(__file__).parents[1] / "run_scripted_cli.py"
 
 
 def test_validate_reports_each_problem_on_one_line_and_calls_nothing(tmp_path, scripted_provider):
@@ -132,36 +130,7 @@ def test_missing_matrix_file_is_one_line(tmp_path):
     assert result.stderr.strip() == f"{tmp_path / 'nope.yaml'}: file not found"
 
 
-def _cells(db: Path) -> set[tuple]:
-    try:
-        with sqlite3.connect(db) as con:
-            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
-    except sqlite3.OperationalError:  # the run has made the file but not its tables yet
-        return set()
-
-
-def _database_with_cells(reports: Path, count: int, timeout: float = 120) -> Path | None:
-    """The run database under ``reports`` once it holds ``count`` cells (None: it never did)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        found = list(reports.glob("*/run.sqlite"))
-        if found and len(_cells(found[0])) >= count:
-            return found[0]
-        time.sleep(0.05)
-    return None
-
-
-def _resume(run_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(HELPER), "run", "--resume", str(run_dir), "--no-progress"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
+def test_killed_run_resumes_to_the_samecells_in(tmp_path, write_matrix):
     """A real process, killed with SIGKILL mid-run, then resumed from its directory."""
     matrix = write_matrix()
     env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
@@ -182,19 +151,19 @@ def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    db = _database_with_cells(tmp_path / "killed", 20)
+    db = database_with(tmp_path / "killed", at_least(20))
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert db is not None, "the run never wrote 20 cells"
-    partial = _cells(db)
-    assert 20 <= len(partial) < len(_cells(full_dir / "run.sqlite"))
+    partial = cells_in(db)
+    assert 20 <= len(partial) < len(cells_in(full_dir / "run.sqlite"))
     with sqlite3.connect(db) as con:
         finished_steps = {key for (key,) in con.execute("SELECT key FROM steps")}
     assert finished_steps
 
-    resumed = _resume(db.parent, env)
+    resumed = resume(db.parent, env)
     assert resumed.returncode == 0, resumed.stderr
-    assert _cells(db) == _cells(full_dir / "run.sqlite")
+    assert cells_in(db) == cells_in(full_dir / "run.sqlite")
     with sqlite3.connect(db) as con:
         answered = con.execute(
             "SELECT step_key, count(*) FROM calls WHERE status = 'ok' AND "
@@ -228,11 +197,11 @@ def test_ctrl_c_or_a_kill_stops_a_run_with_exit_130_and_it_resumes(tmp_path, wri
         # and Ctrl-C reaches only a foreground process, whose SIGINT is at its default
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    db = _database_with_cells(tmp_path / "r", 10)
+    db = database_with(tmp_path / "r", at_least(10))
     assert db is not None, "the run never wrote 10 cells"
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert f"judgegrid run --resume {db.parent}" in err and "Traceback" not in err
-    resumed = _resume(db.parent, env)
+    resumed = resume(db.parent, env)
     assert resumed.returncode == 0, resumed.stderr

@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -21,8 +17,7 @@ import yaml
 from conftest import CELL_KEY, matrix_dict
 from fault_matrices import KEY_ENV, PLANTED, fault_matrix
 from judgegrid import Criterion, api, score_sample
-
-HELPER = Path(__file__).resolve().parents[1] / "run_scripted_cli.py"
+from killed_runs import at_least, cells_in, killed_and_resumed
 
 CRITERIA = [
     {"name": "polite", "definition": "Is the reply polite?", "type": "binary", "strictness": 3},
@@ -191,62 +186,13 @@ def test_score_sample_takes_a_criterion_and_its_wording():
     assert "Would a user be helped?" not in first.calls[0]["request"]
 
 
-def _cells(db: Path) -> set[tuple]:
-    try:
-        with sqlite3.connect(db) as con:
-            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
-    except sqlite3.OperationalError:
-        return set()
-
-
-def _database_with(reports: Path, count: int, timeout: float = 120) -> Path | None:
-    """The run database under ``reports`` once it holds ``count`` cells."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        found = list(reports.glob("*/run.sqlite"))
-        if found and len(_cells(found[0])) >= count:
-            return found[0]
-        time.sleep(0.05)
-    return None
-
-
 def test_a_killed_criteria_run_resumes_to_the_same_cells(tmp_path):
     matrix = write(tmp_path, criteria_matrix())
     env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
-    args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "6", "--no-progress"]
-    full = subprocess.run(
-        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert full.returncode == 0, full.stderr
-    (full_dir,) = (tmp_path / "full").iterdir()
-    everything = _cells(full_dir / "run.sqlite")
-    assert {c[-1] for c in everything} == {0, 1, 2}  # the wordings are there to lose
-
-    proc = subprocess.Popen(
-        [*args, "--reports-dir", str(tmp_path / "killed"), "--no-cache"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    db = _database_with(tmp_path / "killed", 20)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert db is not None, "the run never wrote 20 cells"
-    assert len(_cells(db)) < len(everything)
-
-    resumed = subprocess.run(
-        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    assert _cells(db) == everything
+    args = ["run", str(matrix), "--limit", "6", "--no-progress"]
+    everything, db = killed_and_resumed(args, tmp_path, env, at_least(20))
+    assert {c[-1] for c in everything} == {0, 1, 2}  # the wordings were there to lose
+    assert cells_in(db) == everything
 
 
 def test_probes_that_need_no_knowledge_of_a_criterion_and_its_fails_when_are_scored(tmp_path):

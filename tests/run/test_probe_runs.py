@@ -5,11 +5,6 @@ resumed ends with the same cells, probes included."""
 from __future__ import annotations
 
 import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,8 +12,7 @@ import yaml
 
 from conftest import CELL_KEY, matrix_dict
 from judgegrid import api
-
-HELPER = Path(__file__).resolve().parents[1] / "run_scripted_cli.py"
+from killed_runs import cells_in, killed_and_resumed
 
 
 def probe_matrix(**overrides) -> dict:
@@ -98,61 +92,13 @@ def test_run_probes_flag_is_the_default_probes(tmp_path):
     assert resolved["probes"] == {"names": "all", "per_metric": 4, "seed": 0}
 
 
-def _cells(db: Path) -> set[tuple]:
-    try:
-        with sqlite3.connect(db) as con:
-            return set(con.execute(f"SELECT {', '.join(CELL_KEY)} FROM scores"))
-    except sqlite3.OperationalError:
-        return set()
-
-
-def _probe_cells_in(reports: Path, count: int, timeout: float = 120) -> Path | None:
-    """The run database under ``reports`` once it holds ``count`` probe cells."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        found = list(reports.glob("*/run.sqlite"))
-        if found and sum("~probe~" in c[5] for c in _cells(found[0])) >= count:
-            return found[0]
-        time.sleep(0.05)
-    return None
-
-
 def test_a_killed_run_with_probes_resumes_to_the_same_cells(tmp_path):
     matrix = write(tmp_path, probe_matrix())
     env = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
-    args = [sys.executable, str(HELPER), "run", str(matrix), "--limit", "12", "--no-progress"]
-    full = subprocess.run(
-        [*args, "--reports-dir", str(tmp_path / "full"), "--no-cache"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert full.returncode == 0, full.stderr
-    (full_dir,) = (tmp_path / "full").iterdir()
-    everything = _cells(full_dir / "run.sqlite")
-
-    proc = subprocess.Popen(
-        [*args, "--reports-dir", str(tmp_path / "killed"), "--no-cache"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    db = _probe_cells_in(tmp_path / "killed", 3)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert db is not None, "the run never wrote 3 probe cells"
-    assert len(_cells(db)) < len(everything)
-
-    resumed = subprocess.run(
-        [sys.executable, str(HELPER), "run", "--resume", str(db.parent), "--no-progress"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    assert _cells(db) == everything
+    args = ["run", str(matrix), "--limit", "12", "--no-progress"]
+    three_probes = lambda cells: sum("~probe~" in c[5] for c in cells) >= 3  # noqa: E731
+    everything, db = killed_and_resumed(args, tmp_path, env, three_probes)
+    assert cells_in(db) == everything
     assert (db.parent / "tables" / "probes.csv").exists()
 
 
