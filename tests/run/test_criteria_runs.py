@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from typer.testing import CliRunner
 
 from conftest import CELL_KEY, matrix_dict
 from fault_matrices import KEY_ENV, PLANTED, fault_matrix
 from judgegrid import Criterion, api, score_sample
+from judgegrid.cli import app
 from killed_runs import at_least, cells_in, killed_and_resumed
 
 CRITERIA = [
@@ -227,3 +229,11 @@ def test_probes_that_need_no_knowledge_of_a_criterion_and_its_fails_when_are_sco
     assert set(probe_rows.loc[probe_rows["metric"] == "helpful", "wording"]) == {0, 1, 2}
     probes = pd.read_csv(tmp_path / "run" / "tables" / "probes.csv")
     assert {"on_topic", "helpful"} <= set(probes["metric"])
+
+
+def test_validate_counts_the_criteria_and_their_cells(tmp_path):
+    path = write(tmp_path, criteria_matrix(limit=4))
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "1 metrics, 3 criteria, 1 repeats" in result.output
+    assert ": 48 cells" in result.output  # as the run makes them (the first test)
