@@ -76,16 +76,20 @@ def weighting_problems(matrix: Matrix) -> list[Problem]:
 
 
 def logprobs_unsupported(model: str) -> bool:
-    """Whether litellm knows the model's provider and says it takes no ``logprobs`` (an
-    embedded model returns them through llama.cpp; a provider litellm does not know, unknown).
-    TODO(critlogprobs): calls/providers/gateway.py holds the one answer to this once merged."""
+    """Whether litellm knows the model's provider cannot return the score token's alternatives
+    (its parameters lack ``logprobs`` or ``top_logprobs``); an embedded model returns them, a
+    provider litellm does not know is not refused. MERGE: the same as critlogprobs'
+    ``calls.providers.gateway.logprobs_unsupported``; import that one and drop this."""
     if model.startswith("local/"):
         return False
     try:
-        params = litellm_module().get_supported_openai_params(model=model)
+        name, provider, _, _ = litellm_module().get_llm_provider(model)
+        params = litellm_module().get_supported_openai_params(
+            model=name, custom_llm_provider=provider
+        )
     except Exception:  # a provider litellm does not know
         return False
-    return params is not None and "logprobs" not in params
+    return params is not None and not {"logprobs", "top_logprobs"} <= set(params)
 
 
 def criterion_field_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
