@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         run_grid,
         run_pairs,
     )
+    from judgegrid.core.criterion import Criterion
     from judgegrid.core.errors import (
         DatasetError,
         InputError,
@@ -85,6 +86,7 @@ _HOMES = {
         "judgegrid.core.errors",
     ),
     **dict.fromkeys(["Dataset", "Sample"], "judgegrid.core.sample"),
+    "Criterion": "judgegrid.core.criterion",
     "load_dataset": "judgegrid.inputs.dataset",
     **dict.fromkeys(["Matrix", "load_matrix"], "judgegrid.inputs.matrix"),
     **dict.fromkeys(
@@ -122,6 +124,7 @@ __all__ = [
     "ContextEntityRecall",
     "ContextPrecision",
     "ContextRecall",
+    "Criterion",
     "Dataset",
     "DatasetError",
     "Faithfulness",

@@ -1333,20 +1333,31 @@ ONE_DOOR_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 ONE_DOOR_COMMANDS = ("validate", "plan", "run")
 
 
+def every_door(
+    name: str, overrides: dict[str, Any], names: tuple[str, ...], one_line: bool = False
+) -> dict[str, Row]:
+    """A bad matrix through validate, plan, run and run_grid."""
+    rows = {
+        f"{name}, {command}": Row(
+            cli=lambda p, c=command: [c, p.matrix(**overrides), "-d", p.data()],
+            names=names,
+            one_line=one_line,
+        )
+        for command in ONE_DOOR_COMMANDS
+    }
+    rows[f"{name}, api"] = Row(
+        api=lambda p: run_grid(p.matrix(**overrides), p.data()), names=names, one_line=one_line
+    )
+    return rows
+
+
 def one_door_rows() -> dict[str, Row]:
     """Each bad matrix through validate, plan and run; bad options and arguments through the
     CLI and every public function (a wrong type is an OptionError naming the argument and the
     type it takes, before any directory or call)."""
     rows: dict[str, Row] = {}
     for name, (overrides, names) in ONE_DOOR_MATRICES.items():
-        for command in ONE_DOOR_COMMANDS:
-            rows[f"one door: {name}, {command}"] = Row(
-                cli=lambda p, c=command, o=overrides: [c, p.matrix(**o), "-d", p.data()],
-                names=names,
-            )
-        rows[f"one door: {name}, api"] = Row(
-            api=lambda p, o=overrides: run_grid(p.matrix(**o), p.data()), names=names
-        )
+        rows |= every_door(f"one door: {name}", overrides, names)
     rows["one door: ray address not a url, --address"] = Row(
         cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--backend", "ray", "--address", "x"],
         names=("address", "ray://host:port"),
@@ -1478,6 +1489,67 @@ def argument_rows() -> dict[str, Row]:
 
 
 ROWS.update(one_door_rows())
+
+
+# criteria (issue 32) -----------------------------------------------------------------------
+# Each refused by validate, plan, run and run_grid alike, in one line naming the place.
+
+POLITE = {"name": "polite", "definition": "Is the reply polite?", "type": "binary"}
+RUBRIC_GAP = {**POLITE, "type": "scale", "scale": {1: "bad", 3: "good"}}
+NO_LOGPROBS = {
+    "judges": [{"id": "anthropic/claude-3-5-haiku-20241022", "label": "haiku"}],
+    "criteria": [{**POLITE, "weighting": "logprobs"}],
+}
+CRITERIA_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "criterion without a definition": (
+        {"criteria": [{"name": "polite", "type": "binary"}]},
+        ("criteria[0].definition",),
+    ),
+    "criterion field no sample has": (
+        {"criteria": [{**POLITE, "fields": ["response", "tone"]}]},
+        ("criteria[0].fields", "no sample of", "'tone'"),
+    ),
+    "criterion scale with a gap": ({"criteria": [RUBRIC_GAP]}, ("criteria[0].scale", "miss [2]")),
+    "criterion scale of one level": (
+        {"criteria": [{**RUBRIC_GAP, "scale": {1: "all"}}]},
+        ("criteria[0].scale", "two levels"),
+    ),
+    "criterion labels without scores": (
+        {"criteria": [{**POLITE, "type": "labels", "labels": ["good", "bad"]}]},
+        ("criteria[0].labels", "without scores"),
+    ),
+    "criterion named like a metric": (
+        {"criteria": [{**POLITE, "name": "responserelevancy"}]},
+        ("criteria[0].name", "response_relevancy"),
+    ),
+    "criterion wordings that repeat": (
+        {"criteria": [{**POLITE, "wordings": ["Is it kind?", "is it  KIND?"]}]},
+        ("criteria[0].wordings", "repeats wordings[0]"),
+    ),
+    "criterion logprobs on a judge without them": (
+        NO_LOGPROBS,
+        ("criteria[0].weighting", "judges[0] (anthropic/claude-3-5-haiku-20241022)"),
+    ),
+}
+
+
+def criteria_rows() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for name, (overrides, names) in CRITERIA_MATRICES.items():
+        rows |= every_door(name, overrides, names, one_line=True)
+    labelled = [SAMPLES[0], {**SAMPLES[1], "labels": {"polite": "yes"}}]
+    for command in ONE_DOOR_COMMANDS:
+        rows[f"criterion label that is no answer of it, {command}"] = Row(
+            cli=lambda p, c=command: [
+                *(c, p.matrix(criteria=[POLITE]), "-d", p.jsonl("l.jsonl", labelled)),
+            ],
+            names=("sample 's2'.labels.polite", "'yes'", "pass, fail"),
+            one_line=True,
+        )
+    return rows
+
+
+ROWS.update(criteria_rows())
 
 
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}

@@ -12,6 +12,7 @@ import yaml
 from judgegrid.analyses.validity import wilson_interval
 from judgegrid.core.errors import DatasetError
 from judgegrid.inputs.dataset import load_dataset, load_demo
+from judgegrid.inputs.formats import mapping_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,3 +161,22 @@ def test_the_demo_runs_samples_in_four_languages_with_eight_relevancy_pairs():
         }
         assert len(pairs) == 2 and kinds == {"complete", "noncommittal", "off-topic"}, language
     assert wilson_interval(8, 8)[0] > 0.5 and wilson_interval(7, 8)[0] > 0.5
+
+
+def test_columns_a_criterion_names_are_kept_as_text_and_others_refused_as_before(tmp_path: Path):
+    path = tmp_path / "d.csv"
+    pd.DataFrame(
+        [
+            {"user_input": "Q1?", "response": "A1.", "tone": "curt", "stars": 2},
+            {"user_input": "Q2?", "response": "A2.", "tone": None, "stars": 5},
+        ]
+    ).to_csv(path, index=False)
+    data = load_dataset(path, extra=("tone", "stars"))
+    first, second = data.samples
+    assert first.extra == {"tone": "curt", "stars": "2"}
+    assert second.extra == {"stars": "5"} and second.is_missing("tone")
+    assert first.value_of("tone") == "curt" and first.value_of("response") == "A1."
+    assert data.mapping is not None
+    assert "kept for the criteria: tone, stars" in mapping_lines(data.mapping)
+    with pytest.raises(DatasetError, match="field tone: unknown field"):
+        load_dataset(path)  # no criterion names it: the same refusal as before

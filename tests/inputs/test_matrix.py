@@ -181,3 +181,53 @@ def test_decision_margin_and_juries_are_read_and_checked():
     with pytest.raises(MatrixError) as alone:
         parse_matrix(two + "juries: [[scripted/judge-a]]\n")
     assert "two different judges" in str(alone.value)
+
+
+CRITERIA = """
+judges:
+  - id: scripted/judge-a
+criteria:
+  - name: correct
+    definition: Is the reply correct?
+    type: labels
+    labels: {fully-right: 1, half-right: 0.5, wrong: 0}
+    higher-is-better: true
+  - name: on_topic
+    definition: Does the reply answer the question?
+    type: binary
+    strictness: 3
+    fails-when: [foreign_response]
+    weighting: auto
+"""
+
+
+def test_criteria_read_with_dashes_and_their_label_names_as_written():
+    matrix = parse_matrix(CRITERIA)
+    correct, on_topic = matrix.criteria
+    assert matrix.metrics == []  # a matrix of criteria alone is a matrix
+    assert correct.labels == {"fully-right": 1, "half-right": 0.5, "wrong": 0}
+    assert correct.higher_is_better and on_topic.fails_when == ("foreign_response",)
+    assert set(matrix.scorers()) == {"correct", "on_topic"}
+    assert matrix.generations() == {"on_topic": 3}
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "words"),
+    [
+        (("name: correct", "name: faithfulness"), "criteria[0].name", "built-in metric"),
+        (("name: correct", "name: contextentityrecall"), "criteria[0].name", "built-in"),
+        (("name: on_topic", "name: correct"), "criteria[1].name", "criteria[0] too"),
+        (("name: correct", "name: preference"), "criteria[0].name", "preference labels"),
+        (("[foreign_response]", "[verbosity]"), "criteria[1].fails_when", "not a directional"),
+    ],
+)
+def test_a_criterion_that_cannot_be_told_apart_is_refused(edit, where, words):
+    _, problems = inspect_matrix(CRITERIA.replace(*edit))
+    assert [p.where for p in problems] == [where]
+    assert words in problems[0].message
+
+
+def test_a_matrix_with_nothing_to_score_is_refused():
+    _, problems = inspect_matrix("judges: [{id: scripted/judge-a}]\n")
+    assert [p.where for p in problems] == ["metrics"]
+    assert "criteria:" in problems[0].message

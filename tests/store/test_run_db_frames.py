@@ -64,3 +64,40 @@ def test_the_read_only_reader_adds_no_missing_table(tmp_path):
         read_scores(path)
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
+
+
+OLD_SCORES = """CREATE TABLE scores (
+    sample_id TEXT NOT NULL, metric TEXT NOT NULL, judge TEXT NOT NULL,
+    embedding TEXT NOT NULL, dimension INTEGER NOT NULL, strictness INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL, score REAL, reason TEXT, error TEXT, details TEXT,
+    calls INTEGER NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
+    cost REAL, latency_s REAL NOT NULL, finished_at REAL NOT NULL,
+    PRIMARY KEY (metric, judge, embedding, dimension, strictness, sample_id, repeat)
+)"""
+
+
+def test_a_run_database_from_before_the_criteria_gets_their_columns(tmp_path):
+    """An older run.sqlite opened (to resume or report it): wording 0, no answer nor
+    weighting on its rows, its cells found finished as before, and new rows written."""
+    path = tmp_path / "run.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(OLD_SCORES)
+        db.execute(
+            "INSERT INTO scores VALUES ('s1', 'faithfulness', 'a', '', 0, 0, 0, 'scored', 0.5,"
+            " NULL, NULL, NULL, 2, 10, 5, NULL, 0.1, 1.0)"
+        )
+    store = RunStore(path)
+    try:
+        (cell,) = store.finished_cells()
+        assert cell.wording == 0 and cell.sample_id == "s1"
+        scores = store.scores_frame()
+        assert list(scores.columns) == SCORE_COLUMNS
+        assert (scores.loc[0, "wording"], scores.loc[0, "score"]) == (0, 0.5)
+        assert scores.loc[0, "answer"] is None and scores.loc[0, "weighting"] is None
+        row = scores.iloc[0].to_dict() | {"sample_id": "s2", "answer": 1.0, "weighting": "none"}
+        store.write_score(ScoreRow(**row))
+        store.writes.flush()
+        assert len(store.scores_frame()) == 2
+    finally:
+        store.close()

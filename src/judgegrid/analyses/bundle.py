@@ -175,11 +175,12 @@ def run_scores(
 ) -> RunScores:
     worded, _ = probes.split_probe_scores(scores, sample_info or {})
     called = definition_rows(worded)
+    votes = juries.votes_of(criteria or {})
     return RunScores(
         every_row=scores,
         called=called,
-        scores=juries.with_juries(called, jury_panels or []),
-        probe_rows=juries.with_juries(definition_rows(scores), jury_panels or []),
+        scores=juries.with_juries(called, jury_panels or [], votes),
+        probe_rows=juries.with_juries(definition_rows(scores), jury_panels or [], votes),
         worded=worded,
         criteria=dict(criteria or {}),
     )

@@ -48,6 +48,11 @@ class Embedder(Protocol):
 
 @dataclass
 class ScoreContext:
+    """A cell's clients and the coordinates a metric reads: ``strictness`` (None: the
+    metric's own), ``wording`` (a criterion's: 0 its definition, k its k-th other wording;
+    built-in metrics have one wording, 0)."""
+
     judge: Judge
     embedder: Embedder | None = None
     strictness: int | None = None
+    wording: int = 0

@@ -20,6 +20,19 @@ CriterionType = Literal["binary", "labels", "scale"]
 Weighting = Literal["none", "logprobs", "auto"]
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+# Other names of the sample fields (Ragas' legacy ones, DeepEval's), read as the field itself.
+FIELD_ALIASES = {
+    "question": "user_input",
+    "input": "user_input",
+    "answer": "response",
+    "actual_output": "response",
+    "contexts": "retrieved_contexts",
+    "retrieval_context": "retrieved_contexts",
+    "ground_truth": "reference",
+    "expected_output": "reference",
+}
+# A sample's own fields that are not its content: never shown to a judge as a criterion's field.
+NOT_CONTENT = ("id", "labels", "contrast", "language", "probe", "extra")
 
 
 class CriterionSpec(BaseModel):
@@ -77,8 +90,31 @@ class CriterionSpec(BaseModel):
     def _fields(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value:
             raise ValueError("empty: name the sample fields the judge sees")
-        if len(set(value)) != len(value):
-            raise ValueError("a field is named twice")
+        named = tuple(FIELD_ALIASES.get(name.strip(), name.strip()) for name in value)
+        if any(not name for name in named):
+            raise ValueError("a field's name is empty")
+        own = [name for name in named if name in NOT_CONTENT]
+        if own:
+            raise ValueError(
+                f"{own[0]} is judgegrid's own field, not the sample's content; name "
+                f"{', '.join(SAMPLE_FIELDS)} or a column of the data set"
+            )
+        twice = [name for name in named if named.count(name) > 1]
+        if twice:
+            raise ValueError(f"{twice[0]} is named twice")
+        return named
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _labels_have_scores(cls, value: object) -> object:
+        """``labels: [correct, wrong]`` (names without scores) is said in the user's words."""
+        example = "e.g. {correct: 1, partial: 0.5, wrong: 0}"
+        if isinstance(value, list | tuple):
+            raise ValueError(f"labels without scores: give each label its score, {example}")
+        if isinstance(value, dict):
+            unscored = [str(name) for name, score in value.items() if score is None]
+            if unscored:
+                raise ValueError(f"label {unscored[0]!r} has no score; {example}")
         return value
 
     @field_validator("wordings")
@@ -88,21 +124,47 @@ class CriterionSpec(BaseModel):
         for k, wording in enumerate(value):
             key = " ".join(wording.lower().split())
             if not key:
-                raise ValueError(f"wording {k} is empty")
+                raise ValueError(f"wordings[{k}] is empty")
             if key in seen:
-                raise ValueError(f"wording {k} repeats wording {seen[key]}")
+                raise ValueError(f"wordings[{k}] repeats wordings[{seen[key]}]")
             seen[key] = k
         return value
 
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is not None:
+            _check_labels(value)
+        return value
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, value: dict[int, str] | None) -> dict[int, str] | None:
+        if value is not None:
+            _check_scale(value)
+        return value
+
+    @model_validator(mode="after")
+    def _wordings_differ_from_the_definition(self) -> CriterionSpec:
+        own = " ".join(self.definition.lower().split())
+        same = [k for k, w in enumerate(self.wordings) if " ".join(w.lower().split()) == own]
+        if same:
+            raise ValueError(f"wordings[{same[0]}] repeats the definition")
+        return self
+
     @model_validator(mode="after")
     def _answers_fit_the_type(self) -> CriterionSpec:
-        if self.type == "labels":
-            _check_labels(self.labels)
-        elif self.labels is not None:
+        if self.type == "labels" and self.labels is None:
+            raise ValueError(
+                "type labels: name two labels at least under labels:, each with its score"
+            )
+        if self.type != "labels" and self.labels is not None:
             raise ValueError(f"labels: only for type labels, not {self.type}")
-        if self.type == "scale":
-            _check_scale(self.scale)
-        elif self.scale is not None:
+        if self.type == "scale" and self.scale is None:
+            raise ValueError(
+                "type scale: give two levels at least under scale:, each with its description"
+            )
+        if self.type != "scale" and self.scale is not None:
             raise ValueError(f"scale: only for type scale, not {self.type}")
         if self.type != "binary" and (self.strictness != 1 or self.fails_when):
             raise ValueError("strictness and fails-when: only for type binary")
@@ -118,25 +180,43 @@ class CriterionSpec(BaseModel):
         return tuple(sorted(self.scale)) if self.scale else ()
 
     @property
+    def extra_fields(self) -> tuple[str, ...]:
+        """The fields that are columns of the user's data set, not a sample's own."""
+        return tuple(f for f in self.fields if f not in (*SAMPLE_FIELDS, "reference_contexts"))
+
+    @property
     def definitions(self) -> tuple[str, ...]:
         """The definition, then each other wording: wording 0 is the definition itself."""
         return (self.definition, *self.wordings)
 
 
-def _check_labels(labels: dict[str, float] | None) -> None:
-    if not labels or len(labels) < 2:
-        raise ValueError("labels: name two labels at least, each with its score")
+# The public name: ``from judgegrid import Criterion``; ``Criterion(name=…, definition=…,
+# type=…)`` goes wherever a metric goes (``score_sample``, a matrix's ``criteria:``).
+Criterion = CriterionSpec
+
+
+def _check_labels(labels: dict[str, float]) -> None:
+    if len(labels) < 2:
+        raise ValueError("name two labels at least, each with its score")
     blank = [name for name in labels if not name.strip()]
     if blank:
-        raise ValueError("labels: a label's name is empty")
+        raise ValueError("a label's name is empty")
+    by_score: dict[float, str] = {}
+    for name, score in labels.items():
+        if score in by_score:
+            raise ValueError(
+                f"{by_score[score]!r} and {name!r} have the same score {score:g}; a "
+                "label's score stands for it in every table, so give each its own"
+            )
+        by_score[score] = name
 
 
-def _check_scale(scale: dict[int, str] | None) -> None:
-    if not scale or len(scale) < 2:
-        raise ValueError("scale: give two levels at least, each with its description")
+def _check_scale(scale: dict[int, str]) -> None:
+    if len(scale) < 2:
+        raise ValueError("give two levels at least, each with its description")
     levels = sorted(scale)
     gaps = [n for n in range(levels[0], levels[-1] + 1) if n not in scale]
     if gaps:
-        raise ValueError(f"scale: levels {levels[0]}..{levels[-1]} miss {gaps}: no gaps")
+        raise ValueError(f"levels {levels[0]}..{levels[-1]} miss {gaps}: no gaps")
     if any(not str(text).strip() for text in scale.values()):
-        raise ValueError("scale: every level needs a description")
+        raise ValueError("every level needs a description")

@@ -78,8 +78,11 @@ class ScoreRow:
     dimension: int  # 0: the model's own size, or no embedding
     strictness: int  # 0 for a metric without one
     repeat: int
+    wording: int  # a criterion's wording (0: its definition); 0 for a built-in metric
     status: Status  # scored; failed (with error); skipped (the sample lacks a field)
-    score: float | None  # set when scored
+    score: float | None  # set when scored; a criterion's: its answer, or the weighted value
+    answer: float | None  # a criterion's category score (pass 1/fail 0, label, level)
+    weighting: str | None  # a criterion's: none, logprobs, or missing (asked, none came)
     reason: str | None  # the metric's explanation, where it gives one
     error: str | None  # why the cell failed or was skipped
     details: str | None  # JSON: statements, verdicts, … (or the raw reply of a failure)
@@ -103,6 +106,8 @@ class ScoreRow:
         reason: str | None = None,
         error: str | None = None,
         details: dict[str, Any] | None = None,
+        answer: float | None = None,
+        weighting: str | None = None,
     ) -> ScoreRow:
         """The row of ``cell`` with its outcome and what it used (``details`` kept as JSON)."""
         return cls(
@@ -113,8 +118,11 @@ class ScoreRow:
             dimension=cell.dimension,
             strictness=cell.strictness,
             repeat=cell.repeat,
+            wording=cell.wording,
             status=status,
             score=score,
+            answer=answer,
+            weighting=weighting,
             reason=reason,
             error=error,
             details=json.dumps(details, ensure_ascii=False) if details else None,
@@ -133,7 +141,16 @@ class ScoreRow:
 
 SCORE_COLUMNS = [f.name for f in dataclasses.fields(ScoreRow)]
 # A cell's coordinates among the columns: the table's key, and the order scores.csv is sorted in.
-SCORE_KEY = ["metric", "judge", "embedding", "dimension", "strictness", "sample_id", "repeat"]
+SCORE_KEY = [
+    "metric",
+    "judge",
+    "embedding",
+    "dimension",
+    "strictness",
+    "sample_id",
+    "repeat",
+    "wording",
+]
 
 
 @dataclass(frozen=True)

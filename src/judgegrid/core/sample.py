@@ -6,9 +6,11 @@ legacy names ``question``, ``answer``, ``contexts`` and ``ground_truth`` are acc
 reads them yet, so a data set loses nothing on the way in. A sample may carry human ``labels``, a
 ``language`` (a BCP 47 tag such as ``vi``; an English name such as ``Vietnamese`` is read as its
 tag) in which the judge is asked to write its questions and statements, and, in the demo set, a
-``contrast`` saying how it should rank against its siblings. A sample may lack fields: the runner
-records it as skipped for the metrics that need them rather than dropping it. ``formats.py`` maps
-other tools' field names (DeepEval's, a column map) onto these.
+``contrast`` saying how it should rank against its siblings. ``extra`` holds the data set's other
+columns that a criterion of the matrix names in its ``fields`` (as text), and nothing else. A
+sample may lack fields: the runner records it as skipped for the metrics that need them rather
+than dropping it. ``formats.py`` maps other tools' field names (DeepEval's, a column map) onto
+these.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class Sample(BaseModel):
     contrast: Contrast | None = None
     language: str | None = None
     probe: ProbeTag | None = None  # set only on the probes judgegrid makes, never read from data
+    extra: dict[str, str] | None = None  # columns a criterion names: {column: its text}
 
     @field_validator("id", mode="before")
     @classmethod
@@ -76,8 +79,14 @@ class Sample(BaseModel):
         return None if value is None else language_tag(value)
 
     def is_missing(self, field: str) -> bool:
-        value = getattr(self, field)
+        value = self.value_of(field)
         return value is None or (isinstance(value, str | list) and len(value) == 0)
+
+    def value_of(self, field: str) -> Any:
+        """A field's value: one of the sample's own, else an extra column's (None if absent)."""
+        if field in type(self).model_fields and field != "extra":
+            return getattr(self, field)
+        return (self.extra or {}).get(field)
 
 
 def language_tag(value: str) -> str:
@@ -111,6 +120,7 @@ class FieldMapping:
     ignored: tuple[str, ...] = ()
     delimiter: str | None = None  # splits a list field's text cell; None: a JSON/Python list
     delimiter_given: bool = False  # named by the user, not the scheme's own
+    extra: tuple[str, ...] = ()  # columns kept as they are, for the criteria that name them
 
 
 @dataclass(frozen=True)

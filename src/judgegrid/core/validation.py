@@ -32,11 +32,16 @@ def validate(
         raise error(source, [problem_from(e, kind) for e in exc.errors()]) from None
 
 
+# Mappings whose keys are the user's own names, not settings: provider arguments (``extra``), a
+# criterion's label names and scale levels.
+AS_WRITTEN = frozenset({"extra", "labels", "scale"})
+
+
 def snake_keys(value: Any, under_extra: bool = False) -> Any:
-    """Accept Spring-style kebab-case keys; provider arguments under ``extra`` stay as written."""
+    """Accept Spring-style kebab-case keys; the keys under ``AS_WRITTEN`` stay as written."""
     if isinstance(value, dict):
         return {
-            (k if under_extra else str(k).replace("-", "_")): snake_keys(v, k == "extra")
+            (k if under_extra else str(k).replace("-", "_")): snake_keys(v, k in AS_WRITTEN)
             for k, v in value.items()
         }
     if isinstance(value, list):

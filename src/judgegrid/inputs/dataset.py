@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -34,16 +34,22 @@ CONTENT_FIELDS = ("user_input", "response", "retrieved_contexts", "reference", "
 
 Record = tuple[str, Any]
 Columns = Mapping[str, str] | None
+Extra = Sequence[str]  # columns a criterion names that are no sample field: kept as they are
 
 
 def load_dataset(
-    path: str | os.PathLike[str], *, columns: Columns = None, list_delimiter: str | None = None
+    path: str | os.PathLike[str],
+    *,
+    columns: Columns = None,
+    list_delimiter: str | None = None,
+    extra: Extra = (),
 ) -> Dataset:
     """Read a data set by file extension (.jsonl, .json, .csv, .parquet, .arrow), a folder saved
     with Hugging Face's ``save_to_disk``, or 'demo'.
 
     ``columns`` maps Sample fields to the file's own names ({"user_input": "question"});
-    ``list_delimiter`` splits a text cell of a list field (retrieved_contexts)."""
+    ``list_delimiter`` splits a text cell of a list field (retrieved_contexts); ``extra`` names
+    the columns a criterion reads that are no sample field (``Sample.extra``)."""
     if str(path) == DEMO:
         return load_demo()
     path = textfile.as_path(path, "dataset", DatasetError)
@@ -51,9 +57,8 @@ def load_dataset(
     if not path.exists():
         raise DatasetError(source, [Problem("", "file not found")])
     if path.is_dir():
-        return _build(
-            source, _saved_dataset_records(path, source), path.name, columns, list_delimiter
-        )
+        records = _saved_dataset_records(path, source)
+        return _build(source, records, path.name, columns, list_delimiter, extra)
     suffix = path.suffix.lower()
     readers = {
         ".jsonl": _jsonl_records,
@@ -71,7 +76,7 @@ def load_dataset(
     if path.stat().st_size == 0:
         raise DatasetError(source, [Problem("", "the file is empty (0 bytes); expected samples")])
     records = readers[suffix](path, source)
-    return _build(source, records, path.stem, columns, list_delimiter)
+    return _build(source, records, path.stem, columns, list_delimiter, extra)
 
 
 def load_demo() -> Dataset:
@@ -86,7 +91,7 @@ def load_demo() -> Dataset:
 
 
 def dataset_from_object(
-    data: Any, *, columns: Columns = None, list_delimiter: str | None = None
+    data: Any, *, columns: Columns = None, list_delimiter: str | None = None, extra: Extra = ()
 ) -> Dataset:
     """A data set given in Python: a Dataset, a file path, a pandas DataFrame, a list of samples
     (judgegrid Samples, dicts, Ragas SingleTurnSamples, DeepEval LLMTestCases or Goldens), a
@@ -97,17 +102,19 @@ def dataset_from_object(
     if isinstance(data, Dataset):
         return data
     if isinstance(data, str | os.PathLike):
-        return load_dataset(data, columns=columns, list_delimiter=list_delimiter)
+        return load_dataset(data, columns=columns, list_delimiter=list_delimiter, extra=extra)
     if isinstance(data, pd.DataFrame):
         records = [(f"row {i}", row) for i, row in enumerate(data.to_dict(orient="records"))]
-        return _build("<DataFrame>", records, "row", columns, list_delimiter)
+        return _build("<DataFrame>", records, "row", columns, list_delimiter, extra)
     library = type(data).__module__.split(".")[0]
     if library in ("ragas", "deepeval", "datasets"):
         source = f"<{library} {type(data).__name__}>"
         items = _library_items(data, library)
-        return dataset_from_records(items, source, "item", columns, list_delimiter)
+        return dataset_from_records(items, source, "item", columns, list_delimiter, extra)
     if isinstance(data, list | tuple):
-        return dataset_from_records(data, columns=columns, list_delimiter=list_delimiter)
+        return dataset_from_records(
+            data, columns=columns, list_delimiter=list_delimiter, extra=extra
+        )
     raise OptionError(
         "dataset",
         [
@@ -148,14 +155,15 @@ def dataset_from_records(
     stem: str = "item",
     columns: Columns = None,
     list_delimiter: str | None = None,
+    extra: Extra = (),
 ) -> Dataset:
     """A data set given in Python (samples, dicts, or Ragas' and DeepEval's sample objects);
     every bad item is named by its position, as a file's are by line."""
     records: list[Record] = [(f"item {i}", _as_record(item)) for i, item in enumerate(items)]
-    return _build(source, records, stem, columns, list_delimiter)
+    return _build(source, records, stem, columns, list_delimiter, extra)
 
 
-def sample_from_record(record: Any, source: str = "sample") -> Sample:
+def sample_from_record(record: Any, source: str = "sample", extra: Extra = ()) -> Sample:
     """One sample given in Python as a dict (Ragas, legacy or DeepEval field names) or a Ragas
     or DeepEval sample object; DatasetError if bad."""
     record = _as_record(record)
@@ -166,13 +174,14 @@ def sample_from_record(record: Any, source: str = "sample") -> Sample:
         raise DatasetError(
             source, [Problem("", f"expected a Sample or a dict of fields, got {got}")]
         )
-    return _build(source, [("", {"id": source, **record})], source).samples[0]
+    return _build(source, [("", {"id": source, **record})], source, extra=extra).samples[0]
 
 
 def _as_record(item: Any) -> Any:
     """A sample object as a dict in its own library's field names (a dict stays as it is)."""
-    if isinstance(item, Sample):
-        return item.model_dump(exclude_none=True)
+    if isinstance(item, Sample):  # its extra columns read again as columns
+        record = item.model_dump(exclude_none=True)
+        return {**record.pop("extra", {}), **record}
     library = type(item).__module__.split(".")[0]
     if library == "ragas" and hasattr(item, "model_dump"):
         return _ragas_record(item)
@@ -223,10 +232,11 @@ def _build(
     stem: str,
     columns: Columns = None,
     list_delimiter: str | None = None,
+    extra: Extra = (),
 ) -> Dataset:
     id_field = (columns or {}).get("id", "id")
     seen = _first_seen(records, stem, id_field)
-    mapping = plan_fields(seen, source, columns, list_delimiter)
+    mapping = plan_fields(seen, source, columns, list_delimiter, extra)
     samples: list[Sample] = []
     problems: list[Problem] = []
     ids: dict[str, str] = {}

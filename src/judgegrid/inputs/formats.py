@@ -18,7 +18,7 @@ import ast
 import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,17 +173,20 @@ def plan_fields(
     source: str,
     columns: Mapping[str, str] | None = None,
     delimiter: str | None = None,
+    extra: Sequence[str] = (),
 ) -> FieldMapping:
     """How to read a data set whose fields are ``seen`` ({field: where it first appears}).
 
     The column map comes first; the other fields are read by the one scheme they belong to.
     Without a map an unknown field is an error (it is usually a typo); with one it is left out,
-    as a tracing tool's export has many columns no metric reads."""
+    as a tracing tool's export has many columns no metric reads. A column named in ``extra``
+    (a criterion's field that is no sample field) is kept as it is, in ``Sample.extra``."""
     columns = dict(columns or {})
     _check_columns(columns, seen, source)
     if delimiter == "":
         raise OptionError(DELIMITER_OPTION, [Problem("", "empty; name the text between items")])
-    rest = [f for f in seen if f not in columns.values()]
+    kept = tuple(f for f in seen if f in extra and f not in columns.values())
+    rest = [f for f in seen if f not in columns.values() and f not in kept]
     scheme = _detect(rest, seen, source, mapped=bool(columns))
     fields = [(column, target) for target, column in columns.items()]
     ignored: list[str] = []
@@ -208,6 +211,7 @@ def plan_fields(
         ignored=tuple(ignored),
         delimiter=delimiter if delimiter is not None else (scheme.delimiter if scheme else None),
         delimiter_given=delimiter is not None,
+        extra=kept,
     )
 
 
@@ -308,6 +312,9 @@ def apply_mapping(mapping: FieldMapping, record: Mapping[str, Any], label: str) 
     renames = dict(mapping.fields)
     out = Mapped({}, {}, [])
     for field, value in record.items():
+        if field in mapping.extra and not is_blank(value):
+            out.fields["extra"] = {**out.fields.get("extra", {}), field: as_text(value)}
+            continue
         target = renames.get(field)
         if target is None or is_blank(value):
             continue
@@ -323,6 +330,13 @@ def apply_mapping(mapping: FieldMapping, record: Mapping[str, Any], label: str) 
         out.fields[target] = converted
         out.origin[target] = field
     return out
+
+
+def as_text(value: Any) -> str:
+    """An extra column's value as the judge reads it: text as it is, anything else as JSON."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def is_blank(value: Any) -> bool:
@@ -423,6 +437,8 @@ def mapping_lines(mapping: FieldMapping) -> list[str]:
         if target in LIST_TARGETS and mapping.delimiter:
             notes.append(f"a text cell is split on {mapping.delimiter!r}")
         lines.append(f"{field} → {target}" + (f" ({'; '.join(notes)})" if notes else ""))
+    if mapping.extra:
+        lines.append(f"kept for the criteria: {', '.join(mapping.extra)}")
     if mapping.ignored:
         lines.append(f"left out: {', '.join(mapping.ignored)}")
     return lines

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import MatrixError, OptionError, Problem
 from judgegrid.core.options import (
     BATCH_PROVIDERS,
@@ -35,14 +36,16 @@ from judgegrid.core.options import (
     has_batch_api,
     provider_of,
 )
+from judgegrid.core.records import PREFERENCE
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.core.validation import problem_from, snake_keys
-from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES
+from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES, targets, unseen_changes
 from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
-from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics import METRICS, Metric, builtin_metric_named, resolve_metric_name
+from judgegrid.metrics.criterion import CriterionMetric
 
-MATRIX_SHAPE = "a mapping with judges: and metrics:"
+MATRIX_SHAPE = "a mapping with judges: and metrics: (or criteria:)"
 
 # Bounds on what a matrix may ask, said in the message that refuses more: a run of more cells
 # (repeats × samples × judges × …) than MAX_CELLS is refused before one is made; one cell
@@ -143,8 +146,13 @@ class Matrix(StrictModel):
         description="The embedding models, for metrics that embed (response_relevancy).",
     )
     metrics: list[MetricSpec] = Field(
-        min_length=1,
+        default_factory=list,
         description="The metrics to score: names, or mappings of a name and its parameters.",
+    )
+    criteria: list[CriterionSpec] = Field(
+        default_factory=list,
+        description="Criteria of your own (name, definition, fields, type: binary, labels or "
+        "scale), scored by every judge like a metric.",
     )
     strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
         default_factory=lambda: [3],
@@ -239,6 +247,26 @@ class Matrix(StrictModel):
         params = self.metric_params(spec)
         own = getattr(params, "strictness", None)
         return sorted(set(own or self.strictness))
+
+    @property
+    def extra_fields(self) -> tuple[str, ...]:
+        """The data set's columns the criteria read that are no sample field."""
+        return tuple(dict.fromkeys(f for c in self.criteria for f in c.extra_fields))
+
+    def scorers(self) -> dict[str, Metric[Any]]:
+        """Every metric and criterion of the matrix, by the name its cells carry."""
+        metrics: dict[str, Metric[Any]] = {
+            m.name: m(self.metric_params(spec))
+            for spec in self.metrics
+            for m in [METRICS[resolve_metric_name(spec.name)]]
+        }
+        return metrics | {c.name: CriterionMetric(c) for c in self.criteria}
+
+    def generations(self) -> dict[str, int]:
+        """The most generations of one request a metric's (or criterion's) cells want: the
+        runner makes them together, whichever cell asks first, and the plan counts them so."""
+        most = {resolve_metric_name(s.name): max(self.strictness_for(s)) for s in self.metrics}
+        return most | {c.name: c.strictness for c in self.criteria if c.type == "binary"}
 
 
 def _merge(base: ModelOptions, override: ModelOptions) -> ModelOptions:
@@ -346,6 +374,7 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
     problems += _duplicate_labels("embeddings", [e.label or e.id for e in matrix.embeddings])
     for i, spec in enumerate(matrix.metrics):
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
+    problems += _criterion_problems(matrix)
     problems += _batch_problems(matrix)
     problems += _jury_problems(matrix)
     problems += execution_problems(matrix.execution, matrix.batched)
@@ -405,14 +434,17 @@ def _probe_problems(matrix: Matrix) -> list[Problem]:
             metrics.append(resolve_metric_name(spec.name))
         except OptionError:
             continue  # the metric's own problem
-    if not metrics:
+    probed = targets(metrics, matrix.criteria)
+    if not probed:
         return []
-    useless = [n for n in matrix.probes.names if not any(m in PROBES[n].metrics for m in metrics)]
+    useless = [n for n in matrix.probes.names if not any(n in t.probes for t in probed)]
+    named = ", ".join(t.name for t in probed)
     return [
         Problem(
             "probes.names",
-            f"{name} probes none of this matrix's metrics ({', '.join(metrics)}); it is for "
-            f"{', '.join(PROBES[name].metrics)}",
+            f"{name} probes none of this matrix's metrics ({named}); it is for "
+            f"{', '.join(PROBES[name].metrics)}"
+            + (" and criteria that show the judge what it changes" if matrix.criteria else ""),
         )
         for name in useless
     ]
@@ -492,3 +524,46 @@ def _metric_problems(i: int, spec: MetricSpec, has_embeddings: bool) -> list[Pro
             )
         ]
     return []
+
+
+def _criterion_problems(matrix: Matrix) -> list[Problem]:
+    """Something to score; a criterion's name that is a built-in metric's (in any spelling) or
+    another criterion's; ``fails-when`` naming what is not a directional probe."""
+    if not matrix.metrics and not matrix.criteria:
+        return [
+            Problem(
+                "metrics", "nothing to score: name a metric here or a criterion under criteria:"
+            )
+        ]
+    problems = []
+    seen: dict[str, int] = {}
+    for i, criterion in enumerate(matrix.criteria):
+        clash = builtin_metric_named(criterion.name)
+        if clash is not None:
+            message = (
+                f"'{criterion.name}' is the built-in metric {clash}'s name; give the criterion "
+                "another, so every table tells the two apart"
+            )
+            problems.append(Problem(f"criteria[{i}].name", message))
+        if criterion.name == PREFERENCE:
+            message = f"'{PREFERENCE}' names people's preference labels; choose another name"
+            problems.append(Problem(f"criteria[{i}].name", message))
+        if criterion.name in seen:
+            message = f"'{criterion.name}' is the name of criteria[{seen[criterion.name]}] too"
+            problems.append(Problem(f"criteria[{i}].name", message))
+        seen.setdefault(criterion.name, i)
+        directional = [n for n, p in PROBES.items() if p.kind == "directional"]
+        for name in criterion.fails_when:
+            if name not in directional:
+                message = (
+                    f"{name!r} is not a directional probe; fails-when names probes that must "
+                    f"fail the criterion: {', '.join(directional)}"
+                )
+                problems.append(Problem(f"criteria[{i}].fails_when", message))
+        for name, field in unseen_changes(criterion):
+            message = (
+                f"{name} changes the {field}, which the criterion does not show the judge; "
+                f"add {field} to its fields or drop {name}"
+            )
+            problems.append(Problem(f"criteria[{i}].fails_when", message))
+    return problems

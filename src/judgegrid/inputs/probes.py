@@ -13,6 +13,11 @@ of the data set's own analyses.
   evaluator on a degraded copy, compared with the degraded copy), ``verbosity`` (filler that adds
   no claim) and ``order`` (the contexts shuffled, for metrics that ignore their order).
 
+A criterion of the user's own is probed by what needs no knowledge of it: ``injection``,
+``verbosity`` and ``order`` where it shows the judge the field they change, and the directional
+probes its ``fails-when`` names (a binary criterion those copies must fail); its injection
+degrades the first of these, or, without one, the sample itself.
+
 "Another sample" is the least similar one by token overlap, in the same language where the data
 set has one. The templates (noncommittal answer, note to the evaluator, filler) exist in English,
 Vietnamese, Chinese and Russian; other languages fall back to English, and the tag says so.
@@ -26,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.sample import Dataset, ProbeTag, Sample
 from judgegrid.metrics import METRICS
@@ -155,9 +161,82 @@ FILLER = {
 NO_SPACE_LANGUAGES = frozenset({"zh", "ja"})  # sentences are joined without a space
 
 
+# The fields each probe changes: a criterion is probed only where it shows the judge them.
+CHANGES = {
+    "foreign_contexts": ("retrieved_contexts",),
+    "foreign_sentence": ("response",),
+    "foreign_first": ("retrieved_contexts",),
+    "foreign_response": ("response",),
+    "noncommittal": ("response",),
+    "planted_noise": ("retrieved_contexts", "response"),
+    "verbosity": ("response",),
+    "order": ("retrieved_contexts",),
+}
+ROBUSTNESS = ("injection", "verbosity", "order")
+
+
 def probes_for(metric: str) -> list[str]:
     """The probes that apply to a metric, directional first."""
     return [name for name, p in PROBES.items() if metric in p.metrics]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What probes are made for: a built-in metric or a criterion, by name; the probes that
+    apply (directional first); the probe whose copy the injection degrades (None: the sample
+    itself); whether the note goes into the response (else the top context); the fields a
+    sample needs to be probed."""
+
+    name: str
+    probes: tuple[str, ...]
+    degraded_by: str | None
+    reads_response: bool
+    needs: tuple[str, ...]
+
+
+def metric_target(metric: str) -> Target:
+    return Target(
+        metric,
+        tuple(probes_for(metric)),
+        DEGRADED_BY.get(metric),
+        metric in READS_RESPONSE,
+        METRICS[metric].required_fields,
+    )
+
+
+def criterion_target(criterion: CriterionSpec) -> Target:
+    """A criterion's probes: its ``fails_when`` directional probes, then the robustness probes
+    that change a field it shows the judge (injection: the response or the contexts)."""
+    shown = set(criterion.fields)
+    robust = [
+        name
+        for name in ROBUSTNESS
+        if shown & set(CHANGES.get(name, ("response", "retrieved_contexts")))
+    ]
+    directional = list(criterion.fails_when)
+    return Target(
+        criterion.name,
+        (*directional, *robust),
+        directional[0] if directional else None,
+        "response" in shown,
+        criterion.fields,
+    )
+
+
+def targets(metrics: Sequence[str], criteria: Sequence[CriterionSpec] = ()) -> list[Target]:
+    """The built-in metrics' targets, then the criteria's."""
+    return [metric_target(m) for m in dict.fromkeys(metrics)] + [
+        criterion_target(c) for c in criteria
+    ]
+
+
+def unseen_changes(criterion: CriterionSpec) -> list[tuple[str, str]]:
+    """The ``fails_when`` probes that change no field the criterion shows: (probe, field)."""
+    return [
+        (name, CHANGES[name][0])
+        for name in criterion.fails_when
+        if name in CHANGES and not set(CHANGES[name]) & set(criterion.fields)
+    ]
 
 
 def resolve_probe_names(names: str | Sequence[str]) -> list[str]:
@@ -334,9 +413,9 @@ def probe_id(base: str, metric: str, name: str) -> str:
     return f"{base}~probe~{metric}~{name}"
 
 
-def _with_note(degraded: Sample, metric: str, language: str) -> Change | None:
+def _with_note(degraded: Sample, target: Target, language: str) -> Change | None:
     """The note to the evaluator on the degraded copy, where the metric reads."""
-    if metric in READS_RESPONSE:
+    if target.reads_response:
         return {"response": joined(degraded.response or "", NOTE[language], degraded.language)}
     contexts = list(degraded.retrieved_contexts or [])
     if not contexts:
@@ -351,9 +430,9 @@ def _copy(sample: Sample, change: Change, tag: ProbeTag, of: str) -> Sample:
     return Sample.model_validate(data)
 
 
-def eligible(metric: str, dataset: Dataset) -> list[Sample]:
-    """The samples a metric can score (no required field missing)."""
-    needs = METRICS[metric].required_fields
+def eligible(target: Target, dataset: Dataset) -> list[Sample]:
+    """The samples a metric (or criterion) can score (no required field missing)."""
+    needs = target.needs
     return [s for s in dataset if s.probe is None and not any(s.is_missing(f) for f in needs)]
 
 
@@ -376,16 +455,17 @@ def chosen_samples(candidates: list[Sample], n: int, rng: random.Random) -> list
 
 
 def probes_of_sample(
-    sample: Sample, metric: str, names: Sequence[str], pool: list[Sample], rng: random.Random
+    sample: Sample, target: Target, names: Sequence[str], pool: list[Sample], rng: random.Random
 ) -> list[Sample]:
-    """Every probe of one sample for one metric (injection brings its degraded copy with it)."""
+    """Every probe of one sample for one metric or criterion (injection brings its degraded
+    copy with it; a criterion without one has the note on the sample itself)."""
     language, fallback = template_language(sample.language)
     made: dict[str, Sample] = {}
 
     def tag(name: str, base: str) -> ProbeTag:
         direction = "worse" if PROBES[name].kind == "directional" else "not_better"
         return ProbeTag(
-            metric=metric,
+            metric=target.name,
             name=name,
             base=base,
             direction=direction,
@@ -393,13 +473,14 @@ def probes_of_sample(
             fallback=fallback,
         )
 
-    wanted = [n for n in probes_for(metric) if n in names]
-    if "injection" in wanted and DEGRADED_BY[metric] not in wanted:
-        wanted.insert(0, DEGRADED_BY[metric])
+    wanted = [n for n in target.probes if n in names]
+    degrader = target.degraded_by
+    if "injection" in wanted and degrader is not None and degrader not in wanted:
+        wanted.insert(0, degrader)
     for name in wanted:
         if name == "injection":
-            degraded = made.get(DEGRADED_BY[metric])
-            change = _with_note(degraded, metric, language) if degraded else None
+            degraded = made.get(degrader) if degrader is not None else sample
+            change = _with_note(degraded, target, language) if degraded else None
             if degraded is not None and change is not None:
                 made[name] = _copy(degraded, change, tag(name, degraded.id), sample.id)
             continue
@@ -417,17 +498,19 @@ def make_probes(
     names: str | Sequence[str] = ALL,
     per_metric: int = DEFAULT_PER_METRIC,
     seed: int = 0,
+    criteria: Sequence[CriterionSpec] = (),
 ) -> list[Sample]:
-    """The probes of a data set: for each metric, ``per_metric`` of its samples, each with every
-    selected probe that applies. Deterministic: the same data, metrics, names and seed give the
-    same probes, so a resumed run finds the cells it started."""
+    """The probes of a data set: for each metric (then each criterion), ``per_metric`` of its
+    samples, each with every selected probe that applies. Deterministic: the same data,
+    metrics, criteria, names and seed give the same probes, so a resumed run finds the cells it
+    started."""
     selected = resolve_probe_names(names)
     own = [s for s in dataset if s.probe is None]  # where "another sample" is looked for
     probes: list[Sample] = []
-    for metric in dict.fromkeys(metrics):
-        if not set(selected) & set(probes_for(metric)):
+    for target in targets(metrics, criteria):
+        if not set(selected) & set(target.probes):
             continue
-        rng = random.Random(f"{seed}:{metric}")
-        for sample in chosen_samples(eligible(metric, dataset), per_metric, rng):
-            probes += probes_of_sample(sample, metric, selected, own, rng)
+        rng = random.Random(f"{seed}:{target.name}")
+        for sample in chosen_samples(eligible(target, dataset), per_metric, rng):
+            probes += probes_of_sample(sample, target, selected, own, rng)
     return probes

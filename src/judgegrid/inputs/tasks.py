@@ -1,4 +1,5 @@
-"""The grid, unrolled: every (sample, metric, judge, embedding, dimension, strictness, repeat) cell.
+"""The grid, unrolled: every (sample, metric, judge, embedding, dimension, strictness, repeat,
+wording) cell; a criterion's like a judge-only metric's, once per wording.
 
 A judge-only metric is scored once per judge, not once per embedding model: its cells carry the
 empty embedding "" and dimension 0. A metric without a strictness parameter carries strictness 0.
@@ -17,24 +18,40 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import MAX_CELLS, Matrix
 from judgegrid.inputs.probes import (
     BORROWS,
-    DEGRADED_BY,
+    Target,
     eligible,
     make_probes,
-    probes_for,
     resolve_probe_names,
+    targets,
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
 
 
 class Axis(NamedTuple):
-    """One metric's share of the grid: the (embedding, dimension) pairs and strictness values."""
+    """One metric's share of the grid: the (embedding, dimension) pairs, strictness values and
+    wordings (a criterion's definition and its other wordings; a built-in metric has one)."""
 
     metric: str
     embeddings: list[tuple[str, int]]
     strictness: list[int]
+    wordings: int = 1
 
 
 def metric_axes(matrix: Matrix) -> list[Axis]:
+    """The metrics' axes, then the criteria's: every judge, no embedding, the vote's size as
+    strictness (0 for labels and scale), each wording."""
+    return _builtin_axes(matrix) + [
+        Axis(
+            c.name,
+            [(NO_EMBEDDING, 0)],
+            [c.strictness if c.type == "binary" else 0],
+            len(c.definitions),
+        )
+        for c in matrix.criteria
+    ]
+
+
+def _builtin_axes(matrix: Matrix) -> list[Axis]:
     axes = []
     for spec in matrix.metrics:
         name = resolve_metric_name(spec.name)
@@ -62,9 +79,11 @@ def with_probes(matrix: Matrix, dataset: Dataset) -> Dataset:
     own = user_samples(dataset)
     if matrix.probes is None:
         return own
-    metrics = [axis.metric for axis in metric_axes(matrix)]
+    metrics = [axis.metric for axis in _builtin_axes(matrix)]
     options = matrix.probes
-    probes = make_probes(own, metrics, options.names, options.per_metric, options.seed)
+    probes = make_probes(
+        own, metrics, options.names, options.per_metric, options.seed, matrix.criteria
+    )
     return Dataset(own.source, own.samples + tuple(probes), own.mapping)
 
 
@@ -98,7 +117,7 @@ def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
     """
     judges = [matrix.judge_label(i) for i in range(len(matrix.judges))]
     return [
-        Cell(axis.metric, judge, emb, dim, s, sample.id, repeat)
+        Cell(axis.metric, judge, emb, dim, s, sample.id, repeat, wording)
         for axis in metric_axes(matrix)
         for judge in judges
         for sample in dataset
@@ -106,14 +125,17 @@ def expand_cells(matrix: Matrix, dataset: Dataset) -> list[Cell]:
         for repeat in range(repeats_of(matrix, sample))
         for emb, dim in axis.embeddings
         for s in axis.strictness
+        for wording in range(axis.wordings)
     ]
 
 
 def expected_cell_count(matrix: Matrix, n_samples: int, probe_metrics: Sequence[str] = ()) -> int:
-    """judges × (repeats × samples × Σ_metric (embedding-dimension pairs × strictness values)
-    + probe repeats × Σ_probe its metric's pairs × values); ``probe_metrics``: each probe's
-    metric."""
-    sizes = {a.metric: len(a.embeddings) * len(a.strictness) for a in metric_axes(matrix)}
+    """judges × (repeats × samples × Σ_metric (embedding-dimension pairs × strictness values
+    × wordings) + probe repeats × Σ_probe its metric's pairs × values × wordings);
+    ``probe_metrics``: each probe's metric."""
+    sizes = {
+        a.metric: len(a.embeddings) * len(a.strictness) * a.wordings for a in metric_axes(matrix)
+    }
     per_probe = sum(sizes.get(metric, 0) for metric in probe_metrics)
     own = matrix.repeats * n_samples * sum(sizes.values())
     return len(matrix.judges) * (own + probe_repeats(matrix) * per_probe)
@@ -152,23 +174,23 @@ def probe_notes(matrix: Matrix, probed: Dataset) -> list[str]:
     own = user_samples(probed)
     made = {(s.probe.metric, s.probe.name) for s in probed if s.probe is not None}
     notes = []
-    for axis in metric_axes(matrix):
-        left = [
-            n for n in probes_for(axis.metric) if n in selected and (axis.metric, n) not in made
-        ]
+    builtin = [axis.metric for axis in _builtin_axes(matrix)]
+    for target in targets(builtin, matrix.criteria):
+        left = [n for n in target.probes if n in selected and (target.name, n) not in made]
         if left:
-            reasons = "; ".join(f"{n}: {_why_not_made(axis.metric, n, own, made)}" for n in left)
-            notes.append(f"probes not made for {axis.metric} — {reasons}")
+            reasons = "; ".join(f"{n}: {_why_not_made(target, n, own, made)}" for n in left)
+            notes.append(f"probes not made for {target.name} — {reasons}")
     return notes
 
 
-def _why_not_made(metric: str, name: str, own: Dataset, made: set[tuple[str, str]]) -> str:
-    if not eligible(metric, own):
-        return f"no sample has every field {metric} needs"
+def _why_not_made(target: Target, name: str, own: Dataset, made: set[tuple[str, str]]) -> str:
+    if not eligible(target, own):
+        return f"no sample has every field {target.name} needs"
     if name in BORROWS and len(own) < 2:
         return (
             f"takes its {BORROWS[name]} from another sample, and the data set has {len(own)} sample"
         )
-    if name == "injection" and (metric, DEGRADED_BY[metric]) not in made:
-        return f"is made from the {DEGRADED_BY[metric]} probe, which was not made"
+    degrader = target.degraded_by
+    if name == "injection" and degrader is not None and (target.name, degrader) not in made:
+        return f"is made from the {degrader} probe, which was not made"
     return "none of the samples probed could be changed this way"

@@ -42,6 +42,12 @@ _BY_SQUASHED = {_squash(key): key for key in METRICS} | {
 }
 
 
+def builtin_metric_named(name: str) -> str | None:
+    """The built-in metric a name stands for in any of its spellings (``faithfulness``,
+    ``Faithfulness``, ``response-relevancy``, its title), or None: a criterion may not take it."""
+    return _BY_SQUASHED.get(_squash(name))
+
+
 def resolve_metric_name(name: str) -> str:
     """'ResponseRelevancy', 'response-relevancy' and 'response_relevancy' name one metric."""
     try:
@@ -65,5 +71,6 @@ __all__ = [
     "NoiseSensitivity",
     "ResponseRelevancy",
     "ScoreContext",
+    "builtin_metric_named",
     "resolve_metric_name",
 ]

@@ -23,9 +23,14 @@ from judgegrid.core.validation import validate
 
 @dataclass
 class MetricResult:
+    """A cell's score; a criterion's also its categorical ``answer`` (the category's score) and
+    the ``weighting`` it got ("none", "logprobs" or "missing"), None for a built-in metric."""
+
     score: float
     reason: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    answer: float | None = None
+    weighting: str | None = None
 
 
 class NoParams(BaseModel):
@@ -42,15 +47,17 @@ class Metric(Generic[ParamsT]):
     typed; ``Params`` names the same model for validation from a matrix.
     """
 
-    name: ClassVar[str]
-    title: ClassVar[str]
-    description: ClassVar[str]
-    required_fields: ClassVar[tuple[str, ...]]
-    judge_calls: ClassVar[str] = ""  # judge calls per sample, for `judgegrid metrics`
+    # A built-in metric sets these on its class; a criterion (``criterion.CriterionMetric``),
+    # one class for every criterion, on its instance.
+    name: str
+    title: str
+    description: str
+    required_fields: tuple[str, ...]
+    judge_calls: str = ""  # judge calls per sample, for `judgegrid metrics`
     also_needs: ClassVar[str] = ""  # a requirement the field list cannot say (e.g. 'A or B')
     uses_embeddings: ClassVar[bool] = False
     uses_strictness: ClassVar[bool] = False
-    higher_is_better: ClassVar[bool] = True
+    higher_is_better: bool = True
     # What ``judgegrid label`` asks a person, in plain words; ``scale``: a 0–1 answer in steps of
     # 0.25; ``contexts``: tick the useful contexts, scored as the metric scores the judge's ticks.
     human_question: ClassVar[str] = ""

@@ -20,9 +20,12 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field, create_model
 
+from judgegrid.core.context import ScoreContext, Weighted
 from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.errors import ScoringError
+from judgegrid.core.question import Question
 from judgegrid.core.sample import Sample
-from judgegrid.metrics.base import REASON_CHARS
+from judgegrid.metrics.base import REASON_CHARS, Metric, MetricResult, NoParams, tightened_shape
 from judgegrid.metrics.prompt import Prompt
 
 FIELD_TITLES = {
@@ -96,8 +99,8 @@ def _reply_format(spec: CriterionSpec) -> str:
 
 
 def field_text(sample: Sample, name: str) -> str:
-    """A sample field as the judge reads it (contexts one a line)."""
-    value = getattr(sample, name, None)
+    """A sample field as the judge reads it (contexts one a line; an extra column's text)."""
+    value = sample.value_of(name)
     if isinstance(value, list | tuple):
         return "\n".join(str(v) for v in value)
     return "" if value is None else str(value)
@@ -115,18 +118,139 @@ def majority(verdicts: Sequence[int]) -> tuple[int, float]:
 def expected_level(top_logprobs: Mapping[str, float], levels: Sequence[int]) -> float | None:
     """G-Eval's probability-weighted score: sum of level x p over the allowed levels among the
     tokens, p renormalised over them; None when none of them is there."""
-    weights: dict[int, float] = {}
+    weights = choice_probabilities(top_logprobs, {str(level): float(level) for level in levels})
+    if weights is None:
+        return None
+    return sum(level * p for level, p in weights.items())
+
+
+def choice_probabilities(
+    top_logprobs: Mapping[str, float], choices: Mapping[str, float]
+) -> dict[float, float] | None:
+    """The probability of each allowed answer (``choices``: its text → its category score) at
+    the score token, renormalised over those present; None when none is.
+
+    A token is the answer's text (quotes and spaces aside, any case), or the first piece of
+    only one answer's text (``"p"`` of ``pass``): a piece that begins two answers is no answer's.
+    """
+    texts = {text.lower(): score for text, score in choices.items()}
+    weights: dict[float, float] = {}
     for token, logprob in top_logprobs.items():
-        text = token.strip()
-        if text.lstrip("-").isdigit() and int(text) in levels:
-            weights[int(text)] = weights.get(int(text), 0.0) + math.exp(logprob)
+        piece = token.strip().strip('"').strip().lower()
+        if not piece:
+            continue
+        exact = texts.get(piece)
+        begun = [score for text, score in texts.items() if text.startswith(piece)]
+        score = exact if exact is not None else (begun[0] if len(begun) == 1 else None)
+        if score is not None:
+            weights[score] = weights.get(score, 0.0) + math.exp(logprob)
     total = sum(weights.values())
     if not weights or total <= 0:
         return None
-    return sum(level * p for level, p in weights.items()) / total
+    return {score: p / total for score, p in weights.items()}
 
 
 def label_score(spec: CriterionSpec, label: str) -> float:
     """A label's score as the criterion gives it."""
     assert spec.labels is not None
     return float(spec.labels[label])
+
+
+# The answer's property that holds the score token, per type.
+SCORE_FIELD = {"binary": "verdict", "labels": "label", "scale": "level"}
+
+
+def choices_of(spec: CriterionSpec) -> dict[str, float]:
+    """Each answer the judge may give, as written, with its category score: pass 1.0 and fail
+    0.0; a label's score; a level as a float."""
+    if spec.type == "binary":
+        return {"pass": 1.0, "fail": 0.0}
+    if spec.type == "labels":
+        assert spec.labels is not None
+        return {name: float(score) for name, score in spec.labels.items()}
+    return {str(level): float(level) for level in spec.levels}
+
+
+class CriterionMetric(Metric[NoParams]):
+    """A criterion of the user's own, scored like a metric: the judge is asked the criterion's
+    prompt under the cell's wording; a binary criterion asks ``strictness`` verdicts and keeps
+    the majority. With ``weighting`` logprobs or auto the answer's score token comes with its
+    alternatives' log-probabilities, and the score is their expected value (G-Eval); where
+    none come back the cell says so (``missing``) and its score is the plain answer."""
+
+    def __init__(self, spec: CriterionSpec):
+        super().__init__(NoParams())
+        self.spec = spec
+        self.name = spec.name
+        self.title = spec.name
+        self.description = spec.definition
+        self.required_fields = spec.fields
+        self.higher_is_better = spec.higher_is_better
+        self.judge_calls = f"{spec.strictness} (verdicts)" if spec.type == "binary" else "1"
+
+    def default_strictness(self) -> int | None:
+        return self.spec.strictness if self.spec.type == "binary" else None
+
+    def question(self, sample: Sample, wording: int) -> Question:
+        """What the judge is asked about ``sample`` under the criterion's ``wording``."""
+        spec = self.spec
+        prompt = criterion_prompt(spec, wording)
+        shown = input_model(spec)(**{name: field_text(sample, name) for name in spec.fields})
+        shape = tightened_shape(prompt.output, {"reason": REASON_CHARS})
+        field = SCORE_FIELD[spec.type] if spec.weighting != "none" else None
+        return Question(
+            "criterion",
+            prompt.messages(shown, sample.language),
+            prompt.output,
+            request_shape=shape,
+            score_field=field,
+        )
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        if not 0 <= ctx.wording < len(self.spec.definitions):
+            raise ScoringError(f"{self.name} has no wording {ctx.wording}")
+        q = self.question(sample, ctx.wording)
+        n = (ctx.strictness or self.spec.strictness) if self.spec.type == "binary" else 1
+        if q.score_field is None:
+            answers = [Weighted(a, None) for a in await ctx.judge.ask_many(q, n)]
+        else:
+            answers = await ctx.judge.ask_weighted(q, n)
+        return criterion_result(self.spec, answers)
+
+
+def criterion_result(spec: CriterionSpec, answers: Sequence[Weighted]) -> MetricResult:
+    """A cell's outcome from the judge's answers (one; a binary criterion's ``strictness``)."""
+    choices = choices_of(spec)
+    field = SCORE_FIELD[spec.type]
+    given = [str(getattr(a.answer, field)) for a in answers]
+    details: dict[str, Any] = {}
+    if spec.type == "binary":
+        verdicts = [int(choices[g]) for g in given]
+        winner, share = majority(verdicts)
+        answer, shown = float(winner), ("pass" if winner else "fail")
+        details |= {"verdicts": verdicts, "pass_share": share}
+        voted = zip(answers, verdicts, strict=True)
+        reason = next(a.answer.reason for a, verdict in voted if verdict == winner)
+    else:
+        answer, shown, reason = choices[given[0]], given[0], answers[0].answer.reason
+    details["answer"] = int(shown) if spec.type == "scale" else shown
+    weighting, score = "none", answer
+    if spec.weighting != "none":
+        weighted = [
+            choice_probabilities(a.top_logprobs, choices) if a.top_logprobs else None
+            for a in answers
+        ]
+        weighting = "missing"
+        if weighted and all(p is not None for p in weighted):
+            probabilities = _mean_probabilities([p for p in weighted if p is not None])
+            score = sum(value * p for value, p in probabilities.items())
+            weighting = "logprobs"
+            details["probabilities"] = {str(v): p for v, p in sorted(probabilities.items())}
+    return MetricResult(score, reason, details, answer=answer, weighting=weighting)
+
+
+def _mean_probabilities(each: Sequence[dict[float, float]]) -> dict[float, float]:
+    """The answers' probabilities averaged over the generations (a binary criterion's
+    verdicts: P(pass) is the mean of each verdict's)."""
+    values = {value for probabilities in each for value in probabilities}
+    return {v: sum(p.get(v, 0.0) for p in each) / len(each) for v in sorted(values)}

@@ -35,6 +35,8 @@ def step_of(prompt: str) -> str:
         return "relevance"
     if "Explain in one or two sentences why the answer relevancy score" in prompt:
         return "ar_reason"
+    if prompt.startswith("Judge the sample by this criterion:"):
+        return "criterion"
     return "unknown"
 
 
@@ -99,9 +101,25 @@ def default_answer(step: str, prompt: str, model: str) -> dict[str, Any]:
                 for s in statements
             ]
         }
+    if step == "criterion":
+        return criterion_answer(prompt)
     if step == "ar_reason":
         return {"reason": f"The score is {last_block(prompt, 'Score')} because of the verdicts."}
     raise AssertionError(f"scripted judge got an unknown prompt: {prompt[:200]}")
+
+
+def criterion_answer(prompt: str) -> dict[str, Any]:
+    """A criterion's answer, read off its reply format: pass where the response shares words
+    with the question, else fail; the first label; the middle level of a scale."""
+    reply = last_block(prompt, "Reply with JSON")
+    if reply.startswith('{"verdict"'):
+        passes = _overlap(last_block(prompt, "Response"), last_block(prompt, "Question")) >= 0.3
+        return {"verdict": "pass" if passes else "fail", "reason": "word overlap"}
+    if reply.startswith('{"label"'):
+        first = re.search(r'\{"label": "([^"]+)"', reply)
+        return {"label": first.group(1) if first else "", "reason": "the first label"}
+    levels = [int(n) for n in re.findall(r"(-?\d+)(?= or|, \"reason)", reply)]
+    return {"level": levels[len(levels) // 2] if levels else 0, "reason": "the middle level"}
 
 
 def _overlap(text: str, context: str) -> float:

@@ -29,14 +29,14 @@ from judgegrid.calls.embedder import resolve_dimension_method, vector_cache_mode
 from judgegrid.calls.judge import output_mode_of, step_key, supports_n
 from judgegrid.calls.providers import litellm_tables
 from judgegrid.core.cells import Cell
-from judgegrid.core.context import ScoreContext
+from judgegrid.core.context import ScoreContext, Weighted
 from judgegrid.core.errors import JudgegridError
 from judgegrid.core.options import ModelOptions
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.tasks import expand_cells, grid_cell_count, probe_repeats, with_probes
-from judgegrid.metrics import METRICS, Metric, resolve_metric_name
+from judgegrid.metrics import Metric
 from judgegrid.plan.placeholders import EMBED_DIM, answer_for_messages, bag_of_words
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.run_db import RunStore
@@ -161,6 +161,11 @@ class _PlanJudge:
         keys = [self._ledger.key(x, self._repeat) for x in wanted[:n]]
         return [q.schema.model_validate(self._ledger.answers[k]) for k in keys]
 
+    async def ask_weighted(self, q: Question, n: int = 1) -> list[Weighted]:
+        """The same requests as ``ask_many`` (log-probabilities cost no call): the plan has
+        none to give, so a cell planned is one whose weighting would be missing."""
+        return [Weighted(answer, None) for answer in await self.ask_many(q, n)]
+
 
 class _VectorLedger:
     """One embedding model: the (requested dimension, text) pairs fetched so far."""
@@ -271,14 +276,8 @@ def walk_requests(matrix: Matrix, dataset: Dataset, known: Known) -> PlannedGrid
         )
         for i, spec in enumerate(matrix.embeddings)
     }
-    metrics: dict[str, Metric[Any]] = {
-        m.name: m(matrix.metric_params(spec))
-        for spec in matrix.metrics
-        for m in [METRICS[resolve_metric_name(spec.name)]]
-    }
-    generations = {
-        resolve_metric_name(s.name): max(matrix.strictness_for(s)) for s in matrix.metrics
-    }
+    metrics = matrix.scorers()
+    generations = matrix.generations()
     dataset = with_probes(matrix, dataset)  # the matrix's probes, as the run makes them
     cells = expand_cells(matrix, dataset)
     rounds: dict[str, int] = {}
@@ -314,7 +313,7 @@ async def _walk(
             if cell.embedding
             else None
         )
-        ctx = ScoreContext(judge=judge, embedder=embedder, strictness=cell.strictness or None)
+        ctx = ScoreContext(judge, embedder, cell.strictness or None, cell.wording)
         try:
             await metric.compute(sample, ctx)
         except (JudgegridError, AssertionError, ValueError) as exc:  # a cached answer it rejects

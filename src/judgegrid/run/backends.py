@@ -37,7 +37,7 @@ from joblib.externals.loky.process_executor import TerminatedWorkerError
 from judgegrid.core.cells import Cell
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.options import Execution
-from judgegrid.core.records import ScoreRow
+from judgegrid.core.records import SCORE_COLUMNS, ScoreRow
 from judgegrid.core.redaction import redact_text
 from judgegrid.core.sample import Dataset
 from judgegrid.core.usage import Usage
@@ -46,6 +46,8 @@ from judgegrid.inputs.shards import Shard, split_shards, worker_matrix
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.run.workers import ShardJob, ShardRows, run_shard
 from judgegrid.store.run_db import RunStore
+
+STATUS = SCORE_COLUMNS.index("status")  # where a shard's score row says how its cell ended
 
 MAX_SHARD_LOSSES = 3
 _POLL_S = 0.25  # how often the driver looks up from waiting (so Ctrl-C is seen at once)
@@ -97,7 +99,7 @@ def run_sharded(
                 tally.cached_vectors += outcome.rows.cached_vectors
                 tally.worker_cpu_s += outcome.rows.cpu_s
                 tally.worker_peak_mb = max(tally.worker_peak_mb, outcome.rows.peak_rss_mb)
-                statuses = [row[7] for row in outcome.rows.tables["scores"]]
+                statuses = [row[STATUS] for row in outcome.rows.tables["scores"]]
             else:
                 statuses = _write_lost(store, shards[outcome.number], outcome.error or "")
             _count(tally, shards[outcome.number].cells, statuses, store, on_progress)

@@ -21,7 +21,12 @@ from judgegrid.inputs.tasks import (
     with_probes,
 )
 from judgegrid.run.orchestrate import resolve_dataset
-from judgegrid.run.preflight import cluster_problems, matrix_problems, sample_problems
+from judgegrid.run.preflight import (
+    cluster_problems,
+    criterion_field_problems,
+    matrix_problems,
+    sample_problems,
+)
 
 
 @dataclass
@@ -42,7 +47,9 @@ class InputsCheck:
         cells = probed_cell_count(parsed, probed)
         lines = [
             f"{matrix_path}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} "
-            f"embedding models, {len(parsed.metrics)} metrics, {parsed.repeats} repeats; "
+            f"embedding models, {len(parsed.metrics)} metrics, "
+            + (f"{len(parsed.criteria)} criteria, " if parsed.criteria else "")
+            + f"{parsed.repeats} repeats; "
             f"{len(data)} samples from {data.source}"
             + (f" and {len(probes)} probes made from them" if probes else "")
             + f": {cells} cells"
@@ -73,6 +80,8 @@ def check_inputs(
     try:
         data = resolve_dataset(parsed, matrix_path, dataset, columns, list_delimiter)
         check.data = data.head(parsed.limit)
+        unread = criterion_field_problems(parsed, check.data)
+        check.problems += [p.render(str(matrix_path)) for p in unread]
         too_long, check.unchecked = sample_problems(parsed, check.data)
         check.problems += [p.render(check.data.source) for p in too_long]
         if not problems:  # a matrix with faults cannot be counted (an unknown metric)

@@ -123,15 +123,18 @@ def resolve_dataset(
 ) -> Dataset:
     """The data set given (a file, 'demo', or an object of judgegrid, pandas, Ragas, DeepEval or
     Hugging Face), else the matrix's own (relative to its file)."""
+    extra = matrix.extra_fields  # the columns its criteria read, kept beside the fields
     if dataset is not None:
-        return dataset_from_object(dataset, columns=columns, list_delimiter=list_delimiter)
+        return dataset_from_object(
+            dataset, columns=columns, list_delimiter=list_delimiter, extra=extra
+        )
     columns = columns or matrix.columns  # the matrix's columns: name its own data set's fields
     if matrix.dataset in (None, DEMO):
         return load_dataset(DEMO)
     path = Path(str(matrix.dataset))
     if not path.is_absolute() and matrix_path is not None:
         path = Path(matrix_path).parent / path
-    return load_dataset(path, columns=columns, list_delimiter=list_delimiter)
+    return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
 
 
 def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
@@ -435,7 +438,7 @@ def write_outputs(
         return report.ValidityInputs(
             calls=store.calls_frame(texts=False) if calls is None else calls,
             step_names=store.step_names_frame(),
-            human_labels=human_labels(labels, info),
+            human_labels=human_labels(labels, info, matrix.criteria),
             people_pairs=people_pairs(labels),
         )
 
@@ -453,6 +456,7 @@ def write_outputs(
         sample_info=info,
         margin=matrix.decision.margin,
         jury_panels=matrix.jury_panels,
+        criteria={c.name: c for c in matrix.criteria},
     )
     return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 

@@ -15,12 +15,14 @@ from urllib.parse import urlsplit
 from judgegrid.calls.providers import litellm_tables
 from judgegrid.calls.providers.gateway import litellm_module
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import Execution, ModelEntry, ModelOptions
 from judgegrid.core.redaction import is_masked_url
-from judgegrid.core.sample import Dataset
+from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics import METRICS, Metric, resolve_metric_name
+from judgegrid.metrics.criterion import CriterionMetric, choices_of
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -36,6 +38,8 @@ def preflight(
     URLs that do not parse, dimensions larger than the model has, samples too long to send.
     ``keys`` False: all but the keys (the plan needs none)."""
     problems = matrix_problems(matrix, keys=keys)
+    if data is not None:
+        problems += criterion_field_problems(matrix, data)
     if problems:
         raise MatrixError(source, problems)
     if data is not None:
@@ -47,7 +51,67 @@ def preflight(
 def matrix_problems(matrix: Matrix, *, keys: bool = True) -> list[Problem]:
     """Everything about a valid matrix that would fail its calls: models, keys, settings."""
     credentials = credential_problems(matrix) if keys else []
-    return model_problems(matrix) + credentials + setting_problems(matrix)
+    settings = setting_problems(matrix) + weighting_problems(matrix)
+    return model_problems(matrix) + credentials + settings
+
+
+def weighting_problems(matrix: Matrix) -> list[Problem]:
+    """``weighting: logprobs`` on a criterion that a judge of the matrix cannot weight: litellm
+    knows its provider and says it returns no log-probabilities (``auto`` takes them where
+    they come, and says where they did not)."""
+    blind = [
+        f"judges[{i}] ({judge.id})"
+        for i, judge in enumerate(matrix.judges)
+        if logprobs_unsupported(judge.id)
+    ]
+    return [
+        Problem(
+            f"criteria[{i}].weighting",
+            f"logprobs: {', '.join(blind)} cannot return log-probabilities (litellm says so of "
+            "its provider); use weighting: auto (weighted where a judge returns them, said "
+            "where it did not) or leave these judges out",
+        )
+        for i, criterion in enumerate(matrix.criteria)
+        if criterion.weighting == "logprobs" and blind
+    ]
+
+
+def logprobs_unsupported(model: str) -> bool:
+    """Whether litellm knows the model's provider cannot return the score token's alternatives
+    (its parameters lack ``logprobs`` or ``top_logprobs``); an embedded model returns them, a
+    provider litellm does not know is not refused. MERGE: the same as critlogprobs'
+    ``calls.providers.gateway.logprobs_unsupported``; import that one and drop this."""
+    if model.startswith("local/"):
+        return False
+    try:
+        name, provider, _, _ = litellm_module().get_llm_provider(model)
+        params = litellm_module().get_supported_openai_params(
+            model=name, custom_llm_provider=provider
+        )
+    except Exception:  # a provider litellm does not know
+        return False
+    return params is not None and not {"logprobs", "top_logprobs"} <= set(params)
+
+
+def criterion_field_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
+    """A criterion's field that no sample of the data set has: every cell of it would be
+    skipped, so it is refused, naming the fields the samples do have."""
+    problems = []
+    for i, criterion in enumerate(matrix.criteria):
+        for field in criterion.fields:
+            if all(sample.is_missing(field) for sample in data):
+                message = (
+                    f"no sample of {data.source} has {field!r}; the samples have "
+                    f"{', '.join(_fields_present(data)) or 'no field'}"
+                )
+                problems.append(Problem(f"criteria[{i}].fields", message))
+    return problems
+
+
+def _fields_present(data: Dataset) -> list[str]:
+    """The content fields and extra columns some sample has."""
+    present = [f for f in SAMPLE_FIELDS if any(not s.is_missing(f) for s in data)]
+    return present + sorted({name for s in data for name in (s.extra or {})})
 
 
 MASKED_BASE = (
@@ -124,7 +188,8 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
         for model, window in windows.items()
         if not window
     ]
-    problems = label_problems(data) + unusable_samples(matrix, data)
+    problems = label_problems(data) + criterion_label_problems(matrix, data)
+    problems += unusable_samples(matrix, data)
     for sample in data:
         for field in ("user_input", "response", "reference"):
             text = getattr(sample, field) or ""
@@ -175,15 +240,15 @@ def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
     return [Problem("", message)]
 
 
-def _metrics(matrix: Matrix) -> list[Any]:
+def _metrics(matrix: Matrix) -> list[Metric[Any]]:
     """The matrix's metrics with their parameters (an unknown name is the matrix's own problem)."""
-    metrics = []
+    metrics: list[Metric[Any]] = []
     for spec in matrix.metrics:
         try:
             metrics.append(METRICS[resolve_metric_name(spec.name)](matrix.metric_params(spec)))
         except (OptionError, ValueError):
             continue
-    return metrics
+    return metrics + [CriterionMetric(c) for c in matrix.criteria]
 
 
 def label_problems(data: Dataset) -> list[Problem]:
@@ -219,6 +284,43 @@ def label_problems(data: Dataset) -> list[Problem]:
                 )
             )
     return problems
+
+
+def criterion_label_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
+    """A person's label, in the data set, of a criterion that is none of its answers: a binary
+    criterion's is pass/fail (1/0), a labels criterion's one of its labels (or its score), a
+    scale's one of its levels."""
+    problems = []
+    for criterion in matrix.criteria:
+        allowed = criterion_label_values(criterion)
+        for sample in data:
+            value = (sample.labels or {}).get(criterion.name)
+            if value is not None and _label_value(value) not in allowed:
+                shown = ", ".join(str(v) for v in allowed)
+                problems.append(
+                    Problem(
+                        f"sample '{sample.id}'.labels.{criterion.name}",
+                        f"{value!r} is no answer of the {criterion.type} criterion "
+                        f"{criterion.name}; expected one of {shown}",
+                    )
+                )
+    return problems
+
+
+def criterion_label_values(criterion: CriterionSpec) -> list[Any]:
+    """What a person's label of the criterion may be, as a data set writes it."""
+    scores = list(choices_of(criterion).values())
+    names: list[Any] = list(criterion.labels or {}) if criterion.type == "labels" else []
+    if criterion.type == "binary":
+        names = ["pass", "fail"]
+    return [*names, *scores]
+
+
+def _label_value(value: Any) -> Any:
+    """A label as compared: numbers as floats (1 and 1.0 are one answer), text as written."""
+    if isinstance(value, bool):
+        return float(value)
+    return float(value) if isinstance(value, int | float) else value
 
 
 def _too_long(sample_id: str, field: str, chars: int, limit: int) -> Problem:

@@ -27,7 +27,7 @@ from judgegrid.core.redaction import redact_text
 from judgegrid.core.sample import Dataset
 from judgegrid.core.usage import Usage
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.metrics import METRICS, Metric, resolve_metric_name
+from judgegrid.metrics import Metric
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.run_db import RunStore
 
@@ -84,16 +84,9 @@ class GridRunner:
             )
             for i, spec in enumerate(matrix.embeddings)
         }
-        self.metrics: dict[str, Metric[Any]] = {
-            m.name: m(matrix.metric_params(spec))
-            for spec in matrix.metrics
-            for m in [METRICS[resolve_metric_name(spec.name)]]
-        }
+        self.metrics: dict[str, Metric[Any]] = matrix.scorers()
         # the most generations of one request a metric's cells want: made together
-        self._generations = {
-            resolve_metric_name(spec.name): max(matrix.strictness_for(spec))
-            for spec in matrix.metrics
-        }
+        self._generations = matrix.generations()
 
     async def run(self, cells: list[Cell], on_progress: ProgressHook | None = None) -> Tally:
         """Score every cell not already in the database; return the tally."""
@@ -166,7 +159,7 @@ class GridRunner:
             sample.id, cell.repeat, self._generations.get(cell.metric, 0)
         )
         embedder = self.embeddings[cell.embedding].bind(cell.dimension) if cell.embedding else None
-        ctx = ScoreContext(judge=judge, embedder=embedder, strictness=cell.strictness or None)
+        ctx = ScoreContext(judge, embedder, cell.strictness or None, cell.wording)
         try:
             result = await metric.compute(sample, ctx)
         except JudgegridError as exc:
@@ -187,6 +180,8 @@ class GridRunner:
                 score=result.score,
                 reason=result.reason,
                 details=result.details or None,
+                answer=result.answer,
+                weighting=result.weighting,
             )
         )
         return "scored"

@@ -13,6 +13,7 @@ become the result's trace. No cross-run cache: a single score always asks.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ from judgegrid.calls.clients import ClientFactory
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.arguments import checked
 from judgegrid.core.context import ScoreContext
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import Concurrency, DimensionMethod
 from judgegrid.core.sample import Sample
@@ -29,6 +31,7 @@ from judgegrid.core.usage import Usage
 from judgegrid.inputs.dataset import sample_from_record
 from judgegrid.inputs.matrix import Matrix, inspect_matrix_data
 from judgegrid.metrics import Metric
+from judgegrid.metrics.criterion import CriterionMetric
 from judgegrid.run.preflight import matrix_problems
 from judgegrid.store.run_db import RunStore
 
@@ -43,11 +46,19 @@ class SampleScore:
     details: dict[str, Any]
     usage: Usage
     calls: list[dict[str, Any]] = field(default_factory=list)
+    answer: float | None = None  # a criterion's category score (pass 1/fail 0, label, level)
+    weighting: str | None = None  # a criterion's: none, logprobs, or missing
 
 
-def as_sample(sample: Sample | dict[str, Any]) -> Sample:
-    """A Sample from a dict with Ragas or legacy field names (question, answer, contexts, …)."""
-    return sample if isinstance(sample, Sample) else sample_from_record(sample)
+def as_sample(sample: Sample | dict[str, Any], extra: Sequence[str] = ()) -> Sample:
+    """A Sample from a dict with Ragas or legacy field names (question, answer, contexts, …);
+    ``extra``: the columns a criterion reads that are no sample field, kept."""
+    return sample if isinstance(sample, Sample) else sample_from_record(sample, extra=extra)
+
+
+def as_metric(metric: Metric[Any] | CriterionSpec) -> Metric[Any]:
+    """A metric, or a criterion (``Criterion(...)``) scored as one."""
+    return CriterionMetric(metric) if isinstance(metric, CriterionSpec) else metric
 
 
 # Where a problem of the one-judge matrix built from score_sample's arguments is, in the
@@ -59,6 +70,7 @@ _ARGUMENT_NAMES = (
     ("embeddings[0].dimensions", "dimension"),
     ("embeddings[0].dimension_method", "dimension_method"),
     ("embeddings[0]", "embeddings"),
+    ("criteria[0]", "metric"),
 )
 
 
@@ -85,9 +97,12 @@ def single_matrix(
         )
     raw: dict[str, Any] = {
         "judges": [{"id": judge, "options": judge_options or {}}],
-        "metrics": [metric.name],
         "retry": retry or {},
     }
+    if isinstance(metric, CriterionMetric):
+        raw["criteria"] = [metric.spec]
+    else:
+        raw["metrics"] = [metric.name]
     if embeddings:
         entry = {"id": embeddings, "options": embedding_options or {}}
         entry["dimension_method"] = dimension_method
@@ -111,7 +126,7 @@ def _in_argument_names(problem: Problem) -> Problem:
 
 @checked
 async def ascore_sample(
-    metric: Metric,  # any metric (pydantic checks the class, not its parameter)
+    metric: Metric | CriterionSpec,  # any metric (pydantic checks the class), or a criterion
     sample: Sample | dict[str, Any],
     *,
     judge: Annotated[str, Field(min_length=1)],
@@ -123,6 +138,7 @@ async def ascore_sample(
     retry: dict[str, Any] | None = None,
     strictness: Annotated[int, Field(ge=1, le=20)] | None = None,
     repeat: Annotated[int, Field(ge=0)] = 0,
+    wording: Annotated[int, Field(ge=0)] = 0,
 ) -> SampleScore:
     """Score ``sample`` with ``metric``; raises the judgegrid error that stopped it, if any.
 
@@ -130,8 +146,14 @@ async def ascore_sample(
     the model's own size; ``strictness`` 1 to 20; ``repeat`` ≥ 0), the options as a matrix's
     (``max-tokens`` or ``max_tokens``, a did-you-mean for a typo), the models and keys as
     ``judgegrid validate`` checks them, the sample's fields against what the metric needs.
+    ``metric`` may be a ``Criterion``; ``wording`` is then which of its wordings is asked (0:
+    its definition).
     """
-    case = as_sample(sample)
+    metric = as_metric(metric)
+    check_wording(metric, wording)
+    case = as_sample(
+        sample, metric.spec.extra_fields if isinstance(metric, CriterionMetric) else ()
+    )
     missing = metric.missing_fields(case)
     if missing:
         raise DatasetError(
@@ -161,7 +183,7 @@ async def ascore_sample(
         options = matrix.embedding_options(spec)
         bound_embedder = clients.embedder(embeddings, spec, options).bind(dimension or 0)
     n = strictness or metric.default_strictness()
-    ctx = ScoreContext(judge=bound_judge, embedder=bound_embedder, strictness=n)
+    ctx = ScoreContext(bound_judge, bound_embedder, n, wording)
     try:
         result = await metric.compute(case, ctx)
         usage = Usage.total(bound_judge.usage, bound_embedder.usage if bound_embedder else None)
@@ -170,11 +192,28 @@ async def ascore_sample(
         ]
     finally:
         store.close()
-    return SampleScore(metric.name, result.score, result.reason, result.details, usage, calls)
+    return SampleScore(
+        metric.name,
+        result.score,
+        result.reason,
+        result.details,
+        usage,
+        calls,
+        result.answer,
+        result.weighting,
+    )
+
+
+def check_wording(metric: Metric[Any], wording: int) -> None:
+    """A wording the metric has: a criterion's 0..its other wordings; a built-in metric's 0."""
+    count = len(metric.spec.definitions) if isinstance(metric, CriterionMetric) else 1
+    if wording >= count:
+        message = f"{metric.name} has wordings 0..{count - 1} (0: its definition), not {wording}"
+        raise OptionError("wording", [Problem("", message)])
 
 
 def score_sample(
-    metric: Metric[Any], sample: Sample | dict[str, Any], **kwargs: Any
+    metric: Metric[Any] | CriterionSpec, sample: Sample | dict[str, Any], **kwargs: Any
 ) -> SampleScore:
     """The blocking form of ``ascore_sample`` (not for use inside a running event loop); its
     arguments are checked as ``ascore_sample`` checks them, before any call."""

@@ -2,7 +2,8 @@
 
 Tables
 - ``scores``: one row per cell (sample × metric × judge × embedding × dimension × strictness ×
-  repeat), written the moment the cell finishes, with its status (scored / failed / skipped).
+  repeat × wording), written the moment the cell finishes, with its status (scored / failed /
+  skipped).
 - ``calls``: every request sent to a judge or embedding model, one row per attempt.
 - ``steps``: the parsed answer of every judge step, so a resumed run reuses finished steps
   instead of calling again.
@@ -67,11 +68,12 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS scores (
     sample_id TEXT NOT NULL, metric TEXT NOT NULL, judge TEXT NOT NULL,
     embedding TEXT NOT NULL, dimension INTEGER NOT NULL, strictness INTEGER NOT NULL,
-    repeat INTEGER NOT NULL,
-    status TEXT NOT NULL, score REAL, reason TEXT, error TEXT, details TEXT,
+    repeat INTEGER NOT NULL, wording INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL, score REAL, answer REAL, weighting TEXT, reason TEXT, error TEXT,
+    details TEXT,
     calls INTEGER NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
     cost REAL, latency_s REAL NOT NULL, finished_at REAL NOT NULL,
-    PRIMARY KEY (metric, judge, embedding, dimension, strictness, sample_id, repeat)
+    PRIMARY KEY (metric, judge, embedding, dimension, strictness, sample_id, repeat, wording)
 );
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, model TEXT NOT NULL,
@@ -126,8 +128,11 @@ _CALL_COLUMNS = (
 CALL_COLUMNS_WITHOUT_TEXTS = ["id"] + [
     c.strip() for c in _CALL_COLUMNS.split(",") if c.strip() not in ("request", "response")
 ]
-# Columns a run database made before them lacks: added when it is opened (a resumed run).
+# Columns a run database made before them lacks: added when it is opened (a resumed run). An
+# older scores table gets the criteria's columns with its key as it was: its cells are all
+# built-in metrics', wording 0.
 _ADDED_COLUMNS = {
+    "scores": {"wording": "INTEGER NOT NULL DEFAULT 0", "answer": "REAL", "weighting": "TEXT"},
     "calls": {"batch_id": "TEXT", "live_cost": "REAL"},
     "labels": {"blind": "INTEGER"},  # 1: judges hidden on the page, 0: shown, NULL: unknown
 }
@@ -215,9 +220,7 @@ class RunStore:
         self.writes.execute(sql, row.values())
 
     def finished_cells(self) -> set[Cell]:
-        rows = self._db.execute(
-            "SELECT metric, judge, embedding, dimension, strictness, sample_id, repeat FROM scores"
-        )
+        rows = self._db.execute(f"SELECT {', '.join(Cell._fields)} FROM scores")
         return {Cell(*row) for row in rows}
 
     def delete_failed(self) -> int:
