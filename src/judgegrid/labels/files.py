@@ -68,7 +68,6 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
 
 def run_criteria(matrix: Matrix) -> dict[str, CriterionSpec]:
     """The run's criteria by name (none in a matrix made before criteria existed)."""
-    # Matrix.criteria comes with issue 32's matrix loader; until then a matrix has none.
     return {spec.name: spec for spec in matrix.criteria}
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgegrid.calls.providers import litellm_tables
-from judgegrid.calls.providers.gateway import litellm_module
+from judgegrid.calls.providers.gateway import litellm_module, logprobs_unsupported
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
@@ -59,6 +59,8 @@ def weighting_problems(matrix: Matrix) -> list[Problem]:
     """``weighting: logprobs`` on a criterion that a judge of the matrix cannot weight: litellm
     knows its provider and says it returns no log-probabilities (``auto`` takes them where
     they come, and says where they did not)."""
+    if not any(criterion.weighting == "logprobs" for criterion in matrix.criteria):
+        return []  # asked of litellm only when needed: its import is seconds of a plan's start
     blind = [
         f"judges[{i}] ({judge.id})"
         for i, judge in enumerate(matrix.judges)
@@ -74,23 +76,6 @@ def weighting_problems(matrix: Matrix) -> list[Problem]:
         for i, criterion in enumerate(matrix.criteria)
         if criterion.weighting == "logprobs" and blind
     ]
-
-
-def logprobs_unsupported(model: str) -> bool:
-    """Whether litellm knows the model's provider cannot return the score token's alternatives
-    (its parameters lack ``logprobs`` or ``top_logprobs``); an embedded model returns them, a
-    provider litellm does not know is not refused. MERGE: the same as critlogprobs'
-    ``calls.providers.gateway.logprobs_unsupported``; import that one and drop this."""
-    if model.startswith("local/"):
-        return False
-    try:
-        name, provider, _, _ = litellm_module().get_llm_provider(model)
-        params = litellm_module().get_supported_openai_params(
-            model=name, custom_llm_provider=provider
-        )
-    except Exception:  # a provider litellm does not know
-        return False
-    return params is not None and not {"logprobs", "top_logprobs"} <= set(params)
 
 
 def criterion_field_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
