@@ -151,6 +151,6 @@ def test_yaml_block(block: Block):
         text = (ROOT / text.split('"')[1]).read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     assert isinstance(data, dict), f"{block.where}: not a mapping"
-    if "judges" in data and "metrics" in data:
+    if "judges" in data and ("metrics" in data or "criteria" in data):
         _, problems = inspect_matrix(text, block.where)
         assert problems == [], f"{block.where}: {problems}"

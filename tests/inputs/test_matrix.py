@@ -19,10 +19,10 @@ metrics: [faithfulness]
 """
 
 
-@pytest.mark.parametrize("name", ["local", "openrouter", "openai", "ollama"])
+@pytest.mark.parametrize("name", ["local", "openrouter", "openai", "ollama", "criteria"])
 def test_shipped_matrices_validate(name):
     matrix = load_matrix(ROOT / "model_matrices" / f"{name}.yaml")
-    assert matrix.judges and matrix.metrics
+    assert matrix.judges and (matrix.metrics or matrix.criteria)
 
 
 def test_openrouter_matrix_is_the_seed_002_setup():
