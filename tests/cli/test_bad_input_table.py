@@ -1543,7 +1543,7 @@ def criteria_rows() -> dict[str, Row]:
             cli=lambda p, c=command: [
                 *(c, p.matrix(criteria=[POLITE]), "-d", p.jsonl("l.jsonl", labelled)),
             ],
-            names=("sample 's2'.labels.polite", "'yes'", "pass, fail"),
+            names=("sample 's2'.labels.polite", "'yes'", "1 or 0 (pass or fail)"),
             one_line=True,
         )
     return rows

@@ -12,10 +12,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError
 from judgegrid.core.sample import Sample
-from judgegrid.labels.files import criterion_label, dataset_labels, read_label_file
+from judgegrid.labels.files import dataset_labels, read_label_file
 from judgegrid.labels.page import LabelSession, QueueItem, serve
 from judgegrid.store.run_db import RunStore
 from servers import LabelServer as Server

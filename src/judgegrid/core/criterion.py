@@ -11,8 +11,10 @@ other).
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -20,6 +22,7 @@ CriterionType = Literal["binary", "labels", "scale"]
 Weighting = Literal["none", "logprobs", "auto"]
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+PASS_WORDS = {"pass": 1.0, "fail": 0.0}
 # Other names of the sample fields (Ragas' legacy ones, DeepEval's), read as the field itself.
 FIELD_ALIASES = {
     "question": "user_input",
@@ -220,3 +223,52 @@ def _check_scale(scale: dict[int, str]) -> None:
         raise ValueError(f"levels {levels[0]}..{levels[-1]} miss {gaps}: no gaps")
     if any(not str(text).strip() for text in scale.values()):
         raise ValueError("every level needs a description")
+
+
+def criterion_label(spec: CriterionSpec, value: Any) -> float:
+    """A person's answer for a criterion as its category's score, or ValueError saying what
+    the criterion accepts: binary 1 or 0 (pass or fail); labels a label's name or its score;
+    scale one of its levels. A number may come as text (a CSV column that holds names too)."""
+    if spec.type == "binary":
+        return _pass_or_fail(value)
+    if spec.type == "labels":
+        assert spec.labels is not None
+        return _label_score(spec.labels, value)
+    return _level(spec.levels, value)
+
+
+def _pass_or_fail(value: Any) -> float:
+    if isinstance(value, str) and value.strip().lower() in PASS_WORDS:
+        return PASS_WORDS[value.strip().lower()]
+    number = _number(value)
+    if number in (0.0, 1.0):
+        return float(number)
+    raise ValueError(f"expected 1 or 0 (pass or fail), got {value!r}")
+
+
+def _label_score(labels: Mapping[str, float], value: Any) -> float:
+    if isinstance(value, str) and value.strip() in labels:
+        return float(labels[value.strip()])
+    number = _number(value)
+    if number is not None and number in labels.values():
+        return float(number)
+    named = ", ".join(f"{name} ({score:g})" for name, score in labels.items())
+    raise ValueError(f"expected a label or its score: {named}; got {value!r}")
+
+
+def _level(levels: tuple[int, ...], value: Any) -> float:
+    number = _number(value)
+    if number is not None and number in levels:
+        return float(number)
+    raise ValueError(f"expected a level of {levels[0]}..{levels[-1]}, got {value!r}")
+
+
+def _number(value: Any) -> float | None:
+    """A number given as a number or its text; None for anything else (a bool included)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number

@@ -27,7 +27,7 @@ import pandas as pd
 
 from judgegrid.analyses.human import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
-from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.core.redaction import key_shaped_name
@@ -43,8 +43,6 @@ OPTIONAL_FIELDS = tuple(f for f in LABEL_COLUMNS if f not in LABEL_FILE_FIELDS)
 DATASET_ANNOTATOR = "dataset"
 ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
 # How a person may write a binary criterion's answer in words: pass (1.0) or fail (0.0).
-PASS_WORDS = {"pass": 1.0, "fail": 0.0}
-
 Criteria = Mapping[str, CriterionSpec]
 
 
@@ -69,55 +67,6 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
 def run_criteria(matrix: Matrix) -> dict[str, CriterionSpec]:
     """The run's criteria by name (none in a matrix made before criteria existed)."""
     return {spec.name: spec for spec in matrix.criteria}
-
-
-def criterion_label(spec: CriterionSpec, value: Any) -> float:
-    """A person's answer for a criterion as its category's score, or ValueError saying what
-    the criterion accepts: binary 1 or 0 (pass or fail); labels a label's name or its score;
-    scale one of its levels. A number may come as text (a CSV column that holds names too)."""
-    if spec.type == "binary":
-        return _pass_or_fail(value)
-    if spec.type == "labels":
-        assert spec.labels is not None
-        return _label_score(spec.labels, value)
-    return _level(spec.levels, value)
-
-
-def _pass_or_fail(value: Any) -> float:
-    if isinstance(value, str) and value.strip().lower() in PASS_WORDS:
-        return PASS_WORDS[value.strip().lower()]
-    number = _number(value)
-    if number in (0.0, 1.0):
-        return float(number)
-    raise ValueError(f"expected 1 or 0 (pass or fail), got {value!r}")
-
-
-def _label_score(labels: Mapping[str, float], value: Any) -> float:
-    if isinstance(value, str) and value.strip() in labels:
-        return float(labels[value.strip()])
-    number = _number(value)
-    if number is not None and number in labels.values():
-        return float(number)
-    named = ", ".join(f"{name} ({score:g})" for name, score in labels.items())
-    raise ValueError(f"expected a label or its score: {named}; got {value!r}")
-
-
-def _level(levels: tuple[int, ...], value: Any) -> float:
-    number = _number(value)
-    if number is not None and number in levels:
-        return float(number)
-    raise ValueError(f"expected a level of {levels[0]}..{levels[-1]}, got {value!r}")
-
-
-def _number(value: Any) -> float | None:
-    """A number given as a number or its text; None for anything else (a bool included)."""
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
 
 
 def check_annotator_option(annotator: str | None) -> None:

@@ -26,13 +26,13 @@ import pandas as pd
 from aiohttp import web
 
 from judgegrid.analyses.selection import label_queue, preference_queue
-from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.labels.files import check_annotator_option, criterion_label, run_criteria
+from judgegrid.labels.files import check_annotator_option, run_criteria
 from judgegrid.labels.server import (
     add_static,
     bad_request,

@@ -15,14 +15,14 @@ from urllib.parse import urlsplit
 from judgegrid.calls.providers import litellm_tables
 from judgegrid.calls.providers.gateway import litellm_module, logprobs_unsupported
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
-from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.criterion import criterion_label
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import Execution, ModelEntry, ModelOptions
 from judgegrid.core.redaction import is_masked_url
 from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
-from judgegrid.metrics.criterion import CriterionMetric, choices_of
+from judgegrid.metrics.criterion import CriterionMetric
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -274,38 +274,24 @@ def label_problems(data: Dataset) -> list[Problem]:
 def criterion_label_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
     """A person's label, in the data set, of a criterion that is none of its answers: a binary
     criterion's is pass/fail (1/0), a labels criterion's one of its labels (or its score), a
-    scale's one of its levels."""
+    scale's one of its levels (``core.criterion.criterion_label``, as the labels read it)."""
     problems = []
     for criterion in matrix.criteria:
-        allowed = criterion_label_values(criterion)
         for sample in data:
             value = (sample.labels or {}).get(criterion.name)
-            if value is not None and _label_value(value) not in allowed:
-                shown = ", ".join(str(v) for v in allowed)
+            if value is None:
+                continue
+            try:
+                criterion_label(criterion, value)
+            except ValueError as exc:
                 problems.append(
                     Problem(
                         f"sample '{sample.id}'.labels.{criterion.name}",
                         f"{value!r} is no answer of the {criterion.type} criterion "
-                        f"{criterion.name}; expected one of {shown}",
+                        f"{criterion.name}: {exc}",
                     )
                 )
     return problems
-
-
-def criterion_label_values(criterion: CriterionSpec) -> list[Any]:
-    """What a person's label of the criterion may be, as a data set writes it."""
-    scores = list(choices_of(criterion).values())
-    names: list[Any] = list(criterion.labels or {}) if criterion.type == "labels" else []
-    if criterion.type == "binary":
-        names = ["pass", "fail"]
-    return [*names, *scores]
-
-
-def _label_value(value: Any) -> Any:
-    """A label as compared: numbers as floats (1 and 1.0 are one answer), text as written."""
-    if isinstance(value, bool):
-        return float(value)
-    return float(value) if isinstance(value, int | float) else value
 
 
 def _too_long(sample_id: str, field: str, chars: int, limit: int) -> Problem:
