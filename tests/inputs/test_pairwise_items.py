@@ -138,7 +138,9 @@ def test_the_tables_the_analyses_read():
     assert list(people["pair"]) == [i.pair.id for i in items]  # probes carry no people's verdict
     table = probe_table(everything)
     assert set(table["probe"]) == {"injection", "verbosity"}
-    assert (table["worse"] != people.set_index("pair").loc[table["base"], "preferred"].to_numpy()).all()
+    assert (
+        table["worse"] != people.set_index("pair").loc[table["base"], "preferred"].to_numpy()
+    ).all()
     systems = systems_table(everything)
     assert len(systems) == 4 and set(systems["system_a"]) | set(systems["system_b"]) == {
         "answer",

@@ -134,9 +134,9 @@ def half_credit(verdict: pd.Series, preferred: pd.Series) -> np.ndarray:
 def mean_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
     """95% percentile bootstrap interval of a mean over items (NaN below three items)."""
     column = np.asarray(values, float)[:, None]
-    _, drawn = bootstrap_statistic(column, None, mean_statistic, seed)
     if len(column) < 3:
         return float("nan"), float("nan")
+    _, drawn = bootstrap_statistic(column, None, mean_statistic, seed)
     low, high = np.percentile(drawn[:, 0], [2.5, 97.5])
     return float(low), float(high)
 
