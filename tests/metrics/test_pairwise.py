@@ -4,6 +4,8 @@ either order's verdict back in the pair's own terms."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from pydantic import ValidationError
 
@@ -11,11 +13,13 @@ from judgegrid.metrics.pairwise import (
     Pair,
     PairwiseCriterion,
     answer_model,
+    expected_preference,
     input_model,
     pairwise_prompt,
     position_of,
     position_of_level,
     preference_for_a,
+    preference_score,
     presentations,
     scale_problems,
     strength_of_level,
@@ -157,3 +161,32 @@ def test_a_graded_answer_is_a_signed_preference_in_the_pairs_terms():
     plain = criterion()
     verdict = answer_model(plain).model_validate({"verdict": "B", "reason": "r"})
     assert preference_for_a(verdict, plain, "ba") == 1.0
+
+
+def logprobs(**p: float) -> dict[str, float]:
+    return {token.replace("_", " "): math.log(v) for token, v in p.items()}
+
+
+def test_the_expected_preference_weighs_a_b_and_tie_by_their_probabilities():
+    plain = criterion()
+    tokens = logprobs(A=0.6, _B=0.3, tie=0.1)  # a token may carry a space
+    assert expected_preference(tokens, plain, "ab") == pytest.approx(0.3)
+    assert expected_preference(tokens, plain, "ba") == pytest.approx(-0.3)  # A held b
+    assert expected_preference(logprobs(A=0.2, t=0.6), plain, "ab") == pytest.approx(0.25)
+    no_ties = criterion(ties=False)  # a tie's probability is not an allowed answer's
+    assert expected_preference(tokens, no_ties, "ab") == pytest.approx(0.3 / 0.9)
+    assert expected_preference(logprobs(C=1.0), plain, "ab") is None
+
+
+def test_the_expected_preference_of_a_scale_is_g_evals_expected_level_on_it():
+    graded = criterion(scale=GRADED)
+    assert expected_preference(logprobs(**{"1": 0.5, "5": 0.5}), graded, "ab") == 0.0
+    assert expected_preference(logprobs(**{"2": 1.0}), graded, "ab") == pytest.approx(0.5)
+    assert expected_preference(logprobs(**{"2": 0.5, "1": 0.5}), graded, "ba") == pytest.approx(
+        -0.75
+    )
+    assert expected_preference(logprobs(x=1.0), graded, "ab") is None
+
+
+def test_a_preference_is_a_cells_score_from_0_to_1():
+    assert [preference_score(p) for p in (1.0, 0.0, -1.0, 0.5)] == [1.0, 0.5, 0.0, 0.75]

@@ -151,7 +151,8 @@ def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float
 
 def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     """Per judge, its combined verdicts (``combined``'s table) against people's preferences
-    (``pair``, ``preferred``: a, b or tie):
+    (``pair``, ``preferred``: a, b or tie; the pairs of this criterion: a pair of theirs the
+    judge has no combined verdict for counts in ``unjudged``):
 
     - ``accuracy_tie_excluded``: over the pairs where neither the people nor the judge chose a
       tie, the share where the judge chose the people's answer (Wilson interval); ``ties``

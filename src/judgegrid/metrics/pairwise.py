@@ -26,13 +26,14 @@ verdict and is left out, as FastChat drops a match with an ``"error"`` verdict.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field, create_model
 
-from judgegrid.metrics.criterion import field_title, one_of, rubric_prompt
+from judgegrid.metrics.criterion import expected_level, field_title, one_of, rubric_prompt
 from judgegrid.metrics.prompt import Prompt
 
 Position = Literal["A", "B", "tie"]  # a verdict as the judge gives it: the position it chose
@@ -101,16 +102,13 @@ def scale_problems(scale: Mapping[int, str] | None, ties: bool) -> list[str]:
 def position_of_level(level: int, levels: tuple[int, ...]) -> Position:
     """The position a level of the scale prefers: below the middle A, above it B, the middle
     of an odd scale a tie."""
-    twice_middle = levels[0] + levels[-1]  # twice the middle, so an even scale needs no float
-    if 2 * level < twice_middle:
-        return "A"
-    return "B" if 2 * level > twice_middle else "tie"
+    towards_a = _towards_a(level, levels)
+    return "A" if towards_a > 0 else "B" if towards_a < 0 else "tie"
 
 
 def strength_of_level(level: int, levels: tuple[int, ...]) -> float:
     """How strong a level's preference is, 0 (the tie) to 1 (the scale's end), either side."""
-    half_span = (levels[-1] - levels[0]) / 2
-    return abs(level - (levels[0] + levels[-1]) / 2) / half_span
+    return abs(_towards_a(level, levels))
 
 
 def answer_model(criterion: PairwiseCriterion) -> type[BaseModel]:
@@ -198,10 +196,57 @@ def position_of(answer: BaseModel, criterion: PairwiseCriterion) -> Position:
 
 
 def preference_for_a(answer: BaseModel, criterion: PairwiseCriterion, order: Order) -> float:
-    """A graded answer as a signed preference in the pair's own terms: +1 the strongest for
-    ``a``, -1 the strongest for ``b``, 0 a tie (an ungraded verdict: +1, -1 or 0)."""
-    winner = winner_of(position_of(answer, criterion), order)
-    sign = {"a": 1.0, "b": -1.0, "tie": 0.0}[winner]
-    if not criterion.scale:
-        return sign
-    return sign * strength_of_level(int(answer.level), criterion.levels)  # type: ignore[attr-defined]
+    """An answer as a signed preference in the pair's own terms: +1 the strongest for ``a``,
+    -1 the strongest for ``b``, 0 a tie (a plain verdict: +1, -1 or 0; a level: its strength
+    on the side it prefers)."""
+    if criterion.scale:
+        level = int(answer.level)  # type: ignore[attr-defined]
+        return in_pair_terms(_towards_a(level, criterion.levels), order)
+    return in_pair_terms(_VERDICT_TOWARDS_A[position_of(answer, criterion)], order)
+
+
+def expected_preference(
+    top_logprobs: Mapping[str, float], criterion: PairwiseCriterion, order: Order
+) -> float | None:
+    """The probability-weighted preference for ``a`` (-1..1) from the score token's
+    log-probabilities: for verdicts P(A) - P(B), the probabilities renormalised over the allowed
+    verdicts among the tokens ("t" or "ti" may stand for "tie"); for a scale, G-Eval's expected
+    level placed on the scale. None when no allowed answer is among the tokens."""
+    if criterion.scale:
+        level = expected_level(top_logprobs, criterion.levels)
+        return None if level is None else in_pair_terms(_towards_a(level, criterion.levels), order)
+    weights = dict.fromkeys(_VERDICT_TOWARDS_A, 0.0)
+    for token, logprob in top_logprobs.items():
+        verdict = _verdict_of_token(token.strip(), criterion.ties)
+        if verdict is not None:
+            weights[verdict] += math.exp(logprob)
+    total = sum(weights.values())
+    if total <= 0:
+        return None
+    return in_pair_terms((weights["A"] - weights["B"]) / total, order)
+
+
+def preference_score(preference: float) -> float:
+    """A preference for ``a`` (-1..1) as a cell's score (0..1): 1 ``a``, 0.5 a tie, 0 ``b``."""
+    return (1.0 + preference) / 2.0
+
+
+def in_pair_terms(towards_a: float, order: Order) -> float:
+    """A preference for position A read in the pair's terms: for ``a`` in order "ab", for ``b``
+    (so negated) in order "ba"."""
+    return towards_a if order == "ab" else -towards_a
+
+
+_VERDICT_TOWARDS_A: dict[Position, float] = {"A": 1.0, "B": -1.0, "tie": 0.0}
+
+
+def _towards_a(level: float, levels: tuple[int, ...]) -> float:
+    """A (possibly expected, fractional) level as a preference for position A, -1..1."""
+    middle, half_span = (levels[0] + levels[-1]) / 2, (levels[-1] - levels[0]) / 2
+    return (middle - level) / half_span
+
+
+def _verdict_of_token(text: str, ties: bool) -> Position | None:
+    if text in ("A", "B"):
+        return "A" if text == "A" else "B"
+    return "tie" if ties and text and "tie".startswith(text) else None
