@@ -319,3 +319,13 @@ def test_kendalls_tau_between_rankings_on_a_worked_example():
     )
     tau = ranking_agreement(rates).iloc[0]
     assert tau["systems"] == 4 and tau["tau"] == pytest.approx(2 / 3)
+
+
+def test_a_judge_whose_every_cell_failed_has_no_figures_and_no_flag():
+    verdicts = VERDICTS.copy()
+    verdicts.loc[verdicts["judge"] == "random", "winner"] = None
+    bias = row(position_bias(verdicts), "random")
+    assert bias["pairs"] == 0 and bias["verdicts"] == 0
+    assert np.isnan(bias["consistency"]) and np.isnan(bias["first_rate"]) and bias["flag"] == ""
+    assert "random" not in set(validity(combined(verdicts), PEOPLE)["judge"])
+    assert "random" not in set(comparisons(combined(verdicts), PEOPLE)["other"])

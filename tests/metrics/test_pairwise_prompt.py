@@ -190,3 +190,10 @@ def test_the_expected_preference_of_a_scale_is_g_evals_expected_level_on_it():
 
 def test_a_preference_is_a_cells_score_from_0_to_1():
     assert [preference_score(p) for p in (1.0, 0.0, -1.0, 0.5)] == [1.0, 0.5, 0.0, 0.75]
+
+
+def test_the_reason_is_asked_in_the_samples_language():
+    crit = criterion()
+    (_, shown), _ = presentations(PAIR, crit)
+    assert "Write the reason in Vietnamese." in pairwise_prompt(crit).render(shown, "vi")
+    assert "Write the reason" not in pairwise_prompt(crit).render(shown, "en")
