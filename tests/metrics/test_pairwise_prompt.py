@@ -15,6 +15,7 @@ from judgegrid.metrics.pairwise import (
     answer_model,
     expected_preference,
     input_model,
+    judging,
     pairwise_prompt,
     position_of,
     position_of_level,
@@ -197,3 +198,15 @@ def test_the_reason_is_asked_in_the_samples_language():
     (_, shown), _ = presentations(PAIR, crit)
     assert "Write the reason in Vietnamese." in pairwise_prompt(crit).render(shown, "vi")
     assert "Write the reason" not in pairwise_prompt(crit).render(shown, "en")
+
+
+def test_a_judging_is_recorded_with_its_order_position_and_winner():
+    plain = criterion()
+    verdict = answer_model(plain).model_validate({"verdict": "A", "reason": "r"})
+    score, details = judging(verdict, plain, "ba")
+    assert score == 0.0  # position A held b: a vote for b
+    assert details == {"answer": "A", "order": "ba", "position": "A", "winner": "b"}
+    graded = criterion(scale=GRADED)
+    level = answer_model(graded).model_validate({"level": 2, "reason": "r"})
+    score, details = judging(level, graded, "ab")
+    assert score == 0.75 and details["winner"] == "a" and details["answer"] == 2

@@ -205,6 +205,23 @@ def preference_for_a(answer: BaseModel, criterion: PairwiseCriterion, order: Ord
     return in_pair_terms(_VERDICT_TOWARDS_A[position_of(answer, criterion)], order)
 
 
+def judging(
+    answer: BaseModel, criterion: PairwiseCriterion, order: Order
+) -> tuple[float, dict[str, Any]]:
+    """One judging as a cell records it: its score (``preference_score``: 1 for ``a``, 0.5 a
+    tie, 0 for ``b``, graded between on a scale) and its details: the answer as given (verdict
+    or level), the order, the position it chose and the winner in the pair's terms."""
+    position = position_of(answer, criterion)
+    given = answer.level if criterion.scale else answer.verdict  # type: ignore[attr-defined]
+    details = {
+        "answer": given,
+        "order": order,
+        "position": position,
+        "winner": winner_of(position, order),
+    }
+    return preference_score(preference_for_a(answer, criterion, order)), details
+
+
 def expected_preference(
     top_logprobs: Mapping[str, float], criterion: PairwiseCriterion, order: Order
 ) -> float | None:
