@@ -329,3 +329,20 @@ def test_a_judge_whose_every_cell_failed_has_no_figures_and_no_flag():
     assert np.isnan(bias["consistency"]) and np.isnan(bias["first_rate"]) and bias["flag"] == ""
     assert "random" not in set(validity(combined(verdicts), PEOPLE)["judge"])
     assert "random" not in set(comparisons(combined(verdicts), PEOPLE)["other"])
+
+
+def test_no_judged_pair_gives_empty_tables_with_their_columns():
+    failed = VERDICTS.assign(winner=None)
+    both = combined(failed)
+    assert both.empty
+    systems = systems_table(PAIRS)
+    tables = {
+        "validity": validity(both, PEOPLE),
+        "comparisons": comparisons(both, PEOPLE),
+        "win_rates": win_rates(both, systems),
+        "ranking": ranking_agreement(win_rates(both, systems)),
+        "probes": probe_moves(both, probe_table(pair_probes(PAIRS))),
+    }
+    assert {name: len(t) for name, t in tables.items()} == dict.fromkeys(tables, 0)
+    assert "win_rate_adjusted" in tables["win_rates"] and "rate" in tables["probes"]
+    assert len(position_bias(failed)) == len(JUDGES)  # every judge listed, with no figure

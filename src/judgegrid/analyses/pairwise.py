@@ -39,6 +39,24 @@ from judgegrid.analyses.paired import bootstrap_statistic, mean_statistic
 from judgegrid.analyses.validity import wilson_interval
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
+POSITION_COLUMNS = [
+    *("judge", "pairs", "consistent", "consistency", "verdicts", "first", "first_rate"),
+    *("ci_low", "ci_high", "ties", "flag", "ci_method", "missing"),
+]
+VALIDITY_COLUMNS = [
+    *("judge", "pairs", "unjudged", "ties", "decided", "accuracy_tie_excluded", "ci_low"),
+    *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
+    *("kappa_low", "kappa_high", "missing"),
+]
+COMPARISON_COLUMNS = ["top", "other", "diff", "low", "high", "p", "p_holm", "n", "test"]
+PROBE_COLUMNS = [
+    *("judge", "probe", "n", "moved", "towards_worse", "rate", "ci_low", "ci_high", "missing"),
+]
+WIN_COLUMNS = [
+    *("judge", "system", "pairs", "wins", "losses", "ties", "win_rate", "ci_low", "ci_high"),
+    *("win_rate_adjusted", "adjusted_low", "adjusted_high", "missing"),
+]
+TAU_COLUMNS = ["first", "second", "systems", "tau", "p"]
 CONSISTENCY_FLOOR = 0.8  # the card flags a judge whose verdicts survive the swap less often
 CODES = {"a": 0, "b": 1, "tie": 2}  # the categories of Cohen's kappa
 
@@ -110,7 +128,7 @@ def position_bias(verdicts: pd.DataFrame, floor: float = CONSISTENCY_FLOOR) -> p
                 "missing": POSITION_MISSING,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=POSITION_COLUMNS)
 
 
 def _position_flag(consistency: float, low: float, high: float, floor: float) -> str:
@@ -191,7 +209,7 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
                 "missing": VALIDITY_MISSING,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=VALIDITY_COLUMNS)
 
 
 def right_table(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
@@ -208,7 +226,7 @@ def comparisons(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     pair the judge has no verdict for count as wrong, as in the card's pair evidence)."""
     right = right_table(both, people)
     if right.empty:
-        return pd.DataFrame()
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
     ruling = rule(binary_evidence(right))
     assert ruling.top is not None
     return pd.DataFrame(
@@ -225,7 +243,8 @@ def comparisons(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
                 "test": d.test,
             }
             for other, d, p_holm in ruling.others
-        ]
+        ],
+        columns=COMPARISON_COLUMNS,
     )
 
 
@@ -269,7 +288,7 @@ def probe_moves(both: pd.DataFrame, probes: pd.DataFrame) -> pd.DataFrame:
     after = both.rename(columns={"combined": "after"})[["judge", "pair", "after"]]
     merged = probes.merge(after, on="pair").merge(base, on=["judge", "base"])
     if merged.empty:
-        return pd.DataFrame()
+        return pd.DataFrame(columns=PROBE_COLUMNS)
     merged["worse_before"] = _towards_worse(merged["before"], merged["worse"])
     merged["worse_after"] = _towards_worse(merged["after"], merged["worse"])
     merged["towards_worse"] = merged["worse_after"] > merged["worse_before"]
@@ -285,7 +304,7 @@ def probe_moves(both: pd.DataFrame, probes: pd.DataFrame) -> pd.DataFrame:
     table["ci_low"] = [b[0] for b in bounds]
     table["ci_high"] = [b[1] for b in bounds]
     table["missing"] = "probe pairs with a combined verdict for the probe and for its base"
-    return table
+    return table[PROBE_COLUMNS]
 
 
 def _towards_worse(verdict: pd.Series, worse: pd.Series) -> np.ndarray:
@@ -339,7 +358,7 @@ def win_rates(both: pd.DataFrame, systems: pd.DataFrame, seed: int = 0) -> pd.Da
                 "missing": WIN_MISSING,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=WIN_COLUMNS)
 
 
 def ranking_agreement(rates: pd.DataFrame) -> pd.DataFrame:
@@ -354,4 +373,4 @@ def ranking_agreement(rates: pd.DataFrame) -> pd.DataFrame:
             result = stats.kendalltau(shared[first], shared[second])
             tau, p = float(result.statistic), float(result.pvalue)
         rows.append({"first": first, "second": second, "systems": len(shared), "tau": tau, "p": p})
-    return pd.DataFrame(rows, columns=["first", "second", "systems", "tau", "p"])
+    return pd.DataFrame(rows, columns=TAU_COLUMNS)

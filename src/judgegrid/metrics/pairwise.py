@@ -182,6 +182,8 @@ def presentations(
 def winner_of(verdict: Position, order: Order) -> Winner:
     """A verdict given in ``order`` read in the pair's own terms: position A is the answer the
     order shows first (``order[0]``), B the other; a tie stays a tie."""
+    # as FastChat's llm_judge/common.py play_a_match_pair maps its second game back
+    # (g2_map: "A" -> model_2, "B" -> model_1)
     if verdict == "tie":
         return "tie"
     return cast(Winner, order[0] if verdict == "A" else order[1])
