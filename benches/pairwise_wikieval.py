@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -59,6 +58,44 @@ def ask(model: str, messages: list, schema: type) -> str | None:
     return response.choices[0].message.content
 
 
+def judge_items(judge: str, items: list, crits: dict[str, PairwiseCriterion]) -> list[dict]:
+    """Every item in both orders by one judge: its verdicts in the pairs' own terms."""
+    rows = []
+    for item in items:
+        crit = crits[item.aspect]
+        prompt = pairwise_prompt(crit)
+        for order, shown in presentations(item.pair, crit):
+            text = ask(judge, prompt.messages(shown), prompt.output)
+            try:
+                verdict = position_of(prompt.output.model_validate_json(text or ""), crit)
+                winner = winner_of(verdict, order)
+            except ValueError:
+                winner = None
+            rows.append(
+                {
+                    "judge": judge,
+                    "aspect": item.aspect,
+                    "pair": item.pair.id,
+                    "order": order,
+                    "winner": winner,
+                }
+            )
+    return rows
+
+
+def print_tables(verdicts: pd.DataFrame, people: pd.DataFrame) -> None:
+    """Position bias and validity per aspect (each judge's figures as soon as it is done)."""
+    for aspect in WIKIEVAL_ASPECTS:
+        mine = verdicts[verdicts["aspect"] == aspect]
+        judges = mine["judge"].nunique()
+        print(f"\n## {aspect}: {len(mine) // (2 * judges)} pairs, both orders")
+        bias = position_bias(mine).drop(columns=["missing", "ci_method"])
+        print(bias.to_string(index=False, float_format="%.2f"))
+        theirs = people[people["pair"].isin(mine["pair"])]
+        valid = validity(combined(mine), theirs).drop(columns=["missing"])
+        print(valid.to_string(index=False, float_format="%.2f"), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("pairs", type=Path)
@@ -68,44 +105,16 @@ def main() -> None:
     lines = args.pairs.read_text(encoding="utf-8").splitlines()[: args.limit]
     items = [item for line in lines for item in wikieval_items(json.loads(line))]
     register_local_models(args.judges)
-    crits = criteria()
-    rows, started = [], time.monotonic()
-    for judge in args.judges:
-        for item in items:
-            crit = crits[item.aspect]
-            prompt = pairwise_prompt(crit)
-            for order, shown in presentations(item.pair, crit):
-                text = ask(judge, prompt.messages(shown), prompt.output)
-                try:
-                    verdict = position_of(prompt.output.model_validate_json(text or ""), crit)
-                    winner = winner_of(verdict, order)
-                except ValueError:
-                    winner = None
-                rows.append(
-                    {
-                        "judge": judge,
-                        "aspect": item.aspect,
-                        "pair": item.pair.id,
-                        "order": order,
-                        "winner": winner,
-                    }
-                )
-        print(f"{judge}: {time.monotonic() - started:.0f} s so far", file=sys.stderr)
-    elapsed = time.monotonic() - started
-    verdicts = pd.DataFrame(rows)
-    people = people_table(items)
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 20)
-    for aspect in WIKIEVAL_ASPECTS:
-        mine = verdicts[verdicts["aspect"] == aspect]
-        print(f"\n## {aspect}: {len(mine) // (2 * len(args.judges))} pairs, both orders")
-        bias = position_bias(mine).drop(columns=["missing", "ci_method"])
-        print(bias.to_string(index=False, float_format="%.2f"))
-        theirs = people[people["pair"].isin(mine["pair"])]
-        valid = validity(combined(mine), theirs).drop(columns=["missing"])
-        print(valid.to_string(index=False, float_format="%.2f"))
-    failed = int(verdicts["winner"].isna().sum())
-    print(f"\n{len(verdicts)} judgings ({failed} unreadable) in {elapsed:.0f} s")
+    crits, people = criteria(), people_table(items)
+    for judge in args.judges:
+        started = time.monotonic()
+        verdicts = pd.DataFrame(judge_items(judge, items, crits))
+        elapsed = time.monotonic() - started
+        print(f"\n# {judge}: {len(verdicts)} judgings in {elapsed:.0f} s", flush=True)
+        print(f"unreadable answers: {int(verdicts['winner'].isna().sum())}")
+        print_tables(verdicts, people)
 
 
 if __name__ == "__main__":
