@@ -72,8 +72,10 @@ def test_a_pairs_draw_does_not_depend_on_the_other_pairs():
 
 
 def test_a_missing_field_is_named():
-    with pytest.raises(DatasetError, match="poor_answer"):
-        wikieval_items(record(poor_answer=""))
+    with pytest.raises(DatasetError) as caught:
+        wikieval_items(record(poor_answer=""), source="pairs.jsonl")
+    assert "pairs.jsonl" in str(caught.value) and "wikieval-00" in str(caught.value)
+    assert "missing or empty: poor_answer" in str(caught.value)
 
 
 def test_each_person_sees_a_pair_in_their_own_order_the_same_every_visit():

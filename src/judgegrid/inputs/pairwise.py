@@ -84,10 +84,13 @@ def person_order(pair_id: str, person: str, seed: int = DEFAULT_SEED) -> Order:
     return "ba" if seeded_flip(seed, "person", person, pair_id) else "ab"
 
 
-def wikieval_items(record: Mapping[str, Any], seed: int = DEFAULT_SEED) -> list[PairwiseItem]:
+def wikieval_items(
+    record: Mapping[str, Any], seed: int = DEFAULT_SEED, source: str = "pairs"
+) -> list[PairwiseItem]:
     """A line of the WikiEval pairs file (one ``run.pairs.load_pairs`` accepted) as its two
     pairwise items: faithfulness (answer against ungrounded_answer, the context shown) and
-    answer relevance (answer against poor_answer), ``a`` drawn per pair (``seeded_flip``)."""
+    answer relevance (answer against poor_answer), ``a`` drawn per pair (``seeded_flip``); a
+    field missing is named with the pair's id and the file (``source``)."""
     missing = [
         name
         for name in ("id", "question", "context", "answer", "ungrounded_answer", "poor_answer")
@@ -95,7 +98,7 @@ def wikieval_items(record: Mapping[str, Any], seed: int = DEFAULT_SEED) -> list[
     ]
     if missing:
         where = str(record.get("id", "a pair"))
-        raise DatasetError("pairs", [Problem(where, f"missing or empty: {', '.join(missing)}")])
+        raise DatasetError(source, [Problem(where, f"missing or empty: {', '.join(missing)}")])
     shown = {"user_input": record["question"], "retrieved_contexts": record["context"]}
     items = []
     for aspect, (_, better, worse, fields) in WIKIEVAL_ASPECTS.items():
