@@ -54,25 +54,45 @@ def one_of(values: tuple[Any, ...]) -> Any:
 
 def input_model(spec: CriterionSpec) -> type[BaseModel]:
     """What the judge reads: the criterion's fields, each under its title."""
-    fields: dict[str, Any] = {
-        name: (str, Field(title=FIELD_TITLES.get(name, name.replace("_", " ").capitalize())))
-        for name in spec.fields
-    }
+    fields: dict[str, Any] = {name: (str, Field(title=field_title(name))) for name in spec.fields}
     return create_model("CriterionInput", **fields)
+
+
+def field_title(name: str) -> str:
+    """How the judge sees a field named: 'Question', or 'Plan summary' for ``plan_summary``."""
+    return FIELD_TITLES.get(name, name.replace("_", " ").capitalize())
 
 
 def criterion_prompt(spec: CriterionSpec, wording: int = 0) -> Prompt[Any, Any]:
     """The prompt of ``spec`` under its ``wording`` (0: the definition itself)."""
-    lines = [f"Judge the sample by this criterion: {spec.definitions[wording]}"]
-    if spec.steps:
-        lines += ["Evaluation steps:", *(f"{k}. {step}" for k, step in enumerate(spec.steps, 1))]
-    lines += _answer_lines(spec)
+    return rubric_prompt(
+        f"Judge the sample by this criterion: {spec.definitions[wording]}",
+        spec.steps,
+        _answer_lines(spec),
+        (input_model(spec), answer_model(spec), _reply_format(spec)),
+    )
+
+
+def rubric_prompt(
+    head: str,
+    steps: Sequence[str],
+    answer_lines: list[str],
+    schema: tuple[type[BaseModel], type[BaseModel], str],
+) -> Prompt[Any, Any]:
+    """A criterion's prompt (pointwise or pairwise): its question, its evaluation steps, how to
+    answer, a reason of a few words; ``schema``: the input model, the answer model and the reply
+    format spelled out."""
+    lines = [head]
+    if steps:
+        lines += ["Evaluation steps:", *(f"{k}. {step}" for k, step in enumerate(steps, 1))]
+    lines += answer_lines
     lines.append(f"Give a reason of at most {REASON_CHARS // 6} words.")
+    data, answer, reply_format = schema
     return Prompt(
         instruction="\n".join(lines),
-        input=input_model(spec),
-        output=answer_model(spec),
-        reply_format=_reply_format(spec),
+        input=data,
+        output=answer,
+        reply_format=reply_format,
         writes="the reason",
     )
 
