@@ -29,12 +29,108 @@ SHARED = ROOT.parent / "shared"
 # a cell's coordinates, the columns that name a score row's cell
 CELL_KEY = list(Cell._fields)
 
+# The modules whose tests take seconds to minutes each: subprocesses killed and resumed, sharded
+# runs on worker processes, the decision bank's simulations, the README's start. Marked ``slow``
+# (with the ``local_models`` ones and those that drive headless Chromium, found by themselves):
+# `make test` starts them first, so that its two workers end together instead of one waiting on
+# the other's last long test, and `make test-fast` leaves them out. The figures behind the list:
+# docs/contributing.md, "The test suite".
+SLOW_MODULES = frozenset(
+    {
+        "tests/calls/test_batches.py",
+        "tests/cli/test_card.py",
+        "tests/cli/test_cli.py",
+        "tests/cli/test_entry.py",
+        "tests/cli/test_exit_codes.py",
+        "tests/docs/test_readme_start.py",
+        "tests/fuzz/test_fuzz_cli.py",
+        "tests/outputs/test_export.py",
+        "tests/outputs/test_report.py",
+        "tests/outputs/test_report_two_processes.py",
+        "tests/run/test_pairs.py",
+        "tests/run/test_probe_runs.py",
+        "tests/run/test_ray_cluster.py",
+        "tests/run/test_run_lock.py",
+        "tests/run/test_runner.py",
+        "tests/run/test_workers.py",
+        "tests/store/test_cache.py",
+        "tests/store/test_read_ahead.py",
+        "tests/test_secrets_end_to_end.py",
+        "tests/testing/test_decision_bank.py",
+    }
+)
+
+
+BROWSER_HELPERS = {"browser", "view_pages"}  # tests/browser.py and the pages it drives
+
+
+def _drives_chromium(item: pytest.Item) -> bool:
+    """The test's module uses tests/browser.py (headless Chromium) or the pages on top of it."""
+    module = getattr(item, "module", None)
+    names = vars(module).values() if module is not None else ()
+    return any(getattr(value, "__module__", None) in BROWSER_HELPERS for value in names)
+
+
+def _shares_its_modules_fixture(item: pytest.Item) -> bool:
+    """The test uses a fixture its own module defines for more than one test (a run, a server):
+    built once per worker that runs one of the module's tests, so they had better be one."""
+    module_id = item.nodeid.split("::")[0]
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.values() if info is not None else ()
+    return any(
+        fixture.scope != "function" and fixture.baseid == module_id
+        for defs in definitions
+        for fixture in defs
+    )
+
+
+def _suite_path(item: pytest.Item) -> str:
+    """The test's file as SLOW_MODULES names it (relative to the checkout)."""
+    path = Path(item.path)
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks for `make test`'s workers (pytest-xdist, ``--dist loadgroup``) and `make test-fast`.
+
+    - ``ray``: one Ray at a time on this machine (a local ``ray.init()`` joins the test cluster
+      another worker started, found through /tmp/ray): all on one worker, one after the other.
+    - ``local_models``, and any module with a module-scoped fixture of its own: the module's
+      tests share what it builds (a run of the real models, a run to browse, a server), so they
+      stay together on one worker.
+    - ``slow`` (SLOW_MODULES, local models, Chromium): first in the order, out of test-fast.
+    """
+    for item in items:
+        relative = _suite_path(item)
+        if relative in SLOW_MODULES or _drives_chromium(item):
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("ray"):
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif item.get_closest_marker("local_models") or _shares_its_modules_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(relative))
+        if item.get_closest_marker("local_models"):
+            item.add_marker(pytest.mark.slow)
+    # a stable sort: whole modules move, each keeps its own order
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
 
 @pytest.fixture(autouse=True)
 def cache_dir(tmp_path_factory, monkeypatch) -> Path:
     """This test's own cross-run cache directory (JUDGEGRID_CACHE_DIR)."""
     path = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def work_dir(tmp_path_factory, monkeypatch) -> Path:
+    """This test's own empty working directory: what a command writes to a relative path (a
+    run's ``reports/``) lands there, never in the checkout nor beside another test's, which
+    may be running at the same moment in another xdist worker (``make test``). A test that
+    needs the checkout names it (``ROOT / ...``) or changes to it itself."""
+    path = tmp_path_factory.mktemp("cwd")
+    monkeypatch.chdir(path)
     return path
 
 
