@@ -34,7 +34,7 @@ CELL_KEY = list(Cell._fields)
 # (with the ``local_models`` ones and those that drive headless Chromium, found by themselves):
 # `make test` starts them first, so that its two workers end together instead of one waiting on
 # the other's last long test, and `make test-fast` leaves them out. The figures behind the list:
-# docs/contributing.md, "The test suite".
+# docs/development.md, "The test suite".
 SLOW_MODULES = frozenset(
     {
         "tests/calls/test_batches.py",
