@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -90,6 +91,62 @@ def _suite_path(item: pytest.Item) -> str:
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
 
 
+# pytest-xdist 3.8 tells the controller a test's xdist_group by renaming the test
+# (``nodeid@group``), which pytest 9 ignores (a node's id is no longer ``_nodeid``): its --dist
+# loadgroup then spreads a group over both workers. So the workers write each grouped test's
+# group to a file the controller names (GROUPS_ENV), which its scheduler (GroupScheduling) reads.
+GROUPS_ENV = "JUDGEGRID_TEST_GROUPS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On the controller of a distributed run: the file the workers write the groups to."""
+    if not hasattr(config, "workerinput") and config.getoption("tx", None):
+        handle, path = tempfile.mkstemp(prefix="judgegrid-test-groups-", suffix=".json")
+        os.close(handle)
+        os.environ[GROUPS_ENV] = path  # the workers, started after this, inherit it
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and os.environ.get(GROUPS_ENV):
+        Path(os.environ.pop(GROUPS_ENV)).unlink(missing_ok=True)
+
+
+def _write_groups(items: list[pytest.Item]) -> None:
+    """Each grouped test's group, for the controller (every worker writes the same)."""
+    path = os.environ.get(GROUPS_ENV)
+    if not path:
+        return
+    groups = {
+        item.nodeid: str(mark.args[0])
+        for item in items
+        for mark in item.iter_markers("xdist_group")
+        if mark.args
+    }
+    spare = Path(f"{path}.{os.getpid()}")
+    spare.write_text(json.dumps(groups), encoding="utf-8")
+    spare.replace(path)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadgroup with the groups the workers wrote (see GROUPS_ENV)."""
+    if config.getvalue("dist") != "loadgroup" or not os.environ.get(GROUPS_ENV):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """One unit of work per group, one per ungrouped test (as xdist's loadgroup)."""
+
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                text = Path(os.environ[GROUPS_ENV]).read_text(encoding="utf-8")
+                self.groups = json.loads(text) if text else {}
+            return self.groups.get(nodeid, nodeid)
+
+    return GroupScheduling(config, log)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks for `make test`'s workers (pytest-xdist, ``--dist loadgroup``) and `make test-fast`.
@@ -113,6 +170,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
     # a stable sort: whole modules move, each keeps its own order
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if hasattr(config, "workerinput"):
+        _write_groups(items)
 
 
 @pytest.fixture(autouse=True)
