@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine:
 #   make demo   set up .venv and run the grid of model_matrices/local.yaml on the embedded models
 #   make test   set up .venv and run the test suite (unit tests + one end-to-end local run)
+#   make test-fast  the suite without its slow tests, for the inner loop
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -14,7 +15,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test install lint browser bench docs docs-serve
+.PHONY: demo test test-fast install lint browser bench docs docs-serve
 
 install: $(VENV)/.installed
 
@@ -39,8 +40,19 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium)
 
+# The whole suite on one worker per core, at most TEST_WORKERS (pytest-xdist; --dist loadgroup
+# from pyproject.toml): each test has its own working and cache directories, and tests/conftest.py
+# keeps together what must not run side by side (Ray) or shares a run (the local models' modules).
+# `make test TEST_WORKERS=1` for one process. test-fast: the same without the slow tests (local
+# models, headless Chromium, killed and resumed runs; pytest -m slow), for the inner loop.
+TEST_WORKERS ?= 2
+PYTEST_WORKERS := -n logical --maxprocesses $(TEST_WORKERS)
+
 test: install browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_WORKERS)
+
+test-fast: install
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not slow"
 
 # every benchmark of benches/ (about 5 minutes), one table of figures at the end
 bench: install

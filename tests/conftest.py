@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -29,12 +30,166 @@ SHARED = ROOT.parent / "shared"
 # a cell's coordinates, the columns that name a score row's cell
 CELL_KEY = list(Cell._fields)
 
+# The modules whose tests take seconds to minutes each: subprocesses killed and resumed, sharded
+# runs on worker processes, the decision bank's simulations, the README's start. Marked ``slow``
+# (with the ``local_models`` ones and those that drive headless Chromium, found by themselves):
+# `make test` starts them first, so that its two workers end together instead of one waiting on
+# the other's last long test, and `make test-fast` leaves them out. The figures behind the list:
+# docs/development.md, "The test suite".
+SLOW_MODULES = frozenset(
+    {
+        "tests/calls/test_batches.py",
+        "tests/cli/test_card.py",
+        "tests/cli/test_cli.py",
+        "tests/cli/test_entry.py",
+        "tests/cli/test_exit_codes.py",
+        "tests/docs/test_readme_start.py",
+        "tests/fuzz/test_fuzz_cli.py",
+        "tests/outputs/test_export.py",
+        "tests/outputs/test_report.py",
+        "tests/outputs/test_report_two_processes.py",
+        "tests/run/test_pairs.py",
+        "tests/run/test_probe_runs.py",
+        "tests/run/test_ray_cluster.py",
+        "tests/run/test_run_lock.py",
+        "tests/run/test_runner.py",
+        "tests/run/test_workers.py",
+        "tests/store/test_cache.py",
+        "tests/store/test_read_ahead.py",
+        "tests/test_secrets_end_to_end.py",
+        "tests/testing/test_decision_bank.py",
+    }
+)
+
+
+BROWSER_HELPERS = {"browser", "view_pages"}  # tests/browser.py and the pages it drives
+
+
+def _drives_chromium(item: pytest.Item) -> bool:
+    """The test's module uses tests/browser.py (headless Chromium) or the pages on top of it."""
+    module = getattr(item, "module", None)
+    names = vars(module).values() if module is not None else ()
+    return any(getattr(value, "__module__", None) in BROWSER_HELPERS for value in names)
+
+
+def _shares_its_modules_fixture(item: pytest.Item) -> bool:
+    """The test uses a fixture its own module defines for more than one test (a run, a server):
+    built once per worker that runs one of the module's tests, so they had better be one."""
+    module_id = item.nodeid.split("::")[0]
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.values() if info is not None else ()
+    return any(
+        fixture.scope != "function" and fixture.baseid == module_id
+        for defs in definitions
+        for fixture in defs
+    )
+
+
+def _suite_path(item: pytest.Item) -> str:
+    """The test's file as SLOW_MODULES names it (relative to the checkout)."""
+    path = Path(item.path)
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.as_posix()
+
+
+# pytest-xdist 3.8 tells the controller a test's xdist_group by renaming the test
+# (``nodeid@group``), which pytest 9 ignores (a node's id is no longer ``_nodeid``): its --dist
+# loadgroup then spreads a group over both workers. So the workers write each grouped test's
+# group to a file the controller names (GROUPS_ENV), which its scheduler (GroupScheduling) reads.
+GROUPS_ENV = "JUDGEGRID_TEST_GROUPS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On the controller of a distributed run: the file the workers write the groups to."""
+    if not hasattr(config, "workerinput") and config.getoption("tx", None):
+        handle, path = tempfile.mkstemp(prefix="judgegrid-test-groups-", suffix=".json")
+        os.close(handle)
+        os.environ[GROUPS_ENV] = path  # the workers, started after this, inherit it
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and os.environ.get(GROUPS_ENV):
+        Path(os.environ.pop(GROUPS_ENV)).unlink(missing_ok=True)
+
+
+def _write_groups(items: list[pytest.Item]) -> None:
+    """Each grouped test's group, for the controller (every worker writes the same)."""
+    path = os.environ.get(GROUPS_ENV)
+    if not path:
+        return
+    groups = {
+        item.nodeid: str(mark.args[0])
+        for item in items
+        for mark in item.iter_markers("xdist_group")
+        if mark.args
+    }
+    spare = Path(f"{path}.{os.getpid()}")
+    spare.write_text(json.dumps(groups), encoding="utf-8")
+    spare.replace(path)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadgroup with the groups the workers wrote (see GROUPS_ENV)."""
+    if config.getvalue("dist") != "loadgroup" or not os.environ.get(GROUPS_ENV):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """One unit of work per group, one per ungrouped test (as xdist's loadgroup)."""
+
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                text = Path(os.environ[GROUPS_ENV]).read_text(encoding="utf-8")
+                self.groups = json.loads(text) if text else {}
+            return self.groups.get(nodeid, nodeid)
+
+    return GroupScheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks for `make test`'s workers (pytest-xdist, ``--dist loadgroup``) and `make test-fast`.
+
+    - ``ray``: one Ray at a time on this machine (a local ``ray.init()`` joins the test cluster
+      another worker started, found through /tmp/ray): all on one worker, one after the other.
+    - ``local_models``, and any module with a module-scoped fixture of its own: the module's
+      tests share what it builds (a run of the real models, a run to browse, a server), so they
+      stay together on one worker.
+    - ``slow`` (SLOW_MODULES, local models, Chromium): first in the order, out of test-fast.
+    """
+    for item in items:
+        relative = _suite_path(item)
+        if relative in SLOW_MODULES or _drives_chromium(item):
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("ray"):
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif item.get_closest_marker("local_models") or _shares_its_modules_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(relative))
+        if item.get_closest_marker("local_models"):
+            item.add_marker(pytest.mark.slow)
+    # a stable sort: whole modules move, each keeps its own order
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if hasattr(config, "workerinput"):
+        _write_groups(items)
+
 
 @pytest.fixture(autouse=True)
 def cache_dir(tmp_path_factory, monkeypatch) -> Path:
     """This test's own cross-run cache directory (JUDGEGRID_CACHE_DIR)."""
     path = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def work_dir(tmp_path_factory, monkeypatch) -> Path:
+    """This test's own empty working directory: what a command writes to a relative path (a
+    run's ``reports/``) lands there, never in the checkout nor beside another test's, which
+    may be running at the same moment in another xdist worker (``make test``). A test that
+    needs the checkout names it (``ROOT / ...``) or changes to it itself."""
+    path = tmp_path_factory.mktemp("cwd")
+    monkeypatch.chdir(path)
     return path
 
 

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -16,7 +19,29 @@ DISPUTED = "tokyo-noisy"
 EXTRA = "Judge b found a statement of its own."
 
 
+_BUILT: list[Path] = []  # this process's one build of the run, copied for each test
+REPORT_TEXT = {".md", ".html", ".csv", ".yaml"}  # the files that may name the run's directory
+
+
 def make_view_run(root: Path) -> Path:
+    """The run under ``root/run`` (its matrix beside it, ``root/m.yaml``), a test's own to label.
+    Four modules each want it; it is built once per process (a scripted run and its report) and
+    copied, since the same matrix on the scripted judge always gives the same run. The reports
+    name their run directory: the copy's name it, as they would have."""
+    if not _BUILT:
+        template = Path(tempfile.mkdtemp(prefix="judgegrid-view-run-"))
+        atexit.register(shutil.rmtree, template, ignore_errors=True)
+        _build_view_run(template)
+        _BUILT.append(template)
+    shutil.copytree(_BUILT[0], root, dirs_exist_ok=True)
+    for path in root.rglob("*"):
+        if path.suffix in REPORT_TEXT:
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text.replace(str(_BUILT[0]), str(root)), encoding="utf-8")
+    return root / "run"
+
+
+def _build_view_run(root: Path) -> Path:
     import scripted
     from conftest import matrix_dict
     from demo_sets import demo_with_hostile_sample

@@ -28,6 +28,8 @@ import grid as bench_grid  # benches/ is not a package
 
 ray_cluster_utils = pytest.importorskip("ray.cluster_utils")
 
+pytestmark = pytest.mark.ray  # its cluster is the machine's current one: no other Ray beside it
+
 KEY_ENV = "JUDGEGRID_CLUSTER_KEY"
 SCORE_ROW = [*CELL_KEY, "score", "status"]
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 1024**2}
