@@ -207,11 +207,23 @@ def matrix_pins() -> dict[str, st.SearchStrategy[Any]]:
         "retry.initial_interval": st.just("1ms"),
         "retry.max_interval": st.just("2ms"),
         "defaults.batch": st.sampled_from([None, False]),
+        # a criterion's answers the schema cannot tie together (a labels type needs labels, an
+        # odd strictness): none, or a valid one whose fields every drawn sample may lack alike
+        "criteria": st.sampled_from([[], [], [POLITE_CRITERION]]),
     }
     for entry in ("judge", "embedding"):
         pins |= {f"defaults.{entry}.{k}": v for k, v in LIVE_OPTIONS.items()}
         pins[f"defaults.{entry}.timeout"] = st.sampled_from([None, 20.0])
     return pins
+
+
+POLITE_CRITERION = {
+    "name": "polite",
+    "definition": "Is the response polite?",
+    "type": "binary",
+    "strictness": 3,
+    "wordings": ["Would a customer find the response courteous?"],
+}
 
 
 def dataset_pins() -> dict[str, st.SearchStrategy[Any]]:

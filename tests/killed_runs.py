@@ -16,7 +16,12 @@ from pathlib import Path
 from conftest import CELL_KEY
 
 HELPER = Path(__file__).resolve().parent / "run_scripted_cli.py"
-SCRIPTED_ENV = {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
+
+
+def scripted_env() -> dict[str, str]:
+    """The environment as the test has it now (its own cache directory, set by a fixture after
+    this module was imported), with the scripted judge's delay."""
+    return {**os.environ, "SCRIPTED_DELAY_S": "0.01"}
 
 
 def cells(db: Path) -> set[tuple]:
@@ -38,7 +43,7 @@ def run_whole(args: Sequence[str], reports: Path) -> Path:
     run directory."""
     done = subprocess.run(
         [*args, "--reports-dir", str(reports), "--no-cache"],
-        env=SCRIPTED_ENV,
+        env=scripted_env(),
         capture_output=True,
         text=True,
         timeout=300,
@@ -54,7 +59,7 @@ def run_and_kill(
     """Start the run, SIGKILL it once its cells satisfy ``ready``; its run database."""
     proc = subprocess.Popen(
         [*args, "--reports-dir", str(reports), *extra],
-        env=SCRIPTED_ENV,
+        env=scripted_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -69,7 +74,7 @@ def resume(run_dir: Path) -> subprocess.CompletedProcess[str]:
     """`judgegrid run --resume RUN_DIR` on the scripted judge."""
     return subprocess.run(
         [sys.executable, str(HELPER), "run", "--resume", str(run_dir), "--no-progress"],
-        env=SCRIPTED_ENV,
+        env=scripted_env(),
         capture_output=True,
         text=True,
         timeout=300,
