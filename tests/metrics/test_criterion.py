@@ -111,6 +111,14 @@ def test_the_prompt_says_the_wording_the_steps_and_the_rubric_and_the_fields_it_
     assert text.index('"level"') < text.index('"reason"')  # the score token comes first
 
 
+def test_the_language_note_is_said_under_the_definition_and_only_when_written():
+    noted = spec(language="Vietnamese politeness norms apply")
+    asked = input_model(noted)(user_input="Q?", response="A.")
+    text = criterion_prompt(noted).render(asked)
+    assert "Is the reply polite?\nLanguage: Vietnamese politeness norms apply" in text
+    assert "Language:" not in criterion_prompt(spec()).render(asked)
+
+
 @pytest.mark.parametrize(
     "verdicts", [[1], [0], [1, 0, 1], [0, 0, 1], [1, 1, 0, 0, 0], [0, 1, 1, 1, 0, 1, 0]]
 )

@@ -64,9 +64,14 @@ def field_title(name: str) -> str:
 
 
 def criterion_prompt(spec: CriterionSpec, wording: int = 0) -> Prompt[Any, Any]:
-    """The prompt of ``spec`` under its ``wording`` (0: the definition itself)."""
+    """The prompt of ``spec`` under its ``wording`` (0: the definition itself), with the
+    criterion's ``language`` note under it where the user wrote one (e.g. whose norms of
+    politeness apply): the judge reads it, a criterion without one asks as before."""
+    head = f"Judge the sample by this criterion: {spec.definitions[wording]}"
+    if spec.language:
+        head += f"\nLanguage: {spec.language}"
     return rubric_prompt(
-        f"Judge the sample by this criterion: {spec.definitions[wording]}",
+        head,
         spec.steps,
         _answer_lines(spec),
         (input_model(spec), answer_model(spec), _reply_format(spec)),
