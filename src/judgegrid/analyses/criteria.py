@@ -41,23 +41,13 @@ DEFINITION = 0  # wording 0: the definition itself
 
 def categories(spec: CriterionSpec) -> tuple[float, ...]:
     """The criterion's category scores, lowest first: the codes 0..K-1 are their positions."""
-    if spec.type == "binary":
-        return (0.0, 1.0)
-    if spec.type == "labels":
-        assert spec.labels is not None
-        return tuple(sorted({float(v) for v in spec.labels.values()}))
-    return tuple(float(level) for level in spec.levels)
+    return tuple(sorted(set(spec.choices.values())))
 
 
 def category_names(spec: CriterionSpec) -> tuple[str, ...]:
     """How the report names each category, in code order: fail/pass, the label, the level."""
-    if spec.type == "binary":
-        return ("fail", "pass")
-    if spec.type == "labels":
-        assert spec.labels is not None
-        by_score = {float(score): name for name, score in spec.labels.items()}
-        return tuple(by_score[c] for c in categories(spec))
-    return tuple(str(level) for level in spec.levels)
+    by_score = {score: name for name, score in spec.choices.items()}
+    return tuple(by_score[c] for c in categories(spec))
 
 
 def codes(values: pd.Series | np.ndarray, spec: CriterionSpec) -> np.ndarray:

@@ -183,6 +183,18 @@ class CriterionSpec(BaseModel):
         return tuple(sorted(self.scale)) if self.scale else ()
 
     @property
+    def choices(self) -> dict[str, float]:
+        """Each answer the judge may give, as written, with its category's score: pass 1.0 and
+        fail 0.0; a label's score; a level as a float. The one mapping the judge's answers,
+        people's labels and the analyses' categories share."""
+        if self.type == "binary":
+            return dict(PASS_WORDS)
+        if self.type == "labels":
+            assert self.labels is not None
+            return {name: float(score) for name, score in self.labels.items()}
+        return {str(level): float(level) for level in self.levels}
+
+    @property
     def extra_fields(self) -> tuple[str, ...]:
         """The fields that are columns of the user's data set, not a sample's own."""
         return tuple(f for f in self.fields if f not in (*SAMPLE_FIELDS, "reference_contexts"))

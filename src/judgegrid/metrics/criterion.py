@@ -175,25 +175,8 @@ def choice_probabilities(
     return {score: p / total for score, p in weights.items()}
 
 
-def label_score(spec: CriterionSpec, label: str) -> float:
-    """A label's score as the criterion gives it."""
-    assert spec.labels is not None
-    return float(spec.labels[label])
-
-
 # The answer's property that holds the score token, per type.
 SCORE_FIELD = {"binary": "verdict", "labels": "label", "scale": "level"}
-
-
-def choices_of(spec: CriterionSpec) -> dict[str, float]:
-    """Each answer the judge may give, as written, with its category score: pass 1.0 and fail
-    0.0; a label's score; a level as a float."""
-    if spec.type == "binary":
-        return {"pass": 1.0, "fail": 0.0}
-    if spec.type == "labels":
-        assert spec.labels is not None
-        return {name: float(score) for name, score in spec.labels.items()}
-    return {str(level): float(level) for level in spec.levels}
 
 
 class CriterionMetric(Metric[NoParams]):
@@ -245,7 +228,7 @@ class CriterionMetric(Metric[NoParams]):
 
 def criterion_result(spec: CriterionSpec, answers: Sequence[Weighted]) -> MetricResult:
     """A cell's outcome from the judge's answers (one; a binary criterion's ``strictness``)."""
-    choices = choices_of(spec)
+    choices = spec.choices
     field = SCORE_FIELD[spec.type]
     given = [str(getattr(a.answer, field)) for a in answers]
     details: dict[str, Any] = {}
