@@ -262,6 +262,11 @@ class Matrix(StrictModel):
         }
         return metrics | {c.name: CriterionMetric(c) for c in self.criteria}
 
+    @property
+    def criteria_by_name(self) -> dict[str, CriterionSpec]:
+        """The matrix's criteria by name, as the analyses and the labels look them up."""
+        return {c.name: c for c in self.criteria}
+
     def generations(self) -> dict[str, int]:
         """The most generations of one request a metric's (or criterion's) cells want: the
         runner makes them together, whichever cell asks first, and the plan counts them so."""

@@ -32,7 +32,6 @@ from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.inputs.dataset import parquet_records
-from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.textfile import read_csv, read_jsonl
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.store.run_dir import open_run, stored_sample_info
@@ -55,18 +54,13 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
     try:
         info = stored_sample_info(store)
         metrics = {resolve_metric_name(m.name) for m in matrix.metrics}
-        criteria = run_criteria(matrix)
+        criteria = matrix.criteria_by_name
         given = dataset_labels(info, criteria.values())
         carried = set(zip(given["sample_id"], given["metric"], strict=True))
         labels = read_label_file(Path(path), set(info), metrics, annotator, carried, criteria)
         return store.write_labels(labels)
     finally:
         store.close()
-
-
-def run_criteria(matrix: Matrix) -> dict[str, CriterionSpec]:
-    """The run's criteria by name (none in a matrix made before criteria existed)."""
-    return {spec.name: spec for spec in matrix.criteria}
 
 
 def check_annotator_option(annotator: str | None) -> None:
@@ -293,7 +287,7 @@ def export_labels(run_dir: str | Path) -> pd.DataFrame:
     _, matrix, store = open_run(run_dir)
     try:
         stored = store.labels_frame()
-        from_data = dataset_labels(stored_sample_info(store), run_criteria(matrix).values())
+        from_data = dataset_labels(stored_sample_info(store), matrix.criteria_by_name.values())
     finally:
         store.close()
     return pd.concat([stored, from_data], ignore_index=True).reindex(columns=LABEL_COLUMNS)

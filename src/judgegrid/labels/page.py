@@ -32,7 +32,7 @@ from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
-from judgegrid.labels.files import check_annotator_option, run_criteria
+from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.server import (
     add_static,
     bad_request,
@@ -133,7 +133,7 @@ def session_over(
 ) -> LabelSession:
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
-    criteria = run_criteria(matrix)
+    criteria = matrix.criteria_by_name
     run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics] + list(criteria)
     chosen = [m if m in criteria else resolve_metric_name(m) for m in metrics or run_metrics]
     absent = [m for m in chosen if m not in run_metrics]

@@ -456,7 +456,7 @@ def write_outputs(
         sample_info=info,
         margin=matrix.decision.margin,
         jury_panels=matrix.jury_panels,
-        criteria={c.name: c for c in matrix.criteria},
+        criteria=matrix.criteria_by_name,
     )
     return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 
