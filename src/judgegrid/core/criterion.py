@@ -1,5 +1,6 @@
 """A criterion of the user's own: the question a judge answers about a sample, and the kind of
-answer it gives (a pass or fail, one of named labels, or a level of a rubric's scale).
+answer it gives (a pass or fail, one of named labels, a level of a rubric's scale, or for
+``type: pairwise`` which of two answers is better, A against B, judged in both orders).
 
 The peers let a user write one (Ragas' AspectCritic and RubricsScore, DeepEval's GEval, promptfoo's
 llm-rubric); judgegrid then measures which judge to trust for it, as it does for its built-in
@@ -18,11 +19,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-CriterionType = Literal["binary", "labels", "scale"]
+CriterionType = Literal["binary", "labels", "scale", "pairwise"]
 Weighting = Literal["none", "logprobs", "auto"]
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 PASS_WORDS = {"pass": 1.0, "fail": 0.0}
+# A pairwise criterion's answers in the pair's own terms (``compare[0]`` is ``a``), as scores.
+PAIR_WORDS = {"a": 1.0, "tie": 0.5, "b": 0.0}
 # Other names of the sample fields (Ragas' legacy ones, DeepEval's), read as the field itself.
 FIELD_ALIASES = {
     "question": "user_input",
@@ -50,13 +53,23 @@ class CriterionSpec(BaseModel):
         default=("user_input", "response"),
         description="The sample fields the judge sees (any extra column of the data set too).",
     )
-    type: CriterionType = Field(description="binary (pass/fail), labels, or scale (a rubric).")
+    type: CriterionType = Field(
+        description="binary (pass/fail), labels, scale (a rubric), or pairwise (A against B)."
+    )
     labels: dict[str, float] | None = Field(
         default=None, description="labels: each label's score, e.g. {correct: 1, wrong: 0}."
     )
     scale: dict[int, str] | None = Field(
-        default=None, description="scale: each level (consecutive integers) with its description."
+        default=None,
+        description="scale: each level (consecutive integers) with its description; pairwise: "
+        "an optional graded preference, lowest level the strongest for A.",
     )
+    compare: tuple[str, str] | None = Field(
+        default=None,
+        description="pairwise: the two columns holding the answers compared (a, then b), "
+        "e.g. [response, response_b]; the judge sees them as answers A and B in both orders.",
+    )
+    ties: bool = Field(default=True, description="pairwise: whether the judge may answer tie.")
     strictness: int = Field(
         default=1, ge=1, le=15, description="binary: verdicts asked per score; the majority wins."
     )
@@ -73,6 +86,15 @@ class CriterionSpec(BaseModel):
     fails_when: tuple[str, ...] = Field(
         default=(), description="binary: directional probes that must fail the criterion."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pairwise_shows_the_question(cls, data: Any) -> Any:
+        """A pairwise criterion shows the question by default: its answers are the compared
+        columns, so the default ``fields`` (the question and the response) would show one twice."""
+        if isinstance(data, dict) and data.get("type") == "pairwise" and "fields" not in data:
+            return {**data, "fields": ("user_input",)}
+        return data
 
     @field_validator("name")
     @classmethod
@@ -167,8 +189,9 @@ class CriterionSpec(BaseModel):
             raise ValueError(
                 "type scale: give two levels at least under scale:, each with its description"
             )
-        if self.type != "scale" and self.scale is not None:
-            raise ValueError(f"scale: only for type scale, not {self.type}")
+        if self.type not in ("scale", "pairwise") and self.scale is not None:
+            raise ValueError(f"scale: only for type scale or pairwise, not {self.type}")
+        self._pairwise_fits()
         if self.type != "binary" and (self.strictness != 1 or self.fails_when):
             raise ValueError("strictness and fails-when: only for type binary")
         if self.strictness % 2 == 0:
@@ -176,6 +199,43 @@ class CriterionSpec(BaseModel):
                 f"strictness {self.strictness}: use an odd number, so a vote has no tie"
             )
         return self
+
+    def _pairwise_fits(self) -> None:
+        """``compare`` and ``ties`` belong to pairwise criteria, and a pairwise one needs its two
+        answers; its graded scale follows ``pair_scale_problems``."""
+        if self.type != "pairwise":
+            if self.compare is not None or not self.ties:
+                raise ValueError(f"compare and ties: only for type pairwise, not {self.type}")
+            return
+        if self.compare is None:
+            raise ValueError(
+                "type pairwise: name the two columns compared under compare:, e.g. "
+                "[response, response_b]"
+            )
+        shown = set(self.fields) & set(self.compare)
+        if shown:
+            raise ValueError(
+                f"{sorted(shown)[0]} is compared; leave it out of fields (the judge sees it "
+                "as answer A or B)"
+            )
+        problems = pair_scale_problems(self.scale, self.ties)
+        if problems:
+            raise ValueError(problems[0])
+
+    @field_validator("compare")
+    @classmethod
+    def _compare(cls, value: tuple[str, str] | None) -> tuple[str, str] | None:
+        if value is None:
+            return None
+        named = tuple(FIELD_ALIASES.get(name.strip(), name.strip()) for name in value)
+        if any(not name for name in named):
+            raise ValueError("a compared column's name is empty")
+        if named[0] == named[1]:
+            raise ValueError(f"{named[0]} is compared with itself; name two columns")
+        own = [name for name in named if name in NOT_CONTENT]
+        if own:
+            raise ValueError(f"{own[0]} is judgegrid's own field, not an answer")
+        return (named[0], named[1])
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -192,12 +252,20 @@ class CriterionSpec(BaseModel):
         if self.type == "labels":
             assert self.labels is not None
             return {name: float(score) for name, score in self.labels.items()}
+        if self.type == "pairwise":
+            return {w: s for w, s in PAIR_WORDS.items() if self.ties or w != "tie"}
         return {str(level): float(level) for level in self.levels}
 
     @property
+    def read_fields(self) -> tuple[str, ...]:
+        """Every field the judge reads: ``fields``, then a pairwise criterion's two answers."""
+        return (*self.fields, *(self.compare or ()))
+
+    @property
     def extra_fields(self) -> tuple[str, ...]:
-        """The fields that are columns of the user's data set, not a sample's own."""
-        return tuple(f for f in self.fields if f not in (*SAMPLE_FIELDS, "reference_contexts"))
+        """The fields read that are columns of the user's data set, not a sample's own."""
+        own = (*SAMPLE_FIELDS, "reference_contexts")
+        return tuple(f for f in self.read_fields if f not in own)
 
     @property
     def definitions(self) -> tuple[str, ...]:
@@ -237,12 +305,37 @@ def _check_scale(scale: dict[int, str]) -> None:
         raise ValueError("every level needs a description")
 
 
+def pair_scale_problems(scale: Mapping[int, str] | None, ties: bool) -> list[str]:
+    """What is wrong with a pairwise criterion's graded scale (none: []): two levels at least,
+    consecutive, each described; an odd number of levels has a middle one, the tie, so a
+    criterion without ties needs an even number."""
+    if scale is None:
+        return []
+    problems = []
+    levels = sorted(scale)
+    if len(levels) < 2:
+        problems.append("scale: give two levels at least, from A much better to B much better")
+    elif levels != list(range(levels[0], levels[0] + len(levels))):
+        problems.append(f"scale: levels {levels[0]}..{levels[-1]} must be consecutive")
+    if any(not str(text).strip() for text in scale.values()):
+        problems.append("scale: every level needs a description")
+    if not ties and len(levels) % 2 == 1:
+        problems.append(
+            f"scale: {len(levels)} levels have a middle one (a tie), but ties: false; "
+            "give an even number of levels"
+        )
+    return problems
+
+
 def criterion_label(spec: CriterionSpec, value: Any) -> float:
     """A person's answer for a criterion as its category's score, or ValueError saying what
     the criterion accepts: binary 1 or 0 (pass or fail); labels a label's name or its score;
-    scale one of its levels. A number may come as text (a CSV column that holds names too)."""
+    scale one of its levels; pairwise a, b or tie in the pair's terms (``compare[0]`` is a),
+    or its score (1, 0, 0.5). A number may come as text (a CSV column that holds names too)."""
     if spec.type == "binary":
         return _pass_or_fail(value)
+    if spec.type == "pairwise":
+        return _label_score(spec.choices, value.lower() if isinstance(value, str) else value)
     if spec.type == "labels":
         assert spec.labels is not None
         return _label_score(spec.labels, value)

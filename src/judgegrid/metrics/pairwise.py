@@ -33,6 +33,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field, create_model
 
+from judgegrid.core.criterion import pair_scale_problems
 from judgegrid.metrics.criterion import expected_level, field_title, one_of, rubric_prompt
 from judgegrid.metrics.prompt import Prompt
 
@@ -78,25 +79,9 @@ class PairwiseCriterion:
 
 
 def scale_problems(scale: Mapping[int, str] | None, ties: bool) -> list[str]:
-    """What is wrong with a pairwise scale (none: []), in words a spec's check can raise: two
-    levels at least, consecutive, each described; an odd number of levels has a middle one, the
-    tie, so a scale of a criterion without ties needs an even number."""
-    if scale is None:
-        return []
-    problems = []
-    levels = sorted(scale)
-    if len(levels) < 2:
-        problems.append("scale: give two levels at least, from A much better to B much better")
-    elif levels != list(range(levels[0], levels[0] + len(levels))):
-        problems.append(f"scale: levels {levels[0]}..{levels[-1]} must be consecutive")
-    if any(not str(text).strip() for text in scale.values()):
-        problems.append("scale: every level needs a description")
-    if not ties and len(levels) % 2 == 1:
-        problems.append(
-            f"scale: {len(levels)} levels have a middle one (a tie), but ties: false; "
-            "give an even number of levels"
-        )
-    return problems
+    """What is wrong with a pairwise scale (none: []): the criterion's own check
+    (``core.criterion.pair_scale_problems``), named here beside the prompt that uses the scale."""
+    return pair_scale_problems(scale, ties)
 
 
 def position_of_level(level: int, levels: tuple[int, ...]) -> Position:
