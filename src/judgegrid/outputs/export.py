@@ -104,8 +104,8 @@ def worded_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     scores = scores.assign(wording=wordings(scores).to_numpy())
     if scores.empty:
         empty = pd.MultiIndex.from_arrays([[]] * len(WORDED_KEYS), names=WORDED_KEYS)
-        frame = {"failed": [], "skipped": [], "mean": [], "answer": []}
-        return pd.DataFrame(frame, index=empty)
+        columns: dict[str, list[Any]] = {"failed": [], "skipped": [], "mean": [], "answer": []}
+        return pd.DataFrame(columns, index=empty)
     counts = (
         scores.groupby(WORDED_KEYS)["status"]
         .value_counts()

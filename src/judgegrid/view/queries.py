@@ -286,12 +286,14 @@ class RunView:
             "per_page": filters.per_page,
             "columns": [
                 {
-                    "key": c.config,
-                    "label": config_label(*c[:4], c.wording if several else None),
-                    "judge": c.judge,
-                    "wording": int(c.wording),
+                    "key": key,
+                    "label": config_label(j, e, d, s, w if several else None),
+                    "judge": j,
+                    "wording": int(w),
                 }
-                for c in columns.itertuples(index=False)
+                for j, e, d, s, w, key in zip(
+                    *(columns[c].tolist() for c in [*CONFIG_COLUMNS, "config"]), strict=True
+                )
             ],
             "rows": [
                 {
@@ -325,10 +327,10 @@ class RunView:
         if filters.fold == "wording":
             frame = frame.assign(wording=-1)
         given: dict[tuple[str, str], Counts] = {}
-        for row in frame.itertuples(index=False):
-            key = config_key(row.judge, row.embedding, row.dimension, row.strictness, row.wording)
-            counts = given.setdefault((str(row.sample_id), key), {})
-            counts[float(row.answer)] = counts.get(float(row.answer), 0) + int(row.count)
+        columns = [frame[c].tolist() for c in ["sample_id", *CONFIG_COLUMNS, "answer", "count"]]
+        for sample_id, j, e, d, s, w, answer, count in zip(*columns, strict=True):
+            counts = given.setdefault((str(sample_id), config_key(j, e, d, s, w)), {})
+            counts[float(answer)] = counts.get(float(answer), 0) + int(count)
         return given
 
     # -- one sample ----------------------------------------------------------------------------
