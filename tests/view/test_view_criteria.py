@@ -131,6 +131,23 @@ def test_wordings_can_be_picked_or_folded_into_one_cell(server):
     assert all(r["disagreement"] == 0 for r in definition["rows"])
 
 
+def test_samples_sort_by_how_far_an_answer_moves_with_the_wording(server):
+    """Judge a's mean goes from 1 (pass) to 0 (fail) between the definition and wording 2 on
+    every sample; judge b's never moves; a built-in metric has no wording to move with."""
+    moved = get(server, "/api/view/samples?metric=polite&sort=wording")
+    assert {r["wording_gap"] for r in moved["rows"]} == {1.0}
+    folded = get(server, "/api/view/samples?metric=polite&sort=wording&fold=wording")
+    assert {r["wording_gap"] for r in folded["rows"]} == {1.0}  # measured before folding
+    steady = get(server, "/api/view/samples?metric=polite&sort=wording&judge=b")
+    assert {r["wording_gap"] for r in steady["rows"]} == {0.0}
+    one = get(server, "/api/view/samples?metric=polite&sort=wording&judge=a&wording=1")
+    assert {r["wording_gap"] for r in one["rows"]} == {None}  # one wording: nothing to move
+    plain = get(server, "/api/view/samples?metric=faithfulness&sort=wording")
+    assert {r["wording_gap"] for r in plain["rows"]} == {None}
+    ids = [r["id"] for r in get(server, "/api/view/samples?metric=faithfulness&sort=id")["rows"]]
+    assert [r["id"] for r in plain["rows"]] == ids  # nothing measured: the order of the ids
+
+
 def test_labels_disagree_between_judges_and_a_scale_says_which_weighting_each_cell_got(server):
     page = get(server, "/api/view/samples?metric=correctness")
     assert [c["label"] for c in page["columns"]] == ["a", "b"]  # one wording: none named
@@ -216,6 +233,7 @@ BAD_REQUESTS = {
         "this built-in metric has 0 (0: its definition)",
     ),
     "fold by something else": (SAMPLES + "&fold=judge", "fold: 'judge' is not in this run"),
+    "sort by wordings": (SAMPLES + "&sort=wordings", "sort: 'wordings' is not in this run"),
     "fold twice": (SAMPLES + "&fold=wording&fold=wording", "fold: given 2 times"),
     "unknown wording configuration": (
         "/api/view/compare/{sample}?metric=polite&a=a||0|3|9&b=b||0|3",

@@ -13,6 +13,7 @@ from servers import command_server
 from view_pages import redraw, shoot
 from view_runs import WORDINGS, make_criteria_view_run
 
+SORTS = "[...document.querySelectorAll('#f-sort option')].map(o => o.value)"
 HEADERS = "[...document.querySelectorAll('#grid th.config')].map(t => t.title)"
 ANSWERS = (
     "[...document.querySelectorAll('#grid tr.row')].map(r =>"
@@ -37,6 +38,10 @@ def test_a_person_reads_the_answers_per_wording_and_sees_which_judge_moves(tmp_p
         wordings = evaluate(
             tools, "[...document.querySelectorAll('#criterion li.wording')].map(l => l.textContent)"
         )
+        sorts = evaluate(tools, SORTS)
+        gaps = evaluate(
+            tools, "[...document.querySelectorAll('#grid td.wording-gap')].map(t => t.textContent)"
+        )
         shoot(tools, tmp_path, "view-criteria.png")
 
         tick_wording(tools, 0)
@@ -58,6 +63,7 @@ def test_a_person_reads_the_answers_per_wording_and_sees_which_judge_moves(tmp_p
                s.dispatchEvent(new Event('change'))""",
         )
         helpful_hash = evaluate(tools, "location.hash")
+        helpful_sorts = evaluate(tools, SORTS)
         helpful = evaluate(
             tools,
             """[...document.querySelector('#grid tr.row').querySelectorAll('td.answer-cell')]
@@ -113,6 +119,8 @@ def test_a_person_reads_the_answers_per_wording_and_sees_which_judge_moves(tmp_p
     # judge a fails politeness in its second rewording only; judge b passes in every wording
     assert all(row == ["pass", "pass", "fail", "pass", "pass", "pass"] for row in answers)
     assert [w.split(": ", 1)[1] for w in wordings] == ["Is the reply polite?", *WORDINGS]
+    assert sorts == ["disagreement", "instability", "wording", "id"] and gaps == ["1.00"] * 5
+    assert helpful_sorts == ["disagreement", "instability", "id"]  # one wording: no such sort
     assert picked == [f"{j} · s=3 · {w}" for j in "ab" for w in ("definition", "wording 2")]
     assert folded == ["a · s=3 · all wordings", "b · s=3 · all wordings"]
     assert all(row == ["fail/pass", "pass"] for row in folded_answers), folded_answers

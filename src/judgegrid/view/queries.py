@@ -35,7 +35,7 @@ from judgegrid.metrics.response_relevancy import cosine_similarities
 from judgegrid.store.database import open_read_only
 
 CONFIG_COLUMNS = ["judge", "embedding", "dimension", "strictness", "wording"]
-SORTS = ("disagreement", "instability", "id")
+SORTS = ("disagreement", "instability", "wording", "id")
 STATUSES = ("scored", "failed", "skipped")
 FOLDS = ("wording",)  # what the Samples grid may fold into one cell beside the repeats
 PER_PAGE_MAX = 200
@@ -245,9 +245,12 @@ class RunView:
         if filters.wordings:
             cells = cells[cells["wording"].isin(filters.wordings)]
         if filters.fold == "wording":
+            gaps = wording_gaps(cells)  # measured before the wordings are folded
             cells = fold_wordings(cells)
         narrowed = filters.judges or filters.embeddings or filters.wordings or filters.fold
         ranked = rank_samples(cells) if narrowed else self.ranked(filters.metric)
+        if filters.fold == "wording":
+            ranked = ranked.assign(wording=ranked["sample_id"].map(gaps))
         keep = pd.Series(True, index=ranked.index)
         if filters.language:
             languages = {k: s.language or "" for k, s in self.samples.items()}
@@ -302,14 +305,16 @@ class RunView:
                     "language": getattr(self.samples.get(sample_id), "language", None),
                     "disagreement": _number(disagreement),
                     "instability": _number(instability),
+                    "wording_gap": _number(gap),
                     "cells": [
                         _cell(by_cell, sample_id, key, spec, given) for key in columns["config"]
                     ],
                 }
-                for sample_id, disagreement, instability in zip(
+                for sample_id, disagreement, instability, gap in zip(
                     shown["sample_id"].astype(str),
                     shown["disagreement"],
                     shown["instability"],
+                    shown["wording"],
                     strict=True,
                 )
             ],
@@ -448,13 +453,23 @@ def past_the_last(name: str, number: int, last: int) -> OptionError:
     return OptionError(name, [Problem("", f"{number} is past the last page ({last})")])
 
 
+def wording_gaps(cells: pd.DataFrame) -> pd.Series:
+    """Per sample: the largest gap between two wordings' means of one configuration (a
+    criterion's answer moving with its wording); NaN where no configuration has two wordings
+    scored (a built-in metric, a criterion of one wording, the wordings folded)."""
+    per = cells.groupby(["sample_id", *CONFIG_COLUMNS[:-1]])["mean"]
+    gap = (per.max() - per.min()).where(per.count() >= 2)
+    return gap.groupby(level="sample_id").max()
+
+
 def rank_samples(cells: pd.DataFrame) -> pd.DataFrame:
     """Per sample: disagreement (largest gap between two judges' means over their
-    configurations), instability (the largest SD of repeats of any configuration) and status
-    counts. NaN where it cannot be measured (one judge; fewer than two scored repeats)."""
+    configurations), instability (the largest SD of repeats of any configuration), wording
+    (``wording_gaps``) and status counts. NaN where it cannot be measured (one judge; fewer
+    than two scored repeats; fewer than two wordings)."""
     if cells.empty:
-        columns = ["sample_id", "disagreement", "instability", "failed", "skipped", "scored"]
-        return pd.DataFrame(columns=columns)
+        columns = ["sample_id", "disagreement", "instability", "wording", "failed", "skipped"]
+        return pd.DataFrame(columns=[*columns, "scored"])
     by_judge = cells.groupby(["sample_id", "judge"])["mean"].mean()
     grouped = by_judge.groupby(level="sample_id")
     spread = grouped.max() - grouped.min()
@@ -467,6 +482,7 @@ def rank_samples(cells: pd.DataFrame) -> pd.DataFrame:
         scored=("scored", "sum"),
     )
     frame["disagreement"] = spread
+    frame["wording"] = wording_gaps(cells)
     return frame.reset_index()
 
 

@@ -131,7 +131,9 @@ async function showSamples(query, mine) {
       // wordings are one criterion's; a criterion has no embedding model
       next.delete("wording");
       next.delete("fold");
-      if (criterionOf(event.target.value)) next.delete("embedding");
+      const crit = criterionOf(event.target.value);
+      if (crit) next.delete("embedding");
+      if (next.get("sort") === "wording" && !(crit && crit.wordings.length > 1)) next.delete("sort");
     }
     next.delete("page");
     go("/samples", next);
@@ -147,7 +149,7 @@ async function showSamples(query, mine) {
     "div",
     { class: "controls" },
     select("f-metric", "metric", meta.metrics.map((m) => [m.name, m.criterion ? `${m.title} (criterion, ${m.criterion.type})` : m.title]), metric),
-    select("f-sort", "sort by", [["disagreement", "disagreement between judges"], ["instability", "instability across repeats"], ["id", "id"]], query.get("sort") || "disagreement"),
+    select("f-sort", "sort by", [["disagreement", "disagreement between judges"], ["instability", "instability across repeats"], ...(worded ? [["wording", "change across wordings"]] : []), ["id", "id"]], query.get("sort") || "disagreement"),
     checks("f-judge", "judges", meta.judges, query.getAll("judge")),
     crit ? null : checks("f-embedding", "embeddings", meta.embeddings, query.getAll("embedding")),
     worded ? checks("f-wording", "wordings", crit.wordings.map((w) => [String(w.wording), w.name, w.text]), query.getAll("wording")) : null,
@@ -165,7 +167,8 @@ async function showSamples(query, mine) {
     el("th", { class: "question", text: "question" }),
     el("th", { text: "judges' gap", title: "largest difference between two judges' means" }),
     el("th", { text: "worst SD", title: "largest SD of the repeats of one configuration" }),
-  ]);
+    worded ? el("th", { text: "wordings' gap", title: "largest difference between two wordings' means of one judge" }) : null,
+  ].filter(Boolean));
   const rows = data.rows.map((row, k) =>
     el(
       "tr",
@@ -174,6 +177,7 @@ async function showSamples(query, mine) {
       el("td", { class: "question", text: row.question }),
       el("td", { class: "num", text: fmt(row.disagreement) }),
       el("td", { class: "num", text: fmt(row.instability) }),
+      worded ? el("td", { class: "num wording-gap", text: fmt(row.wording_gap) }) : null,
       ...row.cells.map((cell, j) => (crit ? answerTd(cell, data.columns[j], crit) : cellTd(cell, data.columns[j])))
     )
   );
