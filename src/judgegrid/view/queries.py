@@ -190,11 +190,13 @@ class RunView:
         return self._ranked[metric]
 
     def fold(self) -> None:
-        """Fold every metric's cells, rank its samples and read the judges and embedding
-        models now, at start-up, so the first Samples page is answered from memory."""
+        """Fold every metric's cells, rank its samples (a criterion's answers counted too) and read
+        the judges and embedding models now, at start-up, so the first Samples page is answered
+        from memory."""
         for metric in self.metrics:
             self.ranked(metric)
             self.configs(metric)
+            self.answers(metric)
         self.judges()
         self.embeddings()
         if self.metrics:  # the page the app opens on, once: what pandas loads on first use too
@@ -457,6 +459,8 @@ def wording_gaps(cells: pd.DataFrame) -> pd.Series:
     """Per sample: the largest gap between two wordings' means of one configuration (a
     criterion's answer moving with its wording); NaN where no configuration has two wordings
     scored (a built-in metric, a criterion of one wording, the wordings folded)."""
+    if not cells["wording"].gt(0).any():  # one wording (every built-in metric): no GROUP BY
+        return pd.Series(dtype=float, index=pd.Index([], name="sample_id"))
     per = cells.groupby(["sample_id", *CONFIG_COLUMNS[:-1]])["mean"]
     gap = (per.max() - per.min()).where(per.count() >= 2)
     return gap.groupby(level="sample_id").max()
