@@ -147,15 +147,20 @@ class RunView:
         SD of the scored repeats (SD: n-1, None below two), the repeats weighted by
         log-probabilities and those that asked and got none (a criterion's; 0 for a metric)."""
         if metric not in self._cells:
+            weighted = (
+                " TOTAL(status = 'scored' AND weighting = 'logprobs') AS logprobs,"
+                " TOTAL(status = 'scored' AND weighting = 'missing') AS missing"
+                if metric in self.criteria
+                else " 0 AS logprobs, 0 AS missing"  # a built-in metric is never weighted
+            )
             frame = pd.read_sql_query(
                 "SELECT sample_id, judge, embedding, dimension, strictness, wording,"
                 " COUNT(*) AS n, SUM(status = 'scored') AS scored,"
                 " SUM(status = 'failed') AS failed, SUM(status = 'skipped') AS skipped,"
                 " AVG(CASE WHEN status = 'scored' THEN score END) AS mean,"
                 " AVG(CASE WHEN status = 'scored' THEN score * score END) AS square,"
-                " TOTAL(status = 'scored' AND weighting = 'logprobs') AS logprobs,"
-                " TOTAL(status = 'scored' AND weighting = 'missing') AS missing"
-                " FROM scores WHERE metric = ?"
+                + weighted
+                + " FROM scores WHERE metric = ?"
                 " GROUP BY sample_id, judge, embedding, dimension, strictness, wording",
                 self._db,
                 params=(metric,),
