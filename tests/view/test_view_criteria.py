@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from judgegrid import load_run
+from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, open_view, serve
 from servers import LoopbackServer, in_thread
 from view_runs import CRITERIA_SAMPLES, HELPFUL_P, WORDINGS, make_criteria_view_run
@@ -211,15 +212,30 @@ def test_the_decision_page_has_each_criterions_row(server, run_dir):
     assert all(r["badge"] for r in rows.values())
 
 
-def test_a_criterion_can_be_sent_to_the_labelling_page(server):
+def test_a_criterion_can_be_sent_to_the_labelling_page_and_labelled_there(server, run_dir):
+    """From the view, ``l`` on a criterion's sample: the labelling page mounted in the view
+    offers the criterion's own answers and stores the one given, as its score."""
     sample = get(server, "/api/view/samples?metric=correctness")["rows"][0]["id"]
     status, reply = server.request(
         "POST", "/api/view/label", {"sample_id": sample, "metric": "correctness"}
     )
     assert status == 200 and reply["queued"], reply
-    item = server.session.labels.queue[0]
-    assert (item.sample_id, item.metric) == (sample, "correctness")
-    assert "correctness" in server.session.labels.criteria
+    state = get(server, "/api/state")
+    assert (state["items"][0]["sample_id"], state["items"][0]["metric"]) == (sample, "correctness")
+    form = state["metrics"]["correctness"]
+    assert form["form"] == "choices" and form["question"].startswith("Compared with the reference")
+    assert {c["value"] for c in form["choices"]} == {1.0, 0.5, 0.0}
+    body = {"sample_id": sample, "metric": "correctness", "value": 0.5}
+    status, reply = server.request("POST", "/api/label", body)
+    assert status == 200, reply
+    stored = RunStore(run_dir / "run.sqlite")
+    try:
+        frame = stored.labels_frame()
+    finally:
+        stored.close()
+    assert list(zip(frame["sample_id"], frame["metric"], frame["value"], strict=True)) == [
+        (sample, "correctness", 0.5)
+    ]
 
 
 SAMPLES = "/api/view/samples?metric=polite"
