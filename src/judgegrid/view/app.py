@@ -273,7 +273,8 @@ def sample_detail(session: ViewSession, sample_id: str, metric: str) -> dict[str
     for cell in cells:
         if spec is not None:
             cell["items"] = criterion_items(cell["details"], cell["reason"], names)
-            cell["wording_text"] = spec.definitions[cell["wording"]]
+            known = 0 <= cell["wording"] < len(spec.definitions)
+            cell["wording_text"] = spec.definitions[cell["wording"]] if known else ""
         else:
             cell["items"] = items(metric, cell["details"])
         if metric == "response_relevancy" and cell["embedding"] and cell["items"]:
@@ -376,7 +377,7 @@ def criterion_judges(
             rows.setdefault(str(r["judge"]), {"judge": str(r["judge"])}).update(
                 changed=_whole(r.get("changed")),
                 samples=_whole(r.get("samples")),
-                flagged=bool(r.get("flagged")),
+                flagged=str(r.get("flagged")) == "True",  # NaN (not measured) is no flag
             )
     if not weighting.empty:
         for r in weighting[weighting["metric"] == metric].to_dict("records"):
