@@ -17,11 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from judgegrid import load_run
 from judgegrid.store.run_db import RunStore
-from judgegrid.view.app import ViewSession, open_view, serve
+from judgegrid.view.app import ViewSession, criterion_judges, open_view, serve
 from servers import LoopbackServer, in_thread
 from view_runs import CRITERIA_SAMPLES, HELPFUL_P, WORDINGS, make_criteria_view_run
 
@@ -265,3 +266,21 @@ def test_bad_criterion_requests_get_a_400_that_says_why(server, name):
     status, reply = server.get(path.format(sample=sample))
     assert status == 400, reply
     assert words in json.dumps(reply), reply
+
+
+def test_the_decision_page_flags_a_judge_only_where_the_report_did(tmp_path):
+    """wording_flags.csv as the report writes it, read back: a judge whose flag could not be
+    measured (empty) is not flagged, and its counts are none rather than numbers."""
+    path = tmp_path / "wording_flags.csv"
+    pd.DataFrame(
+        {
+            "metric": ["polite", "polite", "polite", "other"],
+            "judge": ["a", "b", "c", "a"],
+            "samples": [4, 4, None, 9],
+            "changed": [2, 0, None, 9],
+            "flagged": [True, False, None, True],
+        }
+    ).to_csv(path, index=False)
+    rows = criterion_judges("polite", pd.read_csv(path), pd.DataFrame())
+    got = [(r["judge"], r["changed"], r["samples"], r["flagged"]) for r in rows]
+    assert got == [("a", 2, 4, True), ("b", 0, 4, False), ("c", None, None, False)]
