@@ -180,7 +180,7 @@ def test_a_samples_page_shows_the_answer_votes_wording_and_probabilities(server)
     assert rows["answer"]["answer"] == "fail" and rows["answer"]["verdict"] == 0
     assert rows["answer"]["reason"] == "asked by judge-a"
     assert [rows[f"vote {k}"]["verdict"] for k in (1, 2, 3)] == [0, 0, 0]
-    assert rows["vote 1"]["note"] == "pass share 0.00"
+    assert rows["answer"]["note"] == "pass share 0.00" and rows["vote 1"]["note"] == ""
     helpful = get(server, f"/api/view/sample/{sample}?metric=helpful")
     weighted = next(c for c in helpful["cells"] if c["judge"] == "a")
     missing = next(c for c in helpful["cells"] if c["judge"] == "b")

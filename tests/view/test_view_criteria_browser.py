@@ -3,8 +3,8 @@ Chromium at 1280 px: the Samples grid shows each judge's answer (pass or fail, t
 level) with its score, a criterion's wordings as columns to pick or fold, the weighting a scale's
 cells got; a sample's page says which wording each answer was asked under; side by side marks
 the answer that changed with the wording; the Decision page has the criteria's rows with the
-judge whose verdict moves with the wording flagged. Writes docs/view-criteria.png (with
-JUDGEGRID_SCREENSHOTS=docs)."""
+judge whose verdict moves with the wording flagged. Writes docs/view-criteria.png,
+view-criteria-sample.png and view-criteria-decision.png (with JUDGEGRID_SCREENSHOTS=docs)."""
 
 from __future__ import annotations
 
@@ -83,6 +83,7 @@ def test_a_person_reads_the_answers_per_wording_and_sees_which_judge_moves(tmp_p
                 verdicts: [...b.querySelectorAll('td[class^=verdict-]')].map(t => t.textContent)
             }))""",
         )
+        shoot(tools, tmp_path, "view-criteria-sample.png")
         evaluate(
             tools,
             """(() => { document.getElementById('cmp-a').value = 'a||0|3';

@@ -119,12 +119,12 @@ def criterion_items(
         return []
     answer = str(details["answer"])
     verdict = {"pass": 1, "fail": 0}.get(answer)
-    rows = [{**_item("answer", verdict, reason), "answer": answer}]
     votes = details.get("verdicts") or []
+    share = details.get("pass_share")
+    note = f"pass share {float(share):.2f}" if len(votes) > 1 and share is not None else ""
+    rows = [{**_item("answer", verdict, reason, note), "answer": answer}]
     if len(votes) > 1:
-        share = details.get("pass_share")
-        note = "" if share is None else f"pass share {float(share):.2f}"
-        rows += [_item(f"vote {k + 1}", v, "", note) for k, v in enumerate(votes)]
+        rows += [_item(f"vote {k + 1}", v) for k, v in enumerate(votes)]
     for value, p in (details.get("probabilities") or {}).items():
         name = names.get(f"{float(value):g}", value)
         rows.append(_item(f"P({name})", None, "", f"{float(p):.3f}"))

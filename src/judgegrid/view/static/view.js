@@ -348,7 +348,8 @@ async function showSample(id, query, mine) {
           el("span", { class: "score", text: c.status === "scored" ? fmt(c.score, 3) : "" }),
           el("span", { class: `status-${c.status}`, text: ` ${c.status}` }),
           crit && c.weighting ? el("span", { class: `weighting weighting-${c.weighting}`, text: ` · ${weightingOf(c)}` }) : null,
-          c.reason || c.error ? el("p", { class: "cause", text: c.error || c.reason }) : null,
+          // a criterion's reason is on its answer's row
+          c.error || (c.reason && !crit) ? el("p", { class: "cause", text: c.error || c.reason }) : null,
           itemsTable(c.items, crit),
           c.raw ? el("details", {}, el("summary", { text: "the raw reply" }), el("pre", { text: c.raw })) : null,
           usage(c)
