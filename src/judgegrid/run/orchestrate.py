@@ -30,12 +30,16 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
 from judgegrid.inputs.matrix import (
+    NOTHING_TO_SCORE,
     Matrix,
     ProbeOptions,
     execution_problems,
-    load_matrix,
-    matrix_from_data,
+    inspect_matrix,
+    inspect_matrix_data,
+    read_matrix_text,
+    with_criteria,
 )
+from judgegrid.inputs.peers import fields_present, handed_criteria
 from judgegrid.inputs.tasks import (
     expand_cells,
     expected_cell_count,
@@ -137,12 +141,15 @@ def resolve_dataset(
     return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
 
 
-def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
-    """The matrix, and the file it came from (None for a Matrix object or a dict)."""
+def read_matrix(matrix: MatrixArg, criteria_handed: bool = False) -> tuple[Matrix, Path | None]:
+    """The matrix, and the file it came from (None for a Matrix object or a dict).
+    ``criteria_handed``: criteria come beside it (``run_grid(criteria=[...])``), so a matrix
+    that names nothing to score is not refused for that."""
     if isinstance(matrix, Matrix):
         return matrix, None
     if isinstance(matrix, dict):
-        return matrix_from_data(matrix), None
+        found, problems = inspect_matrix_data(matrix)
+        return _read(found, problems, "<matrix>", criteria_handed), None
     if not isinstance(matrix, str | os.PathLike):
         raise OptionError(
             "matrix",
@@ -153,7 +160,19 @@ def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
                 )
             ],
         )
-    return load_matrix(matrix), Path(matrix)
+    source = str(matrix)
+    found, problems = inspect_matrix(read_matrix_text(matrix), source)
+    return _read(found, problems, source, criteria_handed), Path(matrix)
+
+
+def _read(
+    found: Matrix | None, problems: list[Problem], source: str, criteria_handed: bool
+) -> Matrix:
+    if criteria_handed:
+        problems = [p for p in problems if p != NOTHING_TO_SCORE]
+    if problems or found is None:
+        raise MatrixError(source, problems)
+    return found
 
 
 def check_margin(margin: float | None) -> None:
@@ -183,14 +202,20 @@ def check_run(
     model and writes nothing. ``keys`` False (the plan, which needs none): every check but that
     the environment holds the keys."""
     options = options or RunOptions()
-    loaded, matrix_path = read_matrix(matrix)
+    loaded, matrix_path = read_matrix(matrix, criteria_handed=bool(options.criteria))
     if options.margin is not None:
         loaded = with_margin(loaded, options.margin)
     loaded = probes_on(loaded) if options.probes else loaded
     execution = execution_for(loaded, options.workers, options.backend, options.address)
     limit = options.limit if options.limit is not None else loaded.limit
-    data = resolve_dataset(loaded, matrix_path, dataset, options.columns, options.list_delimiter)
+    # the handed criteria name the extra columns to read; a Ragas metric's optional columns
+    # are then those the data set has
+    reading = with_criteria(loaded, handed_criteria(options.criteria))
+    data = resolve_dataset(reading, matrix_path, dataset, options.columns, options.list_delimiter)
     data = data.head(limit)
+    if options.criteria:
+        handed = handed_criteria(options.criteria, available=fields_present(data))
+        loaded = with_criteria(loaded, handed)
     check_grid_size(loaded, data)
     preflight(loaded, str(matrix_path or "<matrix>"), data, keys=keys)
     return CheckedRun(loaded, matrix_path, data, limit, options.use_cache, execution)
