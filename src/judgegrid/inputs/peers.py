@@ -402,11 +402,14 @@ def _included(value: Any, base: Path, source: str, where: str) -> Any:
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         message = f"{value}: only YAML or JSON test files are read; inline the tests"
         raise MatrixError(source, [Problem(where, message)])
-    text = read_text(path, str(path), MatrixError, "promptfoo tests")
     try:
+        text = read_text(path, str(path), MatrixError, "promptfoo tests")
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise MatrixError(str(path), [yaml_problem(exc)]) from None
+    except MatrixError as exc:  # said as the config's: the file it names, and where
+        message = "; ".join(p.render(exc.source) for p in exc.problems)
+        raise MatrixError(source, [Problem(where, f"{value}: {message}")]) from None
 
 
 def _rubric_problem(value: Any) -> str | None:
