@@ -5,7 +5,6 @@ assertions, each read into the CriterionSpec that asks what the peer's metric as
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from deepeval.metrics.g_eval.utils import Rubric

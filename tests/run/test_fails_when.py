@@ -14,8 +14,8 @@ import yaml
 
 from conftest import matrix_dict
 from judgegrid import api
-from judgegrid.store.run_dir import SAMPLE_INFO
 from judgegrid.plan.placeholders import criterion_answer, default_answer
+from judgegrid.store.run_dir import SAMPLE_INFO
 
 ON_TOPIC = {
     "name": "on_topic",
@@ -67,7 +67,9 @@ def test_a_fails_when_probe_is_credited_by_the_verdict_on_it(tmp_path: Path, scr
     assert table.loc["follows", "detected"] == fails_on_probe["follows"]
     # the follower fails bases too: those probes fell by nothing, and are credited all the same
     bases = scores[scores["sample_id"].isin({t["base"] for t in tags.values()})]
-    failed_bases = set(bases.loc[(bases["judge"] == "follows") & (bases["score"] == 0), "sample_id"])
+    failed_bases = set(
+        bases.loc[(bases["judge"] == "follows") & (bases["score"] == 0), "sample_id"]
+    )
     assert failed_bases, "the demo's noncommittal replies fail the word-overlap judge"
     follower = scores[scores["judge"] == "follows"].set_index("sample_id")["score"]
     fell = sum(follower[sid] < follower[tag["base"]] for sid, tag in tags.items())

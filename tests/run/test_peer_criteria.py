@@ -5,8 +5,6 @@ taken or an object of another kind refused before anything is written, naming th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 from deepeval.metrics.g_eval.utils import Rubric
@@ -52,7 +50,11 @@ def test_a_geval_and_an_aspect_critic_handed_to_run_grid_give_criterion_rows(tmp
     scores = run.scores
     assert run.complete and len(scores) == plan.cells == 3 * 2 * 3  # samples x judges x criteria
     assert set(scores["status"]) == {"scored"}
-    assert scores.groupby("metric").size().to_dict() == {"correctness": 6, "grounded": 6, "polite": 6}
+    assert scores.groupby("metric").size().to_dict() == {
+        "correctness": 6,
+        "grounded": 6,
+        "polite": 6,
+    }
     # GEval: its rubric's levels, weighted where the judge gives log-probabilities (none here)
     geval_rows = scores[scores["metric"] == "correctness"]
     assert set(geval_rows["answer"]) == {1.0} and set(geval_rows["weighting"]) == {"missing"}
@@ -78,7 +80,9 @@ def test_handed_criteria_join_the_matrixs_own_and_its_metrics(tmp_path):
     matrix = matrix_dict(metrics=["faithfulness"], embeddings=[], repeats=1, criteria=[OWN])
     plan = api.plan_grid(matrix, limit=2, use_cache=False, criteria=[grounded()])
     assert plan.cells == 2 * 2 * 3
-    run = api.run_grid(matrix, limit=2, use_cache=False, run_dir=tmp_path / "r", criteria=[grounded()])
+    run = api.run_grid(
+        matrix, limit=2, use_cache=False, run_dir=tmp_path / "r", criteria=[grounded()]
+    )
     assert set(run.scores["metric"]) == {"faithfulness", "polite", "grounded"}
 
 
@@ -99,8 +103,12 @@ def test_a_name_taken_is_refused_naming_the_argument_and_nothing_is_written(tmp_
     assert err.value.source == "criteria"
     text = str(err.value)
     assert "[0] AspectCritic 'grounded'.name" in text and "criterion of the matrix" in text
-    with pytest.raises(OptionError, match=r"\[1\] 'grounded'.name: 'grounded' is the name of \[0\]"):
-        api.plan_grid(criteria_only(), criteria=[grounded(), Criterion(**{**OWN, "name": "grounded"})])
+    with pytest.raises(
+        OptionError, match=r"\[1\] 'grounded'.name: 'grounded' is the name of \[0\]"
+    ):
+        api.plan_grid(
+            criteria_only(), criteria=[grounded(), Criterion(**{**OWN, "name": "grounded"})]
+        )
     with pytest.raises(OptionError, match=r"\[0\] 'faithfulness'.name: .*built-in metric"):
         api.plan_grid(criteria_only(), criteria=[Criterion(**{**OWN, "name": "faithfulness"})])
     assert not (tmp_path / "reports").exists()
@@ -152,7 +160,9 @@ def test_score_sample_takes_a_peers_criterion():
     assert len(result.details["verdicts"]) == 3
     # Ragas' rule for one sample: the contexts it has are shown
     assert "Hamlet is a tragedy" in result.calls[0]["request"]
-    g = score_sample(correctness(), {**sample, "reference": "Shakespeare."}, judge="scripted/judge-a")
+    g = score_sample(
+        correctness(), {**sample, "reference": "Shakespeare."}, judge="scripted/judge-a"
+    )
     assert (g.metric, g.answer, g.weighting) == ("correctness", 1.0, "missing")
     with pytest.raises(DatasetError, match="has no reference"):
         score_sample(correctness(), sample, judge="scripted/judge-a")

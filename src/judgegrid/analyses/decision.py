@@ -10,9 +10,9 @@ one function a rung; another kind of evidence is one more function in the list):
    cell) counted as wrong, like a tie; pairs too few to exclude chance give way to probes;
 3. **probes**: the share of directional probes (copies of the user's samples made worse in a
    known way, ``probes``) whose score fell (a criterion's ``fails-when`` probe: whose verdict
-   was fail), each probe right or wrong per judge (a tie or a failed cell is a miss), compared on the same probes like pairs. Whatever rung names a judge,
-   one whose score rose on injection in more than 20% of its pairs is flagged
-   (``with_robustness_flag``);
+   was fail), each probe right or wrong per judge (a tie or a failed cell is a miss),
+   compared on the same probes like pairs. Whatever rung names a judge, one whose score rose
+   on injection in more than 20% of its pairs is flagged (``with_robustness_flag``);
 4. **other judges**: tau-b with the leave-one-out consensus. It needs three judges or more
    (with two, each agrees with "the others" by the same number), and a judge named on it is
    named "by agreement only", since agreeing with a wrong majority is not validity. Juries

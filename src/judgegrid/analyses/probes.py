@@ -111,9 +111,9 @@ def probe_pairs(
             change = sign * (probe - base) if probe is not None and base is not None else np.nan
             score = np.nan if probe is None else probe
             margin = FAIL_BELOW - score if tag["direction"] == "fails" else -change
+            name, base_id, fallback = tag["name"], tag["base"], tag["fallback"]
             rows.append(
-                [metric, *config, tag["name"], kind, sid, tag["base"], change, tag["fallback"]]
-                + [score, margin]
+                [metric, *config, name, kind, sid, base_id, change, fallback, score, margin]
             )
     return pd.DataFrame(rows, columns=columns)
 

@@ -30,7 +30,7 @@ from judgegrid.core.sample import Sample
 from judgegrid.core.usage import Usage
 from judgegrid.inputs.dataset import sample_from_record
 from judgegrid.inputs.matrix import Matrix, inspect_matrix_data
-from judgegrid.inputs.peers import PeerCriterion, criterion_from_peer, fields_present, peer_kind
+from judgegrid.inputs.peers import PeerCriterion, criterion_from_peer, fields_present
 from judgegrid.metrics import Metric
 from judgegrid.metrics.criterion import CriterionMetric
 from judgegrid.run.preflight import matrix_problems
@@ -159,7 +159,7 @@ async def ascore_sample(
     Ragas' ``AspectCritic``, ``RubricsScore``, ``DiscreteMetric``), read as ``run_grid``
     reads it; ``wording`` is then which of its wordings is asked (0: its definition).
     """
-    if peer_kind(metric) is not None:
+    if not isinstance(metric, Metric | CriterionSpec):  # a peer's criterion: checked as one
         metric = peer_metric(metric, sample)
     metric = as_metric(metric)
     check_wording(metric, wording)

@@ -7,8 +7,9 @@ data set given is read as a run would read it, and the mapping detected is writt
 ``columns:``; with none, a small template of samples is written beside the matrix. A Spring AI
 ``application.yaml`` given with ``--from`` is translated as the loader reads it
 (``inputs/spring.py``); a promptfoo ``promptfooconfig.yaml`` gives its ``llm-rubric``
-assertions as binary criteria (``inputs/peers.py``), judged by the models the keys allow. Each block is dumped by the YAML library (so every value is quoted as it
-must be) under a comment that says what it is for. Nothing is overwritten.
+assertions as binary criteria (``inputs/peers.py``), judged by the models the keys allow.
+Each block is dumped by the YAML library (so every value is quoted as it must be) under a
+comment that says what it is for. Nothing is overwritten.
 """
 
 from __future__ import annotations
@@ -204,7 +205,7 @@ def _promptfoo_blocks(
     config's ``llm-rubric`` assertions, each a binary criterion on the output (the grader's
     model stays the user's choice: the grid compares judges for it). No metric, no embedding
     model: the rubrics are what the config scores by."""
-    criteria = criteria_from_promptfoo(source)
+    criteria = criteria_from_promptfoo(Path(source))
     model_blocks, chosen = _model_blocks(env)
     kept = [b for b in model_blocks if not {"embeddings", "metrics"} & set(b[1])]
     rubrics = [
