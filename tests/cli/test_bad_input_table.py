@@ -1583,6 +1583,7 @@ PROMPTFOO_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+TONE = {**POLITE, "name": "tone"}  # the matrix's own criterion, first in the merged list
 GAPPY = {
     "name": "Gappy",
     "criteria": "Is it good?",
@@ -1641,8 +1642,21 @@ def peer_rows() -> dict[str, Row]:
         error=OptionError,
     )
     rows["handed criterion field no sample has, api"] = Row(
-        api=lambda p: _handed(p, [Criterion(**{**POLITE, "fields": ("response", "tone")})]),
-        names=("criteria[0].fields", "no sample of", "'tone'"),
+        api=lambda p: _handed(
+            p, [Criterion(**{**POLITE, "fields": ("response", "tone")})], {"criteria": [TONE]}
+        ),
+        names=("criteria: [0] 'polite'.fields", "no sample of", "'tone'"),
+        error=OptionError,
+        one_line=True,
+    )
+    rows["handed criterion weighted by logprobs a judge cannot give, api"] = Row(
+        api=lambda p: run_grid(
+            p.matrix(judges=NO_LOGPROBS["judges"]),
+            p.data(),
+            criteria=[Criterion(**NO_LOGPROBS["criteria"][0])],
+        ),
+        names=("criteria: [0] 'polite'.weighting", "anthropic/claude-3-5-haiku-20241022"),
+        error=OptionError,
         one_line=True,
     )
     return rows

@@ -564,12 +564,13 @@ def with_criteria(
     places = [where for where, _ in handed]
     found = [p for p in _semantic_problems(merged) if p not in before]
     if found:
-        raise OptionError(argument, [_handed_place(p, len(matrix.criteria), places) for p in found])
+        raise OptionError(argument, [handed_place(p, len(matrix.criteria), places) for p in found])
     return merged
 
 
-def _handed_place(problem: Problem, own: int, places: list[str]) -> Problem:
-    """A problem of the merged matrix's ``criteria[i]`` said at the handed criterion's place."""
+def handed_place(problem: Problem, own: int, places: list[str]) -> Problem:
+    """A problem of the merged matrix's ``criteria[i]`` (``own``: the matrix's own criteria,
+    first) said at the handed criterion's place."""
     match = re.match(r"criteria\[(\d+)\]", problem.where)
     if match is None or int(match.group(1)) < own:
         return problem

@@ -22,6 +22,7 @@ import pandas as pd
 from judgegrid.calls.embedder import resolve_dimension_method
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.cells import Cell
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import MatrixError, OptionError, Problem, RunDirError
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
@@ -34,6 +35,7 @@ from judgegrid.inputs.matrix import (
     Matrix,
     ProbeOptions,
     execution_problems,
+    handed_place,
     inspect_matrix,
     inspect_matrix_data,
     read_matrix_text,
@@ -49,7 +51,12 @@ from judgegrid.inputs.tasks import (
     with_probes,
 )
 from judgegrid.run.backends import run_sharded
-from judgegrid.run.preflight import cluster_problems, preflight
+from judgegrid.run.preflight import (
+    cluster_problems,
+    criterion_field_problems,
+    preflight,
+    weighting_problems,
+)
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.lock import lock_run
@@ -215,10 +222,24 @@ def check_run(
     data = data.head(limit)
     if options.criteria:
         handed = handed_criteria(options.criteria, available=fields_present(data))
+        check_handed(loaded, handed, data)
         loaded = with_criteria(loaded, handed)
     check_grid_size(loaded, data)
     preflight(loaded, str(matrix_path or "<matrix>"), data, keys=keys)
     return CheckedRun(loaded, matrix_path, data, limit, options.use_cache, execution)
+
+
+def check_handed(
+    matrix: Matrix, handed: Sequence[tuple[str, CriterionSpec]], data: Dataset
+) -> None:
+    """What the preflight would find of the criteria handed beside the matrix (a field no sample
+    has, ``weighting: logprobs`` under a judge that gives none), said at their places in the
+    ``criteria`` argument rather than at their index in the merged matrix."""
+    alone = matrix.model_copy(update={"criteria": [spec for _, spec in handed]})
+    found = criterion_field_problems(alone, data) + weighting_problems(alone)
+    if found:
+        places = [where for where, _ in handed]
+        raise OptionError("criteria", [handed_place(p, 0, places) for p in found])
 
 
 def check_grid_size(matrix: Matrix, data: Dataset) -> None:
