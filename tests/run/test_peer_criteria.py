@@ -5,13 +5,14 @@ taken or an object of another kind refused before anything is written, naming th
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 import yaml
 from deepeval.metrics.g_eval.utils import Rubric
 from deepeval.test_case import LLMTestCaseParams
 from ragas.metrics import AspectCritic, DiscreteMetric, Faithfulness
 
-from conftest import matrix_dict
+from conftest import ENGLISH_DEMO, fault_server_matrix, matrix_dict
 from judgegrid import Criterion, api, criterion_from_peer, score_sample
 from judgegrid.core.errors import DatasetError, OptionError
 from judgegrid.store.run_dir import RESOLVED_MATRIX
@@ -84,6 +85,32 @@ def test_handed_criteria_join_the_matrixs_own_and_its_metrics(tmp_path):
         matrix, limit=2, use_cache=False, run_dir=tmp_path / "r", criteria=[grounded()]
     )
     assert set(run.scores["metric"]) == {"faithfulness", "polite", "grounded"}
+
+
+def test_on_workers_the_handed_criteria_travel_in_the_matrix(tmp_path, server, monkeypatch):
+    """The workers reach the fault server on 127.0.0.1 (the scripted provider lives only in
+    this process); the peer's object stays in the driver, its criterion goes in the matrix."""
+    monkeypatch.setenv("JUDGEGRID_PEER_KEY", "sk-peer-test")
+    data = tmp_path / "d.jsonl"
+    data.write_text(ENGLISH_DEMO.read_text(encoding="utf-8"), encoding="utf-8")
+    judges = {"mini": "openai/gpt-4o-mini", "mini-41": "openai/gpt-4.1-mini"}
+    matrix = fault_server_matrix(
+        server.url, data, "JUDGEGRID_PEER_KEY", judges, "openai/fake-embed", repeats=1
+    )
+    matrix.update(metrics=[], embeddings=[])
+    handed = [grounded(), Criterion(**OWN)]
+    here = api.run_grid(matrix, limit=4, use_cache=False, run_dir=tmp_path / "h", criteria=handed)
+    there = api.run_grid(
+        matrix, limit=4, use_cache=False, run_dir=tmp_path / "w", criteria=handed, workers=2
+    )
+    assert there.complete and set(there.scores["status"]) == {"scored"}
+    key = ["metric", "judge", "sample_id", "strictness", "repeat"]
+    columns = [*key, "score", "answer", "details"]
+    first, second = (
+        r.scores[columns].sort_values(key).reset_index(drop=True) for r in (here, there)
+    )
+    pd.testing.assert_frame_equal(first, second)
+    assert set(first["metric"]) == {"grounded", "polite"}
 
 
 def test_a_ragas_metric_sees_only_the_columns_the_data_set_has(tmp_path):
