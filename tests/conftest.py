@@ -39,6 +39,7 @@ CELL_KEY = list(Cell._fields)
 # docs/development.md, "The test suite".
 SLOW_MODULES = frozenset(
     {
+        "tests/calls/test_batch_criteria.py",
         "tests/calls/test_batches.py",
         "tests/cli/test_card.py",
         "tests/cli/test_cli.py",

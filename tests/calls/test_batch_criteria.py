@@ -22,6 +22,8 @@ from judgegrid.testing.fault_server import FaultPlan
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benches"))
 import grid as bench_grid  # benches/ is not a package
 
+pytestmark = pytest.mark.slow  # two grids live and two in batch mode (SLOW_MODULES)
+
 KEY_ENV = "JUDGEGRID_BATCH_KEY"
 FAST = {"poll_interval": "20ms", "max_poll_interval": "100ms", "gather": "400ms"}
 CRITERIA = [

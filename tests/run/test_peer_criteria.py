@@ -87,6 +87,7 @@ def test_handed_criteria_join_the_matrixs_own_and_its_metrics(tmp_path):
     assert set(run.scores["metric"]) == {"faithfulness", "polite", "grounded"}
 
 
+@pytest.mark.slow  # worker processes start
 def test_on_workers_the_handed_criteria_travel_in_the_matrix(tmp_path, server, monkeypatch):
     """The workers reach the fault server on 127.0.0.1 (the scripted provider lives only in
     this process); the peer's object stays in the driver, its criterion goes in the matrix."""
