@@ -13,6 +13,7 @@ import yaml
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")  # before a test imports deepeval
 # No test may read or write the user's cache: a session-wide one here (module-scoped fixtures run
 # before the per-test one below), and a fresh one per test.
 os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-test-cache-")
@@ -38,6 +39,7 @@ CELL_KEY = list(Cell._fields)
 # docs/development.md, "The test suite".
 SLOW_MODULES = frozenset(
     {
+        "tests/calls/test_batch_criteria.py",
         "tests/calls/test_batches.py",
         "tests/cli/test_card.py",
         "tests/cli/test_cli.py",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from judgegrid.core.sample import Dataset, Sample
     from judgegrid.inputs.dataset import load_dataset
     from judgegrid.inputs.matrix import Matrix, load_matrix
+    from judgegrid.inputs.peers import criterion_from_peer
     from judgegrid.metrics import (
         METRICS,
         AnswerRelevancy,
@@ -88,6 +89,7 @@ _HOMES = {
     **dict.fromkeys(["Dataset", "Sample"], "judgegrid.core.sample"),
     "Criterion": "judgegrid.core.criterion",
     "load_dataset": "judgegrid.inputs.dataset",
+    "criterion_from_peer": "judgegrid.inputs.peers",
     **dict.fromkeys(["Matrix", "load_matrix"], "judgegrid.inputs.matrix"),
     **dict.fromkeys(
         [
@@ -144,6 +146,7 @@ __all__ = [
     "SampleScore",
     "ScoringError",
     "ascore_sample",
+    "criterion_from_peer",
     "export_run",
     "load_dataset",
     "load_matrix",

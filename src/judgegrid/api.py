@@ -11,7 +11,7 @@ rest of the tool only through this module: what it needs of the layers below is 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +21,10 @@ from pydantic import InstanceOf
 from judgegrid.analyses.tables import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.core.arguments import checked
+from judgegrid.core.criterion import Criterion
 from judgegrid.core.run_options import Margin, PositiveInt, RunOptions, run_options
 from judgegrid.inputs.formats import parse_columns
+from judgegrid.inputs.peers import PeerCriterion
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
 from judgegrid.plan.estimate import GridPlan, make_plan
@@ -186,6 +188,7 @@ def run_grid(
     backend: str | None = None,
     margin: Margin | None = None,
     probes: bool = False,
+    criteria: Sequence[Criterion | PeerCriterion] | None = None,
 ) -> GridResult:
     """Score every cell of ``matrix`` over ``dataset`` into a new run directory.
 
@@ -199,11 +202,14 @@ def run_grid(
     the cross-run cache (``$JUDGEGRID_CACHE_DIR`` or ~/.cache/judgegrid). ``workers`` and
     ``backend`` override the matrix's ``execution:`` block; ``margin``, its ``decision:
     {margin}`` (the card's non-inferiority margin). ``probes`` True: the default probes when the
-    matrix has no ``probes:`` (README: Probes). Every argument is checked before anything is
-    written: a refusal (``InputError``; ``OptionError`` for an argument of the wrong type)
-    leaves no run directory behind.
+    matrix has no ``probes:`` (README: Probes). ``criteria``: criteria scored beside the
+    matrix's own (which it may then lack): ``Criterion`` objects, DeepEval ``GEval`` or Ragas
+    ``AspectCritic``, ``RubricsScore`` or ``DiscreteMetric`` objects (docs: Your own
+    criterion). Every argument is checked before anything is written: a refusal
+    (``InputError``; ``OptionError`` for an argument of the wrong type, a criterion that cannot
+    be read or whose name is taken) leaves no run directory behind.
     """
-    reading = _reading(limit, use_cache, columns, list_delimiter, probes)
+    reading = _reading(limit, use_cache, columns, list_delimiter, probes, criteria)
     options = run_options(**reading, workers=workers, backend=backend, margin=margin)
     prepared = prepare_run(matrix, dataset, options, reports_dir=reports_dir, run_dir=run_dir)
     return execute_run(prepared, on_progress)
@@ -219,16 +225,19 @@ def plan_grid(
     columns: Mapping[str, str] | None = None,
     list_delimiter: str | None = None,
     probes: bool = False,
+    criteria: Sequence[Criterion | PeerCriterion] | None = None,
     options: InstanceOf[RunOptions] | None = None,
 ) -> GridPlan:
     """The calls, tokens, cost and time a run of ``matrix`` would take, and the calls the
     cross-run cache would answer; asks no model and needs no key (``judgegrid plan``).
 
     The grid is checked as a run checks it (``check_run``: whatever a run would refuse, the
-    plan refuses), all but the keys. ``options``: the run's options as one value, in place of
-    the keyword arguments (``judgegrid run`` plans the run it is about to make)."""
+    plan refuses), all but the keys. ``criteria``: as ``run_grid``'s. ``options``: the run's
+    options as one value, in place of the keyword arguments (``judgegrid run`` plans the run it
+    is about to make)."""
     if options is None:
-        options = run_options(**_reading(limit, use_cache, columns, list_delimiter, probes))
+        reading = _reading(limit, use_cache, columns, list_delimiter, probes, criteria)
+        options = run_options(**reading)
     return plan_checked(check_run(matrix, dataset, options, keys=False))
 
 
@@ -238,6 +247,7 @@ def _reading(
     columns: Mapping[str, str] | None,
     list_delimiter: str | None,
     probes: bool,
+    criteria: Sequence[Any] | None,
 ) -> dict[str, Any]:
     """The options a run and its plan share: how the grid is read (as ``RunOptions`` fields)."""
     return {
@@ -246,6 +256,7 @@ def _reading(
         "columns": None if columns is None else dict(columns),
         "list_delimiter": list_delimiter,
         "probes": probes,
+        "criteria": tuple(criteria or ()),
     }
 
 

@@ -27,10 +27,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from deepeval.metrics.g_eval.utils import Rubric
+from deepeval.test_case import LLMTestCaseParams
+from ragas.metrics import AspectCritic
 from typer.testing import CliRunner
 
 from judgegrid import (
     ContextRecall,
+    Criterion,
     Faithfulness,
     ResponseRelevancy,
     api,
@@ -49,6 +53,7 @@ from judgegrid.inputs.matrix import load_matrix
 from judgegrid.metrics import resolve_metric_name
 from judgegrid.store.run_dir import RESOLVED_MATRIX
 from judgegrid.testing.fault_server import FaultServer, start_fault_server
+from peer_objects import geval
 
 KEY_ENV = "JUDGEGRID_TABLE_KEY"
 KEY = "sk-proj-TableKey0123456789abcdefXYZ9"
@@ -1550,6 +1555,114 @@ def criteria_rows() -> dict[str, Row]:
 
 
 ROWS.update(criteria_rows())
+
+
+# the peers' criteria (issue 32, section 5): a promptfoo config through `init --from`, and
+# criteria handed to run_grid and plan_grid beside the matrix; nothing written, nothing asked
+
+RUBRIC_AT_1 = "tests:\n  - assert:\n      - {type: contains, value: x}\n      - type: llm-rubric\n"
+PROMPTFOO_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "promptfoo rubric without a value": (RUBRIC_AT_1, ("tests[0].assert[1]", "rubric's text")),
+    "promptfoo rubric with the test's variables": (
+        RUBRIC_AT_1 + "        value: Mentions {{topic}}\n",
+        ("tests[0].assert[1]", "test's variables"),
+    ),
+    "promptfoo not yaml": ("tests: [a, b\n", ("promptfooconfig.yaml", "line 2")),
+    "promptfoo without a rubric": (
+        "tests:\n  - assert: [{type: contains, value: x}]\n",
+        ("promptfooconfig.yaml", "no llm-rubric assertion"),
+    ),
+    "promptfoo tests in a missing file": (
+        "tests: file://nope.yaml\n",
+        ("tests: file://nope.yaml", "file not found"),
+    ),
+    "promptfoo rubric in a file": (
+        "defaultTest:\n  assert: [{type: llm-rubric, value: 'file://r.txt'}]\n",
+        ("defaultTest.assert[0]", "not read"),
+    ),
+}
+
+
+TONE = {**POLITE, "name": "tone"}  # the matrix's own criterion, first in the merged list
+GAPPY = {
+    "name": "Gappy",
+    "criteria": "Is it good?",
+    "evaluation_params": [LLMTestCaseParams.ACTUAL_OUTPUT],
+    "rubric": [
+        Rubric(score_range=(0, 2), expected_outcome="Bad."),
+        Rubric(score_range=(7, 10), expected_outcome="Good."),
+    ],
+}
+
+
+def _handed(p: Place, criteria: list[Any], matrix: dict[str, Any] | None = None) -> Any:
+    return run_grid(p.matrix(**(matrix or {})), p.data(), criteria=criteria)
+
+
+def peer_rows() -> dict[str, Row]:
+    rows = {
+        f"{name}, init --from": Row(
+            cli=lambda p, t=text: [
+                *("init", str(p.tmp / "judgegrid.yaml")),
+                *("--from", p.write("promptfooconfig.yaml", t)),
+            ],
+            names=("promptfooconfig.yaml", *names),
+            error=MatrixError,
+        )
+        for name, (text, names) in PROMPTFOO_FILES.items()
+    }
+    polite = Criterion(**POLITE)
+    rows["handed criterion named like the matrix's, api"] = Row(
+        api=lambda p: _handed(p, [polite], {"criteria": [POLITE]}),
+        names=("criteria: [0] 'polite'.name", "a criterion of the matrix"),
+        error=OptionError,
+        one_line=True,
+    )
+    rows["handed criteria named alike, api"] = Row(
+        api=lambda p: api.plan_grid(p.matrix(), p.data(), criteria=[polite, polite]),
+        names=("[1] 'polite'.name", "name of [0] 'polite'"),
+        error=OptionError,
+        one_line=True,
+    )
+    rows["handed criterion named like a metric, api"] = Row(
+        api=lambda p: _handed(p, [AspectCritic(name="Faithfulness", definition="Is it?")]),
+        names=("[0] AspectCritic 'Faithfulness'.name", "built-in metric faithfulness"),
+        error=OptionError,
+        one_line=True,
+    )
+    rows["handed GEval with a rubric gap, api"] = Row(
+        api=lambda p: _handed(p, [geval(**GAPPY)]),
+        names=("criteria: [0] GEval 'Gappy'", "[3, 4, 5, 6]"),
+        error=OptionError,
+        one_line=True,
+    )
+    rows["handed object that is no criterion, api"] = Row(
+        api=lambda p: _handed(p, [Faithfulness()]),
+        names=("run_grid: criteria", "PeerCriterion", "Faithfulness"),
+        error=OptionError,
+    )
+    rows["handed criterion field no sample has, api"] = Row(
+        api=lambda p: _handed(
+            p, [Criterion(**{**POLITE, "fields": ("response", "tone")})], {"criteria": [TONE]}
+        ),
+        names=("criteria: [0] 'polite'.fields", "no sample of", "'tone'"),
+        error=OptionError,
+        one_line=True,
+    )
+    rows["handed criterion weighted by logprobs a judge cannot give, api"] = Row(
+        api=lambda p: run_grid(
+            p.matrix(judges=NO_LOGPROBS["judges"]),
+            p.data(),
+            criteria=[Criterion(**NO_LOGPROBS["criteria"][0])],
+        ),
+        names=("criteria: [0] 'polite'.weighting", "anthropic/claude-3-5-haiku-20241022"),
+        error=OptionError,
+        one_line=True,
+    )
+    return rows
+
+
+ROWS.update(peer_rows())
 
 
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}

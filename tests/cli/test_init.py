@@ -118,3 +118,76 @@ def test_from_spring_writes_the_equivalent_matrix(tmp_path, no_keys):
     spring_plan = _ok(["plan", str(SPRING), "--limit", "3", "--no-cache"])
     written_plan = _ok(["plan", str(path), "--limit", "3", "--no-cache"])
     assert spring_plan.split("cells:")[0] == written_plan.split("cells:")[0]
+
+
+PROMPTFOO = """
+prompts: ["Answer briefly: {{question}}"]
+providers: [openai:gpt-4o-mini]
+defaultTest:
+  assert:
+    - type: llm-rubric
+      value: Is not apologetic and gives a clear, concise answer
+tests:
+  - vars: {question: "Why is the sky blue?"}
+    assert:
+      - type: llm-rubric
+        value: Mentions Rayleigh scattering
+        metric: physics
+      - type: contains
+        value: blue
+  - vars: {question: "Why is grass green?"}
+    assert:
+      - type: assert-set
+        assert:
+          - type: llm-rubric
+            value: Mentions Rayleigh scattering
+"""
+
+
+def test_from_promptfoo_writes_its_rubrics_as_binary_criteria(tmp_path, no_keys):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(PROMPTFOO)
+    path = tmp_path / "judgegrid.yaml"
+    out = _ok(["init", str(path), "--from", str(config)])
+    assert "the rubrics of" in out and "local models" in out
+    text = path.read_text()
+    assert "# The llm-rubric assertions of" in text
+    matrix = yaml.safe_load(text)
+    assert matrix["criteria"] == [
+        {
+            "name": "is_not_apologetic_and_gives_a",
+            "type": "binary",
+            "definition": "Is not apologetic and gives a clear, concise answer",
+            "fields": ["response"],
+        },
+        {  # the same rubric twice is one criterion
+            "name": "physics",
+            "type": "binary",
+            "definition": "Mentions Rayleigh scattering",
+            "fields": ["response"],
+        },
+    ]
+    assert "metrics" not in matrix and "embeddings" not in matrix  # the rubrics are the grid
+    assert matrix["dataset"] == f"judgegrid{TEMPLATE_SUFFIX}"  # promptfoo's outputs: yours
+    assert "0 metrics, 2 criteria" in _ok(["validate", str(path)])
+    assert "local/gemma-3-270m" in _ok(["plan", str(path)])
+
+
+def test_from_promptfoo_names_the_file_and_the_assertion_at_fault(tmp_path, no_keys):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "tests:\n  - assert:\n      - type: llm-rubric\n        value: Mentions {{topic}}\n"
+    )
+    path = tmp_path / "judgegrid.yaml"
+    result = runner.invoke(app, ["init", str(path), "--from", str(config)])
+    assert result.exit_code == 2
+    assert f"{config}: tests[0].assert[0]: value uses the test's variables" in result.stderr
+    assert not path.exists() and not (tmp_path / f"judgegrid{TEMPLATE_SUFFIX}").exists()
+
+
+def test_from_a_file_of_neither_kind_says_what_it_expected(tmp_path, no_keys):
+    other = tmp_path / "other.yaml"
+    other.write_text("name: x\n")
+    result = runner.invoke(app, ["init", str(tmp_path / "m.yaml"), "--from", str(other)])
+    assert result.exit_code == 2
+    assert "neither a Spring AI configuration" in result.stderr and "promptfoo" in result.stderr

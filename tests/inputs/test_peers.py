@@ -4,49 +4,18 @@ assertions, each read into the CriterionSpec that asks what the peer's metric as
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")  # before deepeval is imported
-
 from pathlib import Path
-from typing import Any
 
 import pytest
-from deepeval.metrics import GEval
 from deepeval.metrics.g_eval.utils import Rubric
-from deepeval.models import DeepEvalBaseLLM
 from deepeval.test_case import LLMTestCaseParams
 from ragas.metrics import AspectCritic, DiscreteMetric, RubricsScore
 
 from judgegrid.core.errors import MatrixError, OptionError
 from judgegrid.inputs.peers import criteria_from_promptfoo, criterion_from_peer, peer_kind
-
-
-class NoModel(DeepEvalBaseLLM):
-    """A DeepEval model that is never called: GEval needs one to be built (else it asks for
-    an OpenAI key), converting it calls nothing."""
-
-    def __init__(self) -> None:
-        super().__init__("no-model")
-
-    def load_model(self, *args: Any, **kwargs: Any) -> Any:
-        return None
-
-    def generate(self, *args: Any, **kwargs: Any) -> str:
-        raise AssertionError("the drop-in must not call the peer's model")
-
-    async def a_generate(self, *args: Any, **kwargs: Any) -> str:
-        raise AssertionError("the drop-in must not call the peer's model")
-
-    def get_model_name(self, *args: Any, **kwargs: Any) -> str:
-        return "no-model"
-
+from peer_objects import geval
 
 P = LLMTestCaseParams
-
-
-def geval(**kwargs: Any) -> GEval:
-    return GEval(model=NoModel(), **kwargs)
 
 
 # -- DeepEval GEval ----------------------------------------------------------------------------

@@ -9,10 +9,10 @@ one function a rung; another kind of evidence is one more function in the list):
 2. **preference pairs** or designed contrasts: pairwise accuracy, an unscored pair (a failed
    cell) counted as wrong, like a tie; pairs too few to exclude chance give way to probes;
 3. **probes**: the share of directional probes (copies of the user's samples made worse in a
-   known way, ``probes``) whose score fell, each probe right or wrong per judge (a tie or a
-   failed cell is a miss), compared on the same probes like pairs. Whatever rung names a judge,
-   one whose score rose on injection in more than 20% of its pairs is flagged
-   (``with_robustness_flag``);
+   known way, ``probes``) whose score fell (a criterion's ``fails-when`` probe: whose verdict
+   was fail), each probe right or wrong per judge (a tie or a failed cell is a miss),
+   compared on the same probes like pairs. Whatever rung names a judge, one whose score rose
+   on injection in more than 20% of its pairs is flagged (``with_robustness_flag``);
 4. **other judges**: tau-b with the leave-one-out consensus. It needs three judges or more
    (with two, each agrees with "the others" by the same number), and a judge named on it is
    named "by agreement only", since agreeing with a wrong majority is not validity. Juries
@@ -323,7 +323,8 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
 
 
 def probe_evidence(metric: str, sources: CardSources) -> Evidence | None:
-    """Rung 3: each directional probe of ``metric`` detected (its score fell) or missed, per
+    """Rung 3: each directional probe of ``metric`` detected (its score fell; for a
+    criterion's ``fails-when`` probe, its verdict was fail) or missed, per
     judge; a probe a judge did not score, or scored the same, is a miss."""
     detected = probe_outcomes(sources.probe_pairs, metric)
     if detected.empty:

@@ -9,6 +9,11 @@ averaged over the repeats that scored. ``change`` is oriented so that positive i
 - directional: **detected** when ``change < 0``; a tie, or a pair whose probe or base has no
   scored repeat (failed or skipped), is a miss. Detection rate = detected / pairs, with a 95%
   Wilson interval.
+- a binary criterion's ``fails-when`` probe (tagged ``fails``) is directional too, but
+  **detected** only when the judge's verdict on the probe is *fail*: most of its scored repeats
+  failed (mean score < 0.5; half and half is no verdict, a miss). A fall from the base is not
+  enough: on a base that fails already, a judge that always passes would otherwise be credited,
+  and one that fails both would not. A probe without a scored repeat is a miss.
 - robustness: **rose** when ``change > 0``; the share of rises (and its Wilson interval) and
   the mean change are taken over the pairs both of whose cells scored; pairs without are
   counted in ``failed``.
@@ -47,6 +52,7 @@ PROBE_COLUMNS = [
     "failed",
     "fallback",
 ]
+FAIL_BELOW = 0.5  # a fails-when probe's verdict is fail when its mean score is below this
 ROBUSTNESS_LIMIT = 0.2  # a judge whose score rises on injection in more of the pairs is flagged
 
 
@@ -80,10 +86,13 @@ def probe_pairs(
     sample_info: Mapping[str, Mapping[str, Any]],
     lower_is_better: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
-    """One row per (configuration, probe sample): base and probe means and the oriented
-    ``change`` (NaN when either has no scored repeat)."""
+    """One row per (configuration, probe sample): the oriented ``change`` from the base (NaN
+    when either has no scored repeat), the probe's mean ``probe_score``, and ``margin``, how far
+    a directional probe is into detection (above 0: detected): the fall ``-change``, or for a
+    ``fails`` probe 0.5 − its mean score (the majority of its verdicts failed)."""
     tags = probe_tags(sample_info)
     columns = ["metric", *CONFIG, "probe", "kind", "sample_id", "base", "change", "fallback"]
+    columns += ["probe_score", "margin"]
     if not tags or scores.empty:
         return pd.DataFrame(columns=columns)
     means = _cell_means(scores)
@@ -95,13 +104,16 @@ def probe_pairs(
     for sid, tag in tags.items():
         metric = str(tag["metric"])
         sign = -1.0 if metric in lower_is_better else 1.0
-        kind = "directional" if tag["direction"] == "worse" else "robustness"
+        kind = "robustness" if tag["direction"] == "not_better" else "directional"
         for config in by_metric.get(metric, []):
             probe = means.get((metric, *config, sid))
             base = means.get((metric, *config, tag["base"]))
             change = sign * (probe - base) if probe is not None and base is not None else np.nan
+            score = np.nan if probe is None else probe
+            margin = FAIL_BELOW - score if tag["direction"] == "fails" else -change
+            name, base_id, fallback = tag["name"], tag["base"], tag["fallback"]
             rows.append(
-                [metric, *config, tag["name"], kind, sid, tag["base"], change, tag["fallback"]]
+                [metric, *config, name, kind, sid, base_id, change, fallback, score, margin]
             )
     return pd.DataFrame(rows, columns=columns)
 
@@ -119,7 +131,8 @@ def probe_results(
     rows = []
     for key, block in pairs.groupby(["metric", *CONFIG, "probe", "kind"], sort=True):
         rows.append(dict(zip(["metric", *CONFIG, "probe", "kind"], key, strict=True)))
-        rows[-1] |= _outcome(block["change"].to_numpy(dtype=float), str(key[-1]))
+        measure = "margin" if key[-1] == "directional" else "change"
+        rows[-1] |= _outcome(block[measure].to_numpy(dtype=float), str(key[-1]))
         rows[-1]["fallback"] = bool(block["fallback"].any())
     return _counts_as_integers(pd.DataFrame(rows, columns=PROBE_COLUMNS))
 
@@ -138,6 +151,8 @@ def _interval(successes: int, n: int) -> tuple[float, float]:
 
 
 def _outcome(change: np.ndarray, kind: str) -> dict[str, Any]:
+    """Directional: ``change`` is the pairs' margins (detected above 0); robustness: their
+    changes (rose above 0)."""
     scored = change[~np.isnan(change)]
     out: dict[str, Any] = {
         "pairs": len(change),
@@ -145,7 +160,7 @@ def _outcome(change: np.ndarray, kind: str) -> dict[str, Any]:
         "failed": int(len(change) - len(scored)),
     }
     if kind == "directional":
-        detected = int((scored < 0).sum())  # ties and unscored pairs are misses
+        detected = int((scored > 0).sum())  # ties and unscored pairs are misses
         low, high = _interval(detected, len(change))
         return out | {
             "detected": detected,
@@ -193,16 +208,16 @@ def robustness_flags(results: pd.DataFrame, limit: float = ROBUSTNESS_LIMIT) -> 
 
 
 def probe_outcomes(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Directional probes of ``metric`` (rows) × judges: detected (its score fell, each probe's
-    change averaged over the judge's configurations) or not; a probe a judge did not score, or
-    scored the same, is a miss."""
+    """Directional probes of ``metric`` (rows) × judges: detected (its score fell, or for a
+    ``fails`` probe the verdict was fail; each probe's margin averaged over the judge's
+    configurations) or not; a probe a judge did not score, or scored the same, is a miss."""
     if pairs.empty:
         return pd.DataFrame()
     mine = pairs[(pairs["metric"] == metric) & (pairs["kind"] == "directional")]
     if mine.empty:
         return pd.DataFrame()
-    change = mine.groupby(["sample_id", "judge"])["change"].mean().unstack("judge")
-    return change.lt(0)
+    margin = mine.groupby(["sample_id", "judge"])["margin"].mean().unstack("judge")
+    return margin.gt(0)
 
 
 def judge_detection(pairs: pd.DataFrame, metric: str) -> pd.DataFrame:

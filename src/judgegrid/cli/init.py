@@ -27,12 +27,15 @@ def init(
     spring: Annotated[
         Path | None,
         typer.Option(
-            "--from", help="A Spring AI application.yaml to translate into a judgegrid matrix."
+            "--from",
+            help="A Spring AI application.yaml to translate into a judgegrid matrix, or a "
+            "promptfooconfig.yaml whose llm-rubric assertions become binary criteria.",
         ),
     ] = None,
 ) -> None:
     """Write a commented starter matrix: judges and embeddings from the providers whose keys
-    are set (else the embedded local models), and a data-set template unless --dataset."""
+    are set (else the embedded local models), and a data-set template unless --dataset; with
+    --from, the models of a Spring AI file or the rubrics of a promptfoo config."""
     try:
         starter = api.init_matrix(path, dataset=dataset, spring=spring)
     except InputError as exc:

@@ -37,6 +37,11 @@ class RunOptions(BaseModel):
         None, description="The decision card's non-inferiority margin (decision.margin)."
     )
     probes: bool = Field(False, description="The default probes when the matrix has none.")
+    criteria: tuple[Any, ...] = Field(
+        (),
+        description="Criteria added to the matrix's: Criterion objects, or DeepEval's GEval and "
+        "Ragas' AspectCritic, RubricsScore or DiscreteMetric (read when the data set is).",
+    )
 
 
 def run_options(**given: Any) -> RunOptions:

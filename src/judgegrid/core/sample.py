@@ -38,7 +38,9 @@ class Contrast(BaseModel):
 class ProbeTag(BaseModel):
     """What makes a sample a probe (``inputs/probes.py``): a perturbed copy of the user's sample
     ``base`` for one ``metric``. ``direction`` ``worse``: the probe must score worse than its
-    base (directional probes); ``not_better``: it must not score better (robustness probes).
+    base (directional probes); ``fails``: the judge's verdict on it must be fail (a directional
+    probe that a binary criterion's ``fails-when`` names); ``not_better``: it must not score
+    better (robustness probes).
     ``language`` is the templates' language; ``fallback`` True when the sample's own language has
     none and English stood in. A tagged sample is never mixed into the data set's analyses."""
 
@@ -46,7 +48,7 @@ class ProbeTag(BaseModel):
     metric: str
     name: str
     base: str
-    direction: Literal["worse", "not_better"]
+    direction: Literal["worse", "fails", "not_better"]
     language: str = "en"
     fallback: bool = False
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import copy
 import importlib.util
 import os
+import re
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import yaml
@@ -531,15 +533,56 @@ def _metric_problems(i: int, spec: MetricSpec, has_embeddings: bool) -> list[Pro
     return []
 
 
+NOTHING_TO_SCORE = Problem(
+    "metrics", "nothing to score: name a metric here or a criterion under criteria:"
+)
+
+
+def with_criteria(
+    matrix: Matrix, handed: Sequence[tuple[str, CriterionSpec]], argument: str = "criteria"
+) -> Matrix:
+    """The matrix with criteria handed beside it (``run_grid(criteria=[...])``) after its own,
+    each ``(its place, the spec)``. A handed name that the matrix's criteria or an earlier
+    handed one already has, or anything a matrix would refuse of a criterion (a built-in
+    metric's name, ``fails-when``), is an OptionError naming the ``argument`` and the place."""
+    if not handed:
+        return matrix
+    problems = []
+    taken = {c.name: "a criterion of the matrix" for c in matrix.criteria}
+    for where, spec in handed:
+        if spec.name in taken:
+            message = (
+                f"'{spec.name}' is the name of {taken[spec.name]} too; every table tells "
+                "criteria apart by name: rename one (Criterion(name=...), the peer's name=...)"
+            )
+            problems.append(Problem(f"{where}.name", message))
+        taken.setdefault(spec.name, where)
+    if problems:
+        raise OptionError(argument, problems)
+    merged = matrix.model_copy(update={"criteria": [*matrix.criteria, *(s for _, s in handed)]})
+    before = set(_semantic_problems(matrix))
+    places = [where for where, _ in handed]
+    found = [p for p in _semantic_problems(merged) if p not in before]
+    if found:
+        raise OptionError(argument, [handed_place(p, len(matrix.criteria), places) for p in found])
+    return merged
+
+
+def handed_place(problem: Problem, own: int, places: list[str]) -> Problem:
+    """A problem of the merged matrix's ``criteria[i]`` (``own``: the matrix's own criteria,
+    first) said at the handed criterion's place."""
+    match = re.match(r"criteria\[(\d+)\]", problem.where)
+    if match is None or int(match.group(1)) < own:
+        return problem
+    place = places[int(match.group(1)) - own]
+    return Problem(place + problem.where[match.end() :], problem.message)
+
+
 def _criterion_problems(matrix: Matrix) -> list[Problem]:
     """Something to score; a criterion's name that is a built-in metric's (in any spelling) or
     another criterion's; ``fails-when`` naming what is not a directional probe."""
     if not matrix.metrics and not matrix.criteria:
-        return [
-            Problem(
-                "metrics", "nothing to score: name a metric here or a criterion under criteria:"
-            )
-        ]
+        return [NOTHING_TO_SCORE]
     problems = []
     seen: dict[str, int] = {}
     for i, criterion in enumerate(matrix.criteria):

@@ -27,19 +27,21 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import core_schema
 
 from judgegrid.core.criterion import NAME, CriterionSpec
 from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem
+from judgegrid.core.sample import Sample
 from judgegrid.core.validation import problem_from
 from judgegrid.inputs.textfile import as_path, read_text, yaml_problem
 
-WHERE = "metrics"  # the argument a peer's object is handed in (run_grid's metrics=[...])
+WHERE = "criteria"  # the argument a peer's object is handed in (run_grid's criteria=[...])
 
 # DeepEval's test-case parameters (SingleTurnParams values) -> the sample field that holds them.
 DEEPEVAL_FIELDS = {
@@ -76,13 +78,15 @@ def criterion_from_peer(
     *,
     available: Collection[str] | None = None,
     labels: Mapping[str, float] | None = None,
+    argument: str = WHERE,
+    place: str = "",
 ) -> CriterionSpec:
     """The criterion a peer's metric object asks (see the module's docstring for each).
 
     ``available``: the data set's fields; a Ragas metric sees those of its optional columns that
     the data set has, as Ragas does (without it, the question and the response). ``labels``: a
     ``DiscreteMetric``'s scores by value, when its values are not pass/fail. OptionError names
-    what cannot be mapped."""
+    what cannot be mapped: the ``argument`` the object was handed in, at ``place`` in it."""
     kind = peer_kind(obj)
     if kind is None:
         got = f"{type(obj).__module__}.{type(obj).__qualname__}"
@@ -90,10 +94,53 @@ def criterion_from_peer(
             f"{got} is not a criterion judgegrid can read; expected DeepEval's GEval or Ragas' "
             "AspectCritic, RubricsScore or DiscreteMetric"
         )
-        raise OptionError(WHERE, [Problem("", message)])
-    where = f"{kind} {getattr(obj, 'name', '')!r}"
-    fields = READERS[kind](obj, available, labels, where)
-    return checked_spec(fields, where, OptionError, WHERE)
+        raise OptionError(argument, [Problem(place, message)])
+    where = f"{place} {kind} {getattr(obj, 'name', '')!r}".lstrip()
+    try:
+        fields = READERS[kind](obj, available, labels, where)
+    except OptionError as exc:
+        raise OptionError(argument, exc.problems) from None
+    return checked_spec(fields, where, OptionError, argument)
+
+
+class PeerCriterion:
+    """A peer's criterion object as an argument's type (``run_grid(criteria=[...])``,
+    ``score_sample``): DeepEval's ``GEval`` or Ragas' ``AspectCritic``, ``RubricsScore`` or
+    ``DiscreteMetric``, recognised as ``peer_kind`` does, so ``checked`` refuses anything else
+    before a run starts."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(_a_peers_criterion)
+
+
+def _a_peers_criterion(value: Any) -> Any:
+    if peer_kind(value) is None:
+        raise ValueError("not DeepEval's GEval nor Ragas' AspectCritic, RubricsScore or ...")
+    return value
+
+
+def handed_criteria(
+    items: Sequence[Any], available: Collection[str] | None = None, argument: str = WHERE
+) -> list[tuple[str, CriterionSpec]]:
+    """The criteria handed beside a matrix (``Criterion``s and peers' objects, as ``run_grid``'s
+    ``criteria=[...]``), each with its place (``[1] GEval 'Polite'``) for the errors about it;
+    ``available``: the data set's fields, as ``criterion_from_peer`` takes them."""
+    handed = []
+    for k, item in enumerate(items):
+        if isinstance(item, CriterionSpec):
+            handed.append((f"[{k}] {item.name!r}", item))
+        else:
+            spec = criterion_from_peer(item, available=available, argument=argument, place=f"[{k}]")
+            handed.append((f"[{k}] {peer_kind(item)} {getattr(item, 'name', '')!r}", spec))
+    return handed
+
+
+def fields_present(samples: Iterable[Sample]) -> tuple[str, ...]:
+    """The content fields some sample has: what a Ragas metric's optional columns are read
+    against (an extra column is never one of its columns)."""
+    kept = list(samples)
+    return tuple(f for f in FIELD_ORDER if any(not s.is_missing(f) for s in kept))
 
 
 def peer_kind(obj: Any) -> str | None:
@@ -261,7 +308,8 @@ def _from_discrete_metric(
         example = ", ".join(f"{v!r}: ..." for v in values)
         raise _refused(
             where,
-            f"allowed_values {values} carry no scores; give them: labels={{{example}}}",
+            f"allowed_values {values} carry no scores; give them: "
+            f"criterion_from_peer(metric, labels={{{example}}})",
         )
     if set(labels) != set(values):
         raise _refused(where, f"labels {sorted(labels)} must name allowed_values {values}")
@@ -354,11 +402,14 @@ def _included(value: Any, base: Path, source: str, where: str) -> Any:
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         message = f"{value}: only YAML or JSON test files are read; inline the tests"
         raise MatrixError(source, [Problem(where, message)])
-    text = read_text(path, str(path), MatrixError, "promptfoo tests")
     try:
+        text = read_text(path, str(path), MatrixError, "promptfoo tests")
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise MatrixError(str(path), [yaml_problem(exc)]) from None
+    except MatrixError as exc:  # said as the config's: the file it names, and where
+        message = "; ".join(p.render(exc.source) for p in exc.problems)
+        raise MatrixError(source, [Problem(where, f"{value}: {message}")]) from None
 
 
 def _rubric_problem(value: Any) -> str | None:

@@ -15,7 +15,8 @@ of the data set's own analyses.
 
 A criterion of the user's own is probed by what needs no knowledge of it: ``injection``,
 ``verbosity`` and ``order`` where it shows the judge the field they change, and the directional
-probes its ``fails-when`` names (a binary criterion those copies must fail); its injection
+probes its ``fails-when`` names (a binary criterion's verdict on those copies must be fail:
+their direction is ``fails``, not a fall from the base); its injection
 degrades the first of these, or, without one, the sample itself.
 
 "Another sample" is the least similar one by token overlap, in the same language where the data
@@ -192,6 +193,7 @@ class Target:
     degraded_by: str | None
     reads_response: bool
     needs: tuple[str, ...]
+    must_fail: tuple[str, ...] = ()  # a criterion's fails-when: its verdict on them must be fail
 
 
 def metric_target(metric: str) -> Target:
@@ -220,6 +222,7 @@ def criterion_target(criterion: CriterionSpec) -> Target:
         directional[0] if directional else None,
         "response" in shown,
         criterion.fields,
+        tuple(directional),
     )
 
 
@@ -464,6 +467,7 @@ def probes_of_sample(
 
     def tag(name: str, base: str) -> ProbeTag:
         direction = "worse" if PROBES[name].kind == "directional" else "not_better"
+        direction = "fails" if name in target.must_fail else direction
         return ProbeTag(
             metric=target.name,
             name=name,

@@ -202,9 +202,10 @@ def probes_markdown(a: Analysis) -> list[str]:
         "## Probes",
         "",
         "Copies of the samples made worse in known ways (README: Probes). *detected*: "
-        "directional probes whose score fell (ties and unscored cells are misses), 95% Wilson "
-        "interval; *injection*: pairs whose score rose when a note told the judge to give full "
-        "marks (flagged above 20%). Every configuration and probe: tables/probes.csv.",
+        "directional probes whose score fell (for a criterion's fails-when probes: whose "
+        "verdict was fail; ties and unscored cells are misses), 95% Wilson interval; "
+        "*injection*: pairs whose score rose when a note told the judge to give full marks "
+        "(flagged above 20%). Every configuration and probe: tables/probes.csv.",
         "",
         "| metric | judge | detected | injection rose |",
         "|---|---|---|---|",

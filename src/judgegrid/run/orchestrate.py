@@ -22,6 +22,7 @@ import pandas as pd
 from judgegrid.calls.embedder import resolve_dimension_method
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.cells import Cell
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import MatrixError, OptionError, Problem, RunDirError
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
@@ -30,12 +31,17 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
 from judgegrid.inputs.matrix import (
+    NOTHING_TO_SCORE,
     Matrix,
     ProbeOptions,
     execution_problems,
-    load_matrix,
-    matrix_from_data,
+    handed_place,
+    inspect_matrix,
+    inspect_matrix_data,
+    read_matrix_text,
+    with_criteria,
 )
+from judgegrid.inputs.peers import fields_present, handed_criteria
 from judgegrid.inputs.tasks import (
     expand_cells,
     expected_cell_count,
@@ -45,7 +51,12 @@ from judgegrid.inputs.tasks import (
     with_probes,
 )
 from judgegrid.run.backends import run_sharded
-from judgegrid.run.preflight import cluster_problems, preflight
+from judgegrid.run.preflight import (
+    cluster_problems,
+    criterion_field_problems,
+    preflight,
+    weighting_problems,
+)
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
 from judgegrid.store.cache import ResultCache
 from judgegrid.store.lock import lock_run
@@ -137,12 +148,15 @@ def resolve_dataset(
     return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
 
 
-def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
-    """The matrix, and the file it came from (None for a Matrix object or a dict)."""
+def read_matrix(matrix: MatrixArg, criteria_handed: bool = False) -> tuple[Matrix, Path | None]:
+    """The matrix, and the file it came from (None for a Matrix object or a dict).
+    ``criteria_handed``: criteria come beside it (``run_grid(criteria=[...])``), so a matrix
+    that names nothing to score is not refused for that."""
     if isinstance(matrix, Matrix):
         return matrix, None
     if isinstance(matrix, dict):
-        return matrix_from_data(matrix), None
+        found, problems = inspect_matrix_data(matrix)
+        return _read(found, problems, "<matrix>", criteria_handed), None
     if not isinstance(matrix, str | os.PathLike):
         raise OptionError(
             "matrix",
@@ -153,7 +167,19 @@ def read_matrix(matrix: MatrixArg) -> tuple[Matrix, Path | None]:
                 )
             ],
         )
-    return load_matrix(matrix), Path(matrix)
+    source = str(matrix)
+    found, problems = inspect_matrix(read_matrix_text(matrix), source)
+    return _read(found, problems, source, criteria_handed), Path(matrix)
+
+
+def _read(
+    found: Matrix | None, problems: list[Problem], source: str, criteria_handed: bool
+) -> Matrix:
+    if criteria_handed:
+        problems = [p for p in problems if p != NOTHING_TO_SCORE]
+    if problems or found is None:
+        raise MatrixError(source, problems)
+    return found
 
 
 def check_margin(margin: float | None) -> None:
@@ -183,17 +209,37 @@ def check_run(
     model and writes nothing. ``keys`` False (the plan, which needs none): every check but that
     the environment holds the keys."""
     options = options or RunOptions()
-    loaded, matrix_path = read_matrix(matrix)
+    loaded, matrix_path = read_matrix(matrix, criteria_handed=bool(options.criteria))
     if options.margin is not None:
         loaded = with_margin(loaded, options.margin)
     loaded = probes_on(loaded) if options.probes else loaded
     execution = execution_for(loaded, options.workers, options.backend, options.address)
     limit = options.limit if options.limit is not None else loaded.limit
-    data = resolve_dataset(loaded, matrix_path, dataset, options.columns, options.list_delimiter)
+    # the handed criteria name the extra columns to read; a Ragas metric's optional columns
+    # are then those the data set has
+    reading = with_criteria(loaded, handed_criteria(options.criteria))
+    data = resolve_dataset(reading, matrix_path, dataset, options.columns, options.list_delimiter)
     data = data.head(limit)
+    if options.criteria:
+        handed = handed_criteria(options.criteria, available=fields_present(data))
+        check_handed(loaded, handed, data)
+        loaded = with_criteria(loaded, handed)
     check_grid_size(loaded, data)
     preflight(loaded, str(matrix_path or "<matrix>"), data, keys=keys)
     return CheckedRun(loaded, matrix_path, data, limit, options.use_cache, execution)
+
+
+def check_handed(
+    matrix: Matrix, handed: Sequence[tuple[str, CriterionSpec]], data: Dataset
+) -> None:
+    """What the preflight would find of the criteria handed beside the matrix (a field no sample
+    has, ``weighting: logprobs`` under a judge that gives none), said at their places in the
+    ``criteria`` argument rather than at their index in the merged matrix."""
+    alone = matrix.model_copy(update={"criteria": [spec for _, spec in handed]})
+    found = criterion_field_problems(alone, data) + weighting_problems(alone)
+    if found:
+        places = [where for where, _ in handed]
+        raise OptionError("criteria", [handed_place(p, 0, places) for p in found])
 
 
 def check_grid_size(matrix: Matrix, data: Dataset) -> None:

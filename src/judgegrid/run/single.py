@@ -30,6 +30,7 @@ from judgegrid.core.sample import Sample
 from judgegrid.core.usage import Usage
 from judgegrid.inputs.dataset import sample_from_record
 from judgegrid.inputs.matrix import Matrix, inspect_matrix_data
+from judgegrid.inputs.peers import PeerCriterion, criterion_from_peer, fields_present
 from judgegrid.metrics import Metric
 from judgegrid.metrics.criterion import CriterionMetric
 from judgegrid.run.preflight import matrix_problems
@@ -59,6 +60,14 @@ def as_sample(sample: Sample | dict[str, Any], extra: Sequence[str] = ()) -> Sam
 def as_metric(metric: Metric[Any] | CriterionSpec) -> Metric[Any]:
     """A metric, or a criterion (``Criterion(...)``) scored as one."""
     return CriterionMetric(metric) if isinstance(metric, CriterionSpec) else metric
+
+
+def peer_metric(metric: Any, sample: Sample | dict[str, Any]) -> CriterionSpec:
+    """A peer's criterion object read for one sample: the extra columns it names kept, a Ragas
+    metric's optional columns those the sample has (as Ragas scores one sample)."""
+    first = criterion_from_peer(metric, argument="metric")
+    case = as_sample(sample, first.extra_fields)
+    return criterion_from_peer(metric, available=fields_present([case]), argument="metric")
 
 
 # Where a problem of the one-judge matrix built from score_sample's arguments is, in the
@@ -126,7 +135,7 @@ def _in_argument_names(problem: Problem) -> Problem:
 
 @checked
 async def ascore_sample(
-    metric: Metric | CriterionSpec,  # any metric (pydantic checks the class), or a criterion
+    metric: Metric | CriterionSpec | PeerCriterion,  # a metric, a criterion, or a peer's one
     sample: Sample | dict[str, Any],
     *,
     judge: Annotated[str, Field(min_length=1)],
@@ -146,9 +155,12 @@ async def ascore_sample(
     the model's own size; ``strictness`` 1 to 20; ``repeat`` ≥ 0), the options as a matrix's
     (``max-tokens`` or ``max_tokens``, a did-you-mean for a typo), the models and keys as
     ``judgegrid validate`` checks them, the sample's fields against what the metric needs.
-    ``metric`` may be a ``Criterion``; ``wording`` is then which of its wordings is asked (0:
-    its definition).
+    ``metric`` may be a ``Criterion``, or a peer's criterion object (DeepEval's ``GEval``;
+    Ragas' ``AspectCritic``, ``RubricsScore``, ``DiscreteMetric``), read as ``run_grid``
+    reads it; ``wording`` is then which of its wordings is asked (0: its definition).
     """
+    if not isinstance(metric, Metric | CriterionSpec):  # a peer's criterion: checked as one
+        metric = peer_metric(metric, sample)
     metric = as_metric(metric)
     check_wording(metric, wording)
     case = as_sample(
@@ -213,7 +225,7 @@ def check_wording(metric: Metric[Any], wording: int) -> None:
 
 
 def score_sample(
-    metric: Metric[Any] | CriterionSpec, sample: Sample | dict[str, Any], **kwargs: Any
+    metric: Metric[Any] | CriterionSpec | Any, sample: Sample | dict[str, Any], **kwargs: Any
 ) -> SampleScore:
     """The blocking form of ``ascore_sample`` (not for use inside a running event loop); its
     arguments are checked as ``ascore_sample`` checks them, before any call."""

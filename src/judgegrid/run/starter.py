@@ -6,8 +6,10 @@ table, ``PROVIDERS``), else from the embedded local models (their one registry,
 data set given is read as a run would read it, and the mapping detected is written as
 ``columns:``; with none, a small template of samples is written beside the matrix. A Spring AI
 ``application.yaml`` given with ``--from`` is translated as the loader reads it
-(``inputs/spring.py``). Each block is dumped by the YAML library (so every value is quoted as it
-must be) under a comment that says what it is for. Nothing is overwritten.
+(``inputs/spring.py``); a promptfoo ``promptfooconfig.yaml`` gives its ``llm-rubric``
+assertions as binary criteria (``inputs/peers.py``), judged by the models the keys allow.
+Each block is dumped by the YAML library (so every value is quoted as it must be) under a
+comment that says what it is for. Nothing is overwritten.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.errors import InputError, Problem
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import read_matrix_text
+from judgegrid.inputs.peers import criteria_from_promptfoo
 from judgegrid.inputs.spring import is_spring, spring_matrix_data
+from judgegrid.inputs.textfile import yaml_problem
 
 DEFAULT_NAME = "judgegrid.yaml"
 TEMPLATE_SUFFIX = ".dataset.jsonl"
@@ -95,11 +99,15 @@ def init_matrix(
     """Write a commented starter matrix at ``path`` (and a data-set template beside it when no
     ``dataset`` is given); InputError, with nothing written, if a file is in the way."""
     target = Path(path)
-    template = None if dataset or spring else target.with_name(target.stem + TEMPLATE_SUFFIX)
-    _refuse_existing([p for p in (target, template) if p is not None])
     env = os.environ if environ is None else environ
-    if spring is not None:
+    source = _source_kind(spring) if spring is not None else None
+    with_template = not dataset and source != "spring"  # a Spring file's grid: the demo's
+    template = target.with_name(target.stem + TEMPLATE_SUFFIX) if with_template else None
+    _refuse_existing([p for p in (target, template) if p is not None])
+    if source == "spring" and spring is not None:
         blocks, chosen = _spring_blocks(spring)
+    elif source == "promptfoo" and spring is not None:
+        blocks, chosen = _promptfoo_blocks(spring, env)
     else:
         blocks, chosen = _model_blocks(env)
     data_blocks, data_note = _data_blocks(target, dataset, template)
@@ -168,11 +176,53 @@ def _model_blocks(env: Mapping[str, str]) -> tuple[list[Block], list[str]]:
     return blocks, chosen
 
 
+# A promptfoo config's own top-level keys: one of them, and no spring:, says the file is one.
+PROMPTFOO_KEYS = ("tests", "defaultTest", "prompts", "providers")
+
+
+def _source_kind(source: str | os.PathLike[str]) -> str:
+    """What ``--from`` names: a Spring AI ``application.yaml`` (``spring:``) or a promptfoo
+    config (``tests:``, ``prompts:``, ...); InputError naming the file for anything else."""
+    try:
+        raw = yaml.safe_load(read_matrix_text(source))
+    except yaml.YAMLError as exc:
+        raise InputError(str(source), [yaml_problem(exc)]) from None
+    if is_spring(raw):
+        return "spring"
+    if isinstance(raw, dict) and any(key in raw for key in PROMPTFOO_KEYS):
+        return "promptfoo"
+    message = (
+        "neither a Spring AI configuration (no spring: key) nor a promptfoo config (no tests:, "
+        "defaultTest:, prompts: or providers:)"
+    )
+    raise InputError(str(source), [Problem("", message)])
+
+
+def _promptfoo_blocks(
+    source: str | os.PathLike[str], env: Mapping[str, str]
+) -> tuple[list[Block], list[str]]:
+    """The judges of the providers whose keys are set (else the local models), judged on the
+    config's ``llm-rubric`` assertions, each a binary criterion on the output (the grader's
+    model stays the user's choice: the grid compares judges for it). No metric, no embedding
+    model: the rubrics are what the config scores by."""
+    criteria = criteria_from_promptfoo(Path(source))
+    model_blocks, chosen = _model_blocks(env)
+    kept = [b for b in model_blocks if not {"embeddings", "metrics"} & set(b[1])]
+    rubrics = [
+        {"name": c.name, "type": c.type, "definition": c.definition, "fields": list(c.fields)}
+        for c in criteria
+    ]
+    comment = (
+        f"The llm-rubric assertions of {source}, each a binary criterion (pass or fail)\n"
+        "on the response, as promptfoo grades the output. Add user_input to fields: for a\n"
+        "rubric that needs the question; strictness: 3 asks three verdicts, the majority wins."
+    )
+    return [*kept, (comment, {"criteria": rubrics})], [*chosen, f"the rubrics of {source}"]
+
+
 def _spring_blocks(source: str | os.PathLike[str]) -> tuple[list[Block], list[str]]:
     """The matrix a Spring ``application.yaml`` means, as the loader reads it."""
     raw = yaml.safe_load(read_matrix_text(source))
-    if not is_spring(raw):
-        raise InputError(str(source), [Problem("", "not a Spring configuration (no spring: key)")])
     data, problems = spring_matrix_data(raw)
     if problems:
         raise InputError(str(source), problems)
