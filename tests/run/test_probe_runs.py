@@ -25,6 +25,20 @@ def probe_matrix(**overrides) -> dict:
     return matrix_dict(**{**fields, **overrides})
 
 
+def assert_calls_as_planned(plan, calls: pd.DataFrame) -> None:
+    """The judges' calls exactly as planned; the embedding calls within two of the plan. A text
+    is embedded once per model and dimension, but how the texts are grouped into calls follows
+    the order concurrent cells reach the embedder: cells asking {t1}, {t2} and {t1, t2} make two
+    calls in that order and one in the reverse (docs: plan-and-cost). One run in ten on a loaded
+    machine grouped one text apart from the plan's order."""
+    planned = {"completion": 0, "embedding": 0}
+    for row in plan.rows:
+        planned[row.kind] += row.calls
+    made = calls["kind"].value_counts().to_dict()
+    assert made.get("completion", 0) == planned["completion"]
+    assert abs(made.get("embedding", 0) - planned["embedding"]) <= 2
+
+
 def write(tmp_path: Path, data: dict, name: str = "matrix.yaml") -> Path:
     path = tmp_path / name
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -39,9 +53,10 @@ def test_the_plans_probe_calls_equal_the_runs(tmp_path):
     run = api.run_grid(with_probes, limit=12, use_cache=False, run_dir=tmp_path / "with")
     run_bare = api.run_grid(bare, limit=12, use_cache=False, run_dir=tmp_path / "bare")
     assert plan.probes is not None and plan.probes.calls > 0
-    assert plan.probes.calls == len(run.calls) - len(run_bare.calls)
-    assert plan.total("calls") == len(run.calls)
-    assert plan_bare.total("calls") == len(run_bare.calls)
+    made_by_probes = len(run.calls) - len(run_bare.calls)
+    assert abs(plan.probes.calls - made_by_probes) <= 4  # two embedding calls in each run
+    assert_calls_as_planned(plan, run.calls)
+    assert_calls_as_planned(plan_bare, run_bare.calls)
     assert plan.probes.cells == len(run.scores) - len(run_bare.scores)
     assert run.complete and len(run.scores) == run.expected_cells
 
@@ -57,7 +72,7 @@ def test_probe_repeats_apart_from_the_grids_are_planned_and_run_alike(tmp_path):
     assert set(run.scores.loc[probe_rows, "repeat"]) == {0}
     assert set(run.scores.loc[~probe_rows, "repeat"]) == {0, 1}
     assert run.complete and len(run.scores) == run.expected_cells
-    assert plan.total("calls") == len(run.calls)
+    assert_calls_as_planned(plan, run.calls)
     assert plan.probes is not None and plan.probes.cells == int(probe_rows.sum())
 
 
