@@ -26,6 +26,7 @@ from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.sample import Dataset, FieldMapping, Sample
 from judgegrid.inputs import textfile
 from judgegrid.inputs.formats import LIST_TARGETS, apply_mapping, is_blank, plan_fields
+from judgegrid.inputs.pairwise import is_wikieval, wikieval_columns, wikieval_sample_record
 
 DEMO = "demo"
 # What a sample says; a record with none of them (only an id, labels or a language, or
@@ -49,7 +50,10 @@ def load_dataset(
 
     ``columns`` maps Sample fields to the file's own names ({"user_input": "question"});
     ``list_delimiter`` splits a text cell of a list field (retrieved_contexts); ``extra`` names
-    the columns a criterion reads that are no sample field (``Sample.extra``)."""
+    the columns a criterion reads that are no sample field (``Sample.extra``). A file of
+    WikiEval pairs (``judgegrid pairs``' format) read for criteria that name its pair columns
+    (``more_faithful_a``, …: ``inputs.pairwise.wikieval_sample_record``) becomes one sample a
+    line with its two pairs in a seeded order and the people's preferences as labels."""
     if str(path) == DEMO:
         return load_demo()
     path = textfile.as_path(path, "dataset", DatasetError)
@@ -76,6 +80,8 @@ def load_dataset(
     if path.stat().st_size == 0:
         raise DatasetError(source, [Problem("", "the file is empty (0 bytes); expected samples")])
     records = readers[suffix](path, source)
+    if set(extra) & set(wikieval_columns()) and is_wikieval(r for _, r in records):
+        records = [(where, wikieval_sample_record(r, source=source)) for where, r in records]
     return _build(source, records, path.stem, columns, list_delimiter, extra)
 
 

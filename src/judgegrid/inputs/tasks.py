@@ -16,6 +16,7 @@ from judgegrid.core.cells import NO_EMBEDDING, Cell
 from judgegrid.core.errors import Problem
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import MAX_CELLS, Matrix
+from judgegrid.inputs.pairwise import pairwise_probes
 from judgegrid.inputs.probes import (
     BORROWS,
     Target,
@@ -83,6 +84,9 @@ def with_probes(matrix: Matrix, dataset: Dataset) -> Dataset:
     options = matrix.probes
     probes = make_probes(
         own, metrics, options.names, options.per_metric, options.seed, matrix.criteria
+    )
+    probes += pairwise_probes(
+        own, matrix.criteria, options.names, options.per_metric, options.seed
     )
     return Dataset(own.source, own.samples + tuple(probes), own.mapping)
 

@@ -32,6 +32,7 @@ from judgegrid.inputs.dataset import sample_from_record
 from judgegrid.inputs.matrix import Matrix, inspect_matrix_data
 from judgegrid.metrics import Metric
 from judgegrid.metrics.criterion import CriterionMetric
+from judgegrid.metrics.pairwise import criterion_metric
 from judgegrid.run.preflight import matrix_problems
 from judgegrid.store.run_db import RunStore
 
@@ -58,7 +59,7 @@ def as_sample(sample: Sample | dict[str, Any], extra: Sequence[str] = ()) -> Sam
 
 def as_metric(metric: Metric[Any] | CriterionSpec) -> Metric[Any]:
     """A metric, or a criterion (``Criterion(...)``) scored as one."""
-    return CriterionMetric(metric) if isinstance(metric, CriterionSpec) else metric
+    return criterion_metric(metric) if isinstance(metric, CriterionSpec) else metric
 
 
 # Where a problem of the one-judge matrix built from score_sample's arguments is, in the
