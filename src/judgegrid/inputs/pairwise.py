@@ -321,12 +321,17 @@ def is_wikieval(records: Iterable[Any]) -> bool:
 
 
 def wikieval_sample_record(
-    record: Mapping[str, Any], seed: int = DEFAULT_SEED, source: str = "pairs"
+    record: Mapping[str, Any],
+    keep: Iterable[str] = (),
+    source: str = "pairs",
+    seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
     """A WikiEval pairs line as one data set record for the pairwise criteria ``more_faithful``
     and ``more_relevant``: the question and the context as the sample's, the good answer as its
-    response (so pointwise metrics read it as before), and per criterion its two answers in the
-    pair's seeded order (``wikieval_items``), what each is, and the people's preference."""
+    response (what a pointwise metric reads), and per criterion its two answers in the pair's
+    seeded order (``wikieval_items``) and what each is, the columns among ``keep`` (those the
+    matrix's criteria name; a data set holds no column nothing reads), and the people's
+    preference as its label."""
     row: dict[str, Any] = {
         "id": record.get("id"),
         "user_input": record.get("question"),
@@ -341,4 +346,5 @@ def wikieval_sample_record(
         row[f"{name}_a"], row[f"{name}_b"] = item.pair.a, item.pair.b
         row[f"{name}_a_system"], row[f"{name}_b_system"] = item.sources
         row["labels"][name] = item.preferred
-    return row
+    kept = set(keep)
+    return {k: v for k, v in row.items() if k not in wikieval_columns() or k in kept}
