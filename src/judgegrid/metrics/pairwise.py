@@ -22,6 +22,10 @@ an order is the answer shown first, so "the verdict went to the first position" 
 that disagree (one for ``a``, the other for ``b``, or one a tie and the other not) make a tie,
 and so does a tie in both. A pair with an order not judged (a failed cell) has no combined
 verdict and is left out, as FastChat drops a match with an ``"error"`` verdict.
+
+**In a run** (``PairwiseMetric``) a pair is one sample and one cell: its judge is asked both
+orders (two requests, each cached and counted by the plan), and the cell records each order's
+verdict in its details and the combined verdict as its answer.
 """
 
 from __future__ import annotations
