@@ -77,8 +77,8 @@ def scores_frame():
         rows.append(cell("follow", pair, right, right))
         rows.append(cell("follow", pair, "b", "b", repeat=1))  # a later repeat: not read
         rows.append(cell("follow", pair, "b", "b", wording=1))  # another wording: not read
-    rows.append(cell("first", "p9", "a", "a", status="failed"))
-    return pd.DataFrame(rows[:-1] + [rows[-1] | {"sample_id": "p10"}])
+    rows.append(cell("first", "p10", "a", "a", status="failed"))  # no verdict in either order
+    return pd.DataFrame(rows)
 
 
 def test_each_cell_gives_one_verdict_row_per_order_from_wording_0_and_its_lowest_repeat():

@@ -209,8 +209,15 @@ def test_pair_probes_change_the_answer_people_did_not_prefer_and_keep_the_other(
             labels={"better": "a" if k % 2 else "b"},
         )
         for k in range(6)
-    ] + [Sample(id="tie", user_input="Q?", response="x", extra={"response_b": "y"},
-                labels={"better": "tie"})]
+    ] + [
+        Sample(
+            id="tie",
+            user_input="Q?",
+            response="x",
+            extra={"response_b": "y"},
+            labels={"better": "tie"},
+        )
+    ]
     made = pairwise_probes(Dataset("d", tuple(samples)), [spec], "all", per_metric=4, seed=1)
     assert len(made) == 8 and {p.probe.name for p in made} == {"injection", "verbosity"}
     base = {s.id: s for s in samples}

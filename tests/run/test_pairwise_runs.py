@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CELL_KEY, ROOT, matrix_dict
+from conftest import ROOT, matrix_dict
 from judgegrid import api
 from judgegrid.inputs.pairwise import seeded_flip
 from killed_runs import cells as killed_cells
@@ -125,8 +125,11 @@ def test_each_pair_is_judged_in_both_orders_and_the_plan_counts_both(tmp_path, p
         for order, verdict in details["orders"].items():
             shown[(row["judge"], order, verdict["position"])] += 1
             assert verdict["winner"] == (
-                "tie" if verdict["position"] == "tie" else
-                order[0] if verdict["position"] == "A" else order[1]
+                "tie"
+                if verdict["position"] == "tie"
+                else order[0]
+                if verdict["position"] == "A"
+                else order[1]
             )
     # the first-position judge chose A in both orders of every pair
     assert shown[("first", "ab", "A")] == shown[("first", "ba", "A")] == 6
@@ -140,7 +143,9 @@ def test_the_report_measures_position_bias_validity_and_the_card_flags(tmp_path,
     assert run.complete
     position = by_judge(table(tmp_path / "run", "pairwise_position"))
     assert position["first"]["first_rate"] == 1.0 and position["first"]["consistency"] == 0.0
-    assert "position bias" in position["first"]["flag"] and "inconsistent" in position["first"]["flag"]
+    assert (
+        "position bias" in position["first"]["flag"] and "inconsistent" in position["first"]["flag"]
+    )
     assert position["follow"]["consistency"] == 1.0 and position["follow"]["first_rate"] == 0.5
     assert pd.isna(position["follow"]["flag"]) or position["follow"]["flag"] == ""
     validity = by_judge(table(tmp_path / "run", "pairwise_validity"))

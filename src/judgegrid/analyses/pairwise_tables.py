@@ -103,7 +103,7 @@ def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
 def systems_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     """Per criterion and pair: what wrote answers a and b (``metric, pair, system_a,
     system_b``), as its cells recorded them."""
-    rows = {}
+    rows: dict[tuple[str, str], dict[str, str]] = {}
     for record in judged_rows(scores, criteria).to_dict("records"):
         systems = _details(record.get("details")).get("systems")
         if isinstance(systems, list) and len(systems) == 2:
@@ -241,4 +241,3 @@ def without_pairwise(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     if not names or scores.empty:
         return scores
     return scores[~scores["metric"].isin(names)]
-

@@ -507,10 +507,10 @@ def make_probes(
     seed: int = 0,
     criteria: Sequence[CriterionSpec] = (),
 ) -> list[Sample]:
-    """The probes of a data set: for each metric (then each criterion but the pairwise ones),
-    ``per_metric`` of its samples, each with every selected probe that applies. Deterministic: the same data,
-    metrics, criteria, names and seed give the same probes, so a resumed run finds the cells it
-    started."""
+    """The probes of a data set: for each metric (then each criterion but the pairwise ones,
+    ``inputs.pairwise.pairwise_probes``'), ``per_metric`` of its samples, each with every
+    selected probe that applies. Deterministic: the same data, metrics, criteria, names and
+    seed give the same probes, so a resumed run finds the cells it started."""
     selected = resolve_probe_names(names)
     own = [s for s in dataset if s.probe is None]  # where "another sample" is looked for
     probes: list[Sample] = []

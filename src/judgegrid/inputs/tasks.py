@@ -85,9 +85,7 @@ def with_probes(matrix: Matrix, dataset: Dataset) -> Dataset:
     probes = make_probes(
         own, metrics, options.names, options.per_metric, options.seed, matrix.criteria
     )
-    probes += pairwise_probes(
-        own, matrix.criteria, options.names, options.per_metric, options.seed
-    )
+    probes += pairwise_probes(own, matrix.criteria, options.names, options.per_metric, options.seed)
     return Dataset(own.source, own.samples + tuple(probes), own.mapping)
 
 

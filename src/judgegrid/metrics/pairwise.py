@@ -379,13 +379,8 @@ def pairwise_result(
     orders: dict[str, dict[str, Any]] = {}
     weighted: list[float | None] = []
     for order, answer in judged:
-        score, details = judging(answer.answer, criterion, order)
-        orders[order] = {**details, "score": score, "reason": answer.answer.reason}
-        if answer.top_logprobs:
-            preference = expected_preference(answer.top_logprobs, criterion, order)
-            weighted.append(None if preference is None else preference_score(preference))
-        else:
-            weighted.append(None)
+        orders[order], weight = _one_order(answer, criterion, order)
+        weighted.append(weight)
     winners = {orders[order]["winner"] for order in orders}
     combined_winner: Winner = winners.pop() if len(winners) == 1 else "tie"
     answer_score = preference_score(_VERDICT_OF_WINNER[combined_winner])
@@ -406,6 +401,19 @@ def pairwise_result(
         f"{order} {orders[order]['answer']}" for order in orders
     )
     return MetricResult(score, reason, details, answer=answer_score, weighting=weighting)
+
+
+def _one_order(
+    answer: Weighted, criterion: PairwiseCriterion, order: Order
+) -> tuple[dict[str, Any], float | None]:
+    """One judging as the cell's details keep it, and its probability-weighted preference
+    score (None: no log-probabilities, or no allowed answer among them)."""
+    score, details = judging(answer.answer, criterion, order)
+    kept = {**details, "score": score, "reason": answer.answer.reason}
+    if not answer.top_logprobs:
+        return kept, None
+    preference = expected_preference(answer.top_logprobs, criterion, order)
+    return kept, None if preference is None else preference_score(preference)
 
 
 _VERDICT_OF_WINNER: dict[str, float] = {"a": 1.0, "b": -1.0, "tie": 0.0}

@@ -203,7 +203,16 @@ PAIRWISE_SUMMARY = {
         *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
     ],
     "pairwise_comparisons": ["metric", "top", "other", "diff", "low", "high", "p_holm", "n"],
-    "pairwise_probes": ["metric", "judge", "probe", "n", "towards_worse", "rate", "ci_low", "ci_high"],
+    "pairwise_probes": [
+        "metric",
+        "judge",
+        "probe",
+        "n",
+        "towards_worse",
+        "rate",
+        "ci_low",
+        "ci_high",
+    ],
     "pairwise_win_rates": [
         *("metric", "judge", "system", "pairs", "wins", "losses", "ties"),
         *("win_rate_adjusted", "adjusted_low", "adjusted_high"),
