@@ -11,6 +11,7 @@ import pytest
 
 from judgegrid.core.context import ScoreContext, Weighted
 from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.errors import DatasetError
 from judgegrid.core.sample import Sample
 from judgegrid.metrics.criterion import CriterionMetric
 from judgegrid.metrics.pairwise import PairwiseMetric, criterion_metric
@@ -117,3 +118,20 @@ def test_a_pairwise_criterion_is_scored_by_its_own_metric_and_reads_both_answers
     assert type(criterion_metric(pointwise)) is CriterionMetric
     with pytest.raises(ValueError, match="pairwise"):
         PairwiseMetric(pointwise)
+
+
+def test_score_sample_takes_a_pairwise_criterion_and_reads_its_compared_column():
+    from judgegrid import score_sample
+
+    sample = {
+        "user_input": "What is the capital of France?",
+        "response": "The capital of France is Paris.",
+        "response_b": "I like trains.",
+    }
+    scored = score_sample(BETTER, sample, judge="scripted/judge-a")
+    # the scripted judge picks the answer sharing more words with the question, in both orders
+    assert (scored.metric, scored.answer, scored.details["combined"]) == ("better", 1.0, "a")
+    assert len(scored.calls) == 2
+    assert "I like trains." in scored.calls[0]["request"]
+    with pytest.raises(DatasetError, match="response_b"):
+        score_sample(BETTER, {**sample, "response_b": ""}, judge="scripted/judge-a")
