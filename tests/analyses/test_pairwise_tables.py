@@ -87,6 +87,10 @@ def test_each_cell_gives_one_verdict_row_per_order_from_wording_0_and_its_lowest
     follow = verdicts[verdicts["judge"] == "follow"]
     assert (follow.set_index(["pair", "order"])["winner"].loc[("p0", "ab")]) == "a"
     assert set(verdicts["metric"]) == {"better"}
+    failed = scores_frame().assign(status="failed")
+    assert pairwise_tables.verdict_rows(failed, CRITERIA).empty  # every cell failed: no rows
+    tables, right = pairwise_tables.pairwise_run_tables(failed, labels(PEOPLE), CRITERIA)
+    assert right == {} and all(t.empty for t in tables.values())
 
 
 def test_the_tables_measure_position_bias_validity_and_the_cards_evidence():

@@ -73,7 +73,7 @@ def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
         return scores.iloc[0:0]
     rows = definition_rows(scores)
     rows = rows[rows["metric"].isin(names) & (rows["status"] == "scored")]
-    rows = rows[~rows["judge"].map(is_jury)]
+    rows = rows[~rows["judge"].map(is_jury).to_numpy(dtype=bool)]  # a mask even when empty
     return rows.sort_values("repeat", kind="stable").drop_duplicates(
         ["metric", "judge", "sample_id"], keep="first"
     )
