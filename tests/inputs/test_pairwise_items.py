@@ -232,3 +232,40 @@ def test_pair_probes_change_the_answer_people_did_not_prefer_and_keep_the_other(
     again = pairwise_probes(Dataset("d", tuple(samples)), [spec], "all", per_metric=4, seed=1)
     assert [p.id for p in again] == [p.id for p in made]
     assert pairwise_probes(Dataset("d", tuple(samples)), [spec], ["order"], 4) == []
+
+
+def test_pair_probes_not_made_for_want_of_a_preference_are_said_why():
+    from judgegrid.core.sample import Dataset, Sample
+    from judgegrid.inputs.matrix import matrix_from_data
+    from judgegrid.inputs.tasks import probe_notes, with_probes
+
+    matrix = matrix_from_data(
+        {
+            "judges": [{"id": "scripted/judge-a"}],
+            "criteria": [
+                {
+                    "name": "better",
+                    "definition": "Which?",
+                    "type": "pairwise",
+                    "compare": ["response", "response_b"],
+                }
+            ],
+            "probes": {"names": ["injection", "verbosity"]},
+        }
+    )
+    unlabelled = Dataset(
+        "d",
+        tuple(
+            Sample(id=f"s{k}", user_input="Q?", response="x", extra={"response_b": "y"})
+            for k in range(3)
+        ),
+    )
+    probed = with_probes(matrix, unlabelled)
+    assert len(probed) == 3  # nothing to probe: no sample says which answer is worse
+    (note,) = probe_notes(matrix, probed)
+    assert "better" in note and "prefers one answer" in note
+    labelled = Dataset(
+        "d", tuple(s.model_copy(update={"labels": {"better": "a"}}) for s in unlabelled)
+    )
+    assert len(with_probes(matrix, labelled)) == 3 + 3 * 2
+    assert probe_notes(matrix, with_probes(matrix, labelled)) == []
