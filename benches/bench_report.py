@@ -60,8 +60,11 @@ def synthetic_scores(rows: int, seed: int = 0) -> pd.DataFrame:
             "dimension": grid["dimension"],
             "strictness": grid["strictness"],
             "repeat": grid["repeat"],
+            "wording": 0,  # built-in metrics only: no criterion, so no wording, answer or weighting
             "status": np.where(failed, "failed", "scored"),
             "score": np.where(failed, np.nan, grid["score"]),
+            "answer": None,
+            "weighting": None,
             "reason": None,
             "error": np.where(failed, "judge answer did not fit the schema", None),
             "details": None,

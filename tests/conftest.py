@@ -46,6 +46,7 @@ SLOW_MODULES = frozenset(
         "tests/docs/test_readme_start.py",
         "tests/fuzz/test_fuzz_cli.py",
         "tests/outputs/test_export.py",
+        "tests/outputs/test_export_criteria.py",
         "tests/outputs/test_report.py",
         "tests/outputs/test_report_two_processes.py",
         "tests/run/test_pairs.py",

@@ -732,7 +732,7 @@ class HttpExample:
 
 # the parameters (query or path) that take a whole number: ASCII digits only (issue 31)
 WHOLE_NUMBERS = {"page", "per_page", "repeat", "position", "member"}
-MANY_VALUED = {"judge", "embedding"}  # the Samples page's filters: given once per value chosen
+MANY_VALUED = {"judge", "embedding", "wording"}  # the Samples page's filters: once per value
 
 
 def http_examples(
@@ -818,6 +818,8 @@ QUERY_PARAMETERS: dict[str, list[str]] = {
         "sort",
         "judge",
         "embedding",
+        "wording",
+        "fold",
         "language",
         "status",
         "q",
@@ -904,7 +906,8 @@ def _valid_query_values(session: Any, labels: Any) -> dict[str, list[str]]:
         "a": judges,
         "b": judges,
         "embedding": run.embeddings() if run else [],
-        "page": ["1", "2"],
+        "wording": ["0", "1", "2"],  # a criterion's wordings; a built-in metric has only 0
+        "fold": ["wording"],
         "per_page": ["1", "50"],
         "repeat": ["0"],
         "position": ["0", "1"],

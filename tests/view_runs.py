@@ -1,13 +1,17 @@
-"""A scripted run for the view's tests (tests/view/): two judges made to disagree on one sample
-(judge b finds a statement judge a did not, and flips a verdict), plus a sample holding markup."""
+"""Scripted runs for the view's tests (tests/view/): two judges made to disagree on one sample
+(judge b finds a statement judge a did not, and flips a verdict), plus a sample holding markup;
+and a run with criteria of the user's own (one of each type, one in three wordings, one
+weighted by log-probabilities that only one judge returns)."""
 
 from __future__ import annotations
 
 import atexit
 import json
+import math
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -76,4 +80,95 @@ def _build_view_run(root: Path) -> Path:
             values["score"] = sum(v["verdict"] for v in verdicts) / len(verdicts)
             store.write_score(ScoreRow(**values), replace=True)
     store.close()
+    return run.run_dir
+
+
+# -- a run with criteria of the user's own ----------------------------------------------------
+
+WORDINGS = ["Would the user feel treated with courtesy?", "Does the reply avoid any rudeness?"]
+VIEW_CRITERIA = [
+    {
+        "name": "polite",
+        "definition": "Is the reply polite?",
+        "type": "binary",
+        "strictness": 3,
+        "wordings": WORDINGS,
+    },
+    {
+        "name": "correctness",
+        "definition": "Compared with the reference, is the reply correct?",
+        "type": "labels",
+        "labels": {"correct": 1, "partial": 0.5, "wrong": 0},
+        "fields": ["user_input", "response", "reference"],
+    },
+    {
+        "name": "helpful",
+        "definition": "How helpful is the reply?",
+        "type": "scale",
+        "scale": {1: "no help", 2: "some help", 3: "helpful"},
+        "weighting": "auto",
+    },
+]
+CRITERIA_SAMPLES = 5
+HELPFUL_P = {"1": 0.2, "2": 0.5, "3": 0.3}  # judge a's probabilities of the levels (b gives none)
+_BUILT_CRITERIA: list[Path] = []
+
+
+def criteria_answer(step: str, prompt: str, model: str) -> Any:
+    """The scripted judge's answers, made to differ where the view must show it: judge a
+    fails the politeness question in its second rewording (wording 2) and passes it otherwise;
+    judge b calls every reply wrong where a calls it correct."""
+    import scripted
+
+    answer = scripted.default_answer(step, prompt, model)
+    if step != "criterion":
+        return answer
+    if "verdict" in answer:
+        passes = not (model.endswith("judge-a") and WORDINGS[1] in prompt)
+        return {"verdict": "pass" if passes else "fail", "reason": f"asked by {model}"}
+    if "label" in answer and model.endswith("judge-b"):
+        return {"label": "wrong", "reason": "judge b finds it wrong"}
+    return answer
+
+
+def helpful_logprobs(step: str, prompt: str, model: str, text: str) -> dict[str, float] | None:
+    if model.endswith("judge-b") or '"level"' not in text:
+        return None
+    return {level: math.log(p) for level, p in HELPFUL_P.items()}
+
+
+def make_criteria_view_run(root: Path) -> Path:
+    """A scripted run with a built-in metric (faithfulness) and the three criteria above, two
+    repeats, over the first demo samples, and its report; built once per process and copied
+    (as ``make_view_run``). The run directory is ``root/run``."""
+    if not _BUILT_CRITERIA:
+        template = Path(tempfile.mkdtemp(prefix="judgegrid-view-criteria-"))
+        atexit.register(shutil.rmtree, template, ignore_errors=True)
+        _build_criteria_run(template)
+        _BUILT_CRITERIA.append(template)
+    shutil.copytree(_BUILT_CRITERIA[0], root, dirs_exist_ok=True)
+    for path in root.rglob("*"):
+        if path.suffix in REPORT_TEXT:
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text.replace(str(_BUILT_CRITERIA[0]), str(root)), encoding="utf-8")
+    return root / "run"
+
+
+def _build_criteria_run(root: Path) -> Path:
+    import scripted
+    from conftest import matrix_dict
+
+    scripted.register()
+    scripted.SCRIPT.reset()
+    scripted.SCRIPT.answer = criteria_answer
+    scripted.SCRIPT.alternatives = helpful_logprobs
+    matrix = root / "m.yaml"
+    spec = matrix_dict(
+        metrics=["faithfulness"], embeddings=[], criteria=VIEW_CRITERIA, repeats=2, strictness=[1]
+    )
+    matrix.write_text(yaml.safe_dump(spec, sort_keys=False))
+    try:
+        run = run_grid(matrix, limit=CRITERIA_SAMPLES, run_dir=root / "run", use_cache=False)
+    finally:
+        scripted.SCRIPT.reset()
     return run.run_dir

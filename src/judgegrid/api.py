@@ -318,7 +318,8 @@ def export_run(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     configuration with a column per metric, as Ragas' result table (``format="ragas"``), or one
     row per sample with a column per metric and configuration (``format="wide"``). A metric's
     value is the mean of its scored repeats; NaN where none scored (``failed``/``skipped``
-    count the cells behind each row)."""
+    count the cells behind each row). A criterion has a column per wording, each with the
+    judge's modal answer beside it (``polite``, ``polite.answer``, ``polite.w1``, …)."""
     return export_table(run_dir, format)
 
 

@@ -26,7 +26,7 @@ from judgegrid.labels.server import MAX_QUERY_CHARS
 from judgegrid.view.app import open_view
 from judgegrid.view.app import serve as serve_view
 from servers import LoopbackServer, in_thread
-from view_runs import DISPUTED, make_view_run
+from view_runs import DISPUTED, make_criteria_view_run, make_view_run
 
 # per app in `make test`; a longer campaign: JUDGEGRID_FUZZ_EXAMPLES=5000 pytest this file
 EXAMPLES = int(os.environ.get("JUDGEGRID_FUZZ_EXAMPLES", "120"))
@@ -43,6 +43,14 @@ VIEW_ROUTES = {
     "/api/sample/{sample}": [],
     "/api/pair/{number}/{number}": [],
     "/api/nosuch": [],
+}
+# The same routes on a run with criteria: a criterion in three wordings, its wording and fold
+CRITERIA_ROUTES = {
+    route: [(name, "polite" if name == "metric" else value) for name, value in query]
+    for route, query in VIEW_ROUTES.items()
+} | {
+    "/api/view/samples": [("metric", "polite"), ("wording", "2"), ("fold", "wording")],
+    "/api/view/compare/{sample}": [("metric", "polite"), ("a", "a||0|3|1"), ("b", "b||0|3")],
 }
 LABEL_ROUTES = {
     route: VIEW_ROUTES[route]
@@ -63,6 +71,7 @@ values = st.one_of(
     numbers,
     st.text(max_size=30),
     st.sampled_from(["faithfulness", "a", "b", "a||0|0", "b||0|0", "scored", "id", DISPUTED]),
+    st.sampled_from(["polite", "helpful", "wording", "0", "2", "3", "a||0|3|2", "canal-grounded"]),
 )
 spoilers = st.one_of(
     st.tuples(st.sampled_from(NUMBERS), numbers),  # one number, spoilt or not
@@ -167,6 +176,13 @@ def fuzz(server: LoopbackServer, routes: dict[str, list[tuple[str, str]]], run_d
 def test_the_views_api_never_fails_and_always_says_why(run_dir):
     with serving(serve_view, open_view(run_dir, "ann")) as server:
         fuzz(server, VIEW_ROUTES, run_dir)
+
+
+def test_the_views_api_on_criteria_never_fails_and_always_says_why(tmp_path_factory):
+    """The criteria's parameters (wording, fold) and configurations (a wording's key) too."""
+    run_dir = make_criteria_view_run(tmp_path_factory.mktemp("fuzzcriteria"))
+    with serving(serve_view, open_view(run_dir, "ann")) as server:
+        fuzz(server, CRITERIA_ROUTES, run_dir)
 
 
 def test_the_labelling_pages_api_never_fails_and_always_says_why(run_dir):

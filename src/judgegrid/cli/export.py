@@ -19,7 +19,9 @@ def export(
         typer.Option(
             "--format",
             help="ragas: a row per sample × judge configuration, a column per metric, as Ragas' "
-            "result table; wide: a row per sample, a column per metric × configuration.",
+            "result table; wide: a row per sample, a column per metric × configuration. A "
+            "criterion has a column per wording with the judge's modal answer beside it "
+            "(polite, polite.answer, polite.w1, polite.w1.answer, …).",
         ),
     ] = "ragas",
     out: Annotated[

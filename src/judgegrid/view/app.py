@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 from aiohttp import web
 
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.labels.page import (
     LabelSession,
@@ -43,13 +44,24 @@ from judgegrid.outputs.card_short import count_words, figure_words, flag_list, s
 from judgegrid.outputs.forest import forest_svg
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
-from judgegrid.view.details import compare, items
-from judgegrid.view.queries import PER_PAGE_MAX, SORTS, STATUSES, Filters, RunView
+from judgegrid.view.details import compare, criterion_items, items
+from judgegrid.view.queries import (
+    FOLDS,
+    PER_PAGE_MAX,
+    SORTS,
+    STATUSES,
+    Filters,
+    RunView,
+    answer_names,
+    wording_name,
+)
 
 VIEW_FILES = {"/view.js": "view.js", "/view.css": "view.css"}
 SEARCH_CHARS = 200
 CARD_TABLE = Path("tables") / "decision_card.csv"
 EVIDENCE_TABLE = Path("tables") / "decision_evidence.csv"
+WORDING_TABLE = Path("tables") / "wording_flags.csv"
+WEIGHTING_TABLE = Path("tables") / "weighting.csv"
 
 
 @dataclass
@@ -90,7 +102,10 @@ def open_view(run_dir: str | Path, annotator: str) -> ViewSession:
     finally:
         store.close()
     # labels given from the viewer are not blind: the person has seen the judges' answers
-    labels = LabelSession(target, samples, annotator.strip(), [], show_judges=True)
+    criteria = matrix.criteria_by_name
+    labels = LabelSession(
+        target, samples, annotator.strip(), [], show_judges=True, criteria=criteria
+    )
     return ViewSession(target, _run_view(target, matrix, samples), labels, "view")
 
 
@@ -114,9 +129,10 @@ def open_label_view(
 
 
 def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:
-    metrics = [resolve_metric_name(m.name) for m in matrix.metrics]
+    criteria = matrix.criteria_by_name
+    metrics = [resolve_metric_name(m.name) for m in matrix.metrics] + list(criteria)
     models = {matrix.embedding_label(i): e.id for i, e in enumerate(matrix.embeddings)}
-    return RunView(target / DB_NAME, samples, metrics, models)
+    return RunView(target / DB_NAME, samples, metrics, models, criteria)
 
 
 # -- parameters, checked -----------------------------------------------------------------------
@@ -147,9 +163,26 @@ def _metric(session: ViewSession, query: Any) -> str:
     return metric
 
 
+def _wordings(session: ViewSession, query: Any, metric: str) -> tuple[int, ...]:
+    """The ``wording`` values asked for: a criterion's wordings by number (0: its definition);
+    a metric of one wording has only 0."""
+    count = session.run.wordings(metric)
+    have = [str(k) for k in range(count)]
+    values = tuple(v for v in query.getall("wording", []) if v)
+    unknown = [v for v in values if v not in have]
+    if unknown:
+        kind = "criterion" if metric in session.run.criteria else "built-in metric"
+        raise bad_request(
+            f"wording: {unknown[0]!r} is not a wording of {metric}; this {kind} has "
+            f"{', '.join(have)} (0: its definition)"
+        )
+    return tuple(sorted({int(v) for v in values}))
+
+
 def parse_filters(session: ViewSession, query: Any) -> Filters:
     """A Samples page request, or a 400 naming the parameter that is wrong."""
     known = {"metric", "sort", "judge", "embedding", "language", "status", "q", "page", "per_page"}
+    known |= {"wording", "fold"}
     unknown = sorted(set(query) - known)
     if unknown:
         raise bad_request(f"unknown parameter {unknown[0]!r}; known: {', '.join(sorted(known))}")
@@ -157,11 +190,14 @@ def parse_filters(session: ViewSession, query: Any) -> Filters:
     text = _one(query, "q")
     if len(text) > SEARCH_CHARS:
         raise bad_request(f"q: search text longer than {SEARCH_CHARS} characters")
+    metric = _metric(session, query)
     filters = Filters(
-        metric=_metric(session, query),
+        metric=metric,
         sort=_one(query, "sort", SORTS) or "disagreement",
         judges=_many(query, "judge", run.judges()),
         embeddings=_many(query, "embedding", run.embeddings()),
+        wordings=_wordings(session, query, metric),
+        fold=_one(query, "fold", FOLDS),
         language=_one(query, "language", run.languages()),
         status=_one(query, "status", STATUSES),
         text=text.strip(),
@@ -189,7 +225,7 @@ def meta(session: ViewSession) -> dict[str, Any]:
     return {
         "run": session.run_dir.name,
         "annotator": session.labels.annotator,
-        "metrics": [{"name": m, "title": METRICS[m].title} for m in run.metrics],
+        "metrics": [metric_meta(session, m) for m in run.metrics],
         "judges": run.judges(),
         "embeddings": run.embeddings(),
         "languages": run.languages(),
@@ -200,13 +236,47 @@ def meta(session: ViewSession) -> dict[str, Any]:
     }
 
 
+def metric_meta(session: ViewSession, metric: str) -> dict[str, Any]:
+    """A metric as the pages name it; a criterion with what its cells need to be read: its
+    type, its wordings (0: the definition), its answers in order and its range of scores."""
+    spec = session.run.criteria.get(metric)
+    if spec is None:
+        return {"name": metric, "title": METRICS[metric].title, "criterion": None}
+    return {"name": metric, "title": metric, "criterion": criterion_meta(spec)}
+
+
+def criterion_meta(spec: CriterionSpec) -> dict[str, Any]:
+    scores = answer_names(spec)
+    return {
+        "type": spec.type,
+        "definition": spec.definition,
+        "wordings": [
+            {"wording": k, "name": wording_name(k), "text": text}
+            for k, text in enumerate(spec.definitions)
+        ],
+        "answers": list(scores.values()),
+        "low": min(scores),
+        "high": max(scores),
+        "higher_is_better": spec.higher_is_better,
+        "weighting": spec.weighting,
+    }
+
+
 def sample_detail(session: ViewSession, sample_id: str, metric: str) -> dict[str, Any]:
     """One sample and one metric: its fields, and every configuration × repeat with its score,
-    status, cause, intermediate answers (as rows), tokens, cost and latency."""
+    status, cause, intermediate answers (as rows), tokens, cost and latency; a criterion's
+    cells with their wording, the judge's answer and the weighting each got."""
     sample = session.run.samples[sample_id]
     cells = session.run.sample_cells(sample_id, metric)
+    spec = session.run.criteria.get(metric)
+    names = {f"{score:g}": name for score, name in answer_names(spec).items()} if spec else {}
     for cell in cells:
-        cell["items"] = items(metric, cell["details"])
+        if spec is not None:
+            cell["items"] = criterion_items(cell["details"], cell["reason"], names)
+            known = 0 <= cell["wording"] < len(spec.definitions)
+            cell["wording_text"] = spec.definitions[cell["wording"]] if known else ""
+        else:
+            cell["items"] = items(metric, cell["details"])
         if metric == "response_relevancy" and cell["embedding"] and cell["items"]:
             cosines = session.run.cosines(
                 cell["embedding"],
@@ -222,13 +292,15 @@ def sample_detail(session: ViewSession, sample_id: str, metric: str) -> dict[str
     return {
         "id": sample.id,
         "metric": metric,
-        "title": METRICS[metric].title,
+        "title": metric_meta(session, metric)["title"],
+        "criterion": criterion_meta(spec) if spec is not None else None,
         "fields": {
             "user_input": sample.user_input,
             "response": sample.response,
             "retrieved_contexts": list(sample.retrieved_contexts or []),
             "reference": sample.reference,
             "language": sample.language,
+            "extra": dict(sample.extra or {}),  # the data set's columns a criterion reads
         },
         "cells": cells,
     }
@@ -256,6 +328,7 @@ def side_by_side(
         "id": sample_id,
         "metric": metric,
         "title": detail["title"],
+        "criterion": detail["criterion"],
         "fields": detail["fields"],
         "repeat": repeat,
         "repeats": sorted({c["repeat"] for c in detail["cells"]}),
@@ -265,16 +338,59 @@ def side_by_side(
     }
 
 
+def _table(session: ViewSession, name: Path) -> pd.DataFrame:
+    path = session.run_dir / name
+    return pd.read_csv(path) if path.exists() else pd.DataFrame()
+
+
 def decision(session: ViewSession) -> dict[str, Any]:
     """The card as the report wrote it (``tables/decision_card.csv``), each metric with its
-    verdict in short, its chips and its forest plot (``tables/decision_evidence.csv``)."""
+    verdict in short, its chips and its forest plot (``tables/decision_evidence.csv``); a
+    criterion's row with the criterion and, per judge, whether its verdict changes with the
+    wording (``wording_flags.csv``) and the weighting its cells got (``weighting.csv``)."""
     path = session.run_dir / CARD_TABLE
     if not path.exists():
         return {"card": [], "note": f"no card yet: run  judgegrid report {session.run_dir}"}
     card = pd.read_csv(path, keep_default_na=False)
-    evidence_path = session.run_dir / EVIDENCE_TABLE
-    evidence = pd.read_csv(evidence_path) if evidence_path.exists() else pd.DataFrame()
-    return {"card": [decision_entry(r, evidence) for r in card.to_dict("records")], "note": ""}
+    evidence = _table(session, EVIDENCE_TABLE)
+    wording, weighting = _table(session, WORDING_TABLE), _table(session, WEIGHTING_TABLE)
+    entries = []
+    for record in card.to_dict("records"):
+        entry = decision_entry(record, evidence)
+        spec = session.run.criteria.get(str(record["metric"]))
+        entry["criterion"] = criterion_meta(spec) if spec is not None else None
+        if spec is not None:
+            entry["judges"] = criterion_judges(spec.name, wording, weighting)
+        entries.append(entry)
+    return {"card": entries, "note": ""}
+
+
+def criterion_judges(
+    metric: str, wording: pd.DataFrame, weighting: pd.DataFrame
+) -> list[dict[str, Any]]:
+    """Per judge of a criterion, as the report counted them: the samples whose modal answer
+    changed with the wording (of those answered under two wordings or more) and whether the
+    report flags it; the scored cells weighted by log-probabilities and those that got none."""
+    rows: dict[str, dict[str, Any]] = {}
+    if not wording.empty:
+        for r in wording[wording["metric"] == metric].to_dict("records"):
+            rows.setdefault(str(r["judge"]), {"judge": str(r["judge"])}).update(
+                changed=_whole(r.get("changed")),
+                samples=_whole(r.get("samples")),
+                flagged=str(r.get("flagged")) == "True",  # NaN (not measured) is no flag
+            )
+    if not weighting.empty:
+        for r in weighting[weighting["metric"] == metric].to_dict("records"):
+            rows.setdefault(str(r["judge"]), {"judge": str(r["judge"])}).update(
+                cells=_whole(r.get("cells")),
+                logprobs=_whole(r.get("logprobs")),
+                without_logprobs=_whole(r.get("without_logprobs")),
+            )
+    return [rows[judge] for judge in sorted(rows)]
+
+
+def _whole(value: Any) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)
 
 
 def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[str, Any]:

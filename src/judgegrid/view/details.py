@@ -2,8 +2,10 @@
 
 ``scores.details`` holds what each metric kept (statements and verdicts, generated questions,
 context verdicts, entities). ``items`` turns one cell's details into rows of (text, verdict,
-reason); ``compare`` lines up two configurations' rows by their text and marks what differs:
-a statement one judge found and the other did not, or the same statement given another verdict.
+reason); ``criterion_items`` does so for a criterion of the user's own (its answer, a binary
+criterion's votes, the probabilities of a weighted answer); ``compare`` lines up two
+configurations' rows by their text and marks what differs: a statement one judge found and the
+other did not, or the same statement given another verdict (or another answer).
 Pure functions: the app reads the details, these only reshape them.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-Item = dict[str, Any]  # {"text", "verdict" (1/0/None), "reason", "note"}
+Item = dict[str, Any]  # {"text", "verdict" (1/0/None), "reason", "note"}; a criterion's: "answer"
 
 
 def _item(text: Any, verdict: Any = None, reason: Any = "", note: str = "") -> Item:
@@ -107,6 +109,28 @@ def items(metric: str, details: dict[str, Any] | None) -> list[Item]:
     return reader(details) if reader else []
 
 
+def criterion_items(
+    details: dict[str, Any] | None, reason: str | None, names: dict[str, str]
+) -> list[Item]:
+    """A criterion's cell as rows: the answer (pass/fail, the label, the level) with the
+    judge's reason; a binary criterion's votes (its ``strictness`` verdicts, the majority kept);
+    a weighted answer's probability of each answer. ``names``: each score as text -> answer."""
+    if not details or "answer" not in details:
+        return []
+    answer = str(details["answer"])
+    verdict = {"pass": 1, "fail": 0}.get(answer)
+    votes = details.get("verdicts") or []
+    share = details.get("pass_share")
+    note = f"pass share {float(share):.2f}" if len(votes) > 1 and share is not None else ""
+    rows = [{**_item("answer", verdict, reason, note), "answer": answer}]
+    if len(votes) > 1:
+        rows += [_item(f"vote {k + 1}", v) for k, v in enumerate(votes)]
+    for value, p in (details.get("probabilities") or {}).items():
+        name = names.get(f"{float(value):g}", value)
+        rows.append(_item(f"P({name})", None, "", f"{float(p):.3f}"))
+    return rows
+
+
 def _key(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".")
 
@@ -114,8 +138,9 @@ def _key(text: str) -> str:
 def compare(left: list[Item], right: list[Item]) -> list[dict[str, Any]]:
     """The two configurations' rows lined up by text (left's order, then right's own):
     ``only`` says which side alone has the row; ``differs`` marks the same text given another
-    verdict. A text said several times lines up occurrence by occurrence (a small judge often
-    repeats a statement with another verdict: each repeat is a row, none is hidden)."""
+    verdict (a criterion's answer row: another answer). A text said several times lines up
+    occurrence by occurrence (a small judge often repeats a statement with another verdict: each
+    repeat is a row, none is hidden)."""
     waiting: dict[str, list[int]] = {}  # text -> positions in right not yet lined up
     for k, row in enumerate(right):
         waiting.setdefault(_key(row["text"]), []).append(k)
@@ -129,7 +154,8 @@ def compare(left: list[Item], right: list[Item]) -> list[dict[str, Any]]:
                 "a": row,
                 "b": other,
                 "only": "a" if other is None else "",
-                "differs": other is not None and other["verdict"] != row["verdict"],
+                "differs": other is not None
+                and (other["verdict"], other.get("answer")) != (row["verdict"], row.get("answer")),
             }
         )
     alone = sorted(k for rest in waiting.values() for k in rest)

@@ -64,15 +64,52 @@ function select(id, label, values, chosen, blank) {
   return el("label", { for: id }, label, box);
 }
 
-// Several values of one filter (judges, embedding models): a box each, none ticked = all.
+// Several values of one filter (judges, embedding models, wordings): a box each, none ticked =
+// all. A value may come with its text ([value, text]).
 function checks(id, label, values, chosen) {
   const box = el("fieldset", { id, class: "checks" }, el("legend", { text: `${label} (none: all)` }));
-  for (const value of values) {
+  for (const v of values) {
+    const [value, text, title] = Array.isArray(v) ? v : [v, v];
     const tick = el("input", { type: "checkbox", value });
     tick.checked = chosen.includes(value);
-    box.append(el("label", { class: "check" }, tick, value));
+    box.append(el("label", { class: "check", title: title || "" }, tick, text));
   }
   return box;
+}
+
+// -- a criterion of the user's own -------------------------------------------------------------
+
+function criterionOf(metric) {
+  const m = meta.metrics.find((x) => x.name === metric);
+  return m ? m.criterion : null;
+}
+
+// A criterion's score on the colour scale: its lowest score red, its highest green (reversed
+// when lower is better).
+function shade(mean, crit) {
+  if (mean == null || !crit) return mean;
+  const span = crit.high - crit.low;
+  const x = span ? (mean - crit.low) / span : 1;
+  return crit.higher_is_better ? x : 1 - x;
+}
+
+function wordingText(crit, k) {
+  const w = crit && crit.wordings.find((x) => x.wording === k);
+  return w ? w.text : "";
+}
+
+// What a criterion's cell got: log-probabilities for each scored repeat, or none where asked.
+function weightingWords(cell) {
+  const parts = [];
+  if (cell.logprobs) parts.push(`${cell.logprobs} weighted by log-probabilities`);
+  if (cell.missing) parts.push(`${cell.missing} asked for log-probabilities and got none`);
+  return parts.join(", ") || "plain answers";
+}
+
+function weightingOf(c) {
+  if (c.weighting === "logprobs") return "weighted by log-probabilities";
+  if (c.weighting === "missing") return "log-probabilities asked, none came: the plain answer";
+  return c.weighting ? "plain answer" : "";
 }
 
 // -- Samples -----------------------------------------------------------------------------------
@@ -90,6 +127,14 @@ async function showSamples(query, mine) {
       for (const tick of controls.querySelectorAll(`#f-${name} input:checked`)) next.append(name, tick.value);
     } else if (event.target.value) next.set(name, event.target.value);
     else next.delete(name);
+    if (name === "metric") {
+      // wordings are one criterion's; a criterion has no embedding model
+      next.delete("wording");
+      next.delete("fold");
+      const crit = criterionOf(event.target.value);
+      if (crit) next.delete("embedding");
+      if (next.get("sort") === "wording" && !(crit && crit.wordings.length > 1)) next.delete("sort");
+    }
     next.delete("page");
     go("/samples", next);
   };
@@ -98,26 +143,32 @@ async function showSamples(query, mine) {
     if (event.key === "Enter") change("q")(event);
     if (event.key === "Escape") search.blur();
   });
+  const crit = criterionOf(metric);
+  const worded = crit && crit.wordings.length > 1;
   const controls = el(
     "div",
     { class: "controls" },
-    select("f-metric", "metric", meta.metrics.map((m) => [m.name, m.title]), metric),
-    select("f-sort", "sort by", [["disagreement", "disagreement between judges"], ["instability", "instability across repeats"], ["id", "id"]], query.get("sort") || "disagreement"),
+    select("f-metric", "metric", meta.metrics.map((m) => [m.name, m.criterion ? `${m.title} (criterion, ${m.criterion.type})` : m.title]), metric),
+    select("f-sort", "sort by", [["disagreement", "disagreement between judges"], ["instability", "instability across repeats"], ...(worded ? [["wording", "change across wordings"]] : []), ["id", "id"]], query.get("sort") || "disagreement"),
     checks("f-judge", "judges", meta.judges, query.getAll("judge")),
-    checks("f-embedding", "embeddings", meta.embeddings, query.getAll("embedding")),
+    crit ? null : checks("f-embedding", "embeddings", meta.embeddings, query.getAll("embedding")),
+    worded ? checks("f-wording", "wordings", crit.wordings.map((w) => [String(w.wording), w.name, w.text]), query.getAll("wording")) : null,
+    worded ? select("f-fold", "wordings shown", [["wording", "folded: one cell per judge"]], query.get("fold") || "", "each in its column") : null,
     select("f-language", "language", meta.languages, query.get("language") || "", "all"),
     select("f-status", "status", meta.statuses, query.get("status") || "", "any"),
     el("label", { for: "search" }, "search", search)
   );
-  for (const name of ["metric", "sort", "judge", "embedding", "language", "status"]) {
-    controls.querySelector(`#f-${name}`).addEventListener("change", change(name));
+  for (const name of ["metric", "sort", "judge", "embedding", "wording", "fold", "language", "status"]) {
+    const control = controls.querySelector(`#f-${name}`);
+    if (control) control.addEventListener("change", change(name));
   }
   const head = configHeader(data.columns, [
     el("th", { text: "sample" }),
     el("th", { class: "question", text: "question" }),
     el("th", { text: "judges' gap", title: "largest difference between two judges' means" }),
     el("th", { text: "worst SD", title: "largest SD of the repeats of one configuration" }),
-  ]);
+    worded ? el("th", { text: "wordings' gap", title: "largest difference between two wordings' means of one judge" }) : null,
+  ].filter(Boolean));
   const rows = data.rows.map((row, k) =>
     el(
       "tr",
@@ -126,12 +177,18 @@ async function showSamples(query, mine) {
       el("td", { class: "question", text: row.question }),
       el("td", { class: "num", text: fmt(row.disagreement) }),
       el("td", { class: "num", text: fmt(row.instability) }),
-      ...row.cells.map((cell, j) => cellTd(cell, data.columns[j]))
+      worded ? el("td", { class: "num wording-gap", text: fmt(row.wording_gap) }) : null,
+      ...row.cells.map((cell, j) => (crit ? answerTd(cell, data.columns[j], crit) : cellTd(cell, data.columns[j])))
     )
   );
   const table = el("div", { class: "wide" }, el("table", { id: "grid" }, el("thead", {}, ...head), el("tbody", {}, ...rows)));
-  page(`Samples · ${data.total} · ${meta.metrics.find((m) => m.name === metric).title}`, controls, pager(data, query), table,
-    el("p", { class: "note", text: "Cells: mean of the scored repeats (colour: red 0 → green 1), ± SD of the repeats; a red frame marks failed repeats (✗), stripes skipped ones." }));
+  const note = crit
+    ? `Cells: the judge's answer (most frequent over the scored repeats; "a/b" when two tie), its score below ` +
+      `(mean of the repeats, ${crit.low} to ${crit.high}; colour: red lowest → green highest), ≈ marks scores weighted by ` +
+      `log-probabilities, ⚠ repeats that asked for them and got none. A red frame marks failed repeats (✗), stripes skipped ones.`
+    : "Cells: mean of the scored repeats (colour: red 0 → green 1), ± SD of the repeats; a red frame marks failed repeats (✗), stripes skipped ones.";
+  page(`Samples · ${data.total} · ${meta.metrics.find((m) => m.name === metric).title}`, controls, crit ? criterionBox(crit, query.getAll("wording"), query.get("fold")) : null, pager(data, query), table,
+    el("p", { class: "note", text: note }));
   current.row = -1;
 }
 
@@ -165,6 +222,43 @@ function cellTd(cell, column) {
   return td;
 }
 
+// A criterion's cell: the answer the judge gave, its score and how it was weighted.
+function answerTd(cell, column, crit) {
+  if (!cell) return el("td", { class: "cell", text: "" });
+  const given = cell.answers.map(([name, k]) => `${name} ×${k}`).join(", ") || "none";
+  const title = `${column.label}: ${cell.scored} scored, ${cell.failed} failed, ${cell.skipped} skipped of ${cell.n}; ` +
+    `answers ${given}; ${weightingWords(cell)}`;
+  const td = el("td", { class: "cell answer-cell", title });
+  td.style.backgroundColor = colour(shade(cell.mean, crit));
+  const tied = cell.answers.length && cell.answer == null;
+  const top = cell.answers.length ? Math.max(...cell.answers.map(([, k]) => k)) : 0;
+  const shown = tied ? cell.answers.filter(([, k]) => k === top).map(([name]) => name).join("/") : cell.answer;
+  td.append(el("span", { class: "answer", text: shown == null ? "–" : shown }));
+  const weighted = cell.logprobs ? "≈" : "";
+  td.append(el("small", { text: `${weighted}${fmt(cell.mean)}${cell.sd != null ? ` ±${fmt(cell.sd)}` : ""}` }));
+  if (cell.missing) td.append(el("small", { class: "missing", text: `⚠${cell.missing}` }));
+  if (cell.failed) {
+    td.classList.add("failed");
+    td.append(el("small", { text: `✗${cell.failed}` }));
+  }
+  if (cell.skipped) td.classList.add("skipped");
+  return td;
+}
+
+// The criterion above its grid: its type and answers, each wording (the ones shown marked).
+function criterionBox(crit, chosen, fold) {
+  const shown = (w) => !chosen.length || chosen.includes(String(w.wording));
+  return el(
+    "section",
+    { id: "criterion", class: "criterion" },
+    el("p", {}, el("strong", { text: `${crit.type}: ` }), el("span", { text: crit.answers.join(" · ") }),
+      el("span", { class: "note", text: ` · weighting ${crit.weighting}${fold ? " · wordings folded into one cell per judge" : ""}` })),
+    el("ol", { start: "0", class: "wordings" }, ...crit.wordings.map((w) =>
+      el("li", { class: shown(w) ? "wording" : "wording hidden-wording", "data-wording": String(w.wording) },
+        el("strong", { text: `${w.name}: ` }), el("span", { text: w.text }))))
+  );
+}
+
 function pager(data, query) {
   const to = (n) => () => {
     const next = new URLSearchParams(query);
@@ -195,6 +289,7 @@ function fields(f) {
   if (f.retrieved_contexts.length)
     out.push(el("h2", { text: "Contexts (rank order)" }), el("ol", { id: "f-contexts" }, ...f.retrieved_contexts.map((c) => el("li", { class: "text", text: c }))));
   if (f.reference != null) out.push(el("h2", { text: "Reference" }), el("p", { class: "text", id: "f-reference", text: f.reference }));
+  for (const [name, text] of Object.entries(f.extra || {})) out.push(el("h2", { text: name }), el("p", { class: "text extra", text }));
   if (f.language) out.push(el("p", { class: "note", text: `language: ${f.language}` }));
   return el("section", { id: "fields" }, ...out);
 }
@@ -203,14 +298,19 @@ function verdictText(v) {
   return v === 1 ? "✓ yes" : v === 0 ? "✗ no" : "";
 }
 
-function itemsTable(rows) {
+// A row's verdict as shown: a criterion's answer (pass, the label, the level), else yes/no.
+function rowVerdict(r) {
+  return r.answer != null ? r.answer : verdictText(r.verdict);
+}
+
+function itemsTable(rows, crit) {
   if (!rows.length) return el("p", { class: "note", text: "no intermediate answers kept" });
   return el(
     "table",
     { class: "items" },
-    el("tr", {}, el("th", { text: "statement / question / context" }), el("th", { text: "verdict" }), el("th", { text: "reason" })),
+    el("tr", {}, el("th", { text: crit ? "answer / vote / probability" : "statement / question / context" }), el("th", { text: "verdict" }), el("th", { text: "reason" })),
     ...rows.map((r) =>
-      el("tr", {}, el("td", { class: "item-text", text: r.text }), el("td", { class: `verdict-${r.verdict}`, text: verdictText(r.verdict) }), el("td", { text: [r.reason, r.note].filter(Boolean).join(" · ") }))
+      el("tr", {}, el("td", { class: "item-text", text: r.text }), el("td", { class: `verdict-${r.verdict}`, text: rowVerdict(r) }), el("td", { text: [r.reason, r.note].filter(Boolean).join(" · ") }))
     )
   );
 }
@@ -232,20 +332,25 @@ async function showSample(id, query, mine) {
     if (!groups.has(cell.config)) groups.set(cell.config, []);
     groups.get(cell.config).push(cell);
   }
+  const crit = data.criterion;
   const boxes = [...groups.values()].map((cells) =>
     el(
       "section",
       { class: "config-box", "data-config": cells[0].config },
       el("h3", { text: cells[0].label }),
+      crit ? el("p", { class: "wording-text", text: `asked: ${cells[0].wording_text}` }) : null,
       ...cells.map((c) =>
         el(
           "div",
           { class: "repeat" },
           el("span", { text: `repeat ${c.repeat + 1} · ` }),
+          crit && c.answer != null ? el("span", { class: "answer", text: `${c.answer} · ` }) : null,
           el("span", { class: "score", text: c.status === "scored" ? fmt(c.score, 3) : "" }),
           el("span", { class: `status-${c.status}`, text: ` ${c.status}` }),
-          c.reason || c.error ? el("p", { class: "cause", text: c.error || c.reason }) : null,
-          itemsTable(c.items),
+          crit && c.weighting ? el("span", { class: `weighting weighting-${c.weighting}`, text: ` · ${weightingOf(c)}` }) : null,
+          // a criterion's reason is on its answer's row
+          c.error || (c.reason && !crit) ? el("p", { class: "cause", text: c.error || c.reason }) : null,
+          itemsTable(c.items, crit),
           c.raw ? el("details", {}, el("summary", { text: "the raw reply" }), el("pre", { text: c.raw })) : null,
           usage(c)
         )
@@ -274,7 +379,7 @@ async function showSample(id, query, mine) {
     box.addEventListener("toggle", () => { if (box.open && box.children.length === 1) loadCalls(box, id, judge, 1); });
     return box;
   });
-  page(`Sample ${data.id} · ${data.title}`, metricLinks, compareBox, fields(data.fields), el("h2", { text: "Each configuration and repeat" }), ...boxes,
+  page(`Sample ${data.id} · ${data.title}`, metricLinks, compareBox, crit ? criterionBox(crit, [], null) : null, fields(data.fields), el("h2", { text: "Each configuration and repeat" }), ...boxes,
     el("h2", { text: "Calls" }), el("p", { class: "note", text: "The judge calls whose prompt holds this sample's question, response or first context." }), ...calls);
 }
 
@@ -320,8 +425,11 @@ function side(cell) {
     "div",
     { class: "config-box" },
     el("h3", { text: cell.label }),
+    cell.wording_text ? el("p", { class: "wording-text", text: `asked: ${cell.wording_text}` }) : null,
+    cell.answer != null ? el("span", { class: "answer", text: `${cell.answer} · ` }) : null,
     el("span", { class: "score", text: cell.status === "scored" ? fmt(cell.score, 3) : "" }),
     el("span", { class: `status-${cell.status}`, text: ` ${cell.status}` }),
+    cell.weighting ? el("span", { class: `weighting weighting-${cell.weighting}`, text: ` · ${weightingOf(cell)}` }) : null,
     cell.reason || cell.error ? el("p", { class: "cause", text: cell.error || cell.reason }) : null,
     usage(cell)
   );
@@ -332,15 +440,15 @@ async function showCompare(id, query, mine) {
   if (mine !== shown) return;
   current.sample = id;
   current.metric = data.metric;
-  const mark = (r) => (r.only === "a" ? "only in A" : r.only === "b" ? "only in B" : r.differs ? "verdicts differ" : "");
+  const mark = (r) => (r.only === "a" ? "only in A" : r.only === "b" ? "only in B" : r.differs ? (r.a.answer != null ? "answers differ" : "verdicts differ") : "");
   const rows = data.rows.map((r) =>
     el(
       "tr",
       { class: `cmp ${r.only ? `only-${r.only}` : ""} ${r.differs ? "differs" : ""}` },
       el("td", { class: "item-text", text: r.text }),
-      el("td", { class: `verdict-${r.a ? r.a.verdict : ""}`, text: r.a ? verdictText(r.a.verdict) : "—" }),
+      el("td", { class: `verdict-${r.a ? r.a.verdict : ""}`, text: r.a ? rowVerdict(r.a) : "—" }),
       el("td", { text: r.a ? [r.a.reason, r.a.note].filter(Boolean).join(" · ") : "" }),
-      el("td", { class: `verdict-${r.b ? r.b.verdict : ""}`, text: r.b ? verdictText(r.b.verdict) : "—" }),
+      el("td", { class: `verdict-${r.b ? r.b.verdict : ""}`, text: r.b ? rowVerdict(r.b) : "—" }),
       el("td", { text: r.b ? [r.b.reason, r.b.note].filter(Boolean).join(" · ") : "" }),
       el("td", { class: "mark", text: mark(r) })
     )
@@ -357,7 +465,7 @@ async function showCompare(id, query, mine) {
       el(
         "table",
         { id: "compare-table" },
-        el("tr", {}, el("th", { text: "statement / question / context" }), el("th", { text: `A: ${data.a.label}` }), el("th", { text: "A's reason" }), el("th", { text: `B: ${data.b.label}` }), el("th", { text: "B's reason" }), el("th", { text: "difference" })),
+        el("tr", {}, el("th", { text: data.criterion ? "answer / vote / probability" : "statement / question / context" }), el("th", { text: `A: ${data.a.label}` }), el("th", { text: "A's reason" }), el("th", { text: `B: ${data.b.label}` }), el("th", { text: "B's reason" }), el("th", { text: "difference" })),
         ...rows
       )
     ),
@@ -389,12 +497,17 @@ async function showDecision(mine) {
 function decisionBlock(r) {
   const named = r.badge !== "no verdict";
   const chips = [el("span", { class: "chip", text: `basis: ${r.basis}` }), el("span", { class: "chip", text: r.figure })];
+  if (r.criterion) {
+    const n = r.criterion.wordings.length;
+    chips.unshift(el("span", { class: "chip criterion-chip", text: `criterion · ${r.criterion.type}${n > 1 ? ` · ${n} wordings` : ""} · weighting ${r.criterion.weighting}` }));
+  }
   for (const flag of r.flags) chips.push(el("span", { class: "chip flag", text: flag }));
   return el(
     "section",
     { class: "decision", "data-metric": r.metric },
     el("h2", {}, el("span", { text: r.metric }), el("span", { class: named ? "badge named" : "badge none", text: r.badge })),
     el("div", { class: "chips" }, ...chips),
+    r.criterion ? criterionJudges(r) : null,
     r.forest ? el("img", { class: "forest", src: r.forest, alt: `each judge's ${r.basis} figure with its interval` }) : null,
     el(
       "details",
@@ -405,6 +518,32 @@ function decisionBlock(r) {
       r.detail ? el("p", { class: "note", text: r.detail }) : null
     )
   );
+}
+
+// A criterion's judges on the Decision page: whether each one's answer changes with the wording
+// (the report's count and flag) and how many of its cells were weighted by log-probabilities.
+function criterionJudges(r) {
+  const crit = r.criterion;
+  const worded = crit.wordings.length > 1;
+  const weighted = crit.weighting !== "none";
+  if (!worded && !weighted) return el("p", { class: "note definition", text: `asked: ${crit.definition}` });
+  const head = [el("th", { text: "judge" })];
+  if (worded) head.push(el("th", { text: "answer changes with the wording" }));
+  if (weighted) head.push(el("th", { text: "cells with log-probabilities" }));
+  const rows = (r.judges || []).map((j) => {
+    const cells = [el("td", { text: j.judge })];
+    if (worded) {
+      const text = j.samples == null ? "–" : `${j.changed} of ${j.samples} samples${j.flagged ? " ⚑ flagged" : ""}`;
+      cells.push(el("td", { class: j.flagged ? "flagged" : "", text }));
+    }
+    if (weighted) {
+      const text = j.cells == null ? "–" : `${j.logprobs} of ${j.cells}${j.without_logprobs ? ` (${j.without_logprobs} without)` : ""}`;
+      cells.push(el("td", { class: j.without_logprobs ? "flagged" : "", text }));
+    }
+    return el("tr", { "data-judge": j.judge }, ...cells);
+  });
+  return el("div", {}, el("p", { class: "note definition", text: `asked: ${crit.definition}` }),
+    el("table", { class: "criterion-judges" }, el("tr", {}, ...head), ...rows));
 }
 
 // -- moving about ------------------------------------------------------------------------------
