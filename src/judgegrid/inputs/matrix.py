@@ -151,8 +151,9 @@ class Matrix(StrictModel):
     )
     criteria: list[CriterionSpec] = Field(
         default_factory=list,
-        description="Criteria of your own (name, definition, fields, type: binary, labels or "
-        "scale), scored by every judge like a metric.",
+        description="Criteria of your own (name, definition, fields, type: binary, labels, "
+        "scale, or pairwise with the two columns it compares), scored by every judge like a "
+        "metric.",
     )
     strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
         default_factory=lambda: [3],
