@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -163,7 +164,19 @@ def probe_rows(
 
 
 def probe_ids(sample_info: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    """The samples that are probes (kept out of everything but the probe moves)."""
     return {sid for sid, info in sample_info.items() if info.get("probe")}
+
+
+@dataclass(frozen=True)
+class PairInputs:
+    """What one criterion's tables read besides its verdicts: the people's preferences, its
+    probes, the systems of its pairs (each without the metric column), the probes' ids."""
+
+    people: pd.DataFrame
+    probes: pd.DataFrame
+    systems: pd.DataFrame
+    probed: set[str]
 
 
 def pairwise_run_tables(
@@ -182,44 +195,60 @@ def pairwise_run_tables(
     found = pairwise_criteria(criteria)
     verdicts = verdict_rows(scores, found)
     people = people_preferences(labels, found)
-    probes_of = probe_rows(info, people, found)
-    systems = systems_rows(scores, found)
-    probed = probe_ids(info)
+    probes, systems = probe_rows(info, people, found), systems_rows(scores, found)
     parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
     right: dict[str, PeopleRight] = {}
     for metric in sorted(found):
         mine = verdicts[verdicts["metric"] == metric].drop(columns="metric")
         if mine.empty:
             continue
-        juries = [pairwise.jury_verdicts(mine, list(p)) for p in panels if len(p) > 1]
-        mine = pd.concat([mine, *[j for j in juries if not j.empty]], ignore_index=True)
-        own = mine[~mine["pair"].isin(probed)]
-        both = pairwise.combined(own)
-        theirs = people[people["metric"] == metric].drop(columns="metric")
-        tables = {
-            "pairwise_position": pairwise.position_bias(own),
-            "pairwise_combined": both,
-            "pairwise_win_rates": pairwise.win_rates(
-                both, systems[systems["metric"] == metric].drop(columns="metric")
-            ),
-        }
-        tables["pairwise_rankings"] = pairwise.ranking_agreement(tables["pairwise_win_rates"])
-        probe_table = probes_of[probes_of["metric"] == metric].drop(columns="metric")
-        if not probe_table.empty:
-            tables["pairwise_probes"] = pairwise.probe_moves(pairwise.combined(mine), probe_table)
-        if not theirs.empty:
-            tables["pairwise_validity"] = pairwise.validity(both, theirs)
-            tables["pairwise_comparisons"] = pairwise.comparisons(both, theirs)
-            table = pairwise.right_table(both, theirs)
-            if not table.empty:
-                chance = no_information_rate(
-                    theirs["preferred"].map(pairwise.CODES).to_numpy(float)
-                )
-                right[metric] = PeopleRight(table, chance)
+        inputs = PairInputs(
+            *(t[t["metric"] == metric].drop(columns="metric") for t in (people, probes, systems)),
+            probe_ids(info),
+        )
+        tables, evidence = criterion_tables(_with_juries(mine, panels), inputs)
+        if evidence is not None:
+            right[metric] = evidence
         for name, table in tables.items():
             if not table.empty:
                 parts[name].append(table.assign(metric=metric)[["metric", *table.columns]])
     return {name: _joined(frames) for name, frames in parts.items()}, right
+
+
+def _with_juries(verdicts: pd.DataFrame, panels: Sequence[Sequence[str]]) -> pd.DataFrame:
+    """The verdicts with each jury's, voted per order (``pairwise.jury_verdicts``)."""
+    juries = [pairwise.jury_verdicts(verdicts, list(p)) for p in panels if len(p) > 1]
+    return pd.concat([verdicts, *[j for j in juries if not j.empty]], ignore_index=True)
+
+
+def criterion_tables(
+    verdicts: pd.DataFrame, inputs: PairInputs
+) -> tuple[dict[str, pd.DataFrame], PeopleRight | None]:
+    """One criterion's tables from its verdicts (juries' too) and the card's evidence (None
+    without people's preferences): the probes' pairs count only in the probe moves."""
+    own = verdicts[~verdicts["pair"].isin(inputs.probed)]
+    both = pairwise.combined(own)
+    rates = pairwise.win_rates(both, inputs.systems)
+    tables = {
+        "pairwise_position": pairwise.position_bias(own),
+        "pairwise_combined": both,
+        "pairwise_win_rates": rates,
+        "pairwise_rankings": pairwise.ranking_agreement(rates),
+    }
+    if not inputs.probes.empty:
+        tables["pairwise_probes"] = pairwise.probe_moves(pairwise.combined(verdicts), inputs.probes)
+    people = inputs.people
+    if people.empty:
+        return tables, None
+    tables["pairwise_validity"] = pairwise.validity(both, people)
+    tables["pairwise_comparisons"] = pairwise.comparisons(both, people)
+    right = pairwise.right_table(both, people)
+    if right.empty:
+        return tables, None
+    judged = people[people["pair"].isin(right.index)]["preferred"]
+    return tables, PeopleRight(
+        right, no_information_rate(judged.map(pairwise.CODES).to_numpy(float))
+    )
 
 
 def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
