@@ -203,8 +203,10 @@ def pairwise_run_tables(
         if mine.empty:
             continue
         inputs = PairInputs(
-            *(t[t["metric"] == metric].drop(columns="metric") for t in (people, probes, systems)),
-            probe_ids(info),
+            people=_of(people, metric),
+            probes=_of(probes, metric),
+            systems=_of(systems, metric),
+            probed=probe_ids(info),
         )
         tables, evidence = criterion_tables(_with_juries(mine, panels), inputs)
         if evidence is not None:
@@ -213,6 +215,10 @@ def pairwise_run_tables(
             if not table.empty:
                 parts[name].append(table.assign(metric=metric)[["metric", *table.columns]])
     return {name: _joined(frames) for name, frames in parts.items()}, right
+
+
+def _of(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return table[table["metric"] == metric].drop(columns="metric")
 
 
 def _with_juries(verdicts: pd.DataFrame, panels: Sequence[Sequence[str]]) -> pd.DataFrame:
