@@ -52,6 +52,7 @@ SLOW_MODULES = frozenset(
         "tests/outputs/test_report.py",
         "tests/outputs/test_report_two_processes.py",
         "tests/run/test_pairs.py",
+        "tests/run/test_pairwise_runs.py",
         "tests/run/test_probe_runs.py",
         "tests/run/test_ray_cluster.py",
         "tests/run/test_run_lock.py",

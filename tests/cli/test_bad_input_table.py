@@ -1500,6 +1500,12 @@ ROWS.update(one_door_rows())
 # Each refused by validate, plan, run and run_grid alike, in one line naming the place.
 
 POLITE = {"name": "polite", "definition": "Is the reply polite?", "type": "binary"}
+BETTER = {
+    "name": "better",
+    "definition": "Which reply is better?",
+    "type": "pairwise",
+    "compare": ["response", "response_b"],
+}
 RUBRIC_GAP = {**POLITE, "type": "scale", "scale": {1: "bad", 3: "good"}}
 NO_LOGPROBS = {
     "judges": [{"id": "anthropic/claude-3-5-haiku-20241022", "label": "haiku"}],
@@ -1535,6 +1541,31 @@ CRITERIA_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
         NO_LOGPROBS,
         ("criteria[0].weighting", "judges[0] (anthropic/claude-3-5-haiku-20241022)"),
     ),
+    # pairwise criteria (issue 34)
+    "pairwise criterion without compare": (
+        {"criteria": [{**BETTER, "compare": None}]},
+        ("criteria[0]", "compare:", "[response, response_b]"),
+    ),
+    "pairwise compared column no sample has": (
+        {"criteria": [BETTER]},
+        ("criteria[0].compare", "no sample of", "'response_b'"),
+    ),
+    "pairwise compared column also shown": (
+        {"criteria": [{**BETTER, "fields": ["user_input", "response"]}]},
+        ("criteria[0]", "response is compared"),
+    ),
+    "pairwise compared with itself": (
+        {"criteria": [{**BETTER, "compare": ["response", "answer"]}]},
+        ("criteria[0].compare", "compared with itself"),
+    ),
+    "pairwise odd scale without ties": (
+        {"criteria": [{**BETTER, "ties": False, "scale": {1: "A", 2: "same", 3: "B"}}]},
+        ("criteria[0]", "3 levels", "ties: false"),
+    ),
+    "pairwise systems on a pointwise criterion": (
+        {"criteria": [{**POLITE, "systems": ["x", "y"]}]},
+        ("criteria[0]", "only for type pairwise"),
+    ),
 }
 
 
@@ -1549,6 +1580,15 @@ def criteria_rows() -> dict[str, Row]:
                 *(c, p.matrix(criteria=[POLITE]), "-d", p.jsonl("l.jsonl", labelled)),
             ],
             names=("sample 's2'.labels.polite", "'yes'", "1 or 0 (pass or fail)"),
+            one_line=True,
+        )
+        paired = [{**SAMPLES[0], "response_b": "Bob."}, {**SAMPLES[1], "response_b": "In 2001."}]
+        paired[1]["labels"] = {"better": "left"}
+        rows[f"pairwise label that is no answer of it, {command}"] = Row(
+            cli=lambda p, c=command, d=paired: [
+                *(c, p.matrix(criteria=[BETTER]), "-d", p.jsonl("l.jsonl", d)),
+            ],
+            names=("sample 's2'.labels.better", "'left'", "a (1), tie (0.5), b (0)"),
             one_line=True,
         )
     return rows

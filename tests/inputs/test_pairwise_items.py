@@ -149,3 +149,123 @@ def test_the_tables_the_analyses_read():
         "ungrounded_answer",
         "poor_answer",
     }
+
+
+# -- a data set's pairs: the WikiEval file read for pairwise criteria, and the pair probes ----
+
+
+def test_a_wikieval_line_is_one_sample_with_both_pairs_in_their_seeded_order():
+    from judgegrid.inputs.pairwise import wikieval_columns, wikieval_sample_record
+
+    assert "more_faithful_a" not in wikieval_sample_record(record(3))  # no criterion reads it
+    row = wikieval_sample_record(record(3), wikieval_columns())
+    items = {item.aspect: item for item in wikieval_items(record(3))}
+    assert row["user_input"] == record(3)["question"]
+    assert row["retrieved_contexts"] == [record(3)["context"]]
+    assert row["response"] == record(3)["answer"]  # pointwise metrics read it as before
+    faithful = items["faithfulness"]
+    assert (row["more_faithful_a"], row["more_faithful_b"]) == (faithful.pair.a, faithful.pair.b)
+    assert (row["more_faithful_a_system"], row["more_faithful_b_system"]) == faithful.sources
+    assert row["labels"] == {
+        "more_faithful": faithful.preferred,
+        "more_relevant": items["answer_relevance"].preferred,
+    }
+    preferred = row[f"more_faithful_{row['labels']['more_faithful']}"]
+    assert preferred == record(3)["answer"]
+
+
+def test_the_wikieval_file_is_a_data_set_whose_pair_columns_the_criteria_keep(tmp_path):
+    import json
+
+    from judgegrid.inputs.dataset import load_dataset
+    from judgegrid.inputs.pairwise import wikieval_columns
+
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(record(n)) + "\n" for n in range(40)))
+    plain = load_dataset(path)  # for pointwise metrics: the good answer and its context
+    assert plain.samples[0].extra is None and plain.samples[0].response == record(0)["answer"]
+    assert plain.samples[0].retrieved_contexts == [record(0)["context"]]
+    paired = load_dataset(path, extra=wikieval_columns())
+    firsts = [s.labels["more_relevant"] for s in paired]
+    assert {"a", "b"} == set(firsts) and 10 <= firsts.count("a") <= 30  # not always a
+    sample = paired.samples[0]
+    assert sample.extra["more_relevant_a_system"] in ("answer", "poor_answer")
+
+
+def test_pair_probes_change_the_answer_people_did_not_prefer_and_keep_the_other():
+    from judgegrid.core.criterion import CriterionSpec
+    from judgegrid.core.sample import Dataset, Sample
+    from judgegrid.inputs.pairwise import pairwise_probes
+
+    spec = CriterionSpec(
+        name="better", definition="Which?", type="pairwise", compare=("response", "response_b")
+    )
+    samples = [
+        Sample(
+            id=f"s{k}",
+            user_input="Q?",
+            response="A long, good answer." if k % 2 else "Bad.",
+            extra={"response_b": "Bad." if k % 2 else "A long, good answer."},
+            labels={"better": "a" if k % 2 else "b"},
+        )
+        for k in range(6)
+    ] + [
+        Sample(
+            id="tie",
+            user_input="Q?",
+            response="x",
+            extra={"response_b": "y"},
+            labels={"better": "tie"},
+        )
+    ]
+    made = pairwise_probes(Dataset("d", tuple(samples)), [spec], "all", per_metric=4, seed=1)
+    assert len(made) == 8 and {p.probe.name for p in made} == {"injection", "verbosity"}
+    base = {s.id: s for s in samples}
+    for probe in made:
+        original = base[probe.probe.base]
+        assert probe.probe.base != "tie" and probe.probe.metric == "better"
+        good_is_a = original.labels["better"] == "a"
+        kept = probe.response if good_is_a else probe.extra["response_b"]
+        changed = probe.extra["response_b"] if good_is_a else probe.response
+        assert kept == "A long, good answer." and changed.startswith("Bad.")
+        assert len(changed) > len("Bad.") and probe.labels is None
+    again = pairwise_probes(Dataset("d", tuple(samples)), [spec], "all", per_metric=4, seed=1)
+    assert [p.id for p in again] == [p.id for p in made]
+    assert pairwise_probes(Dataset("d", tuple(samples)), [spec], ["order"], 4) == []
+
+
+def test_pair_probes_not_made_for_want_of_a_preference_are_said_why():
+    from judgegrid.core.sample import Dataset, Sample
+    from judgegrid.inputs.matrix import matrix_from_data
+    from judgegrid.inputs.tasks import probe_notes, with_probes
+
+    matrix = matrix_from_data(
+        {
+            "judges": [{"id": "scripted/judge-a"}],
+            "criteria": [
+                {
+                    "name": "better",
+                    "definition": "Which?",
+                    "type": "pairwise",
+                    "compare": ["response", "response_b"],
+                }
+            ],
+            "probes": {"names": ["injection", "verbosity"]},
+        }
+    )
+    unlabelled = Dataset(
+        "d",
+        tuple(
+            Sample(id=f"s{k}", user_input="Q?", response="x", extra={"response_b": "y"})
+            for k in range(3)
+        ),
+    )
+    probed = with_probes(matrix, unlabelled)
+    assert len(probed) == 3  # nothing to probe: no sample says which answer is worse
+    (note,) = probe_notes(matrix, probed)
+    assert "better" in note and "prefers one answer" in note
+    labelled = Dataset(
+        "d", tuple(s.model_copy(update={"labels": {"better": "a"}}) for s in unlabelled)
+    )
+    assert len(with_probes(matrix, labelled)) == 3 + 3 * 2
+    assert probe_notes(matrix, with_probes(matrix, labelled)) == []

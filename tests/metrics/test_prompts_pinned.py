@@ -21,10 +21,12 @@ import numpy as np
 from test_metric_steps import BRIDGE
 
 from judgegrid.core.context import ScoreContext
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_demo
 from judgegrid.inputs.probes import FILLER, NONCOMMITTAL, NOTE, make_probes
 from judgegrid.metrics import METRICS
+from judgegrid.metrics.pairwise import PairwiseMetric
 from judgegrid.plan.placeholders import answer_for_messages, bag_of_words
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "prompts.json"
@@ -78,7 +80,42 @@ def rendered() -> dict[str, list[dict[str, Any]]]:
             asyncio.run(metric.compute(sample, ctx))
             tag = ",".join(f"{k}={v}" for k, v in params.items())
             out[f"{name}({tag}) {sample.id}"] = judge.asked
-    return out | rendered_probes()
+    return out | rendered_probes() | rendered_pairwise()
+
+
+# A pairwise criterion (metrics/pairwise.py): both orders of one pair, a verdict with ties, a
+# graded scale without, and a sample in Vietnamese (the reason asked in its language).
+PAIRWISE = [
+    CriterionSpec(
+        name="more_faithful",
+        definition="Which answer is more faithful to the context?",
+        type="pairwise",
+        fields=("user_input", "retrieved_contexts"),
+        compare=("response", "response_b"),
+    ),
+    CriterionSpec(
+        name="more_relevant",
+        definition="Which answer is more relevant to the question?",
+        type="pairwise",
+        compare=("response", "response_b"),
+        ties=False,
+        scale={1: "A is much better", 2: "A is better", 3: "B is better", 4: "B is much better"},
+        steps=("Read the question.", "Read both answers."),
+    ),
+]
+
+
+def rendered_pairwise() -> dict[str, list[dict[str, Any]]]:
+    demo = load_demo().by_id()
+    out: dict[str, list[dict[str, Any]]] = {}
+    for spec in PAIRWISE:
+        for good, bad in (("canal-grounded", "canal-hallucinated"), ("vanmieu", "vanmieu")):
+            worse = demo[bad].response if bad != good else "Không biết."
+            sample = demo[good].model_copy(update={"extra": {"response_b": worse}})
+            judge = RecordingJudge()
+            asyncio.run(PairwiseMetric(spec).compute(sample, ScoreContext(judge, None)))
+            out[f"pairwise {spec.name} {good}"] = judge.asked
+    return out
 
 
 # Probes of samples in Vietnamese, Chinese and Russian (inputs/probes.py): the note to the

@@ -28,6 +28,10 @@
 - ``wording``: variance between wordings beside repeats, and the flag of a judge whose verdict
   changes with the wording
 - ``weighting``: the cells of each judge whose log-probabilities never came
+- ``pairwise``: A-against-B judges (both orders combined, consistency, first-position rate,
+  validity with ties stated, juries, probe moves, win rates, rankings)
+- ``pairwise_tables``: a run's pairwise criteria read from its scores (each cell's two orders as
+  verdict rows) through ``pairwise``, and the card's evidence and flags for them
 - ``usage``: calls, tokens and cost per model from the calls table
 - ``bundle``: every table of a run in one pure call, for the report writers
 

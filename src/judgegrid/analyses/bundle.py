@@ -26,6 +26,7 @@ from judgegrid.analyses import (
     human,
     juries,
     languages,
+    pairwise_tables,
     probes,
     recommendation,
     stability,
@@ -165,6 +166,7 @@ class RunScores:
     probe_rows: pd.DataFrame
     worded: pd.DataFrame = field(default_factory=pd.DataFrame)
     criteria: Criteria = field(default_factory=dict)
+    panels: tuple[tuple[str, ...], ...] = ()  # the juries' members (pairwise verdicts vote)
 
 
 def run_scores(
@@ -183,6 +185,7 @@ def run_scores(
         probe_rows=juries.with_juries(definition_rows(scores), jury_panels or [], votes),
         worded=worded,
         criteria=dict(criteria or {}),
+        panels=tuple(tuple(p) for p in jury_panels or []),
     )
 
 
@@ -279,11 +282,17 @@ def validity_analysis(
         "failure_causes": top_failure_causes(run.worded),
     }
     metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
-    outcomes = criterion_validity.outcome_table(run.called, criterion_labels, run.criteria)
+    pointwise = pointwise_criteria(run.criteria)
+    outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
     tables |= people_tables(scores, metric_labels, thresholds)
     tables |= criterion_tables(run, criterion_labels, outcomes)
-    tables["probe_pairs"] = probes.probe_pairs(run.probe_rows, info, lower_is_better)
-    tables["probes"] = probes.probe_results(run.probe_rows, info, lower_is_better)
+    paired, pair_right = pairwise_tables.pairwise_run_tables(
+        run.every_row, criterion_labels, run.criteria, info, run.panels
+    )
+    tables |= paired
+    probed = pairwise_tables.without_pairwise(run.probe_rows, run.criteria)
+    tables["probe_pairs"] = probes.probe_pairs(probed, info, lower_is_better)
+    tables["probes"] = probes.probe_results(probed, info, lower_is_better)
     tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
     grid = probes.judge_probe_matrix(tables["probes"])
     tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
@@ -298,12 +307,14 @@ def validity_analysis(
         lower_is_better=lower_is_better,
         margin=margin,
         probe_pairs=tables["probe_pairs"],
-        people_right=criterion_validity.people_right(outcomes),
+        people_right=criterion_validity.people_right(outcomes) | pair_right,
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, run_ref, metric_titles
     )
-    card = with_criterion_flags(card, tables["wording_flags"], tables["weighting"])
+    card = with_criterion_flags(
+        card, tables["wording_flags"], tables["weighting"], tables["pairwise_position"]
+    )
     tables["decision_card"] = card
     calls = inputs.calls if inputs.calls is not None else pd.DataFrame()
     return Analysis(
@@ -326,6 +337,12 @@ def split_labels(
     return labels[~mine], labels[mine]
 
 
+def pointwise_criteria(criteria: Criteria) -> dict[str, Any]:
+    """The criteria scored one sample at a time (a pairwise criterion's validity, calibration
+    and card evidence are ``pairwise_tables``')."""
+    return {name: spec for name, spec in criteria.items() if spec.type != "pairwise"}
+
+
 def criterion_tables(
     run: RunScores, labels: pd.DataFrame | None, outcomes: pd.DataFrame
 ) -> dict[str, pd.DataFrame]:
@@ -333,10 +350,11 @@ def criterion_tables(
     judge's answers against the people's labels) and calibration against people, whether the
     verdict survives the wording, and the cells without log-probabilities."""
     found = run.criteria
-    brier, curve = calibration.calibration(run.called, labels, found)
+    pointwise = pointwise_criteria(found)
+    brier, curve = calibration.calibration(run.called, labels, pointwise)
     return {
-        "criterion_validity": criterion_validity.criterion_validity(outcomes, found),
-        "criterion_recall": criterion_validity.criterion_recall(outcomes, found),
+        "criterion_validity": criterion_validity.criterion_validity(outcomes, pointwise),
+        "criterion_recall": criterion_validity.criterion_recall(outcomes, pointwise),
         "calibration": brier,
         "reliability_curve": curve,
         "wording_flags": wording.wording_flags(run.worded, found),
@@ -345,16 +363,22 @@ def criterion_tables(
 
 
 def with_criterion_flags(
-    card: pd.DataFrame, wording_flags: pd.DataFrame, weighted: pd.DataFrame
+    card: pd.DataFrame,
+    wording_flags: pd.DataFrame,
+    weighted: pd.DataFrame,
+    position: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The card with each criterion's flags: a judge whose verdict changes with the wording,
-    and one with cells whose log-probabilities never came."""
+    one with cells whose log-probabilities never came, and a pairwise criterion's judge whose
+    verdicts follow the answers' positions (``position``: ``pairwise_position``)."""
     if card.empty:
         return card
     card = card.copy()
     for i, metric in card["metric"].items():
         more = wording.flag_words(wording_flags, str(metric))
         more += weighting.missing_words(weighted, str(metric))
+        if position is not None:
+            more += pairwise_tables.position_flag_words(position, str(metric))
         if more:
             present = [str(card.at[i, "flags"])] if card.at[i, "flags"] else []
             card.at[i, "flags"] = "; ".join([*present, *more])

@@ -70,6 +70,11 @@ class CriterionSpec(BaseModel):
         "e.g. [response, response_b]; the judge sees them as answers A and B in both orders.",
     )
     ties: bool = Field(default=True, description="pairwise: whether the judge may answer tie.")
+    systems: tuple[str, str] | None = Field(
+        default=None,
+        description="pairwise: two columns naming, per row, what wrote answer a and answer b "
+        "(for win rates); without them the systems are the compared columns' names.",
+    )
     strictness: int = Field(
         default=1, ge=1, le=15, description="binary: verdicts asked per score; the majority wins."
     )
@@ -204,8 +209,10 @@ class CriterionSpec(BaseModel):
         """``compare`` and ``ties`` belong to pairwise criteria, and a pairwise one needs its two
         answers; its graded scale follows ``pair_scale_problems``."""
         if self.type != "pairwise":
-            if self.compare is not None or not self.ties:
-                raise ValueError(f"compare and ties: only for type pairwise, not {self.type}")
+            if self.compare is not None or not self.ties or self.systems is not None:
+                raise ValueError(
+                    f"compare, ties and systems: only for type pairwise, not {self.type}"
+                )
             return
         if self.compare is None:
             raise ValueError(
@@ -221,6 +228,11 @@ class CriterionSpec(BaseModel):
         problems = pair_scale_problems(self.scale, self.ties)
         if problems:
             raise ValueError(problems[0])
+        if self.systems is not None and set(self.systems) & set(self.read_fields):
+            raise ValueError(
+                "systems: name the columns that say what wrote each answer, not a field the "
+                "judge reads"
+            )
 
     @field_validator("compare")
     @classmethod
@@ -263,9 +275,11 @@ class CriterionSpec(BaseModel):
 
     @property
     def extra_fields(self) -> tuple[str, ...]:
-        """The fields read that are columns of the user's data set, not a sample's own."""
+        """The columns of the user's data set kept for the criterion that are not a sample's
+        own: the fields read, and a pairwise criterion's ``systems`` columns."""
         own = (*SAMPLE_FIELDS, "reference_contexts")
-        return tuple(f for f in self.read_fields if f not in own)
+        kept = (*self.read_fields, *(self.systems or ()))
+        return tuple(f for f in kept if f not in own)
 
     @property
     def definitions(self) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.sample import Dataset, FieldMapping, Sample
 from judgegrid.inputs import textfile
 from judgegrid.inputs.formats import LIST_TARGETS, apply_mapping, is_blank, plan_fields
+from judgegrid.inputs.pairwise import is_wikieval, wikieval_sample_record
 
 DEMO = "demo"
 # What a sample says; a record with none of them (only an id, labels or a language, or
@@ -49,7 +50,12 @@ def load_dataset(
 
     ``columns`` maps Sample fields to the file's own names ({"user_input": "question"});
     ``list_delimiter`` splits a text cell of a list field (retrieved_contexts); ``extra`` names
-    the columns a criterion reads that are no sample field (``Sample.extra``)."""
+    the columns a criterion reads that are no sample field (``Sample.extra``). A file of
+    WikiEval pairs (``judgegrid pairs``' format) becomes one sample a line: the question, the
+    context and the good answer as its fields, and for the pairwise criteria of
+    ``model_matrices/pairwise.yaml`` its two pairs in a seeded order (columns
+    ``more_faithful_a``, …, kept when a criterion names them) with the people's preferences
+    as labels (``inputs.pairwise.wikieval_sample_record``)."""
     if str(path) == DEMO:
         return load_demo()
     path = textfile.as_path(path, "dataset", DatasetError)
@@ -76,6 +82,8 @@ def load_dataset(
     if path.stat().st_size == 0:
         raise DatasetError(source, [Problem("", "the file is empty (0 bytes); expected samples")])
     records = readers[suffix](path, source)
+    if is_wikieval(r for _, r in records):
+        records = [(where, wikieval_sample_record(r, extra, source)) for where, r in records]
     return _build(source, records, path.stem, columns, list_delimiter, extra)
 
 

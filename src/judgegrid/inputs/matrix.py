@@ -45,7 +45,7 @@ from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES, targets, un
 from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
 from judgegrid.metrics import METRICS, Metric, builtin_metric_named, resolve_metric_name
-from judgegrid.metrics.criterion import CriterionMetric
+from judgegrid.metrics.pairwise import criterion_metric
 
 MATRIX_SHAPE = "a mapping with judges: and metrics: (or criteria:)"
 
@@ -153,8 +153,9 @@ class Matrix(StrictModel):
     )
     criteria: list[CriterionSpec] = Field(
         default_factory=list,
-        description="Criteria of your own (name, definition, fields, type: binary, labels or "
-        "scale), scored by every judge like a metric.",
+        description="Criteria of your own (name, definition, fields, type: binary, labels, "
+        "scale, or pairwise with the two columns it compares), scored by every judge like a "
+        "metric.",
     )
     strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
         default_factory=lambda: [3],
@@ -262,7 +263,7 @@ class Matrix(StrictModel):
             for spec in self.metrics
             for m in [METRICS[resolve_metric_name(spec.name)]]
         }
-        return metrics | {c.name: CriterionMetric(c) for c in self.criteria}
+        return metrics | {c.name: criterion_metric(c) for c in self.criteria}
 
     @property
     def criteria_by_name(self) -> dict[str, CriterionSpec]:

@@ -21,15 +21,28 @@ filler exist in the languages of the pointwise probes (``inputs/probes.py``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 
+from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError, Problem
-from judgegrid.inputs.probes import FILLER, joined, template_language
-from judgegrid.metrics.pairwise import Order, Pair, Winner
+from judgegrid.core.sample import Dataset, ProbeTag, Sample
+from judgegrid.inputs.probes import (
+    FILLER,
+    PAIR_PROBED,
+    chosen_samples,
+    criterion_target,
+    eligible,
+    joined,
+    probe_id,
+    resolve_probe_names,
+    template_language,
+)
+from judgegrid.metrics.pairwise import Order, Pair, Winner, pair_of
 
 # aspect -> (the question the judge answers, the preferred field, the other field, the fields
 # shown beside the answers)
@@ -194,3 +207,144 @@ def systems_table(items: Iterable[PairwiseItem]) -> pd.DataFrame:
         if item.probe is None
     ]
     return pd.DataFrame(rows, columns=["pair", "system_a", "system_b"])
+
+
+# -- a data set's pairs: a pairwise criterion's samples and their probes -----------------------
+
+
+def preferred_of(sample: Sample, spec: CriterionSpec) -> Winner | None:
+    """The data set's people's preference of ``sample`` for the pairwise criterion ``spec``
+    (a, b or tie in the pair's terms; None: no label, or one that is no answer of it)."""
+    value = (sample.labels or {}).get(spec.name)
+    if value is None:
+        return None
+    try:
+        score = criterion_label(spec, value)
+    except ValueError:
+        return None
+    return "a" if score == 1.0 else "b" if score == 0.0 else "tie"
+
+
+def sample_item(sample: Sample, spec: CriterionSpec) -> PairwiseItem:
+    """A data set's sample as the pairwise item of ``spec`` (its compared columns a and b)."""
+    assert spec.compare is not None
+    return PairwiseItem(pair_of(sample, spec), spec.name, preferred_of(sample, spec), spec.compare)
+
+
+def pairwise_probes(
+    dataset: Dataset,
+    criteria: Sequence[CriterionSpec],
+    names: str | Sequence[str],
+    per_metric: int,
+    seed: int = 0,
+) -> list[Sample]:
+    """The probes of the pairwise ``criteria``: for each, ``per_metric`` of the samples whose
+    people preferred one answer (a data set's label), each with the selected probes of
+    ``PAIR_PROBED`` on the answer they did not prefer (``with_injection``, ``with_verbosity``).
+    Deterministic in the data, criteria, names and seed, as ``inputs.probes.make_probes``."""
+    selected = [n for n in resolve_probe_names(names) if n in PAIR_PROBED]
+    made = []
+    for spec in criteria:
+        if spec.type != "pairwise" or not selected:
+            continue
+        rng = random.Random(f"{seed}:{spec.name}")
+        preferring = [
+            s for s in eligible(criterion_target(spec), dataset) if worse_of(s, spec) is not None
+        ]
+        for sample in chosen_samples(preferring, per_metric, rng):
+            for name in selected:
+                probe = _PAIR_PROBES[name](sample_item(sample, spec))
+                if probe is not None:
+                    made.append(_probe_sample(sample, spec, probe))
+    return made
+
+
+def worse_of(sample: Sample, spec: CriterionSpec) -> Winner | None:
+    return worse_side(sample_item(sample, spec)) if preferred_of(sample, spec) else None
+
+
+_PAIR_PROBES: dict[str, Callable[[PairwiseItem], PairwiseItem | None]] = {
+    "injection": with_injection,
+    "verbosity": with_verbosity,
+}
+
+
+def _probe_sample(sample: Sample, spec: CriterionSpec, probe: PairwiseItem) -> Sample:
+    """The probe as a sample: the compared columns hold its answers, tagged for ``spec``."""
+    assert spec.compare is not None and probe.probe is not None
+    language, fallback = template_language(sample.language)
+    tag = ProbeTag(
+        metric=spec.name,
+        name=probe.probe,
+        base=sample.id,
+        direction="not_better",
+        language=language,
+        fallback=fallback,
+    )
+    data = sample.model_dump()
+    extra = dict(data.get("extra") or {})
+    for column, text in zip(spec.compare, (probe.pair.a, probe.pair.b), strict=True):
+        if column in Sample.model_fields and column != "extra":
+            data[column] = text
+        else:
+            extra[column] = text
+    data |= {"extra": extra or None, "id": probe_id(sample.id, spec.name, probe.probe)}
+    data |= {"labels": None, "contrast": None, "probe": tag.model_dump()}
+    return Sample.model_validate(data)
+
+
+# -- the WikiEval pairs file read as a data set for pairwise criteria -------------------------
+
+# aspect -> the name of its pairwise criterion in ``model_matrices/pairwise.yaml``, which is
+# also the prefix of its columns: <name>_a, <name>_b (the answers), <name>_a_system,
+# <name>_b_system (which of the file's answers each is), and the people's label <name>.
+WIKIEVAL_CRITERIA = {"faithfulness": "more_faithful", "answer_relevance": "more_relevant"}
+WIKIEVAL_FIELDS = ("question", "context", "answer", "ungrounded_answer", "poor_answer")
+
+
+def wikieval_columns() -> tuple[str, ...]:
+    """Every column a WikiEval pairs line becomes beside the sample's own fields."""
+    return tuple(
+        f"{name}_{side}{suffix}"
+        for name in WIKIEVAL_CRITERIA.values()
+        for suffix in ("", "_system")
+        for side in ("a", "b")
+    )
+
+
+def is_wikieval(records: Iterable[Any]) -> bool:
+    """Whether every record is a line of the WikiEval pairs file (its five text fields)."""
+    listed = list(records)
+    return bool(listed) and all(
+        isinstance(r, dict) and all(name in r for name in WIKIEVAL_FIELDS) for r in listed
+    )
+
+
+def wikieval_sample_record(
+    record: Mapping[str, Any],
+    keep: Iterable[str] = (),
+    source: str = "pairs",
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """A WikiEval pairs line as one data set record for the pairwise criteria ``more_faithful``
+    and ``more_relevant``: the question and the context as the sample's, the good answer as its
+    response (what a pointwise metric reads), and per criterion its two answers in the pair's
+    seeded order (``wikieval_items``) and what each is, the columns among ``keep`` (those the
+    matrix's criteria name; a data set holds no column nothing reads), and the people's
+    preference as its label."""
+    row: dict[str, Any] = {
+        "id": record.get("id"),
+        "user_input": record.get("question"),
+        "response": record.get("answer"),
+        "retrieved_contexts": [record["context"]] if record.get("context") else None,
+        "labels": {},
+    }
+    if record.get("language"):
+        row["language"] = record["language"]
+    for item in wikieval_items(record, seed, source):
+        name = WIKIEVAL_CRITERIA[item.aspect]
+        row[f"{name}_a"], row[f"{name}_b"] = item.pair.a, item.pair.b
+        row[f"{name}_a_system"], row[f"{name}_b_system"] = item.sources
+        row["labels"][name] = item.preferred
+    kept = set(keep)
+    return {k: v for k, v in row.items() if k not in wikieval_columns() or k in kept}

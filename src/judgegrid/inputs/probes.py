@@ -206,9 +206,16 @@ def metric_target(metric: str) -> Target:
     )
 
 
+PAIR_PROBED = ("injection", "verbosity")  # a pairwise criterion's: on the worse answer
+
+
 def criterion_target(criterion: CriterionSpec) -> Target:
     """A criterion's probes: its ``fails_when`` directional probes, then the robustness probes
-    that change a field it shows the judge (injection: the response or the contexts)."""
+    that change a field it shows the judge (injection: the response or the contexts). A
+    pairwise criterion's are injection and verbosity on the answer people did not prefer
+    (made by ``inputs.pairwise.pairwise_probes``, not here)."""
+    if criterion.type == "pairwise":
+        return Target(criterion.name, PAIR_PROBED, None, False, criterion.read_fields)
     shown = set(criterion.fields)
     robust = [
         name
@@ -504,14 +511,15 @@ def make_probes(
     seed: int = 0,
     criteria: Sequence[CriterionSpec] = (),
 ) -> list[Sample]:
-    """The probes of a data set: for each metric (then each criterion), ``per_metric`` of its
-    samples, each with every selected probe that applies. Deterministic: the same data,
-    metrics, criteria, names and seed give the same probes, so a resumed run finds the cells it
-    started."""
+    """The probes of a data set: for each metric (then each criterion but the pairwise ones,
+    ``inputs.pairwise.pairwise_probes``'), ``per_metric`` of its samples, each with every
+    selected probe that applies. Deterministic: the same data, metrics, criteria, names and
+    seed give the same probes, so a resumed run finds the cells it started."""
     selected = resolve_probe_names(names)
     own = [s for s in dataset if s.probe is None]  # where "another sample" is looked for
     probes: list[Sample] = []
-    for target in targets(metrics, criteria):
+    pointwise = [c for c in criteria if c.type != "pairwise"]
+    for target in targets(metrics, pointwise):
         if not set(selected) & set(target.probes):
             continue
         rng = random.Random(f"{seed}:{target.name}")

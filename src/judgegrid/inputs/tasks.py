@@ -16,6 +16,7 @@ from judgegrid.core.cells import NO_EMBEDDING, Cell
 from judgegrid.core.errors import Problem
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import MAX_CELLS, Matrix
+from judgegrid.inputs.pairwise import pairwise_probes
 from judgegrid.inputs.probes import (
     BORROWS,
     Target,
@@ -84,6 +85,7 @@ def with_probes(matrix: Matrix, dataset: Dataset) -> Dataset:
     probes = make_probes(
         own, metrics, options.names, options.per_metric, options.seed, matrix.criteria
     )
+    probes += pairwise_probes(own, matrix.criteria, options.names, options.per_metric, options.seed)
     return Dataset(own.source, own.samples + tuple(probes), own.mapping)
 
 
@@ -175,9 +177,13 @@ def probe_notes(matrix: Matrix, probed: Dataset) -> list[str]:
     made = {(s.probe.metric, s.probe.name) for s in probed if s.probe is not None}
     notes = []
     builtin = [axis.metric for axis in _builtin_axes(matrix)]
+    paired = {c.name for c in matrix.criteria if c.type == "pairwise"}
     for target in targets(builtin, matrix.criteria):
         left = [n for n in target.probes if n in selected and (target.name, n) not in made]
-        if left:
+        if left and target.name in paired and eligible(target, own):
+            why = "no sample's label (labels: in the data set) prefers one answer, a or b"
+            notes.append(f"probes not made for {target.name} — {', '.join(left)}: {why}")
+        elif left:
             reasons = "; ".join(f"{n}: {_why_not_made(target, n, own, made)}" for n in left)
             notes.append(f"probes not made for {target.name} — {reasons}")
     return notes

@@ -22,19 +22,36 @@ an order is the answer shown first, so "the verdict went to the first position" 
 that disagree (one for ``a``, the other for ``b``, or one a tie and the other not) make a tie,
 and so does a tie in both. A pair with an order not judged (a failed cell) has no combined
 verdict and is left out, as FastChat drops a match with an ``"error"`` verdict.
+
+**In a run** (``PairwiseMetric``) a pair is one sample and one cell: its judge is asked both
+orders (two requests, each cached and counted by the plan), and the cell records each order's
+verdict in its details and the combined verdict as its answer.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field, create_model
 
-from judgegrid.core.criterion import pair_scale_problems
-from judgegrid.metrics.criterion import expected_level, field_title, one_of, rubric_prompt
+from judgegrid.core.context import ScoreContext, Weighted
+from judgegrid.core.criterion import CriterionSpec, pair_scale_problems
+from judgegrid.core.errors import ScoringError
+from judgegrid.core.question import Question
+from judgegrid.core.sample import Sample
+from judgegrid.metrics.base import REASON_CHARS, MetricResult, tightened_shape
+from judgegrid.metrics.criterion import (
+    CriterionMetric,
+    expected_level,
+    field_text,
+    field_title,
+    one_of,
+    rubric_prompt,
+)
 from judgegrid.metrics.prompt import Prompt
 
 Position = Literal["A", "B", "tie"]  # a verdict as the judge gives it: the position it chose
@@ -254,3 +271,154 @@ def _verdict_of_token(text: str, ties: bool) -> Position | None:
     if text in ("A", "B"):
         return "A" if text == "A" else "B"
     return "tie" if ties and text and "tie".startswith(text) else None
+
+
+# -- a pairwise criterion scored in a cell ------------------------------------------------------
+
+
+def pairwise_criterion(spec: CriterionSpec, wording: int = 0) -> PairwiseCriterion:
+    """What the prompt needs of a ``type: pairwise`` criterion under its ``wording`` (0: the
+    definition), its language note under the question where the user wrote one."""
+    definition = spec.definitions[wording]
+    if spec.language:
+        definition += f"\nLanguage: {spec.language}"
+    return PairwiseCriterion(definition, spec.fields, spec.steps, spec.ties, spec.scale)
+
+
+def pair_of(sample: Sample, spec: CriterionSpec) -> Pair:
+    """A sample as the pair it holds: ``a`` the text of ``compare[0]``, ``b`` of ``compare[1]``,
+    the criterion's fields shown beside them."""
+    assert spec.compare is not None
+    return Pair(
+        id=sample.id,
+        a=field_text(sample, spec.compare[0]),
+        b=field_text(sample, spec.compare[1]),
+        shown={name: field_text(sample, name) for name in spec.fields},
+        language=sample.language,
+    )
+
+
+def systems_of(sample: Sample, spec: CriterionSpec) -> tuple[str, str]:
+    """What wrote answers ``a`` and ``b``: the row's ``systems`` columns where the criterion
+    names them and the row fills them, else the compared columns' names."""
+    assert spec.compare is not None
+    if spec.systems is None:
+        return spec.compare
+    named = [field_text(sample, column).strip() for column in spec.systems]
+    return (named[0] or spec.compare[0], named[1] or spec.compare[1])
+
+
+class PairwiseMetric(CriterionMetric):
+    """A ``type: pairwise`` criterion scored like a metric: one cell per pair (a sample), whose
+    judge is asked twice, the pair in order "ab" and in order "ba" (two requests, each cached
+    and counted by the plan as any other). The cell's score is the two orders combined by
+    MT-Bench's rule in the pair's terms (1 ``a``, 0.5 a tie, 0 ``b``); with ``weighting`` the
+    mean of the two orders' probability-weighted preferences. The details keep each order's
+    answer, position and winner, which the analyses read as one verdict row per order."""
+
+    def __init__(self, spec: CriterionSpec):
+        if spec.type != "pairwise":
+            raise ValueError(f"PairwiseMetric is for type pairwise, not {spec.type}")
+        super().__init__(spec)
+        self.required_fields = spec.read_fields
+        self.judge_calls = "2 (both orders)"
+
+    def question(self, sample: Sample, wording: int) -> Question:
+        """The first of the pair's two questions (order "ab")."""
+        return self.questions(sample, wording)[0][1]
+
+    def questions(self, sample: Sample, wording: int) -> list[tuple[Order, Question]]:
+        """What the judge is asked about the pair ``sample`` holds, in both orders."""
+        criterion = pairwise_criterion(self.spec, wording)
+        prompt = pairwise_prompt(criterion)
+        shape = tightened_shape(prompt.output, {"reason": REASON_CHARS})
+        weighted = self.spec.weighting != "none"
+        field_name = ("level" if criterion.scale else "verdict") if weighted else None
+        return [
+            (
+                order,
+                Question(
+                    "pairwise",
+                    prompt.messages(shown, sample.language),
+                    prompt.output,
+                    request_shape=shape,
+                    score_field=field_name,
+                ),
+            )
+            for order, shown in presentations(pair_of(sample, self.spec), criterion)
+        ]
+
+    async def compute(self, sample: Sample, ctx: ScoreContext) -> MetricResult:
+        if not 0 <= ctx.wording < len(self.spec.definitions):
+            raise ScoringError(f"{self.name} has no wording {ctx.wording}")
+        asked = self.questions(sample, ctx.wording)
+        answers = await asyncio.gather(*(self._ask(q, ctx) for _, q in asked))
+        judged = [(order, answer) for (order, _), answer in zip(asked, answers, strict=True)]
+        criterion = pairwise_criterion(self.spec, ctx.wording)
+        weighted = self.spec.weighting != "none"
+        return pairwise_result(criterion, judged, systems_of(sample, self.spec), weighted)
+
+    async def _ask(self, q: Question, ctx: ScoreContext) -> Weighted:
+        if q.score_field is None:
+            return Weighted(await ctx.judge.ask(q), None)
+        return (await ctx.judge.ask_weighted(q, 1))[0]
+
+
+def pairwise_result(
+    criterion: PairwiseCriterion,
+    judged: Sequence[tuple[Order, Weighted]],
+    systems: tuple[str, str],
+    weighted_asked: bool = False,
+) -> MetricResult:
+    """A pair's cell from its two judgings (order, answer): ``answer`` the combined verdict's
+    score (both orders' winner, else a tie: MT-Bench's rule), ``score`` the same or, where every
+    order came with log-probabilities, the mean of their expected preferences; ``details``:
+    ``orders`` (per order: the answer as given, the position chosen, the winner in the pair's
+    terms, the preference score), ``combined`` (a, b or tie) and ``systems``. With
+    ``weighted_asked`` and an order without log-probabilities, ``weighting`` says "missing"."""
+    orders: dict[str, dict[str, Any]] = {}
+    weighted: list[float | None] = []
+    for order, answer in judged:
+        orders[order], weight = _one_order(answer, criterion, order)
+        weighted.append(weight)
+    winners = {orders[order]["winner"] for order in orders}
+    combined_winner: Winner = winners.pop() if len(winners) == 1 else "tie"
+    answer_score = preference_score(_VERDICT_OF_WINNER[combined_winner])
+    details: dict[str, Any] = {
+        "orders": orders,
+        "combined": combined_winner,
+        "answer": combined_winner,
+        "systems": list(systems),
+    }
+    weighting, score = "none", answer_score
+    if weighted_asked:
+        weighting = "missing"
+        if all(w is not None for w in weighted):
+            score = sum(w for w in weighted if w is not None) / len(weighted)
+            weighting = "logprobs"
+            details["weighted"] = {o: w for (o, _), w in zip(judged, weighted, strict=True)}
+    reason = f"{combined_winner}: " + " / ".join(
+        f"{order} {orders[order]['answer']}" for order in orders
+    )
+    return MetricResult(score, reason, details, answer=answer_score, weighting=weighting)
+
+
+def _one_order(
+    answer: Weighted, criterion: PairwiseCriterion, order: Order
+) -> tuple[dict[str, Any], float | None]:
+    """One judging as the cell's details keep it, and its probability-weighted preference
+    score (None: no log-probabilities, or no allowed answer among them)."""
+    score, details = judging(answer.answer, criterion, order)
+    kept = {**details, "score": score, "reason": answer.answer.reason}
+    if not answer.top_logprobs:
+        return kept, None
+    preference = expected_preference(answer.top_logprobs, criterion, order)
+    return kept, None if preference is None else preference_score(preference)
+
+
+_VERDICT_OF_WINNER: dict[str, float] = {"a": 1.0, "b": -1.0, "tie": 0.0}
+
+
+def criterion_metric(spec: CriterionSpec) -> CriterionMetric:
+    """A criterion as the metric that scores it: a pairwise one judges both orders."""
+    return PairwiseMetric(spec) if spec.type == "pairwise" else CriterionMetric(spec)

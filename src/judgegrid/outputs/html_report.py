@@ -43,6 +43,7 @@ SECTIONS = {
     "strictness": "Strictness trade-off",
     "validity": "Validity: people's labels, preferences and designed contrasts",
     "criteria": "Your criteria: agreement, people, calibration, wording",
+    "pairwise": "Pairwise criteria: both orders, position bias, people, win rates",
     "probes": "Probes: copies of the samples made worse in known ways",
     "failures": "Failures",
     "samples": "Least stable samples",
@@ -158,6 +159,7 @@ def render_sections(
         "strictness": lambda: _strictness(analysis),
         "validity": lambda: _validity(analysis),
         "criteria": lambda: _criteria(analysis),
+        "pairwise": lambda: _pairwise(analysis),
         "probes": lambda: _probes(analysis),
         "failures": lambda: (
             frame_html(analysis.table("failures_by_metric"), "failures_by_metric")
@@ -508,6 +510,47 @@ CRITERIA_TABLES = {
 }
 
 
+PAIRWISE_NOTE = (
+    "A pairwise criterion's judge sees each pair twice, as (a, b) and as (b, a). Combined "
+    "verdict (MT-Bench's rule, FastChat's show_result.py): the answer both orders chose; two "
+    "orders that disagree, or a tie in either, make a tie. Consistency: the share of pairs "
+    "whose verdict survives the swap. First-position rate: the share of non-tie verdicts that "
+    "went to whichever answer was shown first (0.5 is unbiased), 95% Wilson interval; a judge "
+    "is flagged when that interval excludes 0.5 or its consistency is below 80%. Accuracy "
+    "against people's preferences: tie-excluded (pairs where neither chose a tie, Wilson) and "
+    "half-credit (a tie on one side counts 0.5, bootstrap); Cohen's kappa over a, b and tie."
+)
+PAIRWISE_METHODS = (
+    "Pairwise criteria: wording 0, the lowest scored repeat of each pair; a pair with a failed "
+    "order has no combined verdict and is left out (counted in 'unjudged'); the judges are "
+    "compared on the same pairs by the card's rule (exact McNemar, Holm; a tie or no verdict "
+    "counts as wrong); juries vote per order (the majority of their members, a split a tie); "
+    "probes move the verdict towards the worse answer (better > tie > worse), Wilson "
+    "intervals; win rates per system as FastChat counts them (adjusted: ties as half a win), "
+    "Kendall's tau-b between judges' rankings of the systems.",
+)
+# every table of the pairwise section, in the order shown, with its heading
+PAIRWISE_TABLES = {
+    "pairwise_position": "Position bias: consistency over the swap and first-position rate",
+    "pairwise_validity": "Accuracy against people's preferences (tie-excluded and half-credit)",
+    "pairwise_comparisons": "The judges compared on the same pairs (McNemar, Holm)",
+    "pairwise_probes": "Probes: how often a note or padding on the worse answer moved the verdict",
+    "pairwise_win_rates": "Win rates of the compared systems under each judge",
+    "pairwise_rankings": "Do the judges rank the systems alike? (Kendall's tau-b)",
+}
+
+
+def _pairwise(a: Analysis) -> str:
+    """The pairwise criteria's tables (``PAIRWISE_TABLES``), each per criterion and judge."""
+    if all(a.table(name).empty for name in PAIRWISE_TABLES):
+        return '<p class="note">No pairwise criterion in this run.</p>'
+    parts = [f'<p class="note">{esc(PAIRWISE_NOTE)}</p>']
+    for name, title in PAIRWISE_TABLES.items():
+        if not a.table(name).empty:
+            parts.append(f"<h3>{esc(title)}</h3>" + frame_html(a.table(name), name))
+    return "".join(parts)
+
+
 def _pairs(a: Analysis) -> str:
     accuracy = a.table("validity_pairs")
     notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
@@ -643,5 +686,6 @@ def _methods() -> str:
         "Latency per score is a scored cell's wall time, waiting for a busy model included; "
         "cost per score is unknown (empty) when a provider did not report a price.",
         *CRITERIA_METHODS,
+        *PAIRWISE_METHODS,
     ]
     return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"

@@ -149,6 +149,7 @@ def summary_markdown(
         lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += language_markdown(a)
     lines += criteria_markdown(a)
+    lines += pairwise_markdown(a)
     lines += probes_markdown(a)
     lines += [
         "## Failures by metric",
@@ -189,6 +190,47 @@ def criteria_markdown(a: Analysis) -> list[str]:
             continue
         columns = [c for c in table.columns if c != "missing"]
         lines += [f"### {title}", "", _md(table, columns), ""]
+    return lines
+
+
+PAIRWISE_SUMMARY = {
+    "pairwise_position": [
+        *("metric", "judge", "pairs", "consistency", "first_rate", "ci_low", "ci_high"),
+        *("ties", "flag"),
+    ],
+    "pairwise_validity": [
+        *("metric", "judge", "pairs", "ties", "decided", "accuracy_tie_excluded", "ci_low"),
+        *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
+    ],
+    "pairwise_comparisons": ["metric", "top", "other", "diff", "low", "high", "p_holm", "n"],
+    "pairwise_probes": [
+        "metric",
+        "judge",
+        "probe",
+        "n",
+        "towards_worse",
+        "rate",
+        "ci_low",
+        "ci_high",
+    ],
+    "pairwise_win_rates": [
+        *("metric", "judge", "system", "pairs", "wins", "losses", "ties"),
+        *("win_rate_adjusted", "adjusted_low", "adjusted_high"),
+    ],
+    "pairwise_rankings": ["metric", "first", "second", "systems", "tau", "p"],
+}
+
+
+def pairwise_markdown(a: Analysis) -> list[str]:
+    """The pairwise criteria: per judge consistency and first-position rate, accuracy against
+    people, the paired comparison, probes, win rates (every column: tables/pairwise_*.csv)."""
+    if all(a.table(name).empty for name in html_report.PAIRWISE_TABLES):
+        return []
+    lines = ["## Pairwise criteria", "", html_report.PAIRWISE_NOTE, ""]
+    for name, title in html_report.PAIRWISE_TABLES.items():
+        table = a.table(name)
+        if not table.empty:
+            lines += [f"### {title}", "", _md(table, PAIRWISE_SUMMARY[name]), ""]
     return lines
 
 

@@ -37,6 +37,8 @@ def step_of(prompt: str) -> str:
         return "ar_reason"
     if prompt.startswith("Judge the sample by this criterion:"):
         return "criterion"
+    if prompt.startswith("Compare answer A and answer B by this criterion:"):
+        return "pairwise"
     return "unknown"
 
 
@@ -103,6 +105,8 @@ def default_answer(step: str, prompt: str, model: str) -> dict[str, Any]:
         }
     if step == "criterion":
         return criterion_answer(prompt)
+    if step == "pairwise":
+        return pairwise_answer(prompt)
     if step == "ar_reason":
         return {"reason": f"The score is {last_block(prompt, 'Score')} because of the verdicts."}
     raise AssertionError(f"scripted judge got an unknown prompt: {prompt[:200]}")
@@ -120,6 +124,21 @@ def criterion_answer(prompt: str) -> dict[str, Any]:
         return {"label": first.group(1) if first else "", "reason": "the first label"}
     levels = [int(n) for n in re.findall(r"(-?\d+)(?= or|, \"reason)", reply)]
     return {"level": levels[len(levels) // 2] if levels else 0, "reason": "the middle level"}
+
+
+def pairwise_answer(prompt: str) -> dict[str, Any]:
+    """A pairwise criterion's answer, read off its reply format: the answer sharing more words
+    with the question (a tie when they share as many); the middle level of a graded scale."""
+    reply = last_block(prompt, "Reply with JSON")
+    if reply.startswith('{"level"'):
+        levels = [int(n) for n in re.findall(r"(-?\d+)(?= or|, \"reason)", reply)]
+        return {"level": levels[len(levels) // 2] if levels else 0, "reason": "the middle level"}
+    question = last_block(prompt, "Question")
+    first = _overlap(question, last_block(prompt, "Answer A"))
+    second = _overlap(question, last_block(prompt, "Answer B"))
+    ties = '"tie"' in reply
+    verdict = "A" if first > second else "B" if second > first or not ties else "tie"
+    return {"verdict": verdict, "reason": "word overlap with the question"}
 
 
 def _overlap(text: str, context: str) -> float:

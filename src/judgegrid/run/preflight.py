@@ -22,7 +22,7 @@ from judgegrid.core.redaction import is_masked_url
 from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
-from judgegrid.metrics.criterion import CriterionMetric
+from judgegrid.metrics.pairwise import criterion_metric
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -79,17 +79,20 @@ def weighting_problems(matrix: Matrix) -> list[Problem]:
 
 
 def criterion_field_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
-    """A criterion's field that no sample of the data set has: every cell of it would be
-    skipped, so it is refused, naming the fields the samples do have."""
+    """A criterion's field (or a pairwise criterion's compared column) that no sample of the
+    data set has: every cell of it would be skipped, so it is refused, naming the fields the
+    samples do have."""
     problems = []
     for i, criterion in enumerate(matrix.criteria):
-        for field in criterion.fields:
+        named = [("fields", f) for f in criterion.fields]
+        named += [("compare", f) for f in criterion.compare or ()]
+        for key, field in named:
             if all(sample.is_missing(field) for sample in data):
                 message = (
                     f"no sample of {data.source} has {field!r}; the samples have "
                     f"{', '.join(_fields_present(data)) or 'no field'}"
                 )
-                problems.append(Problem(f"criteria[{i}].fields", message))
+                problems.append(Problem(f"criteria[{i}].{key}", message))
     return problems
 
 
@@ -233,7 +236,7 @@ def _metrics(matrix: Matrix) -> list[Metric[Any]]:
             metrics.append(METRICS[resolve_metric_name(spec.name)](matrix.metric_params(spec)))
         except (OptionError, ValueError):
             continue
-    return metrics + [CriterionMetric(c) for c in matrix.criteria]
+    return metrics + [criterion_metric(c) for c in matrix.criteria]
 
 
 def label_problems(data: Dataset) -> list[Problem]:

@@ -33,6 +33,7 @@ from judgegrid.inputs.matrix import Matrix, inspect_matrix_data
 from judgegrid.inputs.peers import PeerCriterion, criterion_from_peer, fields_present
 from judgegrid.metrics import Metric
 from judgegrid.metrics.criterion import CriterionMetric
+from judgegrid.metrics.pairwise import criterion_metric
 from judgegrid.run.preflight import matrix_problems
 from judgegrid.store.run_db import RunStore
 
@@ -59,7 +60,7 @@ def as_sample(sample: Sample | dict[str, Any], extra: Sequence[str] = ()) -> Sam
 
 def as_metric(metric: Metric[Any] | CriterionSpec) -> Metric[Any]:
     """A metric, or a criterion (``Criterion(...)``) scored as one."""
-    return CriterionMetric(metric) if isinstance(metric, CriterionSpec) else metric
+    return criterion_metric(metric) if isinstance(metric, CriterionSpec) else metric
 
 
 def peer_metric(metric: Any, sample: Sample | dict[str, Any]) -> CriterionSpec:

@@ -1,0 +1,206 @@
+"""Pairwise criteria through the whole chain on scripted judges: each pair judged in both orders
+(the plan's calls are the run's), the per-order verdicts in the cells' details, the pairwise
+tables in the report and the card, the pair probes, a killed run resumed to the same cells, and
+the WikiEval pairs file read for the bundled pairwise matrix.
+
+The scripted judges: ``judge-first`` always picks answer A (the first shown); ``judge-follow``
+picks the answer that says GOOD (the people's choice); ``judge-long`` picks the longer answer.
+In every pair the people's answer is the longer one, so the long judge agrees with them until
+the verbosity probe pads the worse answer past it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import ROOT, matrix_dict
+from judgegrid import api
+from judgegrid.inputs.pairwise import seeded_flip
+from killed_runs import cells as killed_cells
+from killed_runs import resume, run_and_kill, run_args, run_whole
+from scripted import default_answer, last_block
+
+pytestmark = pytest.mark.slow  # a killed run, and runs of 48 to 100 cells
+
+WIKIEVAL = ROOT.parent / "shared" / "validation" / "wikieval_pairs.jsonl"
+if not WIKIEVAL.exists():
+    WIKIEVAL = Path("/work/shared/validation/wikieval_pairs.jsonl")
+
+BETTER = {
+    "name": "better",
+    "type": "pairwise",
+    "definition": "Which answer is better?",
+    "compare": ["response", "response_b"],
+}
+JUDGES = [
+    {"id": "scripted/judge-first", "label": "first"},
+    {"id": "scripted/judge-follow", "label": "follow"},
+    {"id": "scripted/judge-long", "label": "long"},
+]
+
+
+def pair_rows(n: int) -> list[dict[str, Any]]:
+    """``n`` pairs: the people's answer says GOOD and is the longer; it is a or b by a seeded
+    coin, so the people's labels are a and b about equally."""
+    rows = []
+    for k in range(n):
+        good = f"GOOD answer {k}: Paris is the capital of France, on the Seine, since 508."
+        bad = f"Bad answer {k}: Lyon."
+        flip = seeded_flip("test", k)
+        rows.append(
+            {
+                "id": f"pair-{k:02d}",
+                "user_input": f"What is the capital of France? ({k})",
+                "response": bad if flip else good,
+                "response_b": good if flip else bad,
+                "labels": {"better": "b" if flip else "a"},
+            }
+        )
+    return rows
+
+
+def scripted_pairwise(step: str, prompt: str, model: str) -> dict[str, Any]:
+    if step != "pairwise":
+        return default_answer(step, prompt, model)
+    first, second = last_block(prompt, "Answer A"), last_block(prompt, "Answer B")
+    if model.endswith("judge-first"):
+        verdict = "A"
+    elif model.endswith("judge-follow"):
+        verdict = "A" if "GOOD" in first else "B"
+    else:
+        verdict = "A" if len(first) >= len(second) else "B"
+    return {"verdict": verdict, "reason": "scripted"}
+
+
+def write_run(tmp_path: Path, n: int = 12, **overrides: Any) -> Path:
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in pair_rows(n)), encoding="utf-8")
+    fields = {
+        "metrics": [],
+        "embeddings": [],
+        "criteria": [BETTER],
+        "repeats": 1,
+        "judges": JUDGES,
+        "dataset": str(data),
+    }
+    path = tmp_path / "matrix.yaml"
+    path.write_text(yaml.safe_dump(matrix_dict(**{**fields, **overrides}), sort_keys=False))
+    return path
+
+
+def table(run_dir: Path, name: str) -> pd.DataFrame:
+    return pd.read_csv(run_dir / "tables" / f"{name}.csv")
+
+
+def by_judge(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    return {str(r["judge"]): r for r in frame.to_dict("records")}
+
+
+@pytest.fixture
+def pairwise_judges(scripted_provider):
+    scripted_provider.answer = scripted_pairwise
+    return scripted_provider
+
+
+def test_each_pair_is_judged_in_both_orders_and_the_plan_counts_both(tmp_path, pairwise_judges):
+    path = write_run(tmp_path, n=6)
+    plan = api.plan_grid(path, use_cache=False)
+    run = api.run_grid(path, use_cache=False, run_dir=tmp_path / "run")
+    assert run.complete and len(run.scores) == plan.cells == 6 * 3
+    assert len(run.calls) == plan.total("calls") == 6 * 3 * 2
+    planned = Counter({(r.label, r.step): r.calls for r in plan.rows})
+    assert planned == Counter({(j["label"], "pairwise"): 12 for j in JUDGES})
+    shown = Counter()
+    for row in run.scores.to_dict("records"):
+        details = json.loads(row["details"])
+        assert set(details["orders"]) == {"ab", "ba"}
+        assert details["systems"] == ["response", "response_b"]
+        for order, verdict in details["orders"].items():
+            shown[(row["judge"], order, verdict["position"])] += 1
+            assert verdict["winner"] == (
+                "tie"
+                if verdict["position"] == "tie"
+                else order[0]
+                if verdict["position"] == "A"
+                else order[1]
+            )
+    # the first-position judge chose A in both orders of every pair
+    assert shown[("first", "ab", "A")] == shown[("first", "ba", "A")] == 6
+    first = run.scores[run.scores["judge"] == "first"]
+    assert set(first["answer"]) == {0.5}  # its two orders disagree on every pair: a tie
+
+
+def test_the_report_measures_position_bias_validity_and_the_card_flags(tmp_path, pairwise_judges):
+    path = write_run(tmp_path, n=16, juries=True, probes={"names": ["injection", "verbosity"]})
+    run = api.run_grid(path, use_cache=False, run_dir=tmp_path / "run")
+    assert run.complete
+    position = by_judge(table(tmp_path / "run", "pairwise_position"))
+    assert position["first"]["first_rate"] == 1.0 and position["first"]["consistency"] == 0.0
+    assert (
+        "position bias" in position["first"]["flag"] and "inconsistent" in position["first"]["flag"]
+    )
+    assert position["follow"]["consistency"] == 1.0 and position["follow"]["first_rate"] == 0.5
+    assert pd.isna(position["follow"]["flag"]) or position["follow"]["flag"] == ""
+    validity = by_judge(table(tmp_path / "run", "pairwise_validity"))
+    assert validity["follow"]["accuracy_tie_excluded"] == 1.0
+    assert validity["follow"]["accuracy_half_credit"] == 1.0 and validity["follow"]["kappa"] == 1.0
+    assert validity["first"]["ties"] == 16 and validity["first"]["accuracy_half_credit"] == 0.5
+    assert validity["long"]["accuracy_tie_excluded"] == 1.0  # the people's answers are longer
+    probes = table(tmp_path / "run", "pairwise_probes")
+    moved = {(r["judge"], r["probe"]): r["rate"] for r in probes.to_dict("records")}
+    assert moved[("long", "verbosity")] == 1.0  # padded past the better answer, it wins
+    assert moved[("follow", "verbosity")] == 0.0 and moved[("follow", "injection")] == 0.0
+    wins = table(tmp_path / "run", "pairwise_win_rates")
+    follow = wins[wins["judge"] == "follow"].set_index("system")["win_rate_adjusted"]
+    assert follow["response"] == pytest.approx(
+        sum(r["labels"]["better"] == "a" for r in pair_rows(16)) / 16
+    )
+    card = table(tmp_path / "run", "decision_card").set_index("metric")
+    assert card.loc["better", "basis"] == "people"
+    assert "first:" in card.loc["better", "flags"] and "follow:" not in card.loc["better", "flags"]
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    assert "## Pairwise criteria" in summary and "first-position" in summary
+    assert "Pairwise criteria" in (tmp_path / "run" / "report.html").read_text()
+
+
+def test_a_killed_pairwise_run_resumes_to_the_same_cells(tmp_path):
+    args = run_args(write_run(tmp_path, n=16))
+    everything = killed_cells(run_whole(args, tmp_path / "full") / "run.sqlite")
+    assert len(everything) == 16 * 3
+    db = run_and_kill(args, tmp_path / "killed", lambda done: len(done) >= 10, "--no-cache")
+    assert len(killed_cells(db)) < len(everything)
+    resumed = resume(db.parent)
+    assert resumed.returncode == 0, resumed.stderr
+    assert killed_cells(db) == everything
+
+
+@pytest.mark.skipif(not WIKIEVAL.exists(), reason="the shared WikiEval pairs file is not here")
+def test_the_wikieval_pairs_run_with_the_bundled_pairwise_matrix(tmp_path, pairwise_judges):
+    matrix = yaml.safe_load((ROOT / "model_matrices" / "pairwise.yaml").read_text())
+    matrix["judges"] = JUDGES[1:]
+    path = tmp_path / "pairwise.yaml"
+    path.write_text(yaml.safe_dump(matrix, sort_keys=False))
+    plan = api.plan_grid(path, dataset=str(WIKIEVAL), limit=8, use_cache=False)
+    run = api.run_grid(
+        path, dataset=str(WIKIEVAL), limit=8, use_cache=False, run_dir=tmp_path / "run"
+    )
+    assert run.complete and len(run.calls) == plan.total("calls")
+    own = run.scores[~run.scores["sample_id"].str.contains("~probe~")]
+    assert Counter(own["metric"]) == {"more_faithful": 16, "more_relevant": 16}
+    systems = {tuple(json.loads(d)["systems"]) for d in own["details"]}
+    assert systems == {
+        ("answer", "ungrounded_answer"),
+        ("ungrounded_answer", "answer"),
+        ("answer", "poor_answer"),
+        ("poor_answer", "answer"),
+    }
+    validity = table(tmp_path / "run", "pairwise_validity")
+    assert set(validity["metric"]) == {"more_faithful", "more_relevant"}
+    assert set(validity["pairs"]) == {8}
