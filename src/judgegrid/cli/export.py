@@ -21,7 +21,7 @@ def export(
             help="ragas: a row per sample × judge configuration, a column per metric, as Ragas' "
             "result table; wide: a row per sample, a column per metric × configuration. A "
             "criterion has a column per wording with the judge's modal answer beside it "
-            "(polite, polite.answer, polite.w1, polite.w1.answer, …).",
+            "(polite, polite.answer, polite.w1, polite.w1.answer and so on).",
         ),
     ] = "ragas",
     out: Annotated[
