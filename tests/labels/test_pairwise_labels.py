@@ -96,15 +96,17 @@ def matrix_text(criteria: list[dict[str, Any]] = CRITERIA) -> str:
     )
 
 
-def judge_rows(samples: list[Sample]) -> list[ScoreRow]:
-    """Judges a and b on the first six pairs (a always for ``a``, b always for ``b``: they
-    disagree) and on the binary criterion, each cell holding the words a page must not show."""
+def judge_rows(
+    samples: list[Sample], metrics: tuple[str, ...] = ("better_reply", "follows_policy")
+) -> list[ScoreRow]:
+    """Judges a and b on the first six samples for ``metrics`` (a always 1, for ``a``; b always
+    0, for ``b``: they disagree), each cell holding the words a page must not show."""
     cell = {"embedding": "", "dimension": 0, "strictness": 0, "repeat": 0, "wording": 0}
     usage = {"calls": 1, "tokens_in": 10, "tokens_out": 2, "cost": 0.0, "latency_s": 0.1}
     rows = []
     for sample in samples[:6]:
         for judge, score in (("a", 1.0), ("b", 0.0)):
-            for metric in ("better_reply", "follows_policy"):
+            for metric in metrics:
                 details = json.dumps({"winner": "a" if score else "b", "note": JUDGE_SECRET})
                 rows.append(
                     ScoreRow(
@@ -126,11 +128,16 @@ def judge_rows(samples: list[Sample]) -> list[ScoreRow]:
     return rows
 
 
-def lay_out_run(target: Path, criteria: list[dict[str, Any]] = CRITERIA) -> Path:
+def lay_out_run(
+    target: Path,
+    criteria: list[dict[str, Any]] = CRITERIA,
+    samples: list[Sample] | None = None,
+    rows: list[ScoreRow] | None = None,
+) -> Path:
     """A run directory made with the store's functions: the resolved matrix, the samples (and
-    their info) and the judges' cells."""
+    their info) and the judges' cells (by default ``pair_samples`` and ``judge_rows``)."""
     target.mkdir(parents=True)
-    samples = pair_samples()
+    samples = pair_samples() if samples is None else samples
     matrix = parse_matrix(matrix_text(criteria))
     source = str(target / "pairs.jsonl")
     (target / RESOLVED_MATRIX).write_text(resolved_matrix_yaml(matrix, source), encoding="utf-8")
@@ -139,7 +146,7 @@ def lay_out_run(target: Path, criteria: list[dict[str, Any]] = CRITERIA) -> Path
         store.set_meta("dataset", source)
         store.save_samples(samples)
         store.set_meta(SAMPLE_INFO, sample_info(Dataset(source, tuple(samples))))
-        for row in judge_rows(samples):
+        for row in judge_rows(samples) if rows is None else rows:
             store.write_score(row)
     finally:
         store.close()
@@ -208,7 +215,7 @@ def test_every_pair_with_both_answers_is_offered_the_judged_ones_first(ann):
     assert form["answers"] == ["Answer A", "Answer B"] and form["kind"] == "pairwise"
     assert [(c["value"], c["text"]) for c in form["choices"]] == [
         ("A", "A is better"),
-        ("tie", "about the same"),
+        ("tie", "About the same"),
         ("B", "B is better"),
     ]
     assert form["fields"] == ["user_input", "policy"]

@@ -23,7 +23,7 @@ from judgegrid.metrics.pairwise import ANSWER_TITLES, Order, position_of_level, 
 # stand: A on the left, B on the right, the tie between them.
 POSITIONS = (
     ("A", "A is better", "answer A meets the criterion better"),
-    ("tie", "about the same", "neither is better"),
+    ("tie", "About the same", "neither is better"),
     ("B", "B is better", "answer B meets the criterion better"),
 )
 

@@ -154,10 +154,13 @@ function buildChoices(metric) {
       // the key (its place) before the answer, unless they are one: level 3 of a 1..5 scale;
       // A, tie and B answer to their own letters
       const key = positions ? POSITION_KEYS[choice.value] : String(n + 1);
-      button.textContent = choice.text === key ? choice.text : `${key} · ${choice.text}`;
-      if (choice.description) {
+      if (positions) button.textContent = choice.text;
+      else button.textContent = choice.text === key ? choice.text : `${key} · ${choice.text}`;
+      // A and B name themselves: their key is the hint, not a description
+      const hint = positions ? `key ${key}` : choice.description;
+      if (hint) {
         const small = document.createElement("small");
-        small.textContent = choice.description;
+        small.textContent = hint;
         button.append(small);
       }
       button.addEventListener("click", () => answer({ value: choice.value }));
