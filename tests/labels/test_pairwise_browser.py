@@ -236,3 +236,43 @@ def test_a_criterions_form_with_the_scales_levels_at_1280_px(tmp_path):
         errors = console_errors(tools)
     assert errors == []
     assert len(tops) == 5 and len({top for _, top, _ in tops}) == 1  # one row
+
+
+def test_an_extra_column_is_shown_in_the_criterions_order_under_its_title(tmp_path):
+    """A binary criterion that reads the question, the data set's policy column and the reply:
+    the page shows the three in that order, the policy titled like the sample's own fields;
+    on a pairwise criterion's graded form, level 1 (A much better) clicked where b was shown
+    first is stored for b."""
+    samples = support_samples()
+    rows = judge_rows(samples, ("follows_policy", "graded_reply"))
+    run = lay_out_run(tmp_path / "run", samples=samples, rows=rows)
+    session = open_session(run, "ann", ["follows_policy", "graded_reply"], n=8)
+    with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
+        navigate(tools, page_of(server, session.token))
+        wait_until(tools, ITEM)
+        policy = next(k for k, i in enumerate(session.queue) if i.metric == "follows_policy")
+        view = seen_at(tools, policy)
+        sample = next(s for s in samples if s.id == session.queue[policy].sample_id)
+        assert view["fields"] == [
+            f"Question: {sample.user_input}",
+            f"Policy: {POLICY}",
+            f"Response: {sample.response}",
+        ]
+        assert view["buttons"] == ["1 · yes\nit meets the criterion", "2 · no\nit does not"]
+        graded = next(
+            k
+            for k, item in enumerate(session.queue)
+            if item.metric == "graded_reply" and session.order(item) == "ba"
+        )
+        view = seen_at(tools, graded)
+        assert view["buttons"][0] == "1\nA is much better" and len(view["buttons"]) == 4
+        item = session.queue[graded]
+        asked = next(s.user_input for s in samples if s.id == item.sample_id)
+        assert view["fields"] == [f"Question: {asked}"]  # a pairwise criterion's default fields
+        click(tools, "#scale button[data-value='1']")
+        wait_until(tools, answered(1))
+        errors = console_errors(tools)
+    assert errors == []
+    row = stored(run).loc[(session.queue[graded].sample_id, "graded_reply", "ann")]
+    assert row["value"] == 0.0
+    assert json.loads(row["detail"]) == {"answer": "b", "shown": "ba", "level": 4}
