@@ -129,7 +129,7 @@ def test_two_people_compare_pairs_in_their_own_orders(tmp_path):
             for item, view in zip(session.queue, views, strict=True):
                 sample = by_id[item.sample_id]
                 a, b = sample.response, (sample.extra or {})["response_b"]
-                order = session.order(item)
+                order = session.order(item.sample_id)
                 assert (view["a"], view["b"]) == ((a, b) if order == "ab" else (b, a))
                 assert view["heads"] == ["Answer A", "Answer B"]
                 # what the judge reads beside the answers: the question, the policy column
@@ -173,7 +173,7 @@ def answer_in_the_page(tools: DevTools, session) -> dict[str, str]:
     """A click on A for a pair shown with b first, the key b on the next pair, t on the one
     after; returns pair -> the position answered."""
     queue = session.queue
-    flipped = next(k for k, item in enumerate(queue) if session.order(item) == "ba")
+    flipped = next(k for k, item in enumerate(queue) if session.order(item.sample_id) == "ba")
     evaluate(tools, f"show({flipped})")
     click(tools, "#scale button[data-value='A']")
     wait_until(tools, answered(1))
@@ -262,7 +262,7 @@ def test_an_extra_column_is_shown_in_the_criterions_order_under_its_title(tmp_pa
         graded = next(
             k
             for k, item in enumerate(session.queue)
-            if item.metric == "graded_reply" and session.order(item) == "ba"
+            if item.metric == "graded_reply" and session.order(item.sample_id) == "ba"
         )
         view = seen_at(tools, graded)
         assert view["buttons"][0] == "1\nA is much better" and len(view["buttons"]) == 4

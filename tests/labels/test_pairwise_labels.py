@@ -257,8 +257,8 @@ def test_the_order_is_random_over_people():
 
 def test_a_click_on_A_stores_the_answer_shown_as_A_in_the_pairs_terms(ann, run_dir):
     queue = ann.session.queue
-    flipped = next(item.sample_id for item in queue if ann.session.order(item) == "ba")
-    straight = next(item.sample_id for item in queue if ann.session.order(item) == "ab")
+    flipped = next(item.sample_id for item in queue if ann.session.order(item.sample_id) == "ba")
+    straight = next(item.sample_id for item in queue if ann.session.order(item.sample_id) == "ab")
     tie = next(i.sample_id for i in queue if i.sample_id not in (flipped, straight))
     assert first_shown(ann, position_of(ann, flipped)) == f"reply B{int(flipped[1:])}"
     assert ann.label(flipped, "better_reply", value="A") == (200, {"saved": True, "value": "A"})
@@ -282,7 +282,9 @@ def test_a_graded_level_is_read_in_the_pairs_terms(run_dir):
             1,
             "A is much better",
         )
-        by_order = {server.session.order(item): item.sample_id for item in server.session.queue}
+        by_order = {
+            server.session.order(item.sample_id): item.sample_id for item in server.session.queue
+        }
         assert server.label(by_order["ba"], "graded_reply", value=1)[0] == 200  # A much better
         assert server.label(by_order["ab"], "graded_reply", value=3)[0] == 200  # B is better
         status, reply = server.label(by_order["ab"], "graded_reply", value="tie")

@@ -99,9 +99,9 @@ class LabelSession:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
         return item.reason if self.show_judges else item.blind_reason or item.reason
 
-    def order(self, item: QueueItem) -> Order:
+    def order(self, pair: str) -> Order:
         """The order this annotator sees a pairwise criterion's pair in (``labels.pairwise``)."""
-        return shown_order(item.sample_id, self.annotator, self.seed)
+        return shown_order(pair, self.annotator, self.seed)
 
     @property
     def database(self) -> Path:
@@ -294,6 +294,24 @@ def pair_view(sample: Sample, spec: CriterionSpec, order: Order, member: int) ->
     return view | {"answer": shown_answer(sample, spec, order, member)}
 
 
+def pair_member_view(session: LabelSession, position: int, member: int) -> dict[str, Any] | None:
+    """The answer shown first (``member`` 0) or second of the pair at ``position`` in the
+    queue, as ``answer`` beside the fields shown with it; None if there is none. A preference
+    pair's answers are two samples (their ids left out: they would say which the data set
+    prefers); a pairwise criterion's, two columns of one sample in this annotator's order."""
+    item = session.queue[position] if position < len(session.queue) else None
+    if item is None or member > 1:
+        return None
+    spec = session.criteria.get(item.metric)
+    if is_pairwise(spec) and item.sample_id in session.samples:
+        order = session.order(item.sample_id)
+        return pair_view(session.samples[item.sample_id], spec, order, member)
+    if item.members is None:
+        return None
+    view = sample_view(session.samples[item.members[member]])
+    return {k: v for k, v in view.items() if k != "id"} | {"answer": view["response"]}
+
+
 def metric_view(
     metric: str, aspect: str = "", criterion: CriterionSpec | None = None
 ) -> dict[str, Any]:
@@ -459,9 +477,8 @@ def _criterion_value(
     if body.get("skip") is True:
         return None, None
     if is_pairwise(spec):
-        item = QueueItem(sample_id, spec.name, "")
         try:
-            return pair_answer(spec, session.order(item), body.get("value"))
+            return pair_answer(spec, session.order(sample_id), body.get("value"))
         except ValueError as exc:
             raise _bad(str(exc)) from None
     return _criterion_score(spec, body), None
@@ -511,23 +528,10 @@ def add_label_routes(
         only(request, set())
         position = whole_number(request.match_info["position"], "position", low=0)
         member = whole_number(request.match_info["member"], "member", low=0)
-        item = session.queue[position] if position < len(session.queue) else None
-        spec = session.criteria.get(item.metric) if item is not None else None
-        if (
-            item is not None
-            and member <= 1
-            and is_pairwise(spec)
-            and item.sample_id in session.samples
-        ):
-            assert spec is not None
-            sample = session.samples[item.sample_id]
-            return web.json_response(pair_view(sample, spec, session.order(item), member))
-        if item is None or item.members is None or member > 1:
+        view = pair_member_view(session, position, member)
+        if view is None:
             return _error(404, "no such pair answer")
-        view = sample_view(session.samples[item.members[member]])
-        return web.json_response(
-            {k: v for k, v in view.items() if k != "id"} | {"answer": view["response"]}
-        )
+        return web.json_response(view)
 
     async def post_label(request: web.Request) -> web.StreamResponse:
         only(request, set())

@@ -12,7 +12,7 @@ see a position. The compared columns are never sent under their names (a column 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.sample import Sample
@@ -28,7 +28,8 @@ POSITIONS = (
 )
 
 
-def is_pairwise(spec: CriterionSpec | None) -> bool:
+def is_pairwise(spec: CriterionSpec | None) -> TypeGuard[CriterionSpec]:
+    """Whether ``spec`` (a run's criterion, or None for a built-in metric) is pairwise."""
     return spec is not None and spec.type == "pairwise"
 
 
