@@ -25,7 +25,7 @@ from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.pairwise import person_order
 from judgegrid.labels.page import open_session, serve
-from servers import in_thread
+from servers import command_server, in_thread
 from view_pages import shoot
 
 # Two support replies to each question, the second system's in the response_b column, and the
@@ -112,24 +112,26 @@ def seen_at(tools: DevTools, position: int) -> dict:
 
 
 def test_two_people_compare_pairs_in_their_own_orders(tmp_path):
+    """`judgegrid label` as two processes, one per person, over the same run."""
     samples = support_samples()
     run = lay_out_run(tmp_path / "run", samples=samples, rows=judge_rows(samples))
     by_id = {s.id: s for s in samples}
     seen: dict[str, dict[str, str]] = {}
     for person in ("ann", "bob"):
-        session = open_session(run, person, ["better_reply"], n=10)
+        options = ["--annotator", person, "--metric", "better_reply", "--n", "10"]
         with (
-            in_thread(serve, session) as server,
+            command_server("label", str(run), *options) as url,
             browser_page(tmp_path / f"profile-{person}") as tools,
         ):
-            navigate(tools, page_of(server, session.token))
+            navigate(tools, url)
             wait_until(tools, ITEM)
-            views = [seen_at(tools, k) for k in range(len(session.queue))]
-            seen[person] = {i.sample_id: v["a"] for i, v in zip(session.queue, views, strict=True)}
-            for item, view in zip(session.queue, views, strict=True):
-                sample = by_id[item.sample_id]
+            queue = evaluate(tools, "state.items.map(i => i.sample_id)")
+            views = [seen_at(tools, k) for k in range(len(queue))]
+            seen[person] = {pair: v["a"] for pair, v in zip(queue, views, strict=True)}
+            for pair, view in zip(queue, views, strict=True):
+                sample = by_id[pair]
                 a, b = sample.response, (sample.extra or {})["response_b"]
-                order = session.order(item.sample_id)
+                order = person_order(pair, person)
                 assert (view["a"], view["b"]) == ((a, b) if order == "ab" else (b, a))
                 assert view["heads"] == ["Answer A", "Answer B"]
                 # what the judge reads beside the answers: the question, the policy column
@@ -144,14 +146,14 @@ def test_two_people_compare_pairs_in_their_own_orders(tmp_path):
                     assert word not in view["html"], word
                 assert view["width"] <= 1280
             if person == "ann":  # a click on A, the keys b and t; then the page again
-                given = answer_in_the_page(tools, session)
-                navigate(tools, page_of(server, session.token))
+                given = answer_in_the_page(tools, queue, person)
+                navigate(tools, url)
                 wait_until(tools, ITEM)
-                again = [seen_at(tools, k)["a"] for k in range(len(session.queue))]
+                again = [seen_at(tools, k)["a"] for k in range(len(queue))]
                 assert again == [v["a"] for v in views]
             errors = console_errors(tools)
         assert errors == []
-    assert seen["ann"].keys() == seen["bob"].keys()
+    assert seen["ann"].keys() == seen["bob"].keys() == {s.id for s in samples}
     assert any(seen["ann"][pair] != seen["bob"][pair] for pair in seen["ann"])
     labels = stored(run)
     got = {
@@ -169,21 +171,20 @@ def test_two_people_compare_pairs_in_their_own_orders(tmp_path):
     assert ("ba", "A") in {(person_order(p, "ann"), shown) for p, shown in given.items()}
 
 
-def answer_in_the_page(tools: DevTools, session) -> dict[str, str]:
+def answer_in_the_page(tools: DevTools, queue: list[str], person: str) -> dict[str, str]:
     """A click on A for a pair shown with b first, the key b on the next pair, t on the one
     after; returns pair -> the position answered."""
-    queue = session.queue
-    flipped = next(k for k, item in enumerate(queue) if session.order(item.sample_id) == "ba")
+    flipped = next(k for k, pair in enumerate(queue) if person_order(pair, person) == "ba")
     evaluate(tools, f"show({flipped})")
     click(tools, "#scale button[data-value='A']")
     wait_until(tools, answered(1))
-    given = {queue[flipped].sample_id: "A"}
+    given = {queue[flipped]: "A"}
     others = [k for k in range(len(queue)) if k != flipped][:2]
     for count, (k, key) in enumerate(zip(others, "bt", strict=True), start=2):
         evaluate(tools, f"show({k})")
         press(tools, key)
         wait_until(tools, answered(count))
-        given[queue[k].sample_id] = {"b": "B", "t": "tie"}[key]
+        given[queue[k]] = {"b": "B", "t": "tie"}[key]
     return given
 
 
