@@ -61,6 +61,15 @@ PAIRS = [
     ),
 ]
 RUN_NAME = "20261127-support-replies"  # the run's name in the page's header
+# A pair whose answers hold a long unbroken line (a URL), a list and a long paragraph.
+LONG = Sample(
+    id="return-long",
+    user_input="Where do I print the return label?",
+    response="Print it from https://shop.example.com/account/orders/2026/11/returns/label"
+    "?order=A1B2C3D4E5F6G7H8I9J0&session=" + "x" * 120 + "\n\n1. Sign in.\n2. Open the order."
+    "\n3. Choose Print label.",
+    extra={"policy": POLICY, "response_b": "In your account, under Orders. " * 30},
+)
 ITEM = "!document.getElementById('item').hidden"
 SHOWN = """({title: document.getElementById('metric-title').textContent,
              a: document.getElementById('answer-1').textContent,
@@ -191,7 +200,7 @@ def answer_in_the_page(tools: DevTools, queue: list[str], person: str) -> dict[s
 def test_the_pairwise_form_at_1280_px(tmp_path):
     """The form a person sees (the picture in docs/pairwise.md): the question, the policy
     column, the two answers side by side, A, tie and B under them."""
-    samples = support_samples()
+    samples = [*support_samples(), LONG]
     run = lay_out_run(tmp_path / RUN_NAME, samples=samples, rows=judge_rows(samples))
     session = open_session(run, "ann", ["better_reply"], n=10)
     with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
@@ -200,12 +209,14 @@ def test_the_pairwise_form_at_1280_px(tmp_path):
         first = next(k for k, i in enumerate(session.queue) if i.sample_id == "return-1")
         seen_at(tools, first)
         shoot(tools, tmp_path, "label-pairwise.png")
-        boxes = evaluate(
-            tools,
-            boxes_of("#pair-box .side, #scale button"),
-        )
+        boxes = evaluate(tools, boxes_of("#pair-box .side, #scale button"))
+        long = next(k for k, i in enumerate(session.queue) if i.sample_id == LONG.id)
+        assert seen_at(tools, long)["width"] <= 1280  # a long line wraps, no sideways scroll
+        shoot(tools, tmp_path, "label-pairwise-long.png")
+        sides = evaluate(tools, boxes_of("#pair-box .side"))
         errors = console_errors(tools)
     assert errors == []
+    assert abs(sides[0][2] - sides[1][2]) < 1  # the long answer does not widen its side
     (a_box, b_box, a_button, tie_button, b_button) = boxes
     assert a_box[1] == b_box[1] and a_box[0] < b_box[0]  # side by side, A on the left
     assert a_button[0] < tie_button[0] < b_button[0]  # A under A, B under B
