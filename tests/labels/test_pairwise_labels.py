@@ -60,12 +60,17 @@ CRITERIA: list[dict[str, Any]] = [
 
 def pair_samples() -> list[Sample]:
     """Twelve customer questions, each with two replies (``response``: the first system's,
-    the ``response_b`` column: the second's) and the ``policy`` column a criterion shows; the
+    the ``response_b`` column: the second's, which ``model_b`` names) and the ``policy`` column
+    a criterion shows; the
     last lacks its second reply (no pair to compare, still a sample for the binary
     criterion)."""
     samples = []
     for k in range(PAIRS):
-        extra = {"policy": f"Refunds within {k + 10} days; be polite.", "response_b": f"reply B{k}"}
+        extra = {
+            "policy": f"Refunds within {k + 10} days; be polite.",
+            "response_b": f"reply B{k}",
+            "model_b": "system-2",  # as a pairwise criterion's ``systems`` column would be kept
+        }
         if k == PAIRS - 1:
             del extra["response_b"]
         samples.append(
@@ -341,10 +346,11 @@ def test_no_judges_score_verdict_or_column_name_reaches_the_page(ann):
         for member in (0, 1):
             status, view = ann.request("GET", f"/api/pair/{k}/{member}")
             assert status == 200 and "id" not in view
-            assert "response_b" not in view["extra"] and "response" not in view
+            assert view["extra"] == {"policy": view["extra"]["policy"]}  # the one it shows
+            assert "response" not in view
             texts.append(json.dumps(view))
     page = " ".join(texts)
-    for word in (JUDGE_SECRET, "winner", "gives", "prefers", "response_b"):
+    for word in (JUDGE_SECRET, "winner", "gives", "prefers", "response_b", "system-2"):
         assert word not in page, word
     assert ann.request("GET", f"/api/pair/{PAIRS}/0")[0] == 404
     assert ann.request("GET", "/api/pair/0/2")[0] == 404

@@ -286,11 +286,12 @@ def sample_view(sample: Sample) -> dict[str, Any]:
 
 def pair_view(sample: Sample, spec: CriterionSpec, order: Order, member: int) -> dict[str, Any]:
     """What the page shows of a pairwise criterion's pair for one position (``member`` 0 is
-    answer A): the answer as ``answer``, beside the sample's fields without its id and without
-    the compared columns, whose names could say which answer is whose."""
+    answer A): the answer as ``answer``, beside the sample's fields without its id, without the
+    compared columns, whose names could say which answer is whose, and of the extra columns
+    only those the criterion shows (not, say, the columns naming the system behind each)."""
     assert spec.compare is not None
     view = {k: v for k, v in sample_view(sample).items() if k not in ("id", *spec.compare)}
-    view["extra"] = {k: v for k, v in view["extra"].items() if k not in spec.compare}
+    view["extra"] = {k: v for k, v in view["extra"].items() if k in spec.fields}
     return view | {"answer": shown_answer(sample, spec, order, member)}
 
 
