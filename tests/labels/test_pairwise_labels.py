@@ -61,9 +61,8 @@ CRITERIA: list[dict[str, Any]] = [
 def pair_samples() -> list[Sample]:
     """Twelve customer questions, each with two replies (``response``: the first system's,
     the ``response_b`` column: the second's, which ``model_b`` names) and the ``policy`` column
-    a criterion shows; the
-    last lacks its second reply (no pair to compare, still a sample for the binary
-    criterion)."""
+    a criterion shows; the last lacks its second reply (no pair to compare, still a sample for
+    the binary criterion)."""
     samples = []
     for k in range(PAIRS):
         extra = {
