@@ -355,12 +355,19 @@ def test_no_judges_score_verdict_or_column_name_reaches_the_page(ann):
     assert ann.request("GET", "/api/pair/0/2")[0] == 404
 
 
-def test_with_the_judges_shown_the_reason_names_them(run_dir):
-    for server in running(
-        open_session(run_dir, "seer", ["better_reply"], n=PAIRS, show_judges=True)
-    ):
+def test_with_the_judges_shown_their_verdicts_are_said_in_the_positions_shown(run_dir):
+    """--show-judges: judge a chose the pair's ``a``, judge b its ``b`` (``judge_rows``); on a
+    pair this person sees with ``b`` first, that is B for judge a and A for judge b."""
+    session = open_session(run_dir, "seer", ["better_reply"], n=PAIRS, show_judges=True)
+    for server in running(session):
         _, state = server.request("GET", "/api/state")
-        assert "a gives 1.00" in state["items"][0]["reason"]
+        reasons = {item["sample_id"]: item["reason"] for item in state["items"]}
+    for pair in (f"p{k:02d}" for k in range(6)):
+        first, second = ("A", "B") if session.order(pair) == "ab" else ("B", "A")
+        said = f"the judges disagree on this one: a prefers {first}, b prefers {second}"
+        assert reasons[pair] == said
+    assert {session.order(f"p{k:02d}") for k in range(6)} == {"ab", "ba"}  # both seen
+    assert reasons["p08"] == "a pair no judge has compared yet"
 
 
 # -- extra columns --------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.pairwise import (
     answer_titles,
     is_pairwise,
+    judges_as_shown,
     pair_answer,
     pair_choices,
     pairs_of,
@@ -175,9 +176,16 @@ def session_over(
             if is_pairwise(criteria.get(m))
         }
         queue = build_queue(scores, chosen, done, n, compared)
-    return LabelSession(
+    session = LabelSession(
         target, samples, annotator.strip(), queue, show_judges=show_judges, criteria=criteria
     )
+    if show_judges:
+        for item in queue:
+            if is_pairwise(criteria.get(item.metric)):
+                order = session.order(item.sample_id)
+                said = judges_as_shown(scores, item.metric, item.sample_id, order)
+                item.reason = f"{item.blind_reason or item.reason}: {said}" if said else item.reason
+    return session
 
 
 def build_queue(

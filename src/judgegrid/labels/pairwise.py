@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeGuard
 
+import pandas as pd
+
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.pairwise import DEFAULT_SEED, person_order
@@ -73,6 +75,26 @@ def pair_answer(spec: CriterionSpec, order: Order, given: Any) -> tuple[float, d
         position = given
     winner = winner_of(position, order)
     return criterion_label(spec, winner), {"answer": winner, **detail}
+
+
+def judges_as_shown(scores: pd.DataFrame, metric: str, pair: str, order: Order) -> str:
+    """What each judge chose for a pair, in the positions this person sees ("follow prefers A,
+    first calls it a tie"), for ``--show-judges``: a judge's score is in the pair's terms (1
+    for ``a``), which would read backwards on a pair shown with ``b`` first. Empty when no
+    judge scored it."""
+    mine = scores[
+        (scores["metric"] == metric)
+        & (scores["sample_id"] == pair)
+        & (scores["status"] == "scored")
+    ]
+    words = []
+    for judge, towards_a in mine.groupby("judge")["score"].mean().items():
+        winner = "a" if towards_a > 0.5 else "b" if towards_a < 0.5 else "tie"
+        position = "tie" if winner == "tie" else "AB"[order.index(winner)]
+        words.append(
+            f"{judge} calls it a tie" if position == "tie" else f"{judge} prefers {position}"
+        )
+    return ", ".join(words)
 
 
 def has_both_answers(sample: Sample, spec: CriterionSpec) -> bool:
