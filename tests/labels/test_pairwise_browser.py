@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from test_pairwise_labels import JUDGE_SECRET, judge_rows, lay_out_run, stored
+from test_pairwise_labels import CRITERIA, JUDGE_SECRET, judge_rows, lay_out_run, stored
 
 from browser import (
     DevTools,
@@ -254,11 +254,25 @@ def test_an_extra_column_is_shown_in_the_criterions_order_under_its_title(tmp_pa
     """A binary criterion that reads the question, the data set's policy column and the reply:
     the page shows the three in that order, the policy titled like the sample's own fields;
     on a pairwise criterion's graded form, level 1 (A much better) clicked where b was shown
-    first is stored for b."""
-    samples = support_samples()
+    first is stored for b; a pairwise criterion comparing two drafts shows the response it
+    names as a field beside them."""
+    samples = [
+        s.model_copy(
+            update={"extra": {**(s.extra or {}), "draft_a": "DRAFT-A", "draft_b": "DRAFT-B"}}
+        )
+        for s in support_samples()
+    ]
+    drafts = {
+        "name": "better_draft",
+        "type": "pairwise",
+        "definition": "Which draft would make the reply better?",
+        "fields": ["user_input", "response"],
+        "compare": ["draft_a", "draft_b"],
+    }
     rows = judge_rows(samples, ("follows_policy", "graded_reply"))
-    run = lay_out_run(tmp_path / "run", samples=samples, rows=rows)
-    session = open_session(run, "ann", ["follows_policy", "graded_reply"], n=8)
+    run = lay_out_run(tmp_path / "run", [*CRITERIA, drafts], samples, rows)
+    metrics = ["follows_policy", "graded_reply", "better_draft"]
+    session = open_session(run, "ann", metrics, n=12)
     with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
         navigate(tools, page_of(server, session.token))
         wait_until(tools, ITEM)
@@ -283,6 +297,14 @@ def test_an_extra_column_is_shown_in_the_criterions_order_under_its_title(tmp_pa
         assert view["fields"] == [f"Question: {asked}"]  # a pairwise criterion's default fields
         click(tools, "#scale button[data-value='1']")
         wait_until(tools, answered(1))
+        draft = next(k for k, i in enumerate(session.queue) if i.metric == "better_draft")
+        view = seen_at(tools, draft)
+        shown = next(s for s in samples if s.id == session.queue[draft].sample_id)
+        assert view["fields"] == [
+            f"Question: {shown.user_input}",
+            f"Response: {shown.response}",
+        ]
+        assert {view["a"], view["b"]} == {"DRAFT-A", "DRAFT-B"}
         errors = console_errors(tools)
     assert errors == []
     row = stored(run).loc[(session.queue[graded].sample_id, "graded_reply", "ann")]

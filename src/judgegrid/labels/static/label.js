@@ -53,7 +53,8 @@ async function show(k) {
   showSteps(metric.steps || []);
   $("reason").textContent = `Why this ${isPair ? "pair" : "sample"}: ${item.reason}`;
   showText("user_input", null, sample.user_input);
-  showText("response", "response-box", isPair ? "" : sample.response);
+  // a pairwise criterion may show a response it does not compare (its view drops compared ones)
+  showText("response", "response-box", isPreference ? "" : sample.response);
   $("pair-box").hidden = !isPair;
   if (isPair) {
     const titles = metric.answers || ["Answer 1", "Answer 2"];
