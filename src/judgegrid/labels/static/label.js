@@ -177,6 +177,7 @@ function buildChoices(metric) {
 const POSITION_KEYS = { A: "a", tie: "t", B: "b" };
 
 function buildScale(metric) {
+  $("scale").className = ""; // a pairwise criterion's layout, left from the item before
   if (metric.form === "choices") return buildChoices(metric);
   $("keys-answer").textContent = "1–5 answer 0, .25, .5, .75, 1 (or tick contexts)";
   if (metric.form === "preference") {
