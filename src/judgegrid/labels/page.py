@@ -32,7 +32,18 @@ from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
+from judgegrid.inputs.pairwise import DEFAULT_SEED
 from judgegrid.labels.files import check_annotator_option
+from judgegrid.labels.pairwise import (
+    answer_titles,
+    is_pairwise,
+    judges_as_shown,
+    pair_answer,
+    pair_choices,
+    pairs_of,
+    shown_answer,
+    shown_order,
+)
 from judgegrid.labels.server import (
     add_static,
     bad_request,
@@ -44,6 +55,8 @@ from judgegrid.labels.server import (
 )
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
+from judgegrid.metrics.criterion import field_title
+from judgegrid.metrics.pairwise import Order
 from judgegrid.store.lock import RunLock, lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
@@ -51,6 +64,9 @@ from judgegrid.store.run_dir import open_run, stored_dataset
 NOTE_CHARS = 4000
 LABEL_WAIT_S = 2.0  # how long a label waits for the run's lock before the page is told 409
 SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
+# Why the page asks about a pair no judge has scored (a pairwise criterion's run not yet scored,
+# or a pair whose cells failed): said the same with or without the judges shown.
+UNSCORED_PAIR = "a pair no judge has compared yet"
 PAGE_FILES = {"/": "index.html", "/label.js": "label.js", "/label.css": "label.css"}
 
 
@@ -78,10 +94,15 @@ class LabelSession:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     show_judges: bool = False  # False: blind, no judge's score, name or preference on the page
     criteria: dict[str, CriterionSpec] = field(default_factory=dict)  # the run's, by name
+    seed: int = DEFAULT_SEED  # draws the order each person sees a pair's answers in
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
         return item.reason if self.show_judges else item.blind_reason or item.reason
+
+    def order(self, pair: str) -> Order:
+        """The order this annotator sees a pairwise criterion's pair in (``labels.pairwise``)."""
+        return shown_order(pair, self.annotator, self.seed)
 
     @property
     def database(self) -> Path:
@@ -149,23 +170,37 @@ def session_over(
     if pairs:
         queue = build_preference_queue(scores, pairs, done, n)
     else:
-        queue = build_queue(scores, chosen, done, n)
-    return LabelSession(
+        compared = {
+            m: pairs_of(samples.values(), criteria[m])
+            for m in chosen
+            if is_pairwise(criteria.get(m))
+        }
+        queue = build_queue(scores, chosen, done, n, compared)
+    session = LabelSession(
         target, samples, annotator.strip(), queue, show_judges=show_judges, criteria=criteria
     )
+    if show_judges:
+        for item in queue:
+            if is_pairwise(criteria.get(item.metric)):
+                order = session.order(item.sample_id)
+                said = judges_as_shown(scores, item.metric, item.sample_id, order)
+                item.reason = f"{item.blind_reason or item.reason}: {said}" if said else item.reason
+    return session
 
 
 def build_queue(
-    scores: pd.DataFrame, metrics: list[str], done: set[tuple[str, str]], n: int
+    scores: pd.DataFrame,
+    metrics: list[str],
+    done: set[tuple[str, str]],
+    n: int,
+    compared: Mapping[str, list[str]] | None = None,
 ) -> list[QueueItem]:
-    """Each metric's queue (``analyses.selection``), taken in turns until ``n`` items."""
+    """Each metric's queue (``analyses.selection``), taken in turns until ``n`` items; a
+    pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge scored."""
     per_metric = [
-        [
-            QueueItem(
-                str(row.sample_id), metric, str(row.reason), blind_reason=str(row.blind_reason)
-            )
-            for row in label_queue(scores, metric, {s for s, m in done if m == metric}).itertuples()
-        ]
+        metric_queue(
+            scores, metric, {s for s, m in done if m == metric}, (compared or {}).get(metric)
+        )
         for metric in metrics
     ]
     items: list[QueueItem] = []
@@ -173,6 +208,25 @@ def build_queue(
         for queue in per_metric:
             if queue and len(items) < n:
                 items.append(queue.pop(0))
+    return items
+
+
+def metric_queue(
+    scores: pd.DataFrame, metric: str, done: set[str], pairs: list[str] | None = None
+) -> list[QueueItem]:
+    """One metric's items, most informative first. A pairwise criterion's ``pairs`` (the
+    samples holding both answers) bound it: the pairs the judges scored first, as for any
+    criterion, then the others in the data set's order, so a pairwise criterion can be labelled
+    before (or without) its judges' cells."""
+    table = label_queue(scores, metric, done)
+    if pairs is not None:
+        table = table[table["sample_id"].isin(set(pairs))]
+    items = [
+        QueueItem(str(row.sample_id), metric, str(row.reason), blind_reason=str(row.blind_reason))
+        for row in table.itertuples()
+    ]
+    queued = {item.sample_id for item in items} | done
+    items += [QueueItem(p, metric, UNSCORED_PAIR) for p in pairs or [] if p not in queued]
     return items
 
 
@@ -226,14 +280,45 @@ def build_preference_queue(
 
 
 def sample_view(sample: Sample) -> dict[str, Any]:
-    """The texts the page shows (it inserts them as text, never as HTML)."""
+    """The texts the page shows (it inserts them as text, never as HTML): the sample's own
+    fields and the data set's extra columns the criteria name (``extra``)."""
     return {
         "id": sample.id,
         "user_input": sample.user_input,
         "response": sample.response,
         "retrieved_contexts": list(sample.retrieved_contexts or []),
         "reference": sample.reference,
+        "extra": dict(sample.extra or {}),
     }
+
+
+def pair_view(sample: Sample, spec: CriterionSpec, order: Order, member: int) -> dict[str, Any]:
+    """What the page shows of a pairwise criterion's pair for one position (``member`` 0 is
+    answer A): the answer as ``answer``, beside the sample's fields without its id, without the
+    compared columns, whose names could say which answer is whose, and of the extra columns
+    only those the criterion shows (not, say, the columns naming the system behind each)."""
+    assert spec.compare is not None
+    view = {k: v for k, v in sample_view(sample).items() if k not in ("id", *spec.compare)}
+    view["extra"] = {k: v for k, v in view["extra"].items() if k in spec.fields}
+    return view | {"answer": shown_answer(sample, spec, order, member)}
+
+
+def pair_member_view(session: LabelSession, position: int, member: int) -> dict[str, Any] | None:
+    """The answer shown first (``member`` 0) or second of the pair at ``position`` in the
+    queue, as ``answer`` beside the fields shown with it; None if there is none. A preference
+    pair's answers are two samples (their ids left out: they would say which the data set
+    prefers); a pairwise criterion's, two columns of one sample in this annotator's order."""
+    item = session.queue[position] if position < len(session.queue) else None
+    if item is None or member > 1:
+        return None
+    spec = session.criteria.get(item.metric)
+    if is_pairwise(spec) and item.sample_id in session.samples:
+        order = session.order(item.sample_id)
+        return pair_view(session.samples[item.sample_id], spec, order, member)
+    if item.members is None:
+        return None
+    view = sample_view(session.samples[item.members[member]])
+    return {k: v for k, v in view.items() if k != "id"} | {"answer": view["response"]}
 
 
 def metric_view(
@@ -268,19 +353,24 @@ def criterion_view(spec: CriterionSpec) -> dict[str, Any]:
     """A criterion's form: its definition as the question, its steps, the fields its judge sees
     (the page shows only those), and one choice per answer it allows (yes or no; each label;
     each level of the scale with its description). Each choice's ``value`` is what the label
-    stores: the answer's score."""
-    return {
+    stores: the answer's score; a pairwise criterion's is a position or a level as shown (the
+    server reads it in the pair's own terms), and its two answers are headed ``answers``."""
+    view = {
         "name": spec.name,
         "title": spec.name.replace("_", " ").capitalize(),
         "question": spec.definition,
         "steps": list(spec.steps),
         "fields": list(spec.fields),  # the page shows only these: what the judge sees
+        "titles": {name: field_title(name) for name in spec.fields},
         "form": "choices",
         "kind": spec.type,
-        "choices": criterion_choices(spec),
+        "choices": pair_choices(spec) if is_pairwise(spec) else criterion_choices(spec),
         "scale": [],
         "higher_is_better": spec.higher_is_better,
     }
+    if is_pairwise(spec):
+        view["answers"] = answer_titles()
+    return view
 
 
 def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
@@ -311,7 +401,8 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
                 "metric": item.metric,
                 "reason": session.why(item),
                 "done": (item.sample_id, item.metric) in done,
-                "pair": item.members is not None,  # its answers: /api/pair/{position}/{0,1}
+                # its answers: /api/pair/{position}/{0,1}, in the order shown to this annotator
+                "pair": item.members is not None or is_pairwise(session.criteria.get(item.metric)),
             }
             for item in session.queue
         ],
@@ -345,9 +436,9 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
         raise _bad(f"sample {sample_id!r} is not in this page's queue for {metric}")
     blind = not session.show_judges
     if metric in session.criteria:
-        answer = _criterion_value(session.criteria[metric], body)
+        answer, about = _criterion_value(session, session.criteria[metric], sample_id, body)
         return Label(
-            sample_id, metric, session.annotator, answer, note, time.time(), "page", None, blind
+            sample_id, metric, session.annotator, answer, note, time.time(), "page", about, blind
         )
     value, detail = _value(session.samples[sample_id], metric, body)
     return Label(
@@ -387,10 +478,22 @@ def _value(sample: Sample, metric: str, body: dict[str, Any]) -> tuple[float | N
     return float(value), None
 
 
-def _criterion_value(spec: CriterionSpec, body: dict[str, Any]) -> float | None:
-    """A criterion's answer: one of its choices' values (None: skipped)."""
+def _criterion_value(
+    session: LabelSession, spec: CriterionSpec, sample_id: str, body: dict[str, Any]
+) -> tuple[float | None, dict[str, Any] | None]:
+    """A criterion's answer: one of its choices' values (None: skipped), and for a pairwise
+    criterion the answer in the pair's own terms with its detail (``labels.pairwise``)."""
     if body.get("skip") is True:
-        return None
+        return None, None
+    if is_pairwise(spec):
+        try:
+            return pair_answer(spec, session.order(sample_id), body.get("value"))
+        except ValueError as exc:
+            raise _bad(str(exc)) from None
+    return _criterion_score(spec, body), None
+
+
+def _criterion_score(spec: CriterionSpec, body: dict[str, Any]) -> float:
     value = body.get("value")
     allowed = [c["value"] for c in criterion_choices(spec)]
     if not isinstance(value, int | float) or isinstance(value, bool) or value not in allowed:
@@ -434,11 +537,10 @@ def add_label_routes(
         only(request, set())
         position = whole_number(request.match_info["position"], "position", low=0)
         member = whole_number(request.match_info["member"], "member", low=0)
-        item = session.queue[position] if position < len(session.queue) else None
-        if item is None or item.members is None or member > 1:
+        view = pair_member_view(session, position, member)
+        if view is None:
             return _error(404, "no such pair answer")
-        view = sample_view(session.samples[item.members[member]])
-        return web.json_response({k: v for k, v in view.items() if k != "id"})
+        return web.json_response(view)
 
     async def post_label(request: web.Request) -> web.StreamResponse:
         only(request, set())
@@ -455,6 +557,9 @@ def add_label_routes(
             return _error(409, f"{exc.problems[0].message}; your label was not saved, try again")
         with lock:
             store.write_labels([label])  # committed before the reply
+        if is_pairwise(session.criteria.get(label.metric)) and label.value is not None:
+            # the page's own terms: the pair's would tell which answer is compare[0]
+            return web.json_response({"saved": True, "value": body["value"]})
         return web.json_response({"saved": True, "value": label.value})
 
     files = {path: name for path, name in PAGE_FILES.items() if path != "/"}

@@ -30,28 +30,38 @@ function showText(id, boxId, text) {
   if (boxId) $(boxId).hidden = !text;
 }
 
+const OWN_FIELDS = ["user_input", "response", "retrieved_contexts", "reference"];
+
 async function show(k) {
   if (k < 0) return finish();
   index = k;
   const item = state.items[k];
   const metric = state.metrics[item.metric];
-  const isPair = metric.form === "preference";
+  const isPreference = metric.form === "preference";
+  // a pairwise criterion: one sample's two answers, A and B in the order this person sees them
+  const isPair = isPreference || metric.kind === "pairwise";
   const paths = isPair
     ? [0, 1].map((j) => `/api/pair/${k}/${j}`)
     : [`/api/sample/${encodeURIComponent(item.sample_id)}`];
   const shown = await Promise.all(paths.map((path) => api(path)));
   const sample = shown[0];
-  // a pair's sample ids would tell which answer the data set prefers: they are not shown
-  $("metric-title").textContent = isPair ? `${metric.title} · pair ${k + 1}` : `${metric.title} · sample ${sample.id}`;
+  // a preference pair's sample ids would tell which answer the data set prefers: not shown
+  $("metric-title").textContent = isPreference
+    ? `${metric.title} · pair ${k + 1}`
+    : `${metric.title} · ${isPair ? "pair" : "sample"} ${isPair ? item.sample_id : sample.id}`;
   $("question").textContent = metric.question;
   showSteps(metric.steps || []);
-  $("reason").textContent = `Why this sample: ${item.reason}`;
+  $("reason").textContent = `Why this ${isPair ? "pair" : "sample"}: ${item.reason}`;
   showText("user_input", null, sample.user_input);
-  showText("response", "response-box", isPair ? "" : sample.response);
+  // a pairwise criterion may show a response it does not compare (its view drops compared ones)
+  showText("response", "response-box", isPreference ? "" : sample.response);
   $("pair-box").hidden = !isPair;
   if (isPair) {
-    $("answer-1").textContent = shown[0].response || "";
-    $("answer-2").textContent = shown[1].response || "";
+    const titles = metric.answers || ["Answer 1", "Answer 2"];
+    [0, 1].forEach((j) => {
+      $(`answer-${j + 1}-title`).textContent = titles[j];
+      $(`answer-${j + 1}`).textContent = shown[j].answer || "";
+    });
   }
   showText("reference", "reference-box", sample.reference);
   const list = $("contexts");
@@ -77,12 +87,7 @@ async function show(k) {
   });
   $("retrieved_contexts-box").hidden = false;
   $("user_input-box").hidden = false;
-  // a criterion's person sees what its judge sees: only the fields the criterion names
-  if (metric.fields) {
-    for (const name of ["user_input", "response", "retrieved_contexts", "reference"]) {
-      if (!metric.fields.includes(name)) $(`${name}-box`).hidden = true;
-    }
-  }
+  showFields(metric, sample);
   $("scale").hidden = isTicks;
   $("ticks-hint").hidden = !isTicks;
   $("save-ticks").hidden = !isTicks;
@@ -93,6 +98,36 @@ async function show(k) {
   $("finished").hidden = true;
   $("loading").hidden = true;
   progress();
+}
+
+// a criterion's person sees what its judge sees: only the fields the criterion names, in its
+// order, the data set's extra columns among them under their titles; a metric shows its own
+function showFields(metric, sample) {
+  const box = $("fields");
+  box.querySelectorAll(".extra-box").forEach((section) => section.remove());
+  OWN_FIELDS.forEach((name) => box.append($(`${name}-box`)));
+  if (!metric.fields) return;
+  for (const name of OWN_FIELDS) {
+    if (!metric.fields.includes(name)) $(`${name}-box`).hidden = true;
+  }
+  const extra = sample.extra || {};
+  for (const name of metric.fields) {
+    if (OWN_FIELDS.includes(name)) {
+      box.append($(`${name}-box`));
+      continue;
+    }
+    const section = document.createElement("section");
+    section.className = "extra-box";
+    section.dataset.field = name;
+    const title = document.createElement("h2");
+    title.textContent = (metric.titles || {})[name] || name;
+    const text = document.createElement("p");
+    text.className = "text";
+    text.textContent = extra[name] || "";
+    section.append(title, text);
+    section.hidden = !extra[name];
+    box.append(section);
+  }
 }
 
 function showSteps(steps) {
@@ -109,27 +144,40 @@ function showSteps(steps) {
 // a criterion of the user's own: one button per answer it allows (yes/no, each label, each level
 // of the scale with its description); the value sent is the answer's score
 function buildChoices(metric) {
+  const positions = metric.kind === "pairwise" && !metric.choices.some((c) => typeof c.value === "number");
+  $("scale").className = positions ? "positions" : "";
   $("scale").replaceChildren(
     ...metric.choices.map((choice, n) => {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "choice";
       button.dataset.value = String(choice.value);
-      // the key (its place) before the answer, unless they are one: level 3 of a 1..5 scale
-      button.textContent = choice.text === String(n + 1) ? choice.text : `${n + 1} · ${choice.text}`;
-      if (choice.description) {
+      // the key (its place) before the answer, unless they are one: level 3 of a 1..5 scale;
+      // A, tie and B answer to their own letters
+      const key = positions ? POSITION_KEYS[choice.value] : String(n + 1);
+      if (positions) button.textContent = choice.text;
+      else button.textContent = choice.text === key ? choice.text : `${key} · ${choice.text}`;
+      // A and B name themselves: their key is the hint, not a description
+      const hint = positions ? `key ${key}` : choice.description;
+      if (hint) {
         const small = document.createElement("small");
-        small.textContent = choice.description;
+        small.textContent = hint;
         button.append(small);
       }
       button.addEventListener("click", () => answer({ value: choice.value }));
       return button;
     })
   );
-  $("keys-answer").textContent = `1–${metric.choices.length} answer`;
+  $("keys-answer").textContent = positions
+    ? metric.choices.map((c) => POSITION_KEYS[c.value]).join(" / ") + " answer"
+    : `1–${metric.choices.length} answer`;
 }
 
+// a pairwise criterion's answers by key: a, b, and t for the tie
+const POSITION_KEYS = { A: "a", tie: "t", B: "b" };
+
 function buildScale(metric) {
+  $("scale").className = ""; // a pairwise criterion's layout, left from the item before
   if (metric.form === "choices") return buildChoices(metric);
   $("keys-answer").textContent = "1–5 answer 0, .25, .5, .75, 1 (or tick contexts)";
   if (metric.form === "preference") {
@@ -214,7 +262,9 @@ document.addEventListener("keydown", (event) => {
   } else if (metric.form === "preference") {
     if (digit === 1 || digit === 2) answer({ choice: digit - 1 });
   } else if (metric.form === "choices") {
-    if (digit >= 1 && digit <= metric.choices.length) answer({ value: metric.choices[digit - 1].value });
+    const byLetter = metric.choices.find((c) => POSITION_KEYS[c.value] === event.key.toLowerCase());
+    if (metric.kind === "pairwise" && byLetter) answer({ value: byLetter.value });
+    else if (digit >= 1 && digit <= metric.choices.length) answer({ value: metric.choices[digit - 1].value });
   } else if (digit >= 1 && digit <= metric.scale.length) {
     answer({ value: metric.scale[digit - 1] });
   }
