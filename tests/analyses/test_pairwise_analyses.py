@@ -167,6 +167,18 @@ def test_the_always_first_judges_ties_are_stated_both_ways():
     assert valid["ties"] == len(PAIRS) and valid["decided"] == 0
     assert np.isnan(valid["accuracy_tie_excluded"])
     assert valid["accuracy_half_credit"] == 0.5
+    assert valid["accuracy"] == 0.0  # the card's figure: a tie against a preference is wrong
+
+
+def test_the_cards_accuracy_counts_ties_wrong_with_statsmodels_wilson_interval():
+    valid = validity(BOTH, PEOPLE).set_index("judge")
+    merged = BOTH.merge(PEOPLE[["pair", "preferred"]], on="pair")
+    for judge, mine in merged.groupby("judge"):
+        right = int((mine["combined"] == mine["preferred"]).sum())
+        low, high = proportion_confint(right, len(mine), alpha=0.05, method="wilson")
+        assert valid.loc[judge, "accuracy"] == pytest.approx(right / len(mine))
+        assert valid.loc[judge, "accuracy_low"] == pytest.approx(low)
+        assert valid.loc[judge, "accuracy_high"] == pytest.approx(high)
 
 
 def test_the_first_position_interval_is_wilsons_as_statsmodels_computes_it():

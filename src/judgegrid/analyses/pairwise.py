@@ -44,7 +44,8 @@ POSITION_COLUMNS = [
     *("ci_low", "ci_high", "ties", "flag", "ci_method", "missing"),
 ]
 VALIDITY_COLUMNS = [
-    *("judge", "pairs", "unjudged", "ties", "decided", "accuracy_tie_excluded", "ci_low"),
+    *("judge", "pairs", "unjudged", "ties", "accuracy", "accuracy_low", "accuracy_high"),
+    *("decided", "accuracy_tie_excluded", "ci_low"),
     *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
     *("kappa_low", "kappa_high", "missing"),
 ]
@@ -172,6 +173,9 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     (``pair``, ``preferred``: a, b or tie; the pairs of this criterion: a pair of theirs the
     judge has no combined verdict for counts in ``unjudged``):
 
+    - ``accuracy``: over every pair, the share where the judge chose the people's answer, a tie
+      on either side counting as wrong unless both tied (Wilson interval): the card's figure and
+      the rule its paired comparison uses (``right_table``);
     - ``accuracy_tie_excluded``: over the pairs where neither the people nor the judge chose a
       tie, the share where the judge chose the people's answer (Wilson interval); ``ties``
       says how many pairs the judge's ties left out, so a judge that ties what it is unsure of
@@ -186,6 +190,8 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
         mine = merged[merged["judge"] == judge]
         decided = mine[(mine["combined"] != "tie") & (mine["preferred"] != "tie")]
         right = int((decided["combined"] == decided["preferred"]).sum())
+        strict = int((mine["combined"] == mine["preferred"]).sum())
+        strict_low, strict_high = wilson_interval(strict, len(mine))
         low, high = wilson_interval(right, len(decided))
         credit = half_credit(mine["combined"], mine["preferred"])
         credit_low, credit_high = mean_interval(credit)
@@ -196,6 +202,9 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
                 "pairs": len(mine),
                 "unjudged": int((~people["pair"].isin(mine["pair"])).sum()),
                 "ties": int((mine["combined"] == "tie").sum()),
+                "accuracy": strict / len(mine) if len(mine) else float("nan"),
+                "accuracy_low": strict_low,
+                "accuracy_high": strict_high,
                 "decided": len(decided),
                 "accuracy_tie_excluded": right / len(decided) if len(decided) else float("nan"),
                 "ci_low": low,

@@ -517,8 +517,10 @@ PAIRWISE_NOTE = (
     "whose verdict survives the swap. First-position rate: the share of non-tie verdicts that "
     "went to whichever answer was shown first (0.5 is unbiased), 95% Wilson interval; a judge "
     "is flagged when that interval excludes 0.5 or its consistency is below 80%. Accuracy "
-    "against people's preferences: tie-excluded (pairs where neither chose a tie, Wilson) and "
-    "half-credit (a tie on one side counts 0.5, bootstrap); Cohen's kappa over a, b and tie."
+    "against people's preferences, three ways: accuracy (every pair; a tie on one side is "
+    "wrong, Wilson: the card's figure and its paired test), tie-excluded (pairs where neither "
+    "chose a tie, Wilson) and half-credit (a tie on one side counts 0.5, bootstrap); Cohen's "
+    "kappa over a, b and tie."
 )
 PAIRWISE_METHODS = (
     "Pairwise criteria: wording 0, the lowest scored repeat of each pair; a pair with a failed "
@@ -532,7 +534,7 @@ PAIRWISE_METHODS = (
 # every table of the pairwise section, in the order shown, with its heading
 PAIRWISE_TABLES = {
     "pairwise_position": "Position bias: consistency over the swap and first-position rate",
-    "pairwise_validity": "Accuracy against people's preferences (tie-excluded and half-credit)",
+    "pairwise_validity": "Accuracy against people's preferences (three ways of counting ties)",
     "pairwise_comparisons": "The judges compared on the same pairs (McNemar, Holm)",
     "pairwise_probes": "Probes: how often a note or padding on the worse answer moved the verdict",
     "pairwise_win_rates": "Win rates of the compared systems under each judge",

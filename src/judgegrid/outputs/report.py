@@ -199,7 +199,8 @@ PAIRWISE_SUMMARY = {
         *("ties", "flag"),
     ],
     "pairwise_validity": [
-        *("metric", "judge", "pairs", "ties", "decided", "accuracy_tie_excluded", "ci_low"),
+        *("metric", "judge", "pairs", "ties", "accuracy", "accuracy_low", "accuracy_high"),
+        *("decided", "accuracy_tie_excluded", "ci_low"),
         *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
     ],
     "pairwise_comparisons": ["metric", "top", "other", "diff", "low", "high", "p_holm", "n"],
