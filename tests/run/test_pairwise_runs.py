@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT, matrix_dict
+from conftest import ROOT, fault_server_matrix, matrix_dict
 from judgegrid import api
 from judgegrid.inputs.pairwise import seeded_flip
 from killed_runs import cells as killed_cells
@@ -204,3 +204,28 @@ def test_the_wikieval_pairs_run_with_the_bundled_pairwise_matrix(tmp_path, pairw
     validity = table(tmp_path / "run", "pairwise_validity")
     assert set(validity["metric"]) == {"more_faithful", "more_relevant"}
     assert set(validity["pairs"]) == {8}
+
+
+def test_on_workers_both_orders_are_judged_as_in_one_process(tmp_path, server, monkeypatch):
+    """Worker processes reach the fault server on 127.0.0.1 (the scripted provider lives only
+    in this process): the pairwise cells, each order's verdict in their details, equal those of
+    a run in one process, and the calls are the plan's."""
+    monkeypatch.setenv("JUDGEGRID_PAIR_KEY", "sk-pair-test")
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in pair_rows(6)), encoding="utf-8")
+    judges = {"mini": "openai/gpt-4o-mini", "mini-41": "openai/gpt-4.1-mini"}
+    matrix = fault_server_matrix(
+        server.url, data, "JUDGEGRID_PAIR_KEY", judges, "openai/fake-embed", repeats=1
+    )
+    matrix.update(metrics=[], embeddings=[], criteria=[BETTER])
+    plan = api.plan_grid(matrix, use_cache=False)
+    here = api.run_grid(matrix, use_cache=False, run_dir=tmp_path / "h")
+    there = api.run_grid(matrix, use_cache=False, run_dir=tmp_path / "w", workers=2)
+    assert there.complete and set(there.scores["status"]) == {"scored"}
+    assert len(there.calls) == len(here.calls) == plan.total("calls") == 6 * 2 * 2
+    key = ["metric", "judge", "sample_id", "repeat"]
+    first, second = (
+        r.scores[[*key, "score", "answer", "details"]].sort_values(key).reset_index(drop=True)
+        for r in (here, there)
+    )
+    pd.testing.assert_frame_equal(first, second)
