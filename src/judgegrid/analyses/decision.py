@@ -600,7 +600,7 @@ def decide(
         reason = (
             _none_beats_chance(evidence)
             + f"the best, {top.judge}, has {figure}: that does not exclude chance "
-            f"({evidence.chance:g}{_bonferroni(ruling)})"
+            f"({evidence.chance:.2g}{_bonferroni(ruling)})"
             + _too_few_to_tell(evidence, top, ruling)
             + _runner_up(evidence, ruling)
         )
@@ -647,7 +647,7 @@ def _set_verdict(found: Outcome, suffix: str) -> str:
 def _unproven_words(evidence: Evidence, found: Outcome, how: str) -> str:
     """The judges the paired test (or the margin) would have let in, each with its figure:
     their own interval does not exclude chance, so the card takes none of them."""
-    bar = f"{evidence.chance:g}{_bonferroni(found.ruling)}"
+    bar = f"{evidence.chance:.2g}{_bonferroni(found.ruling)}"
     return "".join(
         f"; {judge}: {_figure(evidence, _standing_of(found.ruling, judge))}: {how}, but does "
         f"not exclude chance ({bar})"

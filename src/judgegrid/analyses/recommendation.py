@@ -191,7 +191,7 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
     if not has_ci or best["ci_low"] <= chance:
         text = (
             f"For {title}, the data support no judge yet: the best, {best['judge']}, {what}{ci}, "
-            f"which does not exclude chance ({chance:g}), at {usage}. Score or label more "
+            f"which does not exclude chance ({chance:.2g}), at {usage}. Score or label more "
             "samples before choosing."
         )
     else:
