@@ -193,3 +193,16 @@ def test_an_annotators_latest_label_of_a_sample_is_the_one_that_counts():
     scores = criterion_scores(BINARY, {"a": follows()}, [1.0], repeats=1)
     outcomes = outcome_table(scores, labels, {BINARY.name: BINARY})
     assert outcomes["label"].tolist() == [1.0]
+
+
+def test_judges_that_always_pass_get_the_peoples_reason_and_no_sentence_that_none_was_assessed():
+    """Two judges that answer pass to everything: the ranking cannot measure them (their scores
+    do not vary), but the card decides on people's labels, and its detail must not say that no
+    judge could be assessed (the embedded judges' criteria demo read so before)."""
+    truth = [1.0] * 30 + [0.0] * 20
+    always = {"p1": lambda *_: 1.0, "p2": lambda *_: 1.0}
+    scores = criterion_scores(BINARY, always, truth, seed=6)
+    labels = people_labels(BINARY.name, truth)
+    card = analyse(scores, human_labels=labels, criteria={BINARY.name: BINARY}).card.iloc[0]
+    assert card["basis"] == "people" and card["verdict"] == NO_VERDICT
+    assert "no judge could be assessed" not in str(card["detail"])

@@ -165,6 +165,8 @@ def test_the_report_measures_position_bias_validity_and_the_card_flags(tmp_path,
     card = table(tmp_path / "run", "decision_card").set_index("metric")
     assert card.loc["better", "basis"] == "people"
     assert "first:" in card.loc["better", "flags"] and "follow:" not in card.loc["better", "flags"]
+    # decided on people's preferences: no sentence of the ranking saying nobody was assessed
+    assert "no judge could be assessed" not in str(card.loc["better", "detail"])
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "## Pairwise criteria" in summary and "first-position" in summary
     assert "Pairwise criteria" in (tmp_path / "run" / "report.html").read_text()

@@ -174,8 +174,12 @@ def decide_every_metric(
     for metric in metrics:
         title = (metric_titles or {}).get(metric, metric)
         block = ranking[ranking["metric"] == metric] if not ranking.empty else ranking
-        detail = metric_sentence(title, block) if not block.empty else ""
         evidence = first_evidence(metric, sources)
+        # the ranking's sentence where it measured a judge, or where nothing else did: beside a
+        # criterion decided on people's labels it would read "no judge could be assessed"
+        measured = not block.empty and bool(block["quality"].notna().any())
+        told = not block.empty and (measured or evidence is None)
+        detail = metric_sentence(title, block) if told else ""
         if evidence is None:
             row = _nothing_measurable(metric, run_ref)
         else:
