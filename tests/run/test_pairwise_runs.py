@@ -169,7 +169,12 @@ def test_the_report_measures_position_bias_validity_and_the_card_flags(tmp_path,
     assert "no judge could be assessed" not in str(card.loc["better", "detail"])
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "## Pairwise criteria" in summary and "first-position" in summary
-    assert "Pairwise criteria" in (tmp_path / "run" / "report.html").read_text()
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert "Pairwise criteria" in html and "Position bias at a glance" in html
+    # the picture: the always-first judge's dot red (flagged) at 1.00, the follower's grey
+    pictured = html[html.index("Position bias at a glance") :].split("</figure>")[0]
+    assert "<title>first: 1.00" in pictured and "(flagged)" in pictured
+    assert "follow: " in pictured and "(measured)" in pictured
 
 
 def test_a_killed_pairwise_run_resumes_to_the_same_cells(tmp_path):

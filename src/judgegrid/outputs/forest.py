@@ -2,9 +2,10 @@
 
 One row per judge measured on the deciding rung: its figure as a dot, its 95% interval as a
 whisker, a dashed line at chance. The chosen judge is green and filled, the judges it is not
-separated from green and hollow, the others grey. Plain SVG text, so report.html embeds it and
-the view serves it as an image: a person sees at a glance which intervals clear chance and which
-overlap the chosen one. Every name is escaped.
+separated from green and hollow, the others grey (red: a judge flagged, as in a pairwise
+criterion's position bias, drawn by ``position_block``). Plain SVG text, so report.html embeds
+it and the view serves it as an image: a person sees at a glance which intervals clear chance
+and which overlap the chosen one. Every name is escaped.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ FIGURES = 140  # "0.75 [0.31, 0.93]", then the measure under the axis
 TOP, BOTTOM = 8, 30
 WIDTH = LABEL + PLOT + FIGURES
 NAME_CHARS = 22
-_COLOURS = {"chosen": "#1a7f37", "set": "#1a7f37", "measured": "#777"}
+_COLOURS = {"chosen": "#1a7f37", "set": "#1a7f37", "measured": "#777", "flagged": "#c33"}
 # Correlations run from -1; shares (accuracy, detection) from 0.
 _SIGNED = {"rho", "tau-b"}
 NAMESPACE = ' xmlns="http://www.w3.org/2000/svg"'
@@ -98,4 +99,24 @@ def _chance(x, chance: float, top: float, bottom: float) -> str:
     return (
         f'<line x1="{x(chance):.1f}" x2="{x(chance):.1f}" y1="{top}" y2="{bottom}" '
         f'stroke="#c33" stroke-dasharray="4 3"><title>chance: {chance:g}</title></line>'
+    )
+
+
+def position_block(position: pd.DataFrame) -> pd.DataFrame:
+    """One pairwise criterion's rows of ``pairwise_position`` as a forest's rows: each judge's
+    first-position rate with its Wilson interval against 0.5 (unbiased), red where flagged."""
+    return pd.DataFrame(
+        {
+            "judge": position["judge"],
+            "measure": "first-position rate",
+            "value": position["first_rate"],
+            "low": position["ci_low"],
+            "high": position["ci_high"],
+            "chance": 0.5,
+            "n": position["verdicts"],
+            "role": [
+                "flagged" if str(flag) not in ("", "nan") else "measured"
+                for flag in position["flag"].fillna("")
+            ],
+        }
     )

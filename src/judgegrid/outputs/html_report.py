@@ -23,7 +23,7 @@ from judgegrid.analyses.usage import usage_for_display
 from judgegrid.analyses.validity import accuracy_table
 from judgegrid.outputs import plots
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
-from judgegrid.outputs.forest import forest_svg
+from judgegrid.outputs.forest import forest_svg, position_block
 from judgegrid.outputs.heat_table import heat_table
 from judgegrid.outputs.markup import esc
 
@@ -546,11 +546,26 @@ def _pairwise(a: Analysis) -> str:
     """The pairwise criteria's tables (``PAIRWISE_TABLES``), each per criterion and judge."""
     if all(a.table(name).empty for name in PAIRWISE_TABLES):
         return '<p class="note">No pairwise criterion in this run.</p>'
-    parts = [f'<p class="note">{esc(PAIRWISE_NOTE)}</p>']
+    parts = [f'<p class="note">{esc(PAIRWISE_NOTE)}</p>', _position_pictures(a)]
     for name, title in PAIRWISE_TABLES.items():
         if not a.table(name).empty:
             parts.append(f"<h3>{esc(title)}</h3>" + frame_html(a.table(name), name))
     return "".join(parts)
+
+
+def _position_pictures(a: Analysis) -> str:
+    """Per pairwise criterion, each judge's first-position rate against 0.5 (dashed), flagged
+    judges red: position bias seen before its table is read."""
+    position = a.table("pairwise_position")
+    if position.empty:
+        return ""
+    figures = [
+        f"<figure><figcaption>{esc(str(metric))}: how often the first answer shown won "
+        "(0.5 is unbiased; red: flagged)</figcaption>"
+        f"{forest_svg(position_block(rows), standalone=False)}</figure>"
+        for metric, rows in position.groupby("metric", sort=True)
+    ]
+    return "<h3>Position bias at a glance</h3>" + "".join(figures)
 
 
 def _pairs(a: Analysis) -> str:
