@@ -85,7 +85,7 @@ def main() -> None:
     info = {s: {"user_input": f"question {s}"} for s in scores["sample_id"].unique()}
     calls = pd.DataFrame(columns=["status", "cost", "tokens_in", "tokens_out"])
     start = time.perf_counter()
-    report.analyse_run(scores, info)
+    report.analyse_run(scores, report.RunFacts(sample_info=info))
     analysed = time.perf_counter() - start
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -96,7 +96,7 @@ def main() -> None:
             title="bench",
             expected_cells=len(scores),
             dimension_methods=None,
-            sample_info=info,
+            facts=report.RunFacts(sample_info=info),
         )
         whole = time.perf_counter() - start
     print(f"score rows: {len(scores)}  samples: {len(info)}")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from frames import scores_frame
-from judgegrid.analyses.bundle import analyse
+from judgegrid.analyses.bundle import RunFacts, analyse
 from judgegrid.analyses.languages import (
     UNSET,
     language_agreement,
@@ -111,7 +111,7 @@ def test_the_bundle_and_the_table_name_configurations_and_languages():
     info = {
         sid: {"language": lang, "labels": None, "contrast": None} for sid, lang in LANGUAGES.items()
     }
-    analysis = analyse(scores, sample_info=info)
+    analysis = analyse(scores, RunFacts(sample_info=info))
     table = analysis.by_language["response_relevancy"]
     assert list(table.columns) == ["en", "vi", "zh"]
     assert "a / mini @ 384 (s=1)" in table.index
@@ -120,4 +120,4 @@ def test_the_bundle_and_the_table_name_configurations_and_languages():
     assert faith.loc["b", "zh"].endswith("(n=3, 2 failed)")
     # a one-language run has no such section
     one = {sid: {**i, "language": "en"} for sid, i in info.items()}
-    assert analyse(scores, sample_info=one).by_language == {}
+    assert analyse(scores, RunFacts(sample_info=one)).by_language == {}

@@ -21,7 +21,7 @@ from criterion_frames import (
     people_labels,
     truths,
 )
-from judgegrid.analyses.bundle import analyse
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.analyses.criterion_validity import (
     criterion_recall,
     criterion_validity,
@@ -132,7 +132,9 @@ def test_the_card_names_the_follower_by_the_paired_rule_on_people(spec):
     judges = {"follower": follows(), "rand": at_random(spec)}
     scores = criterion_scores(spec, judges, truth, seed=4)
     card = analyse(
-        scores, human_labels=people_labels(spec.name, truth), criteria={spec.name: spec}
+        scores,
+        RunFacts(criteria={spec.name: spec}),
+        ValidityInputs(human_labels=people_labels(spec.name, truth)),
     ).card.iloc[0]
     assert card["verdict"] == "follower"
     assert card["basis"] == "people"
@@ -146,7 +148,9 @@ def test_the_card_says_no_verdict_when_no_judge_beats_always_giving_the_commones
     judges = {"r1": at_random(BINARY), "r2": at_random(BINARY)}
     scores = criterion_scores(BINARY, judges, truth, seed=5)
     labels = people_labels(BINARY.name, truth)
-    card = analyse(scores, human_labels=labels, criteria={BINARY.name: BINARY}).card.iloc[0]
+    card = analyse(
+        scores, RunFacts(criteria={BINARY.name: BINARY}), ValidityInputs(human_labels=labels)
+    ).card.iloc[0]
     assert card["verdict"] == NO_VERDICT
     assert card["chance"] == pytest.approx(50 / 60)
     assert "does not exclude chance" in card["reason"]
@@ -161,8 +165,8 @@ def test_scale_labels_outside_0_1_do_not_reach_the_built_in_metrics_analyses():
         labels.append(people_labels(spec.name, truth))
     analysis = analyse(
         pd.concat(frames, ignore_index=True),
-        human_labels=pd.concat(labels, ignore_index=True),
-        criteria=SPECS,
+        RunFacts(criteria=SPECS),
+        ValidityInputs(human_labels=pd.concat(labels, ignore_index=True)),
     )
     assert set(analysis.table("criterion_validity")["metric"]) == set(SPECS)
     assert analysis.table("validity_people_by_judge").empty
@@ -203,6 +207,8 @@ def test_judges_that_always_pass_get_the_peoples_reason_and_no_sentence_that_non
     always = {"p1": lambda *_: 1.0, "p2": lambda *_: 1.0}
     scores = criterion_scores(BINARY, always, truth, seed=6)
     labels = people_labels(BINARY.name, truth)
-    card = analyse(scores, human_labels=labels, criteria={BINARY.name: BINARY}).card.iloc[0]
+    card = analyse(
+        scores, RunFacts(criteria={BINARY.name: BINARY}), ValidityInputs(human_labels=labels)
+    ).card.iloc[0]
     assert card["basis"] == "people" and card["verdict"] == NO_VERDICT
     assert "no judge could be assessed" not in str(card["detail"])

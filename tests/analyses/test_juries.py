@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from frames import scores_frame, simulated
-from judgegrid.analyses.bundle import analyse
+from judgegrid.analyses.bundle import RunFacts, analyse
 from judgegrid.analyses.juries import is_jury, jury_name, with_juries
 
 
@@ -39,7 +39,7 @@ def test_a_jury_cell_is_the_mean_of_its_members_and_costs_their_sum():
 
 def test_a_jury_is_compared_beside_its_members_but_not_by_agreement():
     frame = simulated(seed=4, samples=25, judges=("a", "b"), repeats=2)
-    result = analyse(frame, jury_panels=[["a", "b"]])
+    result = analyse(frame, RunFacts(jury_panels=[["a", "b"]]))
     judges = set(result.table("config_summary")["judge"])
     assert judges == {"a", "b", "jury(a + b)"}
     assert result.overview.rows == len(frame)  # the run's own cells, not the jury's
@@ -58,7 +58,9 @@ def test_a_jury_is_ranked_on_preference_pairs_and_can_be_named():
             values[("faithfulness", judge, "", 0, 0, f"p{p}-g", 0)] = 0.6 + rng.normal(0, 0.2)
             values[("faithfulness", judge, "", 0, 0, f"p{p}-b", 0)] = 0.4 + rng.normal(0, 0.2)
     info = {sid: {"labels": lab} for sid, lab in labels.items()}
-    result = analyse(scores_frame(values), sample_info=info, jury_panels=[["a", "b", "c"]])
+    result = analyse(
+        scores_frame(values), RunFacts(sample_info=info, jury_panels=[["a", "b", "c"]])
+    )
     ranking = result.table("judge_ranking").set_index("judge")
     jury = "jury(a + b + c)"
     assert ranking.loc[jury, "quality"] > ranking.drop(index=jury)["quality"].max()

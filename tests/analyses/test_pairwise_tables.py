@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from judgegrid.analyses import pairwise_tables
-from judgegrid.analyses.bundle import analyse
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.core.criterion import CriterionSpec
 
 BETTER = CriterionSpec(
@@ -138,7 +138,9 @@ def test_probes_take_their_worse_answer_from_their_bases_people():
 
 
 def test_the_bundle_puts_pairwise_tables_and_flags_on_the_card_and_keeps_them_out_of_pointwise():
-    analysis = analyse(scores_frame(), human_labels=labels(PEOPLE), criteria=CRITERIA)
+    analysis = analyse(
+        scores_frame(), RunFacts(criteria=CRITERIA), ValidityInputs(human_labels=labels(PEOPLE))
+    )
     card = analysis.card.set_index("metric")
     assert card.loc["better", "basis"] == "people"
     assert "first: position bias" in card.loc["better", "flags"]

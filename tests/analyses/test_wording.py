@@ -19,7 +19,7 @@ from criterion_frames import (
     truths,
     worded,
 )
-from judgegrid.analyses.bundle import analyse
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.analyses.variance import RESIDUAL, anova_components, variance_components
 from judgegrid.analyses.weighting import weighting_counts
 from judgegrid.analyses.wording import (
@@ -81,7 +81,9 @@ def test_the_card_flags_the_wording_dependent_judge():
         SCALE, {"wordy": worded(SCALE), "steady": follows()}, truth, wordings=3
     )
     analysis = analyse(
-        scores, human_labels=people_labels(SCALE.name, truth), criteria={SCALE.name: SCALE}
+        scores,
+        RunFacts(criteria={SCALE.name: SCALE}),
+        ValidityInputs(human_labels=people_labels(SCALE.name, truth)),
     )
     flags = analysis.card.iloc[0]["flags"]
     assert "wordy: wording changes verdict 40/40" in flags
@@ -133,7 +135,9 @@ def test_cells_without_log_probabilities_are_counted_per_judge_and_flagged_on_th
     assert counts.loc["b", ["cells", "logprobs", "without_logprobs"]].tolist() == [40, 20, 20]
     assert counts.loc["b", "without_share"] == 0.5
     card = analyse(
-        scores, human_labels=people_labels(BINARY.name, truth), criteria={BINARY.name: BINARY}
+        scores,
+        RunFacts(criteria={BINARY.name: BINARY}),
+        ValidityInputs(human_labels=people_labels(BINARY.name, truth)),
     ).card
     assert "b: no logprobs 20/40" in card.iloc[0]["flags"]
     assert "a:" not in card.iloc[0]["flags"]

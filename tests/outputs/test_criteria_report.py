@@ -45,8 +45,7 @@ def _criteria_run(tmp_path, monkeypatch):
         title="criteria",
         expected_cells=len(scores),
         dimension_methods=None,
-        sample_info=info,
-        criteria=SPECS,
+        facts=report.RunFacts(sample_info=info, criteria=SPECS),
     )
     return tmp_path
 
@@ -96,7 +95,7 @@ def test_a_run_without_criteria_has_no_criteria_section_in_summary(tmp_path, mon
         title="plain",
         expected_cells=None,
         dimension_methods=None,
-        sample_info={},
+        facts=report.RunFacts(),
     )
     assert "## Your criteria" not in (tmp_path / "summary.md").read_text()
     assert "No criterion of your own" in (tmp_path / "report.html").read_text()

@@ -10,7 +10,7 @@ them apart: the report does, on two cores.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -151,6 +151,25 @@ def people_tables(
 
 
 @dataclass(frozen=True)
+class RunFacts:
+    """What the analyses know of a run besides its scores, as one value: every entry that
+    reads a run (``analyse``, the report's ``analyse_run`` and ``write_all``) takes it whole.
+
+    ``sample_info``: each sample's language, labels, contrast and probe; ``jury_panels``: lists
+    of judges scored as one more virtual judge (``juries``: in the means, validity, ranking and
+    card; not in agreement or variance, where a jury would agree with its own members by
+    construction, nor in the counts of cells, calls and failures); ``criteria``: the run's
+    criteria by name, whose analyses fit their type; ``margin``: the card's non-inferiority
+    margin (``decision: {margin}``); ``run_ref``: how the card's commands name the run."""
+
+    sample_info: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    jury_panels: Sequence[Sequence[str]] = ()
+    criteria: Criteria = field(default_factory=dict)
+    margin: float | None = None
+    run_ref: str = "RUN_DIR"
+
+
+@dataclass(frozen=True)
 class RunScores:
     """The scores as the analyses read them: ``every_row`` (the probes' rows too: they count in
     the overview and the calls), ``worded`` (the data set's cells under every wording of a
@@ -169,23 +188,20 @@ class RunScores:
     panels: tuple[tuple[str, ...], ...] = ()  # the juries' members (pairwise verdicts vote)
 
 
-def run_scores(
-    scores: pd.DataFrame,
-    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
-    jury_panels: list[list[str]] | None = None,
-    criteria: Criteria | None = None,
-) -> RunScores:
-    worded, _ = probes.split_probe_scores(scores, sample_info or {})
+def run_scores(scores: pd.DataFrame, facts: RunFacts | None = None) -> RunScores:
+    facts = facts or RunFacts()
+    worded, _ = probes.split_probe_scores(scores, facts.sample_info)
     called = definition_rows(worded)
-    votes = juries.votes_of(criteria or {})
+    votes = juries.votes_of(facts.criteria)
+    panels = [list(p) for p in facts.jury_panels]
     return RunScores(
         every_row=scores,
         called=called,
-        scores=juries.with_juries(called, jury_panels or [], votes),
-        probe_rows=juries.with_juries(definition_rows(scores), jury_panels or [], votes),
+        scores=juries.with_juries(called, panels, votes),
+        probe_rows=juries.with_juries(definition_rows(scores), panels, votes),
         worded=worded,
-        criteria=dict(criteria or {}),
-        panels=tuple(tuple(p) for p in jury_panels or []),
+        criteria=dict(facts.criteria),
+        panels=tuple(tuple(p) for p in panels),
     )
 
 
@@ -249,19 +265,17 @@ class ValidityInputs:
 def validity_analysis(
     run: RunScores,
     inputs: ValidityInputs,
+    facts: RunFacts,
     *,
     thresholds: float | Mapping[str, float] | None = None,
     lower_is_better: frozenset[str] = frozenset(),
-    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     metric_titles: dict[str, str] | None = None,
-    run_ref: str = "RUN_DIR",
-    margin: float | None = None,
 ) -> Analysis:
     """Which judge is right, and what it costs: validity against people, preference pairs and
     probes, the ranking, what strictness buys for its calls, the decision card, failures and
     usage. An ``Analysis`` without ``consistency_tables``' tables (``with_consistency`` adds
     them)."""
-    info = sample_info or {}
+    info = facts.sample_info
     scores = run.scores
     thresholds = thresholds_with(thresholds, run.criteria, set(run.every_row["metric"]))
     lower_is_better = lower_is_better | lower_is_better_of(run.criteria)
@@ -305,12 +319,12 @@ def validity_analysis(
         aat=tables["alt_test"],
         needed=tables["labels_needed"],
         lower_is_better=lower_is_better,
-        margin=margin,
+        margin=facts.margin,
         probe_pairs=tables["probe_pairs"],
         people_right=criterion_validity.people_right(outcomes) | pair_right,
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
-        sources, run_ref, metric_titles
+        sources, facts.run_ref, metric_titles
     )
     card = with_criterion_flags(
         card, tables["wording_flags"], tables["weighting"], tables["pairwise_position"]
@@ -400,41 +414,28 @@ def with_consistency(part: Analysis, consistency: Mapping[str, pd.DataFrame]) ->
 
 def analyse(
     scores: pd.DataFrame,
+    facts: RunFacts | None = None,
+    inputs: ValidityInputs | None = None,
     *,
     thresholds: float | Mapping[str, float] | None = None,
     lower_is_better: frozenset[str] = frozenset(),
-    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     metric_titles: dict[str, str] | None = None,
-    calls: pd.DataFrame | None = None,
-    step_names: pd.DataFrame | None = None,
-    human_labels: pd.DataFrame | None = None,
-    run_ref: str = "RUN_DIR",
-    people_pairs: pd.DataFrame | None = None,
-    margin: float | None = None,
-    jury_panels: list[list[str]] | None = None,
-    criteria: Criteria | None = None,
 ) -> Analysis:
-    """All tables of the report, keyed by the CSV name they are written under; with the calls
-    table, also what the run cost (``usage``, ``overview``); with people's labels
-    (``sample_id, metric, annotator, value``), validity against them and the decision card's
-    first rung; with people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``),
-    pairs scored beside the data set's. ``run_ref`` is how the card's commands name the run;
-    ``margin``, the card's non-inferiority margin (``decision: {margin}``); ``jury_panels``,
-    lists of judges whose mean is scored as one more virtual judge (``juries``: in the means,
-    validity, ranking and card; not in agreement or variance, where a jury would agree with its
-    own members by construction, nor in the counts of cells, calls and failures); ``criteria``,
-    the run's criteria by name, whose analyses fit their type (``criteria``: agreement,
-    validity and calibration against people, wording sensitivity, weighting counts)."""
-    run = run_scores(scores, sample_info, jury_panels, criteria)
+    """All tables of the report, keyed by the CSV name they are written under, from the scores
+    and what is known of the run (``RunFacts``); with the calls table (``inputs``), also what
+    the run cost (``usage``, ``overview``); with people's labels (``sample_id, metric,
+    annotator, value``), validity against them and the decision card's first rung; with
+    people's preferences (``people_pairs``, as ``validity.PAIR_COLUMNS``), pairs scored beside
+    the data set's."""
+    facts = facts or RunFacts()
+    run = run_scores(scores, facts)
     part = validity_analysis(
         run,
-        ValidityInputs(calls, step_names, human_labels, people_pairs),
+        inputs or ValidityInputs(),
+        facts,
         thresholds=thresholds,
         lower_is_better=lower_is_better,
-        sample_info=sample_info,
         metric_titles=metric_titles,
-        run_ref=run_ref,
-        margin=margin,
     )
-    consistency = consistency_tables(run, thresholds=thresholds, sample_info=sample_info)
+    consistency = consistency_tables(run, thresholds=thresholds, sample_info=facts.sample_info)
     return with_consistency(part, consistency)

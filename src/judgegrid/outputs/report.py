@@ -6,6 +6,7 @@ Everything here is rebuilt from the run database alone, with no model call.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from threadpoolctl import threadpool_limits
 from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
 from judgegrid.analyses.bundle import (
     Analysis,
+    RunFacts,
     RunScores,
     ValidityInputs,
     analyse,
@@ -27,7 +29,6 @@ from judgegrid.analyses.bundle import (
     validity_analysis,
     with_consistency,
 )
-from judgegrid.analyses.criteria import Criteria
 from judgegrid.analyses.decision import card_markdown
 from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
 from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
@@ -57,33 +58,16 @@ def metric_titles() -> dict[str, str]:
 
 
 def analyse_run(
-    scores: pd.DataFrame,
-    sample_info: Mapping[str, Mapping[str, Any]],
-    calls: pd.DataFrame | None = None,
-    step_names: pd.DataFrame | None = None,
-    human_labels: pd.DataFrame | None = None,
-    run_ref: str = "RUN_DIR",
-    people_pairs: pd.DataFrame | None = None,
-    margin: float | None = None,
-    jury_panels: list[list[str]] | None = None,
-    criteria: Criteria | None = None,
+    scores: pd.DataFrame, facts: RunFacts, inputs: ValidityInputs | None = None
 ) -> Analysis:
-    """The analysis bundle of a run, with each metric's threshold, direction and title, and
-    the run's ``criteria`` by name (their analyses fit their type)."""
+    """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(
         scores,
+        facts,
+        inputs,
         thresholds=metric_thresholds(),
         lower_is_better=lower_is_better(),
-        sample_info=sample_info,
         metric_titles=metric_titles(),
-        calls=calls,
-        step_names=step_names,
-        human_labels=human_labels,
-        run_ref=run_ref,
-        people_pairs=people_pairs,
-        margin=margin,
-        jury_panels=jury_panels,
-        criteria=criteria,
     )
 
 
@@ -407,13 +391,10 @@ def write_all(
     title: str,
     expected_cells: int | None,
     dimension_methods: dict[str, str] | None,
-    sample_info: Mapping[str, Mapping[str, Any]],
-    margin: float | None = None,
-    jury_panels: list[list[str]] | None = None,
-    criteria: Criteria | None = None,
+    facts: RunFacts,
 ) -> list[Path]:
-    """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone; the run's
-    ``criteria`` by name, whose analyses fit their type.
+    """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone and what is
+    known of the run (``facts``; its ``run_ref`` is replaced by ``run_dir``).
 
     The analyses' two halves run on two cores: a forked child computes how far the scores move,
     draws those sections and writes scores.csv (``consistency_part``), while this process
@@ -421,7 +402,9 @@ def write_all(
     ``inputs`` may be a function that reads them: it is called once the child has started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
-    run = run_scores(scores, sample_info, jury_panels, criteria)
+    facts = dataclasses.replace(facts, run_ref=str(run_dir))
+    sample_info = facts.sample_info
+    run = run_scores(scores, facts)
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with (
@@ -434,12 +417,10 @@ def write_all(
         part = validity_analysis(
             run,
             inputs() if callable(inputs) else inputs,
+            facts,
             thresholds=metric_thresholds(),
             lower_is_better=lower_is_better(),
-            sample_info=sample_info,
             metric_titles=titles,
-            run_ref=str(run_dir),
-            margin=margin,
         )
         drawn = html_report.render_sections(
             part, VALIDITY_FIGURES, sample_info=sample_info, metric_titles=titles

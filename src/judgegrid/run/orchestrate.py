@@ -499,10 +499,12 @@ def write_outputs(
         title=f"judgegrid run {target.name}",
         expected_cells=expected,
         dimension_methods=methods,
-        sample_info=info,
-        margin=matrix.decision.margin,
-        jury_panels=matrix.jury_panels,
-        criteria=matrix.criteria_by_name,
+        facts=report.RunFacts(
+            sample_info=info,
+            jury_panels=matrix.jury_panels,
+            criteria=matrix.criteria_by_name,
+            margin=matrix.decision.margin,
+        ),
     )
     return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 
