@@ -9,6 +9,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
+from judgegrid.core.criterion import pair_scale_problems
 from judgegrid.metrics.pairwise import (
     Pair,
     PairwiseCriterion,
@@ -22,7 +23,6 @@ from judgegrid.metrics.pairwise import (
     preference_for_a,
     preference_score,
     presentations,
-    scale_problems,
     strength_of_level,
     winner_of,
 )
@@ -96,13 +96,13 @@ def test_a_levels_strength_runs_from_the_tie_to_the_scales_end():
     ],
 )
 def test_a_bad_scale_is_named(scale, ties, words):
-    assert any(words in problem for problem in scale_problems(scale, ties))
+    assert any(words in problem for problem in pair_scale_problems(scale, ties))
 
 
 def test_a_good_scale_has_no_problem():
-    assert scale_problems(GRADED, True) == []
-    assert scale_problems({1: "A better", 2: "B better"}, False) == []
-    assert scale_problems(None, False) == []
+    assert pair_scale_problems(GRADED, True) == []
+    assert pair_scale_problems({1: "A better", 2: "B better"}, False) == []
+    assert pair_scale_problems(None, False) == []
 
 
 def test_the_judge_reads_the_named_fields_then_answer_a_and_answer_b():

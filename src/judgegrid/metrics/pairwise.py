@@ -39,7 +39,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, Field, create_model
 
 from judgegrid.core.context import ScoreContext, Weighted
-from judgegrid.core.criterion import CriterionSpec, pair_scale_problems
+from judgegrid.core.criterion import PAIR_WORDS, CriterionSpec
 from judgegrid.core.errors import ScoringError
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Sample
@@ -93,12 +93,6 @@ class PairwiseCriterion:
     @property
     def levels(self) -> tuple[int, ...]:
         return tuple(sorted(self.scale)) if self.scale else ()
-
-
-def scale_problems(scale: Mapping[int, str] | None, ties: bool) -> list[str]:
-    """What is wrong with a pairwise scale (none: []): the criterion's own check
-    (``core.criterion.pair_scale_problems``), named here beside the prompt that uses the scale."""
-    return pair_scale_problems(scale, ties)
 
 
 def position_of_level(level: int, levels: tuple[int, ...]) -> Position:
@@ -383,7 +377,7 @@ def pairwise_result(
         weighted.append(weight)
     winners = {orders[order]["winner"] for order in orders}
     combined_winner: Winner = winners.pop() if len(winners) == 1 else "tie"
-    answer_score = preference_score(_VERDICT_OF_WINNER[combined_winner])
+    answer_score = PAIR_WORDS[combined_winner]
     details: dict[str, Any] = {
         "orders": orders,
         "combined": combined_winner,
@@ -414,9 +408,6 @@ def _one_order(
         return kept, None
     preference = expected_preference(answer.top_logprobs, criterion, order)
     return kept, None if preference is None else preference_score(preference)
-
-
-_VERDICT_OF_WINNER: dict[str, float] = {"a": 1.0, "b": -1.0, "tie": 0.0}
 
 
 def criterion_metric(spec: CriterionSpec) -> CriterionMetric:
