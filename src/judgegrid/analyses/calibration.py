@@ -24,7 +24,6 @@ probability of any category is left out; a sample whose annotators tie takes no 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from judgegrid.analyses.criteria import (
     categories,
     criterion_rows,
     definition_rows,
+    details_of,
     people_answers,
 )
 from judgegrid.core.criterion import CriterionSpec
@@ -65,9 +65,8 @@ def probabilities(row_details: Any, score: float, spec: CriterionSpec) -> np.nda
     k = len(categories(spec))
     if spec.type == "binary":
         return np.array([1.0 - score, score]) if np.isfinite(score) else None
-    try:
-        given = json.loads(row_details).get("probabilities") or {}
-    except (TypeError, ValueError, AttributeError):
+    given = details_of(row_details).get("probabilities")
+    if not given:
         return None
     position = {round(c, 9): i for i, c in enumerate(categories(spec))}
     p = np.zeros(k)

@@ -27,7 +27,9 @@ Rules every criterion analysis shares:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,6 +72,20 @@ def answers(scores: pd.DataFrame) -> pd.Series:
     """Each row's categorical answer: ``answer`` (the score where the table has none)."""
     column = "answer" if "answer" in scores.columns else "score"
     return scores[column].astype(float)
+
+
+def details_of(value: Any) -> dict[str, Any]:
+    """A score row's ``details`` as a dict: as stored (JSON text) or already read; {} for none,
+    or for text that is no JSON object."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str) or not value:
+        return {}
+    try:
+        found = json.loads(value)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def definition_rows(scores: pd.DataFrame) -> pd.DataFrame:

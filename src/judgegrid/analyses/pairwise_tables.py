@@ -18,7 +18,6 @@ A pairwise criterion's cell is one pair (a sample) judged in both orders
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from judgegrid.analyses.criteria import (
     Criteria,
     category_names,
     definition_rows,
+    details_of,
     people_answers,
 )
 from judgegrid.analyses.criterion_validity import PeopleRight, no_information_rate
@@ -54,18 +54,6 @@ def pairwise_criteria(criteria: Criteria) -> dict[str, Any]:
     return {name: spec for name, spec in criteria.items() if spec.type == "pairwise"}
 
 
-def _details(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str) and value:
-        try:
-            found = json.loads(value)
-        except ValueError:
-            return {}
-        return found if isinstance(found, dict) else {}
-    return {}
-
-
 def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     """The scored cells of the pairwise criteria on wording 0, the lowest repeat of each
     (probes' cells too; juries' rows left out: a jury's verdicts are voted per order here)."""
@@ -85,7 +73,7 @@ def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     (``VERDICT_COLUMNS``), read from each cell's details."""
     rows = []
     for record in judged_rows(scores, criteria).to_dict("records"):
-        orders = _details(record.get("details")).get("orders") or {}
+        orders = details_of(record.get("details")).get("orders") or {}
         for order in ORDERS:
             winner = (orders.get(order) or {}).get("winner")
             if winner is not None:
@@ -106,7 +94,7 @@ def systems_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     system_b``), as its cells recorded them."""
     rows: dict[tuple[str, str], dict[str, str]] = {}
     for record in judged_rows(scores, criteria).to_dict("records"):
-        systems = _details(record.get("details")).get("systems")
+        systems = details_of(record.get("details")).get("systems")
         if isinstance(systems, list) and len(systems) == 2:
             rows.setdefault(
                 (record["metric"], record["sample_id"]),
