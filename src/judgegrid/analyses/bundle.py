@@ -185,7 +185,6 @@ class RunScores:
     probe_rows: pd.DataFrame
     worded: pd.DataFrame = field(default_factory=pd.DataFrame)
     criteria: Criteria = field(default_factory=dict)
-    panels: tuple[tuple[str, ...], ...] = ()  # the juries' members (pairwise verdicts vote)
 
 
 def run_scores(scores: pd.DataFrame, facts: RunFacts | None = None) -> RunScores:
@@ -201,7 +200,6 @@ def run_scores(scores: pd.DataFrame, facts: RunFacts | None = None) -> RunScores
         probe_rows=juries.with_juries(definition_rows(scores), panels, votes),
         worded=worded,
         criteria=dict(facts.criteria),
-        panels=tuple(tuple(p) for p in panels),
     )
 
 
@@ -301,7 +299,7 @@ def validity_analysis(
     tables |= people_tables(scores, metric_labels, thresholds)
     tables |= criterion_tables(run, criterion_labels, outcomes)
     paired, pair_right = pairwise_tables.pairwise_run_tables(
-        run.every_row, criterion_labels, run.criteria, info, run.panels
+        run.every_row, criterion_labels, run.criteria, info, facts.jury_panels
     )
     tables |= paired
     probed = pairwise_tables.without_pairwise(run.probe_rows, run.criteria)
