@@ -17,7 +17,7 @@ from criterion_frames import (
 )
 from judgegrid.core import forked
 from judgegrid.outputs import report
-from judgegrid.outputs.export import cell_table
+from judgegrid.outputs.export import worded_cells
 from judgegrid.outputs.html_report import CRITERIA_TABLES, SECTIONS
 from judgegrid.outputs.terminal_card import terminal_card
 
@@ -104,6 +104,6 @@ def test_a_run_without_criteria_has_no_criteria_section_in_summary(tmp_path, mon
 def test_the_export_reads_a_criterions_definition_not_its_rewordings():
     spec = SPECS["helpful"]  # the wordings answer other levels than the definition
     scores = criterion_scores(spec, {"a": worded(spec)}, [3.0, 1.0, 5.0], wordings=3)
-    cells = cell_table(scores)
+    cells = worded_cells(scores, {spec.name: spec}).xs(0, level="wording")
     means = cells["mean"].droplevel(["metric", "judge", "embedding", "dimension", "strictness"])
     assert means.to_dict() == {"s000": 3.0, "s001": 1.0, "s002": 5.0}

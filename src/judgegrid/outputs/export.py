@@ -34,7 +34,6 @@ from judgegrid.analyses.criteria import (
     Criteria,
     category_names,
     criterion_rows,
-    definition_rows,
     modal_codes,
     wordings,
 )
@@ -42,7 +41,6 @@ from judgegrid.analyses.tables import (
     CONFIG_AXES,
     embedding_column,
     embedding_config,
-    repeat_spread,
 )
 from judgegrid.core.cells import NO_EMBEDDING
 from judgegrid.core.errors import OptionError, Problem
@@ -77,24 +75,6 @@ def export_table(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     # that judge's rows, so their sum is not the number of failed cells.
     table.attrs.update(scores["status"].value_counts().to_dict())
     return table
-
-
-def cell_table(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration and sample: the mean of the scored repeats, and the failed and skipped
-    cells, indexed by metric, judge, embedding, dimension, strictness and sample_id; a
-    criterion's of its definition (wording 0) alone."""
-    scores = definition_rows(scores)
-    if scores.empty:
-        empty = pd.MultiIndex.from_arrays([[]] * len(KEYS), names=KEYS)
-        return pd.DataFrame({"failed": [], "skipped": [], "mean": []}, index=empty)
-    counts = (
-        scores.groupby(KEYS)["status"]
-        .value_counts()
-        .unstack(fill_value=0)
-        .reindex(columns=["failed", "skipped"], fill_value=0)
-    )
-    means = repeat_spread(scores).set_index(KEYS)["mean"]
-    return counts.join(means, how="outer").fillna({"failed": 0, "skipped": 0})
 
 
 def worded_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
