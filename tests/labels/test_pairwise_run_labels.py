@@ -18,25 +18,10 @@ from judgegrid import api
 from judgegrid.cli import app
 from judgegrid.inputs.pairwise import person_order, seeded_flip
 from judgegrid.labels.page import open_session, serve
-from scripted import default_answer, last_block
+from pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
 from servers import LabelServer, in_thread
 
 PAIRS = 12
-# The shared WikiEval pairs file (as tests/run/test_pairwise_runs.py finds it).
-WIKIEVAL = (
-    ROOT.parent / "shared" / "validation" / "wikieval_pairs.jsonl",
-    Path("/work/shared/validation/wikieval_pairs.jsonl"),
-)
-BETTER = {
-    "name": "better",
-    "type": "pairwise",
-    "definition": "Which answer is better?",
-    "compare": ["response", "response_b"],
-}
-JUDGES = [
-    {"id": "scripted/judge-first", "label": "first"},
-    {"id": "scripted/judge-follow", "label": "follow"},
-]
 
 
 def pair_rows() -> list[dict]:
@@ -57,21 +42,13 @@ def pair_rows() -> list[dict]:
     return rows
 
 
-def scripted_pairwise(step: str, prompt: str, model: str) -> dict:
-    if step != "pairwise":
-        return default_answer(step, prompt, model)
-    first = last_block(prompt, "Answer A")
-    verdict = "A" if model.endswith("judge-first") or "GOOD" in first else "B"
-    return {"verdict": verdict, "reason": "scripted"}
-
-
 @pytest.fixture
 def pair_run(tmp_path, scripted_provider) -> Path:
     scripted_provider.answer = scripted_pairwise
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in pair_rows()), encoding="utf-8")
     fields = {"metrics": [], "embeddings": [], "criteria": [BETTER], "repeats": 1,
-              "judges": JUDGES, "dataset": str(data)}  # fmt: skip
+              "judges": JUDGES[:2], "dataset": str(data)}  # fmt: skip
     matrix = tmp_path / "matrix.yaml"
     matrix.write_text(yaml.safe_dump(matrix_dict(**fields), sort_keys=False))
     run = api.run_grid(matrix, use_cache=False, run_dir=tmp_path / "run")
@@ -109,12 +86,12 @@ def test_the_wikieval_pairs_matrix_labelled_blind_to_the_systems(tmp_path, scrip
     """model_matrices/pairwise.yaml on the WikiEval pairs file: each line's pairs (answer
     against ungrounded answer, with the context) on the page with the context shown, and
     neither the compared columns' nor the systems' names in what the page reads."""
-    wikieval = next((p for p in WIKIEVAL if p.exists()), None)
+    wikieval = WIKIEVAL if WIKIEVAL.exists() else None
     if wikieval is None:
         pytest.skip("the shared WikiEval pairs file is not here")
     scripted_provider.answer = scripted_pairwise
     matrix = yaml.safe_load((ROOT / "model_matrices" / "pairwise.yaml").read_text())
-    matrix["judges"] = JUDGES
+    matrix["judges"] = JUDGES[:2]
     matrix.pop("probes", None)
     path = tmp_path / "pairwise.yaml"
     path.write_text(yaml.safe_dump(matrix, sort_keys=False))

@@ -25,25 +25,9 @@ from judgegrid import api
 from judgegrid.inputs.pairwise import seeded_flip
 from killed_runs import cells as killed_cells
 from killed_runs import resume, run_and_kill, run_args, run_whole
-from scripted import default_answer, last_block
+from pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
 
 pytestmark = pytest.mark.slow  # a killed run, and runs of 48 to 100 cells
-
-WIKIEVAL = ROOT.parent / "shared" / "validation" / "wikieval_pairs.jsonl"
-if not WIKIEVAL.exists():
-    WIKIEVAL = Path("/work/shared/validation/wikieval_pairs.jsonl")
-
-BETTER = {
-    "name": "better",
-    "type": "pairwise",
-    "definition": "Which answer is better?",
-    "compare": ["response", "response_b"],
-}
-JUDGES = [
-    {"id": "scripted/judge-first", "label": "first"},
-    {"id": "scripted/judge-follow", "label": "follow"},
-    {"id": "scripted/judge-long", "label": "long"},
-]
 
 
 def pair_rows(n: int) -> list[dict[str, Any]]:
@@ -64,19 +48,6 @@ def pair_rows(n: int) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def scripted_pairwise(step: str, prompt: str, model: str) -> dict[str, Any]:
-    if step != "pairwise":
-        return default_answer(step, prompt, model)
-    first, second = last_block(prompt, "Answer A"), last_block(prompt, "Answer B")
-    if model.endswith("judge-first"):
-        verdict = "A"
-    elif model.endswith("judge-follow"):
-        verdict = "A" if "GOOD" in first else "B"
-    else:
-        verdict = "A" if len(first) >= len(second) else "B"
-    return {"verdict": verdict, "reason": "scripted"}
 
 
 def write_run(tmp_path: Path, n: int = 12, **overrides: Any) -> Path:
