@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgegrid.analyses.pairwise import combined, position_bias, validity
+from judgegrid.analyses.pairwise.verdicts import combined, position_bias, validity
 from judgegrid.calls.providers import register_local_models
 from judgegrid.calls.providers.gateway import litellm_module
 from judgegrid.inputs.pairwise import WIKIEVAL_ASPECTS, people_table, wikieval_items

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from pydantic import InstanceOf
 
-from judgegrid.analyses.tables import cell_causes
+from judgegrid.analyses import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.core.arguments import checked
 from judgegrid.core.criterion import Criterion
@@ -57,7 +57,7 @@ from judgegrid.store.run_dir import RESOLVED_MATRIX
 from judgegrid.store.table_file import check_output, write_table_file
 
 if TYPE_CHECKING:
-    from judgegrid.analyses.decision import NO_VERDICT
+    from judgegrid.analyses import NO_VERDICT
     from judgegrid.labels.files import export_labels, import_labels
     from judgegrid.labels.page import LabelSession
     from judgegrid.labels.page import open_session as open_label_session
@@ -74,7 +74,7 @@ if TYPE_CHECKING:
 # (1 to 3 s). So `judgegrid plan` starts without any of them (benches/bench_plan_repeats.py),
 # and `judgegrid report` imports them while its scores are read.
 _LAZY = {
-    "NO_VERDICT": ("judgegrid.analyses.decision", "NO_VERDICT"),
+    "NO_VERDICT": ("judgegrid.analyses", "NO_VERDICT"),
     "export_labels": ("judgegrid.labels.files", "export_labels"),
     "import_labels": ("judgegrid.labels.files", "import_labels"),
     "probe_lines": ("judgegrid.outputs.report", "probe_lines"),

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from frames import scores_frame, simulated
-from judgegrid.analyses.disagreement import MISSING, sample_disagreement
-from judgegrid.analyses.tables import repeat_spread
+from judgegrid.analyses.consistency.disagreement import MISSING, sample_disagreement
+from judgegrid.analyses.frames.tables import repeat_spread
 
 
 def by_hand(scores: pd.DataFrame) -> dict[tuple[str, str], tuple[int, float]]:

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
-from judgegrid.analyses.human import (
+from judgegrid.analyses.validity.people import (
     _by_correction,
     aat_instances,
     alternative_annotator_test,

@@ -11,13 +11,13 @@ import pytest
 
 from frames import scores_frame
 from judgegrid.analyses.bundle import RunFacts, analyse
-from judgegrid.analyses.languages import (
+from judgegrid.analyses.consistency.languages import (
     UNSET,
     language_agreement,
     language_means,
-    language_table,
     languages_of,
 )
+from judgegrid.outputs.tables_text import language_table, means_by_language
 
 LANGUAGES = {f"s{i}": lang for i, lang in enumerate(["en"] * 4 + ["vi"] * 4 + ["zh"] * 4)}
 
@@ -112,7 +112,7 @@ def test_the_bundle_and_the_table_name_configurations_and_languages():
         sid: {"language": lang, "labels": None, "contrast": None} for sid, lang in LANGUAGES.items()
     }
     analysis = analyse(scores, RunFacts(sample_info=info))
-    table = analysis.by_language["response_relevancy"]
+    table = means_by_language(analysis.table("language_means"))["response_relevancy"]
     assert list(table.columns) == ["en", "vi", "zh"]
     assert "a / mini @ 384 (s=1)" in table.index
     assert table.loc["a / mini @ 384 (s=1)", "en"].endswith("(n=4)")
@@ -120,4 +120,5 @@ def test_the_bundle_and_the_table_name_configurations_and_languages():
     assert faith.loc["b", "zh"].endswith("(n=3, 2 failed)")
     # a one-language run has no such section
     one = {sid: {**i, "language": "en"} for sid, i in info.items()}
-    assert analyse(scores, RunFacts(sample_info=one)).by_language == {}
+    alone = analyse(scores, RunFacts(sample_info=one)).table("language_means")
+    assert means_by_language(alone) == {}

@@ -13,15 +13,16 @@ import pandas as pd
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from judgegrid.analyses import decision
-from judgegrid.analyses.probes import (
+from judgegrid.analyses.decision import card as decision
+from judgegrid.analyses.decision.ladder import CardSources, probe_evidence
+from judgegrid.analyses.stats.intervals import wilson_interval
+from judgegrid.analyses.validity.probes import (
     judge_probe_matrix,
     probe_pairs,
     probe_results,
     robustness_flags,
     split_probe_scores,
 )
-from judgegrid.analyses.validity import wilson_interval
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.probes import NOTE, PROBES, make_probes, probes_for
@@ -166,8 +167,8 @@ MANY_INFO = sample_info(type(DEMO)(DEMO.source, load_dataset("demo").samples + t
 
 def card_row(metric: str, pairs: pd.DataFrame) -> dict[str, str]:
     """The card's row for ``metric`` decided on the probes' rung."""
-    sources = decision.CardSources(scores=pd.DataFrame(), ranking=pd.DataFrame(), probe_pairs=pairs)
-    evidence = decision.probe_evidence(metric, sources)
+    sources = CardSources(scores=pd.DataFrame(), ranking=pd.DataFrame(), probe_pairs=pairs)
+    evidence = probe_evidence(metric, sources)
     assert evidence is not None and evidence.basis == "probes"
     return {"basis": evidence.basis, **decision.decide(metric, evidence, sources, "RUN")}
 

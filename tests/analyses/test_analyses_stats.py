@@ -12,11 +12,13 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
-from judgegrid.analyses.agreement import cohen_kappa, pair_statistics
-from judgegrid.analyses.alpha import krippendorff_alpha_interval
-from judgegrid.analyses.common import spearman_brown_needed, tau_ci
-from judgegrid.analyses.icc import icc
-from judgegrid.analyses.validity import spearman_with_ci, wilson_interval
+from judgegrid.analyses.consistency.agreement import pair_statistics
+from judgegrid.analyses.stats.categorical import alpha_report as krippendorff_alpha_interval
+from judgegrid.analyses.stats.categorical import pass_fail_kappa as cohen_kappa
+from judgegrid.analyses.stats.correlation import spearman_with_ci
+from judgegrid.analyses.stats.icc import icc, spearman_brown_needed
+from judgegrid.analyses.stats.intervals import tau_interval as tau_ci
+from judgegrid.analyses.stats.intervals import wilson_interval
 
 
 def pingouin_icc(table: np.ndarray) -> pd.DataFrame:

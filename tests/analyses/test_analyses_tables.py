@@ -11,23 +11,25 @@ import pingouin as pg
 import pytest
 
 from frames import scores_frame, simulated
-from judgegrid.analyses.agreement import agreement_pairs, agreement_summary, rater_offsets
-from judgegrid.analyses.decision import CardSources, card_markdown, decision_card
-from judgegrid.analyses.icc import icc
-from judgegrid.analyses.recommendation import judge_ranking
-from judgegrid.analyses.stability import stability
-from judgegrid.analyses.strictness import strictness_tradeoff
-from judgegrid.analyses.validity import (
-    pair_accuracy,
-    pairs_from_contrasts,
-    pairs_from_labels,
+from judgegrid.analyses.consistency.agreement import (
+    agreement_pairs,
+    agreement_summary,
+    rater_offsets,
 )
-from judgegrid.analyses.variance import (
+from judgegrid.analyses.consistency.stability import stability
+from judgegrid.analyses.consistency.variance import (
     RESIDUAL,
     decision_study,
     needed_for_target,
     variance_components,
 )
+from judgegrid.analyses.decision.card import decision_card
+from judgegrid.analyses.decision.ladder import CardSources
+from judgegrid.analyses.decision.recommendation import judge_ranking
+from judgegrid.analyses.decision.strictness import strictness_tradeoff
+from judgegrid.analyses.stats.icc import icc
+from judgegrid.analyses.validity.pairs import pair_accuracy, pairs_from_contrasts, pairs_from_labels
+from judgegrid.outputs.card_markdown import card_markdown
 
 
 def test_stability_sd_flips_and_icc1_over_repeats():
@@ -277,7 +279,7 @@ def test_a_configuration_whose_cells_all_failed_shows_its_pairs_as_unscored():
 def test_label_correlations_are_spearman_on_samples_with_both():
     from scipy import stats
 
-    from judgegrid.analyses.validity import label_correlations
+    from judgegrid.analyses.validity.pairs import label_correlations
 
     rng = np.random.default_rng(12)
     truth = rng.random(12)

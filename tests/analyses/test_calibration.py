@@ -21,7 +21,12 @@ from criterion_frames import (
     people_labels,
     truths,
 )
-from judgegrid.analyses.calibration import calibration, forecasts, probabilities, reliability
+from judgegrid.analyses.validity.calibration import (
+    calibration,
+    forecasts,
+    probabilities,
+    reliability,
+)
 
 
 def _noisy_binary(seed=0, samples=200):

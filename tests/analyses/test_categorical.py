@@ -13,7 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
-from judgegrid.analyses.categorical import (
+from judgegrid.analyses.stats.categorical import (
     ac1_from_counts,
     alpha_from_counts,
     category_counts,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from frames import scores_frame
-from judgegrid.analyses.juries import jury_name, with_juries
+from judgegrid.analyses.frames.juries import jury_name, with_juries
 
 
 def criterion_rows(

@@ -22,14 +22,14 @@ from criterion_frames import (
     truths,
 )
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
-from judgegrid.analyses.criterion_validity import (
+from judgegrid.analyses.decision.card import NO_VERDICT
+from judgegrid.analyses.validity.criteria import (
     criterion_recall,
     criterion_validity,
     no_information_rate,
     outcome_table,
     people_right,
 )
-from judgegrid.analyses.decision import NO_VERDICT
 
 
 def _validity(spec, judges, samples=60, seed=2, **kwargs):

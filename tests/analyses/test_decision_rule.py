@@ -12,14 +12,11 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from frames import scores_frame
-from judgegrid.analyses.decision import (
-    CardSources,
-    cheapest_then_fastest,
-    decide_every_metric,
-    decision_card,
-)
-from judgegrid.analyses.human import validity_by_judge
-from judgegrid.analyses.paired import (
+from judgegrid.analyses.decision.card import decide_every_metric, decision_card
+from judgegrid.analyses.decision.ladder import CardSources
+from judgegrid.analyses.decision.outcome import cheapest_then_fastest
+from judgegrid.analyses.decision.recommendation import judge_ranking
+from judgegrid.analyses.stats.paired import (
     bootstrap_draws,
     consensus_tau_statistic,
     holm,
@@ -28,8 +25,8 @@ from judgegrid.analyses.paired import (
     paired_bootstrap,
     spearman_statistic,
 )
-from judgegrid.analyses.recommendation import judge_ranking
-from judgegrid.analyses.validity import pairs_from_labels
+from judgegrid.analyses.validity.pairs import pairs_from_labels
+from judgegrid.analyses.validity.people import validity_by_judge
 
 
 @pytest.mark.parametrize("seed", range(6))

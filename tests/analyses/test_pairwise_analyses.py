@@ -21,8 +21,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from judgegrid.analyses.juries import jury_name
-from judgegrid.analyses.pairwise import (
+from judgegrid.analyses.frames.juries import jury_name
+from judgegrid.analyses.pairwise.verdicts import (
     combined,
     comparisons,
     jury_verdicts,

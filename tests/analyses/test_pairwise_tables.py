@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgegrid.analyses import pairwise_tables
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.pairwise import tables as pairwise_tables
 from judgegrid.core.criterion import CriterionSpec
 
 BETTER = CriterionSpec(

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgegrid.analyses.probes import judge_detection, probe_pairs, probe_results
+from judgegrid.analyses.validity.probes import judge_detection, probe_pairs, probe_results
 
 # judge -> (the base's repeats, the probe's repeats): 1 pass, 0 fail, None failed to score
 JUDGES = {

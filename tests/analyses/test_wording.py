@@ -20,9 +20,9 @@ from criterion_frames import (
     worded,
 )
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
-from judgegrid.analyses.variance import RESIDUAL, anova_components, variance_components
-from judgegrid.analyses.weighting import weighting_counts
-from judgegrid.analyses.wording import (
+from judgegrid.analyses.consistency.variance import RESIDUAL, anova_components, variance_components
+from judgegrid.analyses.consistency.weighting import weighting_counts
+from judgegrid.analyses.consistency.wording import (
     CHANGED_LIMIT,
     disagreement_test,
     wording_flags,

@@ -205,7 +205,8 @@ def test_retry_after_wins_over_backoff_and_every_attempt_is_recorded():
 def test_accounting_never_adds_an_unknown_price_as_zero():
     import pandas as pd
 
-    from judgegrid.analyses.usage import format_cost, run_usage, usage_by_model
+    from judgegrid.analyses.frames.usage import run_usage, usage_by_model
+    from judgegrid.outputs.tables_text import format_cost
 
     calls = pd.DataFrame(
         {

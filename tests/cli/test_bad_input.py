@@ -80,8 +80,9 @@ def test_no_verdict_says_why_without_miscounting_judges():
     import pandas as pd
 
     from frames import scores_frame
-    from judgegrid.analyses.decision import CardSources, decision_card
-    from judgegrid.analyses.recommendation import judge_ranking
+    from judgegrid.analyses.decision.card import decision_card
+    from judgegrid.analyses.decision.ladder import CardSources
+    from judgegrid.analyses.decision.recommendation import judge_ranking
 
     flat = {("faithfulness", j, "", 0, 0, f"s{i}", 0): 0.5 for j in "ab" for i in range(12)}
     scores = scores_frame(flat)

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgegrid import run_grid
-from judgegrid.analyses.decision import CARD_COLUMNS
+from judgegrid.analyses.decision.card import CARD_COLUMNS
 from judgegrid.cli import app
 from judgegrid.cli.card import print_card
 from judgegrid.outputs.card_short import card_row

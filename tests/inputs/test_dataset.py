@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from judgegrid.analyses.validity import wilson_interval
+from judgegrid.analyses.stats.intervals import wilson_interval
 from judgegrid.core.errors import DatasetError
 from judgegrid.inputs.dataset import load_dataset, load_demo
 from judgegrid.inputs.formats import mapping_lines

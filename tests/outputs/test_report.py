@@ -159,7 +159,7 @@ def test_agreement_heatmaps_are_coloured_tables_of_the_pairs_csv(run_dir):
 
 
 def test_the_per_sample_table_written_by_arrow_reads_back_as_the_analysis_made_it(run_dir):
-    from judgegrid.analyses.tables import repeat_spread
+    from judgegrid.analyses.frames.tables import repeat_spread
     from judgegrid.store.run_db import RunStore
 
     store = RunStore(run_dir / "run.sqlite")

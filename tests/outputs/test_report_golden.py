@@ -10,7 +10,8 @@ to 1e-9 (a statistic written once instead of twice may differ in its last bits).
 clock decides (each call's and cell's latency and times) is set from its tokens before the
 report is written, so the pinned figures are the same on every machine.
 
-Rewrite the copies, after a change meant to move them: ``python tests/outputs/test_report_golden.py --write``.
+Rewrite the copies, after a change meant to move them:
+``python tests/outputs/test_report_golden.py --write``.
 """
 
 from __future__ import annotations

@@ -1,40 +1,208 @@
-"""Pure analyses of a scores table (no I/O). One module per concept:
+"""Pure analyses of a run's scores and calls tables (no I/O): how far scores move, whether
+judges agree with people, which judge to trust. Sub-packages by the question each answers,
+from the bottom up:
 
-- ``tables``: per-configuration means, run-to-run spread, failure counts (the summary tables)
-- ``icc``, ``alpha``: reliability coefficients (ICC(1), ICC(2,1), ICC(3,1); Krippendorff alpha)
-- ``stability``: run-to-run stability of each configuration
-- ``agreement``: agreement between judges, and between embedding configurations
-- ``disagreement``: per sample, the gap between the highest and lowest judge (the samples
-  to open first)
-- ``variance``: variance components and the decision study
-- ``strictness``: what a larger strictness buys and costs
-- ``validity``: preference-pair accuracy, correlation with numeric labels, contrasts
-- ``human``: validity against human labels, the annotators' own alpha, the Alternative
-  Annotator Test, and how many labels would separate the judges
-- ``probes``: what each configuration makes of the probes (detection rate, rises on injection),
-  their rows kept out of every other analysis
-- ``recommendation``: judges ranked by validity or consensus against cost and latency
-- ``paired``: paired comparisons of judges on the same items (exact McNemar, paired bootstrap,
-  Holm), behind every "best" the tool names
-- ``juries``: panels of judges as virtual judges made from the calls already made
-- ``decision``: the decision card, the evidence ladder and the paired rule
-- ``categorical``: agreement on categories (Cohen's and Fleiss' kappa, Krippendorff's alpha,
-  Gwet's AC1) with bootstrap intervals
-- ``criteria``: a criterion's categories, a judge's modal answer per sample, the people's label
-- ``criterion_agreement``: agreement between judges on a criterion, by statistics fitting its type
-- ``criterion_validity``: a criterion's judges against people (accuracy against the
-  no-information rate, kappa, TPR/TNR, recall; weighted kappa and Spearman for a scale)
-- ``calibration``: Brier score and reliability curve of log-prob weighted judges against people
-- ``wording``: variance between wordings beside repeats, and the flag of a judge whose verdict
-  changes with the wording
-- ``weighting``: the cells of each judge whose log-probabilities never came
-- ``pairwise``: A-against-B judges (both orders combined, consistency, first-position rate,
-  validity with ties stated, juries, probe moves, win rates, rankings)
-- ``pairwise_tables``: a run's pairwise criteria read from its scores (each cell's two orders as
-  verdict rows) through ``pairwise``, and the card's evidence and flags for them
-- ``usage``: calls, tokens and cost per model from the calls table
-- ``bundle``: every table of a run in one pure call, for the report writers
+- ``stats``: the statistics themselves, on arrays, each written once: intervals (Wilson,
+  Fisher's z, bootstrap), Cohen's, Fleiss' and weighted kappa, Krippendorff's alpha, Gwet's
+  AC1, ICC, rank correlations, paired tests, and the paired rule that names a best candidate;
+- ``frames``: the scores table as the analyses read it: the grid's axes, ratings, a
+  criterion's answers and people's labels, juries, usage, the summary tables;
+- ``consistency``: does a judge agree with itself and with other judges? (variance, stability,
+  agreement, disagreement, languages, wording, a criterion's agreement, weighting);
+- ``validity``: does a judge agree with people, and does it catch what it should? (preference
+  pairs, people's labels, a criterion's validity, calibration, probes);
+- ``pairwise``: does an A-against-B judge prefer the better answer, in both orders?;
+- ``decision``: which judge to trust, how sure, and what to label next (the evidence ladder,
+  the card, the ranking, the labelling queue, strictness);
+- ``bundle``: every table of a run in one pure call, for the report writers.
 
-Each analysis states its missing-data rule. May import: ``core`` (value types such as
-``CriterionSpec``) and nothing else of judgegrid outside ``analyses`` (numpy, pandas and scipy).
+Each analysis states its missing-data rule. Inside, a sub-package imports only those below it
+(import-linter holds the order); none imports this module, which is the public face: other
+layers import the names below from ``judgegrid.analyses``, never from a module path. Names are
+loaded when first asked for, so reading one constant does not import scipy.
+
+May import: ``core`` (value types such as ``CriterionSpec``) and nothing else of judgegrid
+(numpy, pandas and scipy).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgegrid.analyses.bundle import (
+        TABLE_NAMES,
+        Analysis,
+        RunFacts,
+        RunOverview,
+        RunScores,
+        UnknownTable,
+        ValidityInputs,
+        analyse,
+        consistency_tables,
+        preference_pairs,
+        run_overview,
+        run_scores,
+        validity_analysis,
+        with_consistency,
+    )
+    from judgegrid.analyses.consistency.agreement import AGREEMENT_SUMMARY_COLUMNS
+    from judgegrid.analyses.consistency.stability import STABILITY_SUMMARY_COLUMNS
+    from judgegrid.analyses.consistency.variance import VARIANCE_SUMMARY_COLUMNS
+    from judgegrid.analyses.decision.card import (
+        CARD_COLUMNS,
+        NO_VERDICT,
+        NOT_ABOVE_CHANCE,
+        decide_every_metric,
+    )
+    from judgegrid.analyses.decision.ladder import CardSources, first_evidence
+    from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
+    from judgegrid.analyses.decision.recommendation import RANKING_SUMMARY_COLUMNS
+    from judgegrid.analyses.decision.selection import label_queue, preference_queue
+    from judgegrid.analyses.frames.criteria import (
+        Criteria,
+        categories,
+        category_names,
+        criterion_rows,
+        modal_codes,
+        wordings,
+    )
+    from judgegrid.analyses.frames.tables import (
+        CONFIG_AXES,
+        by_judge_and_embedding,
+        cell_causes,
+        configuration_labels,
+        embedding_column,
+        embedding_config,
+    )
+    from judgegrid.analyses.stats.ruling import Ruling, best_words, binary_evidence, rule
+    from judgegrid.analyses.validity.pairs import (
+        ASPECT_METRICS,
+        NO_METRIC_NOTE,
+        PAIR_COLUMNS,
+        pair_accuracy,
+        pair_outcomes,
+    )
+    from judgegrid.analyses.validity.people import LABEL_COLUMNS
+
+_HOMES = {
+    "bundle": (
+        "TABLE_NAMES",
+        "Analysis",
+        "RunFacts",
+        "RunOverview",
+        "RunScores",
+        "UnknownTable",
+        "ValidityInputs",
+        "analyse",
+        "consistency_tables",
+        "preference_pairs",
+        "run_overview",
+        "run_scores",
+        "validity_analysis",
+        "with_consistency",
+    ),
+    "consistency.agreement": ("AGREEMENT_SUMMARY_COLUMNS",),
+    "consistency.stability": ("STABILITY_SUMMARY_COLUMNS",),
+    "consistency.variance": ("VARIANCE_SUMMARY_COLUMNS",),
+    "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
+    "decision.ladder": ("CardSources", "first_evidence"),
+    "decision.outcome": ("Outcome", "outcome", "usage_of"),
+    "decision.recommendation": ("RANKING_SUMMARY_COLUMNS",),
+    "decision.selection": ("label_queue", "preference_queue"),
+    "frames.criteria": (
+        "Criteria",
+        "categories",
+        "category_names",
+        "criterion_rows",
+        "modal_codes",
+        "wordings",
+    ),
+    "frames.tables": (
+        "CONFIG_AXES",
+        "by_judge_and_embedding",
+        "cell_causes",
+        "configuration_labels",
+        "embedding_column",
+        "embedding_config",
+    ),
+    "stats.ruling": ("Ruling", "best_words", "binary_evidence", "rule"),
+    "validity.pairs": (
+        "ASPECT_METRICS",
+        "NO_METRIC_NOTE",
+        "PAIR_COLUMNS",
+        "pair_accuracy",
+        "pair_outcomes",
+    ),
+    "validity.people": ("LABEL_COLUMNS",),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+# the same names, spelled out for the type checker and linters (a test holds them equal)
+__all__ = [
+    "AGREEMENT_SUMMARY_COLUMNS",
+    "ASPECT_METRICS",
+    "CARD_COLUMNS",
+    "CONFIG_AXES",
+    "LABEL_COLUMNS",
+    "NOT_ABOVE_CHANCE",
+    "NO_METRIC_NOTE",
+    "NO_VERDICT",
+    "PAIR_COLUMNS",
+    "RANKING_SUMMARY_COLUMNS",
+    "STABILITY_SUMMARY_COLUMNS",
+    "TABLE_NAMES",
+    "VARIANCE_SUMMARY_COLUMNS",
+    "Analysis",
+    "CardSources",
+    "Criteria",
+    "Outcome",
+    "Ruling",
+    "RunFacts",
+    "RunOverview",
+    "RunScores",
+    "UnknownTable",
+    "ValidityInputs",
+    "analyse",
+    "best_words",
+    "binary_evidence",
+    "by_judge_and_embedding",
+    "categories",
+    "category_names",
+    "cell_causes",
+    "configuration_labels",
+    "consistency_tables",
+    "criterion_rows",
+    "decide_every_metric",
+    "embedding_column",
+    "embedding_config",
+    "first_evidence",
+    "label_queue",
+    "modal_codes",
+    "outcome",
+    "pair_accuracy",
+    "pair_outcomes",
+    "preference_pairs",
+    "preference_queue",
+    "rule",
+    "run_overview",
+    "run_scores",
+    "usage_of",
+    "validity_analysis",
+    "with_consistency",
+    "wordings",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module the first time it is asked for."""
+    if name not in _HOME_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOME_OF[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

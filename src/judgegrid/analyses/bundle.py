@@ -10,48 +10,110 @@ them apart: the report does, on two cores.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
-from judgegrid.analyses import (
+from judgegrid.analyses.consistency import (
     agreement,
-    calibration,
     criterion_agreement,
-    criterion_validity,
-    decision,
     disagreement,
-    human,
-    juries,
     languages,
-    pairwise_tables,
-    probes,
-    recommendation,
     stability,
-    strictness,
-    validity,
     variance,
     weighting,
     wording,
 )
-from judgegrid.analyses.criteria import (
+from judgegrid.analyses.decision import card as decision
+from judgegrid.analyses.decision import recommendation, strictness
+from judgegrid.analyses.decision.ladder import CardSources
+from judgegrid.analyses.frames import juries
+from judgegrid.analyses.frames.criteria import (
     Criteria,
     definition_rows,
     lower_is_better_of,
     thresholds_with,
 )
-from judgegrid.analyses.tables import (
+from judgegrid.analyses.frames.tables import (
     calls_by_metric,
     calls_by_step,
     config_summary,
-    judge_by_embedding,
     metric_failure_rates,
     repeat_spread,
     top_failure_causes,
 )
-from judgegrid.analyses.usage import run_usage, usage_by_model
+from judgegrid.analyses.frames.usage import run_usage, usage_by_model
+from judgegrid.analyses.pairwise import tables as pairwise_tables
+from judgegrid.analyses.validity import calibration, probes
+from judgegrid.analyses.validity import criteria as criterion_validity
+from judgegrid.analyses.validity import pairs as validity
+from judgegrid.analyses.validity import people as human
+
+# Every table ``analyse`` can make, by the name it is written under (tables/NAME.csv). Some
+# are made only when their inputs are there (``calls_by_step`` with the steps' names), and each
+# half of the analysis holds its own: ``Analysis.table`` gives an empty frame for those.
+CONSISTENCY_TABLES = (
+    "config_summary",
+    "repeat_spread",
+    "sample_disagreement",
+    "stability",
+    "agreement_judges",
+    "agreement_judge_pairs",
+    "judge_offsets",
+    "agreement_embeddings",
+    "agreement_embedding_pairs",
+    "embedding_offsets",
+    "variance_components",
+    "decision_study",
+    "decision_needed",
+    "language_means",
+    "language_agreement",
+    "criterion_agreement",
+    "wording_variance",
+)
+VALIDITY_TABLES = (
+    "preference_pairs",
+    "validity_pairs",
+    "validity_labels",
+    "judge_ranking",
+    "strictness",
+    "failures_by_metric",
+    "failure_causes",
+    "validity_people",
+    "validity_people_by_judge",
+    "human_agreement",
+    "alt_test",
+    "alt_test_annotators",
+    "labels_needed",
+    "criterion_validity",
+    "criterion_recall",
+    "calibration",
+    "reliability_curve",
+    "wording_flags",
+    "weighting",
+    *pairwise_tables.TABLES,
+    "probe_pairs",
+    "probes",
+    "probes_brief",
+    "probes_by_judge",
+    "decision_evidence",
+    "decision_card",
+)
+USAGE_TABLES = ("calls_by_metric", "calls_by_step", "usage_by_model")
+TABLE_NAMES = frozenset(CONSISTENCY_TABLES + VALIDITY_TABLES + USAGE_TABLES)
+
+
+class UnknownTable(KeyError):
+    """A table name no analysis makes: a typo would otherwise become an empty report section."""
+
+    def __init__(self, name: str) -> None:
+        close = difflib.get_close_matches(name, sorted(TABLE_NAMES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        known = ", ".join(sorted(TABLE_NAMES))
+        super().__init__(f"no analysis makes a table {name!r}{hint}; the tables: {known}")
 
 
 @dataclass(frozen=True)
@@ -73,19 +135,21 @@ class RunOverview:
 
 @dataclass
 class Analysis:
-    """Every table of a run's report. ``tables`` are written as tables/*.csv; ``means`` (per
-    metric, judge by embedding configuration) and ``usage`` (calls per metric and step, usage
-    per model) are shown in summary.md and report.html."""
+    """Every table of a run's report. ``tables`` are written as tables/*.csv; ``usage`` (calls
+    per metric and step, usage per model) is shown in summary.md and report.html."""
 
     tables: dict[str, pd.DataFrame]
     card: pd.DataFrame  # the decision card (``decision.CARD_COLUMNS``)
     overview: RunOverview
     notes: list[str] = field(default_factory=list)
-    means: dict[str, pd.DataFrame] = field(default_factory=dict)
     usage: dict[str, pd.DataFrame] = field(default_factory=dict)
-    by_language: dict[str, pd.DataFrame] = field(default_factory=dict)  # metric: config × language
 
     def table(self, name: str) -> pd.DataFrame:
+        """The table ``name``; empty where this analysis did not make it (one half of the
+        report, a table whose inputs the run lacks). A name no analysis makes raises
+        ``UnknownTable``, naming the tables there are."""
+        if name not in TABLE_NAMES:
+            raise UnknownTable(name)
         return self.tables.get(name, self.usage.get(name, pd.DataFrame()))
 
 
@@ -308,7 +372,7 @@ def validity_analysis(
     tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
     grid = probes.judge_probe_matrix(tables["probes"])
     tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
-    sources = decision.CardSources(
+    sources = CardSources(
         scores=scores,
         ranking=ranking,
         pairs=pairs,
@@ -398,16 +462,8 @@ def with_criterion_flags(
 
 
 def with_consistency(part: Analysis, consistency: Mapping[str, pd.DataFrame]) -> Analysis:
-    """``validity_analysis``' part with ``consistency_tables``' tables, and the per-metric
-    views of them that summary.md and report.html show."""
-    tables = {**consistency, **part.tables}
-    summary, spoken = tables["config_summary"], tables["language_means"]
-    return replace(
-        part,
-        tables=tables,
-        means={m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())},
-        by_language={m: languages.language_table(spoken, m) for m in sorted(set(spoken["metric"]))},
-    )
+    """``validity_analysis``' part with ``consistency_tables``' tables."""
+    return replace(part, tables={**consistency, **part.tables})
 
 
 def analyse(

@@ -30,6 +30,7 @@ import pandas as pd
 
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError, Problem
+from judgegrid.core.pairwise import Order, Winner
 from judgegrid.core.sample import Dataset, ProbeTag, Sample
 from judgegrid.inputs.probes import (
     FILLER,
@@ -42,7 +43,7 @@ from judgegrid.inputs.probes import (
     resolve_probe_names,
     template_language,
 )
-from judgegrid.metrics.pairwise import Order, Pair, Winner, pair_of
+from judgegrid.metrics.pairwise import Pair, pair_of
 
 # aspect -> (the question the judge answers, the preferred field, the other field, the fields
 # shown beside the answers)

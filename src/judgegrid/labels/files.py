@@ -25,8 +25,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgegrid.analyses.human import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
-from judgegrid.analyses.validity import ASPECT_METRICS, PAIR_COLUMNS
+from judgegrid.analyses import ASPECT_METRICS, PAIR_COLUMNS
+from judgegrid.analyses import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label

@@ -25,10 +25,11 @@ from typing import Any
 import pandas as pd
 from aiohttp import web
 
-from judgegrid.analyses.selection import label_queue, preference_queue
+from judgegrid.analyses import label_queue, preference_queue
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem, RunLockedError
+from judgegrid.core.pairwise import Order
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
@@ -56,7 +57,6 @@ from judgegrid.labels.server import (
 from judgegrid.metrics import METRICS, resolve_metric_name
 from judgegrid.metrics.context_precision import average_precision
 from judgegrid.metrics.criterion import field_title
-from judgegrid.metrics.pairwise import Order
 from judgegrid.store.lock import RunLock, lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset

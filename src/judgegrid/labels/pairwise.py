@@ -17,9 +17,10 @@ from typing import Any, TypeGuard
 import pandas as pd
 
 from judgegrid.core.criterion import CriterionSpec, criterion_label
+from judgegrid.core.pairwise import Order
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.pairwise import DEFAULT_SEED, person_order
-from judgegrid.metrics.pairwise import ANSWER_TITLES, Order, position_of_level, winner_of
+from judgegrid.metrics.pairwise import ANSWER_TITLES, position_of_level, winner_of
 
 # The answers of a criterion without a scale, in the page's terms, left to right as the answers
 # stand: A on the left, B on the right, the tie between them.

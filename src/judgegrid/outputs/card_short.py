@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 
-from judgegrid.analyses.decision import NO_VERDICT, NOT_ABOVE_CHANCE
+from judgegrid.analyses import NO_VERDICT, NOT_ABOVE_CHANCE
 
 BASIS_WORDS = {
     "people": "people",

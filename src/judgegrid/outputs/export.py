@@ -30,17 +30,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.criteria import (
+from judgegrid.analyses import (
+    CONFIG_AXES,
     Criteria,
     category_names,
     criterion_rows,
-    modal_codes,
-    wordings,
-)
-from judgegrid.analyses.tables import (
-    CONFIG_AXES,
     embedding_column,
     embedding_config,
+    modal_codes,
+    wordings,
 )
 from judgegrid.core.cells import NO_EMBEDDING
 from judgegrid.core.errors import OptionError, Problem

@@ -16,16 +16,13 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.bundle import Analysis
-from judgegrid.analyses.decision import NO_VERDICT
-from judgegrid.analyses.tables import by_judge_and_embedding
-from judgegrid.analyses.usage import usage_for_display
-from judgegrid.analyses.validity import accuracy_table
+from judgegrid.analyses import NO_VERDICT, Analysis, by_judge_and_embedding
 from judgegrid.outputs import plots
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg, position_block
 from judgegrid.outputs.heat_table import heat_table
 from judgegrid.outputs.markup import esc
+from judgegrid.outputs.tables_text import accuracy_table, usage_for_display
 
 MAX_ROWS = 200
 MAX_AGREEMENT_FIGURES = 4

@@ -16,8 +16,11 @@ import pyarrow as pa
 from pyarrow import csv
 from threadpoolctl import threadpool_limits
 
-from judgegrid.analyses.agreement import AGREEMENT_SUMMARY_COLUMNS
-from judgegrid.analyses.bundle import (
+from judgegrid.analyses import (
+    AGREEMENT_SUMMARY_COLUMNS,
+    RANKING_SUMMARY_COLUMNS,
+    STABILITY_SUMMARY_COLUMNS,
+    VARIANCE_SUMMARY_COLUMNS,
     Analysis,
     RunFacts,
     RunScores,
@@ -29,16 +32,18 @@ from judgegrid.analyses.bundle import (
     validity_analysis,
     with_consistency,
 )
-from judgegrid.analyses.decision import card_markdown
-from judgegrid.analyses.recommendation import RANKING_SUMMARY_COLUMNS
-from judgegrid.analyses.stability import STABILITY_SUMMARY_COLUMNS
-from judgegrid.analyses.usage import format_cost, usage_for_display
-from judgegrid.analyses.validity import accuracy_table
-from judgegrid.analyses.variance import VARIANCE_SUMMARY_COLUMNS
 from judgegrid.core.forked import Forked
 from judgegrid.core.records import SCORE_COLUMNS, SCORE_KEY
 from judgegrid.metrics import METRICS
 from judgegrid.outputs import html_report
+from judgegrid.outputs.card_markdown import card_markdown
+from judgegrid.outputs.tables_text import (
+    accuracy_table,
+    format_cost,
+    means_by_language,
+    means_by_metric,
+    usage_for_display,
+)
 
 TABLES_DIR = "tables"
 HTML_NAME = "report.html"
@@ -129,7 +134,7 @@ def summary_markdown(
         "samples.",
         "",
     ]
-    for metric, table in a.means.items():
+    for metric, table in means_by_metric(a.table("config_summary")).items():
         lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += language_markdown(a)
     lines += criteria_markdown(a)
@@ -269,7 +274,8 @@ def metric_heading(metric: str) -> str:
 
 def language_markdown(a: Analysis) -> list[str]:
     """Means and agreement per language, for a data set in more than one (else nothing)."""
-    if not a.by_language:
+    by_language = means_by_language(a.table("language_means"))
+    if not by_language:
         return []
     lines = [
         "## By language",
@@ -279,7 +285,7 @@ def language_markdown(a: Analysis) -> list[str]:
         "English-only embedding model or judge shows here, not in the overall means.",
         "",
     ]
-    for metric, table in a.by_language.items():
+    for metric, table in by_language.items():
         lines += [f"### {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += [
         "### Agreement by language",
@@ -434,7 +440,10 @@ def write_all(
         analysis,
         title=title,
         overview=overview_lines(analysis, expected_cells),
-        summary_sections={titles.get(m, m): table for m, table in analysis.means.items()},
+        summary_sections={
+            titles.get(m, m): table
+            for m, table in means_by_metric(analysis.table("config_summary")).items()
+        },
         sample_info=sample_info,
         metric_titles=titles,
         view_command=view_command,

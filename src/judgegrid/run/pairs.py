@@ -23,15 +23,16 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from judgegrid.analyses.bundle import preference_pairs
-from judgegrid.analyses.decision import best_words, binary_evidence, rule
-from judgegrid.analyses.tables import configuration_labels
-from judgegrid.analyses.validity import (
+from judgegrid.analyses import (
     ASPECT_METRICS,
     NO_METRIC_NOTE,
-    accuracy_table,
+    best_words,
+    binary_evidence,
+    configuration_labels,
     pair_accuracy,
     pair_outcomes,
+    preference_pairs,
+    rule,
 )
 from judgegrid.core.arguments import checked
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
@@ -41,6 +42,7 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import MAX_REPEATS, Matrix, MetricSpec
 from judgegrid.inputs.textfile import jsonl_lines
 from judgegrid.metrics import METRICS
+from judgegrid.outputs.tables_text import accuracy_table
 from judgegrid.run.orchestrate import (
     GridResult,
     MatrixArg,

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgegrid.analyses.decision import CardSources, first_evidence, outcome, usage_of
+from judgegrid.analyses import CardSources, first_evidence, outcome, usage_of
 
 METRIC = "faithfulness"
 WRONG_PICK_GOAL = 0.05

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.criteria import categories, category_names
+from judgegrid.analyses import categories, category_names
 from judgegrid.calls.embedder import truncate_and_normalise
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.digest import text_sha

@@ -1,0 +1,159 @@
+"""Agreement between judges on a criterion, by statistics that fit its type.
+
+A criterion's answers are categories, so the judges' agreement is that of categorical ratings
+(``categorical``), each with its 95% percentile bootstrap interval over samples:
+
+- binary and labels: Cohen's kappa for every pair of judges, Fleiss' kappa over all of them,
+  Krippendorff's alpha (nominal) and Gwet's AC1, which stays meaningful when one category
+  dominates (a criterion that almost always passes drives kappa towards 0 however often the
+  judges agree);
+- scale: weighted kappa (quadratic) for every pair, Krippendorff's alpha (ordinal) over all, and
+  Kendall's tau-b for every pair.
+
+Missing data: a judge's answer on a sample is its modal answer over the scored repeats of
+wording 0 (``criteria.judge_answers``; a tie or a failed cell is no answer). Pairwise statistics
+use the samples both judges answered; Fleiss' kappa the samples every judge answered; alpha the
+samples with at least two answers; AC1 every answered sample for the categories' shares and
+those with two answers or more for the observed agreement. ``units`` says how many were used.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.frames.criteria import Criteria, categories, judge_answers
+from judgegrid.analyses.stats.categorical import (
+    Level,
+    Weights,
+    ac1_from_counts,
+    alpha_from_counts,
+    category_counts,
+    cohen_from_table,
+    fleiss_from_counts,
+    interval,
+)
+from judgegrid.analyses.stats.paired import weighted_tau_b
+from judgegrid.core.criterion import CriterionSpec
+
+AGREEMENT_COLUMNS = [
+    "metric",
+    "type",
+    "statistic",
+    "raters",
+    "value",
+    "low",
+    "high",
+    "units",
+    "judges",
+    "note",
+    "missing",
+]
+PAIRWISE = "samples both judges answered (modal answer of wording 0's scored repeats; a tie: none)"
+EVERY = "samples every judge answered (modal answer of wording 0's scored repeats; a tie: none)"
+PAIRABLE = "samples with at least two judges' answers (modal answer of wording 0; a tie: none)"
+ANSWERED = (
+    "every answered sample for the shares, those with two answers or more for the observed "
+    "agreement (modal answer of wording 0; a tie: none)"
+)
+
+
+def answer_table(scores: pd.DataFrame, criteria: Criteria, metric: str) -> pd.DataFrame:
+    """Samples x judges of one criterion's answer codes (NaN: no answer); juries left out."""
+    answered = judge_answers(scores, criteria)
+    mine = answered[answered["metric"] == metric]
+    if mine.empty:
+        return pd.DataFrame()
+    return mine.pivot_table(index="sample_id", columns="judge", values="code", dropna=False)
+
+
+def criterion_agreement(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """Per criterion: its type's agreement statistics between judges (module docstring)."""
+    rows: list[dict[str, Any]] = []
+    for metric in sorted(criteria):
+        table = answer_table(scores, criteria, metric)
+        if table.shape[1] < 2:
+            continue
+        rows += _rows_of(metric, criteria[metric], table)
+    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+
+
+def _rows_of(metric: str, spec: CriterionSpec, table: pd.DataFrame) -> list[dict[str, Any]]:
+    k = len(categories(spec))
+    judges = [str(j) for j in table.columns]
+    codes = table.to_numpy(float)
+    base = {"metric": metric, "type": spec.type, "judges": len(judges)}
+    scale = spec.type == "scale"
+    rows = []
+    for a, b in itertools.combinations(range(len(judges)), 2):
+        pair = codes[:, [a, b]]
+        pair = pair[~np.isnan(pair).any(axis=1)]
+        raters = f"{judges[a]} vs {judges[b]}"
+        kind: Weights = "quadratic" if scale else None
+        name = "weighted kappa (quadratic)" if scale else "Cohen's kappa"
+        rows.append(base | _row(name, raters, _cohen(k, kind), pair, PAIRWISE))
+        if scale:
+            rows.append(base | _row("Kendall's tau-b", raters, _tau_b, pair, PAIRWISE))
+    counts = category_counts(codes, k)
+    everyone = "all judges"
+    if scale:
+        rows.append(
+            base | _row("Krippendorff's alpha (ordinal)", everyone, _alpha("ordinal"), counts)
+        )
+        return rows
+    complete = counts[counts.sum(axis=1) == len(judges)]
+    rows.append(base | _row("Fleiss' kappa", everyone, fleiss_from_counts, complete, EVERY))
+    rows.append(base | _row("Krippendorff's alpha (nominal)", everyone, _alpha("nominal"), counts))
+    answered = counts[counts.sum(axis=1) >= 1]
+    rows.append(base | _row("Gwet's AC1", everyone, ac1_from_counts, answered, ANSWERED))
+    return rows
+
+
+def _row(
+    statistic: str,
+    raters: str,
+    function: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    data: np.ndarray,
+    missing: str = PAIRABLE,
+) -> dict[str, Any]:
+    value, low, high = interval(function, data) if len(data) else (np.nan, np.nan, np.nan)
+    units = int((data.sum(axis=1) >= 2).sum()) if missing == PAIRABLE else len(data)
+    return {
+        "statistic": statistic,
+        "raters": raters,
+        "value": value,
+        "low": low,
+        "high": high,
+        "units": units,
+        "note": _note(value, low, units),
+        "missing": missing,
+    }
+
+
+def _note(value: float, low: float, units: int) -> str:
+    """Why a statistic or its interval is missing."""
+    if units == 0:
+        return "no sample to compare"
+    if not np.isfinite(value):
+        return "undefined: every answer in one category (no agreement beyond chance to measure)"
+    if not np.isfinite(low):
+        return "no interval: fewer than three samples, or most draws undefined"
+    return ""
+
+
+def _cohen(k: int, kind: Weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    return lambda pair, weights: cohen_from_table(pair, k, weights, kind)
+
+
+def _alpha(level: Level) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    return lambda counts, weights: alpha_from_counts(counts, weights, level)
+
+
+def _tau_b(pair: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of the two columns, per row of unit weights (how often a draw took each
+    sample)."""
+    return weighted_tau_b(pair[:, 0], pair[:, 1], weights.astype(int))

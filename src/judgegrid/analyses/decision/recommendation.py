@@ -1,0 +1,222 @@
+"""Which judge to pick: judges ranked by validity (or consensus agreement) against cost and time.
+
+The user picks a judge (and, for a metric that uses embeddings, an embedding model), so
+configurations are pooled per choice (``common.pooled_by_choice``): a judge's rating of a sample is
+the mean over its scored repeats and its dimension/strictness configurations of that metric, and for
+an embedding metric the "judge" ranked is 'judge / embedding model'. The quality axis is validity
+(pairwise-preference accuracy with a Wilson 95% CI) where the data set has preference pairs or
+contrasts for the metric; otherwise agreement with the consensus of the other judges (Kendall's
+tau-b against the leave-one-out mean, 95% CI by Fisher's z with the Fieller-Hartley-Pearson SE
+sqrt(0.437/(n-4))). Agreement with the others is not validity: a judge that differs from a wrong
+majority is penalised, and the paragraph says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.consistency.agreement import rater_offsets
+from judgegrid.analyses.frames.juries import JURY_PREFIX
+from judgegrid.analyses.frames.ratings import pooled_by_choice, scored
+from judgegrid.analyses.frames.tables import repeat_spread
+from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
+from judgegrid.analyses.validity.pairs import pair_accuracy
+
+RANKING_COLUMNS = [
+    "metric",
+    "judge",
+    "basis",
+    "quality",
+    "ci_low",
+    "ci_high",
+    "n",
+    "cost_per_score",
+    "latency_per_score_s",
+    "failure_rate",
+    "mean_run_sd",
+    "pareto",
+    "rank",
+    "missing",
+]
+# The columns summary.md shows of the ranking (the CSV has them all).
+RANKING_SUMMARY_COLUMNS = [
+    c for c in RANKING_COLUMNS if c not in ("basis", "mean_run_sd", "missing")
+]
+
+RANKING_MISSING = {
+    True: "validity: every pair, one a member of which the judge did not score counted as wrong "
+    "(ratings: mean over the judge's configurations and repeats); cost/latency: scored cells",
+    False: "consensus: available-case (samples this judge and another scored); cost/latency: "
+    "scored cells",
+}
+
+
+def judge_ranking(
+    scores: pd.DataFrame, pairs: pd.DataFrame, lower_is_better: frozenset[str] = frozenset()
+) -> pd.DataFrame:
+    """One row per metric and judge (judge / embedding model for an embedding metric): quality
+    with CI, cost, latency, failures, Pareto flag."""
+    if scores.empty:
+        return pd.DataFrame(columns=RANKING_COLUMNS)
+    scores = pooled_by_choice(scores)  # costs, too, are per choice
+    quality = _validity(scores, pairs, lower_is_better)
+    consensus = _consensus(scores)
+    if not quality.empty and not consensus.empty:
+        with_pairs = set(quality["metric"])
+        consensus = consensus[~consensus["metric"].isin(with_pairs)]
+    table = pd.concat([quality, consensus], ignore_index=True)
+    if table.empty:
+        return pd.DataFrame(columns=RANKING_COLUMNS)
+    table = table.merge(_costs(scores), on=["metric", "judge"], how="left")
+    table["pareto"] = _pareto(table)
+    table["missing"] = [RANKING_MISSING[b.startswith("pairwise")] for b in table["basis"]]
+    table["rank"] = (
+        table.groupby("metric")["quality"].rank(ascending=False, method="min").astype("Int64")
+    )
+    return table.sort_values(["metric", "rank"]).reindex(columns=RANKING_COLUMNS)
+
+
+def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) -> pd.DataFrame:
+    if pairs.empty:
+        return pd.DataFrame()
+    acc = pair_accuracy(pooled, pairs, lower)
+    acc = acc.groupby(["metric", "judge"], as_index=False).agg(
+        agree=("agree", "sum"), n=("n", "sum"), sources=("source", lambda s: set(s))
+    )
+    acc["quality"] = acc["agree"] / acc["n"].where(acc["n"] > 0)
+    bounds = [wilson_interval(int(a), int(n)) for a, n in zip(acc["agree"], acc["n"], strict=True)]
+    acc["ci_low"], acc["ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]
+    acc["basis"] = [
+        "pairwise-preference accuracy (human labels)"
+        if "labels" in sources
+        else "pairwise-preference accuracy (designed contrasts)"
+        for sources in acc["sources"]
+    ]
+    return acc.drop(columns=["agree", "sources"])
+
+
+def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
+    """Agreement with the other judges' consensus; a jury has none (it would agree with its
+    own members by construction, and weigh them twice in the others' consensus)."""
+    offsets = rater_offsets(pooled[~pooled["judge"].str.startswith(JURY_PREFIX)], "judge")
+    if offsets.empty:
+        return pd.DataFrame()
+    offsets = offsets[offsets["n"] > 0].rename(columns={"rater": "judge"})
+    out = offsets[["metric", "judge", "n"]].copy()
+    out["quality"] = offsets["consensus_tau_b"].to_numpy()
+    lows, highs = (
+        zip(
+            *[tau_interval(t, n) for t, n in zip(out["quality"], out["n"], strict=True)],
+            strict=True,
+        )
+        if len(out)
+        else ((), ())
+    )
+    out["ci_low"], out["ci_high"] = list(lows), list(highs)
+    out["basis"] = "Kendall tau-b with the other judges' consensus"
+    return out
+
+
+def _costs(scores: pd.DataFrame) -> pd.DataFrame:
+    ok = scored(scores)
+    grouped = ok.groupby(["metric", "judge"])
+    usage = grouped.agg(latency_per_score_s=("latency_s", "mean"))
+    known = grouped["cost"].count() == grouped["cost"].size()
+    usage["cost_per_score"] = grouped["cost"].mean().where(known, np.nan)
+    attempted = scores[scores["status"] != "skipped"]
+    usage = usage.join(
+        (attempted["status"] == "failed")
+        .groupby([attempted["metric"], attempted["judge"]])
+        .mean()
+        .rename("failure_rate"),
+        how="outer",
+    )
+    sd = repeat_spread(scores).groupby(["metric", "judge"])["sd"].mean().rename("mean_run_sd")
+    return usage.join(sd, how="left").reset_index()
+
+
+def _pareto(table: pd.DataFrame) -> list[bool]:
+    """Not dominated within its metric: no other judge at least as good, cheap and fast, and
+    strictly better on one. Unknown cost or latency counts as the worst."""
+    flags = []
+    q = table["quality"].fillna(-np.inf).to_numpy()
+    c = table["cost_per_score"].fillna(np.inf).to_numpy()
+    t = table["latency_per_score_s"].fillna(np.inf).to_numpy()
+    metric = table["metric"].to_numpy()
+    for i in range(len(table)):
+        same = metric == metric[i]
+        weakly = (q >= q[i]) & (c <= c[i]) & (t <= t[i])
+        strictly = (q > q[i]) | (c < c[i]) | (t < t[i])
+        flags.append(not bool((same & weakly & strictly).any()))
+    return flags
+
+
+def best_first(block: pd.DataFrame) -> pd.DataFrame:
+    """One metric's judges that could be measured, best first; on equal quality the cheaper,
+    then the more repeatable, then the faster judge first."""
+    return block[block["quality"].notna()].sort_values(
+        ["quality", "cost_per_score", "mean_run_sd", "latency_per_score_s"],
+        ascending=[False, True, True, True],
+    )
+
+
+def metric_sentence(title: str, block: pd.DataFrame) -> str:
+    """How this metric's judges rank, in plain words (the card's detail line); the verdict,
+    from paired comparisons, is the card's (``decision``)."""
+    measured = best_first(block)
+    unmeasured = ", ".join(str(j) for j in block.loc[block["quality"].isna(), "judge"])
+    if measured.empty:
+        return (
+            f"For {title}, no judge could be assessed: no preference pair was scored, and the "
+            "judges' scores do not vary enough across samples to compare them with each other."
+        )
+    best = measured.iloc[0]
+    validity = best["basis"].startswith("pairwise")
+    chance = 0.5 if validity else 0.0
+    reference = "the human preference" if "human" in best["basis"] else "the designed contrasts"
+    what = (
+        f"agrees with {reference} on {best['quality']:.2f} of {int(best['n'])} pairs"
+        if validity
+        else f"ranks samples most like the other judges' consensus (tau-b {best['quality']:.2f} "
+        f"over {int(best['n'])} samples)"
+    )
+    has_ci = bool(np.isfinite(best["ci_low"]))
+    ci = (
+        f" (95% CI {best['ci_low']:.2f}-{best['ci_high']:.2f})"
+        if has_ci
+        else " (too few samples for an interval)"
+    )
+    usage = f"{_money(best['cost_per_score'])} and {best['latency_per_score_s']:.2f} s per score"
+    if np.isfinite(best.get("failure_rate", np.nan)) and best["failure_rate"] > 0:
+        usage += f", with {best['failure_rate']:.0%} of its cells failed"
+    if np.isfinite(best.get("mean_run_sd", np.nan)):
+        usage += f"; its repeats of a sample differ by an SD of {best['mean_run_sd']:.3f}"
+    if not has_ci or best["ci_low"] <= chance:
+        text = (
+            f"For {title}, the data support no judge yet: the best, {best['judge']}, {what}{ci}, "
+            f"which does not exclude chance ({chance:.2g}), at {usage}. Score or label more "
+            "samples before choosing."
+        )
+    else:
+        text = f"For {title}, {best['judge']} ranks first: it {what}{ci}, at {usage}."
+        rivals = measured.iloc[1:]
+        if len(rivals):
+            text += (
+                " Then "
+                + "; ".join(
+                    f"{r['judge']} {r['quality']:.2f} at {_money(r['cost_per_score'])}"
+                    for _, r in rivals.iterrows()
+                )
+                + ". Whether the first is separated from them is the card's paired comparison."
+            )
+    if unmeasured:
+        lost = "no pair had both members scored" if validity else "no sample scored with another"
+        text += f" {unmeasured}: not measurable ({lost})."
+    if not validity:
+        text += " Agreement with other judges is not validity: label a few pairs to check it."
+    return text
+
+
+def _money(cost: float) -> str:
+    return "unknown cost" if not np.isfinite(cost) else f"${cost:.5f}"

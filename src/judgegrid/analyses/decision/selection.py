@@ -1,0 +1,196 @@
+"""Which samples a person should label first: those a label would teach the most about.
+
+A label separates judges only where they disagree: a sample every judge scores 0.9 says little
+about which judge to trust, whatever the person answers. So the queue leads with the samples
+where the judges' ratings are furthest apart (each judge's rating: the mean of its scored
+repeats and configurations), then where one judge's own repeats differ; among samples that teach
+about as much, it spreads the picks over the score range, so that the labels do not all sit at
+one end of the scale. Samples the annotator already labelled (or skipped) are left out.
+
+Missing data: only scored cells count; a sample with no scored cell for the metric is never
+offered (nothing to compare a label with).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Mapping
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.frames.ratings import scored
+
+QUEUE_COLUMNS = [
+    "sample_id",
+    "metric",
+    "priority",
+    "judge_range",
+    "repeat_range",
+    "reason",
+    "blind_reason",
+]
+# What a blind labelling page may say about why it asks: no judge's name, score or preference,
+# which would anchor the answer (the reason columns have them, for --show-judges).
+JUDGES_DISAGREE = "the judges disagree on this one"
+REPEATS_DIFFER = "a judge's own repeats differ on this one"
+JUDGES_AGREE = "the judges agree on this one; a label here checks this part of the range"
+NOTHING_TO_COMPARE = "no judge scored both answers"
+RANGE_BINS = 4  # parts of the 0-1 score range the picks are spread over
+
+
+def label_queue(
+    scores: pd.DataFrame,
+    metric: str,
+    already: Collection[str] = (),
+    n: int | None = None,
+) -> pd.DataFrame:
+    """The samples of ``metric`` to ask about, most informative first, each with its reason."""
+    ok = scored(scores[scores["metric"] == metric])
+    if ok.empty:
+        return pd.DataFrame(columns=QUEUE_COLUMNS)
+    by_judge = ok.groupby(["sample_id", "judge"])["score"].mean().unstack("judge")
+    repeats = ok.groupby(["sample_id", "judge", "embedding", "dimension", "strictness"])["score"]
+    repeat_range = (repeats.max() - repeats.min()).groupby("sample_id").max()
+    table = pd.DataFrame(
+        {
+            "judge_range": (by_judge.max(axis=1) - by_judge.min(axis=1)).fillna(0.0),
+            "repeat_range": repeat_range.reindex(by_judge.index).fillna(0.0),
+            "mean": by_judge.mean(axis=1),
+        }
+    )
+    table = table[~table.index.isin(set(already))]
+    # judges disagreeing outweighs one judge's repeats disagreeing with each other
+    table["priority"] = table["judge_range"] + 0.5 * table["repeat_range"]
+    order = _spread_over_range(table)[:n]
+    picked = table.loc[order]
+    rows = [
+        {
+            "sample_id": sid,
+            "metric": metric,
+            "priority": priority,
+            "judge_range": judge_range,
+            "repeat_range": repeat_range,
+            "reason": _reason(by_judge.loc[[sid]].iloc[0], repeat_range),
+            "blind_reason": _blind_reason(by_judge.loc[[sid]].iloc[0], repeat_range),
+        }
+        for sid, priority, judge_range, repeat_range in zip(
+            order,
+            picked["priority"].astype(float),
+            picked["judge_range"].astype(float),
+            picked["repeat_range"].astype(float),
+            strict=True,
+        )
+    ]
+    return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def _spread_over_range(table: pd.DataFrame) -> list[str]:
+    """Greedy: the highest priority first, each pick's priority divided by (1 + picks already
+    made in its part of the score range), so clear disagreement still leads and near-ties are
+    spread over the range. Ties break on the sample id, so the order is the same every time."""
+    bins = (table["mean"].clip(0, 1) * RANGE_BINS).astype(int).clip(upper=RANGE_BINS - 1)
+    left = dict(zip(table.index, zip(table["priority"], bins, strict=True), strict=True))
+    taken: Counter[int] = Counter()
+    order: list[str] = []
+    while left:
+        sid = max(sorted(left), key=lambda s: left[s][0] / (1 + taken[left[s][1]]))
+        taken[left[sid][1]] += 1
+        order.append(sid)
+        del left[sid]
+    return order
+
+
+def _disagree(by_judge: pd.Series) -> bool:
+    ratings = by_judge.dropna()
+    return len(ratings) >= 2 and ratings.max() - ratings.min() >= 0.05
+
+
+def _blind_reason(by_judge: pd.Series, repeat_range: float) -> str:
+    if _disagree(by_judge):
+        return JUDGES_DISAGREE
+    return REPEATS_DIFFER if repeat_range >= 0.05 else JUDGES_AGREE
+
+
+def _reason(by_judge: pd.Series, repeat_range: float) -> str:
+    """Why this sample was chosen, in one line a person can read on the page."""
+    ratings = by_judge.dropna().sort_values()
+    if len(ratings) >= 2 and ratings.iloc[-1] - ratings.iloc[0] >= 0.05:
+        low, high = ratings.index[0], ratings.index[-1]
+        return (
+            f"the judges disagree: {low} gives {ratings.iloc[0]:.2f}, "
+            f"{high} gives {ratings.iloc[-1]:.2f}"
+        )
+    if repeat_range >= 0.05:
+        return f"a judge's own repeats differ by {repeat_range:.2f}"
+    return f"the judges agree ({ratings.mean():.2f}); a label here checks this part of the range"
+
+
+PREFERENCE_QUEUE_COLUMNS = ["pair", "first", "second", "priority", "reason", "blind_reason"]
+
+
+def preference_queue(
+    scores: pd.DataFrame,
+    members: Mapping[str, tuple[str, str]],
+    already: Collection[str] = (),
+    n: int | None = None,
+) -> pd.DataFrame:
+    """The preference pairs to ask about, most informative first: where the judges disagree on
+    which member is better (each judge's rating of a member: the mean of its scored cells over
+    the run's metrics), then where a judge barely separates them. ``members`` maps a pair to its
+    two samples in the order the page shows them.
+
+    Missing data: a pair with a member no judge scored is asked about last (nothing to compare).
+    """
+    ok = scored(scores)
+    by_judge = ok.groupby(["sample_id", "judge"])["score"].mean().unstack("judge")
+    rows = []
+    for pair, (first, second) in members.items():
+        if pair in already:
+            continue
+        gaps = _gaps(by_judge, first, second)
+        spread = float(gaps.max() - gaps.min()) if len(gaps) else 0.0
+        closeness = float(1 - np.abs(gaps).min()) if len(gaps) else 0.0
+        rows.append(
+            {
+                "pair": pair,
+                "first": first,
+                "second": second,
+                "priority": spread + 0.25 * closeness,
+                "reason": _preference_reason(gaps),
+                "blind_reason": _blind_preference_reason(gaps),
+            }
+        )
+    table = pd.DataFrame(rows, columns=PREFERENCE_QUEUE_COLUMNS)
+    table = table.sort_values(["priority", "pair"], ascending=[False, True])
+    return table.head(n).reset_index(drop=True) if n is not None else table.reset_index(drop=True)
+
+
+def _gaps(by_judge: pd.DataFrame, first: str, second: str) -> pd.Series:
+    """Per judge: its rating of the first member minus the second (judges that scored both)."""
+    if first not in by_judge.index or second not in by_judge.index:
+        return pd.Series(dtype=float)
+    rows = by_judge.loc[[first, second]].to_numpy(dtype=float)
+    gaps = pd.Series(rows[0] - rows[1], index=by_judge.columns.astype(str), dtype=float)
+    return gaps.dropna()
+
+
+def _blind_preference_reason(gaps: pd.Series) -> str:
+    if gaps.empty:
+        return NOTHING_TO_COMPARE
+    sides = set(np.sign(gaps.to_numpy(float)))
+    return (
+        JUDGES_DISAGREE if len(sides) > 1 else "the judges agree on this one; a label checks them"
+    )
+
+
+def _preference_reason(gaps: pd.Series) -> str:
+    if gaps.empty:
+        return "no judge scored both answers"
+    prefers = {
+        str(j): ("answer 1" if g > 0 else "answer 2" if g < 0 else "neither")
+        for j, g in gaps.items()
+    }
+    if len(set(prefers.values())) > 1:
+        return "the judges disagree: " + ", ".join(f"{j} prefers {p}" for j, p in prefers.items())
+    return f"the judges agree ({next(iter(prefers.values()))}); a label checks them"

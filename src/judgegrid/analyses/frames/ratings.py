@@ -1,0 +1,56 @@
+"""Shared vocabulary of the analyses: ratings per sample, thresholds, the missing-data notes.
+
+A "rating" is one configuration's score of one sample: the mean of its scored repeats. Failed
+and skipped cells never enter a rating. Each statistic says in its ``missing`` column how
+samples that some rater did not score were handled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from judgegrid.analyses.frames.tables import CONFIG_AXES
+
+DEFAULT_THRESHOLD = 0.5
+LISTWISE = "listwise: only samples scored by every rater"
+PAIRWISE = "pairwise-complete: each pair of raters on the samples both scored"
+PAIRABLE = "pairable values: every sample with at least two ratings"
+REPEATS_LISTWISE = "listwise: only samples with every repeat scored"
+AVAILABLE = "available-case: samples this rater and at least one other scored"
+
+
+def threshold_for(metric: str, thresholds: float | Mapping[str, float] | None) -> float:
+    """The pass/fail threshold of a metric: a mapping entry, one number for all, or 0.5."""
+    if thresholds is None:
+        return DEFAULT_THRESHOLD
+    if isinstance(thresholds, Mapping):
+        return float(thresholds.get(metric, DEFAULT_THRESHOLD))
+    return float(thresholds)
+
+
+def scored(scores: pd.DataFrame) -> pd.DataFrame:
+    return scores[scores["status"] == "scored"]
+
+
+def pooled_by_judge(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scores with embedding, dimension and strictness pooled: one configuration a judge."""
+    return scores.assign(embedding="", dimension=0, strictness=0)
+
+
+def pooled_by_choice(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scores as a user chooses among them: for a judge-only metric, one configuration a
+    judge; for a metric that uses embeddings, one a judge *and* embedding model, named
+    'judge / embedding' (the embedding model can decide such a metric's validity on its own: an
+    English-only one on other languages), with dimensions and strictness pooled."""
+    judge = scores["judge"].astype(str)
+    embedding = scores["embedding"].astype(str)
+    chosen = judge.where(embedding == "", judge + " / " + embedding)
+    return pooled_by_judge(scores).assign(judge=chosen)
+
+
+def ratings(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per configuration and sample: the mean of the scored repeats (and their count)."""
+    grouped = scored(scores).groupby([*CONFIG_AXES, "sample_id"], dropna=False)["score"]
+    return grouped.agg(rating="mean", repeats="count").reset_index()

@@ -1,0 +1,266 @@
+"""A run's pairwise criteria (``type: pairwise``) through ``analyses.pairwise``, one criterion at
+a time, into the tables the report writes and the card's evidence.
+
+A pairwise criterion's cell is one pair (a sample) judged in both orders
+(``metrics.pairwise.PairwiseMetric``); its score row's details keep each order's verdict.
+``verdict_rows`` reads them back as one row per order, the table every function of
+``analyses.pairwise`` takes. Rules stated once here:
+
+- **which rows**: wording 0 (the criterion as defined), the lowest scored repeat of each cell
+  (a pair's verdict is not averaged over repeats: a category cannot be); a failed or skipped
+  cell gives no verdict in either order, so its pair has no combined verdict;
+- **the people's preference of a pair**: the modal label of its annotators (a, b or tie in the
+  pair's terms, ``criteria.people_answers``; a tie between labels leaves the pair out);
+- **probes** (``inputs.pairwise``' injection and verbosity on a sample): each probe's base is
+  the sample it was made from, its worse answer the one the data set's people did not prefer;
+- **systems**: what wrote answers a and b, as the cell recorded them (``details.systems``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from judgegrid.analyses.frames.criteria import (
+    Criteria,
+    category_names,
+    definition_rows,
+    details_of,
+    people_answers,
+)
+from judgegrid.analyses.frames.juries import is_jury
+from judgegrid.analyses.pairwise import verdicts as pairwise
+from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
+from judgegrid.core.pairwise import ORDERS
+
+TABLES = (
+    "pairwise_position",
+    "pairwise_combined",
+    "pairwise_validity",
+    "pairwise_comparisons",
+    "pairwise_probes",
+    "pairwise_win_rates",
+    "pairwise_rankings",
+)
+VERDICT_COLUMNS = ["metric", *pairwise.VERDICT_COLUMNS]
+PEOPLE_COLUMNS = ["metric", "pair", "preferred"]
+
+
+def pairwise_criteria(criteria: Criteria) -> dict[str, Any]:
+    """The run's criteria of type pairwise, by name."""
+    return {name: spec for name, spec in criteria.items() if spec.type == "pairwise"}
+
+
+def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """The scored cells of the pairwise criteria on wording 0, the lowest repeat of each
+    (probes' cells too; juries' rows left out: a jury's verdicts are voted per order here)."""
+    names = set(pairwise_criteria(criteria))
+    if scores.empty or not names:
+        return scores.iloc[0:0]
+    rows = definition_rows(scores)
+    rows = rows[rows["metric"].isin(names) & (rows["status"] == "scored")]
+    rows = rows[~rows["judge"].map(is_jury).to_numpy(dtype=bool)]  # a mask even when empty
+    return rows.sort_values("repeat", kind="stable").drop_duplicates(
+        ["metric", "judge", "sample_id"], keep="first"
+    )
+
+
+def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """One row per pairwise criterion, judge, pair and order: the winner in the pair's terms
+    (``VERDICT_COLUMNS``), read from each cell's details."""
+    rows = []
+    for record in judged_rows(scores, criteria).to_dict("records"):
+        orders = details_of(record.get("details")).get("orders") or {}
+        for order in ORDERS:
+            winner = (orders.get(order) or {}).get("winner")
+            if winner is not None:
+                rows.append(
+                    {
+                        "metric": record["metric"],
+                        "judge": record["judge"],
+                        "pair": record["sample_id"],
+                        "order": order,
+                        "winner": winner,
+                    }
+                )
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+def systems_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """Per criterion and pair: what wrote answers a and b (``metric, pair, system_a,
+    system_b``), as its cells recorded them."""
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for record in judged_rows(scores, criteria).to_dict("records"):
+        systems = details_of(record.get("details")).get("systems")
+        if isinstance(systems, list) and len(systems) == 2:
+            rows.setdefault(
+                (record["metric"], record["sample_id"]),
+                {
+                    "metric": record["metric"],
+                    "pair": record["sample_id"],
+                    "system_a": str(systems[0]),
+                    "system_b": str(systems[1]),
+                },
+            )
+    return pd.DataFrame(list(rows.values()), columns=["metric", "pair", "system_a", "system_b"])
+
+
+def people_preferences(labels: pd.DataFrame | None, criteria: Criteria) -> pd.DataFrame:
+    """Per pairwise criterion and pair: the people's modal preference, a, b or tie
+    (``PEOPLE_COLUMNS``)."""
+    found = pairwise_criteria(criteria)
+    answers = people_answers(labels, found)
+    if answers.empty:
+        return pd.DataFrame(columns=PEOPLE_COLUMNS)
+    names = [
+        category_names(found[str(m)])[int(c)]
+        for m, c in zip(answers["metric"], answers["code"], strict=True)
+    ]
+    return pd.DataFrame(
+        {"metric": answers["metric"], "pair": answers["sample_id"], "preferred": names},
+        columns=PEOPLE_COLUMNS,
+    )
+
+
+def probe_rows(
+    sample_info: Mapping[str, Mapping[str, Any]], people: pd.DataFrame, criteria: Criteria
+) -> pd.DataFrame:
+    """Per pairwise criterion's probe: ``metric, pair, base, probe, worse`` (the answer its
+    base's people did not prefer; a probe whose base has no such answer is left out)."""
+    names = set(pairwise_criteria(criteria))
+    preferred = {(m, p): w for m, p, w in people[["metric", "pair", "preferred"]].to_numpy()}
+    rows = []
+    for sample_id, info in sample_info.items():
+        tag = info.get("probe") or {}
+        if tag.get("metric") not in names:
+            continue
+        worse = {"a": "b", "b": "a"}.get(preferred.get((tag["metric"], tag["base"]), ""))
+        if worse is not None:
+            rows.append(
+                {
+                    "metric": tag["metric"],
+                    "pair": sample_id,
+                    "base": tag["base"],
+                    "probe": tag["name"],
+                    "worse": worse,
+                }
+            )
+    return pd.DataFrame(rows, columns=["metric", "pair", "base", "probe", "worse"])
+
+
+def probe_ids(sample_info: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    """The samples that are probes (kept out of everything but the probe moves)."""
+    return {sid for sid, info in sample_info.items() if info.get("probe")}
+
+
+@dataclass(frozen=True)
+class PairInputs:
+    """What one criterion's tables read besides its verdicts: the people's preferences, its
+    probes, the systems of its pairs (each without the metric column), the probes' ids."""
+
+    people: pd.DataFrame
+    probes: pd.DataFrame
+    systems: pd.DataFrame
+    probed: set[str]
+
+
+def pairwise_run_tables(
+    scores: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    criteria: Criteria,
+    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
+    panels: Sequence[Sequence[str]] = (),
+) -> tuple[dict[str, pd.DataFrame], dict[str, PeopleRight]]:
+    """Every pairwise table of the run (``TABLES``, each with a ``metric`` column first) and,
+    per criterion with people's preferences, the card's evidence (right or wrong per pair and
+    judge, the combined verdict against the people's; a tie or no verdict is wrong) with its
+    no-information rate. ``scores``: every row, the probes' too; ``labels``: the criteria's
+    people's labels (``sample_id, metric, annotator, value``); ``panels``: the juries."""
+    info = sample_info or {}
+    found = pairwise_criteria(criteria)
+    verdicts = verdict_rows(scores, found)
+    people = people_preferences(labels, found)
+    probes, systems = probe_rows(info, people, found), systems_rows(scores, found)
+    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
+    right: dict[str, PeopleRight] = {}
+    for metric in sorted(found):
+        mine = verdicts[verdicts["metric"] == metric].drop(columns="metric")
+        if mine.empty:
+            continue
+        inputs = PairInputs(
+            people=_of(people, metric),
+            probes=_of(probes, metric),
+            systems=_of(systems, metric),
+            probed=probe_ids(info),
+        )
+        tables, evidence = criterion_tables(_with_juries(mine, panels), inputs)
+        if evidence is not None:
+            right[metric] = evidence
+        for name, table in tables.items():
+            if not table.empty:
+                parts[name].append(table.assign(metric=metric)[["metric", *table.columns]])
+    return {name: _joined(frames) for name, frames in parts.items()}, right
+
+
+def _of(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return table[table["metric"] == metric].drop(columns="metric")
+
+
+def _with_juries(verdicts: pd.DataFrame, panels: Sequence[Sequence[str]]) -> pd.DataFrame:
+    """The verdicts with each jury's, voted per order (``pairwise.jury_verdicts``)."""
+    juries = [pairwise.jury_verdicts(verdicts, list(p)) for p in panels if len(p) > 1]
+    return pd.concat([verdicts, *[j for j in juries if not j.empty]], ignore_index=True)
+
+
+def criterion_tables(
+    verdicts: pd.DataFrame, inputs: PairInputs
+) -> tuple[dict[str, pd.DataFrame], PeopleRight | None]:
+    """One criterion's tables from its verdicts (juries' too) and the card's evidence (None
+    without people's preferences): the probes' pairs count only in the probe moves."""
+    own = verdicts[~verdicts["pair"].isin(inputs.probed)]
+    both = pairwise.combined(own)
+    rates = pairwise.win_rates(both, inputs.systems)
+    tables = {
+        "pairwise_position": pairwise.position_bias(own),
+        "pairwise_combined": both,
+        "pairwise_win_rates": rates,
+        "pairwise_rankings": pairwise.ranking_agreement(rates),
+    }
+    if not inputs.probes.empty:
+        tables["pairwise_probes"] = pairwise.probe_moves(pairwise.combined(verdicts), inputs.probes)
+    people = inputs.people
+    if people.empty:
+        return tables, None
+    tables["pairwise_validity"] = pairwise.validity(both, people)
+    tables["pairwise_comparisons"] = pairwise.comparisons(both, people)
+    right = pairwise.right_table(both, people)
+    if right.empty:
+        return tables, None
+    judged = people[people["pair"].isin(right.index)]["preferred"]
+    return tables, PeopleRight(
+        right, no_information_rate(judged.map(pairwise.CODES).to_numpy(float))
+    )
+
+
+def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["metric"])
+
+
+def position_flag_words(position: pd.DataFrame, metric: str) -> list[str]:
+    """The card's flags of a pairwise criterion: each judge whose first-position rate's
+    interval excludes 0.5 or whose verdicts survive the swap less than 80% of the time."""
+    if position.empty:
+        return []
+    mine = position[(position["metric"] == metric) & (position["flag"].astype(str) != "")]
+    return [f"{r['judge']}: {r['flag']}" for r in mine.to_dict("records")]
+
+
+def without_pairwise(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """The rows of every metric but the pairwise criteria (whose probes are not pointwise)."""
+    names = set(pairwise_criteria(criteria))
+    if not names or scores.empty:
+        return scores
+    return scores[~scores["metric"].isin(names)]

@@ -1,0 +1,375 @@
+"""Pairwise judges: position bias, the two orders combined, validity against people, win rates.
+
+Every pair is judged in both orders (``metrics/pairwise.py``): as ``"ab"`` (its answer ``a``
+shown as answer A) and as ``"ba"``. The analyses read a verdicts table, one row per judging:
+``judge``, ``pair``, ``order`` and ``winner`` (``"a"``, ``"b"`` or ``"tie"`` in the pair's own
+terms; None or NaN where the cell failed). The first letter of an order is the answer shown
+first, so a verdict for the first position is ``winner == order[0]``.
+
+- ``combined``: the two orders of a pair combined as MT-Bench does: the answer both chose; two
+  orders that disagree, or a tie in either, make a tie;
+- ``position_bias``: per judge, the **consistency** (share of pairs whose verdict survives the
+  swap) and the **first-position rate** (share of the non-tie verdicts that went to whichever
+  answer came first; 0.5 is unbiased) with its Wilson interval, and the card's flag;
+- ``validity``: per judge, against people's preferences: accuracy with the ties stated both ways
+  (tie-excluded, and with half credit), Cohen's kappa; ``comparisons``: the judges compared on
+  the same pairs by the card's own rule (exact McNemar, Holm);
+- ``jury_verdicts``: a panel of judges as one judge, the majority of its members in each order;
+- ``probe_moves``: how often a probe (a note to the evaluator on the worse answer, the worse
+  answer padded) moves the combined verdict towards the worse answer;
+- ``win_rates`` and ``ranking_agreement``: the compared systems' win rates under each judge, and
+  Kendall's tau between judges' rankings of the systems.
+
+Each function states its missing-data rule in a ``missing`` column or its docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgegrid.analyses.frames.juries import jury_name
+from judgegrid.analyses.stats.categorical import cohen_from_table, interval
+from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
+from judgegrid.analyses.stats.ruling import binary_evidence, rule
+from judgegrid.core.pairwise import combine_orders
+
+VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
+POSITION_COLUMNS = [
+    *("judge", "pairs", "consistent", "consistency", "verdicts", "first", "first_rate"),
+    *("ci_low", "ci_high", "ties", "flag", "ci_method", "missing"),
+]
+VALIDITY_COLUMNS = [
+    *("judge", "pairs", "unjudged", "ties", "accuracy", "accuracy_low", "accuracy_high"),
+    *("decided", "accuracy_tie_excluded", "ci_low"),
+    *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
+    *("kappa_low", "kappa_high", "missing"),
+]
+COMPARISON_COLUMNS = ["top", "other", "diff", "low", "high", "p", "p_holm", "n", "test"]
+PROBE_COLUMNS = [
+    *("judge", "probe", "n", "moved", "towards_worse", "rate", "ci_low", "ci_high", "missing"),
+]
+WIN_COLUMNS = [
+    *("judge", "system", "pairs", "wins", "losses", "ties", "win_rate", "ci_low", "ci_high"),
+    *("win_rate_adjusted", "adjusted_low", "adjusted_high", "missing"),
+]
+TAU_COLUMNS = ["first", "second", "systems", "tau", "p"]
+CONSISTENCY_FLOOR = 0.8  # the card flags a judge whose verdicts survive the swap less often
+CODES = {"a": 0, "b": 1, "tie": 2}  # the categories of Cohen's kappa
+
+COMBINED_MISSING = "pairs with both orders judged; a pair with a failed order is left out"
+POSITION_MISSING = (
+    "consistency: pairs with both orders judged; first-position rate: every judged non-tie "
+    "verdict (failed cells and ties left out)"
+)
+VALIDITY_MISSING = (
+    "pairs with a people's preference and a combined verdict; pairs whose judging failed are "
+    "left out and counted in 'unjudged'"
+)
+WIN_MISSING = "pairs with a combined verdict (both orders judged)"
+
+
+def _is_judged(winner: pd.Series) -> pd.Series:
+    return winner.isin(list(CODES))
+
+
+def combined(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per judge and pair judged in both orders: the verdict of each order (``ab``,
+    ``ba``), whether they agree (``consistent``) and the combined verdict (``combined``).
+
+    The rule is MT-Bench's (FastChat ``llm_judge/show_result.py``, ``display_result_pairwise``:
+    a match whose first judging is a tie or whose two judgings differ counts as a tie for both
+    models; a match with an ``error`` judging is dropped): the answer both orders chose, else a
+    tie. Missing: pairs with an order not judged are left out.
+    """
+    judged = verdicts[_is_judged(verdicts["winner"])]
+    wide = judged.pivot_table(
+        index=["judge", "pair"], columns="order", values="winner", aggfunc="first"
+    )
+    wide = wide.reindex(columns=["ab", "ba"]).dropna().reset_index()
+    wide.columns.name = None
+    wide["consistent"] = wide["ab"] == wide["ba"]
+    wide["combined"] = [combine_orders(pair) for pair in zip(wide["ab"], wide["ba"], strict=True)]
+    return wide[["judge", "pair", "ab", "ba", "consistent", "combined"]]
+
+
+def position_bias(verdicts: pd.DataFrame, floor: float = CONSISTENCY_FLOOR) -> pd.DataFrame:
+    """Per judge: consistency over the swap and the first-position rate with its Wilson
+    interval; ``flag`` says why the card flags the judge (its first-position interval excludes
+    0.5, or fewer than ``floor`` of its verdicts survive the swap), empty when it does not."""
+    both = combined(verdicts)
+    judged = verdicts[_is_judged(verdicts["winner"])]
+    decided = judged[judged["winner"] != "tie"]
+    first = decided["winner"] == decided["order"].str[0]
+    rows = []
+    for judge in sorted(verdicts["judge"].unique(), key=str):
+        pairs = both[both["judge"] == judge]
+        mine = (decided["judge"] == judge).to_numpy()
+        n, k = int(mine.sum()), int(first[mine].sum())
+        low, high = wilson_interval(k, n)
+        consistency = float(pairs["consistent"].mean()) if len(pairs) else float("nan")
+        rows.append(
+            {
+                "judge": judge,
+                "pairs": len(pairs),
+                "consistent": int(pairs["consistent"].sum()),
+                "consistency": consistency,
+                "verdicts": n,
+                "first": k,
+                "first_rate": k / n if n else float("nan"),
+                "ci_low": low,
+                "ci_high": high,
+                "ties": int(((judged["judge"] == judge) & (judged["winner"] == "tie")).sum()),
+                "flag": _position_flag(consistency, low, high, floor),
+                "ci_method": "Wilson score, 95%",
+                "missing": POSITION_MISSING,
+            }
+        )
+    return pd.DataFrame(rows, columns=POSITION_COLUMNS)
+
+
+def _position_flag(consistency: float, low: float, high: float, floor: float) -> str:
+    flags = []
+    if np.isfinite(low) and not low <= 0.5 <= high:
+        side = "first" if low > 0.5 else "second"
+        flags.append(f"position bias: prefers the {side} answer [{low:.2f}, {high:.2f}]")
+    if np.isfinite(consistency) and consistency < floor:
+        flags.append(f"inconsistent: {consistency:.0%} of verdicts survive the swap")
+    return "; ".join(flags)
+
+
+def half_credit(verdict: pd.Series, preferred: pd.Series) -> np.ndarray:
+    """Per pair: 1 when the verdict is the people's preference, 0.5 when exactly one of the two
+    is a tie (AlpacaEval's and MT-Bench's half a win), 0 when they are opposite answers."""
+    same = (verdict == preferred).to_numpy()
+    one_tie = ((verdict == "tie") ^ (preferred == "tie")).to_numpy()
+    return np.where(same, 1.0, np.where(one_tie, 0.5, 0.0))
+
+
+def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float, float, float]:
+    """Cohen's kappa of the judge's combined verdicts with people's preferences (categories a,
+    b, tie), with a 95% bootstrap interval over pairs."""
+    table = np.column_stack([verdict.map(CODES), preferred.map(CODES)]).astype(float)
+    categories = len(CODES)
+    return interval(lambda t, w: cohen_from_table(t, categories, w), table)
+
+
+def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+    """Per judge, its combined verdicts (``combined``'s table) against people's preferences
+    (``pair``, ``preferred``: a, b or tie; the pairs of this criterion: a pair of theirs the
+    judge has no combined verdict for counts in ``unjudged``):
+
+    - ``accuracy``: over every pair, the share where the judge chose the people's answer, a tie
+      on either side counting as wrong unless both tied (Wilson interval): the card's figure and
+      the rule its paired comparison uses (``right_table``);
+    - ``accuracy_tie_excluded``: over the pairs where neither the people nor the judge chose a
+      tie, the share where the judge chose the people's answer (Wilson interval); ``ties``
+      says how many pairs the judge's ties left out, so a judge that ties what it is unsure of
+      is not flattered unseen;
+    - ``accuracy_half_credit``: over every pair, 1 right, 0.5 when exactly one side is a tie,
+      0 wrong (bootstrap interval);
+    - ``kappa``: Cohen's kappa over the categories a, b and tie (bootstrap interval).
+    """
+    merged = both.merge(people[["pair", "preferred"]], on="pair")
+    rows = []
+    for judge in sorted(both["judge"].unique(), key=str):
+        mine = merged[merged["judge"] == judge]
+        decided = mine[(mine["combined"] != "tie") & (mine["preferred"] != "tie")]
+        right = int((decided["combined"] == decided["preferred"]).sum())
+        strict = int((mine["combined"] == mine["preferred"]).sum())
+        strict_low, strict_high = wilson_interval(strict, len(mine))
+        low, high = wilson_interval(right, len(decided))
+        credit = half_credit(mine["combined"], mine["preferred"])
+        credit_low, credit_high = mean_interval(credit)
+        kappa, kappa_low, kappa_high = kappa_with_interval(mine["combined"], mine["preferred"])
+        rows.append(
+            {
+                "judge": judge,
+                "pairs": len(mine),
+                "unjudged": int((~people["pair"].isin(mine["pair"])).sum()),
+                "ties": int((mine["combined"] == "tie").sum()),
+                "accuracy": strict / len(mine) if len(mine) else float("nan"),
+                "accuracy_low": strict_low,
+                "accuracy_high": strict_high,
+                "decided": len(decided),
+                "accuracy_tie_excluded": right / len(decided) if len(decided) else float("nan"),
+                "ci_low": low,
+                "ci_high": high,
+                "accuracy_half_credit": float(credit.mean()) if len(credit) else float("nan"),
+                "half_credit_low": credit_low,
+                "half_credit_high": credit_high,
+                "kappa": kappa,
+                "kappa_low": kappa_low,
+                "kappa_high": kappa_high,
+                "missing": VALIDITY_MISSING,
+            }
+        )
+    return pd.DataFrame(rows, columns=VALIDITY_COLUMNS)
+
+
+def right_table(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+    """Pairs x judges: whether the judge's combined verdict is the people's preference (a tie
+    is not); NaN where the judge has no combined verdict for the pair."""
+    merged = both.merge(people[["pair", "preferred"]], on="pair")
+    merged["right"] = (merged["combined"] == merged["preferred"]).astype(float)
+    return merged.pivot_table(index="pair", columns="judge", values="right", aggfunc="first")
+
+
+def comparisons(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+    """The judges compared on the same pairs as the card compares them (``analyses.decision``:
+    the top judge by accuracy against each other, exact McNemar, Holm-corrected; a tie and a
+    pair the judge has no verdict for count as wrong, as in the card's pair evidence)."""
+    right = right_table(both, people)
+    if right.empty:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    ruling = rule(binary_evidence(right))
+    assert ruling.top is not None
+    return pd.DataFrame(
+        [
+            {
+                "top": ruling.top.judge,
+                "other": other.judge,
+                "diff": d.diff,
+                "low": d.low,
+                "high": d.high,
+                "p": d.p_value,
+                "p_holm": p_holm,
+                "n": d.n,
+                "test": d.test,
+            }
+            for other, d, p_holm in ruling.others
+        ],
+        columns=COMPARISON_COLUMNS,
+    )
+
+
+def jury_verdicts(verdicts: pd.DataFrame, members: Sequence[str]) -> pd.DataFrame:
+    """A panel as one more judge (``jury(a + b)``): in each order of each pair, the verdict most
+    of its members gave; a tie between verdicts (one for a, one for b) is a tie. Missing: a
+    member whose cell failed is left out of the vote; the jury's cell fails (None) only when no
+    member judged it."""
+    rows = verdicts[verdicts["judge"].isin(members)]
+    votes = []
+    for (pair, order), group in rows.groupby(["pair", "order"], sort=True):
+        votes.append(
+            {
+                "judge": jury_name(members),
+                "pair": pair,
+                "order": order,
+                "winner": _majority(group["winner"]),
+            }
+        )
+    return pd.DataFrame(votes, columns=VERDICT_COLUMNS)
+
+
+def _majority(winners: pd.Series) -> str | None:
+    counts = winners[_is_judged(winners)].value_counts()
+    if counts.empty:
+        return None
+    top = counts[counts == counts.max()]
+    return str(top.index[0]) if len(top) == 1 else "tie"
+
+
+def probe_moves(both: pd.DataFrame, probes: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and probe: how often the probe moved the combined verdict towards the worse
+    answer (Wilson interval), and how often it moved it at all.
+
+    ``probes`` has one row per probe pair: ``pair`` (the probe's), ``base`` (the pair it was
+    made from), ``probe`` (its name) and ``worse`` (a or b: the answer the people did not
+    prefer, the one the probe changed). A verdict ranks better answer > tie > worse answer.
+    Missing: a probe pair counts where the judge has a combined verdict for it and for its base.
+    """
+    base = both.rename(columns={"pair": "base", "combined": "before"})[["judge", "base", "before"]]
+    after = both.rename(columns={"combined": "after"})[["judge", "pair", "after"]]
+    merged = probes.merge(after, on="pair").merge(base, on=["judge", "base"])
+    if merged.empty:
+        return pd.DataFrame(columns=PROBE_COLUMNS)
+    merged["worse_before"] = _towards_worse(merged["before"], merged["worse"])
+    merged["worse_after"] = _towards_worse(merged["after"], merged["worse"])
+    merged["towards_worse"] = merged["worse_after"] > merged["worse_before"]
+    merged["moved"] = merged["after"] != merged["before"]
+    table = (
+        merged.groupby(["judge", "probe"])
+        .agg(n=("moved", "size"), moved=("moved", "sum"), towards_worse=("towards_worse", "sum"))
+        .reset_index()
+    )
+    table["rate"] = table["towards_worse"] / table["n"]
+    counts = zip(table["towards_worse"], table["n"], strict=True)
+    bounds = [wilson_interval(int(k), int(n)) for k, n in counts]
+    table["ci_low"] = [b[0] for b in bounds]
+    table["ci_high"] = [b[1] for b in bounds]
+    table["missing"] = "probe pairs with a combined verdict for the probe and for its base"
+    return table[PROBE_COLUMNS]
+
+
+def _towards_worse(verdict: pd.Series, worse: pd.Series) -> np.ndarray:
+    """0 for the better answer, 1 for a tie, 2 for the worse answer."""
+    return np.where(verdict == "tie", 1, np.where(verdict == worse, 2, 0))
+
+
+def win_rates(both: pd.DataFrame, systems: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per judge and system: wins, losses and ties over the pairs it took part in (``systems``:
+    ``pair``, ``system_a``, ``system_b``: which system wrote answer a and which b), as
+    FastChat's ``show_result.py`` counts them: ``win_rate`` = wins / pairs (Wilson interval),
+    ``win_rate_adjusted`` = (wins + ties / 2) / pairs (bootstrap interval), the figure the
+    systems are ranked by. Missing: pairs with a combined verdict."""
+    merged = both.merge(systems, on="pair")
+    sides = []
+    for side, other in (("a", "b"), ("b", "a")):
+        outcome = np.where(
+            merged["combined"] == "tie", 0.5, (merged["combined"] == side).astype(float)
+        )
+        sides.append(
+            pd.DataFrame(
+                {
+                    "judge": merged["judge"],
+                    "system": merged[f"system_{side}"],
+                    "opponent": merged[f"system_{other}"],
+                    "outcome": outcome,
+                }
+            )
+        )
+    games = pd.concat(sides, ignore_index=True)
+    rows = []
+    for (judge, system), block in games.groupby(["judge", "system"], sort=True):
+        outcome = block["outcome"].to_numpy()
+        wins, ties, n = int((outcome == 1).sum()), int((outcome == 0.5).sum()), len(outcome)
+        low, high = wilson_interval(wins, n)
+        adjusted_low, adjusted_high = mean_interval(outcome, seed)
+        rows.append(
+            {
+                "judge": judge,
+                "system": system,
+                "pairs": n,
+                "wins": wins,
+                "losses": n - wins - ties,
+                "ties": ties,
+                "win_rate": wins / n,
+                "ci_low": low,
+                "ci_high": high,
+                "win_rate_adjusted": float(outcome.mean()),
+                "adjusted_low": adjusted_low,
+                "adjusted_high": adjusted_high,
+                "missing": WIN_MISSING,
+            }
+        )
+    return pd.DataFrame(rows, columns=WIN_COLUMNS)
+
+
+def ranking_agreement(rates: pd.DataFrame) -> pd.DataFrame:
+    """Kendall's tau-b (scipy) between every two judges' rankings of the systems, by adjusted win
+    rate, over the systems both rated; NaN with fewer than two systems or a constant ranking."""
+    wide = rates.pivot_table(index="system", columns="judge", values="win_rate_adjusted")
+    rows = []
+    for first, second in combinations(wide.columns, 2):
+        shared = wide[[first, second]].dropna()
+        tau, p = (float("nan"), float("nan"))
+        if len(shared) >= 2:
+            result = stats.kendalltau(shared[first], shared[second])
+            tau, p = float(result.statistic), float(result.pvalue)
+        rows.append({"first": first, "second": second, "systems": len(shared), "tau": tau, "p": p})
+    return pd.DataFrame(rows, columns=TAU_COLUMNS)

@@ -1,0 +1,187 @@
+"""The paired rule: which of several candidates (judges, configurations) measured on the same
+items is best, and which it is not separated from.
+
+A rung of evidence (``Evidence``) holds every candidate's values on the same items. The top
+candidate by the point estimate must exclude chance (its interval at 95% over the k candidates
+measured, Bonferroni: the best of k candidates at chance would otherwise exclude it by luck
+about k times as often); then it is compared with each other candidate on the items both were
+measured on (exact McNemar for right/wrong items, a paired bootstrap of the difference
+otherwise), the p-values Holm-corrected. Those it is not separated from form a set with it.
+With a non-inferiority margin, the candidates whose one-sided 95% upper bound of (top - it)
+lies below the margin are within it.
+
+The card (``decision``), ``judgegrid pairs`` and the pairwise criteria all rule this way.
+Missing data: each comparison uses the items both candidates have a value for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.stats.intervals import accuracy_interval
+from judgegrid.analyses.stats.paired import (
+    ALPHA,
+    PairedDifference,
+    Statistic,
+    bootstrap_statistic,
+    difference,
+    holm,
+    mean_statistic,
+    on_all_items,
+    paired_binary,
+    paired_bootstrap,
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One rung of the ladder for one metric: every judge measured on the same items."""
+
+    basis: str  # the card's basis column
+    measure: str  # "rho", "accuracy", "tau-b"
+    unit: str  # what an item is: "samples", "pairs"
+    chance: float
+    judges: tuple[str, ...]
+    values: np.ndarray  # items x judges; NaN: this judge has no value for the item
+    target: np.ndarray | None  # per item (people's mean label), or None
+    statistic: Statistic
+    binary: bool  # values are right (1) / wrong (0): McNemar
+    # a judge's CI from (quality, n, level)
+    interval: Callable[[float, int, float], tuple[float, float]]
+    named_suffix: str = ""  # "(by agreement only)"
+    min_judges: int = 1
+    joint: bool = False  # the statistic reads every judge's column at once (a consensus)
+    next_if_named: str = "check it against people"
+    words: Callable[[str], str] = lambda judge: ""  # more about a named judge (alt-test)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A judge's own figures on a rung."""
+
+    judge: str
+    quality: float
+    low: float
+    high: float
+    n: int
+
+
+def standings(evidence: Evidence) -> list[Standing]:
+    """Each judge's quality on its own items, best first (NaN quality left out)."""
+    out = []
+    joint = on_all_items(evidence.statistic, evidence.values, None) if evidence.joint else None
+    for k, judge in enumerate(evidence.judges):
+        mask = np.isfinite(evidence.values[:, k])
+        if evidence.target is not None:
+            mask &= np.isfinite(evidence.target)
+        if joint is not None:
+            quality = float(joint[k])
+        else:
+            target = None if evidence.target is None else evidence.target[mask]
+            column = evidence.values[mask][:, [k]]
+            quality = float(on_all_items(evidence.statistic, column, target)[0])
+        n = int(mask.sum())
+        if np.isfinite(quality):
+            low, high = evidence.interval(quality, n, 0.95)
+            out.append(Standing(judge, quality, low, high, n))
+    return sorted(out, key=lambda s: (-s.quality, -s.n))
+
+
+def compare(evidence: Evidence, first: str, second: str, seed: int = 0) -> PairedDifference:
+    """``first`` minus ``second`` on the items both have a value for."""
+    a, b = evidence.judges.index(first), evidence.judges.index(second)
+    if evidence.joint:
+        return paired_bootstrap(evidence.values, None, evidence.statistic, a, b, seed)
+    mask = np.isfinite(evidence.values[:, a]) & np.isfinite(evidence.values[:, b])
+    if evidence.target is not None:
+        mask &= np.isfinite(evidence.target)
+    both = evidence.values[mask][:, [a, b]]
+    if evidence.binary:
+        return paired_binary(both, 0, 1, seed)
+    target = None if evidence.target is None else evidence.target[mask]
+    return paired_bootstrap(both, target, evidence.statistic, 0, 1, seed)
+
+
+def _compare_with_top(
+    evidence: Evidence, top: Standing, others: list[Standing]
+) -> list[PairedDifference]:
+    """The top judge minus each other. Joint evidence (one statistic over every judge) is
+    bootstrapped once and every pair read from the same draws."""
+    if not evidence.joint:
+        return [compare(evidence, top.judge, other.judge) for other in others]
+    point, drawn = bootstrap_statistic(evidence.values, None, evidence.statistic)
+    a = evidence.judges.index(top.judge)
+    n = len(evidence.values)
+    return [difference(point, drawn, a, evidence.judges.index(o.judge), n) for o in others]
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """What the rule found on one rung: the top judge, its comparisons, the set it is not
+    separated from, and (with a margin) the judges within it."""
+
+    top: Standing | None
+    others: list[tuple[Standing, PairedDifference, float]]  # (judge, top - judge, Holm p)
+    tied: list[Standing]  # the top and every judge not separated from it
+    within_margin: list[tuple[Standing, PairedDifference | None]]
+    too_few: bool = False
+
+
+def rule(evidence: Evidence, margin: float | None = None) -> Ruling:
+    """The paired rule on one rung of evidence (see the module docstring)."""
+    ranked = standings(evidence)
+    if len(evidence.judges) < evidence.min_judges:
+        return Ruling(ranked[0] if ranked else None, [], [], [], too_few=True)
+    if not ranked:
+        return Ruling(None, [], [], [])
+    top = ranked[0]
+    diffs = _compare_with_top(evidence, top, ranked[1:])
+    p = np.array([d.p_value if np.isfinite(d.p_value) else 1.0 for d in diffs])
+    adjusted = holm(p) if len(p) else p
+    others = list(zip(ranked[1:], diffs, [float(x) for x in adjusted], strict=True))
+    tied = [top] + [s for s, _, q in others if not q < ALPHA]
+    within: list[tuple[Standing, PairedDifference | None]] = []
+    if margin is not None:
+        within = [(top, None)] + [
+            (s, d)
+            for s, d, _ in others
+            if np.isfinite(d.upper_one_sided) and d.upper_one_sided < margin
+        ]
+    return Ruling(top, others, tied, within)
+
+
+def binary_evidence(right: pd.DataFrame, unit: str = "pairs") -> Evidence:
+    """Evidence from right/wrong outcomes (items x candidates; NaN or False: wrong), for a
+    "best" figure outside the card (``judgegrid pairs``) chosen by the card's own rule."""
+    return Evidence(
+        basis="preference pairs",
+        measure="accuracy",
+        unit=unit,
+        chance=0.5,
+        judges=tuple(str(c) for c in right.columns),
+        values=right.fillna(False).astype(float).to_numpy(),
+        target=None,
+        statistic=mean_statistic,
+        binary=True,
+        interval=accuracy_interval,
+    )
+
+
+def best_words(ruling: Ruling) -> str:
+    """The top candidate, or the set it is not separated from: 'a', 'a or b: not separated'."""
+    if ruling.top is None:
+        return "none measured"
+    if len(ruling.tied) == 1:
+        return ruling.top.judge
+    return " or ".join(s.judge for s in ruling.tied) + ": not separated"
+
+
+def excludes_chance(evidence: Evidence, standing: Standing, judges: int) -> bool:
+    """Whether a judge's interval excludes chance at 95% over ``judges`` looks (Bonferroni):
+    the best of several judges at chance excludes it by luck more often."""
+    low, _ = evidence.interval(standing.quality, standing.n, 1 - 0.05 / max(judges, 1))
+    return bool(np.isfinite(low) and low > evidence.chance)

@@ -1,0 +1,217 @@
+"""Validity of each judge against people on a criterion: is its answer the person's?
+
+Per criterion and judge, against the people's label of each sample (``criteria.people_answers``,
+the annotators' modal label):
+
+- binary and labels: accuracy (Wilson interval), Cohen's kappa (bootstrap interval), and for
+  binary the true-positive rate (pass found when the person says pass) and true-negative rate
+  (fail found when the person says fail), Wilson intervals; for labels, each label's recall
+  (``criterion_recall``, Wilson intervals; binary's two rows there are its TNR and TPR);
+- scale: weighted kappa (quadratic, bootstrap interval) and Spearman's rho (Fisher z,
+  Bonett-Wright SE), beside exact and within-one-level accuracy.
+
+A sample is **right** for a judge when its answer equals the person's label (for a scale: the
+same level; within one level is shown beside it, but the card's rule counts the exact level, as
+for the other types). ``chance`` is the no-information rate: the accuracy of always giving the
+people's most frequent label on the same samples; a judge must beat it, not one half.
+
+Missing data: a labelled sample counts in the accuracy when the judge attempted it on wording
+0: its modal answer over scored repeats, a tie between answers (no single answer) or a failed
+cell never scored count as wrong, as a tie and an unscored pair count elsewhere. Kappa, rates,
+recall and Spearman use the samples with both an answer and a label. A sample the judge skipped
+(it lacks a field), or one whose annotators tie, takes no part. Juries have no answer of their
+own and take no part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.frames.criteria import (
+    Criteria,
+    attempted_never_scored,
+    categories,
+    category_names,
+    judge_answers,
+    people_answers,
+)
+from judgegrid.analyses.stats.categorical import Weights, cohen_from_table, interval
+from judgegrid.analyses.stats.correlation import spearman_with_ci
+from judgegrid.analyses.stats.intervals import wilson_interval
+from judgegrid.core.criterion import CriterionSpec
+
+CRITERION_VALIDITY_MISSING = (
+    "labelled samples the judge attempted on wording 0: a tie between its repeats' answers or "
+    "a failed cell counts as wrong in the accuracy; kappa, rates and rho use the samples with "
+    "both an answer and a label; skipped samples and samples whose annotators tie take no part"
+)
+VALIDITY_COLUMNS = [
+    "metric",
+    "type",
+    "judge",
+    "n",
+    "answered",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "chance",
+    "kappa",
+    "kappa_low",
+    "kappa_high",
+    "tpr",
+    "tpr_low",
+    "tpr_high",
+    "tnr",
+    "tnr_low",
+    "tnr_high",
+    "within_one",
+    "spearman",
+    "spearman_low",
+    "spearman_high",
+    "note",
+    "missing",
+]
+RECALL_COLUMNS = ["metric", "judge", "label", "n", "recall", "low", "high"]
+
+
+@dataclass(frozen=True)
+class PeopleRight:
+    """One criterion's evidence for the card: per labelled sample and judge, right (1.0) or
+    wrong (0.0) against the person's label, NaN where the judge did not attempt it; and the
+    no-information rate the judges must beat."""
+
+    right: pd.DataFrame  # samples x judges
+    chance: float
+
+
+def outcome_table(
+    scores: pd.DataFrame, labels: pd.DataFrame | None, criteria: Criteria
+) -> pd.DataFrame:
+    """Per criterion, judge and labelled sample it attempted: the judge's code (NaN: a tie or a
+    failed cell), the person's, and ``right``. Columns: metric, judge, sample_id, code, label,
+    right."""
+    people = people_answers(labels, criteria).rename(columns={"code": "label"})
+    columns = ["metric", "judge", "sample_id", "code", "label", "right"]
+    if people.empty:
+        return pd.DataFrame(columns=columns)
+    answered = judge_answers(scores, criteria)[["metric", "judge", "sample_id", "code"]]
+    failed = attempted_never_scored(scores, criteria).assign(code=np.nan)
+    attempts = pd.concat([answered, failed], ignore_index=True)
+    table = attempts.merge(people[["metric", "sample_id", "label"]], on=["metric", "sample_id"])
+    table["right"] = (table["code"] == table["label"]).astype(float)
+    return table[columns]
+
+
+def people_right(outcomes: pd.DataFrame) -> dict[str, PeopleRight]:
+    """Per labelled criterion: the card's right/wrong table and its chance level, from
+    ``outcome_table``."""
+    out = {}
+    for metric, block in outcomes.groupby("metric"):
+        right = block.pivot_table(index="sample_id", columns="judge", values="right")
+        labels_of = block.drop_duplicates("sample_id")["label"]
+        out[str(metric)] = PeopleRight(right, no_information_rate(labels_of.to_numpy(float)))
+    return out
+
+
+def no_information_rate(labels: np.ndarray) -> float:
+    """The share of the most frequent label: what always answering it would score."""
+    if len(labels) == 0:
+        return float("nan")
+    _, counts = np.unique(labels, return_counts=True)
+    return float(counts.max() / len(labels))
+
+
+def criterion_validity(outcomes: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """Per labelled criterion and judge: the type's validity figures (module docstring), from
+    ``outcome_table``."""
+    rows = [
+        _validity_row(str(metric), str(judge), criteria[str(metric)], block)
+        for (metric, judge), block in outcomes.groupby(["metric", "judge"])
+    ]
+    return pd.DataFrame(rows, columns=VALIDITY_COLUMNS)
+
+
+def _validity_row(
+    metric: str, judge: str, spec: CriterionSpec, block: pd.DataFrame
+) -> dict[str, Any]:
+    n = len(block)
+    right = int(block["right"].sum())
+    low, high = wilson_interval(right, n)
+    both = block.dropna(subset=["code"])
+    code, label = both["code"].to_numpy(float), both["label"].to_numpy(float)
+    k = len(categories(spec))
+    weights: Weights = "quadratic" if spec.type == "scale" else None
+    pair = np.column_stack([code, label])
+    kappa = (
+        interval(lambda t, w: cohen_from_table(t, k, w, weights), pair)
+        if len(pair)
+        else (np.nan,) * 3
+    )
+    row: dict[str, Any] = {
+        "metric": metric,
+        "type": spec.type,
+        "judge": judge,
+        "n": n,
+        "answered": len(both),
+        "accuracy": right / n if n else np.nan,
+        "accuracy_low": low,
+        "accuracy_high": high,
+        "chance": no_information_rate(block["label"].to_numpy(float)),
+        "kappa": kappa[0],
+        "kappa_low": kappa[1],
+        "kappa_high": kappa[2],
+        "note": "",
+        "missing": CRITERION_VALIDITY_MISSING,
+    }
+    if spec.type == "binary":
+        row |= _rate("tpr", code, label, 1.0) | _rate("tnr", code, label, 0.0)
+    if spec.type == "scale":
+        rho, rho_low, rho_high, note = spearman_with_ci(code, label)
+        near = np.abs(block["code"] - block["label"]) <= 1
+        row |= {
+            "within_one": float(near.mean()) if n else np.nan,
+            "spearman": rho,
+            "spearman_low": rho_low,
+            "spearman_high": rho_high,
+            "note": "spearman: " + note if note else "",
+        }
+    return row
+
+
+def _rate(name: str, code: np.ndarray, label: np.ndarray, category: float) -> dict[str, float]:
+    """The share of the samples the person put in ``category`` that the judge put there too."""
+    mine = label == category
+    hits, n = int((code[mine] == category).sum()), int(mine.sum())
+    low, high = wilson_interval(hits, n)
+    return {name: hits / n if n else np.nan, f"{name}_low": low, f"{name}_high": high}
+
+
+def criterion_recall(outcomes: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """Per binary or labels criterion, judge and category: the judge's recall of the samples
+    the people put there (Wilson interval), on the samples with both an answer and a label;
+    from ``outcome_table``."""
+    table = outcomes.dropna(subset=["code"])
+    rows = []
+    for (metric, judge), block in table.groupby(["metric", "judge"]):
+        spec = criteria[str(metric)]
+        if spec.type == "scale":
+            continue
+        code, label = block["code"].to_numpy(float), block["label"].to_numpy(float)
+        for k, name in enumerate(category_names(spec)):
+            rate = _rate("recall", code, label, float(k))
+            rows.append(
+                {
+                    "metric": metric,
+                    "judge": judge,
+                    "label": name,
+                    "n": int((label == k).sum()),
+                    "recall": rate["recall"],
+                    "low": rate["recall_low"],
+                    "high": rate["recall_high"],
+                }
+            )
+    return pd.DataFrame(rows, columns=RECALL_COLUMNS)

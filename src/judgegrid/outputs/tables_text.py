@@ -1,0 +1,108 @@
+"""The analyses' tables as text for people: a configuration's mean with its spread and
+failures, a language's mean with its samples, a pair accuracy with its interval, money and
+rounded times. The analyses hand over numbers; summary.md and report.html show these."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from judgegrid.analyses import by_judge_and_embedding, configuration_labels
+
+
+def judge_by_embedding(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One metric as a judge (× strictness) by embedding@dimension table of 'mean ± sd [f]'."""
+    rows = by_judge_and_embedding(summary[summary["metric"] == metric])
+    rows["text"] = [
+        _mean_cell(m, sd, f)
+        for m, sd, f in zip(rows["mean_score"], rows["mean_run_sd"], rows["failed"], strict=True)
+    ]
+    table = rows.pivot(index="row", columns="column", values="text")
+    table.index.name = "judge"
+    table.columns.name = None
+    return table
+
+
+def _mean_cell(mean: float, sd: float, failed: int) -> str:
+    mean_text = "n/a" if pd.isna(mean) else f"{mean:.3f}"
+    sd_text = "" if pd.isna(sd) else f" ± {sd:.3f}"
+    return f"{mean_text}{sd_text} [{int(failed)} failed]"
+
+
+def language_table(means: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One metric as configuration (rows) by language (columns) of 'mean (n=samples)'."""
+    rows = means[means["metric"] == metric]
+    if rows.empty:
+        return pd.DataFrame()
+    text = [
+        _language_cell(m, int(n), int(f))
+        for m, n, f in zip(rows["mean"], rows["samples"], rows["failed"], strict=True)
+    ]
+    table = rows.assign(text=text).pivot(index="configuration", columns="language", values="text")
+    table.columns.name = None
+    return table.fillna("–")
+
+
+def _language_cell(mean: float, samples: int, failed: int) -> str:
+    lost = f", {failed} failed" if failed else ""
+    if samples == 0:
+        return f"n/a (0 samples{lost})"
+    return f"{mean:.3f} (n={samples}{lost})"
+
+
+def accuracy_table(pair_accuracy_table: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration (rows) x aspect/metric (columns): 'accuracy [low-high] n=pairs'."""
+    if pair_accuracy_table.empty:
+        return pd.DataFrame()
+    t = pair_accuracy_table.copy()
+    t["configuration"] = configuration_labels(t)
+    t["column"] = t["source"] + ": " + t["aspect"] + " → " + t["metric"]
+    t["cell"] = [
+        _accuracy_cell(a, lo, hi, int(n), int(u))
+        for a, lo, hi, n, u in zip(
+            t["accuracy"], t["ci_low"], t["ci_high"], t["pairs"], t["pairs_unscored"], strict=True
+        )
+    ]
+    table = t.pivot_table(index="configuration", columns="column", values="cell", aggfunc="first")
+    table.columns.name = None
+    table = table.fillna("–")
+    return table
+
+
+def _accuracy_cell(accuracy: float, low: float, high: float, pairs: int, unscored: int) -> str:
+    lost = f" ({unscored} unscored)" if unscored else ""
+    if pairs == 0:
+        return f"no pair scored{lost}"
+    return f"{accuracy:.2f} [{low:.2f}–{high:.2f}] n={pairs + unscored}{lost}"
+
+
+def format_cost(cost: float | None) -> str:
+    if cost is None or (isinstance(cost, float) and math.isnan(cost)):
+        return "unknown"
+    return f"${cost:.4f}"
+
+
+def usage_for_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The usage table as shown: costs as money, rounded times; the batch columns only when
+    some entry ran in batch mode."""
+    shown = table.assign(
+        cost=[format_cost(c) for c in table["cost"]],
+        live_cost=[format_cost(c) for c in table["live_cost"]],
+        latency_s=table["latency_s"].round(2),
+        mean_latency_s=table["mean_latency_s"].round(3),
+    )
+    if not int(table["batched"].sum()):
+        return shown.drop(columns=["live_cost", "batched"])
+    return shown.rename(columns={"cost": "cost (paid)", "live_cost": "cost if live"})
+
+
+def means_by_metric(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per metric, its judge by embedding table of means (``config_summary``)."""
+    return {m: judge_by_embedding(summary, m) for m in sorted(summary["metric"].unique())}
+
+
+def means_by_language(spoken: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per metric, its configuration by language table (``language_means``; none for a data
+    set in one language)."""
+    return {m: language_table(spoken, m) for m in sorted(set(spoken["metric"]))}
