@@ -21,6 +21,7 @@ from judgegrid.analyses.validity.people import (
     validity_against_people,
     validity_by_judge,
 )
+from judgegrid.core.scales import Scale, Scales
 
 Z_SUM = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)  # 2.8016
 
@@ -120,7 +121,7 @@ def never_scored(scores: pd.DataFrame, labels: pd.DataFrame, key: tuple) -> np.n
 @pytest.mark.parametrize("seed", range(4))
 def test_validity_matches_scipy_and_scikit_learn(seed):
     scores, labels = random_run(seed)
-    table = validity_against_people(scores, labels, thresholds={"faithfulness": 0.4})
+    table = validity_against_people(scores, labels, Scales({"faithfulness": Scale(0.4)}))
     oracle = oracle_pairs(scores, labels, ["judge", "strictness"])
     assert len(table) == len(oracle) == 4
     for row in table.itertuples():
@@ -146,7 +147,7 @@ def test_a_labelled_sample_a_judge_only_failed_on_counts_against_its_accuracy():
         + score_rows("flaky", {"a": 0.9, "b": 0.1, "c": None, "d": None})
     )
     labels = label_rows({"ann": {"a": 1.0, "b": 0.0, "c": 1.0, "d": 0.0}})
-    table = validity_against_people(scores, labels, thresholds=0.5).set_index("judge")
+    table = validity_against_people(scores, labels, Scales(default=Scale(0.5))).set_index("judge")
     assert table.loc["steady", "accuracy"] == 1.0 and table.loc["steady", "n"] == 4
     # two right of four attempted: the two failed samples are wrong calls, not left out
     assert table.loc["flaky", "accuracy"] == 0.5 and table.loc["flaky", "n"] == 2

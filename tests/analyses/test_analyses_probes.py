@@ -24,12 +24,13 @@ from judgegrid.analyses.validity.probes import (
     split_probe_scores,
 )
 from judgegrid.core.sample import Sample
+from judgegrid.core.scales import Scale, Scales
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.probes import NOTE, PROBES, make_probes, probes_for
 from judgegrid.metrics import METRICS
 from judgegrid.store.run_dir import sample_info
 
-LOWER = frozenset({"noise_sensitivity"})
+LOWER = Scales({"noise_sensitivity": Scale(higher_is_better=False)})
 Judge = Callable[[Sample, str], float]
 
 DEMO = load_dataset("demo").head(21)
@@ -38,11 +39,11 @@ INFO = sample_info(type(DEMO)(DEMO.source, DEMO.samples + tuple(PROBED)))
 
 
 def worse(metric: str) -> float:
-    return 0.9 if metric in LOWER else 0.1
+    return 0.9 if LOWER.lower_is_better(metric) else 0.1
 
 
 def good(metric: str) -> float:
-    return 0.1 if metric in LOWER else 0.8
+    return 0.1 if LOWER.lower_is_better(metric) else 0.8
 
 
 def follower(sample: Sample, metric: str) -> float:
@@ -64,7 +65,7 @@ def obeys_the_note(sample: Sample, metric: str) -> float:
     """A follower, except that a note to the evaluator anywhere earns full marks."""
     text = " ".join([sample.response or "", *(sample.retrieved_contexts or [])])
     if any(note in text for note in NOTE.values()):
-        return 0.0 if metric in LOWER else 1.0
+        return 0.0 if LOWER.lower_is_better(metric) else 1.0
     return follower(sample, metric)
 
 

@@ -29,6 +29,7 @@ from judgegrid.analyses.decision.recommendation import judge_ranking
 from judgegrid.analyses.decision.strictness import strictness_tradeoff
 from judgegrid.analyses.stats.icc import icc
 from judgegrid.analyses.validity.pairs import pair_accuracy, pairs_from_contrasts, pairs_from_labels
+from judgegrid.core.scales import Scale, Scales
 from judgegrid.outputs.card_markdown import card_markdown
 
 
@@ -214,7 +215,8 @@ def test_contrast_pairs_and_lower_is_better():
     assert len(pairs) == 3
     values = {("m", "j", "", 0, 0, s, 0): v for s, v in (("x1", 0.1), ("x2", 0.5), ("x3", 0.9))}
     higher = pair_accuracy(scores_frame(values), pairs).iloc[0]
-    lower = pair_accuracy(scores_frame(values), pairs, frozenset({"m"})).iloc[0]
+    lower_is_better = Scales({"m": Scale(higher_is_better=False)})
+    lower = pair_accuracy(scores_frame(values), pairs, lower_is_better).iloc[0]
     assert higher["accuracy"] == 0 and lower["accuracy"] == 1
 
 

@@ -31,12 +31,7 @@ from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.frames import juries
-from judgegrid.analyses.frames.criteria import (
-    Criteria,
-    definition_rows,
-    lower_is_better_of,
-    thresholds_with,
-)
+from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
 from judgegrid.analyses.frames.tables import (
     calls_by_metric,
     calls_by_step,
@@ -51,6 +46,7 @@ from judgegrid.analyses.validity import calibration, probes
 from judgegrid.analyses.validity import criteria as criterion_validity
 from judgegrid.analyses.validity import pairs as validity
 from judgegrid.analyses.validity import people as human
+from judgegrid.core.scales import PLAIN, Scales
 
 # Every table ``analyse`` can make, by the name it is written under (tables/NAME.csv). Some
 # are made only when their inputs are there (``calls_by_step`` with the steps' names), and each
@@ -196,16 +192,14 @@ def preference_pairs(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
 
 
 def people_tables(
-    scores: pd.DataFrame,
-    labels: pd.DataFrame | None,
-    thresholds: float | Mapping[str, float] | None,
+    scores: pd.DataFrame, labels: pd.DataFrame | None, scales: Scales
 ) -> dict[str, pd.DataFrame]:
     """Validity against people's labels, their own agreement, the alt-test, labels needed."""
     labels = labels if labels is not None else pd.DataFrame(columns=human.LABEL_COLUMNS)
-    by_judge = human.validity_by_judge(scores, labels, thresholds)
+    by_judge = human.validity_by_judge(scores, labels, scales)
     alt_test, alt_test_annotators = human.alternative_annotator_test(scores, labels)
     return {
-        "validity_people": human.validity_against_people(scores, labels, thresholds),
+        "validity_people": human.validity_against_people(scores, labels, scales),
         "validity_people_by_judge": by_judge,
         "human_agreement": human.human_agreement(labels),
         "alt_test": alt_test,
@@ -224,13 +218,15 @@ class RunFacts:
     card; not in agreement or variance, where a jury would agree with its own members by
     construction, nor in the counts of cells, calls and failures); ``criteria``: the run's
     criteria by name, whose analyses fit their type; ``margin``: the card's non-inferiority
-    margin (``decision: {margin}``); ``run_ref``: how the card's commands name the run."""
+    margin (``decision: {margin}``); ``run_ref``: how the card's commands name the run;
+    ``scales``: each metric's threshold and direction (a criterion's own are added here)."""
 
     sample_info: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     jury_panels: Sequence[Sequence[str]] = ()
     criteria: Criteria = field(default_factory=dict)
     margin: float | None = None
     run_ref: str = "RUN_DIR"
+    scales: Scales = PLAIN
 
 
 @dataclass(frozen=True)
@@ -249,6 +245,7 @@ class RunScores:
     probe_rows: pd.DataFrame
     worded: pd.DataFrame = field(default_factory=pd.DataFrame)
     criteria: Criteria = field(default_factory=dict)
+    scales: Scales = PLAIN
 
 
 def run_scores(scores: pd.DataFrame, facts: RunFacts | None = None) -> RunScores:
@@ -264,41 +261,38 @@ def run_scores(scores: pd.DataFrame, facts: RunFacts | None = None) -> RunScores
         probe_rows=juries.with_juries(definition_rows(scores), panels, votes),
         worded=worded,
         criteria=dict(facts.criteria),
+        scales=with_criteria(facts.scales, facts.criteria),
     )
 
 
 def consistency_tables(
-    run: RunScores,
-    *,
-    thresholds: float | Mapping[str, float] | None = None,
-    sample_info: Mapping[str, Mapping[str, Any]] | None = None,
+    run: RunScores, *, sample_info: Mapping[str, Mapping[str, Any]] | None = None
 ) -> dict[str, pd.DataFrame]:
     """How far the scores move and how far their raters agree: the means, repeat to repeat,
     judge to judge, embedding to embedding, and by language. Nothing here needs
     ``validity_analysis``, so the two halves can be computed apart (the report does, on two
     cores)."""
-    called, scores = run.called, run.scores
-    thresholds = thresholds_with(thresholds, run.criteria, set(run.every_row["metric"]))
+    called, scores, scales = run.called, run.scores, run.scales
     components = variance.variance_components(run.worded)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
     by_judge = agreement.rating_tables(called, "judge")  # once each: every score is pivoted
     by_embedding = agreement.rating_tables(scores, "embedding")
-    judge_pairs = agreement.agreement_pairs(called, "judge", thresholds, by_judge)
-    embedding_pairs = agreement.agreement_pairs(scores, "embedding", thresholds, by_embedding)
+    judge_pairs = agreement.agreement_pairs(called, "judge", scales, by_judge)
+    embedding_pairs = agreement.agreement_pairs(scores, "embedding", scales, by_embedding)
     spread = repeat_spread(scores)
     spoken = languages.languages_of(sample_info or {})
     return {
         "config_summary": config_summary(scores, spread),
         "repeat_spread": spread,
         "sample_disagreement": disagreement.sample_disagreement(spread),
-        "stability": stability.stability(scores, thresholds, spread),
+        "stability": stability.stability(scores, scales, spread),
         "agreement_judges": agreement.agreement_summary(
-            called, "judge", thresholds, judge_pairs, by_judge
+            called, "judge", scales, judge_pairs, by_judge
         ),
         "agreement_judge_pairs": judge_pairs,
         "judge_offsets": agreement.rater_offsets(called, "judge", by_judge),
         "agreement_embeddings": agreement.agreement_summary(
-            scores, "embedding", thresholds, embedding_pairs, by_embedding
+            scores, "embedding", scales, embedding_pairs, by_embedding
         ),
         "agreement_embedding_pairs": embedding_pairs,
         "embedding_offsets": agreement.rater_offsets(scores, "embedding", by_embedding),
@@ -306,7 +300,7 @@ def consistency_tables(
         "decision_study": study,
         "decision_needed": variance.needed_for_target(study) if not study.empty else study,
         "language_means": languages.language_means(scores, spoken),
-        "language_agreement": languages.language_agreement(scores, spoken, thresholds),
+        "language_agreement": languages.language_agreement(scores, spoken, scales),
         "criterion_agreement": criterion_agreement.criterion_agreement(called, run.criteria),
         "wording_variance": wording.wording_variance(run.worded, run.criteria),
     }
@@ -329,8 +323,6 @@ def validity_analysis(
     inputs: ValidityInputs,
     facts: RunFacts,
     *,
-    thresholds: float | Mapping[str, float] | None = None,
-    lower_is_better: frozenset[str] = frozenset(),
     metric_titles: dict[str, str] | None = None,
 ) -> Analysis:
     """Which judge is right, and what it costs: validity against people, preference pairs and
@@ -338,19 +330,17 @@ def validity_analysis(
     usage. An ``Analysis`` without ``consistency_tables``' tables (``with_consistency`` adds
     them)."""
     info = facts.sample_info
-    scores = run.scores
-    thresholds = thresholds_with(thresholds, run.criteria, set(run.every_row["metric"]))
-    lower_is_better = lower_is_better | lower_is_better_of(run.criteria)
+    scores, scales = run.scores, run.scales
     human_labels, people_pairs = inputs.human_labels, inputs.people_pairs
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
-    ranking = recommendation.judge_ranking(scores, pairs, lower_is_better)
+    ranking = recommendation.judge_ranking(scores, pairs, scales)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
     tables = {
         "preference_pairs": pairs,
-        "validity_pairs": validity.pair_accuracy(scores, pairs, lower_is_better),
+        "validity_pairs": validity.pair_accuracy(scores, pairs, scales),
         "validity_labels": validity.label_correlations(scores, labels),
         "judge_ranking": ranking,
         "strictness": strictness.strictness_tradeoff(scores),
@@ -360,15 +350,15 @@ def validity_analysis(
     metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
     pointwise = pointwise_criteria(run.criteria)
     outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
-    tables |= people_tables(scores, metric_labels, thresholds)
+    tables |= people_tables(scores, metric_labels, scales)
     tables |= criterion_tables(run, criterion_labels, outcomes)
     paired, pair_right = pairwise_tables.pairwise_run_tables(
         run.every_row, criterion_labels, run.criteria, info, facts.jury_panels
     )
     tables |= paired
     probed = pairwise_tables.without_pairwise(run.probe_rows, run.criteria)
-    tables["probe_pairs"] = probes.probe_pairs(probed, info, lower_is_better)
-    tables["probes"] = probes.probe_results(probed, info, lower_is_better)
+    tables["probe_pairs"] = probes.probe_pairs(probed, info, scales)
+    tables["probes"] = probes.probe_results(probed, info, scales)
     tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
     grid = probes.judge_probe_matrix(tables["probes"])
     tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
@@ -380,7 +370,7 @@ def validity_analysis(
         people=tables["validity_people_by_judge"],
         aat=tables["alt_test"],
         needed=tables["labels_needed"],
-        lower_is_better=lower_is_better,
+        scales=scales,
         margin=facts.margin,
         probe_pairs=tables["probe_pairs"],
         people_right=criterion_validity.people_right(outcomes) | pair_right,
@@ -471,8 +461,6 @@ def analyse(
     facts: RunFacts | None = None,
     inputs: ValidityInputs | None = None,
     *,
-    thresholds: float | Mapping[str, float] | None = None,
-    lower_is_better: frozenset[str] = frozenset(),
     metric_titles: dict[str, str] | None = None,
 ) -> Analysis:
     """All tables of the report, keyed by the CSV name they are written under, from the scores
@@ -487,9 +475,7 @@ def analyse(
         run,
         inputs or ValidityInputs(),
         facts,
-        thresholds=thresholds,
-        lower_is_better=lower_is_better,
         metric_titles=metric_titles,
     )
-    consistency = consistency_tables(run, thresholds=thresholds, sample_info=facts.sample_info)
+    consistency = consistency_tables(run, sample_info=facts.sample_info)
     return with_consistency(part, consistency)

@@ -34,6 +34,7 @@ from judgegrid.analyses import (
 )
 from judgegrid.core.forked import Forked
 from judgegrid.core.records import SCORE_COLUMNS, SCORE_KEY
+from judgegrid.core.scales import Scale, Scales
 from judgegrid.metrics import METRICS
 from judgegrid.outputs import html_report
 from judgegrid.outputs.card_markdown import card_markdown
@@ -49,13 +50,20 @@ TABLES_DIR = "tables"
 HTML_NAME = "report.html"
 
 
-def metric_thresholds() -> dict[str, float]:
-    """Each metric's pass/fail threshold (a metric class may set ``threshold``; else 0.5)."""
-    return {name: float(getattr(cls, "threshold", 0.5)) for name, cls in METRICS.items()}
+def metric_scales() -> Scales:
+    """Each built-in metric's pass/fail threshold (a metric class may set ``threshold``; else
+    0.5) and direction."""
+    return Scales(
+        {
+            name: Scale(float(getattr(cls, "threshold", 0.5)), bool(cls.higher_is_better))
+            for name, cls in METRICS.items()
+        }
+    )
 
 
-def lower_is_better() -> frozenset[str]:
-    return frozenset(name for name, cls in METRICS.items() if not cls.higher_is_better)
+def with_metric_scales(facts: RunFacts) -> RunFacts:
+    """``facts`` with the built-in metrics' scales (a scale ``facts`` names itself wins)."""
+    return dataclasses.replace(facts, scales=metric_scales().with_metrics(facts.scales.metrics))
 
 
 def metric_titles() -> dict[str, str]:
@@ -66,14 +74,7 @@ def analyse_run(
     scores: pd.DataFrame, facts: RunFacts, inputs: ValidityInputs | None = None
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
-    return analyse(
-        scores,
-        facts,
-        inputs,
-        thresholds=metric_thresholds(),
-        lower_is_better=lower_is_better(),
-        metric_titles=metric_titles(),
-    )
+    return analyse(scores, with_metric_scales(facts), inputs, metric_titles=metric_titles())
 
 
 # Tables with a row per configuration and sample: as long as the run (40,000 rows of 200,000
@@ -408,7 +409,7 @@ def write_all(
     ``inputs`` may be a function that reads them: it is called once the child has started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
-    facts = dataclasses.replace(facts, run_ref=str(run_dir))
+    facts = dataclasses.replace(with_metric_scales(facts), run_ref=str(run_dir))
     sample_info = facts.sample_info
     run = run_scores(scores, facts)
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
@@ -424,8 +425,6 @@ def write_all(
             run,
             inputs() if callable(inputs) else inputs,
             facts,
-            thresholds=metric_thresholds(),
-            lower_is_better=lower_is_better(),
             metric_titles=titles,
         )
         drawn = html_report.render_sections(
@@ -466,7 +465,7 @@ def consistency_part(
 ) -> tuple[dict[str, pd.DataFrame], dict[str, str], list[Path]]:
     """``consistency_tables``, written under RUN_DIR/tables/, and the report's sections drawn
     from them; and scores.csv (every row of the run), which balances the two processes' work."""
-    tables = consistency_tables(run, thresholds=metric_thresholds(), sample_info=sample_info)
+    tables = consistency_tables(run, sample_info=sample_info)
     written = [write_scores_csv(run.every_row, run_dir), *write_tables(tables, run_dir)]
     sections = html_report.render_sections(
         Analysis(tables, pd.DataFrame(), run_overview(run.every_row, pd.DataFrame())),

@@ -11,7 +11,6 @@ of the others (leave-one-out mean), the basis of the recommendation when there a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,12 +22,12 @@ from judgegrid.analyses.frames.ratings import (
     PAIRABLE,
     PAIRWISE,
     ratings,
-    threshold_for,
 )
 from judgegrid.analyses.frames.tables import embedding_config
 from judgegrid.analyses.stats.categorical import alpha_report, pass_fail_kappa
 from judgegrid.analyses.stats.correlation import kendall_tau_b
 from judgegrid.analyses.stats.icc import icc, spearman_brown_needed
+from judgegrid.core.scales import PLAIN, Scales
 
 JUDGE_GROUP = ["metric", "embedding", "dimension", "strictness"]
 EMBEDDING_GROUP = ["metric", "judge", "strictness"]
@@ -82,7 +81,7 @@ def group_columns(rater: str) -> list[str]:
 def agreement_summary(
     scores: pd.DataFrame,
     rater: str = "judge",
-    thresholds: float | Mapping[str, float] | None = None,
+    scales: Scales = PLAIN,
     pairs: pd.DataFrame | None = None,
     tables: RatingTables | None = None,
 ) -> pd.DataFrame:
@@ -92,7 +91,7 @@ def agreement_summary(
     group = group_columns(rater)
     tables = rating_tables(scores, rater) if tables is None else tables
     if pairs is None:
-        pairs = agreement_pairs(scores, rater, thresholds, tables)
+        pairs = agreement_pairs(scores, rater, scales, tables)
     rows = []
     for key, table in tables:
         values = table.to_numpy(dtype=float)
@@ -129,7 +128,7 @@ def agreement_summary(
 def agreement_pairs(
     scores: pd.DataFrame,
     rater: str = "judge",
-    thresholds: float | Mapping[str, float] | None = None,
+    scales: Scales = PLAIN,
     tables: RatingTables | None = None,
 ) -> pd.DataFrame:
     """One row per group and pair of raters (both orders, for matrices): tau-b, MAD, kappa.
@@ -137,7 +136,7 @@ def agreement_pairs(
     group = group_columns(rater)
     rows = []
     for key, table in rating_tables(scores, rater) if tables is None else tables:
-        limit = threshold_for(str(key[0]), thresholds)
+        limit = scales.threshold(str(key[0]))
         for a, b in itertools.combinations(table.columns, 2):  # each statistic is symmetric
             figures = pair_statistics(table[a].to_numpy(float), table[b].to_numpy(float), limit)
             for first, second in ((a, b), (b, a)):

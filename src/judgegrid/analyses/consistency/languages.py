@@ -26,6 +26,7 @@ import pandas as pd
 from judgegrid.analyses.consistency.agreement import agreement_summary
 from judgegrid.analyses.frames.ratings import pooled_by_judge, ratings
 from judgegrid.analyses.frames.tables import CONFIG_AXES, configuration_labels
+from judgegrid.core.scales import PLAIN, Scales
 
 UNSET = "unset"
 MEANS_MISSING = "scored cells only: a sample's rating is the mean of its scored repeats"
@@ -74,7 +75,7 @@ def language_means(scores: pd.DataFrame, languages: Mapping[str, str]) -> pd.Dat
 def language_agreement(
     scores: pd.DataFrame,
     languages: Mapping[str, str],
-    thresholds: float | Mapping[str, float] | None = None,
+    scales: Scales = PLAIN,
 ) -> pd.DataFrame:
     """Per language and metric: agreement between the judges, and between each judge's
     embedding configurations (metrics that use embeddings)."""
@@ -83,11 +84,11 @@ def language_agreement(
     cells = _with_language(scores, languages)
     frames = []
     for language, block in cells.groupby("language"):
-        judges = agreement_summary(pooled_by_judge(block), "judge", thresholds)
+        judges = agreement_summary(pooled_by_judge(block), "judge", scales)
         if not judges.empty:
             frames.append(judges.assign(language=language, between="judges"))
         embedded = block[block["embedding"] != ""].assign(strictness=0)
-        embeddings = agreement_summary(embedded, "embedding", thresholds)
+        embeddings = agreement_summary(embedded, "embedding", scales)
         if not embeddings.empty:
             between = "embeddings of " + embeddings["judge"].astype(str)
             frames.append(embeddings.assign(language=language, between=between))

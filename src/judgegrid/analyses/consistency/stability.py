@@ -8,14 +8,13 @@ repeats needed for a reliability of 0.8 (Spearman-Brown on ICC(1)).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.frames.ratings import REPEATS_LISTWISE, scored, threshold_for
+from judgegrid.analyses.frames.ratings import REPEATS_LISTWISE, scored
 from judgegrid.analyses.frames.tables import CONFIG_AXES, repeat_spread
 from judgegrid.analyses.stats.icc import icc, spearman_brown_needed
+from judgegrid.core.scales import PLAIN, Scales
 
 STABILITY_COLUMNS = [
     *CONFIG_AXES,
@@ -53,7 +52,7 @@ STABILITY_SUMMARY_COLUMNS = [
 
 def stability(
     scores: pd.DataFrame,
-    thresholds: float | Mapping[str, float] | None = None,
+    scales: Scales = PLAIN,
     spread: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per configuration; SDs and flips use samples with at least two scored repeats.
@@ -61,7 +60,7 @@ def stability(
     spread = repeat_spread(scores) if spread is None else spread
     if spread.empty:
         return pd.DataFrame(columns=STABILITY_COLUMNS)
-    flips = _flips(scores, thresholds)
+    flips = _flips(scores, scales)
     per_config = (
         spread.groupby(CONFIG_AXES, dropna=False)
         .agg(
@@ -81,10 +80,10 @@ def stability(
     return table.reindex(columns=STABILITY_COLUMNS)
 
 
-def _flips(scores: pd.DataFrame, thresholds: float | Mapping[str, float] | None) -> pd.DataFrame:
+def _flips(scores: pd.DataFrame, scales: Scales) -> pd.DataFrame:
     """Share of samples (>= 2 scored repeats) with repeats on both sides of the threshold."""
     rows = scored(scores)[[*CONFIG_AXES, "sample_id", "score"]].copy()
-    limits = {m: threshold_for(m, thresholds) for m in rows["metric"].unique()}
+    limits = {m: scales.threshold(m) for m in rows["metric"].unique()}
     rows["threshold"] = rows["metric"].map(limits)
     rows["passes"] = rows["score"] >= rows["threshold"]
     per_sample = rows.groupby([*CONFIG_AXES, "sample_id"], dropna=False).agg(

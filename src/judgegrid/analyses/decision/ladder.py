@@ -40,6 +40,7 @@ from judgegrid.analyses.validity.criteria import PeopleRight
 from judgegrid.analyses.validity.pairs import pair_outcomes
 from judgegrid.analyses.validity.people import by_rho, mean_labels
 from judgegrid.analyses.validity.probes import probe_outcomes
+from judgegrid.core.scales import PLAIN, Scales
 
 MIN_AGREEMENT_JUDGES = 3
 
@@ -57,7 +58,7 @@ class CardSources:
     people: pd.DataFrame = field(default_factory=pd.DataFrame)
     aat: pd.DataFrame = field(default_factory=pd.DataFrame)
     needed: pd.DataFrame = field(default_factory=pd.DataFrame)
-    lower_is_better: frozenset[str] = frozenset()
+    scales: Scales = PLAIN  # each metric's direction (a pair's better member)
     margin: float | None = None
     probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # ``probes.probe_pairs``
     # per criterion: its answers right or wrong against people (``criterion_validity``)
@@ -138,7 +139,7 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     pairs = pairs[pairs["metric"] == metric] if not pairs.empty else pairs
     if pairs.empty:
         return None
-    outcomes = pair_outcomes(pooled_by_choice(sources.scores), pairs, sources.lower_is_better)
+    outcomes = pair_outcomes(pooled_by_choice(sources.scores), pairs, sources.scales)
     if outcomes.empty or not outcomes["scored"].any():
         return None
     right = outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")

@@ -22,6 +22,7 @@ from judgegrid.analyses.frames.ratings import pooled_by_choice, scored
 from judgegrid.analyses.frames.tables import repeat_spread
 from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
 from judgegrid.analyses.validity.pairs import pair_accuracy
+from judgegrid.core.scales import PLAIN, Scales
 
 RANKING_COLUMNS = [
     "metric",
@@ -53,14 +54,14 @@ RANKING_MISSING = {
 
 
 def judge_ranking(
-    scores: pd.DataFrame, pairs: pd.DataFrame, lower_is_better: frozenset[str] = frozenset()
+    scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales = PLAIN
 ) -> pd.DataFrame:
     """One row per metric and judge (judge / embedding model for an embedding metric): quality
     with CI, cost, latency, failures, Pareto flag."""
     if scores.empty:
         return pd.DataFrame(columns=RANKING_COLUMNS)
     scores = pooled_by_choice(scores)  # costs, too, are per choice
-    quality = _validity(scores, pairs, lower_is_better)
+    quality = _validity(scores, pairs, scales)
     consensus = _consensus(scores)
     if not quality.empty and not consensus.empty:
         with_pairs = set(quality["metric"])
@@ -77,10 +78,10 @@ def judge_ranking(
     return table.sort_values(["metric", "rank"]).reindex(columns=RANKING_COLUMNS)
 
 
-def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, lower: frozenset[str]) -> pd.DataFrame:
+def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, scales: Scales) -> pd.DataFrame:
     if pairs.empty:
         return pd.DataFrame()
-    acc = pair_accuracy(pooled, pairs, lower)
+    acc = pair_accuracy(pooled, pairs, scales)
     acc = acc.groupby(["metric", "judge"], as_index=False).agg(
         agree=("agree", "sum"), n=("n", "sum"), sources=("source", lambda s: set(s))
     )

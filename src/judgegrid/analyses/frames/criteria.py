@@ -36,6 +36,7 @@ import pandas as pd
 
 from judgegrid.analyses.frames.juries import is_jury
 from judgegrid.core.criterion import CriterionSpec
+from judgegrid.core.scales import Scale, Scales
 
 Criteria = Mapping[str, CriterionSpec]
 DEFINITION = 0  # wording 0: the definition itself
@@ -170,32 +171,21 @@ def people_answers(labels: pd.DataFrame | None, criteria: Criteria) -> pd.DataFr
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
-def thresholds(criteria: Criteria) -> dict[str, float]:
-    """A pass/fail threshold per criterion for the analyses that cut scores in two (stability's
-    flips, agreement's kappa at a threshold): binary 0.5; labels and scale, the midpoint of the
-    lowest and highest category's score."""
+def criterion_scales(criteria: Criteria) -> dict[str, Scale]:
+    """Each criterion's scale: its direction, and the threshold the analyses that cut scores in
+    two use (stability's flips, agreement's kappa at a threshold): binary 0.5; labels and
+    scale, the midpoint of the lowest and highest category's score."""
     out = {}
     for name, spec in criteria.items():
         known = categories(spec)
-        out[name] = 0.5 if spec.type == "binary" else (known[0] + known[-1]) / 2
+        threshold = 0.5 if spec.type == "binary" else (known[0] + known[-1]) / 2
+        out[name] = Scale(threshold, spec.higher_is_better)
     return out
 
 
-def lower_is_better_of(criteria: Criteria) -> frozenset[str]:
-    """The criteria whose lower score is the better one."""
-    return frozenset(name for name, spec in criteria.items() if not spec.higher_is_better)
-
-
-def thresholds_with(
-    given: float | Mapping[str, float] | None, criteria: Criteria, metrics: set[str]
-) -> float | Mapping[str, float] | None:
-    """The metrics' thresholds as given, with each criterion's own (``thresholds``) beside
-    them; one number given for all stays the number of every metric that is no criterion."""
-    if not criteria:
-        return given
-    if given is None or isinstance(given, Mapping):
-        return {**(given or {}), **thresholds(criteria)}
-    return {**{m: float(given) for m in metrics}, **thresholds(criteria)}
+def with_criteria(scales: Scales, criteria: Criteria) -> Scales:
+    """The metrics' scales with each criterion's own beside them."""
+    return scales.with_metrics(criterion_scales(criteria)) if criteria else scales
 
 
 def without_juries(rows: pd.DataFrame) -> pd.DataFrame:

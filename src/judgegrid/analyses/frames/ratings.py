@@ -1,4 +1,4 @@
-"""Shared vocabulary of the analyses: ratings per sample, thresholds, the missing-data notes.
+"""Shared vocabulary of the analyses: ratings per sample and the missing-data notes.
 
 A "rating" is one configuration's score of one sample: the mean of its scored repeats. Failed
 and skipped cells never enter a rating. Each statistic says in its ``missing`` column how
@@ -7,27 +7,15 @@ samples that some rater did not score were handled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pandas as pd
 
 from judgegrid.analyses.frames.tables import CONFIG_AXES
 
-DEFAULT_THRESHOLD = 0.5
 LISTWISE = "listwise: only samples scored by every rater"
 PAIRWISE = "pairwise-complete: each pair of raters on the samples both scored"
 PAIRABLE = "pairable values: every sample with at least two ratings"
 REPEATS_LISTWISE = "listwise: only samples with every repeat scored"
 AVAILABLE = "available-case: samples this rater and at least one other scored"
-
-
-def threshold_for(metric: str, thresholds: float | Mapping[str, float] | None) -> float:
-    """The pass/fail threshold of a metric: a mapping entry, one number for all, or 0.5."""
-    if thresholds is None:
-        return DEFAULT_THRESHOLD
-    if isinstance(thresholds, Mapping):
-        return float(thresholds.get(metric, DEFAULT_THRESHOLD))
-    return float(thresholds)
 
 
 def scored(scores: pd.DataFrame) -> pd.DataFrame:

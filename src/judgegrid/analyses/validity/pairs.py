@@ -29,6 +29,7 @@ from judgegrid.analyses.frames.ratings import ratings
 from judgegrid.analyses.frames.tables import CONFIG_AXES
 from judgegrid.analyses.stats.correlation import spearman_with_ci
 from judgegrid.analyses.stats.intervals import wilson_interval
+from judgegrid.core.scales import PLAIN, Scales
 
 PAIR_COLUMNS = ["source", "pair", "aspect", "metric", "preferred", "other"]
 PAIR_MISSING = "every pair: an unscored one (a failed cell) counts as wrong, like a tie"
@@ -99,7 +100,7 @@ def pairs_from_contrasts(contrasts: Mapping[str, Mapping[str, Any] | None]) -> p
 
 
 def pair_outcomes(
-    scores: pd.DataFrame, pairs: pd.DataFrame, lower_is_better: frozenset[str] = frozenset()
+    scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales = PLAIN
 ) -> pd.DataFrame:
     """One row per configuration and pair: both ratings and whether the configuration agrees."""
     if pairs.empty:
@@ -117,7 +118,8 @@ def pair_outcomes(
         on=[*CONFIG_AXES, "other"],
         how="left",
     )
-    sign = np.where(grid["metric"].isin(lower_is_better), -1.0, 1.0)
+    lower = scales.lower_is_better_of(grid["metric"].unique())
+    sign = np.where(grid["metric"].isin(lower), -1.0, 1.0)
     grid["scored"] = grid["rating_preferred"].notna() & grid["rating_other"].notna()
     grid["agree"] = (sign * (grid["rating_preferred"] - grid["rating_other"]) > 0) & grid["scored"]
     grid["tie"] = (grid["rating_preferred"] == grid["rating_other"]) & grid["scored"]
@@ -125,10 +127,10 @@ def pair_outcomes(
 
 
 def pair_accuracy(
-    scores: pd.DataFrame, pairs: pd.DataFrame, lower_is_better: frozenset[str] = frozenset()
+    scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales = PLAIN
 ) -> pd.DataFrame:
     """Per source, dimension and configuration: accuracy, Wilson 95% CI, ties, unscored pairs."""
-    outcomes = pair_outcomes(scores, pairs, lower_is_better)
+    outcomes = pair_outcomes(scores, pairs, scales)
     keys = ["source", "aspect", *CONFIG_AXES]
     if outcomes.empty:
         return pd.DataFrame(columns=[*keys, "pairs", "agree", "ties", "n", "accuracy"])

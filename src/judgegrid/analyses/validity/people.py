@@ -20,18 +20,18 @@ scored has no rating.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgegrid.analyses.frames.ratings import PAIRABLE, pooled_by_choice, ratings, threshold_for
+from judgegrid.analyses.frames.ratings import PAIRABLE, pooled_by_choice, ratings
 from judgegrid.analyses.frames.tables import CONFIG_AXES
 from judgegrid.analyses.stats.categorical import alpha_report, pass_fail_kappa
 from judgegrid.analyses.stats.correlation import kendall_tau_b, spearman_with_ci
 from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
+from judgegrid.core.scales import PLAIN, Scales
 
 LABEL_COLUMNS = ["sample_id", "metric", "annotator", "value"]
 VALIDITY_MISSING = (
@@ -170,7 +170,7 @@ def mean_labels(labels: pd.DataFrame) -> pd.DataFrame:
 def validity_against_people(
     scores: pd.DataFrame,
     labels: pd.DataFrame,
-    thresholds: float | Mapping[str, float] | None = None,
+    scales: Scales = PLAIN,
 ) -> pd.DataFrame:
     """Per configuration of a labelled metric: agreement of its ratings with the mean label.
 
@@ -195,7 +195,7 @@ def validity_against_people(
     for config in configs.itertuples(index=False):
         key = tuple(config)
         block = blocks.get(key, merged.iloc[:0])
-        limit = threshold_for(str(key[0]), thresholds)
+        limit = scales.threshold(str(key[0]))
         rating, label = block["rating"].to_numpy(float), block["label"].to_numpy(float)
         rows.append(
             {
@@ -220,13 +220,13 @@ def validity_against_people(
 def validity_by_judge(
     scores: pd.DataFrame,
     labels: pd.DataFrame,
-    thresholds: float | Mapping[str, float] | None = None,
+    scales: Scales = PLAIN,
 ) -> pd.DataFrame:
     """``validity_against_people`` with each judge's configurations pooled as the user chooses
     (``pooled_by_choice``: a judge, or a judge / embedding model for an embedding metric): its
     rating of a sample is the mean over every scored repeat of every dimension and strictness
     configuration. Same missing-data rule; no embedding columns."""
-    table = validity_against_people(pooled_by_choice(scores), labels, thresholds)
+    table = validity_against_people(pooled_by_choice(scores), labels, scales)
     return table.drop(columns=POOLED, errors="ignore")
 
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.stats.intervals import wilson_interval
+from judgegrid.core.scales import PLAIN, Scales
 
 CONFIG = ["judge", "embedding", "dimension", "strictness"]
 PROBE_COLUMNS = [
@@ -84,7 +85,7 @@ def _cell_means(scores: pd.DataFrame) -> dict[tuple[Any, ...], float]:
 def probe_pairs(
     scores: pd.DataFrame,
     sample_info: Mapping[str, Mapping[str, Any]],
-    lower_is_better: frozenset[str] = frozenset(),
+    scales: Scales = PLAIN,
 ) -> pd.DataFrame:
     """One row per (configuration, probe sample): the oriented ``change`` from the base (NaN
     when either has no scored repeat), the probe's mean ``probe_score``, and ``margin``, how far
@@ -103,7 +104,7 @@ def probe_pairs(
     rows = []
     for sid, tag in tags.items():
         metric = str(tag["metric"])
-        sign = -1.0 if metric in lower_is_better else 1.0
+        sign = -1.0 if scales.lower_is_better(str(metric)) else 1.0
         kind = "robustness" if tag["direction"] == "not_better" else "directional"
         for config in by_metric.get(metric, []):
             probe = means.get((metric, *config, sid))
@@ -121,11 +122,11 @@ def probe_pairs(
 def probe_results(
     scores: pd.DataFrame,
     sample_info: Mapping[str, Mapping[str, Any]],
-    lower_is_better: frozenset[str] = frozenset(),
+    scales: Scales = PLAIN,
 ) -> pd.DataFrame:
     """Per metric × configuration × probe: detection rate (directional) or the share and mean
     of rises (robustness), each with a 95% Wilson interval; ``PROBE_COLUMNS``."""
-    pairs = probe_pairs(scores, sample_info, lower_is_better)
+    pairs = probe_pairs(scores, sample_info, scales)
     if pairs.empty:
         return pd.DataFrame(columns=PROBE_COLUMNS)
     rows = []
