@@ -294,15 +294,23 @@ def resume_run(
     use_cache: bool | None = None,
     workers: PositiveInt | None = None,
     backend: str | None = None,
-    probes: bool = False,
+    address: str | None = None,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 
-    ``use_cache`` None: as the run was started (``--no-cache`` is remembered). ``workers`` and
-    ``backend``: as in ``run_grid`` (a run may be resumed on other workers than it began on).
+    Its matrix, data set and limit are the run directory's. ``retry_failed``: score its failed
+    cells again. ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    ``workers`` and ``backend``: as in ``run_grid`` (a run may be resumed on other workers than
+    it began on); ``address``: with ``backend="ray"``, a running Ray cluster's
+    (``ray://host:10001`` or ``auto``), else a local Ray instance is started. These make one
+    ``ResumeOptions``, the value ``judgegrid run --resume`` builds from its options too.
     """
     options = resume_options(
-        retry_failed=retry_failed, use_cache=use_cache, workers=workers, backend=backend
+        retry_failed=retry_failed,
+        use_cache=use_cache,
+        workers=workers,
+        backend=backend,
+        address=address,
     )
     return execute_run(prepare_resume(run_dir, options), on_progress)
 
