@@ -302,7 +302,7 @@ def resume_run(
     cells again. ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
     ``workers`` and ``backend``: as in ``run_grid`` (a run may be resumed on other workers than
     it began on); ``address``: with ``backend="ray"``, a running Ray cluster's
-    (``ray://host:10001`` or ``auto``), else a local Ray instance is started. These make one
+    (``ray://host:10001`` or ``auto``; without it Ray starts a local instance). These make one
     ``ResumeOptions``, the value ``judgegrid run --resume`` builds from its options too.
     """
     options = resume_options(
