@@ -22,7 +22,14 @@ from judgegrid.analyses import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.core.arguments import checked
 from judgegrid.core.criterion import Criterion
-from judgegrid.core.run_options import Margin, PositiveInt, RunOptions, run_options
+from judgegrid.core.run_options import (
+    Margin,
+    PositiveInt,
+    ResumeOptions,
+    RunOptions,
+    resume_options,
+    run_options,
+)
 from judgegrid.inputs.formats import parse_columns
 from judgegrid.inputs.peers import PeerCriterion
 from judgegrid.metrics import METRICS
@@ -119,6 +126,7 @@ __all__ = [
     "LabelSession",
     "PairsResult",
     "PreparedRun",
+    "ResumeOptions",
     "RunOptions",
     "ServeError",
     "Starter",
@@ -159,6 +167,7 @@ __all__ = [
     "rebuild_report",
     "refuse_pairs_parent",
     "render_plan",
+    "resume_options",
     "resume_run",
     "run_grid",
     "run_options",
@@ -285,17 +294,25 @@ def resume_run(
     use_cache: bool | None = None,
     workers: PositiveInt | None = None,
     backend: str | None = None,
-    probes: bool = False,
+    address: str | None = None,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 
-    ``use_cache`` None: as the run was started (``--no-cache`` is remembered). ``workers`` and
-    ``backend``: as in ``run_grid`` (a run may be resumed on other workers than it began on).
+    Its matrix, data set and limit are the run directory's. ``retry_failed``: score its failed
+    cells again. ``use_cache`` None: as the run was started (``--no-cache`` is remembered).
+    ``workers`` and ``backend``: as in ``run_grid`` (a run may be resumed on other workers than
+    it began on); ``address``: with ``backend="ray"``, a running Ray cluster's
+    (``ray://host:10001`` or ``auto``; without it Ray starts a local instance). These make one
+    ``ResumeOptions``, the value ``judgegrid run --resume`` builds from its options too.
     """
-    prepared = prepare_resume(
-        run_dir, retry_failed=retry_failed, use_cache=use_cache, workers=workers, backend=backend
+    options = resume_options(
+        retry_failed=retry_failed,
+        use_cache=use_cache,
+        workers=workers,
+        backend=backend,
+        address=address,
     )
-    return execute_run(prepared, on_progress)
+    return execute_run(prepare_resume(run_dir, options), on_progress)
 
 
 @checked

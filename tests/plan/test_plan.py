@@ -151,7 +151,8 @@ def test_a_second_plan_counts_the_cache_hits(server, tmp_path, monkeypatch):
     assert again.total("cache_hits") == first_answers
     assert again.cost == 0.0  # nothing left to pay for, even unpriced
 
-    resumed = api.prepare_resume(tmp_path / "run", use_cache=False)  # the run's own database
+    # the run's own database
+    resumed = api.prepare_resume(tmp_path / "run", api.ResumeOptions(use_cache=False))
     try:
         from_run = make_plan(resumed.matrix, resumed.data, use_cache=False, store=resumed.store)
     finally:

@@ -143,14 +143,16 @@ def run(
         }
         api.check_resume_options(resume, retry_failed, [k for k, v in given.items() if v])
         if resume is not None:
-            prepared = api.prepare_resume(
-                resume,
+            resumed = api.resume_options(
                 retry_failed=retry_failed,
-                use_cache=False if no_cache else None,
+                use_cache=False if no_cache else None,  # None: as the run was started
                 workers=workers,
                 backend=backend,
                 address=address,
             )
+            # prepared and executed apart (not api.resume_run): the plan of what is left is
+            # held to --max-cost in between
+            prepared = api.prepare_resume(resume, resumed)
             run_dir = resume
             check_plan(api.plan_prepared(prepared), max_cost)
         else:

@@ -3,12 +3,15 @@
 ``run_grid``'s keyword arguments, ``judgegrid run``'s and ``judgegrid plan``'s options become
 one ``RunOptions`` (as httpx's clients take one ``Timeout`` or ``Limits``), built and checked
 once; ``check_run``, ``prepare_run`` and the plan take it whole instead of repeating a list of
-parameters. Each field is checked strictly where it is read (a whole number is not "2").
+parameters. A resumed run takes the few options a run directory does not fix as one
+``ResumeOptions``, from ``resume_run`` or ``run --resume`` down to ``prepare_resume``: spelt out
+three times, the lists had drifted apart. Each field is checked strictly where it is read (a
+whole number is not "2").
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -44,9 +47,36 @@ class RunOptions(BaseModel):
     )
 
 
+class ResumeOptions(BaseModel):
+    """The options of a resumed run: its matrix, data set and limit are the run directory's, so
+    only whether to retry, the cache and where the shards are scored may change."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    retry_failed: bool = Field(False, description="Score the run's failed cells again.")
+    use_cache: bool | None = Field(
+        None, description="Read and write the cross-run cache; None: as the run was started."
+    )
+    workers: PositiveInt | None = Field(None, description="Worker processes (execution.workers).")
+    backend: str | None = Field(None, description="processes or ray (execution.backend).")
+    address: str | None = Field(None, description="ray only: a running cluster's address.")
+
+
+Options = TypeVar("Options", RunOptions, ResumeOptions)
+
+
 def run_options(**given: Any) -> RunOptions:
     """``RunOptions`` from keyword arguments; OptionError naming each bad one."""
+    return _built(RunOptions, given)
+
+
+def resume_options(**given: Any) -> ResumeOptions:
+    """``ResumeOptions`` from keyword arguments; OptionError naming each bad one."""
+    return _built(ResumeOptions, given)
+
+
+def _built(kind: type[Options], given: dict[str, Any]) -> Options:
     try:
-        return RunOptions(**given)
+        return kind(**given)
     except ValidationError as exc:
-        raise OptionError("", [problem_from(err, RunOptions) for err in exc.errors()]) from None
+        raise OptionError("", [problem_from(err, kind) for err in exc.errors()]) from None

@@ -26,7 +26,7 @@ from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import MatrixError, OptionError, Problem, RunDirError
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
-from judgegrid.core.run_options import RunOptions
+from judgegrid.core.run_options import ResumeOptions, RunOptions
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
@@ -336,8 +336,9 @@ def probes_on(matrix: Matrix) -> Matrix:
 
 
 def check_resume_options(resume: Path | None, retry_failed: bool, given: Sequence[str]) -> None:
-    """--retry-failed only with --resume; --resume takes everything else from the run, so the
-    options ``given`` beside it (a matrix, a data set, a limit) are refused by name."""
+    """--retry-failed only with --resume; --resume takes everything but ``ResumeOptions`` from
+    the run, so the options ``given`` beside it (a matrix, a data set, a limit) are refused by
+    name."""
     if retry_failed and resume is None:
         raise OptionError(
             "--retry-failed", [Problem("", "only with --resume RUN_DIR (failed cells of a run)")]
@@ -347,33 +348,27 @@ def check_resume_options(resume: Path | None, retry_failed: bool, given: Sequenc
         raise OptionError("--resume", [Problem("", message)])
 
 
-def prepare_resume(
-    run_dir: str | Path,
-    *,
-    retry_failed: bool = False,
-    use_cache: bool | None = None,
-    workers: int | None = None,
-    backend: str | None = None,
-    address: str | None = None,
-) -> PreparedRun:
+def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) -> PreparedRun:
     """An interrupted run, ready to finish: cells already in its database are not scored again.
 
-    ``use_cache`` None: as the run was started (``--no-cache`` is remembered). Nothing is
-    changed here: the failed cells (``retry_failed``) are dropped when the run executes, so a
-    resume refused after this (on its cost) leaves the run as it was.
+    ``options.use_cache`` None: as the run was started (``--no-cache`` is remembered). Nothing
+    is changed here: the failed cells (``retry_failed``) are dropped when the run executes, so
+    a resume refused after this (on its cost) leaves the run as it was.
     """
+    options = options or ResumeOptions()
     target, matrix, store = open_run(run_dir, write=True)
     try:
         data = stored_dataset(store)
         preflight(matrix, str(target / RESOLVED_MATRIX))
-        execution = execution_for(matrix, workers, backend, address)
+        execution = execution_for(matrix, options.workers, options.backend, options.address)
     except BaseException:
         store.close()
         raise
+    use_cache = options.use_cache
     if use_cache is None:
         use_cache = bool(store.get_meta("use_cache", True))
     prepared = _prepared(matrix, data, target, store, use_cache, execution)
-    prepared.retry_failed = retry_failed
+    prepared.retry_failed = options.retry_failed
     return prepared
 
 
