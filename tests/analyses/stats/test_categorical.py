@@ -114,3 +114,28 @@ def test_raters_at_random_get_an_interval_around_zero_and_copies_an_interval_nea
     copies[0, 2] = 1 - copies[0, 2]
     point, low, high = interval(ac1_from_counts, category_counts(copies, 2))
     assert 0.85 < low <= point <= high <= 1
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_a_bootstrap_draws_alpha_is_alpha_of_the_units_repeated_as_drawn(level):
+    """A draw weighs each unit by how often it was taken: the krippendorff package on the
+    table with each unit repeated that often must agree (every level's kernel, the interval
+    level's from the units' moments included)."""
+    rng = np.random.default_rng(11)
+    table = rng.integers(0, 4, size=(25, 3)).astype(float)
+    table[rng.random(table.shape) < 0.15] = np.nan
+    taken = rng.integers(0, 3, size=25)
+    repeated = np.repeat(table, taken, axis=0)
+    expected = krippendorff.alpha(
+        reliability_data=repeated.T, level_of_measurement=level, value_domain=[0, 1, 2, 3]
+    )
+    drawn = alpha_from_counts(category_counts(table, 4), taken[None, :].astype(float), level)
+    assert drawn[0] == pytest.approx(expected)
+
+
+def test_alpha_of_scores_is_the_interval_alpha_of_the_values_themselves():
+    rng = np.random.default_rng(5)
+    scores = rng.random((30, 4))
+    scores[rng.random(scores.shape) < 0.2] = np.nan
+    expected = krippendorff.alpha(reliability_data=scores.T, level_of_measurement="interval")
+    assert krippendorff_alpha(scores) == pytest.approx(expected)

@@ -10,14 +10,12 @@ import pandas as pd
 import pytest
 
 from frames import scores_frame
-from judgegrid.analyses.bundle import RunFacts, analyse
 from judgegrid.analyses.consistency.languages import (
     UNSET,
     language_agreement,
     language_means,
     languages_of,
 )
-from judgegrid.outputs.tables_text import language_table, means_by_language
 
 LANGUAGES = {f"s{i}": lang for i, lang in enumerate(["en"] * 4 + ["vi"] * 4 + ["zh"] * 4)}
 
@@ -104,21 +102,3 @@ def test_agreement_per_language_matches_krippendorff_on_that_languages_samples()
             reliability_data=wide.to_numpy(float), level_of_measurement="interval"
         )
         assert row.alpha == pytest.approx(expected, abs=1e-9)
-
-
-def test_the_bundle_and_the_table_name_configurations_and_languages():
-    scores = simulated()
-    info = {
-        sid: {"language": lang, "labels": None, "contrast": None} for sid, lang in LANGUAGES.items()
-    }
-    analysis = analyse(scores, RunFacts(sample_info=info))
-    table = means_by_language(analysis.table("language_means"))["response_relevancy"]
-    assert list(table.columns) == ["en", "vi", "zh"]
-    assert "a / mini @ 384 (s=1)" in table.index
-    assert table.loc["a / mini @ 384 (s=1)", "en"].endswith("(n=4)")
-    faith = language_table(analysis.table("language_means"), "faithfulness")
-    assert faith.loc["b", "zh"].endswith("(n=3, 2 failed)")
-    # a one-language run has no such section
-    one = {sid: {**i, "language": "en"} for sid, i in info.items()}
-    alone = analyse(scores, RunFacts(sample_info=one)).table("language_means")
-    assert means_by_language(alone) == {}

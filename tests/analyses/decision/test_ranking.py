@@ -1,0 +1,72 @@
+"""Judges ranked by validity (pairs) or by consensus, and the paragraph that names none when
+chance is not excluded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from frames import scores_frame, simulated
+from judgegrid.analyses.decision.card import decision_card
+from judgegrid.analyses.decision.ladder import CardSources
+from judgegrid.analyses.decision.recommendation import judge_ranking
+from judgegrid.analyses.validity.pairs import pairs_from_labels
+
+
+def test_ranking_and_paragraph_without_labels_use_consensus():
+    frame = simulated(seed=9, samples=20, judges=("good", "also", "noisy"))
+    noisy = frame["judge"] == "noisy"
+    frame.loc[noisy, "score"] = np.random.default_rng(0).random(noisy.sum())
+    frame.loc[frame["judge"] == "good", "cost"] = 0.01
+    ranking = judge_ranking(frame, pd.DataFrame())
+    assert ranking.iloc[-1]["judge"] == "noisy"
+    assert ranking["basis"].str.contains("consensus").all()
+    row = card_of(frame).loc["faithfulness"]
+    assert row["basis"] == "other judges" and "(by agreement only)" in row["verdict"]
+    assert "noisy" not in row["verdict"].split(":")[0]
+    assert "vs runner-up" in row["reason"] and "paired bootstrap" in row["reason"]
+    assert "95% CI" in row["reason"] and "judgegrid label RUN" in row["next_step"]
+    assert "ranks first" in row["detail"] and "not validity" in row["detail"]
+
+
+def test_ranking_with_pairs_uses_validity():
+    labels, values = {}, {}
+    for p in range(12):
+        labels[f"p{p}-g"] = {"pair": f"p{p}", "preferred": 1, "aspect": "faithfulness"}
+        labels[f"p{p}-b"] = {"pair": f"p{p}", "preferred": 0, "aspect": "faithfulness"}
+        values[("faithfulness", "right", "", 0, 0, f"p{p}-g", 0)] = 0.9
+        values[("faithfulness", "right", "", 0, 0, f"p{p}-b", 0)] = 0.1
+        values[("faithfulness", "wrong", "", 0, 0, f"p{p}-g", 0)] = 0.1 if p % 3 else 0.9
+        values[("faithfulness", "wrong", "", 0, 0, f"p{p}-b", 0)] = 0.5
+    ranking = judge_ranking(scores_frame(values), pairs_from_labels(labels)).set_index("judge")
+    assert ranking.loc["right", "quality"] == 1 and ranking.loc["right", "rank"] == 1
+    assert ranking.loc["wrong", "quality"] == pytest.approx(4 / 12)
+    assert ranking.loc["right", "pareto"]
+    row = card_of(scores_frame(values), pairs_from_labels(labels)).loc["faithfulness"]
+    assert (row["verdict"], row["basis"]) == ("right", "preference pairs")
+    assert "12 pairs" in row["reason"] and "right ranks first" in row["detail"]
+    assert "vs runner-up wrong" in row["reason"] and "exact McNemar" in row["reason"]
+
+
+def test_no_judge_is_recommended_when_chance_is_not_excluded():
+    labels = {
+        "p1-g": {"pair": "p1", "preferred": 1, "aspect": "faithfulness"},
+        "p1-b": {"pair": "p1", "preferred": 0, "aspect": "faithfulness"},
+    }
+    values = {
+        ("faithfulness", "weak", "", 0, 0, "p1-g", 0): 0.2,
+        ("faithfulness", "weak", "", 0, 0, "p1-b", 0): 0.9,
+        ("faithfulness", "broken", "", 0, 0, "p1-g", 0): None,
+        ("faithfulness", "broken", "", 0, 0, "p1-b", 0): None,
+    }
+    row = card_of(scores_frame(values), pairs_from_labels(labels)).loc["faithfulness"]
+    assert row["verdict"] == "no verdict" and "does not exclude chance" in row["reason"]
+    assert "ranks first" not in row["detail"] and "support no judge yet" in row["detail"]
+
+
+def card_of(scores: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The decision card from the scores (and pairs), without people's labels."""
+    pairs = pairs if pairs is not None else pd.DataFrame()
+    sources = CardSources(scores=scores, ranking=judge_ranking(scores, pairs), pairs=pairs)
+    return decision_card(sources, "RUN").set_index("metric")
