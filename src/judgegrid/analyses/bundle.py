@@ -214,7 +214,7 @@ class RunFacts:
     reads a run (``analyse``, the report's ``analyse_run`` and ``write_all``) takes it whole.
 
     ``sample_info``: each sample's language, labels, contrast and probe; ``jury_panels``: lists
-    of judges scored as one more virtual judge (``juries``: in the means, validity, ranking and
+    of judges scored as one more virtual judge (``frames.juries``: in the means, validity, ranking and
     card; not in agreement or variance, where a jury would agree with its own members by
     construction, nor in the counts of cells, calls and failures); ``criteria``: the run's
     criteria by name, whose analyses fit their type; ``margin``: the card's non-inferiority
@@ -405,7 +405,7 @@ def split_labels(
 
 def pointwise_criteria(criteria: Criteria) -> dict[str, Any]:
     """The criteria scored one sample at a time (a pairwise criterion's validity, calibration
-    and card evidence are ``pairwise_tables``')."""
+    and card evidence are ``pairwise.tables``')."""
     return {name: spec for name, spec in criteria.items() if spec.type != "pairwise"}
 
 

@@ -35,7 +35,7 @@ COLUMNS = [
 def sample_disagreement(spread: pd.DataFrame) -> pd.DataFrame:
     """One row per metric and sample, most disagreed first: how many judges rated it, the
     gap between the highest and the lowest judge, and who they are (ties: the judge first by
-    name). ``spread``: ``tables.repeat_spread``'s per-configuration means of a sample."""
+    name). ``spread``: ``frames.tables.repeat_spread``'s per-configuration means of a sample."""
     rated = spread.dropna(subset=["mean"])
     if rated.empty:
         return pd.DataFrame(columns=COLUMNS)

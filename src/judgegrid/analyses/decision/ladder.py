@@ -48,7 +48,7 @@ MIN_AGREEMENT_JUDGES = 3
 @dataclass(frozen=True)
 class CardSources:
     """What the card reads: the scores (pooled here as the user chooses), the ranking (cost,
-    latency, failures per judge), preference pairs, people's labels and what ``human`` made of
+    latency, failures per judge), preference pairs, people's labels and what ``validity.people`` made of
     them."""
 
     scores: pd.DataFrame
@@ -61,7 +61,7 @@ class CardSources:
     scales: Scales = PLAIN  # each metric's direction (a pair's better member)
     margin: float | None = None
     probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # ``probes.probe_pairs``
-    # per criterion: its answers right or wrong against people (``criterion_validity``)
+    # per criterion: its answers right or wrong against people (``validity.criteria``)
     people_right: Mapping[str, PeopleRight] = field(default_factory=dict)
 
 
@@ -113,7 +113,7 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
 
 def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     """Rung 1 for a criterion: each judge's answer right or wrong against the people's label
-    (``criterion_validity``); chance is the no-information rate, not one half."""
+    (``validity.criteria``); chance is the no-information rate, not one half."""
     found = sources.people_right.get(metric)
     if found is None or found.right.empty:
         return None

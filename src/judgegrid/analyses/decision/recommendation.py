@@ -1,7 +1,7 @@
 """Which judge to pick: judges ranked by validity (or consensus agreement) against cost and time.
 
 The user picks a judge (and, for a metric that uses embeddings, an embedding model), so
-configurations are pooled per choice (``common.pooled_by_choice``): a judge's rating of a sample is
+configurations are pooled per choice (``frames.ratings.pooled_by_choice``): a judge's rating of a sample is
 the mean over its scored repeats and its dimension/strictness configurations of that metric, and for
 an embedding metric the "judge" ranked is 'judge / embedding model'. The quality axis is validity
 (pairwise-preference accuracy with a Wilson 95% CI) where the data set has preference pairs or

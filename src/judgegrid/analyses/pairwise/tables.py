@@ -1,10 +1,10 @@
-"""A run's pairwise criteria (``type: pairwise``) through ``analyses.pairwise``, one criterion at
+"""A run's pairwise criteria (``type: pairwise``) through ``pairwise.verdicts``, one criterion at
 a time, into the tables the report writes and the card's evidence.
 
 A pairwise criterion's cell is one pair (a sample) judged in both orders
 (``metrics.pairwise.PairwiseMetric``); its score row's details keep each order's verdict.
 ``verdict_rows`` reads them back as one row per order, the table every function of
-``analyses.pairwise`` takes. Rules stated once here:
+``pairwise.verdicts`` takes. Rules stated once here:
 
 - **which rows**: wording 0 (the criterion as defined), the lowest scored repeat of each cell
   (a pair's verdict is not averaged over repeats: a category cannot be); a failed or skipped
