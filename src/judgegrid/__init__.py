@@ -9,9 +9,10 @@ none of pandas, scipy or matplotlib, so the console script (``judgegrid.entry``)
 in a second process before the tool's 1.5 s of imports.
 """
 
-import importlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from judgegrid.core.lazy import lazy_exports
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -108,16 +109,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name]), name)
-    globals()[name] = value  # imported once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_HOMES])
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [

@@ -10,7 +10,6 @@ rest of the tool only through this module: what it needs of the layers below is 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from judgegrid.analyses import cell_causes
 from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_forever
 from judgegrid.core.arguments import checked
 from judgegrid.core.criterion import Criterion
+from judgegrid.core.lazy import lazy_exports
 from judgegrid.core.run_options import (
     Margin,
     PositiveInt,
@@ -81,34 +81,28 @@ if TYPE_CHECKING:
 # (1 to 3 s). So `judgegrid plan` starts without any of them (benches/bench_plan_repeats.py),
 # and `judgegrid report` imports them while its scores are read.
 _LAZY = {
-    "NO_VERDICT": ("judgegrid.analyses", "NO_VERDICT"),
-    "export_labels": ("judgegrid.labels.files", "export_labels"),
-    "import_labels": ("judgegrid.labels.files", "import_labels"),
-    "probe_lines": ("judgegrid.outputs.report", "probe_lines"),
-    "CARD_WIDTH": ("judgegrid.outputs.terminal_card", "CARD_WIDTH"),
-    "TerminalCard": ("judgegrid.outputs.terminal_card", "TerminalCard"),
-    "terminal_card": ("judgegrid.outputs.terminal_card", "terminal_card"),
-    "PairsResult": ("judgegrid.run.pairs", "PairsResult"),
-    "is_pairs_dir": ("judgegrid.run.pairs", "is_pairs_dir"),
-    "refuse_pairs_parent": ("judgegrid.run.pairs", "refuse_pairs_parent"),
-    "run_pairs": ("judgegrid.run.pairs", "run_pairs"),
-    "LabelSession": ("judgegrid.labels.page", "LabelSession"),
-    "open_label_session": ("judgegrid.labels.page", "open_session"),
-    "page_url": ("judgegrid.labels.server", "page_url"),
-    "ViewSession": ("judgegrid.view.app", "ViewSession"),
-    "open_label_view": ("judgegrid.view.app", "open_label_view"),
-    "open_view": ("judgegrid.view.app", "open_view"),
-    "serve_view": ("judgegrid.view.app", "serve"),
+    "NO_VERDICT": "judgegrid.analyses",
+    "export_labels": "judgegrid.labels.files",
+    "import_labels": "judgegrid.labels.files",
+    "probe_lines": "judgegrid.outputs.report",
+    "CARD_WIDTH": "judgegrid.outputs.terminal_card",
+    "TerminalCard": "judgegrid.outputs.terminal_card",
+    "terminal_card": "judgegrid.outputs.terminal_card",
+    "PairsResult": "judgegrid.run.pairs",
+    "is_pairs_dir": "judgegrid.run.pairs",
+    "refuse_pairs_parent": "judgegrid.run.pairs",
+    "run_pairs": "judgegrid.run.pairs",
+    "LabelSession": "judgegrid.labels.page",
+    "open_label_session": "judgegrid.labels.page:open_session",
+    "page_url": "judgegrid.labels.server",
+    "ViewSession": "judgegrid.view.app",
+    "open_label_view": "judgegrid.view.app",
+    "open_view": "judgegrid.view.app",
+    "serve_view": "judgegrid.view.app:serve",
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _LAZY[name]
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value  # asked once
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -27,8 +27,9 @@ May import: ``core`` (value types such as ``CriterionSpec``) and nothing else of
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from judgegrid.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from judgegrid.analyses.bundle import (
@@ -137,7 +138,7 @@ _HOMES = {
     ),
     "validity.people": ("LABEL_COLUMNS",),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+_HOME_OF = {name: f"{__name__}.{module}" for module, names in _HOMES.items() for name in names}
 
 # the same names, spelled out for the type checker and linters (a test holds them equal)
 __all__ = [
@@ -195,14 +196,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module the first time it is asked for."""
-    if name not in _HOME_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_HOME_OF[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF)

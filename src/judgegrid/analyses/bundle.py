@@ -213,8 +213,8 @@ class RunFacts:
     """What the analyses know of a run besides its scores, as one value: every entry that
     reads a run (``analyse``, the report's ``analyse_run`` and ``write_all``) takes it whole.
 
-    ``sample_info``: each sample's language, labels, contrast and probe; ``jury_panels``: lists
-    of judges scored as one more virtual judge (``frames.juries``: in the means, validity, ranking and
+    ``sample_info``: each sample's language, labels, contrast and probe; ``jury_panels``: lists of
+    judges scored as one more virtual judge (``frames.juries``: in the means, validity, ranking and
     card; not in agreement or variance, where a jury would agree with its own members by
     construction, nor in the counts of cells, calls and failures); ``criteria``: the run's
     criteria by name, whose analyses fit their type; ``margin``: the card's non-inferiority

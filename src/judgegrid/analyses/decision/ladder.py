@@ -35,7 +35,7 @@ from judgegrid.analyses.stats.paired import (
     mean_statistic,
     spearman_statistic,
 )
-from judgegrid.analyses.stats.ruling import Evidence
+from judgegrid.analyses.stats.ruling import Evidence, binary_evidence
 from judgegrid.analyses.validity.criteria import PeopleRight
 from judgegrid.analyses.validity.pairs import pair_outcomes
 from judgegrid.analyses.validity.people import by_rho, mean_labels
@@ -48,8 +48,8 @@ MIN_AGREEMENT_JUDGES = 3
 @dataclass(frozen=True)
 class CardSources:
     """What the card reads: the scores (pooled here as the user chooses), the ranking (cost,
-    latency, failures per judge), preference pairs, people's labels and what ``validity.people`` made of
-    them."""
+    latency, failures per judge), preference pairs, people's labels and what ``validity.people``
+    made of them."""
 
     scores: pd.DataFrame
     ranking: pd.DataFrame
@@ -144,17 +144,8 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
         return None
     right = outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")
     from_people = (pairs["source"] == "labels").any()
-    return Evidence(
-        basis="preference pairs" if from_people else "designed contrasts",
-        measure="accuracy",
-        unit="pairs",
-        chance=0.5,
-        judges=tuple(str(j) for j in right.columns),
-        values=right.fillna(False).astype(float).to_numpy(),
-        target=None,
-        statistic=mean_statistic,
-        binary=True,
-        interval=accuracy_interval,
+    return binary_evidence(
+        right, "pairs", "preference pairs" if from_people else "designed contrasts"
     )
 
 
@@ -165,18 +156,7 @@ def probe_evidence(metric: str, sources: CardSources) -> Evidence | None:
     detected = probe_outcomes(sources.probe_pairs, metric)
     if detected.empty:
         return None
-    return Evidence(
-        basis="probes",
-        measure="detection",
-        unit="probes",
-        chance=0.5,
-        judges=tuple(str(j) for j in detected.columns),
-        values=detected.astype(float).to_numpy(),
-        target=None,
-        statistic=mean_statistic,
-        binary=True,
-        interval=accuracy_interval,
-    )
+    return binary_evidence(detected, "probes", "probes", "detection")
 
 
 def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:

@@ -1,14 +1,14 @@
 """Which judge to pick: judges ranked by validity (or consensus agreement) against cost and time.
 
 The user picks a judge (and, for a metric that uses embeddings, an embedding model), so
-configurations are pooled per choice (``frames.ratings.pooled_by_choice``): a judge's rating of a sample is
-the mean over its scored repeats and its dimension/strictness configurations of that metric, and for
-an embedding metric the "judge" ranked is 'judge / embedding model'. The quality axis is validity
-(pairwise-preference accuracy with a Wilson 95% CI) where the data set has preference pairs or
-contrasts for the metric; otherwise agreement with the consensus of the other judges (Kendall's
-tau-b against the leave-one-out mean, 95% CI by Fisher's z with the Fieller-Hartley-Pearson SE
-sqrt(0.437/(n-4))). Agreement with the others is not validity: a judge that differs from a wrong
-majority is penalised, and the paragraph says so.
+configurations are pooled per choice (``frames.ratings.pooled_by_choice``): a judge's rating of a
+sample is the mean over its scored repeats and its dimension/strictness configurations of that
+metric, and for an embedding metric the "judge" ranked is 'judge / embedding model'. The quality
+axis is validity (pairwise-preference accuracy with a Wilson 95% CI) where the data set has
+preference pairs or contrasts for the metric; otherwise agreement with the consensus of the other
+judges (Kendall's tau-b against the leave-one-out mean, 95% CI by Fisher's z with the
+Fieller-Hartley-Pearson SE sqrt(0.437/(n-4))). Agreement with the others is not validity: a judge
+that differs from a wrong majority is penalised, and the paragraph says so.
 """
 
 from __future__ import annotations

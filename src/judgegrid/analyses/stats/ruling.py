@@ -154,12 +154,18 @@ def rule(evidence: Evidence, margin: float | None = None) -> Ruling:
     return Ruling(top, others, tied, within)
 
 
-def binary_evidence(right: pd.DataFrame, unit: str = "pairs") -> Evidence:
-    """Evidence from right/wrong outcomes (items x candidates; NaN or False: wrong), for a
-    "best" figure outside the card (``judgegrid pairs``) chosen by the card's own rule."""
+def binary_evidence(
+    right: pd.DataFrame,
+    unit: str = "pairs",
+    basis: str = "preference pairs",
+    measure: str = "accuracy",
+) -> Evidence:
+    """Evidence from right/wrong outcomes (items x candidates; NaN or False: wrong), chance one
+    half: the card's pairs and probes rungs, and a "best" figure outside the card (``judgegrid
+    pairs``, a pairwise criterion) chosen by the same rule."""
     return Evidence(
-        basis="preference pairs",
-        measure="accuracy",
+        basis=basis,
+        measure=measure,
         unit=unit,
         chance=0.5,
         judges=tuple(str(c) for c in right.columns),
