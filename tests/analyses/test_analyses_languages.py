@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from frames import scores_frame
 from judgegrid.analyses.bundle import RunFacts, analyse
 from judgegrid.analyses.languages import (
     UNSET,
@@ -18,6 +17,7 @@ from judgegrid.analyses.languages import (
     language_table,
     languages_of,
 )
+from support.frames import scores_frame
 
 LANGUAGES = {f"s{i}": lang for i, lang in enumerate(["en"] * 4 + ["vi"] * 4 + ["zh"] * 4)}
 

@@ -10,7 +10,6 @@ import pandas as pd
 import pingouin as pg
 import pytest
 
-from frames import scores_frame, simulated
 from judgegrid.analyses.agreement import agreement_pairs, agreement_summary, rater_offsets
 from judgegrid.analyses.decision import CardSources, card_markdown, decision_card
 from judgegrid.analyses.icc import icc
@@ -28,6 +27,7 @@ from judgegrid.analyses.variance import (
     needed_for_target,
     variance_components,
 )
+from support.frames import scores_frame, simulated
 
 
 def test_stability_sd_flips_and_icc1_over_repeats():

@@ -11,7 +11,8 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 
-from criterion_frames import (
+from judgegrid.analyses.calibration import calibration, forecasts, probabilities, reliability
+from support.criterion_frames import (
     BINARY,
     LABELS,
     SCALE,
@@ -21,7 +22,6 @@ from criterion_frames import (
     people_labels,
     truths,
 )
-from judgegrid.analyses.calibration import calibration, forecasts, probabilities, reliability
 
 
 def _noisy_binary(seed=0, samples=200):

@@ -10,7 +10,16 @@ import pytest
 from scipy import stats
 from sklearn.metrics import accuracy_score, cohen_kappa_score, recall_score
 
-from criterion_frames import (
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.criterion_validity import (
+    criterion_recall,
+    criterion_validity,
+    no_information_rate,
+    outcome_table,
+    people_right,
+)
+from judgegrid.analyses.decision import NO_VERDICT
+from support.criterion_frames import (
     BINARY,
     LABELS,
     SCALE,
@@ -21,15 +30,6 @@ from criterion_frames import (
     people_labels,
     truths,
 )
-from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
-from judgegrid.analyses.criterion_validity import (
-    criterion_recall,
-    criterion_validity,
-    no_information_rate,
-    outcome_table,
-    people_right,
-)
-from judgegrid.analyses.decision import NO_VERDICT
 
 
 def _validity(spec, judges, samples=60, seed=2, **kwargs):

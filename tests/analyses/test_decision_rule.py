@@ -11,7 +11,6 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from frames import scores_frame
 from judgegrid.analyses.decision import (
     CardSources,
     cheapest_then_fastest,
@@ -30,6 +29,7 @@ from judgegrid.analyses.paired import (
 )
 from judgegrid.analyses.recommendation import judge_ranking
 from judgegrid.analyses.validity import pairs_from_labels
+from support.frames import scores_frame
 
 
 @pytest.mark.parametrize("seed", range(6))
