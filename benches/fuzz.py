@@ -1,5 +1,5 @@
 """The long fuzz campaign of issue 31: generated bad inputs through the CLI, the Python API and
-the view's and labelling page's HTTP APIs, with the properties of ``tests/fuzz_targets.py``.
+the view's and labelling page's HTTP APIs, with the properties of ``tests/support/fuzz_targets.py``.
 
     PYTHONPATH=src python benches/fuzz.py --examples 5000 [--targets cli,api,view,label]
         [--seed 0] [--findings FILE]
@@ -33,7 +33,7 @@ from common import Row, emit  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-import fuzz_targets as targets  # noqa: E402
+from support import fuzz_targets as targets  # noqa: E402
 
 TARGETS = ("cli", "api", "view", "label")
 PROGRESS_EVERY = 100

@@ -6,9 +6,10 @@ Issue 34's pieces that need no criteria loader, wired by hand: each line of the 
 into its two pairwise items (``inputs.pairwise.wikieval_items``: faithfulness and answer
 relevance, the better answer first in a seeded half), each pair shown to each judge in both
 orders (``metrics.pairwise``: the prompt, the swap), the verdicts read back and measured
-(``analyses.pairwise.verdicts``: position bias, validity). Calls go straight to litellm's local provider
-(greedy, one call per order, no cache, no run directory): a first look at what the embedded
-judges make of a pairwise question, not the run side's figures. Prints the tables and the time.
+(``analyses.pairwise.verdicts``: position bias, validity). Calls go straight to litellm's local
+provider (greedy, one call per order, no cache, no run directory): a first look at what the
+embedded judges make of a pairwise question, not the run side's figures. Prints the tables and
+the time.
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")  # before a test impo
 os.environ["JUDGEGRID_CACHE_DIR"] = tempfile.mkdtemp(prefix="judgegrid-test-cache-")
 sys.path.insert(0, str(Path(__file__).parent))
 
-import scripted
-from demo_sets import ENGLISH_DEMO
 from judgegrid.core.cells import Cell
 from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
+from support import scripted
+from support.demo_sets import ENGLISH_DEMO
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -66,11 +66,11 @@ SLOW_MODULES = frozenset(
 )
 
 
-BROWSER_HELPERS = {"browser", "view_pages"}  # tests/browser.py and the pages it drives
+BROWSER_HELPERS = {"support.browser", "support.view_pages"}  # tests/support/browser.py, its pages
 
 
 def _drives_chromium(item: pytest.Item) -> bool:
-    """The test's module uses tests/browser.py (headless Chromium) or the pages on top of it."""
+    """The test's module uses tests/support/browser.py (headless Chromium) or the pages over it."""
     module = getattr(item, "module", None)
     names = vars(module).values() if module is not None else ()
     return any(getattr(value, "__module__", None) in BROWSER_HELPERS for value in names)

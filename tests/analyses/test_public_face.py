@@ -69,7 +69,7 @@ def test_no_function_takes_a_threshold_or_a_direction_of_its_own():
 
 
 def test_a_table_no_analysis_makes_is_refused_with_the_nearest_name():
-    from frames import simulated
+    from support.frames import simulated
 
     analysis = analyse(simulated(), RunFacts())
     with pytest.raises(UnknownTable, match="did you mean 'agreement_judges'") as refused:
@@ -79,7 +79,7 @@ def test_a_table_no_analysis_makes_is_refused_with_the_nearest_name():
 
 
 def test_every_table_the_bundle_makes_is_a_known_name():
-    from frames import simulated
+    from support.frames import simulated
 
     analysis = analyse(simulated(), RunFacts())
     assert set(analysis.tables) | set(analysis.usage) <= TABLE_NAMES

@@ -79,10 +79,10 @@ def test_an_unexpected_error_says_please_report_and_logs_the_traceback(
 def test_no_verdict_says_why_without_miscounting_judges():
     import pandas as pd
 
-    from frames import scores_frame
     from judgegrid.analyses.decision.card import decision_card
     from judgegrid.analyses.decision.ladder import CardSources
     from judgegrid.analyses.decision.recommendation import judge_ranking
+    from support.frames import scores_frame
 
     flat = {("faithfulness", j, "", 0, 0, f"s{i}", 0): 0.5 for j in "ab" for i in range(12)}
     scores = scores_frame(flat)

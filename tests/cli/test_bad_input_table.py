@@ -53,7 +53,7 @@ from judgegrid.inputs.matrix import load_matrix
 from judgegrid.metrics import resolve_metric_name
 from judgegrid.store.run_dir import RESOLVED_MATRIX
 from judgegrid.testing.fault_server import FaultServer, start_fault_server
-from peer_objects import geval
+from support.peer_objects import geval
 
 KEY_ENV = "JUDGEGRID_TABLE_KEY"
 KEY = "sk-proj-TableKey0123456789abcdefXYZ9"

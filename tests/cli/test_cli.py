@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from judgegrid.cli import app
-from killed_runs import cells, database_when, resume, run_and_kill, run_args, run_whole
+from support.killed_runs import cells, database_when, resume, run_and_kill, run_args, run_whole
 
 runner = CliRunner()
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from demo_sets import demo_with_hostile_sample
 from judgegrid import rebuild_report, run_grid
 from judgegrid.entry import report_database
-from report_files import report_files
+from support.demo_sets import demo_with_hostile_sample
+from support.report_files import report_files
 
 # the report through the console script, with the store's own read of the scores made to fail:
 # it succeeds only if the scores came from the reader forked before the import

@@ -90,7 +90,7 @@ def all_blocks() -> list[Block]:
 
 
 # model ids of real providers, as they appear in the docs' Python blocks, and the scripted
-# provider's id each is run under (tests/scripted.py: canned answers through litellm)
+# provider's id each is run under (tests/support/scripted.py: canned answers through litellm)
 PROVIDER_ID = re.compile(r"""(?P<quote>["'])(?:openai|local|ollama|openrouter|anthropic)/""")
 
 

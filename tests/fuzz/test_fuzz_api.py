@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from fuzz_targets import API_CALLS, ApiExample, api_examples, check_api, ci_settings, finished_run
+from support.fuzz_targets import (
+    API_CALLS,
+    ApiExample,
+    api_examples,
+    check_api,
+    ci_settings,
+    finished_run,
+)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from fuzz_targets import CliExample, check_cli, ci_settings, cli_examples, valid_cli_examples
+from support.fuzz_targets import (
+    CliExample,
+    check_cli,
+    ci_settings,
+    cli_examples,
+    valid_cli_examples,
+)
 
 
 @ci_settings(max_examples=10)

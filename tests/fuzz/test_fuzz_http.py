@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_targets import HttpTarget, check_http, ci_settings, finished_run, http_targets
+from support.fuzz_targets import HttpTarget, check_http, ci_settings, finished_run, http_targets
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from typing import Any, Literal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_targets import ci_settings, matrix_pins
 from judgegrid.core.options import BatchMode, Execution, ModelOptions, RetryPolicy
 from judgegrid.core.sample import SAMPLE_FIELDS, Sample
 from judgegrid.inputs.matrix import Matrix
@@ -21,6 +20,7 @@ from judgegrid.testing.strategies import (
     mutated,
     nodes,
 )
+from support.fuzz_targets import ci_settings, matrix_pins
 
 
 @ci_settings(max_examples=40)

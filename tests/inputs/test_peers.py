@@ -13,7 +13,7 @@ from ragas.metrics import AspectCritic, DiscreteMetric, RubricsScore
 
 from judgegrid.core.errors import MatrixError, OptionError
 from judgegrid.inputs.peers import criteria_from_promptfoo, criterion_from_peer, peer_kind
-from peer_objects import geval
+from support.peer_objects import geval
 
 P = LLMTestCaseParams
 

@@ -18,8 +18,8 @@ from judgegrid.core.sample import Sample
 from judgegrid.labels.files import dataset_labels, read_label_file
 from judgegrid.labels.page import LabelSession, QueueItem, serve
 from judgegrid.store.run_db import RunStore
-from servers import LabelServer as Server
-from servers import in_thread
+from support.servers import LabelServer as Server
+from support.servers import in_thread
 
 POLITE = CriterionSpec(name="polite", type="binary", definition="Is the reply polite?")
 CORRECT = CriterionSpec(
@@ -252,7 +252,15 @@ def test_an_answer_off_the_form_gets_a_400_and_writes_nothing(server, tmp_path, 
 def test_a_person_answers_each_type_in_the_browser_by_key_and_click(server, tmp_path):
     """The page in headless Chromium: the form of each type as buttons (a level with its
     description), answered with a key or a click, each saved as its score; blind throughout."""
-    from browser import browser_page, click, console_errors, evaluate, navigate, press, wait_until
+    from support.browser import (
+        browser_page,
+        click,
+        console_errors,
+        evaluate,
+        navigate,
+        press,
+        wait_until,
+    )
 
     url = f"http://127.0.0.1:{server.port}/?token={server.session.token}"
     seen = []

@@ -13,12 +13,20 @@ import pandas as pd
 import yaml
 from typer.testing import CliRunner
 
-from browser import browser_page, click, console_errors, evaluate, navigate, press, wait_until
 from conftest import matrix_dict
-from demo_sets import HOSTILE, demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.cli import app
-from servers import command_server, in_thread
+from support.browser import (
+    browser_page,
+    click,
+    console_errors,
+    evaluate,
+    navigate,
+    press,
+    wait_until,
+)
+from support.demo_sets import HOSTILE, demo_with_hostile_sample
+from support.servers import command_server, in_thread
 
 LABELS = 12
 
@@ -145,9 +153,9 @@ def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matri
 
     from test_labelling import stored_labels
 
-    from demo_sets import PAIR_RECORDS
     from judgegrid import run_pairs
     from judgegrid.labels.page import open_session, serve
+    from support.demo_sets import PAIR_RECORDS
 
     pairs_file = tmp_path / "pairs.jsonl"
     pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))

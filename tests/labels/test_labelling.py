@@ -21,8 +21,8 @@ from judgegrid.core.records import ScoreRow
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
 from judgegrid.labels.page import LabelSession, open_session, serve
 from judgegrid.store.run_db import RunStore
-from servers import LabelServer as Server
-from servers import command_server, in_thread
+from support.servers import LabelServer as Server
+from support.servers import command_server, in_thread
 
 DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
 
@@ -33,8 +33,8 @@ def base_run(tmp_path_factory) -> Path:
     judge a on DISAGREED for faithfulness: the samples a label would teach most about."""
     import yaml
 
-    import scripted
     from conftest import matrix_dict
+    from support import scripted
 
     scripted.register()
     scripted.SCRIPT.reset()
@@ -571,9 +571,9 @@ def test_label_options_are_checked(run_dir):
 def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_path, write_matrix):
     from typer.testing import CliRunner
 
-    from demo_sets import PAIR_RECORDS
     from judgegrid import run_pairs
     from judgegrid.cli import app
+    from support.demo_sets import PAIR_RECORDS
 
     pairs_file = tmp_path / "pairs.jsonl"
     pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))

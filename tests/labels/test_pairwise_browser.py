@@ -11,7 +11,11 @@ import json
 import yaml
 from test_pairwise_labels import CRITERIA, JUDGE_SECRET, judge_rows, lay_out_run, stored
 
-from browser import (
+from judgegrid.core.sample import Sample
+from judgegrid.inputs.dataset import load_dataset
+from judgegrid.inputs.pairwise import person_order
+from judgegrid.labels.page import open_session, serve
+from support.browser import (
     DevTools,
     browser_page,
     click,
@@ -21,12 +25,8 @@ from browser import (
     press,
     wait_until,
 )
-from judgegrid.core.sample import Sample
-from judgegrid.inputs.dataset import load_dataset
-from judgegrid.inputs.pairwise import person_order
-from judgegrid.labels.page import open_session, serve
-from servers import command_server, in_thread
-from view_pages import shoot
+from support.servers import command_server, in_thread
+from support.view_pages import shoot
 
 # Two support replies to each question, the second system's in the response_b column, and the
 # store's policy a criterion shows beside them.

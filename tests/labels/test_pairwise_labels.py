@@ -27,8 +27,8 @@ from judgegrid.labels.files import import_labels
 from judgegrid.labels.page import LabelSession, open_session, serve
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import RESOLVED_MATRIX, SAMPLE_INFO, resolved_matrix_yaml, sample_info
-from servers import LabelServer as Server
-from servers import in_thread
+from support.servers import LabelServer as Server
+from support.servers import in_thread
 
 PAIRS = 12
 # What a judge's cell holds that a blind page must never show: its reason and verdict words.

@@ -18,8 +18,8 @@ from judgegrid import api
 from judgegrid.cli import app
 from judgegrid.inputs.pairwise import person_order, seeded_flip
 from judgegrid.labels.page import open_session, serve
-from pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
-from servers import LabelServer, in_thread
+from support.pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
+from support.servers import LabelServer, in_thread
 
 PAIRS = 12
 

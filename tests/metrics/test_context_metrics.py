@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from demo_sets import english_demo
 from judgegrid import run_grid
 from judgegrid.core.errors import MatrixError
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import parse_matrix
+from support.demo_sets import english_demo
 
 
 def run_metrics(write_matrix, tmp_path, metrics, samples=None):

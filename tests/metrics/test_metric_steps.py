@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from demo_sets import english_demo
 from judgegrid import run_grid, score_sample
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.metrics import (
@@ -14,6 +13,7 @@ from judgegrid.metrics import (
     NoiseSensitivity,
     ResponseRelevancy,
 )
+from support.demo_sets import english_demo
 
 ALL_METRICS = [
     "response_relevancy",
@@ -103,7 +103,7 @@ def test_noise_sensitivity_makes_2k_plus_3_calls_and_shares_them_with_faithfulne
 def test_noise_sensitivity_refuses_a_verdict_table_of_the_wrong_size(
     write_matrix, tmp_path, scripted_provider
 ):
-    import scripted
+    from support import scripted
 
     def one_verdict_short(step, prompt, model):
         answer = scripted.default_answer(step, prompt, model)
@@ -160,7 +160,7 @@ def test_answer_relevancy_verdicts_reason_and_success(write_matrix, tmp_path, sc
 def test_garbage_relevance_verdicts_are_a_recorded_failure(
     write_matrix, tmp_path, scripted_provider
 ):
-    import scripted
+    from support import scripted
 
     scripted_provider.answer = lambda step, prompt, model: (
         '{"verdicts": [{"verdict": "maybe"}]}'
@@ -219,7 +219,7 @@ def test_standalone_noise_sensitivity_mode():
 
 
 def test_a_failed_cell_accounts_for_the_calls_it_made(write_matrix, tmp_path, scripted_provider):
-    import scripted
+    from support import scripted
 
     scripted_provider.answer = lambda step, prompt, model: (
         "not json at all" if step == "verdicts" else scripted.default_answer(step, prompt, model)

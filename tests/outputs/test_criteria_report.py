@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from criterion_frames import (
+from judgegrid.core import forked
+from judgegrid.outputs import report
+from judgegrid.outputs.export import worded_cells
+from judgegrid.outputs.html_report import CRITERIA_TABLES, SECTIONS
+from judgegrid.outputs.terminal_card import terminal_card
+from support.criterion_frames import (
     SPECS,
     at_random,
     criterion_scores,
@@ -15,11 +20,6 @@ from criterion_frames import (
     truths,
     worded,
 )
-from judgegrid.core import forked
-from judgegrid.outputs import report
-from judgegrid.outputs.export import worded_cells
-from judgegrid.outputs.html_report import CRITERIA_TABLES, SECTIONS
-from judgegrid.outputs.terminal_card import terminal_card
 
 
 def _criteria_run(tmp_path, monkeypatch):

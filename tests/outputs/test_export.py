@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from demo_sets import english_demo
 from judgegrid import export_run, load_run, run_grid
 from judgegrid.cli import app
 from judgegrid.core.errors import OptionError
+from support.demo_sets import english_demo
 
 runner = CliRunner()
 LIMIT = 3

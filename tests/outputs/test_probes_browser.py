@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from browser import browser_page, console_errors, evaluate, navigate, wait_until
 from conftest import matrix_dict
 from judgegrid import run_grid
+from support.browser import browser_page, console_errors, evaluate, navigate, wait_until
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from demo_sets import demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.cli import app
 from judgegrid.outputs.html_report import SECTIONS
+from support.demo_sets import demo_with_hostile_sample
 
 runner = CliRunner()
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from browser import browser_page, console_errors, evaluate, navigate
-from demo_sets import HOSTILE, demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.core.sample import Dataset
 from judgegrid.outputs.card_short import short_verdict
 from judgegrid.outputs.html_report import SECTIONS
+from support.browser import browser_page, console_errors, evaluate, navigate
+from support.demo_sets import HOSTILE, demo_with_hostile_sample
 
 
 @pytest.fixture

@@ -58,7 +58,7 @@ def _flip(text: str, model: str) -> bool:
 def disagreeing_answer(step: str, prompt: str, model: str) -> Any:
     """The scripted judge's answer, with judges b and c flipping some verdicts, labels and
     preferences, so that agreement, validity and the card have something to tell apart."""
-    from scripted import default_answer
+    from support.scripted import default_answer
 
     answer = default_answer(step, prompt, model)
     if step == "verdicts":
@@ -164,9 +164,9 @@ def _people_labels(run_dir: Path, directory: Path) -> Path:
 
 def build_run(name: str, directory: Path) -> Path:
     """One of the pinned runs, scored and reported under ``directory/name``."""
-    import scripted
     from judgegrid import rebuild_report, run_grid
     from judgegrid.api import import_labels
+    from support import scripted
 
     scripted.register()
     scripted.SCRIPT.reset()

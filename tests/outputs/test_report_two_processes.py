@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from demo_sets import demo_with_hostile_sample
 from judgegrid import rebuild_report, run_grid
 from judgegrid.core import forked
-from report_files import report_files
+from support.demo_sets import demo_with_hostile_sample
+from support.report_files import report_files
 
 
 def test_the_report_in_two_processes_is_the_report_in_one(tmp_path, write_matrix, monkeypatch):

@@ -13,7 +13,6 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from fault_matrices import ALL_METRICS, KEY_ENV, PLANTED, fault_matrix
 from judgegrid import api
 from judgegrid.cli import app
 from judgegrid.inputs.dataset import load_demo
@@ -23,6 +22,7 @@ from judgegrid.plan.requests import plan_requests
 from judgegrid.plan.table import render_plan
 from judgegrid.store.run_dir import open_run
 from judgegrid.testing.fault_server import FaultServer, start_fault_server
+from support.fault_matrices import ALL_METRICS, KEY_ENV, PLANTED, fault_matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 # Prices for the fault server's models, so both the plan and the run have a cost to compare.

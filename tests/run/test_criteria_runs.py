@@ -15,11 +15,11 @@ import yaml
 from typer.testing import CliRunner
 
 from conftest import CELL_KEY, matrix_dict
-from fault_matrices import KEY_ENV, PLANTED, fault_matrix
 from judgegrid import Criterion, api, score_sample
 from judgegrid.cli import app
-from killed_runs import cells as killed_cells
-from killed_runs import resume, run_and_kill, run_args, run_whole
+from support.fault_matrices import KEY_ENV, PLANTED, fault_matrix
+from support.killed_runs import cells as killed_cells
+from support.killed_runs import resume, run_and_kill, run_args, run_whole
 
 CRITERIA = [
     {"name": "polite", "definition": "Is the reply polite?", "type": "binary", "strictness": 3},

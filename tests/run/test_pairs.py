@@ -10,12 +10,12 @@ from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from conftest import SHARED
-from demo_sets import PAIR_RECORDS
-from frames import scores_frame
 from judgegrid.analyses.validity.pairs import pairs_from_labels
 from judgegrid.cli import app
 from judgegrid.metrics import METRICS
 from judgegrid.run.pairs import aspect_dataset, load_pairs, paper_comparison
+from support.demo_sets import PAIR_RECORDS
+from support.frames import scores_frame
 
 runner = CliRunner()
 

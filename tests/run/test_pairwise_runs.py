@@ -23,9 +23,9 @@ import yaml
 from conftest import ROOT, fault_server_matrix, matrix_dict
 from judgegrid import api
 from judgegrid.inputs.pairwise import seeded_flip
-from killed_runs import cells as killed_cells
-from killed_runs import resume, run_and_kill, run_args, run_whole
-from pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
+from support.killed_runs import cells as killed_cells
+from support.killed_runs import resume, run_and_kill, run_args, run_whole
+from support.pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
 
 pytestmark = pytest.mark.slow  # a killed run, and runs of 48 to 100 cells
 

@@ -16,7 +16,7 @@ from conftest import ENGLISH_DEMO, fault_server_matrix, matrix_dict
 from judgegrid import Criterion, api, criterion_from_peer, score_sample
 from judgegrid.core.errors import DatasetError, OptionError
 from judgegrid.store.run_dir import RESOLVED_MATRIX
-from peer_objects import geval
+from support.peer_objects import geval
 
 P = LLMTestCaseParams
 OWN = {"name": "polite", "definition": "Is the reply polite?", "type": "binary"}

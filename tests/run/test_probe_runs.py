@@ -11,7 +11,7 @@ import yaml
 
 from conftest import CELL_KEY, matrix_dict
 from judgegrid import api
-from killed_runs import cells, resume, run_and_kill, run_args, run_whole
+from support.killed_runs import cells, resume, run_and_kill, run_args, run_whole
 
 
 def probe_matrix(**overrides) -> dict:

@@ -24,7 +24,7 @@ from judgegrid import run_grid
 from judgegrid.cli import app
 from judgegrid.core.errors import RunDirError
 
-HELPER = Path(__file__).resolve().parents[1] / "run_scripted_cli.py"
+HELPER = Path(__file__).resolve().parents[1] / "support" / "run_scripted_cli.py"
 HOLD = textwrap.dedent(
     """
     import sys, time

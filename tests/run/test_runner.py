@@ -105,7 +105,7 @@ def test_garbage_answer_is_a_recorded_failure_after_one_correction(
     def answer(step, prompt, model):
         if model.endswith("judge-b") and step == "statements":
             return "The answer has a few statements, I think."
-        from scripted import default_answer
+        from support.scripted import default_answer
 
         return default_answer(step, prompt, model)
 

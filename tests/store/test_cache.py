@@ -110,7 +110,7 @@ def test_repeat_r_never_gets_repeat_r_primes_sample(write_matrix, tmp_path, scri
 
 
 def test_failed_answers_are_not_cached(write_matrix, tmp_path, scripted_provider):
-    from scripted import default_answer
+    from support.scripted import default_answer
 
     def garbage_from_b(step, prompt, model):
         if model.endswith("judge-b") and step == "statements":

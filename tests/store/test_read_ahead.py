@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from demo_sets import demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_db import RunStore
+from support.demo_sets import demo_with_hostile_sample
 
 
 @pytest.fixture

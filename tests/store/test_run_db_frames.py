@@ -8,10 +8,10 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from demo_sets import demo_with_hostile_sample
 from judgegrid import run_grid
 from judgegrid.core.records import SCORE_COLUMNS, ScoreRow
 from judgegrid.store.run_db import CALL_COLUMNS_WITHOUT_TEXTS, RunStore, read_scores
+from support.demo_sets import demo_with_hostile_sample
 
 
 def test_scores_and_calls_read_as_pandas_reads_them(tmp_path, write_matrix):

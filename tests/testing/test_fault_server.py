@@ -16,13 +16,13 @@ import pytest
 import yaml
 
 from conftest import CELL_KEY
-from demo_sets import english_demo
-from fault_matrices import ALL_METRICS, KEY_ENV, PLANTED, fault_matrix
 from judgegrid import run_grid
 from judgegrid.inputs.matrix import parse_matrix
 from judgegrid.inputs.tasks import expand_cells
 from judgegrid.store.cache import CACHE_FILE
 from judgegrid.testing.fault_server import FaultPlan, FaultServer
+from support.demo_sets import english_demo
+from support.fault_matrices import ALL_METRICS, KEY_ENV, PLANTED, fault_matrix
 
 
 @pytest.fixture(autouse=True)

@@ -19,14 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzz_targets import QUERY_PARAMETERS
 from judgegrid.labels.page import open_session
 from judgegrid.labels.page import serve as serve_labels
 from judgegrid.labels.server import MAX_QUERY_CHARS
 from judgegrid.view.app import open_view
 from judgegrid.view.app import serve as serve_view
-from servers import LoopbackServer, in_thread
-from view_runs import DISPUTED, make_criteria_view_run, make_view_run
+from support.fuzz_targets import QUERY_PARAMETERS
+from support.servers import LoopbackServer, in_thread
+from support.view_runs import DISPUTED, make_criteria_view_run, make_view_run
 
 # per app in `make test`; a longer campaign: JUDGEGRID_FUZZ_EXAMPLES=5000 pytest this file
 EXAMPLES = int(os.environ.get("JUDGEGRID_FUZZ_EXAMPLES", "120"))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from browser import browser_page, click, console_errors, evaluate, press, wait_until
-from demo_sets import HOSTILE
 from judgegrid.store.run_db import RunStore
-from servers import command_server
-from view_pages import (
+from support.browser import browser_page, click, console_errors, evaluate, press, wait_until
+from support.demo_sets import HOSTILE
+from support.servers import command_server
+from support.view_pages import (
     TOP_ROW,
     label_it,
     open_sample,
@@ -25,7 +25,7 @@ from view_pages import (
     tick,
     wait_for_sample,
 )
-from view_runs import DISPUTED, EXTRA, make_view_run
+from support.view_runs import DISPUTED, EXTRA, make_view_run
 
 
 def test_a_person_finds_why_the_judges_disagree_and_labels_the_sample(tmp_path):

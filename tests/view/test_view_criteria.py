@@ -1,4 +1,4 @@
-"""`judgegrid view` on a run with criteria of the user's own (tests/view_runs.py's scripted run):
+"""`judgegrid view` on a run with criteria of the user's own (tests/support/view_runs.py's run):
 the Samples grid shows each judge's answer (pass or fail, the label, the level) with its score
 and the weighting it got, a criterion's wordings are columns the user can pick or fold, a
 sample's page and side by side show the answers, votes and probabilities under the wording
@@ -23,8 +23,8 @@ import pytest
 from judgegrid import load_run
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, criterion_judges, open_view, serve
-from servers import LoopbackServer, in_thread
-from view_runs import CRITERIA_SAMPLES, HELPFUL_P, WORDINGS, make_criteria_view_run
+from support.servers import LoopbackServer, in_thread
+from support.view_runs import CRITERIA_SAMPLES, HELPFUL_P, WORDINGS, make_criteria_view_run
 
 A_DEFINITION, A_WORDING_2 = "a||0|3", "a||0|3|2"  # judge a's polite cells: strictness 3
 

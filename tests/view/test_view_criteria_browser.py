@@ -8,10 +8,10 @@ view-criteria-sample.png and view-criteria-decision.png (with JUDGEGRID_SCREENSH
 
 from __future__ import annotations
 
-from browser import browser_page, click, console_errors, evaluate, navigate, wait_until
-from servers import command_server
-from view_pages import redraw, shoot
-from view_runs import WORDINGS, make_criteria_view_run
+from support.browser import browser_page, click, console_errors, evaluate, navigate, wait_until
+from support.servers import command_server
+from support.view_pages import redraw, shoot
+from support.view_runs import WORDINGS, make_criteria_view_run
 
 SORTS = "[...document.querySelectorAll('#f-sort option')].map(o => o.value)"
 HEADERS = "[...document.querySelectorAll('#grid th.config')].map(t => t.title)"

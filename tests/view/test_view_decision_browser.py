@@ -8,11 +8,11 @@ from __future__ import annotations
 import pandas as pd
 import yaml
 
-from browser import browser_page, click, console_errors, evaluate, navigate, wait_until
 from judgegrid import run_grid
 from judgegrid.outputs.card_short import short_verdict
-from servers import command_server
-from view_pages import shoot
+from support.browser import browser_page, click, console_errors, evaluate, navigate, wait_until
+from support.servers import command_server
+from support.view_pages import shoot
 
 JUDGES = ["a", "b"]
 

@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from browser import browser_page, console_errors, evaluate
 from conftest import ROOT
-from demo_sets import HOSTILE, HOSTILE_SAMPLE
 from judgegrid import run_grid
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.dataset import load_demo
 from judgegrid.store.run_db import RunStore
-from servers import command_server
-from view_pages import (
+from support.browser import browser_page, console_errors, evaluate
+from support.demo_sets import HOSTILE, HOSTILE_SAMPLE
+from support.servers import command_server
+from support.view_pages import (
     label_it,
     open_sample,
     open_top_sample,

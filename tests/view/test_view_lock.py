@@ -9,8 +9,8 @@ from judgegrid.labels import page
 from judgegrid.store.lock import LOCK_NAME, lock_run
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import open_view, serve
-from servers import LoopbackServer, in_thread
-from view_runs import DISPUTED, make_view_run
+from support.servers import LoopbackServer, in_thread
+from support.view_runs import DISPUTED, make_view_run
 
 
 def test_a_label_waits_for_no_run_and_browsing_for_nothing(tmp_path, monkeypatch):

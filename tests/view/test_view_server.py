@@ -21,8 +21,8 @@ from judgegrid.api import rebuild_report
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, open_label_view, open_view, serve
 from judgegrid.view.queries import Filters
-from servers import LoopbackServer, in_thread
-from view_runs import DISPUTED, EXTRA, make_view_run
+from support.servers import LoopbackServer, in_thread
+from support.view_runs import DISPUTED, EXTRA, make_view_run
 
 
 @pytest.fixture(scope="module")

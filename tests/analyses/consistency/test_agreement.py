@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from frames import scores_frame, simulated
 from judgegrid.analyses.consistency.agreement import (
     agreement_pairs,
     agreement_summary,
@@ -26,6 +25,7 @@ from judgegrid.analyses.decision.recommendation import judge_ranking
 from judgegrid.analyses.decision.strictness import strictness_tradeoff
 from judgegrid.analyses.stats.icc import icc
 from judgegrid.outputs.card_markdown import card_markdown
+from support.frames import scores_frame, simulated
 
 
 def test_agreement_between_judges_matches_oracles_on_judge_means():

@@ -14,9 +14,17 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
-from criterion_frames import BINARY, LABELS, SCALE, at_random, criterion_scores, follows, truths
 from judgegrid.analyses.consistency.criterion_agreement import answer_table, criterion_agreement
 from judgegrid.analyses.frames.criteria import judge_answers
+from support.criterion_frames import (
+    BINARY,
+    LABELS,
+    SCALE,
+    at_random,
+    criterion_scores,
+    follows,
+    truths,
+)
 
 
 def _messy(spec, seed=3):

@@ -9,9 +9,9 @@ from statistics import fmean
 import numpy as np
 import pandas as pd
 
-from frames import scores_frame, simulated
 from judgegrid.analyses.consistency.disagreement import MISSING, sample_disagreement
 from judgegrid.analyses.frames.tables import repeat_spread
+from support.frames import scores_frame, simulated
 
 
 def by_hand(scores: pd.DataFrame) -> dict[tuple[str, str], tuple[int, float]]:

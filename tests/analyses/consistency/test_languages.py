@@ -2,44 +2,21 @@
 
 from __future__ import annotations
 
-import itertools
-
 import krippendorff
 import numpy as np
-import pandas as pd
 import pytest
 
-from frames import scores_frame
 from judgegrid.analyses.consistency.languages import (
     UNSET,
     language_agreement,
     language_means,
     languages_of,
 )
-
-LANGUAGES = {f"s{i}": lang for i, lang in enumerate(["en"] * 4 + ["vi"] * 4 + ["zh"] * 4)}
-
-
-def simulated(seed: int = 0) -> pd.DataFrame:
-    """Two judges × two embeddings of ResponseRelevancy and a judge-only metric, two repeats;
-    the 'mini' embedding scores Vietnamese and Chinese low, as an English-only model would;
-    a few cells failed and one sample's every repeat failed for judge b."""
-    rng = np.random.default_rng(seed)
-    values: dict = {}
-    for judge, sample, rep in itertools.product(("a", "b"), LANGUAGES, (0, 1)):
-        for emb in ("mini", "e5"):
-            low = emb == "mini" and LANGUAGES[sample] != "en"
-            score = float(np.clip(rng.normal(0.4 if low else 0.8, 0.1), 0, 1))
-            values[("response_relevancy", judge, emb, 384, 1, sample, rep)] = score
-        values[("faithfulness", judge, "", 0, 0, sample, rep)] = float(rng.uniform())
-    values[("faithfulness", "a", "", 0, 0, "s5", 1)] = None
-    values[("faithfulness", "b", "", 0, 0, "s9", 0)] = None
-    values[("faithfulness", "b", "", 0, 0, "s9", 1)] = None
-    return scores_frame(values)
+from support.frames import LANGUAGES, multilingual
 
 
 def test_means_per_language_are_means_of_sample_ratings_over_scored_cells():
-    scores = simulated()
+    scores = multilingual()
     means = language_means(scores, LANGUAGES)
     for row in means.itertuples():
         cells = scores[
@@ -67,14 +44,14 @@ def test_means_per_language_are_means_of_sample_ratings_over_scored_cells():
 
 
 def test_one_language_or_none_has_nothing_to_break_down():
-    scores = simulated()
+    scores = multilingual()
     assert language_means(scores, dict.fromkeys(LANGUAGES, "en")).empty
     assert language_agreement(scores, dict.fromkeys(LANGUAGES, UNSET)).empty
     assert languages_of({"x": {"language": None}, "y": {}}) == {"x": UNSET, "y": UNSET}
 
 
 def test_agreement_per_language_matches_krippendorff_on_that_languages_samples():
-    scores = simulated(seed=3)
+    scores = multilingual(seed=3)
     table = language_agreement(scores, LANGUAGES)
     judges = table[(table["between"] == "judges") & (table["metric"] == "faithfulness")]
     assert sorted(judges["language"]) == ["en", "vi", "zh"]

@@ -8,8 +8,8 @@ import pandas as pd
 import pingouin as pg
 import pytest
 
-from frames import scores_frame, simulated
 from judgegrid.analyses.consistency.stability import stability
+from support.frames import scores_frame, simulated
 
 
 def test_stability_sd_flips_and_icc1_over_repeats():

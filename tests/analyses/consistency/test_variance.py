@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frames import simulated
 from judgegrid.analyses.consistency.variance import (
     RESIDUAL,
     decision_study,
@@ -14,6 +13,7 @@ from judgegrid.analyses.consistency.variance import (
     variance_components,
 )
 from judgegrid.analyses.stats.icc import icc
+from support.frames import simulated
 
 
 def test_variance_components_recover_the_simulation_and_match_icc():

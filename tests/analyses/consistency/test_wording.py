@@ -8,7 +8,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from criterion_frames import (
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.consistency.variance import RESIDUAL, anova_components, variance_components
+from judgegrid.analyses.consistency.weighting import weighting_counts
+from judgegrid.analyses.consistency.wording import (
+    CHANGED_LIMIT,
+    disagreement_test,
+    wording_flags,
+    wording_variance,
+)
+from support.criterion_frames import (
     BINARY,
     LABELS,
     SCALE,
@@ -18,15 +27,6 @@ from criterion_frames import (
     people_labels,
     truths,
     worded,
-)
-from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
-from judgegrid.analyses.consistency.variance import RESIDUAL, anova_components, variance_components
-from judgegrid.analyses.consistency.weighting import weighting_counts
-from judgegrid.analyses.consistency.wording import (
-    CHANGED_LIMIT,
-    disagreement_test,
-    wording_flags,
-    wording_variance,
 )
 
 

@@ -11,7 +11,6 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from frames import scores_frame
 from judgegrid.analyses.decision.card import decide_every_metric, decision_card
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.outcome import cheapest_then_fastest
@@ -27,6 +26,7 @@ from judgegrid.analyses.stats.paired import (
 )
 from judgegrid.analyses.validity.pairs import pairs_from_labels
 from judgegrid.analyses.validity.people import validity_by_judge
+from support.frames import scores_frame
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from frames import scores_frame, simulated
 from judgegrid.analyses.decision.card import decision_card
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.recommendation import judge_ranking
 from judgegrid.analyses.validity.pairs import pairs_from_labels
+from support.frames import scores_frame, simulated
 
 
 def test_ranking_and_paragraph_without_labels_use_consensus():

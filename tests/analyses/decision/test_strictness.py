@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from frames import scores_frame
 from judgegrid.analyses.decision.strictness import strictness_tradeoff
+from support.frames import scores_frame
 
 
 def test_strictness_tradeoff_per_judge_and_strictness():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from frames import scores_frame
 from judgegrid.analyses.frames.juries import jury_name, with_juries
+from support.frames import scores_frame
 
 
 def criterion_rows(

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from frames import scores_frame, simulated
 from judgegrid.analyses.bundle import RunFacts, analyse
 from judgegrid.analyses.frames.juries import is_jury, jury_name, with_juries
+from support.frames import scores_frame, simulated
 
 
 def test_a_jury_cell_is_the_mean_of_its_members_and_costs_their_sum():

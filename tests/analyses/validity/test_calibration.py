@@ -11,7 +11,13 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 
-from criterion_frames import (
+from judgegrid.analyses.validity.calibration import (
+    calibration,
+    forecasts,
+    probabilities,
+    reliability,
+)
+from support.criterion_frames import (
     BINARY,
     LABELS,
     SCALE,
@@ -20,12 +26,6 @@ from criterion_frames import (
     follows,
     people_labels,
     truths,
-)
-from judgegrid.analyses.validity.calibration import (
-    calibration,
-    forecasts,
-    probabilities,
-    reliability,
 )
 
 

@@ -10,7 +10,16 @@ import pytest
 from scipy import stats
 from sklearn.metrics import accuracy_score, cohen_kappa_score, recall_score
 
-from criterion_frames import (
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.decision.card import NO_VERDICT
+from judgegrid.analyses.validity.criteria import (
+    criterion_recall,
+    criterion_validity,
+    no_information_rate,
+    outcome_table,
+    people_right,
+)
+from support.criterion_frames import (
     BINARY,
     LABELS,
     SCALE,
@@ -20,15 +29,6 @@ from criterion_frames import (
     follows,
     people_labels,
     truths,
-)
-from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
-from judgegrid.analyses.decision.card import NO_VERDICT
-from judgegrid.analyses.validity.criteria import (
-    criterion_recall,
-    criterion_validity,
-    no_information_rate,
-    outcome_table,
-    people_right,
 )
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from frames import scores_frame
 from judgegrid.analyses.validity.pairs import pair_accuracy, pairs_from_contrasts, pairs_from_labels
 from judgegrid.core.scales import Scale, Scales
+from support.frames import scores_frame
 
 
 def test_pair_accuracy_counts_ties_as_disagreement_and_reports_unscored_pairs():

@@ -46,7 +46,6 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import judgegrid
-import scripted
 from judgegrid.cli import app, main
 from judgegrid.core.errors import InputError
 from judgegrid.core.sample import SAMPLE_FIELDS, Sample
@@ -69,7 +68,8 @@ from judgegrid.testing.strategies import (
     mutated,
 )
 from judgegrid.view import app as view_app
-from servers import LoopbackServer, in_thread
+from support import scripted
+from support.servers import LoopbackServer, in_thread
 
 
 def ci_settings(max_examples: int) -> settings:

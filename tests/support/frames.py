@@ -64,3 +64,24 @@ def simulated(
             score = 0.5 + s_eff[i] + j_eff[j] + js + rng.normal(scale=sd_residual)
             values[(metric, j, emb, d, 0, f"s{i:03d}", r)] = float(score)
     return scores_frame(values)
+
+
+LANGUAGES = {f"s{i}": lang for i, lang in enumerate(["en"] * 4 + ["vi"] * 4 + ["zh"] * 4)}
+
+
+def multilingual(seed: int = 0) -> pd.DataFrame:
+    """Two judges × two embeddings of ResponseRelevancy and a judge-only metric, two repeats;
+    the 'mini' embedding scores Vietnamese and Chinese low, as an English-only model would;
+    a few cells failed and one sample's every repeat failed for judge b."""
+    rng = np.random.default_rng(seed)
+    values: dict = {}
+    for judge, sample, rep in itertools.product(("a", "b"), LANGUAGES, (0, 1)):
+        for emb in ("mini", "e5"):
+            low = emb == "mini" and LANGUAGES[sample] != "en"
+            score = float(np.clip(rng.normal(0.4 if low else 0.8, 0.1), 0, 1))
+            values[("response_relevancy", judge, emb, 384, 1, sample, rep)] = score
+        values[("faithfulness", judge, "", 0, 0, sample, rep)] = float(rng.uniform())
+    values[("faithfulness", "a", "", 0, 0, "s5", 1)] = None
+    values[("faithfulness", "b", "", 0, 0, "s9", 0)] = None
+    values[("faithfulness", "b", "", 0, 0, "s9", 1)] = None
+    return scores_frame(values)

@@ -5,10 +5,10 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/
 
-import scripted
 from judgegrid.entry import main
+from support import scripted
 
 if __name__ == "__main__":
     scripted.register()

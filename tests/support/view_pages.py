@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from browser import DevTools, click, evaluate, navigate, press, wait_until
+from support.browser import DevTools, click, evaluate, navigate, press, wait_until
 
 TOP_ROW = "(document.querySelector('#grid tr.row') || {dataset: {}}).dataset.id"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.dataset import load_dataset
 
-ENGLISH_DEMO = Path(__file__).parent / "data" / "demo_english.jsonl"
+ENGLISH_DEMO = Path(__file__).resolve().parents[1] / "data" / "demo_english.jsonl"
 
 
 def english_demo() -> Dataset:

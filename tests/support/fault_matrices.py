@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from demo_sets import ENGLISH_DEMO
+from support.demo_sets import ENGLISH_DEMO
 
 KEY_ENV = "JUDGEGRID_FAULT_KEY"
 PLANTED = "sk-fault-PLANTED-5f0e1d2c3b4a"

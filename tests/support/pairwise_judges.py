@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import ROOT
-from scripted import default_answer, last_block
+from support.scripted import default_answer, last_block
 
 WIKIEVAL = ROOT.parent / "shared" / "validation" / "wikieval_pairs.jsonl"
 if not WIKIEVAL.exists():

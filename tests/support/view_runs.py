@@ -46,9 +46,9 @@ def make_view_run(root: Path) -> Path:
 
 
 def _build_view_run(root: Path) -> Path:
-    import scripted
     from conftest import matrix_dict
-    from demo_sets import demo_with_hostile_sample
+    from support import scripted
+    from support.demo_sets import demo_with_hostile_sample
 
     scripted.register()
     scripted.SCRIPT.reset()
@@ -118,7 +118,7 @@ def criteria_answer(step: str, prompt: str, model: str) -> Any:
     """The scripted judge's answers, made to differ where the view must show it: judge a
     fails the politeness question in its second rewording (wording 2) and passes it otherwise;
     judge b calls every reply wrong where a calls it correct."""
-    import scripted
+    from support import scripted
 
     answer = scripted.default_answer(step, prompt, model)
     if step != "criterion":
@@ -155,8 +155,8 @@ def make_criteria_view_run(root: Path) -> Path:
 
 
 def _build_criteria_run(root: Path) -> Path:
-    import scripted
     from conftest import matrix_dict
+    from support import scripted
 
     scripted.register()
     scripted.SCRIPT.reset()
