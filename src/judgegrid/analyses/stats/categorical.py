@@ -140,13 +140,12 @@ def alpha_from_counts(
 
 
 def distance_matrix(k: int, level: Level, coincidence: np.ndarray) -> np.ndarray:
-    """Krippendorff's squared distances between categories, per draw: draws x K x K (the
-    ordinal distance depends on the draw's marginals)."""
+    """Krippendorff's squared distances between categories, nominal or ordinal, per draw:
+    draws x K x K (the ordinal distance depends on the draw's marginals; the interval level
+    needs none, ``interval_alpha``)."""
     codes = np.arange(k, dtype=float)
     if level == "nominal":
         return np.broadcast_to(1.0 - np.eye(k), coincidence.shape)
-    if level == "interval":
-        return np.broadcast_to((codes[:, None] - codes[None, :]) ** 2, coincidence.shape)
     # ordinal: (sum of the marginals from c to k, less half of each end's)^2
     marginal = coincidence.sum(axis=2)  # draws x K
     cumulative = np.cumsum(marginal, axis=1)
