@@ -47,6 +47,7 @@ SUITE: dict[str, list[str]] = {
     "faults": ["fault_grid.py", "--repeats", "2"],
     "report": ["bench_report_run.py"],  # judgegrid report on 200,000 score rows
     "plan-repeats": ["bench_plan_repeats.py"],  # judgegrid plan on repeats: 1000000
+    "yaml-bomb": ["bench_yaml_bomb.py"],  # judgegrid validate on a 9^9 alias bomb: refused at once
     "local": ["bench_local.py"],  # the embedded Gemma judge
     # the decision card's own error rates on synthetic judges (prints, no RESULT line)
     "decision": ["bench_decision.py"],

@@ -148,6 +148,16 @@ class Row:
     family: str = ""  # the kind of bad input (``families``); "" for the hand-written rows
 
 
+ALIAS_BOMB = (
+    "\n".join(
+        ['l0: &l0 ["x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+        + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    )
+    + "\njudges: *l8\nmetrics: [faithfulness]\n"
+)
+GIVEN_TWICE = "repeats: 1\njudges: [{id: openai/gpt-4o-mini}]\nrepeats: 3\n"
+
+
 def matrix_text(text: str) -> Callable[[Place], list[str]]:
     return lambda p: ["validate", p.write("m.yaml", text)]
 
@@ -158,6 +168,27 @@ ROWS: dict[str, Row] = {
     "matrix is a directory": Row(cli=lambda p: ["validate", str(p.tmp)], names=(str,)),
     "matrix empty": Row(cli=matrix_text(""), names=("m.yaml", "expected a mapping")),
     "matrix not yaml": Row(cli=matrix_text("judges: [a, b\nmetrics: x\n"), names=("line",)),
+    # YAML's own features (issue 39): refused by the bounded loader before anything walks them
+    "matrix an alias bomb": Row(cli=matrix_text(ALIAS_BOMB), names=("m.yaml", "line 6", "bomb")),
+    "matrix an alias bomb, run": Row(
+        cli=lambda p: ["run", p.write("m.yaml", ALIAS_BOMB)], names=("m.yaml", "alias bomb")
+    ),
+    "matrix an alias bomb, api": Row(
+        api=lambda p: load_matrix(p.write("m.yaml", ALIAS_BOMB)),
+        names=("m.yaml", "alias bomb"),
+        error=MatrixError,
+    ),
+    "matrix a key given twice": Row(
+        cli=matrix_text(GIVEN_TWICE), names=("m.yaml", "line 3", "'repeats' is given twice")
+    ),
+    "matrix a key given twice, api": Row(
+        api=lambda p: load_matrix(p.write("m.yaml", GIVEN_TWICE)),
+        names=("line 3", "first at line 1"),
+        error=MatrixError,
+    ),
+    "matrix an alias inside itself": Row(
+        cli=matrix_text("judges: &j [*j]\n"), names=("m.yaml", "its own anchor")
+    ),
     "matrix a list": Row(cli=matrix_text("- judges\n"), names=("m.yaml", "mapping")),
     "matrix not utf-8": Row(cli=matrix_text(b"name: caf\xe9\n"), names=("m.yaml", "UTF-8")),
     "field misspelt": Row(
@@ -1608,6 +1639,10 @@ PROMPTFOO_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("tests[0].assert[1]", "test's variables"),
     ),
     "promptfoo not yaml": ("tests: [a, b\n", ("promptfooconfig.yaml", "line 2")),
+    "promptfoo a key given twice": (
+        "tests: []\ntests: [{assert: [{type: llm-rubric, value: x}]}]\n",
+        ("promptfooconfig.yaml", "line 2", "'tests' is given twice"),
+    ),
     "promptfoo without a rubric": (
         "tests:\n  - assert: [{type: contains, value: x}]\n",
         ("promptfooconfig.yaml", "no llm-rubric assertion"),

@@ -44,6 +44,7 @@ from judgegrid.core.validation import problem_from, snake_keys
 from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES, targets, unseen_changes
 from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
+from judgegrid.inputs.yaml_text import load_yaml
 from judgegrid.metrics import METRICS, Metric, builtin_metric_named, resolve_metric_name
 from judgegrid.metrics.pairwise import criterion_metric
 
@@ -319,7 +320,7 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
     if empty:
         return None, [Problem("", f"{empty}; expected {MATRIX_SHAPE}")]
     try:
-        raw = yaml.safe_load(text)
+        raw = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -40,6 +40,7 @@ from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem
 from judgegrid.core.sample import Sample
 from judgegrid.core.validation import problem_from
 from judgegrid.inputs.textfile import as_path, read_text, yaml_problem
+from judgegrid.inputs.yaml_text import load_yaml
 
 WHERE = "criteria"  # the argument a peer's object is handed in (run_grid's criteria=[...])
 
@@ -161,7 +162,7 @@ def criteria_from_promptfoo(path: str | Path) -> list[CriterionSpec]:
     source = str(path)
     text = read_text(path, source, MatrixError, "a promptfoo config (tests: with assert:)")
     try:
-        config = yaml.safe_load(text)
+        config = load_yaml(text)
     except yaml.YAMLError as exc:
         raise MatrixError(source, [yaml_problem(exc)]) from None
     if not isinstance(config, dict):
@@ -404,7 +405,7 @@ def _included(value: Any, base: Path, source: str, where: str) -> Any:
         raise MatrixError(source, [Problem(where, message)])
     try:
         text = read_text(path, str(path), MatrixError, "promptfoo tests")
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         raise MatrixError(str(path), [yaml_problem(exc)]) from None
     except MatrixError as exc:  # said as the config's: the file it names, and where

@@ -30,6 +30,7 @@ from judgegrid.inputs.matrix import read_matrix_text
 from judgegrid.inputs.peers import criteria_from_promptfoo
 from judgegrid.inputs.spring import is_spring, spring_matrix_data
 from judgegrid.inputs.textfile import yaml_problem
+from judgegrid.inputs.yaml_text import load_yaml
 
 DEFAULT_NAME = "judgegrid.yaml"
 TEMPLATE_SUFFIX = ".dataset.jsonl"
@@ -184,7 +185,7 @@ def _source_kind(source: str | os.PathLike[str]) -> str:
     """What ``--from`` names: a Spring AI ``application.yaml`` (``spring:``) or a promptfoo
     config (``tests:``, ``prompts:``, ...); InputError naming the file for anything else."""
     try:
-        raw = yaml.safe_load(read_matrix_text(source))
+        raw = load_yaml(read_matrix_text(source))
     except yaml.YAMLError as exc:
         raise InputError(str(source), [yaml_problem(exc)]) from None
     if is_spring(raw):
@@ -222,7 +223,7 @@ def _promptfoo_blocks(
 
 def _spring_blocks(source: str | os.PathLike[str]) -> tuple[list[Block], list[str]]:
     """The matrix a Spring ``application.yaml`` means, as the loader reads it."""
-    raw = yaml.safe_load(read_matrix_text(source))
+    raw = load_yaml(read_matrix_text(source))
     data, problems = spring_matrix_data(raw)
     if problems:
         raise InputError(str(source), problems)
