@@ -96,16 +96,20 @@ def interval_alpha(
     m: np.ndarray, sums: np.ndarray, within: np.ndarray, weights: np.ndarray
 ) -> np.ndarray:
     """Interval-level alpha = 1 - D_o/D_e from each unit's count ``m``, sum and within-unit sum
-    of squares, per row of unit ``weights`` (draws x units). Units with fewer than two values
-    take no part (Krippendorff's pairable values). Over ordered pairs in a unit,
-    sum (v_i - v_j)^2 = 2 m sum (v - mean)^2, so D_o = sum_u 2 m_u ss_u / (m_u - 1) / n and
-    D_e = 2 SS_pooled / (n - 1): no loop over units, and no units x K x K tensor."""
+    of squares ``ss``, per row of unit ``weights`` (draws x units). Units with fewer than two
+    values take no part (Krippendorff's pairable values). Over ordered pairs in a unit,
+    sum (v_i - v_j)^2 = 2 m ss, so with n values in all, D_o = (2/n) sum_u m_u/(m_u-1) ss_u and
+    D_e = (2/n) n/(n-1) SS, SS about the pooled mean (within units, then between them): no loop
+    over units, no units x K x K tensor, and the same operations on both sides, so one unit's
+    alpha is exactly 0 rather than 1e-16."""
     pairable = m >= 2
     m, sums, within, w = m[pairable], sums[pairable], within[pairable], weights[:, pairable]
     n = w @ m
-    observed = (w @ (2 * m * within / (m - 1))) / np.maximum(n, 1e-12)
-    pooled_ss = w @ (within + sums**2 / m) - (w @ sums) ** 2 / np.maximum(n, 1e-12)
-    expected = 2 * pooled_ss / np.maximum(n - 1, 1e-12)
+    pooled_mean = (w @ sums) / np.maximum(n, 1e-12)  # per draw
+    between = m * (sums / m - pooled_mean[:, None]) ** 2  # draws x units
+    pooled_ss = w @ within + (w * between).sum(axis=1)
+    observed = w @ (m / (m - 1) * within)
+    expected = n / np.maximum(n - 1, 1e-12) * pooled_ss
     with np.errstate(divide="ignore", invalid="ignore"):
         alpha = 1 - observed / expected
     return np.where((n >= 2) & (expected > 0), alpha, np.nan)
