@@ -121,10 +121,12 @@ def write_scores_csv(scores: pd.DataFrame, run_dir: Path) -> Path:
 def summary_markdown(
     a: Analysis,
     title: str,
+    means: Mapping[str, pd.DataFrame],
     expected_cells: int | None = None,
     dimension_methods: dict[str, str] | None = None,
 ) -> str:
-    """summary.md: the overview, each metric's means, failures, calls, usage, the analyses."""
+    """summary.md: the overview, each metric's means (``means_by_metric``, made once for this
+    and report.html), failures, calls, usage, the analyses."""
     lines = [f"# {title}", "", "## Decision", "", card_markdown(a.card), ""]
     lines += overview_lines(a, expected_cells)
     lines += [
@@ -135,7 +137,7 @@ def summary_markdown(
         "samples.",
         "",
     ]
-    for metric, table in means_by_metric(a.table("config_summary")).items():
+    for metric, table in means.items():
         lines += [f"## {metric_heading(metric)}", "", table.to_markdown(), ""]
     lines += language_markdown(a)
     lines += criteria_markdown(a)
@@ -433,16 +435,14 @@ def write_all(
         paths = write_tables(part.tables, run_dir)
         consistency, consistency_html, written = child.result()
     analysis = with_consistency(part, consistency)
-    text = summary_markdown(analysis, title, expected_cells, dimension_methods)
+    means = means_by_metric(analysis.table("config_summary"))
+    text = summary_markdown(analysis, title, means, expected_cells, dimension_methods)
     paths += [write_summary(run_dir, text), *written]
     page = html_report.render(
         analysis,
         title=title,
         overview=overview_lines(analysis, expected_cells),
-        summary_sections={
-            titles.get(m, m): table
-            for m, table in means_by_metric(analysis.table("config_summary")).items()
-        },
+        summary_sections={titles.get(m, m): table for m, table in means.items()},
         sample_info=sample_info,
         metric_titles=titles,
         view_command=view_command,
