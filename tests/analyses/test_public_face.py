@@ -5,6 +5,7 @@ name no analysis makes refused instead of read as an empty table."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import subprocess
 import sys
@@ -18,7 +19,9 @@ from judgegrid.analyses import TABLE_NAMES, Analysis, RunFacts, UnknownTable, an
 SRC = Path(__file__).resolve().parents[2] / "src" / "judgegrid"
 
 
+@functools.cache
 def _definitions() -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function defined in src/ (read once for the tests below)."""
     found = []
     for path in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
