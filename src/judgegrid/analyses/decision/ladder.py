@@ -60,7 +60,8 @@ class CardSources:
     needed: pd.DataFrame = field(default_factory=pd.DataFrame)
     scales: Scales = PLAIN  # each metric's direction (a pair's better member)
     margin: float | None = None
-    probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # ``probes.probe_pairs``
+    # each probe against its sample, per judge (``validity.probes.probe_pairs``)
+    probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
     # per criterion: its answers right or wrong against people (``validity.criteria``)
     people_right: Mapping[str, PeopleRight] = field(default_factory=dict)
 

@@ -1,4 +1,5 @@
-"""Intraclass correlations ICC(1), ICC(2,1), ICC(3,1) with 95% confidence intervals.
+"""Intraclass correlations ICC(1), ICC(2,1), ICC(3,1) with 95% confidence intervals, and the
+Spearman-Brown count of raters (or repeats) whose mean reaches a target reliability.
 
 Shrout & Fleiss (1979) from a two-way ANOVA of an n targets x k raters table; confidence
 intervals as McGraw & Wong (1996). Rows with a missing rating are dropped (listwise), because
@@ -114,6 +115,7 @@ ROUNDING_ZERO = 1e-9  # a reliability this close to 0 is 0 (float noise of cance
 
 def spearman_brown_needed(reliability: float, target: float = RELIABILITY_TARGET) -> float:
     """How many parallel measurements (repeats or judges) averaged reach ``target``.
+
     Spearman-Brown: rho_k = k*rho / (1 + (k-1)*rho), solved for k and rounded up. NaN when the
     single-measurement reliability is undefined or not positive (no number of averages helps),
     zero within rounding error included: an ICC of 4.5e-17, mean squares that cancel, asked
