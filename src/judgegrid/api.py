@@ -60,7 +60,7 @@ from judgegrid.run.starter import DEFAULT_NAME as INIT_NAME
 from judgegrid.run.starter import Starter, init_matrix
 from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
 from judgegrid.store.read_ahead import ScoresReadAhead
-from judgegrid.store.run_dir import RESOLVED_MATRIX
+from judgegrid.store.run_dir import RESOLVED_MATRIX, run_input_files
 from judgegrid.store.table_file import check_output, write_table_file
 
 if TYPE_CHECKING:
@@ -164,6 +164,7 @@ __all__ = [
     "resume_options",
     "resume_run",
     "run_grid",
+    "run_input_files",
     "run_options",
     "run_pairs",
     "serve_forever",

@@ -55,7 +55,7 @@ from judgegrid.run.orchestrate import (
 )
 from judgegrid.run.runner import ProgressHook
 from judgegrid.store.run_db import DB_NAME, RunStore
-from judgegrid.store.run_dir import new_run_dir, stored_sample_info
+from judgegrid.store.run_dir import PAIRS_SOURCE, new_run_dir, stored_sample_info
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {
@@ -281,9 +281,6 @@ def run_pairs(
         runs[aspect] = execute_run(start_run(run, run_dir=parent / aspect), on_progress)
     (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
     return PairsResult(parent, runs, write_pairs_outcome(parent))
-
-
-PAIRS_SOURCE = "pairs_source.txt"
 
 
 def is_pairs_dir(path: str | Path) -> bool:

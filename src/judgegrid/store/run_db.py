@@ -196,9 +196,7 @@ def _stored_text(text: str | None) -> str | None:
 
 
 class RunStore:
-    def __init__(
-        self, path: str | Path, lock: RunLock | None = None, *, read_only: bool = False
-    ):
+    def __init__(self, path: str | Path, lock: RunLock | None = None, *, read_only: bool = False):
         """The run database at ``path``; ``lock``, the run directory's lock this store writes
         under, let go when the store is closed. ``read_only``: a reader's (``report``'s checks,
         ``export``, the view), which writes nothing, no -wal or -shm file included; a database

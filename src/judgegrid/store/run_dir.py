@@ -107,6 +107,19 @@ def open_run(run_dir: str | Path, write: bool = False) -> tuple[Path, Matrix, Ru
     return target, matrix, store
 
 
+def run_input_files(run_dir: str | Path) -> tuple[Path, ...]:
+    """The files a run was made from that are still there (its data set): what a command over
+    the run (``export --out``) never writes over. None for a directory that is no run: the
+    command itself says what is wrong with it."""
+    try:
+        _, matrix, store = open_run(run_dir)
+    except InputError:
+        return ()
+    store.close()
+    source = Path(matrix.dataset) if matrix.dataset else None
+    return (source,) if source is not None and source.is_file() else ()
+
+
 def check_run_database(db: Path) -> None:
     """The run's database is one before it is opened for writing (which would make an empty or
     foreign SQLite file into an empty run): an SQLite file holding a scores table."""
