@@ -52,6 +52,7 @@ from judgegrid.inputs.tasks import (
 )
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import (
+    check_environment,
     cluster_problems,
     criterion_field_problems,
     preflight,
@@ -226,6 +227,7 @@ def check_run(
         loaded = with_criteria(loaded, handed)
     check_grid_size(loaded, data)
     preflight(loaded, str(matrix_path or "<matrix>"), data, keys=keys)
+    check_environment(loaded, options.use_cache)
     return CheckedRun(loaded, matrix_path, data, limit, options.use_cache, execution)
 
 
@@ -363,6 +365,7 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
         use_cache = options.use_cache
         if use_cache is None:
             use_cache = bool(reader.get_meta("use_cache", True))
+        check_environment(matrix, use_cache)
     finally:
         reader.close()
     _, _, store = open_run(target, write=True)

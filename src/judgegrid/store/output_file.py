@@ -55,11 +55,17 @@ def output_problem(path: Path, overwrite: bool, inputs: tuple[Path, ...]) -> str
         return "is one of this command's own inputs and is never written over; name another file"
     if path.exists() and not overwrite:
         return f"already exists; {OVERWRITE_HINT}"
-    folder = next((p for p in path.absolute().parents if p.exists()), None)
-    if folder is not None and not folder.is_dir():
-        return f"{folder} is a file, not a folder"
-    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
-        return f"the folder {folder} cannot be written in (permission denied)"
+    return folder_problem(path.parent)
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (made first if missing), or None: it, or the
+    nearest of its parents that is there, is a file, or may not be written in."""
+    there = next((p for p in (folder.absolute(), *folder.absolute().parents) if p.exists()), None)
+    if there is not None and not there.is_dir():
+        return f"{there} is a file, not a folder"
+    if there is not None and not os.access(there, os.W_OK | os.X_OK):
+        return f"the folder {there} cannot be written in (permission denied)"
     return None
 
 
