@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 from pathlib import Path
 
@@ -92,7 +93,8 @@ def test_a_refused_command_leaves_the_run_directory_as_it_was(
 
 def test_readers_and_a_refused_new_run_leave_a_finished_run_as_it_was(run_dir: Path):
     """export, labels export and load_run read without a -wal or -shm file, and the run given
-    to a new run is refused (a run is never overwritten) before its database is opened for writing."""
+    to a new run is refused (a run is never overwritten) before its database is opened to
+    write."""
     before = snapshot(run_dir)
     for argv in (["export", str(run_dir)], ["labels", "export", str(run_dir)]):
         assert runner.invoke(app, argv).exit_code == 0
@@ -212,3 +214,19 @@ def test_local_threads_garbage_is_named_by_validate_plan_and_run(
         assert result.exit_code == EXIT_BAD_INPUT, result.output
         assert "JUDGEGRID_LOCAL_THREADS" in result.output and "'many'" in result.output
     assert not any(tmp_path.iterdir())
+
+
+def test_a_port_in_use_leaves_the_run_directory_as_it_was(run_dir: Path, monkeypatch):
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    port = str(held.getsockname()[1])
+    try:
+        for argv in (["view", str(run_dir)], ["label", str(run_dir)]):
+            before = snapshot(run_dir)
+            result = runner.invoke(app, [*argv, "--port", port])
+            assert result.exit_code == EXIT_BAD_INPUT, result.output
+            assert "--port 0" in result.output
+            assert snapshot(run_dir) == before
+    finally:
+        held.close()
