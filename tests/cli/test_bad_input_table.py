@@ -1884,6 +1884,7 @@ def _cache_env_rows(case: str, value: Callable[[Place], str]) -> dict[str, Row]:
         "run_grid": lambda p: run_grid(p.matrix(), p.data()),
         "plan_grid": lambda p: api.plan_grid(p.matrix(), p.data()),
         "cache_stats": lambda p: api.cache_stats(),
+        "resume_run": lambda p: resume_run(p.run_dir(), use_cache=True),
     }
     for name, call in functions.items():
         rows[f"paths: JUDGEGRID_CACHE_DIR {case}, {name}"] = Row(

@@ -303,7 +303,7 @@ def write_pairs_outcome(parent: Path) -> PairsOutcome:
     scores: list[pd.DataFrame] = []
     info: dict[str, Any] = {}
     for db in sorted(parent.glob(f"*/{DB_NAME}")):
-        store = RunStore(db)
+        store = RunStore(db, read_only=True)  # read: the aspect runs are left as they are
         try:
             scores.append(store.scores_frame())
             info |= stored_sample_info(store)
