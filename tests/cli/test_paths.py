@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -230,3 +231,29 @@ def test_a_port_in_use_leaves_the_run_directory_as_it_was(run_dir: Path, monkeyp
             assert snapshot(run_dir) == before
     finally:
         held.close()
+
+
+def test_a_tokenizer_folder_that_is_a_file_is_named(tmp_path: Path):
+    """CUSTOM_TIKTOKEN_CACHE_DIR (litellm's) naming a file: tiktoken can neither read the
+    tokenizer there nor keep one it fetched. A process of its own: the encoding, once loaded,
+    is kept for the process's life."""
+    folder = tmp_path / "tokenizers"
+    folder.write_text("x")
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(
+        "judges: [{id: openai/fake-a, options: {api-base: 'http://127.0.0.1:9/v1'}}]\n"
+        "metrics: [faithfulness]\ndataset: demo\n"
+    )
+    env = {**os.environ, "CUSTOM_TIKTOKEN_CACHE_DIR": str(folder)}
+    script = "from judgegrid.entry import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", script, "plan", str(matrix)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr
+    assert f"CUSTOM_TIKTOKEN_CACHE_DIR={folder}" in result.stderr
+    assert "Traceback" not in result.stderr and "unexpected error" not in result.stderr
+    assert sorted(tmp_path.iterdir()) == [matrix, folder]
