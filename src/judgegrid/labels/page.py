@@ -14,7 +14,6 @@ text into the page as text nodes, never as HTML.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from collections.abc import Iterable, Mapping
@@ -49,6 +48,7 @@ from judgegrid.labels.server import (
     add_static,
     bad_request,
     error,
+    json_body,
     loopback_app,
     only,
     start,
@@ -544,12 +544,7 @@ def add_label_routes(
 
     async def post_label(request: web.Request) -> web.StreamResponse:
         only(request, set())
-        if request.content_type != "application/json":
-            return _error(415, "send the label as application/json")
-        try:
-            body = json.loads(await request.text())
-        except json.JSONDecodeError as exc:
-            return _error(400, f"not valid JSON ({exc.msg})")
+        body = await json_body(request, "the label")
         label = label_from_request(session, body)
         try:  # one writer at a time: a `report` or `labels import` may hold the run
             lock = await _run_lock(session.database.parent)
