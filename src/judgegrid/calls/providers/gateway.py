@@ -12,7 +12,7 @@ import os
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from judgegrid.core.options import ModelOptions
+from judgegrid.core.options import EMBEDDING_TIMEOUT_S, JUDGE_TIMEOUT_S, ModelOptions
 
 
 def litellm_module() -> Any:
@@ -47,6 +47,18 @@ def logprobs_unsupported(model: str) -> bool:
     except Exception:  # a provider litellm does not know: not known to refuse
         return False
     return params is not None and not {"logprobs", "top_logprobs"} <= set(params)
+
+
+def call_timeout(model: str, options: ModelOptions, kind: str) -> float | None:
+    """The seconds one call may wait for its answer: the options' ``timeout``, else judgegrid's
+    default for a call over HTTP (``kind`` "completion" or "embedding"). An in-process
+    ``local/`` model gets none unless one is set: it is not a server that may be gone, and on
+    a two-core machine a long prompt may take minutes."""
+    if options.timeout is not None:
+        return options.timeout
+    if model.startswith("local/"):
+        return None
+    return JUDGE_TIMEOUT_S if kind == "completion" else EMBEDDING_TIMEOUT_S
 
 
 # What a self-served OpenAI-compatible server (vLLM, llama.cpp, Ollama) gets as its key when the
