@@ -20,7 +20,12 @@ from pydantic import (
     model_validator,
 )
 
-from judgegrid.core.redaction import SECRET_FIELDS
+from judgegrid.core.redaction import (
+    SECRET_FIELDS,
+    from_environment,
+    is_secret_header,
+    looks_like_key,
+)
 
 # How long a call over HTTP waits for its answer when the matrix sets no timeout: a judge's
 # answer of a few hundred tokens takes seconds even on a busy hosted model, a batch of
@@ -123,7 +128,30 @@ class ModelOptions(StrictModel):
                 f"{', '.join(secret)} must not be written in the matrix; put the key in an "
                 "environment variable and name it in api_key_env"
             )
+        headers = value.get("extra_headers")
+        if headers is not None:
+            _headers_hold_no_key(headers)
         return value
+
+
+def _headers_hold_no_key(headers: Any) -> None:
+    """``extra: {extra_headers: …}``: a mapping of names to text, no credential written in it.
+    A key-shaped value, or any literal value of a credential header (``Authorization``,
+    ``x-api-key``), is refused like a key written in ``api_key_env``: it would sit in the
+    matrix file; ``${VAR}`` reads it from the environment at call time."""
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise ValueError("extra_headers: expected a mapping of header names to text")
+    for name, text in headers.items():
+        if from_environment(text):
+            continue
+        if is_secret_header(name) or looks_like_key(text):
+            raise ValueError(
+                f"extra_headers.{name}: a credential must not be written in the matrix; put "
+                f"it in an environment variable and write its name: {name}: "
+                "'Bearer ${MY_GATEWAY_KEY}'"
+            )
 
 
 BatchRetry = Literal["batch", "live"]

@@ -33,7 +33,7 @@ from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.pairwise import DEFAULT_SEED
-from judgegrid.labels.files import check_annotator_option
+from judgegrid.labels.files import check_annotator_option, note_problem
 from judgegrid.labels.pairwise import (
     answer_titles,
     is_pairwise,
@@ -421,6 +421,8 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
     note = body.get("note", "")
     if not isinstance(note, str) or len(note) > NOTE_CHARS:
         raise _bad(f"note: expected text of at most {NOTE_CHARS} characters")
+    if reason := note_problem(note):
+        raise _bad(f"note: {reason}")
     if metric == PREFERENCE:
         item = next((i for i in session.queue if i.sample_id == sample_id), None)
         if item is None or item.members is None:
