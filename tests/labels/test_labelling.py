@@ -266,6 +266,19 @@ BAD_REQUESTS = {
         400,
         "note",
     ),
+    "a key in the note": (
+        {},
+        "POST",
+        "/api/label",
+        {
+            "sample_id": DISAGREED[0],
+            "metric": "faithfulness",
+            "value": 1,
+            "note": "mine: sk-proj-NoteKey0123456789abcdefXYZ",
+        },
+        400,
+        "note: looks like an API key",
+    ),
     "ticks of the wrong length": (
         {},
         "POST",
