@@ -126,6 +126,8 @@ def test_a_key_in_an_api_base_is_used_and_never_written(tmp_path, server: FaultS
     resolved = (run_dir / "matrix.resolved.yaml").read_text()
     assert "api_base: http://***@127.0.0.1:" in resolved and "/v1?key=***&v=1" in resolved
     assert "unreachable" in printed[2] and "connection error" in printed[2]
+    # ... and the run said at its start that it could not be resumed, and what to do instead
+    assert "--resume cannot finish it; run the matrix again (the cache answers" in run.stderr
 
 
 HEADER_KEY = "sk-or-v1-HeaderKey0123456789abcdefXYZ"  # read from the environment

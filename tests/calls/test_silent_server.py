@@ -67,6 +67,10 @@ def test_the_run_ends_with_the_cell_failed_naming_the_timeout(tmp_path, silent):
     )
     assert done.returncode == 3, done.stdout + done.stderr
     assert "timed out" in done.stdout + done.stderr
+    # its api_base carries credentials: said at the start, truthfully for --no-cache
+    assert "judges[0].options.api_base carries credentials" in done.stderr
+    assert "--resume cannot finish it" in done.stderr
+    assert "under --no-cache every call is made again" in done.stderr
     (run_dir,) = (tmp_path / "r").iterdir()
     scores, calls = load_run(run_dir)
     (error,) = scores["error"]
