@@ -1822,7 +1822,11 @@ def secrets_rows() -> dict[str, Row]:
         names=note_words,
         error=DatasetError,
     )
-    masked = ("judges[0].options.api_base", "masked", "--no-cache, so every call is made again")
+    masked = (
+        "judges[0].options.api_base",
+        "masked",
+        "under --no-cache nothing was kept in the cache",
+    )
     rows["secrets: resume a run whose api_base had credentials, under --no-cache"] = Row(
         cli=lambda p: ["run", "--resume", _keyed_run(p), "--retry-failed"],
         names=(*masked, "api_key_env"),

@@ -125,7 +125,7 @@ def masked_base_words(use_cache: bool) -> str:
     again = (
         "answers already given come from the cache"
         if use_cache
-        else "this run was made with --no-cache, so every call is made again"
+        else "under --no-cache nothing was kept in the cache: every call is made again"
     )
     return (
         "its credentials (***) were masked when the run was stored, since keys are never "
