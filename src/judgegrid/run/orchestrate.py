@@ -11,6 +11,7 @@ run directory, no cache entry. An interrupted run can be resumed from its direct
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ from judgegrid.run.preflight import (
     cluster_problems,
     criterion_field_problems,
     preflight,
+    unresumable_warning,
     weighting_problems,
 )
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
@@ -73,6 +75,8 @@ from judgegrid.store.run_dir import (
     stored_dataset,
     stored_sample_info,
 )
+
+log = logging.getLogger("judgegrid")
 
 
 @dataclass
@@ -262,6 +266,8 @@ def start_run(
     name = loaded.name or (path.stem if path else "matrix")
     if target is not None and is_run_dir(target):
         return _resume_same_run(checked, target, resolved_matrix_yaml(loaded, source), source)
+    if warning := unresumable_warning(loaded, checked.use_cache):
+        log.warning(warning)
     target = target or new_run_dir(reports_dir, name)
     target.mkdir(parents=True, exist_ok=True)
     lock = lock_run(target)
@@ -358,15 +364,15 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
     options = options or ResumeOptions()
     target, matrix, store = open_run(run_dir, write=True)
     try:
+        use_cache = options.use_cache
+        if use_cache is None:
+            use_cache = bool(store.get_meta("use_cache", True))
         data = stored_dataset(store)
-        preflight(matrix, str(target / RESOLVED_MATRIX))
+        preflight(matrix, str(target / RESOLVED_MATRIX), use_cache=use_cache)
         execution = execution_for(matrix, options.workers, options.backend, options.address)
     except BaseException:
         store.close()
         raise
-    use_cache = options.use_cache
-    if use_cache is None:
-        use_cache = bool(store.get_meta("use_cache", True))
     prepared = _prepared(matrix, data, target, store, use_cache, execution)
     prepared.retry_failed = options.retry_failed
     return prepared
