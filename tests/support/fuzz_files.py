@@ -29,6 +29,8 @@ import json
 import os
 import resource
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ from judgegrid.testing.strategies import (
     yaml_documents,
 )
 from support.fuzz_targets import (
+    EXAMPLE_SECONDS,
     JUDGES,
     PAIR,
     SAMPLE,
@@ -699,6 +702,26 @@ ENV_COMMANDS = (
 UNWRITABLE = "/proc/1"  # a folder no one, root included, can make a file in
 
 
+# commands that read the environment when the CLI is imported (Typer reads TERMINAL_WIDTH then):
+# run in a fresh interpreter, where a process of their own sees what a user's shell would
+IMPORT_TIME_COMMANDS = ("--help", "run --help")
+
+
+def run_cli_process(argv: list[str]) -> Outcome:
+    """``judgegrid ARGV`` in a fresh interpreter with this process's environment; a traceback
+    it prints is its crash."""
+    process = subprocess.run(
+        [sys.executable, "-c", "from judgegrid.cli import main; main()", *argv],
+        capture_output=True,
+        text=True,
+        timeout=EXAMPLE_SECONDS,
+        check=False,
+    )
+    text = process.stdout + process.stderr
+    crash = text[text.index("Traceback") :] if "Traceback" in text else ""
+    return Outcome(process.returncode, text, crash)
+
+
 @dataclass
 class EnvExample:
     variable: str
@@ -759,7 +782,8 @@ def check_env(example: EnvExample, finished_run: Path) -> list[Failure]:
             changes["JUDGEGRID_CACHE_DIR"] = None
         argv = env_argv(example.command, place)
         with environment(changes):
-            outcome = run_cli(argv)
+            read_at_import = example.command in IMPORT_TIME_COMMANDS
+            outcome = run_cli_process(argv) if read_at_import else run_cli(argv)
         failures = outcome_failures(
             example.command,
             outcome,

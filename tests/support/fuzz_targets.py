@@ -86,6 +86,33 @@ def ci_settings(max_examples: int) -> settings:
     )
 
 
+# Classes of failure still open on main while other branches of issue 39 close them: the CI
+# examples leave them out (``closed``) and each one's own example is a strict xfail
+# (``open_class``). Once a fix is merged, delete its line: the examples then hold it.
+# Each entry: a part of a class (``Failure.klass``, "kind @ where") → the issue's class.
+OPEN_CLASSES: dict[str, str] = {}
+
+
+def open_entry(klass: str) -> str | None:
+    """The OPEN_CLASSES entry that covers ``klass``, if any."""
+    return next((part for part in OPEN_CLASSES if part in klass), None)
+
+
+def closed(failures: list[Failure]) -> list[Failure]:
+    """The failures of classes no longer open (a CI example asserts there are none)."""
+    return [f for f in failures if open_entry(f.klass) is None]
+
+
+def open_class(part: str) -> tuple[Any, ...]:
+    """A pytest param's marks: a strict xfail while ``part`` is in OPEN_CLASSES (an XPASS then
+    says: delete its line), none once it is closed."""
+    import pytest  # the campaign imports this module without pytest's plugins
+
+    if part not in OPEN_CLASSES:
+        return ()
+    return (pytest.mark.xfail(strict=True, reason=f"open on main: {OPEN_CLASSES[part]}"),)
+
+
 EXIT_INTERRUPTED = 130  # what `judgegrid` exits with on Ctrl-C (README: exit codes)
 EXAMPLE_SECONDS = 60  # an example still running after this is a hang (a failure of its own)
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
