@@ -71,10 +71,11 @@ def _example(path: tuple, value, kind: str, due: str, data: bool = False) -> Cli
 
 MUST_REFUSE = [
     ("repeats: true", _example(("repeats",), True, "boolean for a number",
-                               "a boolean where a number is due"), "a boolean where a number"),
+                               "a boolean where a number is due"),
+     "accepted: a boolean where a number is due"),
     ("dimensions: [true]", _example(("embeddings", 0, "dimensions", 0), True,
                                     "boolean for a number", "a boolean where a number is due"),
-     "a boolean where a number"),
+     "accepted: a boolean where a number is due"),
     ("dimensions: [16, 16]", _example(("embeddings", 0, "dimensions"), [16, 16],
                                       "duplicate member", ""), "IntegrityError"),
     ("a label's score NaN", _example((0, "labels"), {"faithfulness": float("nan")},
@@ -82,13 +83,13 @@ MUST_REFUSE = [
                                      data=True), "NaN or infinity"),
     ("an empty sample id", _example((0, "id"), "", "odd name",
                                     "an empty or multi-line sample id", data=True),
-     "an empty or multi-line sample id"),
+     "accepted: an empty or multi-line sample id"),
     ("a sample id with a newline", _example((0, "id"), "s\n0", "odd name",
                                             "an empty or multi-line sample id", data=True),
-     "an empty or multi-line sample id"),
+     "accepted: an empty or multi-line sample id"),
     ("a label that names no metric", _example((0, "labels"), {"faithfulnesss": 1.0},
                                               "misspelt key", "a key that names nothing",
-                                              data=True), "a key that names nothing"),
+                                              data=True), "accepted: a key that names nothing"),
 ]  # fmt: skip
 
 

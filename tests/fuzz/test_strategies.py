@@ -67,6 +67,8 @@ def test_a_mutation_leaves_its_value_where_it_says(pair: tuple[Any, Any]):
     node = tree
     for part in mutation.path:
         node = node[part]
+    if mutation.kind == "duplicate member":  # the path is the list's, the value its twin's
+        node = node[0]
     assert node == mutation.value or node != node  # NaN is not equal to itself
 
 
