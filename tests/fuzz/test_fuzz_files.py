@@ -142,7 +142,7 @@ def test_drawn_environments_keep_the_closed_classes_closed(base_run, example: En
 
 # -- cli-secrets ---------------------------------------------------------------------------------
 
-KEY = "sk-proj-FUZZabcdefghijklmnopqrstuvwx"
+KEY = "sk-proj-FUZZabcdefghijklmnopqrstuvw7"
 SECRET_CASES = [
     ("judge extra header", "key written @ run: matrix.resolved.yaml"),
     ("label note", "label note"),

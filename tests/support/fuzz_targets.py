@@ -111,13 +111,8 @@ OPEN_CLASSES: dict[str, str] = {
     "the crash logger failed": "JUDGEGRID_CACHE_DIR naming a file: the crash logger fails",
     "traceback printed @ run --help": "TERMINAL_WIDTH=abc judgegrid run --help: ValueError",
     # secrets (secrets)
-    "key written @ run: matrix.resolved.yaml": "extra_headers written verbatim",
-    "label note": "a key in a label's note stored and exported verbatim",
-    "annotator column": "a key as an annotator column stored and exported verbatim",
-    "a key as a default in the file": "a Spring ${VAR:sk-…} default accepted silently",
     "spring base-url userinfo": "a Spring base-url's user:key@ written by init",
     # HTTP bodies
-    "HTTP 500 @ /api/": "a 5,000-deep body or a 5,000-digit number: RecursionError, 500",
     "HTTP 200 for a non-finite number": "a label's value of Infinity or NaN stored",
 }
 
