@@ -113,7 +113,6 @@ OPEN_CLASSES: dict[str, str] = {
     # secrets (secrets)
     "spring base-url userinfo": "a Spring base-url's user:key@ written by init",
     # HTTP bodies
-    "HTTP 200 for a non-finite number": "a label's value of Infinity or NaN stored",
 }
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import hmac
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -65,7 +66,8 @@ def refusal(kind: type[web.HTTPException], message: str) -> web.HTTPException:
 async def json_body(request: web.Request, what: str) -> Any:
     """The request's body read as JSON, or a JSON refusal raised: 415 for another content
     type, 413 past ``MAX_BODY_BYTES`` (aiohttp's ``client_max_size``, caught by the guard), and
-    400 for bytes that are not UTF-8, text that is not JSON, or brackets nested past
+    400 for bytes that are not UTF-8, text that is not JSON (``NaN``, ``Infinity`` and
+    ``1e400`` included), or brackets nested past
     ``MAX_JSON_DEPTH``. ``what`` names the body in the 415's advice ("the label")."""
     if request.content_type != "application/json":
         raise refusal(web.HTTPUnsupportedMediaType, f"send {what} as application/json")
@@ -76,10 +78,24 @@ async def json_body(request: web.Request, what: str) -> Any:
     if nests_deeper_than(text, MAX_JSON_DEPTH):
         raise bad_request(f"JSON nested deeper than {MAX_JSON_DEPTH} levels; send flat fields")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise bad_request(f"not valid JSON ({reason})") from None
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float, refused when it overflows to infinity (``1e400``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is too large for a number")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259), though Python reads
+    them: a label's value of NaN would be stored as a score that is not one."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def nests_deeper_than(text: str, limit: int) -> bool:
