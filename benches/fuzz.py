@@ -1,8 +1,11 @@
-"""The long fuzz campaign of issue 31: generated bad inputs through the CLI, the Python API and
-the view's and labelling page's HTTP APIs, with the properties of ``tests/support/fuzz_targets.py``.
+"""The long fuzz campaign of issues 31 and 39: generated bad inputs through the CLI, the Python
+API and the view's and labelling page's HTTP APIs (``tests/support/fuzz_targets.py``), and YAML
+as YAML, colliding output paths, the environment and secrets in written fields
+(``tests/support/fuzz_files.py``), each with its properties.
 
-    PYTHONPATH=src python benches/fuzz.py --examples 5000 [--targets cli,api,view,label]
-        [--seed 0] [--findings FILE]
+    PYTHONPATH=src python benches/fuzz.py --examples 5000
+        [--targets cli,api,view,label,cli-yaml,cli-paths,cli-env,cli-secrets]
+        [--seed 0] [--minutes M] [--findings FILE]
 
 ``--examples`` is per target. The CLI runs in this process (the console script's ``main`` with
 its exit code caught), so an example costs a few hundred milliseconds, not a Python start-up.
@@ -33,9 +36,19 @@ from common import Row, emit  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from support import fuzz_files as files  # noqa: E402
 from support import fuzz_targets as targets  # noqa: E402
 
-TARGETS = ("cli", "api", "view", "label")
+TARGETS = ("cli", "api", "view", "label", "cli-yaml", "cli-paths", "cli-env", "cli-secrets")
+# the targets over a copy of a finished run, each example in a sandbox of its own
+RUN_TARGETS: dict[
+    str, tuple[Callable[[], st.SearchStrategy[Any]], Callable[[Any, Path], list[Any]]]
+] = {
+    "api": (targets.api_examples, targets.check_api),
+    "cli-paths": (files.path_examples, files.check_paths),
+    "cli-env": (files.env_examples, files.check_env),
+    "cli-secrets": (files.secret_examples, files.check_secrets),
+}
 PROGRESS_EVERY = 100
 
 
@@ -129,21 +142,19 @@ def campaign(
 def run_targets(names: list[str], n: int, seed: int, minutes: float | None) -> list[Tally]:
     tallies = []
     work = Path(tempfile.mkdtemp(prefix="judgegrid-fuzz-base-"))
-    base_run = targets.finished_run(work) if set(names) - {"cli"} else None
-    if "cli" in names:
-        tallies.append(Tally("cli"))
-        campaign(tallies[-1], targets.cli_examples(), targets.check_cli, n, seed, minutes)
-    if "api" in names:
-        assert base_run is not None
-        tallies.append(Tally("api"))
-        campaign(
-            tallies[-1],
-            targets.api_examples(),
-            lambda ex: targets.check_api(ex, base_run),
-            n,
-            seed,
-            minutes,
-        )
+    base_run = targets.finished_run(work) if set(names) - {"cli", "cli-yaml"} else None
+    for name in names:
+        if name == "cli":
+            tallies.append(Tally("cli"))
+            campaign(tallies[-1], targets.cli_examples(), targets.check_cli, n, seed, minutes)
+        elif name == "cli-yaml":
+            tallies.append(Tally(name))
+            campaign(tallies[-1], files.yaml_examples(), files.check_yaml, n, seed, minutes)
+        elif name in RUN_TARGETS:
+            assert base_run is not None
+            examples, check = RUN_TARGETS[name]
+            tallies.append(Tally(name))
+            campaign(tallies[-1], examples(), lambda ex, c=check: c(ex, base_run), n, seed, minutes)
     http = [t for t in names if t in ("view", "label")]
     if http:
         assert base_run is not None

@@ -1896,6 +1896,104 @@ def _cache_env_rows(case: str, value: Callable[[Place], str]) -> dict[str, Row]:
 
 
 ROWS.update(paths_rows())
+SPRING_KEY_DEFAULT = f"""spring:
+  ai:
+    openai:
+      base-url: https://openrouter.ai/api
+      api-key: ${{OPENROUTER_API_KEY:{KEY}}}
+    chat-models:
+      list:
+        - id: a
+          options: {{model: openai/gpt-4o-mini}}
+judgegrid: {{metrics: [faithfulness]}}
+"""
+NOTE_HEADER = "sample_id,metric,annotator,value,note\n"
+
+
+def _headers(headers: Any) -> dict[str, Any]:
+    """Matrix overrides: judge a sends ``extra_headers``."""
+    options = {"extra": {"extra_headers": headers}}
+    return {"judges": [{"id": "openai/fake-a", "label": "a", "options": options}]}
+
+
+def _keyed_run(p: Place) -> str:
+    """A finished run under --no-cache whose api_base carries credentials (masked as stored)."""
+    keyed = p.url.replace("http://", f"http://user:{KEY}@")
+    options = {"api_base": keyed, "api_key_env": KEY_ENV, "timeout": "2s"}
+    return p.run_dir(defaults={"judge": {"max_tokens": 200, **options}, "embedding": options})
+
+
+def secrets_rows() -> dict[str, Row]:
+    """Secrets where they would be written down (issue 39): a credential header written in the
+    matrix, a ``${VAR}`` header the environment lacks, a Spring key given as a placeholder's
+    default, a key in a label's note; and the resume of a run whose api_base carried
+    credentials, under --no-cache (its refusal promises no cache)."""
+    refused = ("judges[0].options.extra", "a credential must not be written in the matrix")
+    rows: dict[str, Row] = {}
+    for name, headers, words in [
+        ("a bearer key", {"Authorization": f"Bearer {KEY}"}, ("Authorization", "${")),
+        ("a short x-api-key", {"x-api-key": "abc123"}, ("extra_headers.x-api-key",)),
+        ("a key under another name", {"X-Trace": KEY}, ("extra_headers.X-Trace",)),
+    ]:
+        rows |= every_door(f"secrets: header {name}", _headers(headers), (*refused, *words))
+    rows |= every_door(
+        "secrets: headers not a mapping",
+        _headers("Bearer x"),
+        ("judges[0].options.extra", "extra_headers: expected a mapping of header names to text"),
+    )
+    unset = _headers({"Authorization": "Bearer ${JUDGEGRID_TABLE_UNSET}"})
+    unset_words = ("judges[0]", "JUDGEGRID_TABLE_UNSET is not set")
+    for command in ("validate", "run"):  # the plan asks for no key
+        rows[f"secrets: header variable not set, {command}"] = Row(
+            cli=lambda p, c=command: [c, p.matrix(**unset), "-d", p.data()], names=unset_words
+        )
+    rows["secrets: header variable not set, api"] = Row(
+        api=lambda p: run_grid(p.matrix(**unset), p.data()), names=unset_words, error=MatrixError
+    )
+    spring = ("application.yaml", "spring.ai.openai.api-key", "${OPENROUTER_API_KEY}")
+    for command in ("validate", "run"):
+        rows[f"secrets: spring key as a default, {command}"] = Row(
+            cli=lambda p, c=command: [c, p.write("application.yaml", SPRING_KEY_DEFAULT)],
+            names=(*spring, "looks like an API key"),
+        )
+    rows["secrets: spring key as a default, init --from"] = Row(
+        cli=lambda p: [
+            *("init", str(p.tmp / "judgegrid.yaml")),
+            *("--from", p.write("application.yaml", SPRING_KEY_DEFAULT)),
+        ],
+        names=spring,
+    )
+    rows["secrets: spring key as a default, api"] = Row(
+        api=lambda p: run_grid(p.write("application.yaml", SPRING_KEY_DEFAULT), p.data()),
+        names=spring,
+        error=MatrixError,
+    )
+    note_words = ("l.csv", "row 2", "note:", "looks like an API key", "take the key out")
+    noted = NOTE_HEADER + f"s1,faithfulness,ann,1,my key is {KEY}\n"
+    rows["secrets: a key in a label note, labels import"] = Row(
+        cli=lambda p: ["labels", "import", p.run_dir(), p.write("l.csv", noted)], names=note_words
+    )
+    rows["secrets: a key in a label note, api"] = Row(
+        api=lambda p: api.import_labels(p.run_dir(), p.write("l.csv", noted)),
+        names=note_words,
+        error=DatasetError,
+    )
+    masked = (
+        "judges[0].options.api_base",
+        "masked",
+        "under --no-cache nothing was kept in the cache",
+    )
+    rows["secrets: resume a run whose api_base had credentials, under --no-cache"] = Row(
+        cli=lambda p: ["run", "--resume", _keyed_run(p), "--retry-failed"],
+        names=(*masked, "api_key_env"),
+    )
+    rows["secrets: resume a run whose api_base had credentials, api"] = Row(
+        api=lambda p: resume_run(_keyed_run(p), retry_failed=True), names=masked, error=MatrixError
+    )
+    return rows
+
+
+ROWS.update(secrets_rows())
 
 
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}

@@ -11,7 +11,10 @@ import pytest
 from judgegrid.cli.common import echo_unredacted, redacted_terminal
 from judgegrid.core.redaction import (
     MASK,
+    from_environment,
+    has_credentials,
     is_masked_url,
+    is_secret_header,
     key_shaped_name,
     looks_like_key,
     redact_stored,
@@ -115,6 +118,37 @@ def test_what_is_stored_keeps_the_data_and_masks_the_secrets():
     assert stored["extra_headers"]["api-key"] == "sk-…6789"
     assert stored["n"] == 3
     assert KEY not in repr(stored)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "stored"),
+    [
+        ("Authorization", f"Bearer {KEY}", "Bea…6789"),  # a credential header, by its name
+        ("Proxy-Authorization", "Basic dXNlcjpwdw==", "Bas…dw=="),
+        ("x-api-key", "short1", "…"),  # short: nothing of it shown
+        ("Ocp-Apim-Subscription-Key", "abc", "…"),
+        ("X-Trace", f"trace {KEY}", "trace sk-…6789"),  # any header, by a key-shaped value
+        ("X-Title", "my app 2024", "my app 2024"),  # the rest as written
+        ("Authorization", "Bearer ${GATEWAY_KEY}", "Bearer ${GATEWAY_KEY}"),  # a variable's name
+    ],
+)
+def test_headers_are_masked_where_they_are_written(name, value, stored):
+    written = redact_stored({"extra": {"extra_headers": {name: value}}})
+    assert written == {"extra": {"extra_headers": {name: stored}}}
+    assert redact_stored({"extra_headers": {name: value}}) == {"extra_headers": {name: stored}}
+
+
+def test_a_header_from_the_environment_is_a_placeholder_and_a_scheme_at_most():
+    assert from_environment("${K}") and from_environment("Bearer ${K}")
+    assert not from_environment("Bearer abc${K}") and not from_environment("Bearer x ${K}")
+    assert not from_environment(f"Bearer {KEY}") and not from_environment("$K")
+    assert is_secret_header("AUTHORIZATION") and is_secret_header("x-goog-api-key")
+    assert not is_secret_header("X-Title") and not is_secret_header("Content-Type")
+
+
+def test_credentials_in_a_url_are_known():
+    assert has_credentials(f"https://u:{KEY}@h/v1") and has_credentials("https://h/v1?key=k")
+    assert not has_credentials("https://h/v1?api-version=1")
 
 
 def test_a_masked_url_is_known_as_one():

@@ -266,6 +266,19 @@ BAD_REQUESTS = {
         400,
         "note",
     ),
+    "a key in the note": (
+        {},
+        "POST",
+        "/api/label",
+        {
+            "sample_id": DISAGREED[0],
+            "metric": "faithfulness",
+            "value": 1,
+            "note": "mine: sk-proj-NoteKey0123456789abcdefXYZ",
+        },
+        400,
+        "note: looks like an API key",
+    ),
     "ticks of the wrong length": (
         {},
         "POST",
@@ -306,6 +319,39 @@ BAD_REQUESTS = {
         None,
         413,
         "larger than",
+    ),
+    # -- bodies shaped to hurt (issue 39): Python's parser would recurse or refuse past a limit
+    "a body nested 5,000 deep": (
+        dict(raw=b"[" * 5000 + b"]" * 5000),
+        "POST",
+        "/api/label",
+        None,
+        400,
+        "nested deeper than 32 levels",
+    ),
+    "a note nested 5,000 deep": (
+        dict(raw=b'{"sample_id": "s", "note": ' + b"{" * 5000 + b"}" * 5000 + b"}"),
+        "POST",
+        "/api/label",
+        None,
+        400,
+        "nested deeper than 32",
+    ),
+    "an integer of 5,000 digits": (
+        dict(raw=b'{"value": ' + b"9" * 5000 + b"}"),
+        "POST",
+        "/api/label",
+        None,
+        400,
+        "not valid JSON",
+    ),
+    "a body that is not UTF-8": (
+        dict(raw=b'{"note": "\xff\xfe"}'),
+        "POST",
+        "/api/label",
+        None,
+        400,
+        "not UTF-8",
     ),
     # -- files and servers (issue 31 items 4, 6, 9): every query and path number parsed strictly
     "unknown parameter on the state": (

@@ -86,6 +86,56 @@ def ci_settings(max_examples: int) -> settings:
     )
 
 
+# Classes of failure still open on main while other branches of issue 39 close them: the CI
+# examples leave them out (``closed``) and each one's own example is a strict xfail
+# (``open_class``). Once a fix is merged, delete its line: the examples then hold it.
+# Each entry: a part of a class (``Failure.klass``, "kind @ where") → the issue's class.
+OPEN_CLASSES: dict[str, str] = {
+    # YAML as YAML (types): booleans and special floats pass as numbers and names
+    "accepted: a boolean where a number is due": "repeats: true runs once; dimensions: [true]",
+    "accepted: boolean where a number is due": "a YAML boolean passes as a number",
+    "accepted: special float where a number is due": ".nan passes where a number is due",
+    "accepted: boolean where a name is due": "a YAML boolean passes as a name (Spring)",
+    "accepted: boolean as a mapping key": "a YAML boolean passes as a name (a key)",
+    "without a hint to quote": "labels: {yes: 1} refused with no hint to quote",
+    "TypeError @ inputs/spring.py": "a boolean key in a Spring options block crashes",
+    # lists whose members must be distinct; names checked against what exists (names)
+    "IntegrityError": "dimensions: [64, 64] passes validate, then run fails",
+    "accepted: an empty or multi-line sample id": "an empty id, an id with a newline, pass",
+    "accepted: a key that names nothing": "a data set's label key matching no metric is ignored",
+    # output paths (paths)
+    "overwrote a file without --overwrite": "export --out replaces an unrelated file",
+    "wrote over an input or a run's file": "export --out replaces the data set or scores.csv",
+    "@ run/starter.py:init_matrix": "init into a missing folder (or under a file) crashes",
+    # the environment
+    "the crash logger failed": "JUDGEGRID_CACHE_DIR naming a file: the crash logger fails",
+    "traceback printed @ run --help": "TERMINAL_WIDTH=abc judgegrid run --help: ValueError",
+    # secrets (secrets)
+    "spring base-url userinfo": "a Spring base-url's user:key@ written by init",
+    # HTTP bodies
+}
+
+
+def open_entry(klass: str) -> str | None:
+    """The OPEN_CLASSES entry that covers ``klass``, if any."""
+    return next((part for part in OPEN_CLASSES if part in klass), None)
+
+
+def closed(failures: list[Failure]) -> list[Failure]:
+    """The failures of classes no longer open (a CI example asserts there are none)."""
+    return [f for f in failures if open_entry(f.klass) is None]
+
+
+def open_class(part: str) -> tuple[Any, ...]:
+    """A pytest param's marks: a strict xfail while ``part`` is in OPEN_CLASSES (an XPASS then
+    says: delete its line), none once it is closed."""
+    import pytest  # the campaign imports this module without pytest's plugins
+
+    if part not in OPEN_CLASSES:
+        return ()
+    return (pytest.mark.xfail(strict=True, reason=f"open on main: {OPEN_CLASSES[part]}"),)
+
+
 EXIT_INTERRUPTED = 130  # what `judgegrid` exits with on Ctrl-C (README: exit codes)
 EXAMPLE_SECONDS = 60  # an example still running after this is a hang (a failure of its own)
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
@@ -431,6 +481,7 @@ def check_cli(example: CliExample) -> list[Failure]:
                     )
                 )
             failures += _leaks(command, secrets, outcome.text, root, example)
+        failures += _accepted_though_due(example, codes)
         if codes["run"] == 2 and example_applies_everywhere(example):
             for command in ("validate", "plan") if one_sample_seen(example) else ("plan",):
                 if codes[command] != 2:
@@ -443,6 +494,31 @@ def check_cli(example: CliExample) -> list[Failure]:
                         )
                     )
     return failures
+
+
+def _accepted_though_due(example: CliExample, codes: dict[str, int]) -> list[Failure]:
+    """A mutation that must be refused (a boolean or NaN where a number is due, an empty or
+    multi-line sample id, a key that names nothing) accepted by a command that reads it."""
+    mutation = example.mutation
+    if mutation is None or not mutation.refusal_due or not mutation_seen(example):
+        return []
+    return [
+        Failure(
+            f"accepted: {mutation.refusal_due}",
+            f"{command}, {example.changed()}",
+            f"{command} exit {codes[command]}",
+            str(example),
+        )
+        for command in COMMANDS
+        if codes[command] in (0, 3)
+    ]
+
+
+def mutation_seen(example: CliExample) -> bool:
+    """Whether every command reads the mutated node: the matrix, or the first record (the one
+    ``limit: 1`` keeps), with no option that only some commands take."""
+    first = example.mutation is not None and example.mutation.path[:1] in ((), (0,))
+    return (not example.mutated_data or first) and example_applies_everywhere(example)
 
 
 def refusal_kind(message: str) -> str:
@@ -720,6 +796,9 @@ class HttpExample:
     route: str = ""  # the path's template (``/api/view/calls/{sample_id}``)
     numbers: list[str] = field(default_factory=list)  # the values given to whole-number slots
     unknown: list[str] = field(default_factory=list)  # query parameters the route does not read
+    raw: bytes | None = None  # a body sent as it is: nesting or numbers json.dumps cannot write
+    shape: str = ""  # what the raw body is, for its reproducer (the bytes may be megabytes)
+    non_finite: str = ""  # the body's field that holds infinity or NaN
 
     def target(self) -> str:
         query = urlencode(self.query, quote_via=quote)
@@ -727,6 +806,8 @@ class HttpExample:
 
     def __str__(self) -> str:
         body = f" body={json.dumps(self.body, default=str)[:300]}" if self.body is not None else ""
+        if self.raw is not None:
+            body = f" body=<{self.shape}, {len(self.raw):,} bytes> {self.raw[:120]!r}"
         return f"{self.method} {self.target()}{body}"
 
 
@@ -772,15 +853,69 @@ def post_examples(
     return mutated(valid).map(lambda pair: HttpExample("POST", path, body=pair[0], route=path))
 
 
+NESTED_LEVELS = 5000
+BIG_STRING_BYTES = 5 * 1024 * 1024
+# numbers Python's json reads as infinity or NaN, or refuses (an int past 4,300 digits)
+HOSTILE_NUMBERS = ("1e400", "-1e400", "NaN", "Infinity", "-Infinity", "1" + "0" * 5000)
+NON_FINITE = {"1e400", "-1e400", "NaN", "Infinity", "-Infinity"}
+
+
+def hostile_bodies(
+    path: str, valid: st.SearchStrategy[dict[str, Any]]
+) -> st.SearchStrategy[HttpExample]:
+    """POSTs to ``path`` whose body is shaped to hurt a JSON reader (issue 39): 5,000 levels of
+    nesting (alone or in a field), a 5 MB string, a number that is infinite, NaN or 5,000
+    digits long in a field of a valid body (infinity or NaN as the label's value must be
+    refused)."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> HttpExample:
+        body = draw(valid)
+        name = draw(st.sampled_from(sorted(body)))
+        shape = draw(st.sampled_from(["nested", "nested in a field", "big string", "number"]))
+        non_finite = ""
+        if shape == "nested":
+            raw, what = _nested(draw(st.booleans())), "5,000 levels"
+        elif shape == "nested in a field":
+            raw, what = _in_field(body, name, _nested(False)), f"5,000 levels in {name}"
+        elif shape == "big string":
+            big = b'"' + b"x" * BIG_STRING_BYTES + b'"'
+            raw, what = _in_field(body, name, big), f"5 MB string in {name}"
+        else:
+            number = draw(st.sampled_from(HOSTILE_NUMBERS))
+            raw = _in_field(body, name, number.encode())
+            what = f"{number if len(number) < 20 else '1 and 5,000 zeros'} in {name}"
+            non_finite = name if number in NON_FINITE and name == "value" else ""
+        return HttpExample("POST", path, route=path, raw=raw, shape=what, non_finite=non_finite)
+
+    return build()
+
+
+def _nested(mapping: bool) -> bytes:
+    if mapping:
+        return b'{"a":' * NESTED_LEVELS + b"1" + b"}" * NESTED_LEVELS
+    return b"[" * NESTED_LEVELS + b"]" * NESTED_LEVELS
+
+
+def _in_field(body: dict[str, Any], name: str, value: bytes) -> bytes:
+    """``body`` as JSON with ``name``'s value replaced by ``value``'s bytes as they are."""
+    marker = "\u0000FUZZ\u0000"
+    text = json.dumps({**body, name: marker}).encode()
+    return text.replace(json.dumps(marker).encode(), value)
+
+
 def check_http(
     example: HttpExample, send: Callable[[HttpExample], tuple[int, Any]]
 ) -> list[Failure]:
     """Never a 5xx; a 4xx's answer is a JSON error; a whole number only in ASCII digits, and
-    no page past the last, no parameter given twice and no unknown parameter answered 200."""
+    no page past the last, no parameter given twice and no unknown parameter answered 200;
+    a body whose field holds infinity or NaN never answered 200."""
     status, answer = send(example)
     route = example.route or example.path
     if status >= 500:
         return [Failure(f"HTTP {status}", route, str(answer)[:200], str(example))]
+    if example.raw is not None:
+        return _raw_body_failures(example, status, answer, route)
     if 400 <= status < 500 and not (isinstance(answer, dict) and "error" in answer):
         return [
             Failure(f"HTTP {status} without a JSON error", route, str(answer)[:200], str(example))
@@ -800,6 +935,18 @@ def check_http(
     if status == 200 and _beyond_last_page(answer):
         detail = f"page {answer['page']} of {answer['pages']}"
         return [Failure("HTTP 200 for a page beyond the last", route, detail, str(example))]
+    return []
+
+
+def _raw_body_failures(example: HttpExample, status: int, answer: Any, route: str) -> list[Failure]:
+    """A raw body's answer: a 4xx is a JSON error; a non-finite number is never stored."""
+    if 400 <= status < 500 and not (isinstance(answer, dict) and "error" in answer):
+        return [
+            Failure(f"HTTP {status} without a JSON error", route, str(answer)[:200], str(example))
+        ]
+    if status == 200 and example.non_finite:
+        detail = f"{example.shape} accepted"
+        return [Failure("HTTP 200 for a non-finite number", route, detail, str(example))]
     return []
 
 
@@ -890,6 +1037,7 @@ def http_targets(run_dir: Path) -> Iterator[list[HttpTarget]]:
             examples = http_examples(gets, valid)
             for path in posts:
                 examples = examples | post_examples(path, label_bodies(labels))
+                examples = examples | hostile_bodies(path, label_bodies(labels))
             targets.append(HttpTarget(name, examples, _sender(server), [*gets, *posts]))
         yield targets
 
@@ -917,6 +1065,6 @@ def _valid_query_values(session: Any, labels: Any) -> dict[str, list[str]]:
 
 def _sender(server: Any) -> Callable[[HttpExample], tuple[int, Any]]:
     def send(example: HttpExample) -> tuple[int, Any]:
-        return server.request(example.method, example.target(), example.body)
+        return server.request(example.method, example.target(), example.body, raw=example.raw)
 
     return send

@@ -295,3 +295,30 @@ def test_the_report_sends_the_most_disagreed_samples_to_the_view_in_the_views_or
         assert link in section, link
     assert table.loc[table["sample_id"] == DISPUTED, "disagreement"].max() > 0.3
     assert section.count("#/sample/") == min(20, table["disagreement"].notna().sum())
+
+
+# Bodies shaped to hurt (issue 39): both POST routes of the view share the labelling server's
+# one reader (``labels.server.json_body``), which refuses them before Python's parser sees them.
+HURTFUL_BODIES = {
+    "nested 5,000 deep": (b"[" * 5000 + b"]" * 5000, 400, "nested deeper than 32 levels"),
+    "deep inside an object": (
+        b'{"sample_id": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5001,
+        400,
+        "nested deeper than 32",
+    ),
+    "brackets inside a string are text": (b'{"sample_id": "' + b"[" * 5000 + b'"}', 400, "unknown"),
+    "oversized": (b'{"note": "' + b"x" * 2_000_000 + b'"}', 413, "larger than"),
+    "not UTF-8": (b'{"sample_id": "\xff"}', 400, "not UTF-8"),
+    "an integer of 5,000 digits": (b'{"sample_id": ' + b"9" * 5000 + b"}", 400, "not valid JSON"),
+}
+
+
+@pytest.mark.parametrize("route", ["/api/view/label", "/api/label"])
+@pytest.mark.parametrize("name", list(HURTFUL_BODIES))
+def test_a_body_shaped_to_hurt_is_a_4xx_that_says_why(server, run_dir, route, name):
+    raw, status, words = HURTFUL_BODIES[name]
+    before = database_digest(run_dir)
+    got, reply = server.request("POST", route, raw=raw)
+    assert got == status, reply
+    assert words in reply["error"], reply
+    assert server.session.labels.queue == [] and database_digest(run_dir) == before

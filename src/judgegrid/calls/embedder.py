@@ -17,7 +17,7 @@ import numpy as np
 
 from judgegrid.calls.batches import BatchQueue, BatchRequest
 from judgegrid.calls.memo import Deliver, Memo
-from judgegrid.calls.providers.gateway import Pricer, call_kwargs, litellm_module
+from judgegrid.calls.providers.gateway import Pricer, call_kwargs, call_timeout, litellm_module
 from judgegrid.calls.transport import Transport, send
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import JudgegridError, ScoringError
@@ -130,9 +130,10 @@ class EmbeddingModel:
         request: dict[str, Any] = {"model": self.model, "input": texts}
         if requested:
             request["dimensions"] = requested
-        for name in ("api_base", "timeout"):
-            if getattr(o, name) is not None:
-                request[name] = getattr(o, name)
+        if o.api_base is not None:
+            request["api_base"] = o.api_base
+        if (timeout := call_timeout(self.model, o, "embedding")) is not None:
+            request["timeout"] = timeout  # the calls table shows the timeout each call had
         request.update(o.extra)
 
         def read(raw: Any) -> tuple[str, Usage, str | None]:

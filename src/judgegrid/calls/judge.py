@@ -32,6 +32,7 @@ from judgegrid.calls.memo import Deliver, Memo
 from judgegrid.calls.providers.gateway import (
     Pricer,
     call_kwargs,
+    call_timeout,
     litellm_module,
     logprobs_unsupported,
 )
@@ -444,9 +445,11 @@ class JudgeModel:
         """The keyword arguments for litellm, without the key (this dict is logged)."""
         o = self.options
         request: dict[str, Any] = {"model": self.model, "messages": messages}
-        for name in ("temperature", "max_tokens", "top_p", "api_base", "timeout"):
+        for name in ("temperature", "max_tokens", "top_p", "api_base"):
             if getattr(o, name) is not None:
                 request[name] = getattr(o, name)
+        if (timeout := call_timeout(self.model, o, "completion")) is not None:
+            request["timeout"] = timeout  # the calls table shows the timeout each call had
         if seed is not None:
             request["seed"] = seed
         if self.output_mode == "json_schema":

@@ -3,13 +3,16 @@
 Both the judge client and the embedding client send their requests through ``send``. It applies
 the matrix's retry policy (HTTP codes, exponential backoff with jitter, ``Retry-After``), fails at
 once on permanent errors (400/401/403/404) with a message naming the model, and hands one
-``CallRecord`` per attempt to the recorder, so the calls table shows every request made.
+``CallRecord`` per attempt to the recorder, so the calls table shows every request made. A call
+that timed out is tried once more at most, and a call still waiting after ``WAITING_NOTICE_S``
+is named on the terminal (the log), so a silent server is never a silent run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -19,7 +22,7 @@ from typing import Any, Protocol
 from judgegrid.core.errors import ProviderError
 from judgegrid.core.options import RetryPolicy
 from judgegrid.core.records import CallRecord
-from judgegrid.core.redaction import redact_text
+from judgegrid.core.redaction import redact_text, redact_url
 from judgegrid.core.usage import Usage
 
 PERMANENT_CODES = {
@@ -30,6 +33,15 @@ PERMANENT_CODES = {
 }
 # Permanent failures that concern the model, not the request: the model is stopped for the run.
 MODEL_WIDE_CODES = {401, 403, 404}
+# A call that timed out is tried this often in all (once more), whatever max-attempts says: a
+# server silent for a whole timeout twice is down or not there, and five timeouts of two
+# minutes would hold one cell for ten.
+TIMEOUT_ATTEMPTS = 2
+# A call still without an answer this long is named on the terminal: which model, where, and
+# how long it may still wait.
+WAITING_NOTICE_S = 10.0
+
+log = logging.getLogger("judgegrid")
 
 
 class Recorder(Protocol):
@@ -230,9 +242,32 @@ def is_connection_error(exc: BaseException) -> bool:
     return False
 
 
-def describe_failure(model: str, exc: BaseException, status: int | None) -> str:
+def destination(request: dict[str, Any]) -> str:
+    """Where a request goes, as a message may say it: its ``api_base`` with the credentials
+    masked, or the provider's own endpoint."""
+    base = request.get("api_base")
+    return redact_url(str(base)) if base else "the provider's endpoint"
+
+
+def waiting_words(label: str, request: dict[str, Any]) -> str:
+    """The notice of a call still waiting (``WAITING_NOTICE_S``)."""
+    return (
+        f"judgegrid: waiting for {label} at {destination(request)} "
+        f"(timeout {request['timeout']:g} s)"
+    )
+
+
+def describe_failure(
+    model: str, exc: BaseException, status: int | None, request: dict[str, Any] | None = None
+) -> str:
     kind = PERMANENT_CODES.get(status or 0)
     text = redact_text(" ".join(str(exc).split()))[:300]
+    if status == 408 and request is not None and request.get("timeout"):
+        return (
+            f"{model}: timed out (HTTP 408): no answer within the timeout of "
+            f"{request['timeout']:g} s from {destination(request)}; check api_base, or raise "
+            f"options.timeout for a slow model. Provider said: {text}"
+        )
     if status in (401, 403):
         return (
             f"{model}: {kind} (HTTP {status}); check the key named in api_key_env and "
@@ -249,13 +284,28 @@ def describe_failure(model: str, exc: BaseException, status: int | None) -> str:
 class _Attempt:
     """One try of a request; its clock starts when the concurrency limits let it go."""
 
-    def __init__(self, number: int, call: Callable[[], Awaitable[Any]]):
-        self.number, self._call = number, call
+    def __init__(self, number: int, call: Callable[[], Awaitable[Any]], waiting: str | None = None):
+        self.number, self._call, self._waiting = number, call, waiting
         self.started, self.clock = time.time(), time.perf_counter()
 
     async def run(self) -> Any:
         self.started, self.clock = time.time(), time.perf_counter()
-        return await self._call()
+        if self._waiting is None:
+            return await self._call()
+        notice = asyncio.get_running_loop().call_later(WAITING_NOTICE_S, log.warning, self._waiting)
+        try:
+            return await self._call()
+        finally:
+            notice.cancel()
+
+
+def _notice(label: str, request: dict[str, Any]) -> str | None:
+    """The waiting notice of a live call, or None: for an in-process model (no timeout: it is
+    working, not waiting), or where the call's own timeout would end it first (and say why)."""
+    timeout = request.get("timeout")
+    if timeout is None or timeout <= WAITING_NOTICE_S:
+        return None
+    return waiting_words(label, request)
 
 
 async def send(
@@ -280,7 +330,7 @@ async def send(
     takes from a provider batch, outside the concurrency and per-minute limits.
     """
     policy, limits, recorder = transport.policy, transport.limits, transport.recorder
-    total = Usage()
+    total, timeouts = Usage(), 0
 
     def record(attempt: _Attempt, status: str, usage: Usage, **fields: Any) -> None:
         usage.latency_s = time.perf_counter() - attempt.clock
@@ -306,7 +356,7 @@ async def send(
         if batcher is not None:
             attempt = _Attempt(number, functools.partial(batcher.result, number))
         else:
-            attempt = _Attempt(number, call)
+            attempt = _Attempt(number, call, _notice(label, request))
         batch: dict[str, Any] = {"batch_id": None}
         try:
             if batcher is not None:
@@ -321,14 +371,16 @@ async def send(
             if batcher is None:
                 limits.settle_tokens(label, -tokens_estimate)
             status = status_of(exc)
-            message = describe_failure(model, exc, status)
+            message = describe_failure(model, exc, status, request)
             if batcher is not None:
                 batch["batch_id"] = batcher.batch_id
             record(attempt, "error", Usage(calls=1), error=message, http_status=status, **batch)
             permanent = status in PERMANENT_CODES
             if status in MODEL_WIDE_CODES:
                 limits.stop(label, message, status)
+            timeouts += status == 408
             final = permanent or getattr(exc, "final", False)  # final: trying again cannot help
+            final = final or timeouts >= TIMEOUT_ATTEMPTS
             if final or not is_retryable(policy, status) or number == policy.max_attempts:
                 tries = f" after {number} attempts" if number > 1 else ""
                 error = ProviderError(message + tries, status, permanent=permanent)

@@ -20,7 +20,19 @@ from pydantic import (
     model_validator,
 )
 
-from judgegrid.core.redaction import SECRET_FIELDS
+from judgegrid.core.redaction import (
+    SECRET_FIELDS,
+    from_environment,
+    is_secret_header,
+    looks_like_key,
+)
+
+# How long a call over HTTP waits for its answer when the matrix sets no timeout: a judge's
+# answer of a few hundred tokens takes seconds even on a busy hosted model, a batch of
+# embeddings less; litellm's own default (600 s, retried) left a silent server silent for an
+# hour. A self-served model on a slow machine may need more: the matrix's timeout wins.
+JUDGE_TIMEOUT_S = 120.0
+EMBEDDING_TIMEOUT_S = 60.0
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
@@ -73,7 +85,13 @@ class ModelOptions(StrictModel):
     seed: int | None = Field(
         None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
     )
-    timeout: Duration | None = Field(None, description="Per-call timeout.")
+    timeout: Duration | None = Field(
+        None,
+        description="How long one call over HTTP may wait for its answer (2s, 1m); unset: "
+        f"{JUDGE_TIMEOUT_S:g} s for a judge, {EMBEDDING_TIMEOUT_S:g} s for an embedding model. "
+        "A call still waiting after 10 s is named on the terminal. The in-process local/ "
+        "models have none unless it is set (a slow machine is not a dead server).",
+    )
     api_base: str | None = Field(
         None, description="The URL of the provider or of your own OpenAI-compatible server."
     )
@@ -110,7 +128,30 @@ class ModelOptions(StrictModel):
                 f"{', '.join(secret)} must not be written in the matrix; put the key in an "
                 "environment variable and name it in api_key_env"
             )
+        headers = value.get("extra_headers")
+        if headers is not None:
+            _headers_hold_no_key(headers)
         return value
+
+
+def _headers_hold_no_key(headers: Any) -> None:
+    """``extra: {extra_headers: …}``: a mapping of names to text, no credential written in it.
+    A key-shaped value, or any literal value of a credential header (``Authorization``,
+    ``x-api-key``), is refused like a key written in ``api_key_env``: it would sit in the
+    matrix file; ``${VAR}`` reads it from the environment at call time."""
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise ValueError("extra_headers: expected a mapping of header names to text")
+    for name, text in headers.items():
+        if from_environment(text):
+            continue
+        if is_secret_header(name) or looks_like_key(text):
+            raise ValueError(
+                f"extra_headers.{name}: a credential must not be written in the matrix; put "
+                f"it in an environment variable and write its name: {name}: "
+                "'Bearer ${MY_GATEWAY_KEY}'"
+            )
 
 
 BatchRetry = Literal["batch", "live"]
@@ -244,7 +285,11 @@ class RetryPolicy(StrictModel):
         default_factory=lambda: [408, 429, 500, 502, 503, 504],
         description="HTTP statuses that are tried again; any other fails the call at once.",
     )
-    on_timeout: bool = Field(True, description="Whether a call that timed out is tried again.")
+    on_timeout: bool = Field(
+        True,
+        description="Whether a call that timed out is tried again: once at most, whatever "
+        "max-attempts says (a server silent for a whole timeout twice is down or not there).",
+    )
     initial_interval: Duration = Field(
         2.0, description="The first wait before a retry (2s, 2000ms); a Retry-After header wins."
     )

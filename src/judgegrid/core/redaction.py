@@ -8,7 +8,9 @@ text, and inside a URL (``https://user:KEY@host/v1``, ``?key=KEY``, as some gate
 its secret-named query parameters; ``redact_text`` does both to any text (URLs, the prefixes
 providers use, long unbroken tokens mixing letters and digits). ``looks_like_key`` is the one
 rule of what is key-shaped: a value ``redact_text`` would change. ``redact_stored`` is what a
-value becomes before it is written (the run database, the resolved matrix).
+value becomes before it is written (the run database, the resolved matrix): secret-named fields
+shortened, URLs masked, and HTTP headers (``extra_headers``) masked by name (``Authorization``,
+``x-api-key``) or by a key-shaped value.
 
 Two places apply them, where data leaves the process: the stores' write paths (``store``) and
 the terminal (``cli``). The real URL is still the one called (``calls.providers.gateway``).
@@ -38,7 +40,13 @@ SECRET_PARAMS = SECRET_FIELDS | {
     "signature",
 }
 SECRET_SUFFIXES = ("_key", "_token", "_secret", "_password", "_signature", "_sig")
+# Headers that carry credentials whatever their value looks like (beside SECRET_PARAMS' names:
+# ``api-key``, ``x-api-key``, ``x-goog-api-key``), and the provider arguments that hold headers.
+SECRET_HEADERS = frozenset({"authorization", "proxy_authorization", "cookie"})
+HEADER_FIELDS = frozenset({"extra_headers", "headers", "default_headers"})
 MASK = "***"
+# An environment variable named where a secret goes (a header's value): ``${GATEWAY_KEY}``.
+ENV_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 # A URL with a scheme, up to the first space, quote or bracket (as it appears in a message).
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>()\[\]{}]+")
@@ -135,12 +143,18 @@ def looks_like_key(text: str) -> bool:
     return redact_text(text) != text
 
 
-def key_shaped_name(name: str, shown: str) -> str | None:
-    """Why ``name`` is refused as a name (it looks like a key), or None. ``shown`` says what the
-    name is and where it appears, e.g. "a label is shown in every report"."""
+def key_shaped_name(name: str, shown: str, instead: str = "use a name") -> str | None:
+    """Why ``name`` is refused (it looks like a key, or holds one), or None. ``shown`` says what
+    the name is and where it appears, e.g. "a label is shown in every report"; ``instead``
+    what to write."""
     if not looks_like_key(name):
         return None
-    return f"looks like an API key; {shown} — use a name"
+    return f"looks like an API key; {shown} — {instead}"
+
+
+def has_credentials(url: str) -> bool:
+    """Whether ``url`` carries a secret ``redact_url`` would mask (``user:key@``, ``?key=…``)."""
+    return redact_url(url) != url
 
 
 def is_masked_url(url: str) -> bool:
@@ -155,18 +169,54 @@ def redact_stored(value: Any) -> Any:
     return redact_secret_fields(value, redact_urls)
 
 
+def is_secret_header(name: str) -> bool:
+    """Whether an HTTP header of that name carries a credential (``Authorization``,
+    ``x-api-key``, ``Ocp-Apim-Subscription-Key``)."""
+    norm = str(name).strip().lower().replace("-", "_")
+    return norm in SECRET_HEADERS or is_secret_param(norm)
+
+
+def from_environment(value: str) -> bool:
+    """Whether a header's value is read from the environment: a ``${VAR}`` placeholder, with at
+    most a scheme word before it (``Bearer ${GATEWAY_KEY}``). It names the variable, not the
+    key, so it is written as it is, and a resumed run reads the variable again."""
+    rest = ENV_PLACEHOLDER.sub("", value)
+    return rest != value and re.fullmatch(r"\s*([A-Za-z]+\s+)?", rest) is not None
+
+
+def redact_headers(headers: dict[Any, Any]) -> dict[Any, Any]:
+    """HTTP headers as they may be written down: a credential header's value shortened
+    (``Bea…1234``) unless it comes from the environment, a key-shaped token in any other
+    header's value masked."""
+    return {name: _redact_header(str(name), value) for name, value in headers.items()}
+
+
+def _redact_header(name: str, value: Any) -> Any:
+    if not isinstance(value, str):
+        return redact_value(value) if is_secret_header(name) else value
+    if from_environment(value):
+        return value
+    return redact_value(value) if is_secret_header(name) else redact_text(value)
+
+
 def redact_secret_fields(value: Any, strings: Callable[[str], str] | None = None) -> Any:
-    """A copy of a mapping (nested) with the values of secret-named fields redacted, and every
-    other string passed through ``strings`` where it is given."""
+    """A copy of a mapping (nested) with the values of secret-named fields redacted, headers
+    masked (``redact_headers``), and every other string passed through ``strings`` where it
+    is given."""
     if isinstance(value, dict):
-        return {
-            k: redact_value(v)
-            if str(k).lower().replace("-", "_") in SECRET_FIELDS
-            else redact_secret_fields(v, strings)
-            for k, v in value.items()
-        }
+        return {k: _redact_field(str(k), v, strings) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact_secret_fields(v, strings) for v in value]
     if isinstance(value, str) and strings is not None:
         return strings(value)
     return value
+
+
+def _redact_field(name: str, value: Any, strings: Callable[[str], str] | None) -> Any:
+    """One field of a mapping as ``redact_secret_fields`` writes it."""
+    norm = name.lower().replace("-", "_")
+    if norm in SECRET_FIELDS:
+        return redact_value(value)
+    if norm in HEADER_FIELDS and isinstance(value, dict):
+        return redact_headers(value)
+    return redact_secret_fields(value, strings)

@@ -38,14 +38,17 @@ AS_WRITTEN = frozenset({"extra", "labels", "scale"})
 
 
 def snake_keys(value: Any, under_extra: bool = False) -> Any:
-    """Accept Spring-style kebab-case keys; the keys under ``AS_WRITTEN`` stay as written."""
+    """Accept Spring-style kebab-case keys; the keys under ``AS_WRITTEN`` stay as written, at
+    every depth (``extra: {extra_headers: {x-api-key: …}}`` is the header a server expects)."""
     if isinstance(value, dict):
         return {
-            (k if under_extra else str(k).replace("-", "_")): snake_keys(v, k in AS_WRITTEN)
+            (k if under_extra else str(k).replace("-", "_")): snake_keys(
+                v, under_extra or k in AS_WRITTEN
+            )
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [snake_keys(v) for v in value]
+        return [snake_keys(v, under_extra) for v in value]
     return value
 
 

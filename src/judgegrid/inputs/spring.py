@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from judgegrid.core.errors import Problem
+from judgegrid.core.redaction import looks_like_key
 from judgegrid.metrics import METRICS
 
 SPRING_KEY = "spring"
@@ -37,7 +38,8 @@ JUDGE_OPTIONS = {
     "maxtokens": "max_tokens",
 }
 JUDGE_OPTIONS |= {"top-p": "top_p", "topp": "top_p", "seed": "seed"}
-PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}")
+# ``${VAR}`` or ``${VAR:default}``: the variable's name is kept, the default never used.
+PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}")
 # Where a matrix path came from in the Spring file, longest prefix first.
 SPRING_PATHS = (
     ("defaults.judge", f"{CHAT}.default-options"),
@@ -129,6 +131,22 @@ class _Connection:
         self.options = options
 
 
+def _add_once(problems: list[Problem], problem: Problem) -> None:
+    """A problem of ``spring.ai.openai``, which the chat and the embedding models both read,
+    named once."""
+    if problem not in problems:
+        problems.append(problem)
+
+
+def _key_as_default(variable: str) -> str:
+    """Why ``${VARIABLE:key}`` is refused: the default puts the key in the file itself."""
+    return (
+        f"the default after ${{{variable}:…}} looks like an API key, written in the file "
+        f"itself; write ${{{variable}}} and set the environment variable {variable} (judgegrid "
+        "reads keys only from the environment, and never uses a default)"
+    )
+
+
 def _connection(
     openai: dict[str, Any], own: dict[str, Any], kind: str, problems: list[Problem]
 ) -> _Connection:
@@ -139,15 +157,18 @@ def _connection(
     options: dict[str, Any] = {}
     if key is not None:
         match = PLACEHOLDER.fullmatch(str(key).strip())
-        if match:
+        if match and looks_like_key(match.group(2) or ""):
+            _add_once(problems, Problem(f"{where}.api-key", _key_as_default(match.group(1))))
+        elif match:
             options["api_key_env"] = match.group(1)
         else:
-            problems.append(
+            _add_once(
+                problems,
                 Problem(
                     f"{where}.api-key",
                     "write the key as a ${ENV_VAR} placeholder and set the variable; judgegrid "
                     "reads keys only from the environment, never from a file",
-                )
+                ),
             )
     if base_url is None:
         return _Connection("openai/", options)

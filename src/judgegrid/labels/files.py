@@ -41,6 +41,7 @@ LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 OPTIONAL_FIELDS = tuple(f for f in LABEL_COLUMNS if f not in LABEL_FILE_FIELDS)
 DATASET_ANNOTATOR = "dataset"
 ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
+NOTE_SHOWN = "a note is stored with the label, exported and shown in the view"
 # How a person may write a binary criterion's answer in words: pass (1.0) or fail (0.0).
 Criteria = Mapping[str, CriterionSpec]
 
@@ -74,6 +75,14 @@ def check_annotator_option(annotator: str | None) -> None:
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
     if annotator is not None and (reason := key_shaped_name(annotator, ANNOTATOR_SHOWN)):
         raise OptionError("--annotator", [Problem("", reason)])
+
+
+def note_problem(note: str) -> str | None:
+    """Why a label's note is refused, or None: a key pasted into it would be stored, exported
+    and shown like the note. Refused as an annotator name of that shape is (the person sees
+    the key went somewhere it does not belong, and can take it out), never changed silently:
+    a note is the person's own words."""
+    return key_shaped_name(note, NOTE_SHOWN, "take the key out of the note")
 
 
 def read_label_file(
@@ -222,6 +231,8 @@ def _imported(
     """The label of a checked row: its note, time and blindness as the file gives them."""
     when, blind = _when(row.get("labelled_at")), _blind(row.get("blind"))
     who, note = _who(row, annotator), _text(row.get("note"))
+    if reason := note_problem(note):
+        raise ValueError(f"note: {reason}")
     return Label(sample_id, metric, who, value, note, when, "import", detail, blind)
 
 

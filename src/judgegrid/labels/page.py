@@ -14,7 +14,6 @@ text into the page as text nodes, never as HTML.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from collections.abc import Iterable, Mapping
@@ -34,7 +33,7 @@ from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.pairwise import DEFAULT_SEED
-from judgegrid.labels.files import check_annotator_option
+from judgegrid.labels.files import check_annotator_option, note_problem
 from judgegrid.labels.pairwise import (
     answer_titles,
     is_pairwise,
@@ -50,6 +49,7 @@ from judgegrid.labels.server import (
     bad_request,
     bind_loopback,
     error,
+    json_body,
     loopback_app,
     only,
     start,
@@ -422,6 +422,8 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
     note = body.get("note", "")
     if not isinstance(note, str) or len(note) > NOTE_CHARS:
         raise _bad(f"note: expected text of at most {NOTE_CHARS} characters")
+    if reason := note_problem(note):
+        raise _bad(f"note: {reason}")
     if metric == PREFERENCE:
         item = next((i for i in session.queue if i.sample_id == sample_id), None)
         if item is None or item.members is None:
@@ -545,12 +547,7 @@ def add_label_routes(
 
     async def post_label(request: web.Request) -> web.StreamResponse:
         only(request, set())
-        if request.content_type != "application/json":
-            return _error(415, "send the label as application/json")
-        try:
-            body = json.loads(await request.text())
-        except json.JSONDecodeError as exc:
-            return _error(400, f"not valid JSON ({exc.msg})")
+        body = await json_body(request, "the label")
         label = label_from_request(session, body)
         try:  # one writer at a time: a `report` or `labels import` may hold the run
             lock = await _run_lock(session.database.parent)

@@ -5,7 +5,8 @@ aiohttp on 127.0.0.1 only. Every ``/api`` request carries the access token print
 this machine's loopback address at the server's port, so another site open in the same browser
 cannot read or write (a DNS-rebinding page sends its own host name). Pages ship in the package,
 load nothing from elsewhere and are served under a strict Content-Security-Policy; bodies and
-query strings have size limits. A refusal is a JSON ``{"error": why}`` with a 4xx status.
+query strings have size limits, and a JSON body a depth limit (``json_body``, the one reader of
+both apps' POSTs). A refusal is a JSON ``{"error": why}`` with a 4xx status.
 
 Both apps read their query parameters and path numbers through this module's parsers
 (``whole_number``, ``only``): ASCII digits only, within a stated range, so a number SQLite
@@ -18,10 +19,12 @@ from __future__ import annotations
 import errno
 import hmac
 import json
+import math
 import socket
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 from multidict import MultiMapping
@@ -29,6 +32,9 @@ from multidict import MultiMapping
 from judgegrid.core.errors import InputError, OptionError, Problem
 
 MAX_BODY_BYTES = 64 * 1024  # a label with a long note is a few KiB; anything larger is refused
+# A label or a queue request is an object of flat fields; Python's parser recurses once a level
+# and a body of 5,000 brackets would pass its limit (a 500), so a deep one is refused unread.
+MAX_JSON_DEPTH = 32
 MAX_QUERY_CHARS = 2048  # a page of samples with every filter set is a few hundred characters
 MAX_NUMBER = 1_000_000_000  # no page, repeat or position of a run comes near; SQLite takes it
 TOKEN_HEADER = "X-Judgegrid-Token"
@@ -47,9 +53,69 @@ def error(status: int, message: str) -> web.Response:
     return web.json_response({"error": message}, status=status)
 
 
-def bad_request(message: str) -> web.HTTPBadRequest:
+def bad_request(message: str) -> web.HTTPException:
     """A 400 to raise from inside a handler."""
-    return web.HTTPBadRequest(text=json.dumps({"error": message}), content_type="application/json")
+    return refusal(web.HTTPBadRequest, message)
+
+
+def refusal(kind: type[web.HTTPException], message: str) -> web.HTTPException:
+    """A 4xx of aiohttp's ``kind`` with a JSON ``{"error": message}`` body, to raise from inside
+    a handler."""
+    return kind(text=json.dumps({"error": message}), content_type="application/json")
+
+
+async def json_body(request: web.Request, what: str) -> Any:
+    """The request's body read as JSON, or a JSON refusal raised: 415 for another content
+    type, 413 past ``MAX_BODY_BYTES`` (aiohttp's ``client_max_size``, caught by the guard), and
+    400 for bytes that are not UTF-8, text that is not JSON (``NaN``, ``Infinity`` and
+    ``1e400`` included), or brackets nested past
+    ``MAX_JSON_DEPTH``. ``what`` names the body in the 415's advice ("the label")."""
+    if request.content_type != "application/json":
+        raise refusal(web.HTTPUnsupportedMediaType, f"send {what} as application/json")
+    try:
+        text = (await request.read()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise bad_request(f"the body is not UTF-8 (byte {exc.start})") from None
+    if nests_deeper_than(text, MAX_JSON_DEPTH):
+        raise bad_request(f"JSON nested deeper than {MAX_JSON_DEPTH} levels; send flat fields")
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise bad_request(f"not valid JSON ({reason})") from None
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float, refused when it overflows to infinity (``1e400``)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is too large for a number")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259), though Python reads
+    them: a label's value of NaN would be stored as a score that is not one."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def nests_deeper_than(text: str, limit: int) -> bool:
+    """Whether JSON ``text`` opens more than ``limit`` arrays or objects inside each other
+    (brackets inside strings do not count); read without recursion, stopping at the first
+    level past the limit."""
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
 
 
 def whole_number(

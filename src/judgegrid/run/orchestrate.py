@@ -11,6 +11,7 @@ run directory, no cache entry. An interrupted run can be resumed from its direct
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ from judgegrid.run.preflight import (
     cluster_problems,
     criterion_field_problems,
     preflight,
+    unresumable_warning,
     weighting_problems,
 )
 from judgegrid.run.runner import GridRunner, ProgressHook, Tally
@@ -74,6 +76,8 @@ from judgegrid.store.run_dir import (
     stored_dataset,
     stored_sample_info,
 )
+
+log = logging.getLogger("judgegrid")
 
 
 @dataclass
@@ -264,6 +268,8 @@ def start_run(
     name = loaded.name or (path.stem if path else "matrix")
     if target is not None and is_run_dir(target):
         return _resume_same_run(checked, target, resolved_matrix_yaml(loaded, source), source)
+    if warning := unresumable_warning(loaded, checked.use_cache):
+        log.warning(warning)
     target = target or new_run_dir(reports_dir, name)
     target.mkdir(parents=True, exist_ok=True)
     lock = lock_run(target)
@@ -359,12 +365,12 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
     options = options or ResumeOptions()
     target, matrix, reader = open_run(run_dir)  # read-only: every check before the lock
     try:
-        data = stored_dataset(reader)
-        preflight(matrix, str(target / RESOLVED_MATRIX))
-        execution = execution_for(matrix, options.workers, options.backend, options.address)
         use_cache = options.use_cache
         if use_cache is None:
             use_cache = bool(reader.get_meta("use_cache", True))
+        data = stored_dataset(reader)
+        preflight(matrix, str(target / RESOLVED_MATRIX), use_cache=use_cache)
+        execution = execution_for(matrix, options.workers, options.backend, options.address)
         check_environment(matrix, use_cache)
     finally:
         reader.close()

@@ -14,12 +14,16 @@ from urllib.parse import urlsplit
 
 from judgegrid.calls.providers import litellm_tables
 from judgegrid.calls.providers.cores import local_threads
-from judgegrid.calls.providers.gateway import litellm_module, logprobs_unsupported
+from judgegrid.calls.providers.gateway import (
+    header_variables,
+    litellm_module,
+    logprobs_unsupported,
+)
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.criterion import criterion_label
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.options import Execution, ModelEntry, ModelOptions
-from judgegrid.core.redaction import is_masked_url
+from judgegrid.core.redaction import has_credentials, is_masked_url
 from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
@@ -34,12 +38,18 @@ CLUSTER_TIMEOUT_S = 3.0  # how long a Ray cluster's address may take to accept a
 
 
 def preflight(
-    matrix: Matrix, source: str, data: Dataset | None = None, *, keys: bool = True
+    matrix: Matrix,
+    source: str,
+    data: Dataset | None = None,
+    *,
+    keys: bool = True,
+    use_cache: bool = True,
 ) -> None:
     """Problems that would stop every call, found before the first one: unknown models, keys,
     URLs that do not parse, dimensions larger than the model has, samples too long to send.
-    ``keys`` False: all but the keys (the plan needs none)."""
-    problems = matrix_problems(matrix, keys=keys)
+    ``keys`` False: all but the keys (the plan needs none). ``use_cache``: whether the run
+    reads the cache (what a refusal may promise)."""
+    problems = matrix_problems(matrix, keys=keys, use_cache=use_cache)
     if data is not None:
         problems += criterion_field_problems(matrix, data)
     if problems:
@@ -60,10 +70,10 @@ def check_environment(matrix: Matrix, use_cache: bool) -> None:
         local_threads()
 
 
-def matrix_problems(matrix: Matrix, *, keys: bool = True) -> list[Problem]:
+def matrix_problems(matrix: Matrix, *, keys: bool = True, use_cache: bool = True) -> list[Problem]:
     """Everything about a valid matrix that would fail its calls: models, keys, settings."""
     credentials = credential_problems(matrix) if keys else []
-    settings = setting_problems(matrix) + weighting_problems(matrix)
+    settings = setting_problems(matrix, use_cache=use_cache) + weighting_problems(matrix)
     return model_problems(matrix) + credentials + settings
 
 
@@ -114,15 +124,63 @@ def _fields_present(data: Dataset) -> list[str]:
     return present + sorted({name for s in data for name in (s.extra or {})})
 
 
-MASKED_BASE = (
-    "its credentials (***) were masked when the run was stored, since keys are never written, "
-    "so it cannot be called again; run the matrix file again instead (answers already given "
-    "come from the cache)"
+# How a run that needs credentials can be resumed: they come from the environment, not the URL.
+RESUMABLE_WAY = (
+    "for a run that can be resumed, give the key through api_key_env, or as extra: "
+    "{extra_headers: {Authorization: 'Basic ${VARIABLE}'}}"
 )
 
 
-def setting_problems(matrix: Matrix) -> list[Problem]:
-    """api_base values that are not http(s) URLs; dimensions above what the model declares."""
+def masked_base_words(use_cache: bool) -> str:
+    """Why a resumed run's api_base cannot be called, and what to do: true with the cache (it
+    answers what was done) and without (every call is made again)."""
+    again = (
+        "answers already given come from the cache"
+        if use_cache
+        else "under --no-cache nothing was kept in the cache: every call is made again"
+    )
+    return (
+        "its credentials (***) were masked when the run was stored, since keys are never "
+        f"written, so it cannot be called again; run the matrix file again instead ({again}); "
+        f"{RESUMABLE_WAY}"
+    )
+
+
+def unresumable_warning(matrix: Matrix, use_cache: bool) -> str | None:
+    """The warning a new run gets at its start when an api_base carries credentials (userinfo,
+    a key in the query): they are masked when stored, so ``--resume`` cannot call again."""
+    places = credential_bases(matrix)
+    if not places:
+        return None
+    again = (
+        "the cache answers what was done"
+        if use_cache
+        else "under --no-cache every call is made again"
+    )
+    return (
+        f"judgegrid: {', '.join(places)} carries credentials, which are never written (stored "
+        f"as ***): if this run stops, --resume cannot finish it; run the matrix again ({again}); "
+        f"{RESUMABLE_WAY}"
+    )
+
+
+def credential_bases(matrix: Matrix) -> list[str]:
+    """Where an api_base of the matrix carries credentials (``user:key@``, ``?key=…``)."""
+    entries = [("judges", i, matrix.judge_options(j)) for i, j in enumerate(matrix.judges)]
+    entries += [
+        ("embeddings", i, matrix.embedding_options(e)) for i, e in enumerate(matrix.embeddings)
+    ]
+    return [
+        f"{section}[{i}].options.api_base"
+        for section, i, options in entries
+        if options.api_base and has_credentials(options.api_base)
+    ]
+
+
+def setting_problems(matrix: Matrix, *, use_cache: bool = True) -> list[Problem]:
+    """api_base values that are not http(s) URLs, or whose credentials were masked (a resumed
+    run's; ``use_cache`` says whether the cache will answer a new run of the matrix);
+    dimensions above what the model declares."""
     problems = []
     entries: list[tuple[str, int, ModelEntry]] = [
         ("judges", i, e) for i, e in enumerate(matrix.judges)
@@ -140,7 +198,8 @@ def setting_problems(matrix: Matrix) -> list[Problem]:
                     )
                 )
             elif is_masked_url(base):  # a resumed run's: the key in it was never written
-                problems.append(Problem(f"{section}[{i}].options.api_base", MASKED_BASE))
+                where = f"{section}[{i}].options.api_base"
+                problems.append(Problem(where, masked_base_words(use_cache)))
     for i, emb in enumerate(matrix.embeddings):
         size = _vector_size(emb.id)
         too_big = [d for d in matrix.embedding_dimensions(emb) if size and d > size]
@@ -409,6 +468,11 @@ def credential_problems(matrix: Matrix, environ: dict[str, str] | None = None) -
 
 
 def _missing_keys(model: str, options: ModelOptions, env: Any) -> list[str]:
+    headers = [v for v in header_variables(options) if not env.get(v)]
+    return list(dict.fromkeys(headers + _missing_key_variables(model, options, env)))
+
+
+def _missing_key_variables(model: str, options: ModelOptions, env: Any) -> list[str]:
     if options.api_key_env:
         return [] if env.get(options.api_key_env) else [options.api_key_env]
     if model.startswith("local/") or options.api_base:

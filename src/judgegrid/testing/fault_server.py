@@ -4,10 +4,11 @@ It serves ``POST /v1/chat/completions`` (with ``n``), ``POST /v1/embeddings`` an
 and batches endpoints (``fault_batches``: a batch's lines get the live answers) and answers every
 judge prompt of judgegrid with a schema-valid answer (``judgegrid.plan.placeholders``), unless the
 fault plan says otherwise: 429 with ``Retry-After``, 500, malformed JSON content, output cut off
-at max_tokens (``finish_reason: "length"``), a reply slower than the client's timeout, or a fixed
-HTTP error for one model (e.g. 401). A request that asks for ``logprobs`` gets the score token's
-alternatives the plan scripts for its reply (``FaultPlan.alternatives``), or none. The runner
-reaches it through litellm's OpenAI provider (``openai/<name>`` with ``api_base`` =
+at max_tokens (``finish_reason: "length"``), a reply slower than the client's timeout, no reply
+at all (``hang``: the connection accepted and never answered, as at a wrong ``base-url``), or a
+fixed HTTP error for one model (e.g. 401). A request that asks for ``logprobs`` gets the score
+token's alternatives the plan scripts for its reply (``FaultPlan.alternatives``), or none. The
+runner reaches it through litellm's OpenAI provider (``openai/<name>`` with ``api_base`` =
 ``server.url``), exactly as it would a hosted model.
 
 Faults are drawn per request from a hash of (seed, request body, how often that body was seen),
@@ -42,9 +43,9 @@ from judgegrid.testing.logprob_tokens import scripted_logprobs
 from judgegrid.testing.schema_answers import instance_of, schema_in_request
 
 # Faults that replace the whole HTTP response, and faults that spoil one choice's content.
-REQUEST_FAULTS = ("429", "500", "slow")
+REQUEST_FAULTS = ("429", "500", "slow", "hang")
 CONTENT_FAULTS = ("malformed", "truncated")
-FORCEABLE = {"400", "401", "403", "404", "429", "500", "slow", "malformed", "truncated"}
+FORCEABLE = {"400", "401", "403", "404", "429", "500", "slow", "hang", "malformed", "truncated"}
 
 
 @dataclass
@@ -189,6 +190,7 @@ class FaultServer:
         self.stop()
 
     async def _open(self, port: int) -> None:
+        self._closing = asyncio.Event()  # set when the server stops: hanging requests end
         app = web.Application(client_max_size=64 * 2**20)
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/embeddings", self._embeddings)
@@ -203,6 +205,7 @@ class FaultServer:
         self.port = int(self._runner.addresses[0][1])  # the port the OS gave for port 0
 
     async def _close(self) -> None:
+        self._closing.set()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -235,6 +238,10 @@ class FaultServer:
         if fault == "slow":
             self.outcomes[(kind, model, "slow")] += 1
             await asyncio.sleep(self.plan.slow_s)  # the client has given up by now
+        if fault == "hang":  # no byte back until the server stops: only a timeout ends it
+            self.outcomes[(kind, model, "hang")] += 1
+            await self._closing.wait()
+            return _error(503, "fault server: stopped while hanging")
         return None
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:

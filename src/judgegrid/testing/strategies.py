@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import collections.abc
 import json
+import re
 import types
 import typing
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+from hypothesis import assume
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -32,13 +35,17 @@ SMALL_SPAN = 3  # a valid number is drawn within this much of its lower bound: r
 
 
 def key_shaped() -> st.SearchStrategy[str]:
-    """A string shaped like a provider key (``sk-proj-FUZZ…``)."""
-    tail = st.text(
+    """A string shaped like a provider key (``sk-proj-FUZZ…``). Its tail mixes letters and a
+    digit, as a real key's does (a random 24-character key holds a digit 98.5% of the time);
+    the program's rule (``core.redaction.looks_like_key``) leaves all-letter tokens alone, so
+    that model names such as ``hf-mistralinstruct`` are not masked."""
+    letters = st.text(
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-        min_size=KEY_TAIL_CHARS,
-        max_size=KEY_TAIL_CHARS,
+        min_size=KEY_TAIL_CHARS - 1,
+        max_size=KEY_TAIL_CHARS - 1,
     )
-    return tail.map(lambda t: KEY_PREFIX + t)
+    digit = st.sampled_from("0123456789")
+    return st.tuples(letters, digit).map(lambda t: KEY_PREFIX + t[0] + t[1])
 
 
 def keys_in(text: str) -> list[str]:
@@ -194,11 +201,13 @@ OUT_OF_RANGE: list[Any] = [0, -1, -0.5, 1.5, 21, 3, 10**6 + 1, -(10**6), 1e-9]  
 
 @dataclass(frozen=True)
 class Mutation:
-    """One change to one node of a valid tree: what was done, where, and the new value."""
+    """One change to one node of a valid tree: what was done, where, and the new value;
+    ``refusal_due``: why the tool must refuse it (empty: it may accept or refuse)."""
 
     kind: str
     path: NodePath
     value: Any
+    refusal_due: str = ""
 
     def __str__(self) -> str:
         where = ".".join(str(p) for p in self.path) or "<root>"
@@ -236,7 +245,19 @@ def _key_forms(key: str) -> st.SearchStrategy[str]:
 
 
 REPLACE_KINDS = ("wrong type", "out of range", "huge", "unicode digits", "empty", "key-shaped")
-MUTATION_KINDS = (*REPLACE_KINDS, "unknown key")
+# issue 39: what YAML and JSON read where a number is due, a list member given twice, an id a
+# person cannot see, and a key that names nothing (a misspelt metric in a sample's labels)
+ODD_NAMES = ["", " ", "\n", "s\n0", "\t", "s0\r\n"]
+NUMBER_KINDS = ("boolean for a number", "non-finite number")
+MUTATION_KINDS = (
+    *REPLACE_KINDS,
+    "unknown key",
+    *NUMBER_KINDS,
+    "duplicate member",
+    "odd name",
+    "misspelt key",
+)
+FREE_KEYS = {"extra", "extra_headers", "columns"}  # mappings whose keys are the user's own
 
 
 @st.composite
@@ -249,6 +270,11 @@ def mutated(
     tree = json.loads(json.dumps(draw(valid)))  # a plain copy, free to change
     paths = [p for p in nodes(tree) if keep(p)]
     kind = draw(st.sampled_from(MUTATION_KINDS))
+    targeted = _targeted_paths(kind, tree, paths)
+    if kind in _TARGETED:
+        if targeted:
+            return _targeted(draw, kind, tree, draw(st.sampled_from(targeted)))
+        kind = "wrong type"
     if kind == "key-shaped":  # where text goes: a label, a URL, a name (or an unset option)
         paths = [p for p in paths if isinstance(_at(tree, p), str | None)] or paths
     path = draw(st.sampled_from(paths))
@@ -263,7 +289,60 @@ def mutated(
             return tree, Mutation(kind, (*path, name), parent[name])
         kind = "wrong type"
     value = draw(_replacements(kind, key_shaped()))
-    return _set(tree, path, value), Mutation(kind, path, value)
+    due = "a boolean where a number is due" if _bool_for_number(_at(tree, path), value) else ""
+    return _set(tree, path, value), Mutation(kind, path, value, due)
+
+
+def _bool_for_number(old: Any, new: Any) -> bool:
+    return isinstance(new, bool) and isinstance(old, int | float) and not isinstance(old, bool)
+
+
+_TARGETED: dict[str, Callable[[Any, NodePath], bool]] = {
+    "boolean for a number": lambda tree, p: _is_number(_at(tree, p)),
+    "non-finite number": lambda tree, p: _is_number(_at(tree, p)),
+    "duplicate member": lambda tree, p: isinstance(_at(tree, p), list) and bool(_at(tree, p)),
+    "odd name": lambda tree, p: isinstance(_at(tree, p), str) and bool(p),
+    "misspelt key": lambda tree, p: (
+        bool(p) and isinstance(p[-1], str) and not FREE_KEYS & {str(q) for q in p[:-1]}
+    ),
+}
+
+
+def _targeted_paths(kind: str, tree: Any, paths: list[NodePath]) -> list[NodePath]:
+    """The paths a targeted kind applies to (a number, a list, a name, a key of a mapping)."""
+    test = _TARGETED.get(kind)
+    return [p for p in paths if test(tree, p)] if test else []
+
+
+def _targeted(draw: st.DrawFn, kind: str, tree: Any, path: NodePath) -> tuple[Any, Mutation]:
+    """One targeted mutation at ``path``, with the refusal it makes due."""
+    node = _at(tree, path)
+    if kind == "boolean for a number":
+        value: Any = draw(st.booleans())
+        return _set(tree, path, value), Mutation(
+            kind, path, value, "a boolean where a number is due"
+        )
+    if kind == "non-finite number":
+        value = draw(st.sampled_from([float("nan"), float("inf"), float("-inf")]))
+        due = "NaN or infinity where a number is due"
+        return _set(tree, path, value), Mutation(kind, path, value, due)
+    if kind == "duplicate member":
+        copy = draw(st.sampled_from(node))
+        node.insert(0, json.loads(json.dumps(copy)))  # the twin first: another order
+        return tree, Mutation(kind, path, copy)
+    if kind == "odd name":
+        value = draw(st.sampled_from(ODD_NAMES))
+        record_id = len(path) == 2 and isinstance(path[0], int) and path[1] == "id"
+        due = "an empty or multi-line sample id" if record_id else ""
+        return _set(tree, path, value), Mutation(kind, path, value, due)
+    parent, key = _at(tree, path[:-1]), path[-1]
+    misspelt = key + key[-1] if key else "x"
+    renamed = {misspelt if k == key else k: v for k, v in parent.items()}
+    _set(tree, path[:-1], renamed)
+    # a record's own fields may be any column (a criterion reads them); every other key names
+    # a field, a metric or a criterion
+    due = "" if len(path) == 2 and isinstance(path[0], int) else "a key that names nothing"
+    return tree, Mutation(kind, (*path[:-1], misspelt), node, due)
 
 
 def _misspellings(mapping: dict[str, Any]) -> list[str]:
@@ -336,3 +415,303 @@ def _is_callable_type(origin: Any) -> bool:
 
 def _is_mapping(origin: Any) -> bool:
     return isinstance(origin, type) and issubclass(origin, collections.abc.Mapping)
+
+
+# -- YAML written as YAML ----------------------------------------------------------------------
+#
+# ``yaml.safe_dump`` of a tree never writes a key twice, an anchor, a merge key, an unquoted
+# ``yes`` or a tag: the features where a person's YAML goes wrong. A tree is rendered here as
+# block-style text, node by node, so one feature can be placed at any node of it.
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Text written as it is in a node's place (``yes``, ``.nan``, ``*a``, ``!!str 3``, a flow
+    collection)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Anchored:
+    """A node written with an anchor before it (``&name``)."""
+
+    name: str
+    node: Any
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A mapping as a list of (key, value) pairs: a key may come twice, a key may be ``<<``."""
+
+    items: tuple[tuple[Any, Any], ...]
+
+
+MERGE_KEY = Raw("<<")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_INDENT = "  "
+
+
+def emit_yaml(tree: Any) -> str:
+    """``tree`` (dicts, lists, scalars, and ``Raw``/``Anchored``/``Pairs`` nodes) as block-style
+    YAML text: a plain tree loads back equal to itself."""
+    return "\n".join(_block(tree, 0)) + "\n"
+
+
+def _block(node: Any, depth: int) -> list[str]:
+    """The lines of a node that stands alone at ``depth`` (a document or a nested block)."""
+    pad = _INDENT * depth
+    if isinstance(node, Anchored):
+        inner = _block(node.node, depth)
+        if _is_collection(node.node) and _length(node.node):
+            return [f"{pad}&{node.name}", *inner]
+        return [f"{pad}&{node.name} {inner[0].strip()}"]
+    if isinstance(node, dict | Pairs) and _length(node):
+        lines: list[str] = []
+        for key, value in _items(node):
+            lines += _entry(f"{pad}{_key(key)}:", value, depth)
+        return lines
+    if isinstance(node, list) and node:
+        lines = []
+        for value in node:
+            lines += _entry(f"{pad}-", value, depth)
+        return lines
+    return [pad + _scalar(node)]
+
+
+def _entry(head: str, value: Any, depth: int) -> list[str]:
+    """``key:`` or ``-`` and its value: inline for a scalar, the block indented below else."""
+    anchor = ""
+    if isinstance(value, Anchored):
+        anchor, value = f" &{value.name}", value.node
+    if _is_collection(value) and _length(value):
+        return [head + anchor, *_block(value, depth + 1)]
+    return [f"{head}{anchor} {_scalar(value)}"]
+
+
+def _is_collection(node: Any) -> bool:
+    return isinstance(node, dict | list | Pairs)
+
+
+def _length(node: Any) -> int:
+    return len(node.items) if isinstance(node, Pairs) else len(node)
+
+
+def _items(node: dict[Any, Any] | Pairs) -> list[tuple[Any, Any]]:
+    return list(node.items) if isinstance(node, Pairs) else list(node.items())
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, Raw):
+        return key.text
+    if isinstance(key, str) and _PLAIN_KEY.fullmatch(key) and yaml.safe_load(key) == key:
+        return key
+    return _scalar(key)
+
+
+def _scalar(value: Any) -> str:
+    """One value on one line: a Raw as written, a string double-quoted (JSON's escapes are
+    YAML's), anything else as PyYAML writes it (``.nan``, ``1.0e-09``, ``{}``)."""
+    if isinstance(value, Raw):
+        return value.text
+    if isinstance(value, Anchored):
+        return f"&{value.name} {_scalar(value.node)}"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Pairs):
+        return "{" + ", ".join(f"{_key(k)}: {_scalar(v)}" for k, v in value.items) + "}"
+    if isinstance(value, list) and value:
+        return "[" + ", ".join(_scalar(v) for v in value) + "]"
+    if isinstance(value, dict) and value:
+        return "{" + ", ".join(f"{_key(k)}: {_scalar(v)}" for k, v in value.items()) + "}"
+    return (
+        yaml.safe_dump(value, default_flow_style=True, width=1 << 30)
+        .removesuffix("\n...\n")
+        .strip()
+    )
+
+
+def alias_bomb(width: int, depth: int) -> Raw:
+    """A flow list of nested anchors that stands for ``width ** depth`` values once its aliases
+    are expanded, each level defined inline on its first use: ``[&b1 [&b0 [x, x], *b0], *b1]``.
+    Small exponents only (10**6): a program that expands it must not take the machine down."""
+    text = "[" + ", ".join(["lol"] * width) + "]"
+    for level in range(depth - 1):
+        text = f"[&b{level} {text}" + f", *b{level}" * (width - 1) + "]"
+    return Raw(text)
+
+
+def deep_nesting(levels: int, mapping: bool = False) -> Raw:
+    """Lists (or mappings) ``levels`` deep, as flow text."""
+    if mapping:
+        return Raw("{a: " * levels + "1" + "}" * levels)
+    return Raw("[" * levels + "]" * levels)
+
+
+YAML_BOOLEANS = ("yes", "no", "on", "off", "true", "false", "True", "NO")  # PyYAML: not y, n
+YAML_SPECIAL_FLOATS = (".nan", ".inf", "-.inf", ".NaN", ".Inf")
+HOSTILE_TAGS = (
+    "!!python/object/apply:os.system ['true']",
+    "!!python/name:os.getcwd",
+    "!fuzz 1",
+    "!!binary aGk=",
+)
+BOMB_WIDTH, BOMB_DEPTH = 10, 6  # 10**6 values once expanded: past any bound, in 200 bytes
+NESTING_LEVELS = 5000
+
+# what a YAML feature does to a document that was accepted: "hostile" ones must be refused,
+# "benign" ones (the anchors and merge keys people write, an explicit tag of the node's own
+# type) must change nothing
+HOSTILE_FEATURES = (
+    "duplicate key",
+    "boolean where a number is due",
+    "special float where a number is due",
+    "boolean as a mapping key",
+    "foreign tag",
+    "alias bomb",
+    "deep nesting",
+)
+NAME_FEATURES = ("boolean where a name is due",)  # refused, and the message says to quote
+BENIGN_FEATURES = ("anchor and alias", "merge key", "own-type tag")
+YAML_FEATURES = (*HOSTILE_FEATURES, *NAME_FEATURES, *BENIGN_FEATURES)
+
+
+@dataclass(frozen=True)
+class YamlFeature:
+    """One YAML feature placed at one node: what, where, and the text it became."""
+
+    kind: str
+    path: NodePath
+    text: str = ""
+
+    @property
+    def hostile(self) -> bool:
+        return self.kind in HOSTILE_FEATURES
+
+    @property
+    def benign(self) -> bool:
+        return self.kind in BENIGN_FEATURES
+
+    def __str__(self) -> str:
+        where = ".".join(str(p) for p in self.path) or "<root>"
+        return f"{self.kind} at {where}: {self.text[:120]}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _feature_paths(kind: str, tree: Any) -> list[NodePath]:
+    """The nodes ``kind`` can be placed at (empty: nowhere in this tree)."""
+    every = nodes(tree)
+    at: dict[str, Callable[[NodePath], bool]] = {
+        "duplicate key": lambda p: isinstance(_at(tree, p), dict) and bool(_at(tree, p)),
+        "boolean where a number is due": lambda p: _is_number(_at(tree, p)),
+        "special float where a number is due": lambda p: _is_number(_at(tree, p)),
+        "boolean where a name is due": lambda p: bool(p) and _is_name(_at(tree, p)),
+        "boolean as a mapping key": lambda p: isinstance(_at(tree, p), dict) and bool(_at(tree, p)),
+        "foreign tag": lambda p: bool(p),
+        "alias bomb": lambda p: bool(p),
+        "deep nesting": lambda p: bool(p),
+        "merge key": lambda p: isinstance(_at(tree, p), dict) and len(_at(tree, p)) >= 1,
+        "own-type tag": lambda p: (
+            isinstance(_at(tree, p), str | int | float) and not isinstance(_at(tree, p), bool)
+        ),
+    }
+    if kind == "anchor and alias":
+        return [q for _, q in _equal_pairs(tree)]
+    return [p for p in every if at[kind](p)]
+
+
+def _equal_pairs(tree: Any) -> list[tuple[NodePath, NodePath]]:
+    """Pairs of nodes with equal values, the first before the second in the text and neither
+    inside the other: the second can be written as an alias of the first."""
+    order = [p for p in nodes(tree) if p]
+    seen: dict[str, NodePath] = {}
+    pairs = []
+    for path in order:
+        value = json.dumps(_at(tree, path), sort_keys=True, default=str)
+        first = seen.setdefault(value, path)
+        if first is not path and path[: len(first)] != first:
+            pairs.append((first, path))
+    return pairs
+
+
+def _sibling_value(value: Any) -> Any:
+    """A value of the same kind as ``value`` but another (a key's second, differing value)."""
+    if isinstance(value, bool):
+        return not value
+    if _is_number(value):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, list):
+        return [*value, *value[:1]] if value else ["x"]
+    if isinstance(value, dict):
+        return {}
+    return "x"
+
+
+@st.composite
+def yaml_documents(
+    draw: st.DrawFn, valid: st.SearchStrategy[Any], kinds: Collection[str] = YAML_FEATURES
+) -> tuple[Any, str, YamlFeature]:
+    """A valid tree, and its YAML text with one feature of ``kinds`` placed at one of its nodes
+    (a kind with no place in the tree is drawn again); the tree is returned so a test can load
+    its plain rendering beside."""
+    tree = json.loads(json.dumps(draw(valid)))
+    choices = [k for k in kinds if _feature_paths(k, tree)]
+    assume(bool(choices))  # no node of this tree takes the kind: another tree
+    kind = draw(st.sampled_from(choices))
+    path = draw(st.sampled_from(_feature_paths(kind, tree)))
+    featured, text = _place(kind, tree, path, draw)
+    return tree, emit_yaml(featured), YamlFeature(kind, path, text)
+
+
+def _place(kind: str, tree: Any, path: NodePath, draw: st.DrawFn) -> tuple[Any, str]:
+    """``tree`` (a copy) with ``kind`` written at ``path``, and the text of what was written."""
+    tree = json.loads(json.dumps(tree))
+    node = _at(tree, path)
+    if kind == "duplicate key":
+        key = draw(st.sampled_from(list(node)))
+        items = list(node.items())
+        twice = Pairs((*items, (key, _sibling_value(node[key]))))
+        return _set(tree, path, twice), f"{key} given twice"
+    if kind == "boolean as a mapping key":
+        key = draw(st.sampled_from(list(node)))
+        word = Raw(draw(st.sampled_from(YAML_BOOLEANS)))
+        pairs = Pairs(tuple((word if k == key else k, v) for k, v in node.items()))
+        return _set(tree, path, pairs), f"{word.text}: in place of {key}"
+    if kind == "anchor and alias":
+        first = next(f for f, q in _equal_pairs(tree) if q == path)
+        _set(tree, first, Anchored("shared", _at(tree, first)))
+        return _set(tree, path, Raw("*shared")), f"&shared at {first}, *shared here"
+    if kind == "merge key":
+        keys = list(node)
+        cut = draw(st.integers(1, len(keys)))
+        merged = Pairs(
+            ((MERGE_KEY, {k: node[k] for k in keys[:cut]}), *((k, node[k]) for k in keys[cut:]))
+        )
+        return _set(tree, path, merged), f"<<: {keys[:cut]}"
+    raw = _raw_for(kind, node, draw)
+    return _set(tree, path, raw), raw.text[:200]
+
+
+def _raw_for(kind: str, node: Any, draw: st.DrawFn) -> Raw:
+    if kind in ("boolean where a number is due", "boolean where a name is due"):
+        return Raw(draw(st.sampled_from(YAML_BOOLEANS)))
+    if kind == "special float where a number is due":
+        return Raw(draw(st.sampled_from(YAML_SPECIAL_FLOATS)))
+    if kind == "foreign tag":
+        return Raw(draw(st.sampled_from(HOSTILE_TAGS)))
+    if kind == "alias bomb":
+        return alias_bomb(BOMB_WIDTH, BOMB_DEPTH)
+    if kind == "deep nesting":
+        return deep_nesting(NESTING_LEVELS, mapping=draw(st.booleans()))
+    assert kind == "own-type tag", kind
+    tag = "!!str" if isinstance(node, str) else "!!int" if isinstance(node, int) else "!!float"
+    return Raw(f"{tag} {_scalar(node)}")

@@ -34,6 +34,7 @@ from judgegrid.labels.server import (
     bad_request,
     bind_loopback,
     error,
+    json_body,
     loopback_app,
     once,
     only,
@@ -472,12 +473,7 @@ def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
 
     async def post_queue(request: web.Request) -> web.StreamResponse:
         only(request, set())
-        if request.content_type != "application/json":
-            return error(415, "send the request as application/json")
-        try:
-            body = json.loads(await request.text())
-        except json.JSONDecodeError as exc:
-            return error(400, f"not valid JSON ({exc.msg})")
+        body = await json_body(request, "the request")
         if not isinstance(body, dict):
             return error(400, "expected a JSON object")
         sample_id, metric = body.get("sample_id"), body.get("metric")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from judgegrid.core.options import ModelOptions
+from judgegrid.core.options import EMBEDDING_TIMEOUT_S, JUDGE_TIMEOUT_S, ModelOptions
+from judgegrid.core.redaction import ENV_PLACEHOLDER
 
 
 def litellm_module() -> Any:
@@ -49,6 +51,18 @@ def logprobs_unsupported(model: str) -> bool:
     return params is not None and not {"logprobs", "top_logprobs"} <= set(params)
 
 
+def call_timeout(model: str, options: ModelOptions, kind: str) -> float | None:
+    """The seconds one call may wait for its answer: the options' ``timeout``, else judgegrid's
+    default for a call over HTTP (``kind`` "completion" or "embedding"). An in-process
+    ``local/`` model gets none unless one is set: it is not a server that may be gone, and on
+    a two-core machine a long prompt may take minutes."""
+    if options.timeout is not None:
+        return options.timeout
+    if model.startswith("local/"):
+        return None
+    return JUDGE_TIMEOUT_S if kind == "completion" else EMBEDDING_TIMEOUT_S
+
+
 # What a self-served OpenAI-compatible server (vLLM, llama.cpp, Ollama) gets as its key when the
 # matrix names none: the openai SDK refuses to send a request without one.
 PLACEHOLDER_KEY = "not-needed"
@@ -71,9 +85,28 @@ def call_kwargs(model: str, options: ModelOptions) -> dict[str, Any]:
         kwargs = {"api_key": PLACEHOLDER_KEY}
     base, headers = url_credentials(options.api_base) if options.api_base else (None, {})
     if headers:
-        extra_headers = {**(options.extra.get("extra_headers") or {}), **headers}
-        kwargs |= {"api_base": base, "extra_headers": extra_headers}
+        kwargs["api_base"] = base
+    written = options.extra.get("extra_headers") or {}
+    if headers or written:
+        kwargs["extra_headers"] = {**environment_headers(written, os.environ), **headers}
     return {**kwargs, **no_sdk_retries(model)}
+
+
+def environment_headers(headers: dict[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The matrix's ``extra_headers`` as sent: each ``${VAR}`` replaced by the variable's value
+    (``Bearer ${GATEWAY_KEY}``), read at call time and never written (the logged request keeps
+    the placeholder). A variable the environment lacks was refused before the run
+    (``header_variables``)."""
+    return {
+        name: ENV_PLACEHOLDER.sub(lambda m: environ.get(m.group(1), ""), value)
+        for name, value in headers.items()
+    }
+
+
+def header_variables(options: ModelOptions) -> list[str]:
+    """The environment variables the ``extra_headers`` of ``options`` read (``${VAR}``)."""
+    headers = options.extra.get("extra_headers") or {}
+    return [m.group(1) for value in headers.values() for m in ENV_PLACEHOLDER.finditer(value)]
 
 
 def url_credentials(api_base: str) -> tuple[str, dict[str, str]]:
