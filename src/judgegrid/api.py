@@ -58,9 +58,14 @@ from judgegrid.run.preflight import credential_problems
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.run.starter import DEFAULT_NAME as INIT_NAME
 from judgegrid.run.starter import Starter, init_matrix
-from judgegrid.store.cache import CacheStats, ResultCache, default_cache_path
+from judgegrid.store.cache import (
+    CacheStats,
+    ResultCache,
+    check_cache_folder,
+    default_cache_path,
+)
 from judgegrid.store.read_ahead import ScoresReadAhead
-from judgegrid.store.run_dir import RESOLVED_MATRIX
+from judgegrid.store.run_dir import RESOLVED_MATRIX, run_input_files
 from judgegrid.store.table_file import check_output, write_table_file
 
 if TYPE_CHECKING:
@@ -164,6 +169,7 @@ __all__ = [
     "resume_options",
     "resume_run",
     "run_grid",
+    "run_input_files",
     "run_options",
     "run_pairs",
     "serve_forever",
@@ -346,7 +352,12 @@ def export_run(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
 
 
 def cache_stats() -> CacheStats:
-    """Where the cross-run cache is, its size, and its entries per model."""
+    """Where the cross-run cache is, its size, and its entries per model; a cache not yet
+    made is reported empty, not made (its folder checked all the same)."""
+    check_cache_folder()
+    path = default_cache_path()
+    if not path.exists():
+        return CacheStats(path, 0, {}, {})
     cache = ResultCache()
     try:
         return cache.stats()

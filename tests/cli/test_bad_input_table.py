@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import sqlite3
 import sys
@@ -1740,6 +1741,161 @@ def peer_rows() -> dict[str, Row]:
 ROWS.update(peer_rows())
 
 
+# -- files a command writes, and the environment (issue 39) ------------------------------------
+
+SPRING_FILE = Path(__file__).parents[1] / "data" / "spring_application.yaml"
+TABLE_WRITERS = {"export": "--out", "labels export": "--output"}
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"sample_id": ["s1"], "score": [0.5]})
+
+
+def _cache_dir_at(p: Place, value: str) -> Place:
+    """JUDGEGRID_CACHE_DIR set to ``value`` (the ``cache_dir`` fixture sets it back after)."""
+    os.environ["JUDGEGRID_CACHE_DIR"] = value
+    return p
+
+
+def _into_run(p: Place, name: str) -> list[str]:
+    """A finished run, and ``-o`` naming a file ``name`` inside it."""
+    run = p.run_dir()
+    return [run, "-o", str(Path(run) / name)]
+
+
+def _table_writer_rows(command: str, option: str) -> dict[str, Row]:
+    """``export -o`` or ``labels export -o`` over each file it may not write."""
+    argv = command.split()
+    cases: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = {
+        "over an existing file": (
+            lambda p: [p.run_dir(), "-o", p.write("mine.csv", "mine\n")],
+            ("mine.csv", "already exists", "--overwrite"),
+        ),
+        "over the run's data set, --overwrite": (
+            lambda p: [p.run_dir(), "-o", str(p.tmp / "data.jsonl"), "--overwrite"],
+            ("data.jsonl", "one of this command's own inputs"),
+        ),
+        "over a run's scores.csv, --overwrite": (
+            lambda p: [*_into_run(p, "scores.csv"), "--overwrite"],
+            ("scores.csv", "inside the run directory"),
+        ),
+        "a new file in a run directory": (
+            lambda p: _into_run(p, "mine.csv"),
+            ("mine.csv", "inside the run directory"),
+        ),
+        "into a folder that is a file": (
+            lambda p: [p.run_dir(), "-o", str(Path(p.write("f", "x")) / "t.csv")],
+            ("t.csv", "is a file, not a folder"),
+        ),
+    }
+    return {
+        f"paths: {command} {case}": Row(
+            cli=lambda p, args=args: [*argv, *args(p)], names=(option, *names)
+        )
+        for case, (args, names) in cases.items()
+    }
+
+
+def paths_rows() -> dict[str, Row]:
+    """A file a command writes: an existing one only with --overwrite, never one of the
+    command's inputs nor a file in a run directory, even with it; a cache folder in the
+    environment that is a file, named by its variable, before a run directory is made."""
+    rows: dict[str, Row] = {}
+    for command, option in TABLE_WRITERS.items():
+        rows |= _table_writer_rows(command, option)
+    rows["paths: write_table over an existing file, api"] = Row(
+        api=lambda p: api.write_table(_frame(), Path(p.write("mine.csv", "mine\n"))),
+        names=("mine.csv", "already exists", "overwrite=True"),
+        error=OptionError,
+    )
+    rows["paths: write_table over the run's data set, api"] = Row(
+        api=lambda p: api.write_table(
+            _frame(),
+            p.tmp / "data.jsonl",
+            overwrite=True,
+            inputs=api.run_input_files(p.run_dir()),
+        ),
+        names=("data.jsonl", "one of this command's own inputs"),
+        error=OptionError,
+    )
+    rows["paths: write_table_file over a run's scores.csv, api"] = Row(
+        api=lambda p: api.write_table_file(
+            _frame(), Path(p.run_dir()) / "scores.csv", "--output", overwrite=True
+        ),
+        names=("scores.csv", "inside the run directory"),
+        error=OptionError,
+    )
+    rows["paths: init over an existing file"] = Row(
+        cli=lambda p: ["init", p.write("m.yaml", "mine\n")],
+        names=("m.yaml", "already exists", "--overwrite"),
+    )
+    rows["paths: init over an existing file, api"] = Row(
+        api=lambda p: api.init_matrix(p.write("m.yaml", "mine\n")),
+        names=("m.yaml", "already exists"),
+        error=OptionError,
+    )
+    rows["paths: init its template over an existing file"] = Row(
+        cli=lambda p: ["init", str(Path(p.write("new.dataset.jsonl", "x")).parent / "new.yaml")],
+        names=("new.dataset.jsonl", "already exists"),
+    )
+    rows["paths: init over its own --dataset, --overwrite"] = Row(
+        cli=lambda p: ["init", p.data(), "--dataset", str(p.tmp / "data.jsonl"), "--overwrite"],
+        names=("data.jsonl", "one of this command's own inputs"),
+    )
+    rows["paths: init over its own --dataset, api"] = Row(
+        api=lambda p: api.init_matrix(p.data(), dataset=p.tmp / "data.jsonl", overwrite=True),
+        names=("data.jsonl", "one of this command's own inputs"),
+        error=OptionError,
+    )
+    rows["paths: init over its own --from, --overwrite"] = Row(
+        cli=lambda p: [
+            *("init", p.write("application.yaml", SPRING_FILE.read_text())),
+            *("--from", str(p.tmp / "application.yaml"), "--overwrite"),
+        ],
+        names=("application.yaml", "one of this command's own inputs"),
+    )
+    rows["paths: init into a run directory"] = Row(
+        cli=lambda p: ["init", str(Path(p.run_dir()) / "m.yaml"), "--overwrite"],
+        names=("m.yaml", "inside the run directory"),
+    )
+    rows |= _cache_env_rows("a file", lambda p: p.write("cachefile", "x"))
+    rows |= _cache_env_rows("in a file", lambda p: str(Path(p.write("cachefile", "x")) / "sub"))
+    return rows
+
+
+def _cache_env_rows(case: str, value: Callable[[Place], str]) -> dict[str, Row]:
+    """JUDGEGRID_CACHE_DIR naming ``case`` through every command and function that opens the
+    cache: named by its variable, and no run directory made."""
+    names = ("JUDGEGRID_CACHE_DIR", "is a file, not a folder")
+    commands: dict[str, Callable[[Place], list[str]]] = {
+        "cache stats": lambda p: ["cache", "stats"],
+        "cache clear": lambda p: ["cache", "clear"],
+        "run": lambda p: ["run", p.matrix(), "-d", p.data()],
+        "plan": lambda p: ["plan", p.matrix(), "-d", p.data()],
+        "validate": lambda p: ["validate", p.matrix(), "-d", p.data()],
+    }
+    rows = {
+        f"paths: JUDGEGRID_CACHE_DIR {case}, {name}": Row(
+            cli=lambda p, argv=argv: argv(_cache_dir_at(p, value(p))), names=names
+        )
+        for name, argv in commands.items()
+    }
+    functions: dict[str, Callable[[Place], Any]] = {
+        "run_grid": lambda p: run_grid(p.matrix(), p.data()),
+        "plan_grid": lambda p: api.plan_grid(p.matrix(), p.data()),
+        "cache_stats": lambda p: api.cache_stats(),
+        "resume_run": lambda p: resume_run(p.run_dir(), use_cache=True),
+    }
+    for name, call in functions.items():
+        rows[f"paths: JUDGEGRID_CACHE_DIR {case}, {name}"] = Row(
+            api=lambda p, call=call: call(_cache_dir_at(p, value(p))),
+            names=names,
+            error=OptionError,
+        )
+    return rows
+
+
+ROWS.update(paths_rows())
 SPRING_KEY_DEFAULT = f"""spring:
   ai:
     openai:

@@ -103,13 +103,6 @@ OPEN_CLASSES: dict[str, str] = {
     "IntegrityError": "dimensions: [64, 64] passes validate, then run fails",
     "accepted: an empty or multi-line sample id": "an empty id, an id with a newline, pass",
     "accepted: a key that names nothing": "a data set's label key matching no metric is ignored",
-    # output paths (paths)
-    "overwrote a file without --overwrite": "export --out replaces an unrelated file",
-    "wrote over an input or a run's file": "export --out replaces the data set or scores.csv",
-    "@ run/starter.py:init_matrix": "init into a missing folder (or under a file) crashes",
-    # the environment
-    "the crash logger failed": "JUDGEGRID_CACHE_DIR naming a file: the crash logger fails",
-    "traceback printed @ run --help": "TERMINAL_WIDTH=abc judgegrid run --help: ValueError",
     # secrets (secrets)
     "spring base-url userinfo": "a Spring base-url's user:key@ written by init",
     # HTTP bodies

@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
+from judgegrid.cli.common import fail
+from judgegrid.core.errors import InputError
 
 cache_app = typer.Typer(
     no_args_is_help=True,
@@ -18,7 +20,10 @@ cache_app = typer.Typer(
 @cache_app.command("stats")
 def cache_stats() -> None:
     """Where the cache is, its size, and its entries per model."""
-    stats = api.cache_stats()
+    try:
+        stats = api.cache_stats()
+    except InputError as exc:
+        fail(exc)
     typer.echo(f"cache: {stats.path} ({stats.size_bytes / 1e6:.1f} MB)")
     typer.echo(f"judge answers: {stats.answers}; embedding vectors: {stats.vectors}")
     for model, count in sorted(stats.answers_by_model.items()):
@@ -34,5 +39,8 @@ def cache_clear(
     ] = None,
 ) -> None:
     """Delete the cache's entries (all, or one model's); the next run calls again."""
-    answers, vectors, path = api.clear_cache(model)
+    try:
+        answers, vectors, path = api.clear_cache(model)
+    except InputError as exc:
+        fail(exc)
     typer.echo(f"deleted {answers} judge answers and {vectors} vectors from {path}")

@@ -10,7 +10,6 @@ import sys
 import time
 import traceback
 from importlib.metadata import version
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -74,19 +73,33 @@ app.command("serve-local")(serve.serve_local)
 # `--help` piped (`judgegrid run --help | cat`, a docs build): rich would draw it 80 columns wide
 # and cut a long word of an option's text with "…"; this is wide enough that none is cut.
 PIPED_HELP_WIDTH = 200
+TERMINAL_WIDTH = "TERMINAL_WIDTH"  # typer's help width, read when it first draws help
 
 
 def wide_help_when_piped() -> None:
     """Help text whole when stdout is not a terminal, unless TERMINAL_WIDTH says otherwise.
     Typer reads its width when it first draws help (its rich module, 60 ms to import, is not
     imported for a command that prints none); if it is already loaded, it is set there."""
-    if sys.stdout.isatty() or "TERMINAL_WIDTH" in os.environ:
+    if sys.stdout.isatty() or TERMINAL_WIDTH in os.environ:
         return
     rich_utils = sys.modules.get("typer.rich_utils")
     if rich_utils is not None:
         rich_utils.MAX_WIDTH = PIPED_HELP_WIDTH  # type: ignore[attr-defined]
     else:
-        os.environ["TERMINAL_WIDTH"] = str(PIPED_HELP_WIDTH)
+        os.environ[TERMINAL_WIDTH] = str(PIPED_HELP_WIDTH)
+
+
+def drop_bad_terminal_width() -> None:
+    """A TERMINAL_WIDTH that is not a whole number of columns (``abc``, ``0``, ``-5``) would
+    crash typer when it draws help (it calls ``int`` on it): dropped, with a one-line warning."""
+    value = os.environ.get(TERMINAL_WIDTH)
+    if not value or (value.strip().isdigit() and int(value) > 0):
+        return
+    del os.environ[TERMINAL_WIDTH]
+    typer.echo(
+        f"judgegrid: {TERMINAL_WIDTH}={value!r} is not a whole number of columns; ignored",
+        err=True,
+    )
 
 
 def main(read_ahead: object = None) -> None:
@@ -94,6 +107,7 @@ def main(read_ahead: object = None) -> None:
     "please report" with the traceback in a log file, never on the terminal. ``read_ahead``:
     the scores `judgegrid report` will need, already being read (``judgegrid.entry``), handed
     to the command as its context's object."""
+    drop_bad_terminal_width()
     wide_help_when_piped()
     with redacted_terminal():  # every key masked in what the command prints
         try:
@@ -102,20 +116,24 @@ def main(read_ahead: object = None) -> None:
             typer.echo(f"judgegrid: {redact_text(str(exc))}", err=True)
             sys.exit(EXIT_BAD_INPUT)
         except Exception as exc:
-            log = _crash_log(exc)
             typer.echo(
                 f"judgegrid: unexpected error (please report it): {type(exc).__name__}: "
-                f"{redact_text(str(exc))[:300]}\nthe traceback is in {log}",
+                f"{redact_text(str(exc))[:300]}\n{_crash_log(exc)}",
                 err=True,
             )
             sys.exit(1)
 
 
-def _crash_log(exc: BaseException) -> Path:
-    """The traceback, keys redacted, in a file under the cache directory."""
-    folder = api.crash_log_folder()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
-    text = "".join(traceback.format_exception(exc))
-    path.write_text(redact_text(text), encoding="utf-8")
-    return path
+def _crash_log(exc: BaseException) -> str:
+    """Where the traceback, keys redacted, was written: a file under the cache directory, or,
+    when that cannot be written (a JUDGEGRID_CACHE_DIR that is a file, a full disk), the
+    terminal itself: the crash logger never crashes in its turn."""
+    text = redact_text("".join(traceback.format_exception(exc)))
+    try:
+        folder = api.crash_log_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+        path.write_text(text, encoding="utf-8")
+    except (OSError, RuntimeError) as why:  # RuntimeError: Path.home() without a home
+        return f"the traceback (no log file could be written: {redact_text(str(why))}):\n{text}"
+    return f"the traceback is in {path}"

@@ -88,6 +88,15 @@ MarginOption = Annotated[
         "{margin}).",
     ),
 ]
+# Every command that writes a file the user names (init, export, labels export): the same flag.
+OverwriteOption = Annotated[
+    bool,
+    typer.Option(
+        "--overwrite",
+        help="Replace the file if it exists (refused without it). Never one of the command's "
+        "own inputs nor a file in a run directory.",
+    ),
+]
 
 
 def fail(exc: InputError) -> NoReturn:

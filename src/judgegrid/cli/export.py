@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail
+from judgegrid.cli.common import OverwriteOption, fail
 from judgegrid.core.errors import InputError
 
 
@@ -30,19 +30,22 @@ def export(
             "--out",
             "-o",
             help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
-            "is made if missing; default: CSV on stdout).",
+            "is made if missing; an existing file only with --overwrite; default: CSV on "
+            "stdout).",
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """The run's scores as a table for the tools you have: each metric is the mean of its
     scored repeats; NaN where none scored (the failed and skipped columns count why)."""
     try:
+        inputs = api.run_input_files(run_dir)
         if out is not None:
-            api.check_output(out, "--out")
+            api.check_output(out, "--out", overwrite=overwrite, inputs=inputs)
         api.refuse_pairs_parent(run_dir, "export the scores of")
         table = api.export_run(run_dir, format)
         if out is not None:
-            api.write_table(table, out)
+            api.write_table(table, out, overwrite=overwrite, inputs=inputs)
     except InputError as exc:
         fail(exc)
     if out is None:

@@ -8,13 +8,17 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail
+from judgegrid.cli.common import OverwriteOption, fail
 from judgegrid.core.errors import InputError
 
 
 def init(
     path: Annotated[
-        Path, typer.Argument(help="Where to write the matrix (refused if it exists).")
+        Path,
+        typer.Argument(
+            help="Where to write the matrix (its folder made if missing; refused if it exists, "
+            "unless --overwrite)."
+        ),
     ] = Path(api.INIT_NAME),
     dataset: Annotated[
         str | None,
@@ -32,12 +36,13 @@ def init(
             "promptfooconfig.yaml whose llm-rubric assertions become binary criteria.",
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Write a commented starter matrix: judges and embeddings from the providers whose keys
     are set (else the embedded local models), and a data-set template unless --dataset; with
     --from, the models of a Spring AI file or the rubrics of a promptfoo config."""
     try:
-        starter = api.init_matrix(path, dataset=dataset, spring=spring)
+        starter = api.init_matrix(path, dataset=dataset, spring=spring, overwrite=overwrite)
     except InputError as exc:
         fail(exc)
     typer.echo(f"wrote {starter.matrix} (models: {'; '.join(starter.chosen)})")

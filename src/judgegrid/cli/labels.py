@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import fail, login_name, serve_app
+from judgegrid.cli.common import OverwriteOption, fail, login_name, serve_app
 from judgegrid.core.errors import InputError
 
 
@@ -102,18 +102,21 @@ def labels_export(
             "--output",
             "-o",
             help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
-            "is made if missing; default: CSV on stdout).",
+            "is made if missing; an existing file only with --overwrite; default: CSV on "
+            "stdout).",
         ),
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Every label of a run (from the page, imports and the data set), one row each, in the
     format the file's extension names; `judgegrid labels import` reads it back."""
     try:
+        inputs = api.run_input_files(run_dir)
         if output is not None:
-            api.check_output(output, "--output")
+            api.check_output(output, "--output", overwrite=overwrite, inputs=inputs)
         frame = api.export_labels(run_dir)
         if output is not None:
-            api.write_table_file(frame, output, "--output")
+            api.write_table_file(frame, output, "--output", overwrite=overwrite, inputs=inputs)
     except InputError as exc:
         fail(exc)
     if output is None:

@@ -51,14 +51,18 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
     each bad row) or OptionError (``annotator`` blank or shaped like a key, or given for a file
     that names its annotators) writes nothing."""
     check_annotator_option(annotator)
-    _, matrix, store = open_run(run_dir, write=True)
+    _, matrix, reader = open_run(run_dir)  # read-only: the file is checked before any write
     try:
-        info = stored_sample_info(store)
-        metrics = {resolve_metric_name(m.name) for m in matrix.metrics}
-        criteria = matrix.criteria_by_name
-        given = dataset_labels(info, criteria.values())
-        carried = set(zip(given["sample_id"], given["metric"], strict=True))
-        labels = read_label_file(Path(path), set(info), metrics, annotator, carried, criteria)
+        info = stored_sample_info(reader)
+    finally:
+        reader.close()
+    metrics = {resolve_metric_name(m.name) for m in matrix.metrics}
+    criteria = matrix.criteria_by_name
+    given = dataset_labels(info, criteria.values())
+    carried = set(zip(given["sample_id"], given["metric"], strict=True))
+    labels = read_label_file(Path(path), set(info), metrics, annotator, carried, criteria)
+    _, _, store = open_run(run_dir, write=True)
+    try:
         return store.write_labels(labels)
     finally:
         store.close()

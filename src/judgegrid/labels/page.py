@@ -47,6 +47,7 @@ from judgegrid.labels.pairwise import (
 from judgegrid.labels.server import (
     add_static,
     bad_request,
+    bind_loopback,
     error,
     json_body,
     loopback_app,
@@ -590,7 +591,8 @@ _error = error
 async def serve(session: LabelSession, port: int = 0) -> tuple[web.AppRunner, int]:
     """Start the server on 127.0.0.1 (``port`` 0: a free one); returns it and its port. The run
     database is opened here, in the thread that serves, and closed with the runner."""
+    sock = bind_loopback(port)  # a port in use refused before the database is opened to write
     store = RunStore(session.database)
     app = make_app(session, store)
     app.on_cleanup.append(lambda app: _close(store))
-    return await start(app, port)
+    return await start(app, sock)

@@ -20,6 +20,7 @@ import errno
 import hmac
 import json
 import math
+import socket
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
@@ -216,19 +217,25 @@ def page_url(port: int, token: str, path: str = "/") -> str:
     return f"http://127.0.0.1:{port}{path}?token={token}"
 
 
-async def start(app: web.Application, port: int = 0) -> tuple[web.AppRunner, int]:
-    """Serve ``app`` on 127.0.0.1 (``port`` 0: a free one); returns the runner and its port."""
+def bind_loopback(port: int = 0) -> socket.socket:
+    """A socket listening on 127.0.0.1 (``port`` 0: a free one), bound before the app opens the
+    run's database for its labels, so a port in use is refused with the run left as it was."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", port))
+        sock.listen()
+    except OSError as exc:
+        sock.close()
+        raise port_refused(port, exc) from None
+    return sock
+
+
+async def start(app: web.Application, sock: socket.socket) -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on the bound socket (``bind_loopback``); returns the runner and its port."""
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port)
-    try:
-        await site.start()
-    except OSError as exc:
-        await runner.cleanup()  # the app's databases closed: no -wal or -shm file left behind
-        raise port_refused(port, exc) from None
-    server = site._server
-    sockets = getattr(server, "sockets", None) or []
-    return runner, int(sockets[0].getsockname()[1]) if sockets else port
+    await web.SockSite(runner, sock).start()
+    return runner, int(sock.getsockname()[1])
 
 
 def port_refused(port: int, exc: OSError) -> OptionError:

@@ -24,6 +24,7 @@ with another criterion's; the wide table puts them where a metric's name goes
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -263,11 +264,15 @@ def _unique(items: Any) -> list[Any]:
     return list(dict.fromkeys(items))
 
 
-def write_table(table: pd.DataFrame, path: Path) -> None:
+def write_table(
+    table: pd.DataFrame, path: Path, *, overwrite: bool = False, inputs: Iterable[Path] = ()
+) -> None:
     """CSV (lists as JSON text, which ``judgegrid`` and Ragas' reader both take), JSON Lines or
-    Parquet, by the file's extension (``store.table_file``: any other is refused)."""
+    Parquet, by the file's extension (``store.table_file``: any other is refused). An existing
+    file is replaced only with ``overwrite``; ``inputs`` (the run's data set) and a run
+    directory's files never."""
     flat = _lists_as_json(table) if path.suffix.lower() == ".csv" else table
-    write_table_file(flat, path, "--out")
+    write_table_file(flat, path, "--out", overwrite=overwrite, inputs=inputs)
 
 
 def csv_text(table: pd.DataFrame) -> str:

@@ -22,6 +22,7 @@ from judgegrid.inputs.tasks import (
 )
 from judgegrid.run.orchestrate import resolve_dataset
 from judgegrid.run.preflight import (
+    check_environment,
     cluster_problems,
     criterion_field_problems,
     matrix_problems,
@@ -77,6 +78,10 @@ def check_inputs(
     check = InputsCheck([p.render(str(matrix_path)) for p in problems], parsed)
     if parsed is None:
         return check
+    try:
+        check_environment(parsed, use_cache=True)
+    except InputError as exc:
+        check.problems += [p.render(exc.source) for p in exc.problems]
     try:
         data = resolve_dataset(parsed, matrix_path, dataset, columns, list_delimiter)
         check.data = data.head(parsed.limit)

@@ -53,6 +53,7 @@ from judgegrid.inputs.tasks import (
 )
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import (
+    check_environment,
     cluster_problems,
     criterion_field_problems,
     preflight,
@@ -230,6 +231,7 @@ def check_run(
         loaded = with_criteria(loaded, handed)
     check_grid_size(loaded, data)
     preflight(loaded, str(matrix_path or "<matrix>"), data, keys=keys)
+    check_environment(loaded, options.use_cache)
     return CheckedRun(loaded, matrix_path, data, limit, options.use_cache, execution)
 
 
@@ -283,32 +285,31 @@ def _resume_same_run(checked: CheckedRun, target: Path, resolved: str, source: s
     """A run directory given to a new run: an interrupted run of the same matrix and data set is
     resumed; anything else (a finished run, another matrix or data set) is refused, and the
     directory is left as it was: a run is never overwritten nor mixed with another."""
-    _, _, store = open_run(target, write=True)
+    _, _, reader = open_run(target)  # read-only: a refusal leaves the directory as it was
     try:
-        kept = store.load_samples()  # none yet: stopped before its first cell
+        kept = reader.load_samples()  # none yet: stopped before its first cell
         same = (target / RESOLVED_MATRIX).read_text(encoding="utf-8") == resolved and (
-            store.get_meta("dataset") == source
+            reader.get_meta("dataset") == source
             and (not kept or kept == list(user_samples(checked.data)))
         )
-        prepared = _prepared(
-            checked.matrix, checked.data, target, store, checked.use_cache, checked.execution
-        )
-        done = store.scores_frame()
-    except BaseException:
-        store.close()
-        raise
+        done = len(reader.scores_frame())
+    finally:
+        reader.close()
+    data = with_probes(checked.matrix, checked.data)
     why = (
         "it holds a run of another matrix or data set"
         if not same
         else "it holds a finished run"
-        if len(done) >= prepared.expected_cells
+        if done >= probed_cell_count(checked.matrix, data)
         else ""
     )
     if why:
-        store.close()
         message = f"{why}; a run is never overwritten: name a new run directory"
         raise RunDirError(str(target), [Problem("run_dir", message)])
-    return prepared
+    _, _, store = open_run(target, write=True)
+    return _prepared(
+        checked.matrix, checked.data, target, store, checked.use_cache, checked.execution
+    )
 
 
 def check_run_place(reports_dir: str | Path, run_dir: Path | None) -> None:
@@ -362,17 +363,18 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
     a resume refused after this (on its cost) leaves the run as it was.
     """
     options = options or ResumeOptions()
-    target, matrix, store = open_run(run_dir, write=True)
+    target, matrix, reader = open_run(run_dir)  # read-only: every check before the lock
     try:
         use_cache = options.use_cache
         if use_cache is None:
-            use_cache = bool(store.get_meta("use_cache", True))
-        data = stored_dataset(store)
+            use_cache = bool(reader.get_meta("use_cache", True))
+        data = stored_dataset(reader)
         preflight(matrix, str(target / RESOLVED_MATRIX), use_cache=use_cache)
         execution = execution_for(matrix, options.workers, options.backend, options.address)
-    except BaseException:
-        store.close()
-        raise
+        check_environment(matrix, use_cache)
+    finally:
+        reader.close()
+    _, _, store = open_run(target, write=True)
     prepared = _prepared(matrix, data, target, store, use_cache, execution)
     prepared.retry_failed = options.retry_failed
     return prepared

@@ -55,7 +55,7 @@ from judgegrid.run.orchestrate import (
 )
 from judgegrid.run.runner import ProgressHook
 from judgegrid.store.run_db import DB_NAME, RunStore
-from judgegrid.store.run_dir import new_run_dir, stored_sample_info
+from judgegrid.store.run_dir import PAIRS_SOURCE, new_run_dir, stored_sample_info
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {
@@ -283,9 +283,6 @@ def run_pairs(
     return PairsResult(parent, runs, write_pairs_outcome(parent))
 
 
-PAIRS_SOURCE = "pairs_source.txt"
-
-
 def is_pairs_dir(path: str | Path) -> bool:
     """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
     path = Path(path)
@@ -306,7 +303,7 @@ def write_pairs_outcome(parent: Path) -> PairsOutcome:
     scores: list[pd.DataFrame] = []
     info: dict[str, Any] = {}
     for db in sorted(parent.glob(f"*/{DB_NAME}")):
-        store = RunStore(db)
+        store = RunStore(db, read_only=True)  # read: the aspect runs are left as they are
         try:
             scores.append(store.scores_frame())
             info |= stored_sample_info(store)

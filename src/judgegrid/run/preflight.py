@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgegrid.calls.providers import litellm_tables
+from judgegrid.calls.providers.cores import local_threads
 from judgegrid.calls.providers.gateway import (
     header_variables,
     litellm_module,
@@ -27,6 +28,7 @@ from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.metrics import METRICS, Metric, resolve_metric_name
 from judgegrid.metrics.pairwise import criterion_metric
+from judgegrid.store.cache import check_cache_folder
 
 # A sample field longer than this many characters is refused when the judge's context window is
 # unknown: no judge reads several megabytes, and sending them costs money before it fails.
@@ -56,6 +58,16 @@ def preflight(
         bad_samples, _ = sample_problems(matrix, data)
         if bad_samples:
             raise DatasetError(data.source, bad_samples)
+
+
+def check_environment(matrix: Matrix, use_cache: bool) -> None:
+    """What a run reads of the environment, checked before anything is made: the cache's
+    folder (JUDGEGRID_CACHE_DIR, XDG_CACHE_HOME) when the cache is used, and
+    JUDGEGRID_LOCAL_THREADS when a local model is named; each refusal names its variable."""
+    if use_cache:
+        check_cache_folder()
+    if any(m.id.startswith("local/") for m in [*matrix.judges, *matrix.embeddings]):
+        local_threads()
 
 
 def matrix_problems(matrix: Matrix, *, keys: bool = True, use_cache: bool = True) -> list[Problem]:

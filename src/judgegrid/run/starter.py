@@ -9,7 +9,8 @@ data set given is read as a run would read it, and the mapping detected is writt
 (``inputs/spring.py``); a promptfoo ``promptfooconfig.yaml`` gives its ``llm-rubric``
 assertions as binary criteria (``inputs/peers.py``), judged by the models the keys allow.
 Each block is dumped by the YAML library (so every value is quoted as it must be) under a
-comment that says what it is for. Nothing is overwritten.
+comment that says what it is for. An existing file is replaced only when asked
+(``overwrite``), never an input (``store.output_file``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from judgegrid.inputs.peers import criteria_from_promptfoo
 from judgegrid.inputs.spring import is_spring, spring_matrix_data
 from judgegrid.inputs.textfile import yaml_problem
 from judgegrid.inputs.yaml_text import load_yaml
+from judgegrid.store.output_file import check_output_file, make_folder
 
 DEFAULT_NAME = "judgegrid.yaml"
 TEMPLATE_SUFFIX = ".dataset.jsonl"
@@ -96,15 +98,20 @@ def init_matrix(
     dataset: str | os.PathLike[str] | None = None,
     spring: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    overwrite: bool = False,
 ) -> Starter:
     """Write a commented starter matrix at ``path`` (and a data-set template beside it when no
-    ``dataset`` is given); InputError, with nothing written, if a file is in the way."""
+    ``dataset`` is given), its folder made if missing; OptionError, with nothing written, if a
+    file is in the way (replaced only with ``overwrite``, and never the ``dataset`` or the
+    ``spring`` file it reads, nor a file in a run directory)."""
     target = Path(path)
     env = os.environ if environ is None else environ
     source = _source_kind(spring) if spring is not None else None
     with_template = not dataset and source != "spring"  # a Spring file's grid: the demo's
     template = target.with_name(target.stem + TEMPLATE_SUFFIX) if with_template else None
-    _refuse_existing([p for p in (target, template) if p is not None])
+    inputs = [Path(given) for given in (dataset, spring) if given is not None]
+    for written in [p for p in (target, template) if p is not None]:
+        check_output_file(written, None, overwrite=overwrite, inputs=inputs)
     if source == "spring" and spring is not None:
         blocks, chosen = _spring_blocks(spring)
     elif source == "promptfoo" and spring is not None:
@@ -112,20 +119,12 @@ def init_matrix(
     else:
         blocks, chosen = _model_blocks(env)
     data_blocks, data_note = _data_blocks(target, dataset, template)
+    make_folder(target)
     target.write_text(_render(_header(chosen, data_note), [*blocks, *data_blocks]), "utf-8")
     if template is not None:
         lines = [json.dumps(s, ensure_ascii=False) for s in TEMPLATE_SAMPLES]
         template.write_text("\n".join(lines) + "\n", "utf-8")
     return Starter(target, template, chosen)
-
-
-def _refuse_existing(paths: list[Path]) -> None:
-    existing = [p for p in paths if p.exists()]
-    if existing:
-        raise InputError(
-            str(existing[0]),
-            [Problem("", "already exists; init never overwrites: name another path or move it")],
-        )
 
 
 Block = tuple[str, dict[str, Any]]

@@ -29,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from judgegrid.core.digest import text_sha
-from judgegrid.core.errors import InputError, Problem
+from judgegrid.core.errors import InputError, OptionError, Problem
 from judgegrid.core.redaction import redact_text
 from judgegrid.store.database import Writes, open_database, read_vectors, vector_blob
+from judgegrid.store.output_file import folder_problem
 
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
 CACHE_FILE = "cache.sqlite"
+XDG_ENV = "XDG_CACHE_HOME"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -51,11 +53,32 @@ CREATE TABLE IF NOT EXISTS vectors (
 
 def default_cache_path() -> Path:
     """$JUDGEGRID_CACHE_DIR/cache.sqlite, else the user cache dir (XDG_CACHE_HOME or ~/.cache)."""
+    return cache_folder()[0] / CACHE_FILE
+
+
+def cache_folder() -> tuple[Path, str | None]:
+    """The cache's folder and the environment variable that named it (None: ~/.cache's)."""
     explicit = os.environ.get(CACHE_ENV)
     if explicit:
-        return Path(explicit).expanduser() / CACHE_FILE
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "judgegrid" / CACHE_FILE
+        return Path(explicit).expanduser(), CACHE_ENV
+    base = os.environ.get(XDG_ENV)
+    if base:
+        return Path(base).expanduser() / "judgegrid", XDG_ENV
+    return Path.home() / ".cache" / "judgegrid", None
+
+
+def check_cache_folder() -> None:
+    """OptionError naming the variable, before anything is made, when the cache's folder
+    cannot hold it (a file in its place, a folder this user may not write in); a missing
+    folder is made when the cache is first opened, as every writer makes one."""
+    folder, variable = cache_folder()
+    why = folder_problem(folder)
+    if why is None:
+        return
+    named = f"{variable}={os.environ[variable]}" if variable else str(folder)
+    hint = f"point {variable} at a folder you can write in, or unset it" if variable else ""
+    hint = hint or f"set {CACHE_ENV} to a folder you can write in"
+    raise OptionError(named, [Problem("", f"the cache's folder: {why}; {hint}")])
 
 
 @dataclass(frozen=True)
@@ -78,6 +101,8 @@ class ResultCache:
     """Answers by step key, vectors by (model, dimension, text); ``hits`` counts reuses."""
 
     def __init__(self, path: str | Path | None = None):
+        if path is None:
+            check_cache_folder()
         self.path = Path(path) if path is not None else default_cache_path()
         try:
             self._db = open_database(self.path, _SCHEMA, timeout=30.0)  # shared by runs

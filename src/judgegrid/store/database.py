@@ -34,6 +34,20 @@ def open_database(path: str | Path, schema: str, timeout: float = 5.0) -> sqlite
     return db
 
 
+def close_writer(db: sqlite3.Connection) -> None:
+    """Close a writer's connection, the file left in rollback-journal mode when no one else
+    has it open: its -wal folded in and removed, and a reader that opens it read-only later
+    (``report``, ``export``, the view) makes no -wal or -shm file beside it, which a read-only
+    connection to a WAL file does and cannot remove. The next writer turns WAL on again."""
+    try:
+        db.execute("PRAGMA busy_timeout = 0")  # another connection open: it stays WAL, at once
+        db.execute("PRAGMA journal_mode = DELETE")
+    except sqlite3.OperationalError:
+        pass
+    finally:
+        db.close()
+
+
 def open_read_only(path: Path, **options: Any) -> sqlite3.Connection:
     """A connection that can only read: no schema applied, no column added, no lock taken for
     writing (the view's server, the report's read-ahead). ``options`` go to ``sqlite3.connect``."""

@@ -30,7 +30,9 @@ in transactions at most 50 ms old; either way a kill loses at most the cells in 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -54,6 +56,7 @@ from judgegrid.core.sample import Sample
 from judgegrid.core.usage import Usage
 from judgegrid.store.database import (
     Writes,
+    close_writer,
     open_database,
     open_read_only,
     read_vectors,
@@ -108,6 +111,8 @@ CREATE TABLE IF NOT EXISTS embeddings (
     vector BLOB NOT NULL, PRIMARY KEY (model, dimension, text_sha)
 );
 """
+
+_TABLES = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA)
 
 _INSERT_LABEL = (
     f"INSERT OR REPLACE INTO labels ({', '.join(LABEL_COLUMNS)}) "
@@ -168,24 +173,41 @@ def read_scores(db_path: Path) -> pd.DataFrame:
         db.close()
 
 
+def _schema_is_current(path: Path) -> bool:
+    """Whether the database at ``path`` has every table and column of today's schema, so a
+    reader may open it read-only (one of an older schema is brought up to date first)."""
+    with contextlib.closing(open_read_only(path)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        return set(_TABLES) <= tables and not _missing_columns(db)
+
+
+def _missing_columns(db: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(table, column, type) of each column of ``_ADDED_COLUMNS`` that ``db`` lacks."""
+    missing = []
+    for table, columns in _ADDED_COLUMNS.items():
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        missing += [(table, name, kind) for name, kind in columns.items() if name not in have]
+    return missing
+
+
 def _stored_text(text: str | None) -> str | None:
     """A provider's error text as it is stored: keys and URLs' credentials masked."""
     return None if text is None else redact_text(text)
 
 
 class RunStore:
-    def __init__(self, path: str | Path, lock: RunLock | None = None):
+    def __init__(self, path: str | Path, lock: RunLock | None = None, *, read_only: bool = False):
         """The run database at ``path``; ``lock``, the run directory's lock this store writes
-        under, let go when the store is closed."""
+        under, let go when the store is closed. ``read_only``: a reader's (``report``'s checks,
+        ``export``, the view), which writes nothing, no -wal or -shm file included; a database
+        of an older schema is still brought up to date first (its columns added)."""
         self.path = Path(path)
         self.lock = lock
         self.closed = False
-        self._db = open_database(path, _SCHEMA)
-        for table, columns in _ADDED_COLUMNS.items():
-            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            for name, kind in columns.items():
-                if name not in have:
-                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+        self.read_only = read_only and _schema_is_current(self.path)
+        self._db = open_read_only(self.path) if self.read_only else open_database(path, _SCHEMA)
+        if not self.read_only:
+            self._add_missing_columns()
         self.writes = Writes(self._db)
         self.calls_recorded = 0  # calls this process has recorded, for the progress bar
 
@@ -195,11 +217,19 @@ class RunStore:
             return
         self.closed = True
         try:
-            self.writes.flush()
-            self._db.close()
+            if self.read_only:
+                self._db.close()
+            else:
+                self.writes.flush()
+                close_writer(self._db)
         finally:
             if self.lock is not None:
                 self.lock.release()
+
+    def _add_missing_columns(self) -> None:
+        """The columns an older run database lacks, added (``_ADDED_COLUMNS``)."""
+        for table, name, kind in _missing_columns(self._db):
+            self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
     # -- meta ----------------------------------------------------------------------------------
 

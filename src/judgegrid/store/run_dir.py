@@ -23,10 +23,12 @@ from judgegrid.core.sample import Dataset
 from judgegrid.inputs.dataset import DEMO, load_dataset
 from judgegrid.inputs.matrix import Matrix, parse_matrix
 from judgegrid.inputs.textfile import read_utf8
+from judgegrid.store.database import open_read_only
 from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 
 RESOLVED_MATRIX = "matrix.resolved.yaml"
+PAIRS_SOURCE = "pairs_source.txt"  # a `judgegrid pairs` directory's mark: the pairs file it read
 SAMPLE_INFO = "samples"
 SAMPLE_TEXT_CHARS = 300
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -76,7 +78,8 @@ def is_run_dir(path: Path) -> bool:
 def open_run(run_dir: str | Path, write: bool = False) -> tuple[Path, Matrix, RunStore]:
     """A run directory's matrix as run and its database, or a clear error if it is not one.
     ``write``: the run's lock is taken first (``store.lock``: one writer at a time) and held
-    until the store is closed; readers take none."""
+    until the store is closed; readers take none and open it read-only, so a reader leaves
+    the directory as it found it (no -wal, no -shm)."""
     target = Path(run_dir)
     db = target / DB_NAME
     matrix_file = target / RESOLVED_MATRIX
@@ -96,12 +99,25 @@ def open_run(run_dir: str | Path, write: bool = False) -> tuple[Path, Matrix, Ru
     check_run_database(db)
     lock = lock_run(target) if write else None
     try:
-        store = RunStore(db, lock)
+        store = RunStore(db, lock, read_only=not write)
     except sqlite3.DatabaseError as exc:
         if lock is not None:
             lock.release()
         raise _not_a_run_database(db, str(exc)) from None
     return target, matrix, store
+
+
+def run_input_files(run_dir: str | Path) -> tuple[Path, ...]:
+    """The files a run was made from that are still there (its data set): what a command over
+    the run (``export --out``) never writes over. None for a directory that is no run: the
+    command itself says what is wrong with it."""
+    try:
+        _, matrix, store = open_run(run_dir)
+    except InputError:
+        return ()
+    store.close()
+    source = Path(matrix.dataset) if matrix.dataset else None
+    return (source,) if source is not None and source.is_file() else ()
 
 
 def check_run_database(db: Path) -> None:
@@ -114,7 +130,7 @@ def check_run_database(db: Path) -> None:
     if head != SQLITE_HEADER:
         raise _not_a_run_database(db, "not an SQLite file")
     try:
-        with contextlib.closing(sqlite3.connect(db)) as conn:  # read only; leaves no file
+        with contextlib.closing(open_read_only(db)) as conn:  # leaves no file
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
     except sqlite3.DatabaseError as exc:
         raise _not_a_run_database(db, str(exc)) from None

@@ -32,6 +32,7 @@ from judgegrid.labels.page import (
 from judgegrid.labels.server import (
     add_static,
     bad_request,
+    bind_loopback,
     error,
     json_body,
     loopback_app,
@@ -505,7 +506,8 @@ async def serve(session: ViewSession, port: int = 0) -> tuple[web.AppRunner, int
     the thread that serves, and closed with the runner. Every metric's grid is folded before
     the server listens, so the first Samples page does not wait for it."""
     session.run.fold()
+    sock = bind_loopback(port)  # a port in use refused before the database is opened to write
     store = RunStore(session.labels.database)
     app = make_view_app(session, store)
     app.on_cleanup.append(lambda app: _close(store, session.run))
-    return await start(app, port)
+    return await start(app, sock)

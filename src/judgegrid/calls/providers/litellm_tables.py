@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgegrid.core.errors import OptionError, Problem
+
 PRICE_MAP = "model_prices_and_context_window_backup.json"
 TOKENIZERS = "litellm_core_utils/tokenizers"
 OPENAI_KEY = "OPENAI_API_KEY"
@@ -39,6 +41,7 @@ COUNTER_SETTINGS = ("TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS", "TOKEN_COUNTER_MAX_EXACT
 TOKENS_PER_MESSAGE = 3
 TOKENS_FOR_REPLY = 3  # every reply is primed with <|start|>assistant<|message|>
 DEFAULT_ENCODING = "cl100k_base"
+CUSTOM_TOKENIZERS_ENV = "CUSTOM_TIKTOKEN_CACHE_DIR"  # litellm's: where tiktoken's files are
 # ids in which litellm's token_counter finds a Hugging Face tokenizer (llama 2 and 3, Replicate)
 HF_TOKENIZER_WORDS = ("llama-2", "llama-3", "replicate")
 
@@ -143,9 +146,18 @@ def default_encoding() -> Any:
 
     folder = litellm_folder()
     assert folder is not None  # counts_with_default_encoding checked it
-    custom = os.environ.get("CUSTOM_TIKTOKEN_CACHE_DIR")
+    custom = os.environ.get(CUSTOM_TOKENIZERS_ENV)
     os.environ["TIKTOKEN_CACHE_DIR"] = custom or str(folder / TOKENIZERS)  # as litellm sets it
-    return tiktoken.get_encoding(DEFAULT_ENCODING)
+    try:
+        return tiktoken.get_encoding(DEFAULT_ENCODING)
+    except (OSError, ValueError) as exc:  # a folder without it: tiktoken fetches it, offline
+        if not custom:
+            raise
+        message = (
+            f"no {DEFAULT_ENCODING} tokenizer could be read there or fetched "
+            f"({type(exc).__name__}); unset it to count with the copy litellm ships"
+        )
+        raise OptionError(f"{CUSTOM_TOKENIZERS_ENV}={custom}", [Problem("", message)]) from None
 
 
 def count_text(text: str) -> int | None:
