@@ -40,7 +40,6 @@ def label(
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
     try:
-        api.refuse_pairs_parent(run_dir)
         session = api.open_label_view(
             run_dir,
             login_name() if annotator is None else annotator,

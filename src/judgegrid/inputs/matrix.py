@@ -267,6 +267,12 @@ class Matrix(StrictModel):
         return metrics | {c.name: criterion_metric(c) for c in self.criteria}
 
     @property
+    def scored_names(self) -> list[str]:
+        """Every metric and criterion of the run by the name its cells carry, in the matrix's
+        order: what a metric or criterion named against a run is checked against."""
+        return [resolve_metric_name(m.name) for m in self.metrics] + [c.name for c in self.criteria]
+
+    @property
     def criteria_by_name(self) -> dict[str, CriterionSpec]:
         """The matrix's criteria by name, as the analyses and the labels look them up."""
         return {c.name: c for c in self.criteria}

@@ -35,7 +35,7 @@ from judgegrid.analyses import (
     rule,
 )
 from judgegrid.core.arguments import checked
-from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
+from judgegrid.core.errors import DatasetError, MatrixError, Problem
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
 from judgegrid.core.sample import Dataset, Sample
@@ -55,7 +55,7 @@ from judgegrid.run.orchestrate import (
 )
 from judgegrid.run.runner import ProgressHook
 from judgegrid.store.run_db import DB_NAME, RunStore
-from judgegrid.store.run_dir import new_run_dir, stored_sample_info
+from judgegrid.store.run_dir import PAIRS_SOURCE, new_run_dir, stored_sample_info
 
 # aspect -> (preferred field, other field); both answers are read against the same context
 ANSWER_ASPECTS = {
@@ -281,24 +281,6 @@ def run_pairs(
         runs[aspect] = execute_run(start_run(run, run_dir=parent / aspect), on_progress)
     (parent / PAIRS_SOURCE).write_text(str(pairs_path), encoding="utf-8")
     return PairsResult(parent, runs, write_pairs_outcome(parent))
-
-
-PAIRS_SOURCE = "pairs_source.txt"
-
-
-def is_pairs_dir(path: str | Path) -> bool:
-    """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
-    path = Path(path)
-    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
-
-
-def refuse_pairs_parent(run_dir: Path, what: str = "label the pairs of") -> None:
-    """A judgegrid pairs directory holds one run per aspect: label or export one of them."""
-    if is_pairs_dir(run_dir):
-        aspects = sorted(p.parent.name for p in run_dir.glob("*/run.sqlite"))
-        choices = " or ".join(f"{run_dir / a}" for a in aspects)
-        message = f"a judgegrid pairs directory; {what} one aspect: {choices}"
-        raise OptionError(str(run_dir), [Problem("", message)])
 
 
 def write_pairs_outcome(parent: Path) -> PairsOutcome:
