@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any
 
 KNOWN_SHOWN = 30  # names listed after "known:"; a wide table's hundreds of columns are cut
 
@@ -37,7 +38,7 @@ def unknown_name(what: str, name: str, known: Sequence[str], place: str = "") ->
 
 
 def repeats(
-    names: Sequence[str], key: Callable[[str], Hashable] = lambda name: name
+    names: Sequence[Any], key: Callable[[Any], Hashable] = lambda name: name
 ) -> list[tuple[int, int]]:
     """(later, first) positions of each name that repeats an earlier one by ``key`` (a
     spelling-blind key makes ``Faithfulness`` repeat ``faithfulness``)."""
@@ -71,3 +72,9 @@ def ordinal(index: int) -> str:
     n = index + 1
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def each_given_twice(what: str, names: Sequence[str]) -> list[str]:
+    """Why each repeat in ``names`` is refused (a header's columns, a record's keys), naming
+    both positions; nothing when every name is given once."""
+    return [given_twice(what, names, later, first) for later, first in repeats(names)]
