@@ -246,7 +246,8 @@ def _build(
 ) -> Dataset:
     id_field = (columns or {}).get("id", "id")
     seen = _first_seen(records, stem, id_field)
-    mapping = plan_fields(seen, source, columns, list_delimiter, extra)
+    blank = [f for f in _every_field(records) if f not in seen]
+    mapping = plan_fields(seen, source, columns, list_delimiter, extra, blank)
     samples: list[Sample] = []
     problems: list[Problem] = []
     ids: dict[str, str] = {}
@@ -311,6 +312,11 @@ def _first_seen(records: list[Record], stem: str, id_field: str) -> dict[str, st
                 if not is_blank(value):
                     seen.setdefault(str(field), label)
     return seen
+
+
+def _every_field(records: list[Record]) -> list[str]:
+    """Every field any record names, with a value or not (a table's column left empty)."""
+    return list(dict.fromkeys(str(f) for _, r in records if isinstance(r, dict) for f in r))
 
 
 def _label(where: str, sample_id: Any) -> str:

@@ -43,13 +43,14 @@ def loads(text: str) -> Any:
 
 
 def json_array_in(text: str) -> bool:
-    """Whether a file's whole text is one JSON array (a .json file named .jsonl)."""
+    """Whether a file's whole text is one JSON array of records (a .json file named .jsonl)."""
     if not text.lstrip().startswith("["):
         return False
     try:
-        return isinstance(json.loads(text), list)
+        value = json.loads(text)
     except ValueError:
         return False
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 def read_utf8(path: Path, source: str, error: type[InputError] = InputError) -> str:

@@ -97,6 +97,7 @@ def read_label_file(
     source = str(path)
     rows = _rows(path, source)
     _refuse_two_annotators(rows, annotator, source)
+    names = [*metrics, *(name for name in criteria or {} if name not in metrics)]
     labels: list[Label] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], str] = {}
@@ -104,7 +105,7 @@ def read_label_file(
         if _carried(row, carried or set()):
             continue
         try:
-            label = _label(row, samples, metrics, annotator, criteria or {})
+            label = _label(row, samples, names, annotator, criteria or {})
         except ValueError as exc:
             problems.append(Problem(where, str(exc)))
             continue

@@ -36,6 +36,7 @@ from judgegrid.analyses import (
 )
 from judgegrid.core.arguments import checked
 from judgegrid.core.errors import DatasetError, MatrixError, Problem
+from judgegrid.core.names import each_given_twice, unknown_name
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
 from judgegrid.core.sample import Dataset, Sample
@@ -310,17 +311,14 @@ def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str
         update["repeats"] = repeats
     if judges:
         labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
-        unknown = [j for j in judges if j not in labels]
-        if unknown:
-            raise MatrixError(
-                source,
-                [
-                    Problem(
-                        "judges",
-                        f"no judge labelled {', '.join(unknown)}; known: {', '.join(labels)}",
-                    )
-                ],
-            )
+        problems = [
+            Problem("--judge", unknown_name("judge", j, labels, "in the matrix"))
+            for j in judges
+            if j not in labels
+        ]
+        problems += [Problem("--judge", why) for why in each_given_twice("judge", judges)]
+        if problems:
+            raise MatrixError(source, problems)
         kept = [spec for spec, label in zip(matrix.judges, labels, strict=True) if label in judges]
         update["judges"] = [
             spec if spec.label else spec.model_copy(update={"label": spec.id}) for spec in kept
