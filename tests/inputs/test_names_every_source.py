@@ -20,7 +20,7 @@ from judgegrid.core.errors import DatasetError, OptionError
 from judgegrid.inputs.dataset import dataset_from_object
 
 RECORDS = [
-    {"id": "a", "question": "Q1?", "answer": "A1.", "gt": None},
+    {"id": "a", "question": "Q1?", "answer": "A1.", "gt": ""},  # empty in one, null in the other
     {"id": "b", "question": "Q2?", "answer": "A2.", "gt": None},
 ]
 COLUMNS = ["id", "question", "answer", "gt"]
@@ -113,7 +113,7 @@ BAD_MAPS: dict[str, tuple[dict[str, str], str]] = {
     "an unknown column": (
         {"user_input": "questoin", "response": "answer"},
         "--columns: user_input=questoin: unknown column 'questoin' in SOURCE; did you mean "
-        "'question'? known: id, question, answer",
+        "'question'? known: id, question, answer, gt",
     ),
     "an unknown sample field": (
         {"user_inptu": "question", "response": "answer"},

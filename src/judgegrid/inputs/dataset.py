@@ -246,7 +246,7 @@ def _build(
 ) -> Dataset:
     id_field = (columns or {}).get("id", "id")
     seen = _first_seen(records, stem, id_field)
-    blank = [f for f in _every_field(records) if f not in seen]
+    blank = _fields_without_value(records)
     mapping = plan_fields(seen, source, columns, list_delimiter, extra, blank)
     samples: list[Sample] = []
     problems: list[Problem] = []
@@ -314,9 +314,19 @@ def _first_seen(records: list[Record], stem: str, id_field: str) -> dict[str, st
     return seen
 
 
-def _every_field(records: list[Record]) -> list[str]:
-    """Every field any record names, with a value or not (a table's column left empty)."""
-    return list(dict.fromkeys(str(f) for _, r in records if isinstance(r, dict) for f in r))
+def _fields_without_value(records: list[Record]) -> list[str]:
+    """The fields no record gives a value: missing, null or an empty string in every one (a
+    table's empty column reads as missing, a JSON file's as ""; either way, nothing)."""
+    fields = dict.fromkeys(str(f) for _, r in records if isinstance(r, dict) for f in r)
+    return [
+        field
+        for field in fields
+        if all(_no_value(r.get(field)) for _, r in records if isinstance(r, dict))
+    ]
+
+
+def _no_value(value: Any) -> bool:
+    return is_blank(value) or (isinstance(value, str) and not value.strip())
 
 
 def _label(where: str, sample_id: Any) -> str:

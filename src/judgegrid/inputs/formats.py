@@ -145,6 +145,7 @@ def _check_columns(
     value; ``blank``: those without any), none used twice: the same words whatever the source."""
     problems = []
     targets = list(columns)
+    known = list(dict.fromkeys([*seen, *blank]))
     for target, column in columns.items():
         where = f"{target}={column}"
         if target not in TARGETS:
@@ -153,9 +154,7 @@ def _check_columns(
             message = f"column '{column}' has no value in any sample of {source}; fill it in"
             problems.append(Problem(where, message + f" or leave out {where}"))
         elif column not in seen:
-            problems.append(
-                Problem(where, unknown_name("column", column, list(seen), f"in {source}"))
-            )
+            problems.append(Problem(where, unknown_name("column", column, known, f"in {source}")))
     mapped = list(columns.values())
     for later, first in repeats(mapped):
         message = (

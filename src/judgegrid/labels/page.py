@@ -199,7 +199,7 @@ def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
     if problems:
         raise OptionError("--metric", problems)
     for later, first in repeats(chosen):
-        message = given_twice("metric", given, later, first, "in --metric")
+        message = given_twice("metric", given, later, first)
         problems.append(Problem(given[later], message))
     if problems:
         raise OptionError("--metric", problems)
