@@ -17,7 +17,10 @@ def label(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
     metric: Annotated[
         list[str] | None,
-        typer.Option("--metric", help="Only this metric; repeat for several (default: all)."),
+        typer.Option(
+            "--metric",
+            help="Only this metric or criterion of the run; repeat for several (default: all).",
+        ),
     ] = None,
     n: Annotated[int, typer.Option("--n", min=1, help="How many samples to ask about.")] = 20,
     annotator: Annotated[

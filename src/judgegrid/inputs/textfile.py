@@ -159,9 +159,9 @@ def read_csv(
     and so is a file with no row under its header (or no header: empty or blank).
     ``empty_is_missing``: an empty cell reads as missing (NaN), else as ``""``."""
     content = read_text(path, source, error, expected)
-    header = csv_header(content)
-    _check_separator(header, source, error)
-    twice = each_given_twice("column", header)
+    names = csv_header(content)
+    _check_separator(names, source, error)
+    twice = each_given_twice("column", names)
     if twice:
         raise error(source, [Problem("line 1", reason) for reason in twice])
     missing = [""] if empty_is_missing else None
