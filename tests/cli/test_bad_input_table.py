@@ -2047,6 +2047,16 @@ def names_rows() -> dict[str, Row]:
         names=("p.jsonl", "line 1", "field 'answer' is given twice"),
         error=DatasetError,
     )
+    misspelt = {**{k: v for k, v in PAIR.items() if k != "question"}, "qestion": "Who?"}
+    rows["names: a pairs file with a field misspelt"] = Row(
+        cli=lambda p: ["pairs", p.matrix(), "--pairs", p.jsonl("p.jsonl", [misspelt])],
+        names=("p.jsonl", "line 1", "missing or empty: question", "'qestion' meant as 'question'"),
+    )
+    rows["names: a pairs file with a field misspelt, api"] = Row(
+        api=lambda p: run_pairs(p.matrix(), p.jsonl("p.jsonl", [misspelt])),
+        names=("p.jsonl", "line 1", "'qestion' meant as 'question'"),
+        error=DatasetError,
+    )
     # Spring's .properties for its application.yaml
     for command, argv in {**MATRIX_COMMANDS, "init --from": None}.items():
         rows[f"names: a Spring .properties file, {command}"] = Row(

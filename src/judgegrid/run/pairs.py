@@ -15,6 +15,7 @@ forced onto a metric that answers another question.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -83,7 +84,7 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
             continue
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
         if missing:
-            problems.append(Problem(where, f"missing or empty: {', '.join(missing)}"))
+            problems.append(Problem(where, _missing_fields(missing, record)))
             continue
         if record["id"] in first_line:
             first = first_line[record["id"]]
@@ -98,6 +99,17 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     if not records:
         raise DatasetError(str(path), [Problem("", "the file has no pairs")])
     return records
+
+
+def _missing_fields(missing: list[str], record: dict[str, Any]) -> str:
+    """The pair's fields it lacks, and a field it has that looks like one of them misspelt."""
+    others = [str(k) for k in record if k not in REQUIRED]
+    guesses = [
+        f"is '{close[0]}' meant as '{field}'?"
+        for field in missing
+        if (close := difflib.get_close_matches(field, others, n=1))
+    ]
+    return f"missing or empty: {', '.join(missing)}" + (f"; {' '.join(guesses)}" if guesses else "")
 
 
 def aspect_dataset(records: list[dict[str, Any]], aspect: str, source: str) -> Dataset:
