@@ -1986,7 +1986,12 @@ def names_rows() -> dict[str, Row]:
             )
         rows[f"names: columns: {bad}, the matrix's"] = Row(
             cli=lambda p, c=columns: ["validate", _matrix_with_columns(p, c)],
-            names=("--columns", *says),
+            names=("m.yaml", f"columns.{says[0].split('=')[0]}:", *says[1:]),
+        )
+        rows[f"names: columns: {bad}, the matrix's, api"] = Row(
+            api=lambda p, c=columns: run_grid(_matrix_with_columns(p, c)),
+            names=("m.yaml", f"columns.{says[0].split('=')[0]}:", *says[1:]),
+            error=MatrixError,
         )
         rows[f"names: columns= {bad}, api"] = Row(
             api=lambda p, c=columns: run_grid(
