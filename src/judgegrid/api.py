@@ -65,7 +65,7 @@ from judgegrid.store.cache import (
     default_cache_path,
 )
 from judgegrid.store.read_ahead import ScoresReadAhead
-from judgegrid.store.run_dir import RESOLVED_MATRIX, run_input_files
+from judgegrid.store.run_dir import RESOLVED_MATRIX, is_pairs_dir, run_input_files
 from judgegrid.store.table_file import check_output, write_table_file
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from judgegrid.labels.server import page_url
     from judgegrid.outputs.report import probe_lines
     from judgegrid.outputs.terminal_card import CARD_WIDTH, TerminalCard, terminal_card
-    from judgegrid.run.pairs import PairsResult, is_pairs_dir, refuse_pairs_parent, run_pairs
+    from judgegrid.run.pairs import PairsResult, run_pairs
     from judgegrid.view.app import ViewSession, open_label_view, open_view
     from judgegrid.view.app import serve as serve_view
 
@@ -94,8 +94,6 @@ _LAZY = {
     "TerminalCard": "judgegrid.outputs.terminal_card",
     "terminal_card": "judgegrid.outputs.terminal_card",
     "PairsResult": "judgegrid.run.pairs",
-    "is_pairs_dir": "judgegrid.run.pairs",
-    "refuse_pairs_parent": "judgegrid.run.pairs",
     "run_pairs": "judgegrid.run.pairs",
     "LabelSession": "judgegrid.labels.page",
     "open_label_session": "judgegrid.labels.page:open_session",
@@ -164,7 +162,6 @@ __all__ = [
     "prepare_run",
     "probe_lines",
     "rebuild_report",
-    "refuse_pairs_parent",
     "render_plan",
     "resume_options",
     "resume_run",
@@ -329,7 +326,7 @@ def rebuild_report(
     ``read_ahead``: the run's scores, if the console script is already reading them."""
     from judgegrid.run import pairs  # scipy, for this command only: see _LAZY
 
-    if pairs.is_pairs_dir(run_dir):
+    if is_pairs_dir(run_dir):
         return [pairs.rebuild_pairs_outputs(run_dir)]
     return rebuild_outputs(run_dir, margin, blind_only, read_ahead)
 

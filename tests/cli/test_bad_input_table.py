@@ -498,7 +498,7 @@ ROWS: dict[str, Row] = {
     ),
     "api: columns name an unknown field": Row(
         api=lambda p: run_grid(p.matrix(), SAMPLES, columns={"qestion": "user_input"}),
-        names=("--columns", "qestion=user_input", "not a sample field"),
+        names=("--columns", "qestion=user_input", "unknown sample field 'qestion'"),
         error=OptionError,
     ),
     # --- options on the command line ---------------------------------------------------------
@@ -1896,6 +1896,352 @@ def _cache_env_rows(case: str, value: Callable[[Place], str]) -> dict[str, Row]:
 
 
 ROWS.update(paths_rows())
+# names checked against what exists, on every data source and against the run's own metrics and
+# criteria (issue 39): a name that does not exist, or one given twice in any order or spelling,
+# and files in another shape than their name, named as what they are
+
+RUN_FILE_API: dict[str, Callable[[str], Any]] = {
+    **RUN_API,
+    "export_labels": api.export_labels,
+    "import_labels": lambda r: api.import_labels(r, "l.csv"),
+    "open_view": lambda r: api.open_view(r, "ann"),
+    "open_label_view": lambda r: api.open_label_view(r, "ann"),
+}
+TWICE_RECORD = '{"id": "s1", "user_input": "Q?", "response": "A.", "user_input": "Q again?"}\n'
+TWICE_NAMES = ["id", "user_input", "response", "user_input"]
+TWICE_ROW = ["s1", "Q?", "A.", "Q again?"]
+TWICE_TABLE = pd.DataFrame([TWICE_ROW], columns=TWICE_NAMES)
+TWICE_FILES: dict[str, str] = {
+    "d.jsonl": TWICE_RECORD,
+    "d.json": f"[{TWICE_RECORD.strip()}]",
+    "d.csv": ",".join(TWICE_NAMES) + "\n" + ",".join(TWICE_ROW) + "\n",
+    "d.parquet": "",
+    "d.arrow": "",
+}
+LINES_IN_JSON = "".join(json.dumps(s) + "\n" for s in SAMPLES)
+SHAPES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "JSON Lines named .json": (
+        "d.json",
+        LINES_IN_JSON,
+        ("d.json", "looks like JSON Lines", ".jsonl"),
+    ),
+    "one JSON array named .jsonl": (
+        "d.jsonl",
+        json.dumps(SAMPLES, indent=1),
+        ("d.jsonl", "looks like one JSON array", "name the file .json"),
+    ),
+    "a CSV separated by ';'": (
+        "d.csv",
+        "id;user_input;response\ns1;Q?;A.\n",
+        ("d.csv", "line 1", "the header is separated by ';', not ','"),
+    ),
+    "a CSV separated by tabs": (
+        "d.csv",
+        "id\tuser_input\tresponse\ns1\tQ?\tA.\n",
+        ("d.csv", "the header is separated by tabs, not ','"),
+    ),
+}
+BAD_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "an unknown column": (
+        "user_input=questoin,response=answer",
+        ("user_input=questoin", "unknown column 'questoin'", "did you mean 'question'", "known:"),
+    ),
+    "one column to two fields": (
+        "response=question,user_input=question",
+        (
+            "user_input=question",
+            "column 'question' is mapped to two fields, response and user_input",
+        ),
+    ),
+    "a column with no value": (
+        "user_input=question,response=answer,reference=gt",
+        ("reference=gt", "column 'gt' has no value in any sample"),
+    ),
+}
+OWN_NAMES = [{"id": "s1", "question": "Q?", "answer": "A.", "gt": ""}]
+PROPERTIES = "spring.ai.openai.api-key=${OPENAI_API_KEY}\nspring.ai.openai.chat.options.model=x\n"
+SPRING_SAYS = ("application.properties", "Spring's .properties form is not read", "spring: {ai:")
+
+
+def _pairs_dir(p: Place) -> str:
+    """A judgegrid pairs directory: the pairs file it read named, one aspect's run inside."""
+    parent = p.tmp / "pairs-run"
+    parent.mkdir()
+    p.made.append(parent)
+    Path(p.run_dir()).rename(parent / "faithfulness")
+    (parent / "pairs_source.txt").write_text("p.jsonl")
+    return str(parent)
+
+
+def _twice_file(p: Place, name: str, text: str) -> str:
+    """A data set file naming user_input twice: as written, or a Parquet or Arrow table built
+    column by column (pandas' writer would refuse the repeat itself)."""
+    if text:
+        return p.write(name, text)
+    path = p.tmp / name
+    p.made.append(path)
+    table = pa.table([pa.array([v]) for v in TWICE_ROW], names=TWICE_NAMES)
+    if name.endswith(".parquet"):
+        pq.write_table(table, path)
+    else:
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as w:
+            w.write_table(table)
+    return str(path)
+
+
+def _matrix_with_columns(p: Place, columns: str) -> str:
+    """A matrix whose own columns: map is ``columns`` (FIELD=COLUMN,…), over a data set of
+    its own names."""
+    p.jsonl("own.jsonl", OWN_NAMES)
+    mapped = dict(item.split("=") for item in columns.split(","))
+    return p.matrix(columns=mapped, dataset="own.jsonl")
+
+
+def _polite_run(p: Place) -> str:
+    """A finished run with a criterion of its own beside the two metrics."""
+    return p.run_dir(criteria=[POLITE])
+
+
+def _labels(p: Place, text: str, name: str = "l.csv") -> str:
+    return p.write(name, text)
+
+
+def names_rows() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    inside = ("run.sqlite", "a file, not a run directory", "it is inside the run directory")
+    pairs_says = ("a judgegrid pairs directory", "judgegrid report", "read one aspect's run")
+    for command, argv in RUN_COMMANDS.items():
+        rows[f"names: a run's file for its folder, {command}"] = Row(
+            cli=lambda p, a=argv: a(p, str(Path(p.run_dir()) / "run.sqlite")), names=inside
+        )
+        if command != "report":  # report reads a pairs directory whole
+            rows[f"names: a pairs directory, {command}"] = Row(
+                cli=lambda p, a=argv: a(p, _pairs_dir(p)), names=pairs_says
+            )
+    rows["names: a file outside any run, report"] = Row(
+        cli=lambda p: ["report", p.data()],
+        names=("data.jsonl", "a file, not a run directory: name the run's folder"),
+    )
+    for name, call in RUN_FILE_API.items():
+        rows[f"names: a run's file for its folder, api {name}"] = Row(
+            api=lambda p, c=call: c(str(Path(p.run_dir()) / "summary.md")),
+            names=("summary.md", *inside[1:]),
+            error=RunDirError,
+        )
+        if name != "rebuild_report":
+            rows[f"names: a pairs directory, api {name}"] = Row(
+                api=lambda p, c=call: c(_pairs_dir(p)), names=pairs_says, error=RunDirError
+            )
+    # the run's own metrics and criteria, with a did-you-mean
+    known = "known: faithfulness, response_relevancy, polite"
+    rows["names: label --metric not in the run"] = Row(
+        cli=lambda p: ["label", _polite_run(p), "--metric", "politeness"],
+        names=("--metric", "'politeness'", "did you mean 'polite'", known),
+    )
+    rows["names: label --metric a built-in the run did not score"] = Row(
+        cli=lambda p: ["label", _polite_run(p), "--metric", "context_recall"],
+        names=(
+            "context_recall is not in this run",
+            "it has faithfulness, response_relevancy, polite",
+        ),
+    )
+    rows["names: label --metric twice in two spellings"] = Row(
+        cli=lambda p: [
+            "label",
+            p.run_dir(),
+            "--metric",
+            "faithfulness",
+            "--metric",
+            "Faithfulness",
+        ],
+        names=("'Faithfulness' (2nd) names the same metric as 'faithfulness' (1st)",),
+    )
+    rows["names: label --metric not in the run, api"] = Row(
+        api=lambda p: api.open_label_view(_polite_run(p), "ann", ["politeness"]),
+        names=("--metric", "did you mean 'polite'", known),
+        error=OptionError,
+    )
+    rows["names: label --metric twice, api"] = Row(
+        api=lambda p: api.open_label_session(p.run_dir(), "ann", ["faithfulness", "faithfulness"]),
+        names=("metric 'faithfulness' is given twice (1st and 2nd)",),
+        error=OptionError,
+    )
+    label_files = {
+        "a metric not in the run": (
+            LABEL_HEADER + "s1,politeness,ann,1\n",
+            ("row 2", "'politeness'", "did you mean 'polite'", known),
+        ),
+        "a misspelt column": (
+            "sample_id,metrc,annotator,value\ns1,polite,ann,1\n",
+            ("row 2", "unknown field metrc", "did you mean 'metric'"),
+        ),
+        "a column twice": (
+            "sample_id,metric,annotator,value,metric\ns1,polite,ann,1,polite\n",
+            ("line 1", "column 'metric' is given twice (2nd and 5th)"),
+        ),
+        "separated by ';'": (
+            "sample_id;metric;annotator;value\ns1;polite;ann;1\n",
+            ("line 1", "the header is separated by ';', not ','"),
+        ),
+    }
+    for name, (text, says) in label_files.items():
+        rows[f"names: labels import, {name}"] = Row(
+            cli=lambda p, t=text: ["labels", "import", _polite_run(p), _labels(p, t)],
+            names=("l.csv", *says),
+        )
+        rows[f"names: labels import, {name}, api"] = Row(
+            api=lambda p, t=text: api.import_labels(_polite_run(p), _labels(p, t)),
+            names=("l.csv", *says),
+            error=DatasetError,
+        )
+    rows["names: labels import, one JSON array"] = Row(
+        cli=lambda p: [
+            *("labels", "import", p.run_dir()),
+            p.write("l.jsonl", json.dumps([{"sample_id": "s1", "metric": "faithfulness"}])),
+        ],
+        names=("l.jsonl", "looks like one JSON array", "write one record a line"),
+    )
+    # every data source: a field given twice, a file in another shape than its name
+    for file, content in TWICE_FILES.items():
+        kind = "field" if file.startswith("d.json") else "column"
+        says = (file, f"{kind} 'user_input' is given twice (2nd and 4th)")
+        for command, argv in DATA_COMMANDS.items():
+            rows[f"names: a field twice in {file}, {command}"] = Row(
+                cli=lambda p, a=argv, f=file, c=content: a(p, _twice_file(p, f, c)), names=says
+            )
+        rows[f"names: a field twice in {file}, api"] = Row(
+            api=lambda p, f=file, c=content: run_grid(p.matrix(), _twice_file(p, f, c)),
+            names=says,
+            error=DatasetError,
+        )
+    rows["names: a DataFrame column twice, api"] = Row(
+        api=lambda p: run_grid(p.matrix(), TWICE_TABLE),
+        names=("<DataFrame>", "column 'user_input' is given twice"),
+        error=DatasetError,
+    )
+    for shape, (file, text, says) in SHAPES.items():
+        for command, argv in DATA_COMMANDS.items():
+            rows[f"names: {shape}, {command}"] = Row(
+                cli=lambda p, a=argv, f=file, t=text: a(p, p.write(f, t)), names=says
+            )
+        rows[f"names: {shape}, api"] = Row(
+            api=lambda p, f=file, t=text: run_grid(p.matrix(), p.write(f, t)),
+            names=says,
+            error=DatasetError,
+        )
+    # the column map, from the option, the matrix and Python
+    for bad, (columns, says) in BAD_COLUMNS.items():
+        for command, argv in DATA_COMMANDS.items():
+            rows[f"names: --columns {bad}, {command}"] = Row(
+                cli=lambda p, a=argv, c=columns: [
+                    *a(p, p.jsonl("own.jsonl", OWN_NAMES)),
+                    "--columns",
+                    c,
+                ],
+                names=("--columns", *says),
+            )
+        rows[f"names: columns: {bad}, the matrix's"] = Row(
+            cli=lambda p, c=columns: ["validate", _matrix_with_columns(p, c)],
+            names=("m.yaml", f"columns.{says[0].split('=')[0]}:", *says[1:]),
+        )
+        rows[f"names: columns: {bad}, the matrix's, api"] = Row(
+            api=lambda p, c=columns: run_grid(_matrix_with_columns(p, c)),
+            names=("m.yaml", f"columns.{says[0].split('=')[0]}:", *says[1:]),
+            error=MatrixError,
+        )
+        rows[f"names: columns= {bad}, api"] = Row(
+            api=lambda p, c=columns: run_grid(
+                p.matrix(), p.jsonl("own.jsonl", OWN_NAMES), columns=api.parse_columns(c)
+            ),
+            names=("--columns", *says),
+            error=OptionError,
+        )
+    # a judge, a jury or a metric named twice, in another order or spelling
+    rows |= every_door(
+        "names: a jury given twice in another order",
+        {"juries": [["a", "openai/fake-b"], ["openai/fake-b", "a"]]},
+        ("juries[1]", "the same jury as juries[0] (a, openai/fake-b), in another order"),
+    )
+    rows |= every_door(
+        "names: a jury member twice",
+        {"juries": [["a", "openai/fake-b", "a"]]},
+        ("juries[0]", "judge 'a' is given twice (1st and 3rd)"),
+    )
+    rows |= every_door(
+        "names: a jury member unknown",
+        {"juries": [["a", "openai/fake-c"]]},
+        ("juries[0]", "unknown judge 'openai/fake-c'", "did you mean 'openai/fake-b'"),
+    )
+    rows |= every_door(
+        "names: a metric twice in two spellings",
+        {"metrics": ["faithfulness", "response_relevancy", "Faithfulness"]},
+        ("metrics[2].name", "'Faithfulness' (3rd) names the same metric as 'faithfulness' (1st)"),
+    )
+    pairs_judges = {
+        "twice": (["a", "a"], ("--judge", "judge 'a' is given twice (1st and 2nd)")),
+        "misspelt": (["openai/fake-c"], ("--judge", "did you mean 'openai/fake-b'", "known: a")),
+    }
+    for name, (judges, says) in pairs_judges.items():
+        chosen = [arg for judge in judges for arg in ("--judge", judge)]
+        rows[f"names: pairs --judge {name}"] = Row(
+            cli=lambda p, j=chosen: [
+                "pairs",
+                p.matrix(),
+                "--pairs",
+                p.jsonl("p.jsonl", [PAIR]),
+                *j,
+            ],
+            names=says,
+        )
+        rows[f"names: pairs --judge {name}, api"] = Row(
+            api=lambda p, j=judges: run_pairs(p.matrix(), p.jsonl("p.jsonl", [PAIR]), judges=j),
+            names=says,
+            error=MatrixError,
+        )
+    pair_twice = json.dumps(PAIR)[:-1] + ', "answer": "Ann again."}\n'
+    rows["names: a pairs file with a field twice"] = Row(
+        cli=lambda p: ["pairs", p.matrix(), "--pairs", p.write("p.jsonl", pair_twice)],
+        names=("p.jsonl", "line 1", "field 'answer' is given twice"),
+    )
+    rows["names: a pairs file with a field twice, api"] = Row(
+        api=lambda p: run_pairs(p.matrix(), p.write("p.jsonl", pair_twice)),
+        names=("p.jsonl", "line 1", "field 'answer' is given twice"),
+        error=DatasetError,
+    )
+    misspelt = {**{k: v for k, v in PAIR.items() if k != "question"}, "qestion": "Who?"}
+    rows["names: a pairs file with a field misspelt"] = Row(
+        cli=lambda p: ["pairs", p.matrix(), "--pairs", p.jsonl("p.jsonl", [misspelt])],
+        names=("p.jsonl", "line 1", "missing or empty: question", "'qestion' meant as 'question'"),
+    )
+    rows["names: a pairs file with a field misspelt, api"] = Row(
+        api=lambda p: run_pairs(p.matrix(), p.jsonl("p.jsonl", [misspelt])),
+        names=("p.jsonl", "line 1", "'qestion' meant as 'question'"),
+        error=DatasetError,
+    )
+    # Spring's .properties for its application.yaml
+    for command, argv in {**MATRIX_COMMANDS, "init --from": None}.items():
+        rows[f"names: a Spring .properties file, {command}"] = Row(
+            cli=(
+                (lambda p, a=argv: a(p, p.write("application.properties", PROPERTIES)))
+                if argv is not None
+                else lambda p: [
+                    *("init", str(p.tmp / "judgegrid.yaml")),
+                    *("--from", p.write("application.properties", PROPERTIES)),
+                ]
+            ),
+            names=SPRING_SAYS,
+        )
+    rows["names: a Spring .properties file, api"] = Row(
+        api=lambda p: run_grid(p.write("application.properties", PROPERTIES), SAMPLES),
+        names=SPRING_SAYS,
+        error=MatrixError,
+    )
+    return rows
+
+
+ROWS.update(names_rows())
+
+
 SPRING_KEY_DEFAULT = f"""spring:
   ai:
     openai:

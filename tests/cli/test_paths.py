@@ -5,11 +5,13 @@ environment variables that end in a warning or on the terminal rather than in a 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -183,18 +185,31 @@ def test_xdg_cache_home_naming_a_file_is_named(tmp_path: Path, monkeypatch):
     assert sorted(tmp_path.iterdir()) == [cache]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in any folder")
-def test_an_unwritable_cache_folder_is_named(tmp_path: Path, monkeypatch):
-    folder = tmp_path / "locked"
+@contextlib.contextmanager
+def unwritable_folder(folder: Path) -> Iterator[Path]:
+    """A folder nobody may write in, root included: mode 0o500 for a user, the immutable
+    attribute (``chattr +i``, which root's permission override does not pass) for root."""
     folder.mkdir(mode=0o500)
-    monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(folder / "cache"))
+    as_root = os.geteuid() == 0
+    if as_root:
+        made = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, text=True)
+        if made.returncode != 0:
+            pytest.fail(f"root cannot lock a folder here (chattr +i: {made.stderr.strip()})")
     try:
+        yield folder
+    finally:
+        if as_root:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o700)
+
+
+def test_an_unwritable_cache_folder_is_named(tmp_path: Path, monkeypatch):
+    with unwritable_folder(tmp_path / "locked") as folder:
+        monkeypatch.setenv("JUDGEGRID_CACHE_DIR", str(folder / "cache"))
         result = runner.invoke(app, ["cache", "clear"])
         assert result.exit_code == EXIT_BAD_INPUT
         assert "JUDGEGRID_CACHE_DIR" in result.output and "cannot be written in" in result.output
         assert not any(folder.iterdir())
-    finally:
-        folder.chmod(0o700)
 
 
 def test_cache_stats_makes_no_cache(cache_dir: Path):

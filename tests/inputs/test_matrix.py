@@ -177,10 +177,33 @@ def test_decision_margin_and_juries_are_read_and_checked():
     assert "decision.margin" in str(bad_margin.value)
     with pytest.raises(MatrixError) as unknown:
         parse_matrix(two + "juries: [[scripted/judge-a, nobody]]\n")
-    assert "juries[0]" in str(unknown.value) and "nobody: not a judge" in str(unknown.value)
+    assert "juries[0]: unknown judge 'nobody' in the matrix" in str(unknown.value)
+    assert "known: scripted/judge-b, scripted/judge-a" in str(unknown.value)
     with pytest.raises(MatrixError) as alone:
         parse_matrix(two + "juries: [[scripted/judge-a]]\n")
     assert "two different judges" in str(alone.value)
+
+
+@pytest.mark.parametrize(
+    ("juries", "said"),
+    [
+        ("[[a, b], [b, a]]", "juries[1]: the same jury as juries[0] (a, b), in another order"),
+        ("[[a, b, a]]", "juries[0]: judge 'a' is given twice (1st and 3rd)"),
+    ],
+)
+def test_a_jury_given_twice_is_refused_in_any_order(juries, said):
+    two = "judges: [{id: scripted/judge-a, label: a}, {id: scripted/judge-b, label: b}]\n"
+    with pytest.raises(MatrixError) as twice:
+        parse_matrix(two + "metrics: [faithfulness]\njuries: " + juries + "\n")
+    assert said in str(twice.value)
+
+
+@pytest.mark.parametrize("second", ["faithfulness", "Faithfulness", "{name: faithfulness}"])
+def test_a_metric_named_twice_is_refused_in_any_spelling(second):
+    with pytest.raises(MatrixError) as twice:
+        parse_matrix(f"judges: [{{id: scripted/judge-a}}]\nmetrics: [faithfulness, {second}]\n")
+    said = str(twice.value)
+    assert "metrics[1].name" in said and "1st" in said and "2nd" in said and "give it once" in said
 
 
 CRITERIA = """

@@ -627,7 +627,8 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
         write_matrix(repeats=1, strictness=[1]), pairs_file, reports_dir=tmp_path / "r"
     ).run_dir
     refused = CliRunner().invoke(app, ["label", str(parent)])
-    assert refused.exit_code == 2 and "label the pairs of one aspect" in refused.output
+    assert refused.exit_code == 2 and "a judgegrid pairs directory" in refused.output
+    assert f"read one aspect's run: {parent / 'answer_relevance'} or" in refused.output
     session = open_session(parent / "faithfulness", "ann", n=10)
     assert {i.metric for i in session.queue} == {"preference"}
     assert len(session.queue) == len(PAIR_RECORDS)

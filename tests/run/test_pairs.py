@@ -108,11 +108,18 @@ def test_report_rebuilds_a_pairs_directory_without_a_model_call(
     assert (parent / "faithfulness" / "report.html").exists()
 
 
-def test_unknown_judge_label_is_named(tmp_path, write_matrix, pairs_file):
-    result = runner.invoke(
-        app, ["pairs", str(write_matrix()), "--pairs", str(pairs_file), "--judge", "zz"]
-    )
-    assert result.exit_code == 2 and "no judge labelled zz; known: a, b" in result.stderr
+@pytest.mark.parametrize(
+    ("judges", "said"),
+    [
+        (["zz"], "--judge: unknown judge 'zz' in the matrix; known: a, b"),
+        (["a "], "--judge: unknown judge 'a ' in the matrix; did you mean 'a'? known: a, b"),
+        (["a", "b", "a"], "--judge: judge 'a' is given twice (1st and 3rd)"),
+    ],
+)
+def test_a_judge_named_wrong_or_twice_is_refused(write_matrix, pairs_file, judges, said):
+    chosen = [arg for judge in judges for arg in ("--judge", judge)]
+    result = runner.invoke(app, ["pairs", str(write_matrix()), "--pairs", str(pairs_file), *chosen])
+    assert result.exit_code == 2 and said in result.stderr, result.output
 
 
 @pytest.mark.skipif(not (SHARED / "validation").exists(), reason="../shared not beside the repo")

@@ -42,7 +42,6 @@ def export(
         inputs = api.run_input_files(run_dir)
         if out is not None:
             api.check_output(out, "--out", overwrite=overwrite, inputs=inputs)
-        api.refuse_pairs_parent(run_dir, "export the scores of")
         table = api.export_run(run_dir, format)
         if out is not None:
             api.write_table(table, out, overwrite=overwrite, inputs=inputs)

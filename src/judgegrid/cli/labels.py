@@ -17,7 +17,10 @@ def label(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holds run.sqlite).")],
     metric: Annotated[
         list[str] | None,
-        typer.Option("--metric", help="Only this metric; repeat for several (default: all)."),
+        typer.Option(
+            "--metric",
+            help="Only this metric or criterion of the run; repeat for several (default: all).",
+        ),
     ] = None,
     n: Annotated[int, typer.Option("--n", min=1, help="How many samples to ask about.")] = 20,
     annotator: Annotated[
@@ -40,7 +43,6 @@ def label(
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
     try:
-        api.refuse_pairs_parent(run_dir)
         session = api.open_label_view(
             run_dir,
             login_name() if annotator is None else annotator,

@@ -29,7 +29,6 @@ def view(
     verdicts and calls, two configurations side by side, and labelling, in a page served on
     127.0.0.1. Reads the run; writes only the labels you give. Ctrl-C stops the server."""
     try:
-        api.refuse_pairs_parent(run_dir)
         session = api.open_view(run_dir, login_name() if annotator is None else annotator)
     except InputError as exc:
         fail(exc)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from judgegrid.core.errors import DatasetError, OptionError, Problem
+from judgegrid.core.names import each_given_twice
 from judgegrid.core.sample import Dataset, FieldMapping, Sample
 from judgegrid.inputs import textfile
 from judgegrid.inputs.formats import LIST_TARGETS, apply_mapping, is_blank, plan_fields
@@ -112,6 +113,7 @@ def dataset_from_object(
     if isinstance(data, str | os.PathLike):
         return load_dataset(data, columns=columns, list_delimiter=list_delimiter, extra=extra)
     if isinstance(data, pd.DataFrame):
+        _check_names_once(list(data.columns), "<DataFrame>")
         records = [(f"row {i}", row) for i, row in enumerate(data.to_dict(orient="records"))]
         return _build("<DataFrame>", records, "row", columns, list_delimiter, extra)
     library = type(data).__module__.split(".")[0]
@@ -244,7 +246,8 @@ def _build(
 ) -> Dataset:
     id_field = (columns or {}).get("id", "id")
     seen = _first_seen(records, stem, id_field)
-    mapping = plan_fields(seen, source, columns, list_delimiter, extra)
+    blank = _fields_without_value(records)
+    mapping = plan_fields(seen, source, columns, list_delimiter, extra, blank)
     samples: list[Sample] = []
     problems: list[Problem] = []
     ids: dict[str, str] = {}
@@ -311,6 +314,21 @@ def _first_seen(records: list[Record], stem: str, id_field: str) -> dict[str, st
     return seen
 
 
+def _fields_without_value(records: list[Record]) -> list[str]:
+    """The fields no record gives a value: missing, null or an empty string in every one (a
+    table's empty column reads as missing, a JSON file's as ""; either way, nothing)."""
+    fields = dict.fromkeys(str(f) for _, r in records if isinstance(r, dict) for f in r)
+    return [
+        field
+        for field in fields
+        if all(_no_value(r.get(field)) for _, r in records if isinstance(r, dict))
+    ]
+
+
+def _no_value(value: Any) -> bool:
+    return is_blank(value) or (isinstance(value, str) and not value.strip())
+
+
 def _label(where: str, sample_id: Any) -> str:
     return f"{where} (sample {str(sample_id)!r})" if where else ""
 
@@ -343,20 +361,44 @@ def _sample(
         return None
 
 
+JSON_LINES_HINT = "this looks like JSON Lines (one record per line): name the file .jsonl"
+
+
 def _jsonl_records(path: Path, source: str) -> list[Record]:
-    return textfile.read_jsonl(path, source, DatasetError, "one sample a line (JSON Lines)")
+    return textfile.read_jsonl(
+        path, source, DatasetError, "one sample a line (JSON Lines)", "name the file .json"
+    )
 
 
 def _json_records(path: Path, source: str) -> list[Record]:
     text = textfile.read_text(path, source, DatasetError, "a JSON list of samples")
     try:
-        data = json.loads(text)
+        data = textfile.loads(text)
     except json.JSONDecodeError as exc:
+        if _json_lines_in(text):
+            raise DatasetError(source, [Problem("", JSON_LINES_HINT)]) from None
         problem = Problem(f"line {exc.lineno}", f"not valid JSON ({exc.msg})")
         raise DatasetError(source, [problem]) from None
+    except textfile.RepeatedKey as exc:
+        raise DatasetError(source, [Problem("", str(exc))]) from None
+    if isinstance(data, dict):
+        message = (
+            "expected a JSON list of samples, got one object: put the samples in a list "
+            "[{…}, {…}], or, for one sample a line, name the file .jsonl"
+        )
+        raise DatasetError(source, [Problem("", message)])
     if not isinstance(data, list):
         raise DatasetError(source, [Problem("", "expected a JSON list of samples")])
     return [(f"item {i}", record) for i, record in enumerate(data)]
+
+
+def _json_lines_in(text: str) -> bool:
+    """Whether a .json file's text that is not one JSON value is a JSON object a line."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        return len(lines) > 1 and all(isinstance(json.loads(line), dict) for line in lines)
+    except json.JSONDecodeError:
+        return False
 
 
 def _csv_records(path: Path, source: str) -> list[Record]:
@@ -368,18 +410,32 @@ def _csv_records(path: Path, source: str) -> list[Record]:
 def parquet_records(path: Path, source: str) -> list[Record]:
     """A Parquet file's rows as (``row N``, record) pairs; a file pyarrow cannot read is named."""
     try:
+        schema = pq.read_schema(path)
+        _check_names_once(schema.names, source)  # pyarrow would refuse a repeat in its words
         table = pq.read_table(path)
+    except DatasetError:
+        raise
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise DatasetError(source, [Problem("", f"not a readable Parquet file ({exc})")]) from None
-    return _table_records(table)
+    return _table_records(table, source)
 
 
 def _arrow_records(path: Path, source: str) -> list[Record]:
-    return _table_records(_read_arrow(path, source))
+    return _table_records(_read_arrow(path, source), source)
 
 
-def _table_records(table: pa.Table) -> list[Record]:
+def _table_records(table: pa.Table, source: str) -> list[Record]:
+    """A table's rows as records; a column name given twice is refused (a row, as a dict,
+    would keep one of the two)."""
+    _check_names_once(table.schema.names, source)
     return [(f"row {i}", row) for i, row in enumerate(table.to_pylist())]
+
+
+def _check_names_once(columns: Sequence[Any], source: str) -> None:
+    """A table's columns (a Parquet or Arrow file's, a DataFrame's), each named once."""
+    twice = each_given_twice("column", [str(c) for c in columns])
+    if twice:
+        raise DatasetError(source, [Problem("", reason) for reason in twice])
 
 
 def _read_arrow(path: Path, source: str) -> pa.Table:
@@ -418,5 +474,9 @@ def _saved_dataset_records(folder: Path, source: str) -> list[Record]:
         ]
     except (json.JSONDecodeError, KeyError, TypeError):
         raise DatasetError(source, [Problem("state.json", "not a save_to_disk state")]) from None
-    rows = [row for name in files for row in _read_arrow(folder / name, source).to_pylist()]
+    rows = [
+        row
+        for name in files
+        for _, row in _table_records(_read_arrow(folder / name, source), source)
+    ]
     return [(f"row {i}", row) for i, row in enumerate(rows)]

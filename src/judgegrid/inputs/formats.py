@@ -15,7 +15,6 @@ The trap this module exists for: DeepEval's ``context`` is the *ideal* context (
 from __future__ import annotations
 
 import ast
-import difflib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -25,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from judgegrid.core.errors import DatasetError, OptionError, Problem
+from judgegrid.core.names import did_you_mean, repeats, unknown_name
 from judgegrid.core.sample import FieldMapping
 
 TARGETS = (
@@ -138,31 +138,32 @@ def parse_columns(text: str | None) -> dict[str, str]:
     return columns
 
 
-def _check_columns(columns: Mapping[str, str], seen: Mapping[str, str], source: str) -> None:
-    """Every target a Sample field, every column one of the data set's, none used twice."""
+def _check_columns(
+    columns: Mapping[str, str], seen: Mapping[str, str], source: str, blank: Sequence[str] = ()
+) -> None:
+    """Every target a Sample field, every column one of the data set's (``seen``: those with a
+    value; ``blank``: those without any), none used twice: the same words whatever the source."""
     problems = []
-    used: dict[str, str] = {}
+    targets = list(columns)
+    known = list(dict.fromkeys([*seen, *blank]))
     for target, column in columns.items():
         where = f"{target}={column}"
         if target not in TARGETS:
-            problems.append(
-                Problem(where, f"'{target}' is not a sample field{_hint(target, TARGETS)}")
-            )
-        if column not in seen:
-            known = ", ".join(seen) or "none"
-            problems.append(
-                Problem(where, f"no field '{column}' in {source}{_hint(column, seen)} ({known})")
-            )
-        elif column in used:
-            problems.append(Problem(where, f"'{column}' is already mapped to {used[column]}"))
-        used.setdefault(column, target)
+            problems.append(Problem(where, unknown_name("sample field", target, TARGETS)))
+        if column in blank:
+            message = f"column '{column}' has no value in any sample of {source}; fill it in"
+            problems.append(Problem(where, message + f" or leave out {where}"))
+        elif column not in seen:
+            problems.append(Problem(where, unknown_name("column", column, known, f"in {source}")))
+    mapped = list(columns.values())
+    for later, first in repeats(mapped):
+        message = (
+            f"column '{mapped[later]}' is mapped to two fields, {targets[first]} and "
+            f"{targets[later]}; map it once"
+        )
+        problems.append(Problem(f"{targets[later]}={mapped[later]}", message))
     if problems:
         raise OptionError(COLUMNS, problems)
-
-
-def _hint(name: str, choices: Any) -> str:
-    guess = difflib.get_close_matches(name, list(choices), n=1)
-    return f"; did you mean '{guess[0]}'?" if guess else ""
 
 
 # -- detecting the scheme ------------------------------------------------------------------------
@@ -174,15 +175,17 @@ def plan_fields(
     columns: Mapping[str, str] | None = None,
     delimiter: str | None = None,
     extra: Sequence[str] = (),
+    blank: Sequence[str] = (),
 ) -> FieldMapping:
-    """How to read a data set whose fields are ``seen`` ({field: where it first appears}).
+    """How to read a data set whose fields are ``seen`` ({field: where it first appears}) and
+    ``blank`` (present, with no value anywhere).
 
     The column map comes first; the other fields are read by the one scheme they belong to.
     Without a map an unknown field is an error (it is usually a typo); with one it is left out,
     as a tracing tool's export has many columns no metric reads. A column named in ``extra``
     (a criterion's field that is no sample field) is kept as it is, in ``Sample.extra``."""
     columns = dict(columns or {})
-    _check_columns(columns, seen, source)
+    _check_columns(columns, seen, source, blank)
     if delimiter == "":
         raise OptionError(DELIMITER_OPTION, [Problem("", "empty; name the text between items")])
     kept = tuple(f for f in seen if f in extra and f not in columns.values())
@@ -240,8 +243,7 @@ def _detect(fields: list[str], seen: Mapping[str, str], source: str, mapped: boo
 
 def _unknown_field(field: str, where: str, scheme: Scheme | None) -> Problem:
     known = [*OWN_FIELDS, *(scheme.fields if scheme else (f for s in SCHEMES for f in s.fields))]
-    guess = difflib.get_close_matches(field, known, n=1)
-    hint = f"did you mean '{guess[0]}'? " if guess else ""
+    hint = did_you_mean(field, known)
     if scheme is None:
         expected = (
             "expected Ragas names (user_input, response, retrieved_contexts, reference) or "

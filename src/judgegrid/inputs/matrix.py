@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import MatrixError, OptionError, Problem
+from judgegrid.core.names import each_given_twice, given_twice, repeats, unknown_name
 from judgegrid.core.options import (
     BATCH_PROVIDERS,
     BatchMode,
@@ -267,6 +268,12 @@ class Matrix(StrictModel):
         return metrics | {c.name: criterion_metric(c) for c in self.criteria}
 
     @property
+    def scored_names(self) -> list[str]:
+        """Every metric and criterion of the run by the name its cells carry, in the matrix's
+        order: what a metric or criterion named against a run is checked against."""
+        return [resolve_metric_name(m.name) for m in self.metrics] + [c.name for c in self.criteria]
+
+    @property
     def criteria_by_name(self) -> dict[str, CriterionSpec]:
         """The matrix's criteria by name, as the analyses and the labels look them up."""
         return {c.name: c for c in self.criteria}
@@ -299,7 +306,20 @@ def read_matrix_text(path: str | os.PathLike[str]) -> str:
     path = as_path(path, "matrix", MatrixError)
     if path.is_dir():
         raise MatrixError(str(path), [Problem("", "is a directory; name the matrix file in it")])
-    return read_utf8(path, str(path), MatrixError)
+    text = read_utf8(path, str(path), MatrixError)
+    if path.suffix.lower() == ".properties" or SPRING_PROPERTY.search(text):
+        raise MatrixError(str(path), [Problem("", SPRING_PROPERTIES)])
+    return text
+
+
+# Spring's other form of the same settings: one ``spring.a.b=value`` a line, which YAML would
+# read as one long string (the matrix, and ``init --from``, read application.yaml).
+SPRING_PROPERTY = re.compile(r"^[ \t]*spring\.[\w.\[\]-]+[ \t]*=", re.MULTILINE)
+SPRING_PROPERTIES = (
+    "Spring's .properties form is not read; write the same settings as application.yaml, "
+    "each dotted key a nested mapping: spring.ai.openai.api-key=${OPENAI_API_KEY} becomes "
+    "spring: {ai: {openai: {api-key: ${OPENAI_API_KEY}}}} (docs/your-own-models.md)"
+)
 
 
 def parse_matrix(text: str, source: str = "<matrix>") -> Matrix:
@@ -383,6 +403,7 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
     problems += _duplicate_labels("embeddings", [e.label or e.id for e in matrix.embeddings])
     for i, spec in enumerate(matrix.metrics):
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
+    problems += _metrics_named_twice(matrix)
     problems += _criterion_problems(matrix)
     problems += _batch_problems(matrix)
     problems += _jury_problems(matrix)
@@ -467,17 +488,31 @@ def _jury_problems(matrix: Matrix) -> list[Problem]:
     problems = []
     for i, panel in enumerate(matrix.juries):
         unknown = [m for m in panel if m not in labels]
-        if unknown:
-            problems.append(
-                Problem(
-                    f"juries[{i}]",
-                    f"{', '.join(unknown)}: not a judge of the matrix (judges: "
-                    f"{', '.join(labels)})",
-                )
-            )
-        elif len(set(panel)) < 2:
+        problems += [
+            Problem(f"juries[{i}]", unknown_name("judge", m, labels, "in the matrix"))
+            for m in unknown
+        ]
+        twice = each_given_twice("judge", panel)
+        problems += [Problem(f"juries[{i}]", reason) for reason in twice]
+        if not unknown and not twice and len(panel) < 2:
             problems.append(Problem(f"juries[{i}]", "a jury needs two different judges or more"))
+    for later, first in repeats(matrix.juries, key=frozenset):
+        message = (
+            f"the same jury as juries[{first}] ({', '.join(matrix.juries[first])}), in "
+            "another order; give each jury once"
+        )
+        problems.append(Problem(f"juries[{later}]", message))
     return problems
+
+
+def _metrics_named_twice(matrix: Matrix) -> list[Problem]:
+    """One metric named twice, in any spelling (``faithfulness``, ``Faithfulness``): its cells
+    would be made twice under one name, one entry's settings lost."""
+    names = [m.name for m in matrix.metrics]
+    return [
+        Problem(f"metrics[{later}].name", given_twice("metric", names, later, first))
+        for later, first in repeats(names, key=lambda name: builtin_metric_named(name) or name)
+    ]
 
 
 def _batch_problems(matrix: Matrix) -> list[Problem]:

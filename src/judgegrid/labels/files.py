@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +29,12 @@ from judgegrid.analyses import ASPECT_METRICS, PAIR_COLUMNS
 from judgegrid.analyses import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError, OptionError, Problem
+from judgegrid.core.names import did_you_mean
 from judgegrid.core.records import LABEL_COLUMNS, PREFERENCE, Label
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.inputs.dataset import parquet_records
 from judgegrid.inputs.textfile import read_csv, read_jsonl
-from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics import METRICS, run_metric_name
 from judgegrid.store.run_dir import open_run, stored_sample_info
 from judgegrid.store.table_file import TABLE_FORMATS
 
@@ -56,7 +57,7 @@ def import_labels(run_dir: str | Path, path: str | Path, annotator: str | None =
         info = stored_sample_info(reader)
     finally:
         reader.close()
-    metrics = {resolve_metric_name(m.name) for m in matrix.metrics}
+    metrics = matrix.scored_names
     criteria = matrix.criteria_by_name
     given = dataset_labels(info, criteria.values())
     carried = set(zip(given["sample_id"], given["metric"], strict=True))
@@ -88,17 +89,19 @@ def note_problem(note: str) -> str | None:
 def read_label_file(
     path: Path,
     samples: set[str],
-    metrics: set[str],
+    metrics: Sequence[str],
     annotator: str | None = None,
     carried: set[tuple[str, str]] | None = None,
     criteria: Criteria | None = None,
 ) -> list[Label]:
-    """The labels of a CSV, JSONL or Parquet file, checked against the run's samples, metrics
-    and ``criteria``; rows of the data set's own labels that the run's data set ``carried`` are
-    left out (they are in the run already)."""
+    """The labels of a CSV, JSONL or Parquet file, checked against the run's samples, the
+    names its cells carry (``metrics``: its metrics and criteria) and ``criteria``; rows of
+    the data set's own labels that the run's data set ``carried`` are left out (they are in
+    the run already)."""
     source = str(path)
     rows = _rows(path, source)
     _refuse_two_annotators(rows, annotator, source)
+    names = [*metrics, *(name for name in criteria or {} if name not in metrics)]
     labels: list[Label] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], str] = {}
@@ -106,7 +109,7 @@ def read_label_file(
         if _carried(row, carried or set()):
             continue
         try:
-            label = _label(row, samples, metrics, annotator, criteria or {})
+            label = _label(row, samples, names, annotator, criteria or {})
         except ValueError as exc:
             problems.append(Problem(where, str(exc)))
             continue
@@ -166,29 +169,24 @@ def _missing(value: Any) -> bool:
 
 
 def _label(
-    row: Any, samples: set[str], metrics: set[str], annotator: str | None, criteria: Criteria
+    row: Any, samples: set[str], metrics: Sequence[str], annotator: str | None, criteria: Criteria
 ) -> Label:
     if not isinstance(row, dict):
         raise ValueError("expected an object with sample_id, metric, annotator, value")
-    unknown = sorted(set(row) - set(LABEL_COLUMNS))
+    unknown = sorted(map(str, set(row) - set(LABEL_COLUMNS)))
     if unknown:
         raise ValueError(
-            f"unknown field {', '.join(map(str, unknown))}; expected "
-            f"{', '.join(LABEL_FILE_FIELDS)} and optionally {', '.join(OPTIONAL_FIELDS)}"
+            f"unknown field {', '.join(unknown)}; {did_you_mean(unknown[0], LABEL_COLUMNS)}"
+            f"expected {', '.join(LABEL_FILE_FIELDS)} and optionally {', '.join(OPTIONAL_FIELDS)}"
         )
     if _text(row.get("metric")) == PREFERENCE:
         return _preference(row, samples, annotator)
     sample_id = str(row.get("sample_id", "")).strip()
     if sample_id not in samples:
         raise ValueError(f"sample_id {sample_id!r} is not a sample of this run")
-    if _text(row.get("metric")) in criteria:
-        return _criterion_row(row, sample_id, criteria[_text(row.get("metric"))], annotator)
-    try:
-        metric = resolve_metric_name(str(row.get("metric", "")))
-    except OptionError as exc:
-        raise ValueError(exc.problems[0].message) from None
-    if metric not in metrics:
-        raise ValueError(f"metric {metric} is not in this run ({', '.join(sorted(metrics))})")
+    metric = run_metric_name(_text(row.get("metric")), metrics)
+    if metric in criteria:
+        return _criterion_row(row, sample_id, criteria[metric], annotator)
     return _imported(row, sample_id, metric, annotator, _value(row), _detail(row.get("detail")))
 
 

@@ -28,6 +28,7 @@ from judgegrid.analyses import label_queue, preference_queue
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem, RunLockedError
+from judgegrid.core.names import given_twice, repeats
 from judgegrid.core.pairwise import Order
 from judgegrid.core.records import PREFERENCE, Label
 from judgegrid.core.sample import Sample
@@ -55,7 +56,7 @@ from judgegrid.labels.server import (
     start,
     whole_number,
 )
-from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics import METRICS, run_metric_name
 from judgegrid.metrics.context_precision import average_precision
 from judgegrid.metrics.criterion import field_title
 from judgegrid.store.lock import RunLock, lock_run
@@ -156,13 +157,7 @@ def session_over(
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
     criteria = matrix.criteria_by_name
-    run_metrics = [resolve_metric_name(m.name) for m in matrix.metrics] + list(criteria)
-    chosen = [m if m in criteria else resolve_metric_name(m) for m in metrics or run_metrics]
-    absent = [m for m in chosen if m not in run_metrics]
-    if absent:
-        have = ", ".join(run_metrics)
-        message = f"{', '.join(absent)} is not in this run; it has {have}"
-        raise OptionError("--metric", [Problem("", message)])
+    chosen = chosen_metrics(metrics, matrix.scored_names)
     samples = {s.id: s for s in stored_dataset(store)}
     done = answered(store, annotator.strip())
     pairs = preference_members(samples.values())
@@ -187,6 +182,29 @@ def session_over(
                 said = judges_as_shown(scores, item.metric, item.sample_id, order)
                 item.reason = f"{item.blind_reason or item.reason}: {said}" if said else item.reason
     return session
+
+
+def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
+    """``--metric``'s names as the run's cells carry them (all of the run's when none is
+    given); a name the run does not have, or one metric named twice (in any spelling), is an
+    OptionError naming it with the run's own metrics and criteria."""
+    if not given:
+        return run_names
+    chosen: list[str] = []
+    problems = []
+    for name in given:
+        try:
+            chosen.append(run_metric_name(name, run_names))
+        except ValueError as exc:
+            problems.append(Problem(name, str(exc)))
+    if problems:
+        raise OptionError("--metric", problems)
+    for later, first in repeats(chosen):
+        message = given_twice("metric", given, later, first)
+        problems.append(Problem(given[later], message))
+    if problems:
+        raise OptionError("--metric", problems)
+    return chosen
 
 
 def build_queue(

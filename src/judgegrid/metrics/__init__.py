@@ -5,11 +5,12 @@ Metrics do no I/O: they ask through the ``ScoreContext`` they are given. May imp
 
 from __future__ import annotations
 
-import difflib
 import re
+from collections.abc import Sequence
 
 from judgegrid.core.context import ScoreContext
 from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.names import known_list, unknown_name
 from judgegrid.metrics.answer_relevancy import AnswerRelevancy
 from judgegrid.metrics.base import Metric, MetricResult
 from judgegrid.metrics.context_entity_recall import ContextEntityRecall
@@ -48,14 +49,29 @@ def builtin_metric_named(name: str) -> str | None:
     return _BY_SQUASHED.get(_squash(name))
 
 
+def run_metric_name(name: str, run_names: Sequence[str]) -> str:
+    """``name`` as a run's cells carry it: a criterion by its own name, a built-in metric by any
+    of its spellings. ValueError naming the run's own metrics and criteria (not the built-in
+    list: a run scores its own) for any other name."""
+    if name in run_names:
+        return name
+    builtin = builtin_metric_named(name)
+    if builtin in run_names:
+        return str(builtin)
+    if builtin is not None:
+        raise ValueError(
+            f"{builtin} is not in this run (a built-in metric it did not score); it has "
+            f"{known_list(run_names)}"
+        )
+    raise ValueError(unknown_name("metric or criterion", name, run_names, "in this run"))
+
+
 def resolve_metric_name(name: str) -> str:
     """'ResponseRelevancy', 'response-relevancy' and 'response_relevancy' name one metric."""
     try:
         return _BY_SQUASHED[_squash(name)]
     except KeyError:
-        guess = difflib.get_close_matches(name, list(METRICS), n=1)
-        hint = f"did you mean '{guess[0]}'? " if guess else ""
-        message = f"unknown metric '{name}'; {hint}known: {', '.join(METRICS)}"
+        message = unknown_name("metric", name, list(METRICS))
         raise OptionError("metric", [Problem("", message)]) from None
 
 
@@ -73,4 +89,5 @@ __all__ = [
     "ScoreContext",
     "builtin_metric_named",
     "resolve_metric_name",
+    "run_metric_name",
 ]

@@ -31,6 +31,7 @@ from judgegrid.core.run_options import ResumeOptions, RunOptions
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
+from judgegrid.inputs.formats import COLUMNS
 from judgegrid.inputs.matrix import (
     NOTHING_TO_SCORE,
     Matrix,
@@ -144,13 +145,29 @@ def resolve_dataset(
         return dataset_from_object(
             dataset, columns=columns, list_delimiter=list_delimiter, extra=extra
         )
-    columns = columns or matrix.columns  # the matrix's columns: name its own data set's fields
     if matrix.dataset in (None, DEMO):
         return load_dataset(DEMO)
     path = Path(str(matrix.dataset))
     if not path.is_absolute() and matrix_path is not None:
         path = Path(matrix_path).parent / path
-    return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
+    if columns or not matrix.columns:
+        return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
+    try:  # the matrix's columns: name its own data set's fields
+        return load_dataset(
+            path, columns=matrix.columns, list_delimiter=list_delimiter, extra=extra
+        )
+    except OptionError as exc:
+        if exc.source != COLUMNS:
+            raise
+        raise _as_matrix_columns(exc, matrix_path) from None
+
+
+def _as_matrix_columns(exc: OptionError, matrix_path: str | Path | None) -> MatrixError:
+    """A refused column map that the matrix's ``columns:`` gave, not ``--columns``: named
+    where the user wrote it (``m.yaml: columns.user_input: …``)."""
+    source = str(matrix_path) if matrix_path is not None else "<matrix>"
+    problems = [Problem(f"columns.{p.where.partition('=')[0]}", p.message) for p in exc.problems]
+    return MatrixError(source, problems)
 
 
 def read_matrix(matrix: MatrixArg, criteria_handed: bool = False) -> tuple[Matrix, Path | None]:

@@ -15,6 +15,7 @@ forced onto a metric that answers another question.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -35,7 +36,8 @@ from judgegrid.analyses import (
     rule,
 )
 from judgegrid.core.arguments import checked
-from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
+from judgegrid.core.errors import DatasetError, MatrixError, Problem
+from judgegrid.core.names import each_given_twice, unknown_name
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
 from judgegrid.core.sample import Dataset, Sample
@@ -82,7 +84,7 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
             continue
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
         if missing:
-            problems.append(Problem(where, f"missing or empty: {', '.join(missing)}"))
+            problems.append(Problem(where, _missing_fields(missing, record)))
             continue
         if record["id"] in first_line:
             first = first_line[record["id"]]
@@ -97,6 +99,17 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
     if not records:
         raise DatasetError(str(path), [Problem("", "the file has no pairs")])
     return records
+
+
+def _missing_fields(missing: list[str], record: dict[str, Any]) -> str:
+    """The pair's fields it lacks, and a field it has that looks like one of them misspelt."""
+    others = [str(k) for k in record if k not in REQUIRED]
+    guesses = [
+        f"is '{close[0]}' meant as '{field}'?"
+        for field in missing
+        if (close := difflib.get_close_matches(field, others, n=1))
+    ]
+    return f"missing or empty: {', '.join(missing)}" + (f"; {' '.join(guesses)}" if guesses else "")
 
 
 def aspect_dataset(records: list[dict[str, Any]], aspect: str, source: str) -> Dataset:
@@ -283,21 +296,6 @@ def run_pairs(
     return PairsResult(parent, runs, write_pairs_outcome(parent))
 
 
-def is_pairs_dir(path: str | Path) -> bool:
-    """A directory made by ``run_pairs``: aspect run directories inside, no database of its own."""
-    path = Path(path)
-    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
-
-
-def refuse_pairs_parent(run_dir: Path, what: str = "label the pairs of") -> None:
-    """A judgegrid pairs directory holds one run per aspect: label or export one of them."""
-    if is_pairs_dir(run_dir):
-        aspects = sorted(p.parent.name for p in run_dir.glob("*/run.sqlite"))
-        choices = " or ".join(f"{run_dir / a}" for a in aspects)
-        message = f"a judgegrid pairs directory; {what} one aspect: {choices}"
-        raise OptionError(str(run_dir), [Problem("", message)])
-
-
 def write_pairs_outcome(parent: Path) -> PairsOutcome:
     """pairs_accuracy.csv and pairs_summary.md from the aspect runs' databases (no model call)."""
     scores: list[pd.DataFrame] = []
@@ -325,17 +323,14 @@ def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str
         update["repeats"] = repeats
     if judges:
         labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
-        unknown = [j for j in judges if j not in labels]
-        if unknown:
-            raise MatrixError(
-                source,
-                [
-                    Problem(
-                        "judges",
-                        f"no judge labelled {', '.join(unknown)}; known: {', '.join(labels)}",
-                    )
-                ],
-            )
+        problems = [
+            Problem("--judge", unknown_name("judge", j, labels, "in the matrix"))
+            for j in judges
+            if j not in labels
+        ]
+        problems += [Problem("--judge", why) for why in each_given_twice("judge", judges)]
+        if problems:
+            raise MatrixError(source, problems)
         kept = [spec for spec, label in zip(matrix.judges, labels, strict=True) if label in judges]
         update["judges"] = [
             spec if spec.label else spec.model_copy(update={"label": spec.id}) for spec in kept

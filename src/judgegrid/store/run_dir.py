@@ -32,6 +32,7 @@ PAIRS_SOURCE = "pairs_source.txt"  # a `judgegrid pairs` directory's mark: the p
 SAMPLE_INFO = "samples"
 SAMPLE_TEXT_CHARS = 300
 SQLITE_HEADER = b"SQLite format 3\x00"
+PAIRS_SOURCE = "pairs_source.txt"  # marks a judgegrid pairs directory: the pairs file it read
 
 
 def new_run_dir(reports_dir: str | Path, matrix_name: str) -> Path:
@@ -75,6 +76,52 @@ def is_run_dir(path: Path) -> bool:
     return (path / DB_NAME).exists()
 
 
+def is_pairs_dir(path: str | Path) -> bool:
+    """A directory made by ``judgegrid pairs``: a run directory per aspect inside, no database
+    of its own."""
+    path = Path(path)
+    return (path / PAIRS_SOURCE).exists() and not (path / DB_NAME).exists()
+
+
+def check_run_dir(target: Path) -> None:
+    """``target`` is a run directory (its database and resolved matrix), or a RunDirError that
+    says what was named instead and which folder to name: a file of a run (or any file), a
+    ``judgegrid pairs`` directory, a missing or foreign folder. Every command that opens a run
+    comes here (``open_run``), so all of them say it alike."""
+    if target.is_file():
+        message = f"a file, not a run directory: name the run's folder (the one holding {DB_NAME})"
+        raise RunDirError(str(target), [Problem("", message + _inside_a_run(target))])
+    if not target.is_dir():
+        raise RunDirError(str(target), [Problem("", "no such directory")])
+    if is_pairs_dir(target):
+        raise RunDirError(str(target), [Problem("", _a_pairs_dir(target))])
+    if not (target / DB_NAME).exists() or not (target / RESOLVED_MATRIX).exists():
+        message = f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})"
+        raise RunDirError(str(target), [Problem("", message + _inside_a_run(target))])
+
+
+def _inside_a_run(path: Path) -> str:
+    """The run (or pairs) directory a file or folder named in its place lies in, if any."""
+    for folder in path.parents:
+        if is_run_dir(folder):
+            return f"; it is inside the run directory {folder}: name that folder"
+        if is_pairs_dir(folder):
+            return f"; it is inside the judgegrid pairs directory {folder}: name that folder"
+    return ""
+
+
+def _a_pairs_dir(path: Path) -> str:
+    """What a ``judgegrid pairs`` directory is, and what reads it: report reads it whole, the
+    other commands one aspect's run inside it."""
+    aspects = sorted(p.parent.name for p in path.glob(f"*/{DB_NAME}"))
+    choices = " or ".join(str(path / a) for a in aspects) or "none is left"
+    return (
+        f"a judgegrid pairs directory (one run per aspect), not a run directory; "
+        f"`judgegrid report {path}` reads it whole, and label, view, export, labels and "
+        f"run --resume read one aspect's run: {choices}"
+    )
+
+
 def open_run(run_dir: str | Path, write: bool = False) -> tuple[Path, Matrix, RunStore]:
     """A run directory's matrix as run and its database, or a clear error if it is not one.
     ``write``: the run's lock is taken first (``store.lock``: one writer at a time) and held
@@ -83,13 +130,7 @@ def open_run(run_dir: str | Path, write: bool = False) -> tuple[Path, Matrix, Ru
     target = Path(run_dir)
     db = target / DB_NAME
     matrix_file = target / RESOLVED_MATRIX
-    if not target.is_dir():
-        raise RunDirError(str(target), [Problem("", "no such directory")])
-    if not db.exists() or not matrix_file.exists():
-        raise RunDirError(
-            str(target),
-            [Problem("", f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})")],
-        )
+    check_run_dir(target)
     try:
         matrix = parse_matrix(
             read_utf8(matrix_file, str(matrix_file), RunDirError), str(matrix_file)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from aiohttp import web
 
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.names import did_you_mean
 from judgegrid.labels.page import (
     LabelSession,
     QueueItem,
@@ -41,7 +42,7 @@ from judgegrid.labels.server import (
     query_number,
     start,
 )
-from judgegrid.metrics import METRICS, resolve_metric_name
+from judgegrid.metrics import METRICS
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg
 from judgegrid.store.run_db import DB_NAME, RunStore
@@ -132,7 +133,7 @@ def open_label_view(
 
 def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:
     criteria = matrix.criteria_by_name
-    metrics = [resolve_metric_name(m.name) for m in matrix.metrics] + list(criteria)
+    metrics = matrix.scored_names
     models = {matrix.embedding_label(i): e.id for i, e in enumerate(matrix.embeddings)}
     return RunView(target / DB_NAME, samples, metrics, models, criteria)
 
@@ -143,25 +144,28 @@ def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:
 def _one(query: Any, name: str, allowed: list[str] | tuple[str, ...] | None = None) -> str:
     value = once(query, name) or ""
     if value and allowed is not None and value not in allowed:
-        have = ", ".join(allowed) or "none"
-        raise bad_request(f"{name}: {value!r} is not in this run; it has {have}")
+        raise bad_request(_not_in_run(name, value, allowed))
     return value
+
+
+def _not_in_run(name: str, value: str, allowed: Sequence[str]) -> str:
+    """A filter's value the run does not have: the closest it has, and all of them."""
+    have = ", ".join(allowed) or "none"
+    return f"{name}: {value!r} is not in this run; {did_you_mean(value, allowed)}it has {have}"
 
 
 def _many(query: Any, name: str, allowed: list[str]) -> tuple[str, ...]:
     values = tuple(v for v in query.getall(name, []) if v)
     unknown = [v for v in values if v not in allowed]
     if unknown:
-        have = ", ".join(allowed) or "none"
-        raise bad_request(f"{name}: {unknown[0]!r} is not in this run; it has {have}")
+        raise bad_request(_not_in_run(name, unknown[0], allowed))
     return values
 
 
 def _metric(session: ViewSession, query: Any) -> str:
     metric = _one(query, "metric") or session.run.metrics[0]
     if metric not in session.run.metrics:
-        have = ", ".join(session.run.metrics)
-        raise bad_request(f"metric: {metric!r} is not in this run; it has {have}")
+        raise bad_request(_not_in_run("metric", metric, session.run.metrics))
     return metric
 
 
