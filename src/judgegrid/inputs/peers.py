@@ -200,7 +200,7 @@ def checked_spec(
 ) -> CriterionSpec:
     """A CriterionSpec of ``fields``, its refusals said as ``error`` at ``where``."""
     try:
-        return CriterionSpec(**fields)
+        return CriterionSpec.model_validate(fields)
     except ValidationError as exc:
         problems = [problem_from(e, CriterionSpec) for e in exc.errors()]
         raise error(source, [located(p, where) for p in problems]) from None

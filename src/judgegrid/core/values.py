@@ -1,0 +1,41 @@
+"""The value types every input shares: a whole number, a number, a list whose members differ.
+
+YAML (and JSON) hand pydantic values that are not what they look like: ``repeats: true`` or
+``repeats: yes`` is a boolean, which pydantic's lax mode reads as 1 (a run of one repeat, a
+1-d embedding); ``.nan`` and ``.inf`` are floats that every range check lets through or
+misreads. ``Whole`` and ``Number`` refuse both wherever a number is due (an int still does for
+a ``Number``), and ``Distinct`` refuses a list that names one value twice where each value is a
+grid column, a probe or a row of a table (``dimensions: [64, 64]`` would make one cell twice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Annotated, TypeVar
+
+from pydantic import AfterValidator, AllowInfNan, Strict, ValidationInfo
+
+# A whole number: never a boolean (True is 1 to Python), never "3" or 3.0.
+Whole = Annotated[int, Strict()]
+# A number: an int or a float, never a boolean, NaN or an infinity.
+Number = Annotated[float, Strict(), AllowInfNan(False)]
+
+SequenceT = TypeVar("SequenceT", bound=Sequence[Hashable])
+
+
+def _distinct(values: SequenceT, info: ValidationInfo) -> SequenceT:
+    """``values`` if no member repeats; ValueError naming the field and both positions."""
+    field = info.field_name or ""
+    first: dict[Hashable, int] = {}
+    for index, value in enumerate(values):
+        if value in first:
+            raise ValueError(
+                f"{value!r} is given twice, as {field}[{first[value]}] and {field}[{index}]; "
+                "name each once"
+            )
+        first[value] = index
+    return values
+
+
+# The members of a list that must differ, checked as it is validated.
+Distinct = AfterValidator(_distinct)
