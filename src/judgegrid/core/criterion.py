@@ -20,7 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from judgegrid.core.validation import PublicModel
-from judgegrid.core.values import Distinct, Number, Whole
+from judgegrid.core.values import Distinct, Number, Whole, WholeKey
 
 CriterionType = Literal["binary", "labels", "scale", "pairwise"]
 Weighting = Literal["none", "logprobs", "auto"]
@@ -66,7 +66,7 @@ class CriterionSpec(PublicModel):
     labels: dict[str, Number] | None = Field(
         default=None, description="labels: each label's score, e.g. {correct: 1, wrong: 0}."
     )
-    scale: dict[Whole, str] | None = Field(
+    scale: dict[WholeKey, str] | None = Field(
         default=None,
         description="scale: each level (consecutive integers) with its description; pairwise: "
         "an optional graded preference, lowest level the strongest for A.",
@@ -344,6 +344,11 @@ def pair_scale_problems(scale: Mapping[int, str] | None, ties: bool) -> list[str
         problems.append(
             f"scale: {len(levels)} levels have a middle one (a tie), but ties: false; "
             "give an even number of levels"
+        )
+    if ties and len(levels) % 2 == 0 and len(levels) >= 2:
+        problems.append(
+            f"scale: {len(levels)} levels have no middle one for a tie, but ties: true (the "
+            "default); give an odd number of levels, the middle one the tie, or set ties: false"
         )
     return problems
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -41,6 +42,16 @@ def parse_duration(value: Any) -> float:
 
 
 Duration = Annotated[Number, BeforeValidator(parse_duration), Field(ge=0)]
+
+
+def not_an_http_url(url: str) -> str | None:
+    """Why ``url`` cannot be a provider's address (None: it can): litellm needs the scheme and
+    the host, and without them (``localhost:8000``) every call fails, after the run began. The
+    one check of a matrix's ``api_base`` and a Spring file's ``base-url``."""
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return None
+    return f"not an http(s) URL: {url!r} (e.g. http://127.0.0.1:8000/v1)"
 
 
 class StrictModel(BaseModel):
@@ -251,7 +262,8 @@ class EmbeddingSpec(ModelEntry):
     dimensions: Dimensions | None = Field(
         None,
         min_length=1,
-        description="Dimensions to score at (default: defaults.dimensions, else the model's).",
+        description="Dimensions to score at, each once and at most 16,384 (default: "
+        "defaults.dimensions, else the model's).",
     )
     dimension_method: DimensionMethod = Field(
         "auto",

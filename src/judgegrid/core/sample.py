@@ -90,17 +90,9 @@ class Sample(PublicModel):
     @field_validator("id")
     @classmethod
     def _id_is_a_name(cls, value: str) -> str:
-        """An id names the sample in every table, file and URL of the view: an empty one (or
-        one of spaces) has a row in the grid but no page, and a newline or another control
-        character breaks the line it is written on."""
-        if not value.strip():
-            raise ValueError("the sample id is empty; give each sample an id of its own")
-        control = [c for c in value if unicodedata.category(c) in ("Cc", "Zl", "Zp")]
-        if control:
-            raise ValueError(
-                f"the sample id {value!r} holds the control character {control[0]!r}; "
-                "an id is one line of printable text"
-            )
+        reason = id_problem(value)
+        if reason is not None:
+            raise ValueError(reason)
         return value
 
     @field_validator("labels", mode="before")
@@ -135,6 +127,21 @@ class Sample(PublicModel):
         if field in type(self).model_fields and field != "extra":
             return getattr(self, field)
         return (self.extra or {}).get(field)
+
+
+def id_problem(sample_id: str, what: str = "sample") -> str | None:
+    """Why ``sample_id`` cannot name a sample (None: it can). An id names the sample in every
+    table, file and URL of the view: an empty one (or one of spaces) has a row in the grid but
+    no page, and a newline or another control character breaks the line it is written on."""
+    if not sample_id.strip():
+        return f"the {what} id is empty; give each {what} an id of its own"
+    control = [c for c in sample_id if unicodedata.category(c) in ("Cc", "Zl", "Zp")]
+    if control:
+        return (
+            f"the {what} id {sample_id!r} holds the control character {control[0]!r}; an id "
+            "is one line of printable text"
+        )
+    return None
 
 
 def language_tag(value: str) -> str:

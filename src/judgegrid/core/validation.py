@@ -93,7 +93,8 @@ def problem_from(err: Any, root: type[BaseModel]) -> Problem:
     if loc and loc[-1] == "[key]":  # a mapping's key, not its value, is at fault
         where = format_location(loc[:-2])
         if isinstance(shown, bool):
-            return Problem(where, f"a key is the boolean {shown!r}: {boolean_hint(shown, False)}")
+            hint = boolean_hint(shown, err["type"] in NUMBER_ERRORS)
+            return Problem(where, f"a key is the boolean {shown!r}: {hint}")
         message = f"the key {shown!r}: {message}"
     if isinstance(shown, bool) and err["type"] != "bool_type":
         return Problem(where, error_text(err))

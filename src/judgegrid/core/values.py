@@ -11,21 +11,32 @@ grid column, a probe or a row of a table (``dimensions: [64, 64]`` would make on
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, AllowInfNan, Strict, ValidationInfo
+from pydantic import AfterValidator, AllowInfNan, BeforeValidator, Strict, ValidationInfo
+from pydantic_core import PydanticCustomError
 
 # A whole number: never a boolean (True is 1 to Python), never "3" or 3.0.
 Whole = Annotated[int, Strict()]
 # A number: an int or a float, never a boolean, NaN or an infinity.
 Number = Annotated[float, Strict(), AllowInfNan(False)]
 
+
+def _not_a_boolean(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+# A whole number that may come as its text, as a mapping's key does once written as JSON (a
+# scale's levels in a run's matrix.resolved.yaml); still never a boolean.
+WholeKey = Annotated[int, BeforeValidator(_not_a_boolean)]
+
 SequenceT = TypeVar("SequenceT", bound=Sequence[Hashable])
 
 
-def _distinct(values: SequenceT, info: ValidationInfo) -> SequenceT:
+def distinct(values: SequenceT, field: str) -> SequenceT:
     """``values`` if no member repeats; ValueError naming the field and both positions."""
-    field = info.field_name or ""
     first: dict[Hashable, int] = {}
     for index, value in enumerate(values):
         if value in first:
@@ -35,6 +46,10 @@ def _distinct(values: SequenceT, info: ValidationInfo) -> SequenceT:
             )
         first[value] = index
     return values
+
+
+def _distinct(values: SequenceT, info: ValidationInfo) -> SequenceT:
+    return distinct(values, info.field_name or "")
 
 
 # The members of a list that must differ, checked as it is validated.

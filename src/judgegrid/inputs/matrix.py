@@ -42,7 +42,7 @@ from judgegrid.core.options import (
 from judgegrid.core.records import PREFERENCE
 from judgegrid.core.redaction import key_shaped_name
 from judgegrid.core.validation import PublicModel, problem_from, snake_keys
-from judgegrid.core.values import Distinct, Whole
+from judgegrid.core.values import Distinct, Whole, distinct
 from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES, targets, unseen_changes
 from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
@@ -69,7 +69,9 @@ class Defaults(StrictModel):
         ModelOptions(), description="Options of every embedding entry; an entry's own options win."
     )
     dimensions: Dimensions | None = Field(
-        None, min_length=1, description="Dimensions for embedding entries that list none."
+        None,
+        min_length=1,
+        description="Dimensions for embedding entries that list none (each once, at most 16,384).",
     )
     batch: BatchSetting = Field(
         None, description="Batch mode for every judge and embedding entry that does not say."
@@ -93,7 +95,7 @@ class ProbeOptions(StrictModel):
     """``probes:``: which probes (``inputs/probes.py``), how many samples per metric, and how
     many repeats of each probe cell."""
 
-    names: Literal["all"] | Annotated[list[str], Distinct] = Field(
+    names: Literal["all"] | list[str] = Field(
         "all", description="'all' or probe names (foreign_contexts, injection, ...)."
     )
     per_metric: Whole = Field(
@@ -114,7 +116,7 @@ class ProbeOptions(StrictModel):
         unknown = [] if value == ALL else [n for n in value if n not in PROBES]
         if unknown:
             raise ValueError(f"unknown probe {unknown[0]!r}; known: {', '.join([ALL, *PROBES])}")
-        return value
+        return value if value == ALL else distinct(value, "names")
 
 
 class Matrix(StrictModel, PublicModel):
@@ -169,7 +171,8 @@ class Matrix(StrictModel, PublicModel):
     strictness: Annotated[list[Annotated[Whole, Field(ge=1, le=20)]], Distinct] = Field(
         default_factory=lambda: [3],
         min_length=1,
-        description="Questions response_relevancy generates per score; each is a grid column.",
+        description="Questions response_relevancy generates per score; each is a grid column "
+        "(so each given once).",
     )
     repeats: Whole = Field(
         1,
@@ -391,6 +394,7 @@ def _semantic_problems(matrix: Matrix) -> list[Problem]:
     problems += _duplicate_labels("embeddings", [e.label or e.id for e in matrix.embeddings])
     for i, spec in enumerate(matrix.metrics):
         problems += _metric_problems(i, spec, has_embeddings=bool(matrix.embeddings))
+    problems += _duplicate_metrics(matrix.metrics)
     problems += _criterion_problems(matrix)
     problems += _batch_problems(matrix)
     problems += _jury_problems(matrix)
@@ -473,6 +477,7 @@ def _jury_problems(matrix: Matrix) -> list[Problem]:
         return []
     labels = [matrix.judge_label(i) for i in range(len(matrix.judges))]
     problems = []
+    panels: dict[frozenset[str], int] = {}
     for i, panel in enumerate(matrix.juries):
         unknown = [m for m in panel if m not in labels]
         if unknown:
@@ -483,8 +488,16 @@ def _jury_problems(matrix: Matrix) -> list[Problem]:
                     f"{', '.join(labels)})",
                 )
             )
-        elif len(set(panel)) < 2:
+        elif len(set(panel)) < len(panel):
+            twice = next(m for m in panel if panel.count(m) > 1)
+            message = f"{twice} is named twice; a jury names each judge once"
+            problems.append(Problem(f"juries[{i}]", message))
+        elif len(panel) < 2:
             problems.append(Problem(f"juries[{i}]", "a jury needs two different judges or more"))
+        elif frozenset(panel) in panels:
+            message = f"the same judges as juries[{panels[frozenset(panel)]}]; name each jury once"
+            problems.append(Problem(f"juries[{i}]", message))
+        panels.setdefault(frozenset(panel), i)
     return problems
 
 
@@ -519,6 +532,26 @@ def _duplicate_labels(section: str, labels: list[str]) -> list[Problem]:
                 )
             )
         seen.setdefault(label, i)
+    return problems
+
+
+def _duplicate_metrics(specs: list[MetricSpec]) -> list[Problem]:
+    """A metric named twice (in any spelling): its cells carry its name alone, so the two
+    entries would score the same cells; a parameter that varies is a list in one entry."""
+    first: dict[str, int] = {}
+    problems = []
+    for i, spec in enumerate(specs):
+        try:
+            name = resolve_metric_name(spec.name)
+        except OptionError:
+            continue  # the metric's own problem
+        if name in first:
+            message = (
+                f"{name} is metrics[{first[name]}] too; name each metric once (a parameter to "
+                "vary, such as strictness, takes a list in one entry)"
+            )
+            problems.append(Problem(f"metrics[{i}].name", message))
+        first.setdefault(name, i)
     return problems
 
 

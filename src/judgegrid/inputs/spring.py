@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from judgegrid.core.errors import Problem
+from judgegrid.core.options import not_an_http_url
 from judgegrid.metrics import METRICS
 
 SPRING_KEY = "spring"
@@ -106,7 +107,7 @@ def spring_matrix_data(raw: dict[str, Any]) -> tuple[dict[str, Any], list[Proble
             f"note: no metrics in the Spring file; scoring {len(data['metrics'])}: "
             f"{', '.join(data['metrics'])} (add judgegrid: {{metrics: [...]}} to choose)"
         )
-    return data, problems
+    return data, list(dict.fromkeys(problems))  # a root base-url is read twice: said once
 
 
 def spring_problem(problem: Problem) -> Problem:
@@ -154,6 +155,11 @@ def _connection(
     url = str(base_url).rstrip("/")
     if OPENROUTER_HOST in url:
         return _Connection("openrouter/", options)
+    reason = not_an_http_url(url)
+    if reason is not None:
+        url_at = f"{OPENAI}.{kind}" if "base-url" in own else OPENAI
+        problems.append(Problem(f"{url_at}.base-url", reason))
+        return _Connection("openai/", options)
     # Spring appends /v1/chat/completions to its base-url; litellm's api_base ends at /v1.
     options["api_base"] = url if url.endswith("/v1") else f"{url}/v1"
     return _Connection("openai/", options)

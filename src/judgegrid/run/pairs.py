@@ -38,7 +38,7 @@ from judgegrid.core.arguments import checked
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
-from judgegrid.core.sample import Dataset, Sample
+from judgegrid.core.sample import Dataset, Sample, id_problem
 from judgegrid.inputs.matrix import MAX_REPEATS, Matrix, MetricSpec
 from judgegrid.inputs.textfile import jsonl_lines
 from judgegrid.metrics import METRICS
@@ -83,6 +83,10 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
         if missing:
             problems.append(Problem(where, f"missing or empty: {', '.join(missing)}"))
+            continue
+        bad_id = id_problem(record["id"], "pair")
+        if bad_id is not None:
+            problems.append(Problem(where, bad_id))
             continue
         if record["id"] in first_line:
             first = first_line[record["id"]]
