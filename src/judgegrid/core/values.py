@@ -35,16 +35,24 @@ WholeKey = Annotated[int, BeforeValidator(_not_a_boolean)]
 SequenceT = TypeVar("SequenceT", bound=Sequence[Hashable])
 
 
-def distinct(values: SequenceT, field: str) -> SequenceT:
-    """``values`` if no member repeats; ValueError naming the field and both positions."""
+def first_repeat(values: Sequence[Hashable]) -> tuple[int, int] | None:
+    """The positions of the first member given twice (its first place, then its second)."""
     first: dict[Hashable, int] = {}
     for index, value in enumerate(values):
         if value in first:
-            raise ValueError(
-                f"{value!r} is given twice, as {field}[{first[value]}] and {field}[{index}]; "
-                "name each once"
-            )
+            return first[value], index
         first[value] = index
+    return None
+
+
+def distinct(values: SequenceT, field: str) -> SequenceT:
+    """``values`` if no member repeats; ValueError naming the field and both positions."""
+    repeat = first_repeat(values)
+    if repeat is not None:
+        i, j = repeat
+        raise ValueError(
+            f"{values[j]!r} is given twice, as {field}[{i}] and {field}[{j}]; name each once"
+        )
     return values
 
 

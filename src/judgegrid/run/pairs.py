@@ -39,6 +39,7 @@ from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Proble
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
 from judgegrid.core.sample import Dataset, Sample, id_problem
+from judgegrid.core.values import first_repeat
 from judgegrid.inputs.matrix import MAX_REPEATS, Matrix, MetricSpec
 from judgegrid.inputs.textfile import jsonl_lines
 from judgegrid.metrics import METRICS
@@ -343,6 +344,10 @@ def _narrowed(matrix: Matrix, source: str, repeats: int | None, judges: list[str
                     )
                 ],
             )
+        repeat = first_repeat(judges)
+        if repeat is not None:
+            message = f"{judges[repeat[0]]!r} is given twice; name each judge once"
+            raise OptionError("--judge", [Problem("", message)])
         kept = [spec for spec, label in zip(matrix.judges, labels, strict=True) if label in judges]
         update["judges"] = [
             spec if spec.label else spec.model_copy(update={"label": spec.id}) for spec in kept
