@@ -8,9 +8,10 @@ this module is the one place that turns their errors into one readable line each
 from __future__ import annotations
 
 import difflib
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from judgegrid.core.errors import DatasetError, InputError, MatrixError, OptionError, Problem
 from judgegrid.core.redaction import redact_secret_fields, redact_value
@@ -183,9 +184,15 @@ def refusal(
     """``exc`` as judgegrid's ``error`` (one Problem a fault, a did-you-mean for a typo) that
     is also a pydantic ValidationError carrying the same errors."""
     details = exc.errors()
-    made = _REFUSALS[error].from_exception_data(exc.title, details, hide_input=True)
-    InputError.__init__(made, source, [problem_from(e, kind) for e in details])  # type: ignore[arg-type]
-    return made  # type: ignore[return-value]
+    again = [  # each error as pydantic gave it, its words kept as written
+        InitErrorDetails(
+            type=PydanticCustomError(e["type"], e["msg"]), loc=e["loc"], input=e["input"]
+        )
+        for e in details
+    ]
+    made = cast(InputError, _REFUSALS[error].from_exception_data(exc.title, again))
+    InputError.__init__(made, source, [problem_from(e, kind) for e in details])
+    return made
 
 
 class PublicModel(BaseModel):
