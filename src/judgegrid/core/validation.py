@@ -101,6 +101,8 @@ def problem_from(err: Any, root: type[BaseModel]) -> Problem:
         return Problem(where, error_text(err))
     if loc and loc[-1] == "api_key_env":  # refused because it holds a key, not a variable name
         shown = redact_value(shown)
+    if isinstance(shown, dict) and (not loc or isinstance(loc[-1], int)):
+        return Problem(where, message)  # a whole entry's check: the entry itself says nothing
     return Problem(where, f"{message} (got {redact_secret_fields(shown)!r})")
 
 
