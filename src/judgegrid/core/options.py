@@ -252,7 +252,11 @@ def _at_most_max_dimensions(value: int) -> int:
     return value
 
 
-Dimension = Annotated[Whole, Field(gt=0), AfterValidator(_at_most_max_dimensions)]
+Dimension = Annotated[
+    Whole,
+    Field(gt=0, json_schema_extra={"maximum": MAX_DIMENSIONS}),
+    AfterValidator(_at_most_max_dimensions),  # a message that says why, not pydantic's le
+]
 # Each dimension is a grid column: one given twice would score the same cells twice.
 Dimensions = Annotated[list[Dimension], Distinct]
 

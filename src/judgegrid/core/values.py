@@ -13,8 +13,16 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, AllowInfNan, BeforeValidator, Strict, ValidationInfo
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    AllowInfNan,
+    BeforeValidator,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    Strict,
+    ValidationInfo,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 # A whole number: never a boolean (True is 1 to Python), never "3" or 3.0.
 Whole = Annotated[int, Strict()]
@@ -60,5 +68,20 @@ def _distinct(values: SequenceT, info: ValidationInfo) -> SequenceT:
     return distinct(values, info.field_name or "")
 
 
-# The members of a list that must differ, checked as it is validated.
-Distinct = AfterValidator(_distinct)
+class _DistinctMembers:
+    """``Annotated[list[...], Distinct]``: checked as it is validated, and said in the JSON
+    schema (``uniqueItems``), which the matrix reference and the fuzzer's generators read."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.with_info_after_validator_function(_distinct, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {**handler(schema), "uniqueItems": True}
+
+
+# The members of a list that must differ.
+Distinct = _DistinctMembers()
