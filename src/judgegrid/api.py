@@ -54,7 +54,7 @@ from judgegrid.run.orchestrate import (
     rebuild_outputs,
     start_run,
 )
-from judgegrid.run.preflight import credential_problems
+from judgegrid.run.preflight import credential_problems, unchecked_dimensions
 from judgegrid.run.runner import ProgressHook, Tally
 from judgegrid.run.starter import DEFAULT_NAME as INIT_NAME
 from judgegrid.run.starter import Starter, init_matrix
@@ -274,6 +274,7 @@ def plan_checked(checked: CheckedRun) -> GridPlan:
         f"run would refuse until it is set: {problem.message}"
         for problem in credential_problems(checked.matrix)
     ]
+    plan.notes += [f"not checked: {note}" for note in unchecked_dimensions(checked.matrix)]
     return plan
 
 

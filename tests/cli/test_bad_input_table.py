@@ -37,7 +37,9 @@ from judgegrid import (
     ContextRecall,
     Criterion,
     Faithfulness,
+    Matrix,
     ResponseRelevancy,
+    Sample,
     api,
     ascore_sample,
     load_run,
@@ -2314,6 +2316,23 @@ def secrets_rows() -> dict[str, Row]:
         names=spring,
         error=MatrixError,
     )
+    # a key in a Spring base-url: init would write it into the matrix it makes
+    keyed_url = f"http://user:{KEY}@127.0.0.1:8000"
+    userinfo = ("application.yaml", "spring.ai.openai.base-url", "carries credentials", "api-key")
+    for command in ("validate", "run"):
+        rows[f"secrets: spring base-url with a key, {command}"] = Row(
+            cli=lambda p, c=command: [c, _spring(p, keyed_url), "-d", p.data()], names=userinfo
+        )
+    rows["secrets: spring base-url with a key, init --from"] = Row(
+        cli=lambda p: [
+            *("init", str(p.tmp / "judgegrid.yaml")),
+            *("--from", _spring(p, keyed_url)),
+        ],
+        names=userinfo,
+    )
+    rows["secrets: spring base-url with a key, api"] = Row(
+        api=lambda p: run_grid(_spring(p, keyed_url), p.data()), names=userinfo, error=MatrixError
+    )
     note_words = ("l.csv", "row 2", "note:", "looks like an API key", "take the key out")
     noted = NOTE_HEADER + f"s1,faithfulness,ann,1,my key is {KEY}\n"
     rows["secrets: a key in a label note, labels import"] = Row(
@@ -2340,6 +2359,331 @@ def secrets_rows() -> dict[str, Row]:
 
 
 ROWS.update(secrets_rows())
+
+
+# issue 39, values not what they look like (types): YAML's booleans and special floats where a
+# number or a name is due, lists whose members must differ, the public models' own errors, and
+# inputs that were wrongly accepted
+
+BOOL_NUMBER = ("boolean True", "not a number")
+QUOTE_IT = ("YAML reads yes/no/on/off/true/false", "in quotes")
+NOT_FINITE = ("finite number",)
+EMBED = "openai/fake-embed"
+TYPES_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "repeats a boolean": ({"repeats": True}, ("repeats", *BOOL_NUMBER)),
+    "dimensions a boolean": (
+        {"embeddings": [{"id": EMBED, "dimensions": [True]}]},
+        ("embeddings[0].dimensions[0]", *BOOL_NUMBER),
+    ),
+    "strictness a boolean": ({"strictness": [True]}, ("strictness[0]", *BOOL_NUMBER)),
+    "max-tokens a boolean": (
+        {"judges": [{"id": "openai/fake-a", "options": {"max_tokens": True}}]},
+        ("judges[0].options.max_tokens", *BOOL_NUMBER),
+    ),
+    "temperature a boolean": (
+        {"judges": [{"id": "openai/fake-a", "options": {"temperature": False}}]},
+        ("judges[0].options.temperature", "boolean False", "not a number"),
+    ),
+    "probes per-metric a boolean": (
+        {"probes": {"per_metric": True}},
+        ("probes.per_metric", *BOOL_NUMBER),
+    ),
+    "a judge's id a boolean": ({"judges": [{"id": True}]}, ("judges[0].id", *QUOTE_IT)),
+    "a judge's label a boolean": (
+        {"judges": [{"id": "openai/fake-a", "label": False}]},
+        ("judges[0].label", "write 'no' in quotes"),
+    ),
+    "a metric named on": ({"metrics": [True]}, ("metrics[0]", *QUOTE_IT)),
+    "a criterion's labels yes and no": (
+        {"criteria": [{**POLITE, "type": "labels", "labels": {True: 1, False: 0}}]},
+        ("criteria[0].labels", "a key is the boolean True", *QUOTE_IT),
+    ),
+    "a criterion's scale level a boolean": (
+        {"criteria": [{**POLITE, "type": "scale", "scale": {True: "bad", 2: "good"}}]},
+        ("criteria[0].scale", "a key is the boolean True", "not a number"),
+    ),
+    "temperature .nan": (
+        {"judges": [{"id": "openai/fake-a", "options": {"temperature": float("nan")}}]},
+        ("judges[0].options.temperature", *NOT_FINITE),
+    ),
+    "top-p .inf": (
+        {"judges": [{"id": "openai/fake-a", "options": {"top_p": float("inf")}}]},
+        ("judges[0].options.top_p", *NOT_FINITE),
+    ),
+    "timeout .inf": (
+        {"judges": [{"id": "openai/fake-a", "options": {"timeout": float("inf")}}]},
+        ("judges[0].options.timeout", *NOT_FINITE),
+    ),
+    "requests-per-minute .inf": (
+        {"judges": [{"id": "openai/fake-a", "requests_per_minute": float("inf")}]},
+        ("judges[0].requests_per_minute", *NOT_FINITE),
+    ),
+    "retry multiplier .inf": (
+        {"retry": {"multiplier": float("inf")}},
+        ("retry.multiplier", *NOT_FINITE),
+    ),
+    "decision margin .nan": ({"decision": {"margin": float("nan")}}, ("decision.margin",)),
+    "a criterion's label score .nan": (
+        {"criteria": [{**POLITE, "type": "labels", "labels": {"a": float("nan"), "b": 0}}]},
+        ("criteria[0].labels.a", *NOT_FINITE),
+    ),
+    "a metric's threshold -.inf": (
+        {"metrics": [{"name": "answer_relevancy", "threshold": float("-inf")}]},
+        ("metrics[0].threshold", *NOT_FINITE),
+    ),
+    "dimensions given twice": (
+        {"embeddings": [{"id": EMBED, "dimensions": [16, 16]}]},
+        ("embeddings[0].dimensions", "dimensions[0] and dimensions[1]"),
+    ),
+    "strictness given twice": ({"strictness": [3, 3]}, ("strictness[0] and strictness[1]",)),
+    "a metric's strictness given twice": (
+        {"metrics": [{"name": "response_relevancy", "strictness": [2, 2]}]},
+        ("metrics[0].strictness", "strictness[0] and strictness[1]"),
+    ),
+    "a metric named twice in two spellings": (
+        {"metrics": ["faithfulness", "Faithfulness"]},
+        ("metrics[1].name", "metrics[0] too"),
+    ),
+    "probes named twice": (
+        {"probes": ["injection", "injection"]},
+        ("probes.names", "names[0] and names[1]"),
+    ),
+    "a jury naming a judge twice": (
+        {"juries": [["a", "a", "openai/fake-b"]]},
+        ("juries[0]", "a is named twice"),
+    ),
+    "two juries of the same judges": (
+        {"juries": [["a", "openai/fake-b"], ["openai/fake-b", "a"]]},
+        ("juries[1]", "the same judges as juries[0]"),
+    ),
+    "fails-when naming a probe twice": (
+        {"criteria": [{**POLITE, "fails_when": ["injection", "injection"]}]},
+        ("criteria[0].fails_when", "fails_when[0] and fails_when[1]"),
+    ),
+    "a pairwise scale without a tie level": (
+        {"criteria": [{**BETTER, "scale": {1: "A is better", 2: "B is better"}}]},
+        ("criteria[0]", "no middle one for a tie", "ties: false"),
+    ),
+    "a dimension of a billion": (
+        {"embeddings": [{"id": EMBED, "dimensions": [1_000_000_000]}]},
+        ("embeddings[0].dimensions[0]", "1,000,000,000", "16,384"),
+    ),
+}
+ID_CASES = {"empty": ("", "is empty"), "with a newline": ("s\n1", "control character '\\n'")}
+
+
+def _hf_folder(p: Place, records: list[dict[str, Any]]) -> str:
+    """A folder as Hugging Face's Dataset.save_to_disk leaves it: state.json and Arrow files."""
+    folder = p.tmp / "hf"
+    folder.mkdir()
+    p.made.append(folder)
+    p.table("hf/data-00000-of-00001.arrow", pd.DataFrame(records))
+    (folder / "state.json").write_text(
+        '{"_data_files": [{"filename": "data-00000-of-00001.arrow"}]}'
+    )
+    return str(folder)
+
+
+ID_SOURCES: dict[str, Callable[[Place, list[dict[str, Any]]], str]] = {
+    "jsonl": lambda p, r: p.jsonl("d.jsonl", r),
+    "json": lambda p, r: p.write("d.json", json.dumps(r)),
+    "csv": lambda p, r: p.write("d.csv", pd.DataFrame(r).to_csv(index=False)),
+    "parquet": lambda p, r: p.table("d.parquet", pd.DataFrame(r)),
+    "arrow": lambda p, r: p.table("d.arrow", pd.DataFrame(r)),
+    "save_to_disk folder": _hf_folder,
+}
+
+
+def _spring(p: Place, base_url: str) -> str:
+    text = (
+        "spring:\n  ai:\n    openai:\n"
+        f"      base-url: {base_url}\n"
+        f"      api-key: ${{{KEY_ENV}}}\n"
+        "      chat:\n        options:\n          model: fake-a\n"
+        "judgegrid:\n  metrics: [faithfulness]\n"
+    )
+    return p.write("application.yaml", text)
+
+
+def types_rows() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for name, (overrides, names) in TYPES_MATRICES.items():
+        rows |= every_door(name, overrides, names)
+    # a sample id that is empty or holds a newline, on every data source and door
+    for case, (bad_id, said) in ID_CASES.items():
+        records = [SAMPLES[0], {**SAMPLES[1], "id": bad_id}]
+        # a CSV's empty cell is no id (one is made, as for a missing id); spaces are one
+        spaces = [SAMPLES[0], {**SAMPLES[1], "id": "  "}]
+        for source, write in ID_SOURCES.items():
+            given = spaces if source == "csv" and case == "empty" else records
+            for command in ONE_DOOR_COMMANDS:
+                rows[f"sample id {case}, {source}, {command}"] = Row(
+                    cli=lambda p, c=command, w=write, r=given: [c, p.matrix(), "-d", w(p, r)],
+                    names=("field id", said),
+                )
+            rows[f"sample id {case}, {source}, api"] = Row(
+                api=lambda p, w=write, r=given: run_grid(p.matrix(), w(p, r)),
+                names=("field id", said),
+                error=DatasetError,
+            )
+        rows[f"sample id {case}, a list of dicts, api"] = Row(
+            api=lambda p, r=records: run_grid(p.matrix(), r), names=("id", said), error=DatasetError
+        )
+        rows[f"sample id {case}, Sample(...)"] = Row(
+            api=lambda p, i=bad_id: Sample(id=i, user_input="Q?"),
+            names=("Sample: id", said),
+            error=DatasetError,
+        )
+        pair_id = "  " if case == "empty" else bad_id
+        rows[f"pair id {case}, pairs"] = Row(
+            cli=lambda p, i=pair_id: [
+                *("pairs", p.matrix()),
+                *("--pairs", p.jsonl("p.jsonl", [PAIR, {**PAIR, "id": i}])),
+            ],
+            names=("p.jsonl", "line 2", "the pair id"),
+        )
+        rows[f"pair id {case}, run_pairs"] = Row(
+            api=lambda p, i=pair_id: run_pairs(p.matrix(), p.jsonl("p.jsonl", [{**PAIR, "id": i}])),
+            names=("p.jsonl", "line 1", "the pair id"),
+            error=DatasetError,
+        )
+    # a data set's values that are not what they look like
+    odd_labels = {
+        "a label's score NaN": ({"faithfulness": float("nan")}, "nan is no label"),
+        "a label's score a boolean": ({"faithfulness": True}, "the boolean True is no label"),
+        "a label named like no metric or criterion": (
+            {"politeness": 1},
+            "did you mean 'polite'? the run's: faithfulness, response_relevancy, polite",
+        ),
+    }
+    for name, (labels, said) in odd_labels.items():
+        data = [SAMPLES[0], {**SAMPLES[1], "labels": labels}]
+        for command in ONE_DOOR_COMMANDS:
+            rows[f"{name}, {command}"] = Row(
+                cli=lambda p, c=command, d=data: [
+                    *(c, p.matrix(criteria=[POLITE]), "-d", p.jsonl("l.jsonl", d)),
+                ],
+                names=("l.jsonl", "labels", said),
+            )
+        rows[f"{name}, api"] = Row(
+            api=lambda p, d=data: run_grid(p.matrix(criteria=[POLITE]), p.jsonl("l.jsonl", d)),
+            names=("l.jsonl", "labels", said),
+            error=DatasetError,
+        )
+    rows["a sample id a boolean, jsonl"] = Row(
+        cli=lambda p: [
+            "validate",
+            p.matrix(),
+            "-d",
+            p.jsonl("d.jsonl", [{**SAMPLES[0], "id": True}]),
+        ],
+        names=("d.jsonl", "line 1", "field id", "boolean True"),
+    )
+    # the public models raise judgegrid's errors (each is a ValidationError too)
+    constructors: dict[str, tuple[Callable[[], Any], type[InputError], tuple[str, ...]]] = {
+        "Criterion with a gap in its scale": (
+            lambda: Criterion(**RUBRIC_GAP),
+            OptionError,
+            ("Criterion: scale", "miss [2]"),
+        ),
+        "Criterion with a bad name": (
+            lambda: Criterion(**{**POLITE, "name": "Polite reply"}),
+            OptionError,
+            ("Criterion: name", "lower-case"),
+        ),
+        "Criterion with a wrong type": (
+            lambda: Criterion(**{**POLITE, "strictness": "3"}),
+            OptionError,
+            ("Criterion: strictness", "valid integer"),
+        ),
+        "Criterion with labels yes and no": (
+            lambda: Criterion(**{**POLITE, "type": "labels", "labels": {True: 1, False: 0}}),
+            OptionError,
+            ("Criterion: labels", *QUOTE_IT),
+        ),
+        "Sample with a NaN label": (
+            lambda: Sample(id="s1", user_input="Q?", labels={"faithfulness": float("nan")}),
+            DatasetError,
+            ("Sample: labels", "nan is no label"),
+        ),
+        "Matrix with repeats true": (
+            lambda: Matrix(judges=[{"id": "openai/x"}], metrics=["faithfulness"], repeats=True),
+            MatrixError,
+            ("Matrix: repeats", *BOOL_NUMBER),
+        ),
+        "RunOptions with limit 0": (
+            lambda: api.RunOptions(limit=0),
+            OptionError,
+            ("RunOptions: limit", "greater than"),
+        ),
+        "ResumeOptions with workers true": (
+            lambda: api.ResumeOptions(workers=True),
+            OptionError,
+            ("ResumeOptions: workers",),
+        ),
+        "ResponseRelevancy with a boolean strictness": (
+            lambda: ResponseRelevancy(strictness=True),
+            OptionError,
+            ("strictness", "boolean True"),
+        ),
+    }
+    for name, (call, error, names) in constructors.items():
+        rows[f"{name}, api"] = Row(api=lambda p, c=call: c(), names=names, error=error)
+    rows["run_grid margin NaN, api"] = Row(
+        api=lambda p: run_grid(p.matrix(), p.data(), margin=float("nan")),
+        names=("margin", "got nan"),
+        error=OptionError,
+    )
+    rows["run --margin nan"] = Row(
+        cli=lambda p: ["run", p.matrix(), "-d", p.data(), "--margin", "nan"],
+        names=("--margin",),
+    )
+    # one check for a matrix's api-base and a Spring file's base-url, in defaults too
+    for command in ONE_DOOR_COMMANDS:
+        rows[f"Spring base-url without a scheme, {command}"] = Row(
+            cli=lambda p, c=command: [c, _spring(p, "localhost:8000"), "-d", p.data()],
+            names=("application.yaml", "spring.ai.openai.base-url", "not an http(s) URL"),
+        )
+    rows["Spring base-url without a scheme, api"] = Row(
+        api=lambda p: run_grid(_spring(p, "localhost:8000"), p.data()),
+        names=("spring.ai.openai.base-url", "not an http(s) URL"),
+        error=MatrixError,
+    )
+    defaults = {"judge": {"api_base": "localhost:8000", "api_key_env": KEY_ENV}}
+    rows |= every_door(
+        "api-base without a scheme in defaults",
+        {"defaults": defaults, "embeddings": [], "metrics": ["faithfulness"]},
+        ("defaults.judge.api_base", "not an http(s) URL"),
+    )
+    # an option that names one thing twice
+    rows["pairs --judge given twice"] = Row(
+        cli=lambda p: [
+            *("pairs", p.matrix(), "--pairs", p.jsonl("p.jsonl", [PAIR])),
+            *("--judge", "a", "--judge", "a"),
+        ],
+        names=("--judge", "'a' is given twice"),
+    )
+    rows["serve-local --judge given twice"] = Row(
+        cli=lambda p: ["serve-local", "--judge", "smollm2-135m", "--judge", "local/smollm2-135m"],
+        names=("--judge", "name one model"),
+    )
+    rows["promptfoo metric: on, init --from"] = Row(
+        cli=lambda p: [
+            *("init", str(p.tmp / "judgegrid.yaml")),
+            *(
+                "--from",
+                p.write(
+                    "promptfooconfig.yaml",
+                    RUBRIC_AT_1 + "        value: Is it?\n        metric: on\n",
+                ),
+            ),
+        ],
+        names=("promptfooconfig.yaml", "tests[0].assert[1].metric", *QUOTE_IT),
+    )
+    return rows
+
+
+ROWS.update(types_rows())
 
 
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}

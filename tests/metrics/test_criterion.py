@@ -13,8 +13,8 @@ from ragas.metrics import AspectCritic
 from ragas.metrics._aspect_critic import AspectCriticOutput
 
 from judgegrid.core.context import ScoreContext, Weighted
-from judgegrid.core.criterion import CriterionSpec
-from judgegrid.core.errors import ScoringError
+from judgegrid.core.criterion import Criterion, CriterionSpec
+from judgegrid.core.errors import JudgegridError, OptionError, ScoringError
 from judgegrid.core.sample import Sample
 from judgegrid.metrics.criterion import (
     CriterionMetric,
@@ -54,12 +54,37 @@ def spec(**fields):
         ({"name": "Polite reply"}, "lower-case"),
         ({"fields": ()}, "empty"),
         ({"type": "scale", "scale": RUBRIC, "strictness": 3}, "only for type binary"),
-        ({"unknown": 1}, "extra"),
+        ({"unknown": 1}, "unknown field"),
+        # issue 39: what YAML gives that is not what it looks like, lists that must differ
+        ({"type": "labels", "labels": {True: 1, False: 0}}, "write 'yes' in quotes"),
+        ({"type": "labels", "labels": {"good": float("nan"), "bad": 0}}, "finite number"),
+        ({"type": "scale", "scale": {True: "bad", 2: "good"}}, "a key is the boolean True"),
+        ({"strictness": True}, "not a number"),
+        ({"fails_when": ("injection", "injection")}, r"fails_when\[0\] and fails_when\[1\]"),
+        (
+            {"type": "pairwise", "compare": ("response", "response_b"), "scale": {1: "a", 2: "b"}},
+            "no middle one for a tie",
+        ),
     ],
 )
 def test_what_cannot_be_judged_is_refused_with_its_reason(fields, words):
     with pytest.raises(ValidationError, match=words):
         spec(**fields)
+
+
+def test_a_criterion_refused_is_judgegrids_error_and_still_pydantics():
+    """``Criterion(...)`` raised pydantic's bare ValidationError, which escaped ``except
+    judgegrid.JudgegridError``; it is an OptionError now, and a ValidationError still, so code
+    written against either catches it, and ``errors()`` says what pydantic said."""
+    with pytest.raises(OptionError) as raised:
+        Criterion(name="Polite", definition="Is it polite?", type="scale", scale={1: "a", 3: "b"})
+    error = raised.value
+    assert isinstance(error, JudgegridError) and isinstance(error, ValidationError)
+    assert [p.where for p in error.problems] == ["name", "scale"]
+    assert str(error).splitlines()[1] == (
+        "Criterion: scale: levels 1..3 miss [2]: no gaps (got {1: 'a', 3: 'b'})"
+    )
+    assert [e["loc"] for e in error.errors()] == [("name",), ("scale",)]
 
 
 @pytest.mark.parametrize(

@@ -91,21 +91,6 @@ def ci_settings(max_examples: int) -> settings:
 # (``open_class``). Once a fix is merged, delete its line: the examples then hold it.
 # Each entry: a part of a class (``Failure.klass``, "kind @ where") → the class.
 OPEN_CLASSES: dict[str, str] = {
-    # YAML as YAML (types): booleans and special floats pass as numbers and names
-    "accepted: a boolean where a number is due": "repeats: true runs once; dimensions: [true]",
-    "accepted: boolean where a number is due": "a YAML boolean passes as a number",
-    "accepted: special float where a number is due": ".nan passes where a number is due",
-    "accepted: boolean where a name is due": "a YAML boolean passes as a name (Spring)",
-    "accepted: boolean as a mapping key": "a YAML boolean passes as a name (a key)",
-    "without a hint to quote": "labels: {yes: 1} refused with no hint to quote",
-    "TypeError @ inputs/spring.py": "a boolean key in a Spring options block crashes",
-    # lists whose members must be distinct; names checked against what exists (names)
-    "IntegrityError": "dimensions: [64, 64] passes validate, then run fails",
-    "accepted: an empty or multi-line sample id": "an empty id, an id with a newline, pass",
-    "accepted: a key that names nothing": "a data set's label key matching no metric is ignored",
-    # secrets (secrets)
-    "spring base-url userinfo": "a Spring base-url's user:key@ written by init",
-    # HTTP bodies
 }
 
 

@@ -15,9 +15,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from judgegrid.core.validation import PublicModel
+from judgegrid.core.values import Distinct, Number, Whole, WholeKey
 
 CriterionType = Literal["binary", "labels", "scale", "pairwise"]
 Weighting = Literal["none", "logprobs", "auto"]
@@ -41,10 +44,14 @@ FIELD_ALIASES = {
 NOT_CONTENT = ("id", "labels", "contrast", "language", "probe", "extra")
 
 
-class CriterionSpec(BaseModel):
-    """One criterion: what the judge is asked, what it sees, and what it may answer."""
+class CriterionSpec(PublicModel):
+    """One criterion: what the judge is asked, what it sees, and what it may answer.
+
+    Built by hand (``judgegrid.Criterion(...)``), a bad argument is an OptionError (also a
+    pydantic ValidationError, as it was before); in a matrix, a MatrixError naming its place."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    door: ClassVar[str] = "Criterion"
 
     name: str = Field(description="How the criterion is named in every table (lower case, _).")
     definition: str = Field(description="The question the judge answers about each sample.")
@@ -56,10 +63,10 @@ class CriterionSpec(BaseModel):
     type: CriterionType = Field(
         description="binary (pass/fail), labels, scale (a rubric), or pairwise (A against B)."
     )
-    labels: dict[str, float] | None = Field(
+    labels: dict[str, Number] | None = Field(
         default=None, description="labels: each label's score, e.g. {correct: 1, wrong: 0}."
     )
-    scale: dict[int, str] | None = Field(
+    scale: dict[WholeKey, str] | None = Field(
         default=None,
         description="scale: each level (consecutive integers) with its description; pairwise: "
         "an optional graded preference, lowest level the strongest for A.",
@@ -75,7 +82,7 @@ class CriterionSpec(BaseModel):
         description="pairwise: two columns naming, per row, what wrote answer a and answer b "
         "(for win rates); without them the systems are the compared columns' names.",
     )
-    strictness: int = Field(
+    strictness: Whole = Field(
         default=1, ge=1, le=15, description="binary: verdicts asked per score; the majority wins."
     )
     higher_is_better: bool = Field(default=True, description="Whether a higher score is better.")
@@ -88,7 +95,7 @@ class CriterionSpec(BaseModel):
     wordings: tuple[str, ...] = Field(
         default=(), description="Other phrasings of the definition: a grid axis, like a judge."
     )
-    fails_when: tuple[str, ...] = Field(
+    fails_when: Annotated[tuple[str, ...], Distinct] = Field(
         default=(), description="binary: directional probes that must fail the criterion."
     )
 
@@ -337,6 +344,11 @@ def pair_scale_problems(scale: Mapping[int, str] | None, ties: bool) -> list[str
         problems.append(
             f"scale: {len(levels)} levels have a middle one (a tie), but ties: false; "
             "give an even number of levels"
+        )
+    if ties and len(levels) % 2 == 0 and len(levels) >= 2:
+        problems.append(
+            f"scale: {len(levels)} levels have no middle one for a tie, but ties: true (the "
+            "default); give an odd number of levels, the middle one the tie, or set ties: false"
         )
     return problems
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -26,6 +28,7 @@ from judgegrid.core.redaction import (
     is_secret_header,
     looks_like_key,
 )
+from judgegrid.core.values import Distinct, Number, Whole
 
 # How long a call over HTTP waits for its answer when the matrix sets no timeout: a judge's
 # answer of a few hundred tokens takes seconds even on a busy hosted model, a batch of
@@ -50,7 +53,17 @@ def parse_duration(value: Any) -> float:
     return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
 
 
-Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
+Duration = Annotated[Number, BeforeValidator(parse_duration), Field(ge=0)]
+
+
+def not_an_http_url(url: str) -> str | None:
+    """Why ``url`` cannot be a provider's address (None: it can): litellm needs the scheme and
+    the host, and without them (``localhost:8000``) every call fails, after the run began. The
+    one check of a matrix's ``api_base`` and a Spring file's ``base-url``."""
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.netloc:
+        return None
+    return f"not an http(s) URL: {url!r} (e.g. http://127.0.0.1:8000/v1)"
 
 
 class StrictModel(BaseModel):
@@ -65,24 +78,24 @@ OutputMode = Literal["auto", "json_schema", "json_object", "instructions"]
 class ModelOptions(StrictModel):
     """Options that reach litellm with every call to one model."""
 
-    temperature: float | None = Field(
+    temperature: Number | None = Field(
         None,
         ge=0,
         le=2,
         description="Sampling temperature (0 to 2); unset: the provider's default.",
     )
-    max_tokens: int | None = Field(
+    max_tokens: Whole | None = Field(
         None,
         gt=0,
         description="Most tokens an answer may take; a longer one fails as cut off at max_tokens.",
     )
-    top_p: float | None = Field(
+    top_p: Number | None = Field(
         None,
         gt=0,
         le=1,
         description="Nucleus sampling: the share of probability mass sampled from (0 to 1].",
     )
-    seed: int | None = Field(
+    seed: Whole | None = Field(
         None, description="Base seed; repeat r and generation i get seed + 1000*r + i."
     )
     timeout: Duration | None = Field(
@@ -196,13 +209,13 @@ class BatchMode(StrictModel):
         description="A batch file is sent once no new request has come for this long (the "
         "requests a stage makes arrive together), or once it is full.",
     )
-    max_lines: int = Field(
+    max_lines: Whole = Field(
         BATCH_MAX_LINES,
         ge=1,
         le=BATCH_MAX_LINES,
         description="Requests per batch file (OpenAI takes 50,000 at most).",
     )
-    max_bytes: int = Field(
+    max_bytes: Whole = Field(
         BATCH_MAX_BYTES,
         ge=1024,
         le=BATCH_MAX_BYTES,
@@ -243,13 +256,13 @@ class ModelEntry(StrictModel):
         ModelOptions(),
         description="Options sent with every call to this model, laid over the matrix's defaults.",
     )
-    max_concurrency: int | None = Field(
+    max_concurrency: Whole | None = Field(
         None, ge=1, description="Calls in flight to this entry (default: concurrency.per-model)."
     )
-    requests_per_minute: float | None = Field(
+    requests_per_minute: Number | None = Field(
         None, gt=0, description="At most this many requests a minute to this entry."
     )
-    tokens_per_minute: float | None = Field(
+    tokens_per_minute: Number | None = Field(
         None, gt=0, description="At most this many tokens (in + out) a minute to this entry."
     )
     batch: BatchSetting = Field(
@@ -264,14 +277,38 @@ class JudgeSpec(ModelEntry):
 
 
 DimensionMethod = Literal["auto", "native", "truncate"]
+# The widest embedding models published give 4,096 dimensions (e5-mistral-7b, NV-Embed-v2,
+# Qwen3-Embedding-8B; OpenAI's largest 3,072). Four times that is room for what comes next; more
+# is a typo (a vector of a billion floats is 4 GB a sample), refused even where litellm does not
+# know the model's own size to check against.
+MAX_DIMENSIONS = 16_384
+
+
+def _at_most_max_dimensions(value: int) -> int:
+    if value > MAX_DIMENSIONS:
+        raise ValueError(
+            f"{value:,} dimensions: more than {MAX_DIMENSIONS:,}, four times the widest "
+            "embedding models' 4,096; a typo?"
+        )
+    return value
+
+
+Dimension = Annotated[
+    Whole,
+    Field(gt=0, json_schema_extra={"maximum": MAX_DIMENSIONS}),
+    AfterValidator(_at_most_max_dimensions),  # a message that says why, not pydantic's le
+]
+# Each dimension is a grid column: one given twice would score the same cells twice.
+Dimensions = Annotated[list[Dimension], Distinct]
 
 
 class EmbeddingSpec(ModelEntry):
     id: str = Field(min_length=1, description="litellm embedding model id")
-    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(
+    dimensions: Dimensions | None = Field(
         None,
         min_length=1,
-        description="Dimensions to score at (default: defaults.dimensions, else the model's).",
+        description="Dimensions to score at, each once and at most 16,384 (default: "
+        "defaults.dimensions, else the model's).",
     )
     dimension_method: DimensionMethod = Field(
         "auto",
@@ -281,7 +318,7 @@ class EmbeddingSpec(ModelEntry):
 
 
 class RetryPolicy(StrictModel):
-    on_http_codes: list[int] = Field(
+    on_http_codes: list[Whole] = Field(
         default_factory=lambda: [408, 429, 500, 502, 503, 504],
         description="HTTP statuses that are tried again; any other fails the call at once.",
     )
@@ -294,18 +331,18 @@ class RetryPolicy(StrictModel):
         2.0, description="The first wait before a retry (2s, 2000ms); a Retry-After header wins."
     )
     max_interval: Duration = Field(30.0, description="The longest wait between two attempts.")
-    multiplier: float = Field(
+    multiplier: Number = Field(
         2.0, ge=1, description="Each wait is the previous one times this, up to max-interval."
     )
-    jitter: float = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
-    max_attempts: int = Field(
+    jitter: Number = Field(0.1, ge=0, le=1, description="± share of each wait drawn at random")
+    max_attempts: Whole = Field(
         5, ge=1, description="Attempts of one call in all, the first included."
     )
 
 
 class Concurrency(StrictModel):
-    total: int = Field(8, ge=1, description="Calls in flight across all models.")
-    per_model: int = Field(4, ge=1, description="Calls in flight to one model.")
+    total: Whole = Field(8, ge=1, description="Calls in flight across all models.")
+    per_model: Whole = Field(4, ge=1, description="Calls in flight to one model.")
 
 
 Backend = Literal["processes", "ray"]
@@ -316,7 +353,7 @@ RAY_ADDRESS = r"(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-
 class DecisionOptions(StrictModel):
     """How the decision card chooses (``decision:`` in the matrix)."""
 
-    margin: float | None = Field(
+    margin: Number | None = Field(
         None,
         gt=0,
         lt=1,
@@ -335,7 +372,7 @@ class Execution(StrictModel):
     (joblib's loky) or on a Ray cluster. The matrix's limits hold for the run as a whole: each of
     the workers gets its share of every concurrency and per-minute limit."""
 
-    workers: int = Field(
+    workers: Whole = Field(
         1,
         ge=1,
         le=MAX_WORKERS,

@@ -11,21 +11,23 @@ whole number is not "2").
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from judgegrid.core.errors import OptionError
-from judgegrid.core.validation import problem_from
+from judgegrid.core.validation import PublicModel, problem_from
+from judgegrid.core.values import Number
 
 PositiveInt = Annotated[int, Field(ge=1)]
-Margin = Annotated[float, Field(gt=0, lt=1)]
+Margin = Annotated[Number, Field(gt=0, lt=1)]
 
 
-class RunOptions(BaseModel):
+class RunOptions(PublicModel):
     """The options of a run beside its matrix and data set (each overrides the matrix's own)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    door: ClassVar[str] = "RunOptions"
 
     limit: PositiveInt | None = Field(None, description="Score only the first N samples.")
     use_cache: bool = Field(True, description="Read and write the cross-run cache.")
@@ -47,11 +49,12 @@ class RunOptions(BaseModel):
     )
 
 
-class ResumeOptions(BaseModel):
+class ResumeOptions(PublicModel):
     """The options of a resumed run: its matrix, data set and limit are the run directory's, so
     only whether to retry, the cache and where the shards are scored may change."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    door: ClassVar[str] = "ResumeOptions"
 
     retry_failed: bool = Field(False, description="Score the run's failed cells again.")
     use_cache: bool | None = Field(

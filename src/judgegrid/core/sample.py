@@ -15,12 +15,18 @@ these.
 
 from __future__ import annotations
 
+import math
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import langcodes
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+
+from judgegrid.core.errors import DatasetError, InputError
+from judgegrid.core.validation import PublicModel
+from judgegrid.core.values import Number, Whole
 
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference")
 
@@ -31,7 +37,7 @@ class Contrast(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     group: str
     metric: str
-    rank: int = Field(ge=1)
+    rank: Whole = Field(ge=1)
     kind: str = Field(description="e.g. grounded, hallucinated, complete, noncommittal")
 
 
@@ -53,8 +59,13 @@ class ProbeTag(BaseModel):
     fallback: bool = False
 
 
-class Sample(BaseModel):
+class Sample(PublicModel):
+    """One record of a data set. Built by hand (``judgegrid.Sample(...)``), a bad field is a
+    DatasetError (also a pydantic ValidationError, as it was before)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+    door: ClassVar[str] = "Sample"
+    refused_as: ClassVar[type[InputError]] = DatasetError
 
     id: str
     user_input: str | None = Field(None, validation_alias=AliasChoices("user_input", "question"))
@@ -64,7 +75,7 @@ class Sample(BaseModel):
     )
     reference: str | None = Field(None, validation_alias=AliasChoices("reference", "ground_truth"))
     reference_contexts: list[str] | None = None
-    labels: dict[str, float | str] | None = None
+    labels: dict[str, Number | str] | None = None
     contrast: Contrast | None = None
     language: str | None = None
     probe: ProbeTag | None = None  # set only on the probes judgegrid makes, never read from data
@@ -73,7 +84,34 @@ class Sample(BaseModel):
     @field_validator("id", mode="before")
     @classmethod
     def _id_as_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) else value
+        """A whole number is an id as its text (a CSV's 1, 2, 3); a boolean is not one."""
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("id")
+    @classmethod
+    def _id_is_a_name(cls, value: str) -> str:
+        reason = id_problem(value)
+        if reason is not None:
+            raise ValueError(reason)
+        return value
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _labels_are_scores_or_names(cls, value: Any) -> Any:
+        """A label is a finite number (a score) or text (an answer's name), said once per
+        label: ``.nan`` would leave its cells scored against nothing, and a boolean is YAML's
+        or JSON's reading of yes/no/true/false, not 1 or 0."""
+        if not isinstance(value, dict):
+            return value
+        for name, given in value.items():
+            if isinstance(given, bool):
+                raise ValueError(
+                    f"{name}: the boolean {given!r} is no label; write 1 or 0 (a criterion's "
+                    "pass or fail), a score, or an answer's name in quotes"
+                )
+            if isinstance(given, float) and not math.isfinite(given):
+                raise ValueError(f"{name}: {given!r} is no label; a score is a finite number")
+        return value
 
     @field_validator("language")
     @classmethod
@@ -89,6 +127,21 @@ class Sample(BaseModel):
         if field in type(self).model_fields and field != "extra":
             return getattr(self, field)
         return (self.extra or {}).get(field)
+
+
+def id_problem(sample_id: str, what: str = "sample") -> str | None:
+    """Why ``sample_id`` cannot name a sample (None: it can). An id names the sample in every
+    table, file and URL of the view: an empty one (or one of spaces) has a row in the grid but
+    no page, and a newline or another control character breaks the line it is written on."""
+    if not sample_id.strip():
+        return f"the {what} id is empty; give each {what} an id of its own"
+    control = [c for c in sample_id if unicodedata.category(c) in ("Cc", "Zl", "Zp")]
+    if control:
+        return (
+            f"the {what} id {sample_id!r} holds the control character {control[0]!r}; an id "
+            "is one line of printable text"
+        )
+    return None
 
 
 def language_tag(value: str) -> str:

@@ -8,11 +8,12 @@ this module is the one place that turns their errors into one readable line each
 from __future__ import annotations
 
 import difflib
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from judgegrid.core.errors import InputError, Problem
+from judgegrid.core.errors import DatasetError, InputError, MatrixError, OptionError, Problem
 from judgegrid.core.redaction import redact_secret_fields, redact_value
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -53,11 +54,28 @@ def snake_keys(value: Any, under_extra: bool = False) -> Any:
 
 
 def format_location(loc: tuple[int | str, ...]) -> str:
-    """('judges', 2, 'options', 'temperature') -> 'judges[2].options.temperature'."""
+    """('judges', 2, 'options', 'temperature') -> 'judges[2].options.temperature'; a mapping's
+    key that is no string (YAML's ``yes:`` is True) is shown as written, not as an index."""
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        if isinstance(part, int) and not isinstance(part, bool):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
     return out
+
+
+# pydantic's error types that say "expected a number", where YAML's yes/no was a boolean
+NUMBER_ERRORS = frozenset({"int_type", "float_type", "int_parsing", "float_parsing"})
+
+
+def boolean_hint(value: bool, number_due: bool) -> str:
+    """Why a boolean stood where a number or a name was due: YAML 1.1 reads six words as one."""
+    said = "yes" if value else "no"
+    head = "YAML reads yes/no/on/off/true/false unquoted as a boolean"
+    if number_due:
+        return f"{head}, not a number: write the number"
+    return f"{head}: write '{said}' in quotes"
 
 
 def problem_from(err: Any, root: type[BaseModel]) -> Problem:
@@ -76,9 +94,30 @@ def problem_from(err: Any, root: type[BaseModel]) -> Problem:
         return Problem(where, "required field is missing")
     message = err["msg"].removeprefix("Value error, ")
     shown = err.get("input")
+    if loc and loc[-1] == "[key]":  # a mapping's key, not its value, is at fault
+        where = format_location(loc[:-2])
+        if isinstance(shown, bool):
+            hint = boolean_hint(shown, err["type"] in NUMBER_ERRORS)
+            return Problem(where, f"a key is the boolean {shown!r}: {hint}")
+        message = f"the key {shown!r}: {message}"
+    if isinstance(shown, bool) and err["type"] != "bool_type":
+        return Problem(where, error_text(err))
     if loc and loc[-1] == "api_key_env":  # refused because it holds a key, not a variable name
         shown = redact_value(shown)
+    if isinstance(shown, dict) and (not loc or isinstance(loc[-1], int)):
+        return Problem(where, message)  # a whole entry's check: the entry itself says nothing
     return Problem(where, f"{message} (got {redact_secret_fields(shown)!r})")
+
+
+def error_text(err: Any) -> str:
+    """A pydantic error's own words (a validator's message as written); a boolean where a
+    number or a name was due says why YAML or JSON gave one."""
+    message = str(err["msg"]).removeprefix("Value error, ")
+    shown = err.get("input")
+    if isinstance(shown, bool) and err["type"] != "bool_type":
+        hint = boolean_hint(shown, err["type"] in NUMBER_ERRORS)
+        return f"{message}, got the boolean {shown!r}: {hint}"
+    return message
 
 
 def known_fields(loc: tuple[int | str, ...], root: type[BaseModel]) -> list[str]:
@@ -102,3 +141,78 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
         if found:
             return found
     return None
+
+
+# -- public models: their constructors raise judgegrid's own errors ---------------------------
+
+
+class _AlsoValidationError(ValidationError):
+    """Mixed into the judgegrid error a public model's constructor raises, so code written when
+    ``Criterion(...)`` raised pydantic's ValidationError (``except ValidationError``,
+    ``exc.errors()``) still works beside ``except judgegrid.InputError``."""
+
+    source: str | None
+    problems: list[Problem]
+
+    def __init__(self, *args: Any) -> None:
+        """pydantic's ``from_exception_data`` calls this; ``refusal`` sets the Problems."""
+
+    def __str__(self) -> str:
+        return "\n".join(p.render(self.source) for p in self.problems)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+class InvalidMatrix(_AlsoValidationError, MatrixError):
+    """``Matrix(...)`` given what a matrix file may not hold."""
+
+
+class InvalidSample(_AlsoValidationError, DatasetError):
+    """``Sample(...)`` given what a data set's record may not hold."""
+
+
+class InvalidOptions(_AlsoValidationError, OptionError):
+    """``Criterion(...)``, ``RunOptions(...)`` and the like given a bad argument."""
+
+
+_REFUSALS: dict[type[InputError], type[_AlsoValidationError]] = {
+    MatrixError: InvalidMatrix,
+    DatasetError: InvalidSample,
+    OptionError: InvalidOptions,
+}
+
+
+def refusal(
+    kind: type[BaseModel], exc: ValidationError, error: type[InputError], source: str
+) -> InputError:
+    """``exc`` as judgegrid's ``error`` (one Problem a fault, a did-you-mean for a typo) that
+    is also a pydantic ValidationError carrying the same errors."""
+    details = exc.errors()
+    again = [  # each error as pydantic gave it, its words kept as written
+        InitErrorDetails(
+            type=PydanticCustomError(e["type"], e["msg"]), loc=e["loc"], input=e["input"]
+        )
+        for e in details
+    ]
+    made = cast(InputError, _REFUSALS[error].from_exception_data(exc.title, again))
+    InputError.__init__(made, source, [problem_from(e, kind) for e in details])
+    return made
+
+
+class PublicModel(BaseModel):
+    """A pydantic model users build by hand (``judgegrid.Criterion``, ``Sample``, ``Matrix``):
+    its constructor raises ``refused_as`` named as ``door``, never pydantic's bare error, which
+    would escape ``except judgegrid.JudgegridError``. Models built from files or inside other
+    models are validated without the constructor (``model_validate``) and keep their own
+    wording of the place."""
+
+    door: ClassVar[str] = ""
+    refused_as: ClassVar[type[InputError]] = OptionError
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            cls = type(self)
+            raise refusal(cls, exc, cls.refused_as, cls.door or cls.__name__) from None

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.names import each_given_twice
 from judgegrid.core.sample import Dataset, FieldMapping, Sample
+from judgegrid.core.validation import error_text
 from judgegrid.inputs import textfile
 from judgegrid.inputs.formats import LIST_TARGETS, apply_mapping, is_blank, plan_fields
 from judgegrid.inputs.pairwise import is_wikieval, wikieval_sample_record
@@ -354,7 +355,7 @@ def _sample(
             field = ".".join(str(p) for p in err["loc"])
             head, _, tail = field.partition(".")
             named = mapped.origin.get(head, head) + (f".{tail}" if tail else "")
-            message = err["msg"].removeprefix("Value error, ")  # a validator's own words
+            message = error_text(err)  # a validator's own words
             problems.append(
                 Problem(f"{label}, field {named}" if label else f"field {named}", message)
             )

@@ -15,13 +15,13 @@ import importlib.util
 import os
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judgegrid.core.criterion import CriterionSpec
-from judgegrid.core.errors import MatrixError, OptionError, Problem
+from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem
 from judgegrid.core.names import each_given_twice, given_twice, repeats, unknown_name
 from judgegrid.core.options import (
     BATCH_PROVIDERS,
@@ -29,6 +29,7 @@ from judgegrid.core.options import (
     BatchSetting,
     Concurrency,
     DecisionOptions,
+    Dimensions,
     EmbeddingSpec,
     Execution,
     JudgeSpec,
@@ -41,7 +42,8 @@ from judgegrid.core.options import (
 )
 from judgegrid.core.records import PREFERENCE
 from judgegrid.core.redaction import key_shaped_name
-from judgegrid.core.validation import problem_from, snake_keys
+from judgegrid.core.validation import PublicModel, problem_from, snake_keys
+from judgegrid.core.values import Distinct, Whole, distinct
 from judgegrid.inputs.probes import ALL, DEFAULT_PER_METRIC, PROBES, targets, unseen_changes
 from judgegrid.inputs.spring import is_spring, spring_matrix_data, spring_problem
 from judgegrid.inputs.textfile import as_path, nothing_in, read_utf8
@@ -67,8 +69,10 @@ class Defaults(StrictModel):
     embedding: ModelOptions = Field(
         ModelOptions(), description="Options of every embedding entry; an entry's own options win."
     )
-    dimensions: list[Annotated[int, Field(gt=0)]] | None = Field(
-        None, min_length=1, description="Dimensions for embedding entries that list none."
+    dimensions: Dimensions | None = Field(
+        None,
+        min_length=1,
+        description="Dimensions for embedding entries that list none (each once, at most 16,384).",
     )
     batch: BatchSetting = Field(
         None, description="Batch mode for every judge and embedding entry that does not say."
@@ -95,11 +99,11 @@ class ProbeOptions(StrictModel):
     names: Literal["all"] | list[str] = Field(
         "all", description="'all' or probe names (foreign_contexts, injection, ...)."
     )
-    per_metric: int = Field(
+    per_metric: Whole = Field(
         DEFAULT_PER_METRIC, ge=1, le=MAX_PROBES_PER_METRIC, description="Samples probed per metric."
     )
-    seed: int = Field(0, description="Which samples are probed and how contexts are shuffled.")
-    repeats: int | None = Field(
+    seed: Whole = Field(0, description="Which samples are probed and how contexts are shuffled.")
+    repeats: Whole | None = Field(
         None,
         ge=1,
         le=MAX_REPEATS,
@@ -113,10 +117,16 @@ class ProbeOptions(StrictModel):
         unknown = [] if value == ALL else [n for n in value if n not in PROBES]
         if unknown:
             raise ValueError(f"unknown probe {unknown[0]!r}; known: {', '.join([ALL, *PROBES])}")
-        return value
+        return value if value == ALL else distinct(value, "names")
 
 
-class Matrix(StrictModel):
+class Matrix(StrictModel, PublicModel):
+    """A grid: judges × embeddings × metrics and criteria × repeats. Read from a file it is
+    checked whole (``inspect_matrix``); built by hand, ``Matrix(...)`` raises a MatrixError
+    (also a pydantic ValidationError, as it was before)."""
+
+    door: ClassVar[str] = "Matrix"
+    refused_as: ClassVar[type[InputError]] = MatrixError
     name: str | None = Field(
         None, description="A name for the grid, used in the run directory's name."
     )
@@ -159,18 +169,19 @@ class Matrix(StrictModel):
         "scale, or pairwise with the two columns it compares), scored by every judge like a "
         "metric.",
     )
-    strictness: list[Annotated[int, Field(ge=1, le=20)]] = Field(
+    strictness: Annotated[list[Annotated[Whole, Field(ge=1, le=20)]], Distinct] = Field(
         default_factory=lambda: [3],
         min_length=1,
-        description="Questions response_relevancy generates per score; each is a grid column.",
+        description="Questions response_relevancy generates per score; each is a grid column "
+        "(so each given once).",
     )
-    repeats: int = Field(
+    repeats: Whole = Field(
         1,
         ge=1,
         le=MAX_REPEATS,
         description="How often each cell is scored, to measure run-to-run spread.",
     )
-    limit: int | None = Field(
+    limit: Whole | None = Field(
         None, ge=1, description="Score only the first N samples (the CLI's --limit overrides)."
     )
     decision: DecisionOptions = Field(

@@ -38,7 +38,7 @@ from pydantic_core import core_schema
 from judgegrid.core.criterion import NAME, CriterionSpec
 from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem
 from judgegrid.core.sample import Sample
-from judgegrid.core.validation import problem_from
+from judgegrid.core.validation import boolean_hint, problem_from
 from judgegrid.inputs.textfile import as_path, read_text, yaml_problem
 from judgegrid.inputs.yaml_text import load_yaml
 
@@ -174,6 +174,10 @@ def criteria_from_promptfoo(path: str | Path) -> list[CriterionSpec]:
         problem = _rubric_problem(value)
         if problem:
             problems.append(Problem(where, problem))
+        elif isinstance(assertion.get("metric"), bool):  # metric: on named it 'true'
+            metric = assertion["metric"]
+            hint = boolean_hint(metric, number_due=False)
+            problems.append(Problem(f"{where}.metric", f"the boolean {metric!r}: {hint}"))
         else:
             rubrics.setdefault(str(value).strip(), (where, assertion))
     if problems:
@@ -200,7 +204,7 @@ def checked_spec(
 ) -> CriterionSpec:
     """A CriterionSpec of ``fields``, its refusals said as ``error`` at ``where``."""
     try:
-        return CriterionSpec(**fields)
+        return CriterionSpec.model_validate(fields)
     except ValidationError as exc:
         problems = [problem_from(e, CriterionSpec) for e in exc.errors()]
         raise error(source, [located(p, where) for p in problems]) from None
@@ -414,6 +418,10 @@ def _included(value: Any, base: Path, source: str, where: str) -> Any:
 
 
 def _rubric_problem(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return f"value: the rubric's text is needed, got the boolean {value!r}: " + boolean_hint(
+            value, number_due=False
+        )
     if not isinstance(value, str) or not value.strip():
         return "value: the rubric's text is needed (a string)"
     if "{{" in value or "{%" in value:

@@ -21,7 +21,8 @@ import sys
 from typing import Any
 
 from judgegrid.core.errors import Problem
-from judgegrid.core.redaction import looks_like_key
+from judgegrid.core.options import not_an_http_url
+from judgegrid.core.redaction import has_credentials, looks_like_key
 from judgegrid.metrics import METRICS
 
 SPRING_KEY = "spring"
@@ -108,7 +109,7 @@ def spring_matrix_data(raw: dict[str, Any]) -> tuple[dict[str, Any], list[Proble
             f"note: no metrics in the Spring file; scoring {len(data['metrics'])}: "
             f"{', '.join(data['metrics'])} (add judgegrid: {{metrics: [...]}} to choose)"
         )
-    return data, problems
+    return data, list(dict.fromkeys(problems))  # a root base-url is read twice: said once
 
 
 def spring_problem(problem: Problem) -> Problem:
@@ -147,6 +148,21 @@ def _key_as_default(variable: str) -> str:
     )
 
 
+# A key in the base-url (``https://user:key@host``, ``?key=…``) would be written by ``init`` into
+# the matrix it makes, and masked (so lost) when a run is stored: Spring has api-key for it.
+CREDENTIALS_IN_URL = (
+    "carries credentials (user:key@ or a key parameter), which init would write into the "
+    "matrix and a run could not resume; give the key as api-key: ${ENV_VAR} and set the variable"
+)
+
+
+def _carries_credentials(url: str) -> bool:
+    """Whether a base-url holds a secret: userinfo (with a scheme or without) or a key
+    parameter (``core.redaction.has_credentials``)."""
+    authority = url.split("://", 1)[-1].split("/", 1)[0]
+    return "@" in authority or has_credentials(url)
+
+
 def _connection(
     openai: dict[str, Any], own: dict[str, Any], kind: str, problems: list[Problem]
 ) -> _Connection:
@@ -173,8 +189,16 @@ def _connection(
     if base_url is None:
         return _Connection("openai/", options)
     url = str(base_url).rstrip("/")
+    url_at = f"{OPENAI}.{kind}" if "base-url" in own else OPENAI
+    if _carries_credentials(url):
+        _add_once(problems, Problem(f"{url_at}.base-url", CREDENTIALS_IN_URL))
+        return _Connection("openai/", options)
     if OPENROUTER_HOST in url:
         return _Connection("openrouter/", options)
+    reason = not_an_http_url(url)
+    if reason is not None:
+        problems.append(Problem(f"{url_at}.base-url", reason))
+        return _Connection("openai/", options)
     # Spring appends /v1/chat/completions to its base-url; litellm's api_base ends at /v1.
     options["api_base"] = url if url.endswith("/v1") else f"{url}/v1"
     return _Connection("openai/", options)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, field_valida
 from judgegrid.core.context import Judge, ScoreContext
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Sample
+from judgegrid.core.values import Number
 from judgegrid.metrics.base import (
     REASON_CHARS,
     SENTENCE_CHARS,
@@ -35,7 +36,7 @@ REASON_STEP = "answer_relevancy.reason"
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    threshold: float = Field(0.5, ge=0, le=1, description="success = score ≥ threshold.")
+    threshold: Number = Field(0.5, ge=0, le=1, description="success = score ≥ threshold.")
     include_reason: bool = Field(
         True, description="One more judge call that explains the score (as in DeepEval)."
     )

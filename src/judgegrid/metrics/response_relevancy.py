@@ -17,6 +17,7 @@ from judgegrid.core.context import ScoreContext
 from judgegrid.core.errors import ScoringError
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Sample
+from judgegrid.core.values import Distinct, Whole
 from judgegrid.metrics.base import (
     SENTENCE_CHARS,
     Metric,
@@ -38,7 +39,7 @@ DEFAULT_STRICTNESS = 3
 
 class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    strictness: list[Annotated[int, Field(ge=1, le=20)]] | None = Field(
+    strictness: Annotated[list[Annotated[Whole, Field(ge=1, le=20)]], Distinct] | None = Field(
         None,
         description="Questions generated per score; in a matrix, a list that overrides the "
         "matrix's strictness values for this metric.",

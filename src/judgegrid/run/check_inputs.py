@@ -27,6 +27,7 @@ from judgegrid.run.preflight import (
     criterion_field_problems,
     matrix_problems,
     sample_problems,
+    unchecked_dimensions,
 )
 
 
@@ -88,6 +89,7 @@ def check_inputs(
         unread = criterion_field_problems(parsed, check.data)
         check.problems += [p.render(str(matrix_path)) for p in unread]
         too_long, check.unchecked = sample_problems(parsed, check.data)
+        check.unchecked += unchecked_dimensions(parsed)
         check.problems += [p.render(check.data.source) for p in too_long]
         if not problems:  # a matrix with faults cannot be counted (an unknown metric)
             too_big = grid_size_problems(parsed, check.data)

@@ -40,7 +40,7 @@ from judgegrid.core.errors import DatasetError, MatrixError, Problem
 from judgegrid.core.names import each_given_twice, unknown_name
 from judgegrid.core.records import SCORE_COLUMNS
 from judgegrid.core.run_options import PositiveInt
-from judgegrid.core.sample import Dataset, Sample
+from judgegrid.core.sample import Dataset, Sample, id_problem
 from judgegrid.inputs.matrix import MAX_REPEATS, Matrix, MetricSpec
 from judgegrid.inputs.textfile import jsonl_lines
 from judgegrid.metrics import METRICS
@@ -85,6 +85,10 @@ def load_pairs(path: str | Path) -> list[dict[str, Any]]:
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str) or not record[f]]
         if missing:
             problems.append(Problem(where, _missing_fields(missing, record)))
+            continue
+        bad_id = id_problem(record["id"], "pair")
+        if bad_id is not None:
+            problems.append(Problem(where, bad_id))
             continue
         if record["id"] in first_line:
             first = first_line[record["id"]]

@@ -7,10 +7,10 @@ provider, so ``judgegrid validate`` and the start of a run can refuse such a mat
 
 from __future__ import annotations
 
+import difflib
 import os
 import socket
 from typing import Any
-from urllib.parse import urlsplit
 
 from judgegrid.calls.providers import litellm_tables
 from judgegrid.calls.providers.cores import local_threads
@@ -22,7 +22,7 @@ from judgegrid.calls.providers.gateway import (
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.criterion import criterion_label
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
-from judgegrid.core.options import Execution, ModelEntry, ModelOptions
+from judgegrid.core.options import Execution, ModelEntry, ModelOptions, not_an_http_url
 from judgegrid.core.redaction import has_credentials, is_masked_url
 from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
 from judgegrid.inputs.matrix import Matrix
@@ -187,18 +187,12 @@ def setting_problems(matrix: Matrix, *, use_cache: bool = True) -> list[Problem]
     ]
     entries += [("embeddings", i, e) for i, e in enumerate(matrix.embeddings)]
     for section, i, entry in entries:
-        base = entry.options.api_base
+        where, base = _api_base(matrix, section, i, entry)
         if base is not None:
-            parts = urlsplit(base)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
-                problems.append(
-                    Problem(
-                        f"{section}[{i}].options.api_base",
-                        f"not an http(s) URL: {base!r} (e.g. http://127.0.0.1:8000/v1)",
-                    )
-                )
+            reason = not_an_http_url(base)
+            if reason is not None:
+                problems.append(Problem(where, reason))
             elif is_masked_url(base):  # a resumed run's: the key in it was never written
-                where = f"{section}[{i}].options.api_base"
                 problems.append(Problem(where, masked_base_words(use_cache)))
     for i, emb in enumerate(matrix.embeddings):
         size = _vector_size(emb.id)
@@ -212,6 +206,28 @@ def setting_problems(matrix: Matrix, *, use_cache: bool = True) -> list[Problem]
                 )
             )
     return problems
+
+
+def unchecked_dimensions(matrix: Matrix) -> list[str]:
+    """The dimensions asked of an embedding model whose size litellm does not know: held only
+    to MAX_DIMENSIONS, said where ``validate`` and ``plan`` say what they could not check."""
+    return [
+        f"the dimensions of {emb.id} ({', '.join(map(str, asked))}) against the model (litellm "
+        f"does not know its size): one larger than the model's fails its calls"
+        for emb in matrix.embeddings
+        if (asked := [d for d in matrix.embedding_dimensions(emb) if d])
+        and not _vector_size(emb.id)
+    ]
+
+
+def _api_base(matrix: Matrix, section: str, i: int, entry: ModelEntry) -> tuple[str, str | None]:
+    """The api_base an entry calls and where it is written: its own options, else the
+    defaults' (a base set once in ``defaults:`` is the one most matrices have)."""
+    if entry.options.api_base is not None:
+        return f"{section}[{i}].options.api_base", entry.options.api_base
+    kind = "judge" if section == "judges" else "embedding"
+    defaults = matrix.defaults.judge if kind == "judge" else matrix.defaults.embedding
+    return f"defaults.{kind}.api_base", defaults.api_base
 
 
 def cluster_problems(execution: Execution) -> list[Problem]:
@@ -247,7 +263,8 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
         for model, window in windows.items()
         if not window
     ]
-    problems = label_problems(data) + criterion_label_problems(matrix, data)
+    problems = label_problems(data) + unknown_label_keys(matrix, data)
+    problems += criterion_label_problems(matrix, data)
     problems += unusable_samples(matrix, data)
     for sample in data:
         for field in ("user_input", "response", "reference"):
@@ -343,6 +360,47 @@ def label_problems(data: Dataset) -> list[Problem]:
                 )
             )
     return problems
+
+
+# A sample's label keys that are no metric or criterion: a preference's (``pair`` names the
+# pair, ``preferred`` says 1 or 0, ``aspect`` what a pairs run compares).
+PREFERENCE_KEYS = ("pair", "preferred", "aspect")
+
+
+def unknown_label_keys(matrix: Matrix, data: Dataset) -> list[Problem]:
+    """A label named like no metric (built in) and no criterion of the run: a typo
+    (``politeness`` for ``polite``) that the analyses would pass over without a word. Each such
+    name once, at the first sample that has it, with a did-you-mean over the run's own."""
+    own = [*_metric_names(matrix), *(c.name for c in matrix.criteria)]
+    known = {*own, *METRICS, *PREFERENCE_KEYS}
+    first: dict[str, tuple[str, int]] = {}
+    for sample in data:
+        for key in sample.labels or {}:
+            if key not in known:
+                sample_id, count = first.get(key, (sample.id, 0))
+                first[key] = (sample_id, count + 1)
+    problems = []
+    for key, (sample_id, count) in first.items():
+        guess = difflib.get_close_matches(key, own, n=1, cutoff=0.6)
+        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        others = f" (and {count - 1} other samples)" if count > 1 else ""
+        message = (
+            f"{key!r} is no metric or criterion of this run; {hint}the run's: "
+            f"{', '.join(own)}; rename the label, or drop it"
+        )
+        problems.append(Problem(f"sample '{sample_id}'.labels.{key}{others}", message))
+    return problems
+
+
+def _metric_names(matrix: Matrix) -> list[str]:
+    """The matrix's metrics by their own names (an unknown one is the matrix's problem)."""
+    names = []
+    for spec in matrix.metrics:
+        try:
+            names.append(resolve_metric_name(spec.name))
+        except OptionError:
+            continue
+    return names
 
 
 def criterion_label_problems(matrix: Matrix, data: Dataset) -> list[Problem]:

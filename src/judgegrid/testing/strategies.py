@@ -147,7 +147,8 @@ def _arrays(
 ) -> st.SearchStrategy[list[Any]]:
     items = _from_schema(schema.get("items", {}), defs, pins, f"{path}[]")
     low = schema.get("minItems", 0)
-    return st.lists(items, min_size=low, max_size=max(low, 2))
+    unique = bool(schema.get("uniqueItems"))  # a Distinct list (core.values)
+    return st.lists(items, min_size=low, max_size=max(low, 2), unique=unique)
 
 
 def _objects(

@@ -23,6 +23,7 @@ from types import TracebackType
 from judgegrid.calls.providers.cores import local_threads
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES, PROVIDER
 from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.names import repeats
 
 DEFAULT_JUDGE_PORT = 8431  # model_matrices/local-http.yaml points at these
 DEFAULT_EMBEDDING_PORT = 8432
@@ -197,6 +198,13 @@ def _choose(option: str, names: list[str] | None, servable: list[str]) -> list[s
                 for n in unknown
             ],
         )
+    found = repeats(chosen)
+    if found:  # one model on two ports: twice the memory, and one of them unused
+        later, first = found[0]
+        message = (
+            f"{names[first]!r} and {names[later]!r} name one model, {chosen[later]}; name it once"
+        )
+        raise OptionError(None, [Problem(option, message)])
     return chosen
 
 
