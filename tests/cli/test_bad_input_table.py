@@ -2649,6 +2649,39 @@ def types_rows() -> dict[str, Row]:
         names=("spring.ai.openai.base-url", "not an http(s) URL"),
         error=MatrixError,
     )
+    # YAML's booleans in a Spring file, refused by init (which writes the matrix) as by validate
+    spring_booleans = {
+        "a boolean id": (
+            "      chat:\n        options:\n          model: fake-a\n"
+            "    chat-models:\n      list:\n        - id: yes\n",
+            ("spring.ai.chat-models.list[0].id", *QUOTE_IT),
+        ),
+        "a boolean option key": (
+            "      chat:\n        options:\n          model: fake-a\n          on: 0.2\n",
+            ("spring.ai.openai.chat.options", "the boolean True", *QUOTE_IT),
+        ),
+        "a boolean HTTP code": (
+            "      chat:\n        options:\n          model: fake-a\n"
+            "    retry:\n      on-http-codes: [429, on]\n",
+            ("spring.ai.retry.on-http-codes[1]", *BOOL_NUMBER),
+        ),
+    }
+    for case, (tail, said) in spring_booleans.items():
+        text = (
+            f"spring:\n  ai:\n    openai:\n      base-url: http://127.0.0.1:9/v1\n"
+            f"      api-key: ${{{KEY_ENV}}}\n{tail}judgegrid:\n  metrics: [faithfulness]\n"
+        )
+        rows[f"Spring {case}, validate"] = Row(
+            cli=lambda p, t=text: ["validate", p.write("application.yaml", t)],
+            names=("application.yaml", *said),
+        )
+        rows[f"Spring {case}, init --from"] = Row(
+            cli=lambda p, t=text: [
+                *("init", str(p.tmp / "judgegrid.yaml")),
+                *("--from", p.write("application.yaml", t)),
+            ],
+            names=("application.yaml", *said),
+        )
     defaults = {"judge": {"api_base": "localhost:8000", "api_key_env": KEY_ENV}}
     rows |= every_door(
         "api-base without a scheme in defaults",

@@ -23,6 +23,7 @@ from typing import Any
 from judgegrid.core.errors import Problem
 from judgegrid.core.options import not_an_http_url
 from judgegrid.core.redaction import has_credentials, looks_like_key
+from judgegrid.core.validation import boolean_hint
 from judgegrid.metrics import METRICS
 
 SPRING_KEY = "spring"
@@ -89,10 +90,20 @@ def spring_matrix_data(raw: dict[str, Any]) -> tuple[dict[str, Any], list[Proble
             "embedding": {**_extra_options(emb_defaults), **emb_conn.options},
         },
         "judges": _entries(
-            chat_models, chat_conn, _single(openai, "chat"), CHAT, problems, embedding=False
+            chat_models,
+            chat_conn,
+            _single(openai, "chat", problems),
+            CHAT,
+            problems,
+            embedding=False,
         ),
         "embeddings": _entries(
-            emb_models, emb_conn, _single(openai, "embedding"), EMBEDDING, problems, embedding=True
+            emb_models,
+            emb_conn,
+            _single(openai, "embedding", problems),
+            EMBEDDING,
+            problems,
+            embedding=True,
         ),
         "retry": _retry(_mapping(ai.get("retry"), "spring.ai.retry", problems)),
     }
@@ -118,7 +129,8 @@ def spring_problem(problem: Problem) -> Problem:
         if problem.where == matrix_path or problem.where.startswith(
             (f"{matrix_path}.", f"{matrix_path}[")
         ):
-            return Problem(spring_path + problem.where[len(matrix_path) :], problem.message)
+            rest = problem.where[len(matrix_path) :].replace("_", "-")  # Spring's spelling
+            return Problem(spring_path + rest, problem.message)
     if problem.where and not problem.where.startswith("spring"):
         return Problem(f"{EXTRA_KEY}.{problem.where}", problem.message)
     return problem
@@ -204,10 +216,13 @@ def _connection(
     return _Connection("openai/", options)
 
 
-def _single(openai: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    """``spring.ai.openai.<kind>.options`` (the one-model setup) as an entry, if it names one."""
+def _single(openai: dict[str, Any], kind: str, problems: list[Problem]) -> dict[str, Any] | None:
+    """``spring.ai.openai.<kind>.options`` (the one-model setup) as an entry, if it names one;
+    its keys that are no names are named at their own place."""
     section = openai.get(kind)
     opts = section.get("options") if isinstance(section, dict) else None
+    if isinstance(opts, dict):
+        opts = _mapping(opts, f"{OPENAI}.{kind}.options", problems)
     if isinstance(opts, dict) and opts.get("model"):
         rest = {k: v for k, v in opts.items() if k != "model"}
         return {"id": opts["model"], "options": rest}
@@ -231,12 +246,15 @@ def _entries(
         return []
     entries = []
     for i, item in enumerate(listed):
-        if not isinstance(item, dict) or not item.get("id"):
+        if not isinstance(item, dict) or item.get("id") in (None, ""):
             problems.append(
                 Problem(
                     f"{where}.list[{i}].id", "missing: each entry needs an id (the model's name)"
                 )
             )
+            continue
+        if not _is_name(item["id"]):
+            problems.append(Problem(f"{where}.list[{i}].id", _not_a_name(item["id"])))
             continue
         options = dict(_mapping(item.get("options"), f"{where}.list[{i}].options", problems))
         entry: dict[str, Any] = {"id": f"{conn.prefix}{item['id']}", "label": str(item["id"])}
@@ -282,12 +300,26 @@ def _retry(retry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _mapping(value: Any, where: str, problems: list[Problem]) -> dict[str, Any]:
+    """``value`` as a mapping of Spring names; a key that is not text (YAML's unquoted
+    ``yes``/``on`` is a boolean, ``1`` a number) is refused and left out."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         problems.append(Problem(where, f"expected a mapping, got {type(value).__name__}"))
         return {}
-    return value
+    problems += [Problem(f"{where}.{key}", _not_a_name(key)) for key in value if not _is_name(key)]
+    return {key: item for key, item in value.items() if _is_name(key)}
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _not_a_name(value: Any) -> str:
+    """Why a key or an id that YAML read as a boolean or a number is not a name."""
+    if isinstance(value, bool):
+        return f"expected a name, got the boolean {value}: {boolean_hint(value, number_due=False)}"
+    return f"expected a name, got {type(value).__name__} {value!r}: write it in quotes"
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -25,9 +25,9 @@ from typing import Any
 import yaml
 
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
-from judgegrid.core.errors import InputError, Problem
+from judgegrid.core.errors import InputError, MatrixError, Problem
 from judgegrid.inputs.dataset import load_dataset
-from judgegrid.inputs.matrix import read_matrix_text
+from judgegrid.inputs.matrix import inspect_matrix_data, read_matrix_text
 from judgegrid.inputs.peers import criteria_from_promptfoo
 from judgegrid.inputs.spring import is_spring, spring_matrix_data
 from judgegrid.inputs.textfile import yaml_problem
@@ -223,9 +223,10 @@ def _promptfoo_blocks(
 def _spring_blocks(source: str | os.PathLike[str]) -> tuple[list[Block], list[str]]:
     """The matrix a Spring ``application.yaml`` means, as the loader reads it."""
     raw = load_yaml(read_matrix_text(source))
-    data, problems = spring_matrix_data(raw)
+    _, problems = inspect_matrix_data(raw)  # what validate would refuse in the matrix written
     if problems:
-        raise InputError(str(source), problems)
+        raise MatrixError(str(source), problems)
+    data, _ = spring_matrix_data(raw)
     comments = {
         "defaults": "spring.ai.chat-models / embedding-models default-options, and the key's\n"
         "variable from spring.ai.openai.api-key (the key stays in the environment).",
