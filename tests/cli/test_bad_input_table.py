@@ -1658,6 +1658,20 @@ PROMPTFOO_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
         "defaultTest:\n  assert: [{type: llm-rubric, value: 'file://r.txt'}]\n",
         ("defaultTest.assert[0]", "not read"),
     ),
+    # YAML's own features (issue 39): a boolean where a name is due, binary data
+    "promptfoo an assertion's type a boolean": (
+        "tests:\n  - assert:\n      - {type: llm-rubric, value: x}\n"
+        "      - {type: off, value: y}\n",
+        ("tests[0].assert[1].type", "not a name (False)", "YAML reads yes/no/on/off/true/false"),
+    ),
+    "promptfoo a variable named on": (
+        "tests:\n  - vars: {on: why}\n    assert: [{type: llm-rubric, value: x}]\n",
+        ("promptfooconfig.yaml", "line 2", "the key 'on'", "write 'on' in quotes"),
+    ),
+    "promptfoo binary data": (
+        "tests:\n  - assert: [{type: !!binary aGk=, value: x}]\n",
+        ("promptfooconfig.yaml", "line 2", "binary data (!!binary)"),
+    ),
 }
 
 
@@ -2367,6 +2381,8 @@ ROWS.update(secrets_rows())
 
 BOOL_NUMBER = ("boolean True", "not a number")
 QUOTE_IT = ("YAML reads yes/no/on/off/true/false", "in quotes")
+# a key YAML reads as a boolean is refused by the loader, at its line (a dict's: by the model)
+BOOLEAN_KEY = ("m.yaml", "line ", "the key 'true'", *QUOTE_IT)
 NOT_FINITE = ("finite number",)
 EMBED = "openai/fake-embed"
 TYPES_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
@@ -2396,11 +2412,11 @@ TYPES_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "a metric named on": ({"metrics": [True]}, ("metrics[0]", *QUOTE_IT)),
     "a criterion's labels yes and no": (
         {"criteria": [{**POLITE, "type": "labels", "labels": {True: 1, False: 0}}]},
-        ("criteria[0].labels", "a key is the boolean True", *QUOTE_IT),
+        BOOLEAN_KEY,
     ),
     "a criterion's scale level a boolean": (
         {"criteria": [{**POLITE, "type": "scale", "scale": {True: "bad", 2: "good"}}]},
-        ("criteria[0].scale", "a key is the boolean True", "not a number"),
+        BOOLEAN_KEY,
     ),
     "temperature .nan": (
         {"judges": [{"id": "openai/fake-a", "options": {"temperature": float("nan")}}]},
@@ -2442,7 +2458,7 @@ TYPES_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     ),
     "a metric named twice in two spellings": (
         {"metrics": ["faithfulness", "Faithfulness"]},
-        ("metrics[1].name", "metrics[0] too"),
+        ("metrics[1].name", "'Faithfulness' (2nd) names the same metric as 'faithfulness' (1st)"),
     ),
     "probes named twice": (
         {"probes": ["injection", "injection"]},
@@ -2450,11 +2466,11 @@ TYPES_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     ),
     "a jury naming a judge twice": (
         {"juries": [["a", "a", "openai/fake-b"]]},
-        ("juries[0]", "a is named twice"),
+        ("juries[0]", "judge 'a' is given twice (1st and 2nd)"),
     ),
     "two juries of the same judges": (
         {"juries": [["a", "openai/fake-b"], ["openai/fake-b", "a"]]},
-        ("juries[1]", "the same judges as juries[0]"),
+        ("juries[1]", "the same jury as juries[0]"),
     ),
     "fails-when naming a probe twice": (
         {"criteria": [{**POLITE, "fails_when": ["injection", "injection"]}]},
@@ -2658,7 +2674,7 @@ def types_rows() -> dict[str, Row]:
         ),
         "a boolean option key": (
             "      chat:\n        options:\n          model: fake-a\n          on: 0.2\n",
-            ("spring.ai.openai.chat.options", "the boolean True", *QUOTE_IT),
+            ("line 9", "the key 'on'", *QUOTE_IT),
         ),
         "a boolean HTTP code": (
             "      chat:\n        options:\n          model: fake-a\n"

@@ -105,3 +105,19 @@ def test_a_key_given_twice_anywhere_is_refused(data, key):
     text = yaml.safe_dump({**data, "k0": 1, "k1": 2}, sort_keys=False) + f"{key}: again\n"
     with pytest.raises(YamlRefused, match=f"'{key}' is given twice"):
         load_yaml(text)
+
+
+@pytest.mark.parametrize("word", ["yes", "no", "on", "off", "true", "False", "ON"])
+def test_a_key_yaml_reads_as_a_boolean_is_refused_at_its_line(word):
+    said = refusal(MATRIX + f"criteria:\n  - name: polite\n    labels: {{{word}: 1, other: 0}}\n")
+    assert "line 6" in said and f"the key '{word}'" in said and f"write '{word}' in quotes" in said
+
+
+def test_a_quoted_key_and_a_boolean_value_still_load():
+    assert load_yaml("'on': 1\nflag: yes\n'yes': no\n") == {"on": 1, "flag": True, "yes": False}
+
+
+def test_binary_data_is_refused_at_its_line():
+    with pytest.raises(YamlRefused, match=r"binary data \(!!binary\)") as refused:
+        load_yaml("name: ok\nid: !!binary aGk=\n")
+    assert refused.value.problem_mark is not None and refused.value.problem_mark.line == 1

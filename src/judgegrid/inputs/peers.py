@@ -172,7 +172,11 @@ def criteria_from_promptfoo(path: str | Path) -> list[CriterionSpec]:
     for where, assertion in _rubric_assertions(config, path.parent, source):
         value = assertion.get("value")
         problem = _rubric_problem(value)
-        if problem:
+        kind = assertion.get("type")
+        if not isinstance(kind, str):
+            hint = boolean_hint(kind, number_due=False) if isinstance(kind, bool) else "quote it"
+            problems.append(Problem(f"{where}.type", f"not a name ({kind!r}): {hint}"))
+        elif problem:
             problems.append(Problem(where, problem))
         elif isinstance(assertion.get("metric"), bool):  # metric: on named it 'true'
             metric = assertion["metric"]
@@ -390,10 +394,12 @@ def _rubric_assertions(
 
 
 def _in_asserts(asserts: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The llm-rubric assertions of one ``assert:`` list, and those whose type is no name
+    (``type: off``, read by YAML as a boolean), which the caller refuses."""
     for k, item in enumerate(asserts if isinstance(asserts, list) else []):
         if not isinstance(item, dict):
             continue
-        if item.get("type") == "llm-rubric":
+        if item.get("type") == "llm-rubric" or not isinstance(item.get("type", ""), str):
             yield f"{where}[{k}]", item
         elif item.get("type") == "assert-set":
             yield from _in_asserts(item.get("assert"), f"{where}[{k}].assert")

@@ -10,7 +10,9 @@ defaults, ``<<`` merge keys) stand for a few hundred values and load as before.
 
 A key given twice in one mapping is refused, naming both lines: PyYAML keeps the last and says
 nothing (``repeats: 1`` then ``repeats: 3`` ran three repeats). A merge key's entries may still
-be overridden by the mapping's own, as YAML means. Every refusal is a ``yaml.MarkedYAMLError``,
+be overridden by the mapping's own, as YAML means. A key YAML reads as a boolean (``on:``
+unquoted) and binary data (``!!binary``) are refused: no file the program reads has a use for
+either. Every refusal is a ``yaml.MarkedYAMLError``,
 so the callers' "not valid YAML" problem names its line and column.
 """
 
@@ -23,6 +25,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 MAX_VALUES = 200_000  # values a document may stand for once its aliases are expanded
 MERGE_TAG = "tag:yaml.org,2002:merge"
+BOOL_TAG = "tag:yaml.org,2002:bool"
+BINARY_TAG = "tag:yaml.org,2002:binary"
 
 
 class YamlRefused(yaml.MarkedYAMLError):
@@ -41,7 +45,17 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         _refuse_duplicate_keys(node)
+        _refuse_boolean_keys(node)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_binary(self, node: ScalarNode) -> bytes:
+        raise YamlRefused(
+            problem="binary data (!!binary) has no place in this file; write text",
+            problem_mark=node.start_mark,
+        )
+
+
+_BoundedLoader.add_constructor(BINARY_TAG, _BoundedLoader.construct_yaml_binary)
 
 
 def load_yaml(text: str) -> Any:
@@ -67,6 +81,18 @@ def _refuse_duplicate_keys(node: MappingNode) -> None:
             raise YamlRefused(
                 problem=f"the key {key_node.value!r} is given twice (first at line "
                 f"{first.start_mark.line + 1}): YAML would keep the last one silently; keep one",
+                problem_mark=key_node.start_mark,
+            )
+
+
+def _refuse_boolean_keys(node: MappingNode) -> None:
+    """A key YAML 1.1 reads as a boolean (``on:``, ``yes:``, ``no:`` unquoted) names nothing:
+    every key of a file the program reads is a name or a number (a scale's levels)."""
+    for key_node, _ in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.tag == BOOL_TAG:
+            raise YamlRefused(
+                problem=f"the key {key_node.value!r}: YAML reads yes/no/on/off/true/false "
+                f"unquoted as a boolean, not a name: write '{key_node.value}' in quotes",
                 problem_mark=key_node.start_mark,
             )
 
