@@ -272,3 +272,20 @@ def test_a_tokenizer_folder_that_is_a_file_is_named(tmp_path: Path):
     assert f"CUSTOM_TIKTOKEN_CACHE_DIR={folder}" in result.stderr
     assert "Traceback" not in result.stderr and "unexpected error" not in result.stderr
     assert sorted(tmp_path.iterdir()) == [matrix, folder]
+
+
+@pytest.mark.parametrize("argv", [["cache", "stats"], ["validate"], ["run", "--no-progress"]])
+def test_a_home_no_folder_can_be_found_from_is_named(tmp_path: Path, monkeypatch, argv):
+    """HOME=~ (or a JUDGEGRID_CACHE_DIR under ~ then): pathlib's RuntimeError was a traceback."""
+    monkeypatch.delenv("JUDGEGRID_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "~")
+    monkeypatch.chdir(tmp_path)
+    matrix = Path(__file__).parents[2] / "model_matrices" / "local.yaml"
+    given = {"cache": argv, "validate": [*argv, str(matrix)]}.get(
+        argv[0], [*argv, str(matrix), "--limit", "1"]
+    )
+    result = runner.invoke(app, given)
+    assert result.exit_code == EXIT_BAD_INPUT, result.output
+    assert "HOME=~: no home folder can be found from it" in result.output
+    assert "Traceback" not in result.output and not any(tmp_path.iterdir())

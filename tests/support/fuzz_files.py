@@ -336,15 +336,13 @@ def _yaml_command(
     if plain_code != 0:  # the document was refused without the feature: nothing to compare
         return failures
     accepted = outcome.code in (0, 3)
-    if (feature.hostile or feature.kind in ("boolean where a name is due",)) and accepted:
+    # a promptfoo test's vars are the data its prompt is filled with, not names judgegrid reads
+    name_due = feature.kind == "boolean where a name is due" and "vars" not in feature.path
+    if (feature.hostile or name_due) and accepted:
         failures.append(
             Failure(f"accepted: {feature.kind}", where, f"exit {outcome.code}", str(example))
         )
-    if (
-        feature.kind == "boolean where a name is due"
-        and outcome.code == 2
-        and NAME_HINT not in outcome.text.lower()
-    ):
+    if name_due and outcome.code == 2 and NAME_HINT not in outcome.text.lower():
         failures.append(
             Failure(
                 "a YAML boolean refused without a hint to quote",
@@ -530,8 +528,9 @@ def output_path(example: PathExample, place: RunPlace) -> Path:
             "run's file": place.run_dir,
             "missing folder": root / "new" / "deeper",
         }[example.place]
-    # its own input: the run's data set, the label file it was given, the file init reads
-    own = {"export": place.data, "labels export": place.labels, "init": place.spring}
+    # its own input: the run's data set (export and labels export read the run it was made
+    # from), the file init reads; a label file imported once is no input of labels export
+    own = {"export": place.data, "labels export": place.data, "init": place.spring}
     return {
         "fresh": root / f"out.{ext}",
         "unrelated file": root / f"notes.{ext}",

@@ -90,8 +90,7 @@ def ci_settings(max_examples: int) -> settings:
 # examples leave them out (``closed``) and each one's own example is a strict xfail
 # (``open_class``). Once a fix is merged, delete its line: the examples then hold it.
 # Each entry: a part of a class (``Failure.klass``, "kind @ where") → the class.
-OPEN_CLASSES: dict[str, str] = {
-}
+OPEN_CLASSES: dict[str, str] = {}
 
 
 def open_entry(klass: str) -> str | None:

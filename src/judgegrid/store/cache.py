@@ -60,11 +60,26 @@ def cache_folder() -> tuple[Path, str | None]:
     """The cache's folder and the environment variable that named it (None: ~/.cache's)."""
     explicit = os.environ.get(CACHE_ENV)
     if explicit:
-        return Path(explicit).expanduser(), CACHE_ENV
+        return _expanded(explicit), CACHE_ENV
     base = os.environ.get(XDG_ENV)
     if base:
-        return Path(base).expanduser() / "judgegrid", XDG_ENV
-    return Path.home() / ".cache" / "judgegrid", None
+        return _expanded(base) / "judgegrid", XDG_ENV
+    return _expanded("~") / ".cache" / "judgegrid", None
+
+
+def _expanded(path: str) -> Path:
+    """``path`` with a leading ``~`` made the home folder; OptionError naming HOME when none
+    can be found from it (``HOME=~``, a home-less account), where pathlib raises RuntimeError."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        home = os.environ.get("HOME")
+        named = f"HOME={home}" if home is not None else "HOME"
+        message = (
+            f"no home folder can be found from it, and the cache's folder ({path}) is under "
+            f"it; set HOME to your home folder, or {CACHE_ENV} to a folder you can write in"
+        )
+        raise OptionError(named, [Problem("", message)]) from None
 
 
 def check_cache_folder() -> None:
