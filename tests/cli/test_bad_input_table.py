@@ -2676,6 +2676,10 @@ def types_rows() -> dict[str, Row]:
             "      chat:\n        options:\n          model: fake-a\n          on: 0.2\n",
             ("line 9", "the key 'on'", *QUOTE_IT),
         ),
+        "a boolean api-key": (
+            "      chat:\n        options:\n          model: fake-a\n",
+            ("spring.ai.openai.api-key", "the boolean False", *QUOTE_IT),
+        ),
         "a boolean HTTP code": (
             "      chat:\n        options:\n          model: fake-a\n"
             "    retry:\n      on-http-codes: [429, on]\n",
@@ -2687,6 +2691,8 @@ def types_rows() -> dict[str, Row]:
             f"spring:\n  ai:\n    openai:\n      base-url: http://127.0.0.1:9/v1\n"
             f"      api-key: ${{{KEY_ENV}}}\n{tail}judgegrid:\n  metrics: [faithfulness]\n"
         )
+        if case == "a boolean api-key":
+            text = text.replace(f"${{{KEY_ENV}}}", "no")
         rows[f"Spring {case}, validate"] = Row(
             cli=lambda p, t=text: ["validate", p.write("application.yaml", t)],
             names=("application.yaml", *said),

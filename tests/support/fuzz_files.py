@@ -252,6 +252,7 @@ YAML_COMMANDS = {
 }
 BOMB_CPU_SECONDS = 1.0  # issue 39: an alias bomb is refused in under a second...
 BOMB_GROWTH_MB = 50  # ...with memory growth under 50 MB
+PROMPTFOO_UNREAD = {"vars", "providers", "prompts"}
 NAME_HINT = "quot"  # a boolean refused where a name is due: the message says to quote it
 
 
@@ -336,8 +337,11 @@ def _yaml_command(
     if plain_code != 0:  # the document was refused without the feature: nothing to compare
         return failures
     accepted = outcome.code in (0, 3)
-    # a promptfoo test's vars are the data its prompt is filled with, not names judgegrid reads
-    name_due = feature.kind == "boolean where a name is due" and "vars" not in feature.path
+    # promptfoo's providers, prompts and test vars are not read by judgegrid (only its
+    # assertions are): a boolean there is promptfoo's to refuse, not a name judgegrid takes
+    name_due = feature.kind == "boolean where a name is due" and not (
+        set(map(str, feature.path)) & PROMPTFOO_UNREAD
+    )
     if (feature.hostile or name_due) and accepted:
         failures.append(
             Failure(f"accepted: {feature.kind}", where, f"exit {outcome.code}", str(example))

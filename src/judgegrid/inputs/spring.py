@@ -183,7 +183,10 @@ def _connection(
     key = own.get("api-key", openai.get("api-key"))
     where = f"{OPENAI}.{kind}" if "api-key" in own else OPENAI
     options: dict[str, Any] = {}
-    if key is not None:
+    if isinstance(key, bool):  # api-key: no, read by YAML as a boolean
+        hint = boolean_hint(key, number_due=False)
+        _add_once(problems, Problem(f"{where}.api-key", f"the boolean {key}: {hint}"))
+    elif key is not None:
         match = PLACEHOLDER.fullmatch(str(key).strip())
         if match and looks_like_key(match.group(2) or ""):
             _add_once(problems, Problem(f"{where}.api-key", _key_as_default(match.group(1))))
