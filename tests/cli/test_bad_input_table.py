@@ -2680,6 +2680,10 @@ def types_rows() -> dict[str, Row]:
             "      chat:\n        options:\n          model: fake-a\n",
             ("spring.ai.openai.api-key", "the boolean False", *QUOTE_IT),
         ),
+        "a boolean base-url": (
+            "      chat:\n        options:\n          model: fake-a\n",
+            ("spring.ai.openai.base-url", "the boolean True", *QUOTE_IT),
+        ),
         "a boolean HTTP code": (
             "      chat:\n        options:\n          model: fake-a\n"
             "    retry:\n      on-http-codes: [429, on]\n",
@@ -2693,6 +2697,8 @@ def types_rows() -> dict[str, Row]:
         )
         if case == "a boolean api-key":
             text = text.replace(f"${{{KEY_ENV}}}", "no")
+        if case == "a boolean base-url":
+            text = text.replace("http://127.0.0.1:9/v1", "on")
         rows[f"Spring {case}, validate"] = Row(
             cli=lambda p, t=text: ["validate", p.write("application.yaml", t)],
             names=("application.yaml", *said),

@@ -203,8 +203,12 @@ def _connection(
             )
     if base_url is None:
         return _Connection("openai/", options)
-    url = str(base_url).rstrip("/")
     url_at = f"{OPENAI}.{kind}" if "base-url" in own else OPENAI
+    if isinstance(base_url, bool):  # base-url: on, read by YAML as a boolean
+        hint = boolean_hint(base_url, number_due=False)
+        _add_once(problems, Problem(f"{url_at}.base-url", f"the boolean {base_url}: {hint}"))
+        return _Connection("openai/", options)
+    url = str(base_url).rstrip("/")
     if _carries_credentials(url):
         _add_once(problems, Problem(f"{url_at}.base-url", CREDENTIALS_IN_URL))
         return _Connection("openai/", options)
