@@ -281,8 +281,10 @@ class Matrix(StrictModel, PublicModel):
     @property
     def scored_names(self) -> list[str]:
         """Every metric and criterion of the run by the name its cells carry, in the matrix's
-        order: what a metric or criterion named against a run is checked against."""
-        return [resolve_metric_name(m.name) for m in self.metrics] + [c.name for c in self.criteria]
+        order: what a metric or criterion named against a run is checked against. A metric no
+        name resolves is left out (it is the matrix's own problem, said by its check)."""
+        metrics = [builtin_metric_named(m.name) for m in self.metrics]
+        return [m for m in metrics if m is not None] + [c.name for c in self.criteria]
 
     @property
     def criteria_by_name(self) -> dict[str, CriterionSpec]:

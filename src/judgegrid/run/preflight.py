@@ -7,7 +7,6 @@ provider, so ``judgegrid validate`` and the start of a run can refuse such a mat
 
 from __future__ import annotations
 
-import difflib
 import os
 import socket
 from typing import Any
@@ -22,6 +21,7 @@ from judgegrid.calls.providers.gateway import (
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.criterion import criterion_label
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem
+from judgegrid.core.names import did_you_mean
 from judgegrid.core.options import Execution, ModelEntry, ModelOptions, not_an_http_url
 from judgegrid.core.redaction import has_credentials, is_masked_url
 from judgegrid.core.sample import SAMPLE_FIELDS, Dataset
@@ -371,7 +371,7 @@ def unknown_label_keys(matrix: Matrix, data: Dataset) -> list[Problem]:
     """A label named like no metric (built in) and no criterion of the run: a typo
     (``politeness`` for ``polite``) that the analyses would pass over without a word. Each such
     name once, at the first sample that has it, with a did-you-mean over the run's own."""
-    own = [*_metric_names(matrix), *(c.name for c in matrix.criteria)]
+    own = matrix.scored_names
     known = {*own, *METRICS, *PREFERENCE_KEYS}
     first: dict[str, tuple[str, int]] = {}
     for sample in data:
@@ -381,8 +381,7 @@ def unknown_label_keys(matrix: Matrix, data: Dataset) -> list[Problem]:
                 first[key] = (sample_id, count + 1)
     problems = []
     for key, (sample_id, count) in first.items():
-        guess = difflib.get_close_matches(key, own, n=1, cutoff=0.6)
-        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        hint = did_you_mean(key, own)
         others = f" (and {count - 1} other samples)" if count > 1 else ""
         message = (
             f"{key!r} is no metric or criterion of this run; {hint}the run's: "
@@ -390,17 +389,6 @@ def unknown_label_keys(matrix: Matrix, data: Dataset) -> list[Problem]:
         )
         problems.append(Problem(f"sample '{sample_id}'.labels.{key}{others}", message))
     return problems
-
-
-def _metric_names(matrix: Matrix) -> list[str]:
-    """The matrix's metrics by their own names (an unknown one is the matrix's problem)."""
-    names = []
-    for spec in matrix.metrics:
-        try:
-            names.append(resolve_metric_name(spec.name))
-        except OptionError:
-            continue
-    return names
 
 
 def criterion_label_problems(matrix: Matrix, data: Dataset) -> list[Problem]:
