@@ -28,7 +28,7 @@ from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
 from judgegrid.core.errors import InputError, MatrixError, Problem
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import inspect_matrix_data, read_matrix_text
-from judgegrid.inputs.peers import criteria_from_promptfoo
+from judgegrid.inputs.promptfoo import criteria_from_promptfoo
 from judgegrid.inputs.spring import is_spring, spring_matrix_data
 from judgegrid.inputs.textfile import yaml_problem
 from judgegrid.inputs.yaml_text import load_yaml
