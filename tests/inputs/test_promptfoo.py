@@ -324,3 +324,43 @@ def test_what_cannot_be_carried_is_refused_naming_the_field(tmp_path, text, wher
     assert err.value.source == str(path)
     assert [p.where for p in err.value.problems] == [where]
     assert says in err.value.problems[0].message
+
+
+def test_a_test_that_is_no_mapping_is_named_not_skipped_silently(tmp_path):
+    text = """
+tests:
+  - file://more_tests.yaml
+  - vars: {question: 'Q?', answer: 1234567890.0, reference: 0.25}
+    assert: [{type: llm-rubric, value: Is it right}]
+"""
+    carried = read_promptfoo(write(tmp_path, text))
+    (note,) = [n for n in carried.notices if n.where == "tests[0]"]
+    assert "file://more_tests.yaml" in note.message and "not read" in note.message
+    # the sample's id is its test's place; a number is its text, in full
+    assert list(carried.samples) == [
+        {"id": "test-1", "user_input": "Q?", "response": "1234567890", "reference": "0.25"}
+    ]
+
+
+def test_the_note_on_vars_not_written_says_what_the_data_set_needs(tmp_path):
+    text = """
+tests:
+  - vars: {question: 'Q?', topic: physics}
+    assert: [{type: llm-rubric, value: 'Stays on {{topic}}'}]
+"""
+    carried = read_promptfoo(write(tmp_path, text))
+    (note,) = [n for n in carried.notices if n.where == "vars"]
+    assert "a data set for these criteria holds response, topic" in note.message
+
+
+def test_a_var_named_like_judgegrids_own_field_is_a_column_of_its_own(tmp_path):
+    # `language` is a sample's own field (its language tag): the var's column is another name
+    text = """
+tests:
+  - vars: {question: Good morning, output: Bonjour, language: French}
+    assert: [{type: llm-rubric, value: 'Is written in {{language}}'}]
+"""
+    carried = read_promptfoo(write(tmp_path, text))
+    assert carried.criteria[0].fields == ("response", "var_language")
+    assert carried.samples[0]["var_language"] == "French"
+    assert carried.mapping["language"] == "var_language"

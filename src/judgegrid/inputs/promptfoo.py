@@ -121,11 +121,13 @@ class Graded:
 
 @dataclass
 class Suite:
-    """The config's tests: ``defaultTest`` and each test with its place, and the files read."""
+    """The config's tests: ``defaultTest`` and each test with its place, the files read, and
+    an entry of ``tests:`` that is no test, said."""
 
     default: dict[str, Any]
     tests: list[tuple[str, dict[str, Any]]]
-    files: list[Path] = field(default_factory=list)
+    files: list[Path]
+    unread: list[Notice] = field(default_factory=list)
 
 
 def criteria_from_promptfoo(path: str | Path) -> list[CriterionSpec]:
@@ -140,6 +142,33 @@ def read_promptfoo(path: str | Path) -> PromptfooConfig:
     path = as_path(path, "promptfoo config", MatrixError)
     source = str(path)
     suite = _suite(_config(path, source), path, source)
+    graded, var_sets, test_thresholds = _read_tests(suite, source)
+    columns = _columns(graded)
+    criteria, names = _criteria(graded, columns, source)
+    mapping = {**_mapped_vars(var_sets), **columns}
+    used: set[str] = set()
+    problems: list[Problem] = []
+    samples, sample_notices = _samples(var_sets, mapping, criteria, used, problems)
+    if problems:
+        raise MatrixError(source, problems)
+    criteria_notices = [n for g in graded for n in _threshold_notices(g, names[g.where])]
+    return PromptfooConfig(
+        source,
+        tuple(criteria),
+        tuple(samples),
+        {var: column for var, column in mapping.items() if var in used} if samples else {},
+        (*suite.unread, *criteria_notices, *test_thresholds),
+        tuple(sample_notices),
+        tuple(suite.files),
+    )
+
+
+def _read_tests(
+    suite: Suite, source: str
+) -> tuple[list[Graded], list[tuple[str, dict[str, Any]]], list[Notice]]:
+    """The model-graded assertions, each test's vars and the tests' own thresholds, every
+    problem of them refused at once; a config without a model-graded assertion, and a
+    rubric's var no test defines, refused too."""
     problems: list[Problem] = []
     graded = _graded(suite, problems)
     var_sets = _var_sets(suite, problems)
@@ -152,25 +181,8 @@ def read_promptfoo(path: str | Path) -> PromptfooConfig:
             "tests: nothing to judge by"
         )
         raise MatrixError(source, [Problem("", message)])
-    defined = {name for _, variables in var_sets for name in variables}
-    _check_placeholders(graded, defined, source)
-    columns = _columns(graded)
-    criteria, names = _criteria(graded, columns, source)
-    mapping = {**_mapped_vars(var_sets), **columns}
-    used: set[str] = set()
-    samples, sample_notices = _samples(var_sets, mapping, criteria, used, problems)
-    if problems:
-        raise MatrixError(source, problems)
-    criteria_notices = [n for g in graded for n in _threshold_notices(g, names[g.where])]
-    return PromptfooConfig(
-        source,
-        tuple(criteria),
-        tuple(samples),
-        {var: column for var, column in mapping.items() if var in used} if samples else {},
-        (*criteria_notices, *test_thresholds),
-        tuple(sample_notices),
-        tuple(suite.files),
-    )
+    _check_placeholders(graded, {name for _, v in var_sets for name in v}, source)
+    return graded, var_sets, test_thresholds
 
 
 # -- the config and its tests -------------------------------------------------------------------
@@ -198,6 +210,12 @@ def _suite(config: dict[str, Any], path: Path, source: str) -> Suite:
     for i, test in enumerate(tests if isinstance(tests, list) else []):
         if isinstance(test, dict):
             suite.tests.append((f"tests[{i}]", test))
+        else:
+            message = (
+                f"{test!r:.80} is no test (a mapping of vars: and assert:), so it is not read; "
+                "a list of test files is not read either: name one file as tests:, or inline them"
+            )
+            suite.unread.append(Notice("note", f"tests[{i}]", message))
     return suite
 
 
@@ -489,14 +507,14 @@ def _samples(
     written added to ``used``), and what of the vars is not written, said."""
     samples: list[dict[str, Any]] = []
     notices: list[Notice] = []
-    for index, (where, variables) in enumerate(var_sets):
-        samples += _test_samples(index, (where, variables), mapping, used, (problems, notices))
+    for where, variables in var_sets:
+        samples += _test_samples((where, variables), mapping, used, (problems, notices))
     if not any(variables for _, variables in var_sets):
         return [], notices
     read = dict.fromkeys(f for c in criteria for f in c.fields)
     missing = [f for f in read if not any(f in s for s in samples)]
     if missing:
-        return [], [_not_written(missing, mapping)]
+        return [], [_not_written(missing, list(read), mapping)]
     left = [
         name
         for name in dict.fromkeys(n for _, variables in var_sets for n in variables)
@@ -512,9 +530,9 @@ def _samples(
     return samples, notices
 
 
-def _not_written(missing: list[str], mapping: dict[str, str]) -> Notice:
+def _not_written(missing: list[str], read: list[str], mapping: dict[str, str]) -> Notice:
     """Why the vars are no data set: the fields the criteria read that none holds, each with
-    the names of the vars that would."""
+    the names of the vars that would; and every field the criteria read."""
     named = []
     for column in missing:
         names = [n for n, t in VAR_FIELDS.items() if t == column]
@@ -523,7 +541,8 @@ def _not_written(missing: list[str], mapping: dict[str, str]) -> Notice:
     message = (
         f"no test's vars hold {', '.join(named)}, which the criteria read, so the vars are "
         "not written as a data set (promptfoo makes the outputs when it runs the prompts: "
-        "give each test's under vars, or write your samples with a response each)"
+        "give each test's output under vars, or name a data set of your own); a data set for "
+        f"these criteria holds {', '.join(read)}"
     )
     return Notice("note", "vars", message)
 
@@ -534,7 +553,6 @@ def _one_of(names: list[str]) -> str:
 
 
 def _test_samples(
-    index: int,
     test: tuple[str, dict[str, Any]],
     mapping: dict[str, str],
     used: set[str],
@@ -564,9 +582,10 @@ def _test_samples(
             notices.append(Notice("note", where, "its vars hold no sample field: not written"))
         return []
     combinations = list(itertools.product(*choices.values()))
+    test_id = "test-" + where.removeprefix("tests[").removesuffix("]")  # tests[3]: test-3
     return [
         {
-            "id": f"test-{index}" if len(combinations) == 1 else f"test-{index}-{k}",
+            "id": test_id if len(combinations) == 1 else f"{test_id}-{k}",
             **dict(zip(choices, combo, strict=True)),
         }
         for k, combo in enumerate(combinations)
@@ -586,8 +605,11 @@ def _field_value(value: Any, column: str, where: str, problems: list[Problem]) -
         hint = boolean_hint(value, number_due=False)
         problems.append(Problem(where, f"the boolean {value!r}: {hint}"))
         return None
-    if isinstance(value, int | float):
-        value = f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        problems.append(Problem(where, f"expected text (or a list of texts), got {value!r}"))
+        return None
+    if isinstance(value, int | float):  # promptfoo writes a number as its text
+        value = str(int(value)) if float(value).is_integer() else str(value)
     if not isinstance(value, str):
         kind = "a mapping" if isinstance(value, dict) else repr(value)
         problems.append(Problem(where, f"expected text (or a list of texts), got {kind}"))
