@@ -43,6 +43,7 @@ import yaml
 from judgegrid.core.criterion import FIELD_ALIASES, NOT_CONTENT, SAMPLE_FIELDS, CriterionSpec
 from judgegrid.core.errors import MatrixError, Problem
 from judgegrid.core.validation import boolean_hint
+from judgegrid.inputs.dataset import CONTENT_FIELDS
 from judgegrid.inputs.peers import checked_spec, geval_scale, slug, unique_names
 from judgegrid.inputs.textfile import as_path, read_text, yaml_problem
 from judgegrid.inputs.yaml_text import load_yaml
@@ -71,7 +72,6 @@ VAR_FIELDS = {
 }
 PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
 VAR_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
-CONTENT = (*SAMPLE_FIELDS, "reference_contexts")  # a sample needs one of them (inputs.dataset)
 
 
 @dataclass(frozen=True)
@@ -577,7 +577,7 @@ def _test_samples(
             continue
         choices[column] = [_field_value(v, column, at, problems) for v in _runs_of(value)]
         used.add(var)
-    if not any(column in CONTENT for column in choices):
+    if not any(column in CONTENT_FIELDS for column in choices):  # else refused as empty
         if variables:
             notices.append(Notice("note", where, "its vars hold no sample field: not written"))
         return []
