@@ -2747,6 +2747,84 @@ def types_rows() -> dict[str, Row]:
 ROWS.update(types_rows())
 
 
+# init --from promptfoo: an assertion's threshold and the tests' vars, now read, refused by name
+# with nothing written (neither the matrix nor the data set of the vars)
+
+RUBRIC_WITH = (
+    "tests:\n  - vars: {question: 'Q?', answer: A.}\n"
+    "    assert:\n      - {type: contains, value: x}\n      - type: llm-rubric\n"
+    "        value: Is it right\n"
+)
+
+
+def _promptfoo_init(p: Place, text: str) -> list[str]:
+    config = p.write("promptfooconfig.yaml", text)
+    return ["init", str(p.tmp / "judgegrid.yaml"), "--from", config]
+
+
+def _vars_data_set_in_the_way(p: Place) -> list[str]:
+    """A file of the user's where init would write the data set of the tests' vars."""
+    p.write("judgegrid.dataset.jsonl", "mine\n")
+    return _promptfoo_init(p, RUBRIC_WITH)
+
+
+def promptfoo_threshold_rows() -> dict[str, Row]:
+    cases = {
+        "threshold not a number": (
+            RUBRIC_WITH + "        threshold: high\n",
+            ("tests[0].assert[1].threshold", "a number from 0 to 1", "'high'"),
+        ),
+        "threshold outside 0..1": (
+            RUBRIC_WITH + "        threshold: 80\n",
+            ("tests[0].assert[1].threshold", "80 is outside 0..1"),
+        ),
+        "threshold a boolean": (
+            RUBRIC_WITH + "        threshold: yes\n",
+            ("tests[0].assert[1].threshold", "write the number"),
+        ),
+        "g-eval threshold below 0": (
+            "tests:\n  - assert: [{type: g-eval, value: Is fluent, threshold: -0.5}]\n",
+            ("tests[0].assert[0].threshold", "outside 0..1"),
+        ),
+        "test's own threshold not a number": (
+            RUBRIC_WITH + "    threshold: half\n",
+            ("tests[0].threshold", "a number from 0 to 1"),
+        ),
+        "vars not a mapping": (
+            RUBRIC_WITH.replace("{question: 'Q?', answer: A.}", "[question, answer]"),
+            ("tests[0].vars", "expected a mapping"),
+        ),
+        "defaultTest vars not a mapping": (
+            "defaultTest: {vars: file://vars.yaml}\n" + RUBRIC_WITH,
+            ("defaultTest.vars", "expected a mapping"),
+        ),
+        "a var read as a boolean": (
+            RUBRIC_WITH.replace("answer: A.", "answer: yes"),
+            ("tests[0].vars.answer", *QUOTE_IT),
+        ),
+        "a var that is no text": (
+            RUBRIC_WITH.replace("answer: A.", "answer: {text: A.}"),
+            ("tests[0].vars.answer", "expected text"),
+        ),
+    }
+    rows = {
+        f"promptfoo {name}, init --from": Row(
+            cli=lambda p, t=text: _promptfoo_init(p, t),
+            names=("promptfooconfig.yaml", *names),
+            error=MatrixError,
+        )
+        for name, (text, names) in cases.items()
+    }
+    rows["promptfoo vars' data set in the way, init --from"] = Row(
+        cli=_vars_data_set_in_the_way,
+        names=("judgegrid.dataset.jsonl", "already exists", "--overwrite"),
+    )
+    return rows
+
+
+ROWS.update(promptfoo_threshold_rows())
+
+
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}
 MIXED_SCHEMES = [
     {"user_input": "Q?", "response": "A."},

@@ -151,7 +151,7 @@ def test_from_promptfoo_writes_its_rubrics_as_binary_criteria(tmp_path, no_keys)
     out = _ok(["init", str(path), "--from", str(config)])
     assert "the rubrics of" in out and "local models" in out
     text = path.read_text()
-    assert "# The llm-rubric assertions of" in text
+    assert "# The model-graded assertions of" in text
     matrix = yaml.safe_load(text)
     assert matrix["criteria"] == [
         {
@@ -183,6 +183,99 @@ def test_from_promptfoo_names_the_file_and_the_assertion_at_fault(tmp_path, no_k
     assert result.exit_code == 2
     assert f"{config}: tests[0].assert[0]: value uses the test's variables" in result.stderr
     assert not path.exists() and not (tmp_path / f"judgegrid{TEMPLATE_SUFFIX}").exists()
+
+
+RAG_CONFIG = """
+prompts: ["Answer from the context.\\nContext: {{context}}\\nQuestion: {{question}}"]
+providers: [echo]
+defaultTest:
+  assert:
+    - type: llm-rubric
+      value: Is not apologetic
+tests:
+  - vars:
+      question: What is the capital of France?
+      context: Paris is the capital and largest city of France.
+      answer: Paris.
+      tone: plain
+    assert:
+      - type: llm-rubric
+        value: 'Answers "{{question}}" from the context alone'
+        threshold: 0.8
+      - type: g-eval
+        value: The answer is coherent
+        threshold: 0.6
+  - vars:
+      question: Who wrote Hamlet?
+      context: Hamlet is a tragedy by William Shakespeare.
+      answer: Shakespeare.
+    assert:
+      - type: model-graded-closedqa
+        value: Names a person
+"""
+
+
+def test_from_promptfoo_writes_its_vars_as_the_data_set_and_says_each_threshold(tmp_path, no_keys):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(RAG_CONFIG)
+    path = tmp_path / "judgegrid.yaml"
+    result = runner.invoke(app, ["init", str(path), "--from", str(config)])
+    assert result.exit_code == 0, result.output
+    data = tmp_path / f"judgegrid{TEMPLATE_SUFFIX}"
+    assert f"wrote {data} (2 samples from the tests' vars" in result.stdout
+    # each threshold said on stderr, naming the file and the assertion, and in the matrix
+    warned = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert [line.split(": ")[2] for line in warned] == [
+        "tests[0].assert[0].threshold",
+        "tests[0].assert[1].threshold",
+    ]
+    assert all(f"warning: {config}: " in line for line in warned)
+    assert "note: " in result.stderr and "tone" in result.stderr  # the var not carried
+    text = path.read_text()
+    assert "# tests[0].assert[0].threshold: 0.8 is not carried" in text
+    assert "# tests[0].assert[1].threshold: 0.6 is not carried" in text
+    matrix = yaml.safe_load(text)
+    assert matrix["dataset"] == data.name
+    assert [(c["name"], c["type"], c["fields"]) for c in matrix["criteria"]] == [
+        ("is_not_apologetic", "binary", ["response"]),
+        ("answers_question_from_the_context_alone", "binary", ["response", "user_input"]),
+        ("the_answer_is_coherent", "scale", ["user_input", "response"]),
+        ("names_a_person", "binary", ["user_input", "response"]),
+    ]
+    samples = [json.loads(line) for line in data.read_text().splitlines()]
+    assert samples[0] == {
+        "id": "test-0",
+        "user_input": "What is the capital of France?",
+        "response": "Paris.",
+        "retrieved_contexts": ["Paris is the capital and largest city of France."],
+    }
+    assert "2 samples" in _ok(["validate", str(path)])
+    assert "local/gemma-3-270m" in _ok(["plan", str(path)])
+
+
+def test_from_promptfoo_keeps_a_data_set_in_the_way_unless_overwrite(tmp_path, no_keys):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(RAG_CONFIG)
+    path = tmp_path / "judgegrid.yaml"
+    data = tmp_path / f"judgegrid{TEMPLATE_SUFFIX}"
+    data.write_text("mine\n")
+    result = runner.invoke(app, ["init", str(path), "--from", str(config)])
+    assert result.exit_code == 2
+    assert str(data) in result.stderr and "already exists" in result.stderr
+    assert data.read_text() == "mine\n" and not path.exists()
+    _ok(["init", str(path), "--from", str(config), "--overwrite"])
+    assert data.read_text().startswith('{"id": "test-0"')
+
+
+def test_from_promptfoo_never_writes_over_the_tests_file_it_reads(tmp_path, no_keys):
+    (tmp_path / "cases.yaml").write_text("- assert: [{type: llm-rubric, value: Is brief}]\n")
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text("tests: file://cases.yaml\n")
+    result = runner.invoke(
+        app, ["init", str(tmp_path / "cases.yaml"), "--from", str(config), "--overwrite"]
+    )
+    assert result.exit_code == 2 and "own inputs" in result.stderr
+    assert "Is brief" in (tmp_path / "cases.yaml").read_text()
 
 
 def test_from_a_file_of_neither_kind_says_what_it_expected(tmp_path, no_keys):

@@ -53,6 +53,9 @@ YAML_CASES = [
     ("spring", "duplicate key", "duplicate key @ spring"),
     ("spring", "boolean where a number is due", "accepted: boolean where a number is due"),
     ("promptfoo", "duplicate key", "duplicate key @ promptfoo"),
+    ("promptfoo", "boolean where a number is due", "accepted: boolean where a number is due"),
+    ("promptfoo", "special float where a number is due", "accepted: special float"),
+    ("promptfoo", "boolean where a name is due", "without a hint to quote"),
 ]
 
 

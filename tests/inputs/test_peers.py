@@ -1,18 +1,16 @@
 """Drop-in for the peers' criteria: DeepEval's GEval and Ragas' AspectCritic, RubricsScore and
-DiscreteMetric objects (made by the installed libraries themselves), and promptfoo's llm-rubric
-assertions, each read into the CriterionSpec that asks what the peer's metric asks."""
+DiscreteMetric objects (made by the installed libraries themselves), each read into the
+CriterionSpec that asks what the peer's metric asks (promptfoo's config: test_promptfoo.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from deepeval.metrics.g_eval.utils import Rubric
 from deepeval.test_case import LLMTestCaseParams
 from ragas.metrics import AspectCritic, DiscreteMetric, RubricsScore
 
-from judgegrid.core.errors import MatrixError, OptionError
-from judgegrid.inputs.peers import criteria_from_promptfoo, criterion_from_peer, peer_kind
+from judgegrid.core.errors import OptionError
+from judgegrid.inputs.peers import criterion_from_peer, peer_kind
 from support.peer_objects import geval
 
 P = LLMTestCaseParams
@@ -165,83 +163,3 @@ def test_an_object_of_another_kind_is_refused_naming_its_class():
     assert peer_kind(object()) is None
     with pytest.raises(OptionError, match=r"builtins\.dict is not a criterion"):
         criterion_from_peer({"name": "x"})
-
-
-# -- promptfoo ---------------------------------------------------------------------------------
-
-CONFIG = """
-prompts: ["Answer: {{question}}"]
-providers: [openai:gpt-4o-mini]
-defaultTest:
-  assert:
-    - type: llm-rubric
-      value: Is not apologetic and gives a clear, concise answer
-tests:
-  - vars: {question: 'Why is the sky blue?'}
-    assert:
-      - type: contains
-        value: scatter
-      - type: llm-rubric
-        value: Mentions Rayleigh scattering
-        metric: Physics
-  - vars: {question: 'What is 2+2?'}
-    assert:
-      - type: assert-set
-        assert:
-          - type: llm-rubric
-            value: Mentions Rayleigh scattering
-          - type: llm-rubric
-            value: "Is not apologetic and gives a clear answer!"
-"""
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "promptfooconfig.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def test_promptfoo_llm_rubrics_are_binary_criteria_one_per_distinct_value(tmp_path):
-    specs = criteria_from_promptfoo(write(tmp_path, CONFIG))
-    assert [s.name for s in specs] == [
-        "is_not_apologetic_and_gives_a",
-        "physics",
-        "is_not_apologetic_and_gives_a_2",
-    ]
-    assert [s.definition for s in specs] == [
-        "Is not apologetic and gives a clear, concise answer",
-        "Mentions Rayleigh scattering",
-        "Is not apologetic and gives a clear answer!",
-    ]
-    assert {(s.type, s.fields) for s in specs} == {("binary", ("response",))}
-
-
-def test_promptfoo_tests_in_a_file_are_read(tmp_path):
-    (tmp_path / "cases.yaml").write_text(
-        "- assert: [{type: llm-rubric, value: Answers in French}]\n", encoding="utf-8"
-    )
-    specs = criteria_from_promptfoo(write(tmp_path, "tests: file://cases.yaml\n"))
-    assert [(s.name, s.definition) for s in specs] == [("answers_in_french", "Answers in French")]
-
-
-@pytest.mark.parametrize(
-    ("text", "where", "says"),
-    [
-        (
-            "tests: [{assert: [{type: llm-rubric, value: 'Says {{name}}'}]}]",
-            "tests[0].assert[0]",
-            "variables",
-        ),
-        ("tests: [{assert: [{type: llm-rubric}]}]", "tests[0].assert[0]", "rubric's text"),
-        ("tests: [{assert: [{type: contains, value: x}]}]", "", "no llm-rubric"),
-        ("tests: [1, 2", "line 1, column 13", "not valid YAML"),
-        ("tests: file://cases.csv", "tests", "only YAML or JSON"),
-    ],
-)
-def test_promptfoo_what_cannot_be_read_is_refused_naming_the_place(tmp_path, text, where, says):
-    path = write(tmp_path, text)
-    with pytest.raises(MatrixError) as err:
-        criteria_from_promptfoo(path)
-    assert err.value.source == str(path)
-    assert [p.where for p in err.value.problems] == [where]
-    assert says in err.value.problems[0].message

@@ -214,16 +214,25 @@ def spring_trees() -> st.SearchStrategy[dict[str, Any]]:
 
 
 def promptfoo_trees() -> st.SearchStrategy[dict[str, Any]]:
-    """A promptfoo config whose tests carry ``llm-rubric`` assertions (drawn rubrics and
-    metric names)."""
+    """A promptfoo config whose tests carry model-graded assertions (drawn rubrics, metric
+    names and thresholds) and vars (a question, and an answer that makes them a data set)."""
     rubric = st.fixed_dictionaries(
-        {"type": st.just("llm-rubric"), "value": st.sampled_from(["Is polite", "Cites a source"])},
-        optional={"metric": st.sampled_from(["polite", "grounded"])},
+        {
+            "type": st.sampled_from(["llm-rubric", "g-eval", "model-graded-closedqa"]),
+            "value": st.sampled_from(["Is polite", "Cites a source"]),
+        },
+        optional={
+            "metric": st.sampled_from(["polite", "grounded"]),
+            "threshold": st.sampled_from([0.5, 0.8]),
+        },
     )
     tests = st.lists(
         st.fixed_dictionaries(
             {
-                "vars": st.fixed_dictionaries({"question": st.sampled_from(["Why?", "Who?"])}),
+                "vars": st.fixed_dictionaries(
+                    {"question": st.sampled_from(["Why?", "Who?"])},
+                    optional={"answer": st.sampled_from(["Because.", "Ann."])},
+                ),
                 "assert": st.lists(rubric, min_size=1, max_size=2),
             }
         ),
@@ -252,7 +261,7 @@ YAML_COMMANDS = {
 }
 BOMB_CPU_SECONDS = 1.0  # issue 39: an alias bomb is refused in under a second...
 BOMB_GROWTH_MB = 50  # ...with memory growth under 50 MB
-PROMPTFOO_UNREAD = {"vars", "providers", "prompts"}
+PROMPTFOO_UNREAD = {"providers", "prompts"}
 NAME_HINT = "quot"  # a boolean refused where a name is due: the message says to quote it
 
 
@@ -337,8 +346,8 @@ def _yaml_command(
     if plain_code != 0:  # the document was refused without the feature: nothing to compare
         return failures
     accepted = outcome.code in (0, 3)
-    # promptfoo's providers, prompts and test vars are not read by judgegrid (only its
-    # assertions are): a boolean there is promptfoo's to refuse, not a name judgegrid takes
+    # promptfoo's providers and prompts are not read by judgegrid (its assertions and its
+    # tests' vars are): a boolean there is promptfoo's to refuse, not a name judgegrid takes
     name_due = feature.kind == "boolean where a name is due" and not (
         set(map(str, feature.path)) & PROMPTFOO_UNREAD
     )

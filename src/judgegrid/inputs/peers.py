@@ -1,5 +1,5 @@
 """The peers' own criteria read as judgegrid's: DeepEval's ``GEval``, Ragas' ``AspectCritic``,
-``RubricsScore`` and ``DiscreteMetric`` objects, and promptfoo's ``llm-rubric`` assertions.
+``RubricsScore`` and ``DiscreteMetric`` objects (promptfoo's config: ``inputs/promptfoo.py``).
 
 A user who wrote a criterion for another tool keeps it: each becomes a ``CriterionSpec`` that
 says what the peer's own metric asks, so judgegrid can measure which judge to trust for it.
@@ -14,12 +14,9 @@ says what the peer's own metric asks, so judgegrid can measure which judge to tr
 - ``DiscreteMetric``: its prompt (placeholders removed) is the definition and the placeholders
   are the fields; pass/fail (or yes/no) values make a binary criterion, other values labels,
   whose scores the caller gives (Ragas' values carry none).
-- promptfoo: each distinct ``llm-rubric`` value of a ``promptfooconfig.yaml`` (``defaultTest``
-  and every test) is a binary criterion on the output, named by its ``metric`` or its words.
 
 The objects are recognised by their classes' names and modules, never imported: judgegrid needs
-neither library. What cannot be mapped is refused by an ``OptionError`` (a promptfoo file's by a
-``MatrixError``) naming the peer's metric, or the file and the place in it.
+neither library. What cannot be mapped is refused by an ``OptionError`` naming the peer's metric.
 """
 
 from __future__ import annotations
@@ -27,20 +24,16 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 from pydantic_core import core_schema
 
 from judgegrid.core.criterion import NAME, CriterionSpec
-from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem
+from judgegrid.core.errors import InputError, OptionError, Problem
 from judgegrid.core.sample import Sample
-from judgegrid.core.validation import boolean_hint, problem_from
-from judgegrid.inputs.textfile import as_path, read_text, yaml_problem
-from judgegrid.inputs.yaml_text import load_yaml
+from judgegrid.core.validation import problem_from
 
 WHERE = "criteria"  # the argument a peer's object is handed in (run_grid's criteria=[...])
 
@@ -154,55 +147,6 @@ def peer_kind(obj: Any) -> str | None:
     return None
 
 
-def criteria_from_promptfoo(path: str | Path) -> list[CriterionSpec]:
-    """One binary criterion for each distinct ``llm-rubric`` value of a promptfoo config
-    (``defaultTest`` and every test, assert-sets included), in the order they first appear;
-    MatrixError names the file and the place of what cannot be read."""
-    path = as_path(path, "promptfoo config", MatrixError)
-    source = str(path)
-    text = read_text(path, source, MatrixError, "a promptfoo config (tests: with assert:)")
-    try:
-        config = load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise MatrixError(source, [yaml_problem(exc)]) from None
-    if not isinstance(config, dict):
-        raise MatrixError(source, [Problem("", "expected a mapping with tests:")])
-    rubrics: dict[str, tuple[str, dict[str, Any]]] = {}
-    problems: list[Problem] = []
-    for where, assertion in _rubric_assertions(config, path.parent, source):
-        value = assertion.get("value")
-        problem = _rubric_problem(value)
-        kind = assertion.get("type")
-        if not isinstance(kind, str):
-            hint = boolean_hint(kind, number_due=False) if isinstance(kind, bool) else "quote it"
-            problems.append(Problem(f"{where}.type", f"not a name ({kind!r}): {hint}"))
-        elif problem:
-            problems.append(Problem(where, problem))
-        elif isinstance(assertion.get("metric"), bool):  # metric: on named it 'true'
-            metric = assertion["metric"]
-            hint = boolean_hint(metric, number_due=False)
-            problems.append(Problem(f"{where}.metric", f"the boolean {metric!r}: {hint}"))
-        else:
-            rubrics.setdefault(str(value).strip(), (where, assertion))
-    if problems:
-        raise MatrixError(source, problems)
-    if not rubrics:
-        message = "no llm-rubric assertion in defaultTest or tests: nothing to judge by"
-        raise MatrixError(source, [Problem("", message)])
-    names = _unique_names(
-        [_slug(str(a.get("metric") or value)) for value, (_, a) in rubrics.items()]
-    )
-    return [
-        checked_spec(
-            {"name": name, "type": "binary", "definition": value, "fields": ("response",)},
-            where,
-            MatrixError,
-            source,
-        )
-        for name, (value, (where, _)) in zip(names, rubrics.items(), strict=True)
-    ]
-
-
 def checked_spec(
     fields: dict[str, Any], where: str, error: type[InputError], source: str
 ) -> CriterionSpec:
@@ -234,17 +178,17 @@ def _from_geval(
         raise _refused(where, f"evaluation_params {unknown} have no sample field; use {known}")
     steps = tuple(obj.evaluation_steps or ())
     spec: dict[str, Any] = {
-        "name": _slug(obj.name),
+        "name": slug(obj.name),
         "definition": obj.criteria or "How well does the sample follow the evaluation steps?",
         "steps": steps,
         "fields": tuple(DEEPEVAL_FIELDS[p] for p in params),
     }
     if obj.strict_mode:  # GEval asks 0 or 1 and weights nothing
         return {**spec, "type": "binary"}
-    return {**spec, "type": "scale", "scale": _geval_scale(obj.rubric, where), "weighting": "auto"}
+    return {**spec, "type": "scale", "scale": geval_scale(obj.rubric, where), "weighting": "auto"}
 
 
-def _geval_scale(rubric: list[Any] | None, where: str) -> dict[int, str]:
+def geval_scale(rubric: list[Any] | None, where: str) -> dict[int, str]:
     """GEval's levels, each with the outcome its rubric expects (without a rubric, 0..10 from
     "not at all" to "fully")."""
     if not rubric:
@@ -273,7 +217,7 @@ def _from_aspect_critic(
     obj: Any, available: Collection[str] | None, labels: Mapping[str, float] | None, where: str
 ) -> dict[str, Any]:
     return {
-        "name": _slug(obj.name),
+        "name": slug(obj.name),
         "type": "binary",
         "definition": obj.definition,
         "strictness": obj.strictness,
@@ -291,7 +235,7 @@ def _from_rubrics_score(
             raise _refused(where, f"rubric key {key!r}: expected scoreN_description")
         scale[int(match.group(1))] = str(text)
     return {
-        "name": _slug(obj.name),
+        "name": slug(obj.name),
         "type": "scale",
         "definition": "How well does the response meet the scoring rubric?",
         "scale": scale,
@@ -307,7 +251,7 @@ def _from_discrete_metric(
         raise _refused(where, "no prompt: nothing to ask the judge")
     values = [str(v) for v in obj.allowed_values]
     spec = {
-        "name": _slug(obj.name),
+        "name": slug(obj.name),
         "definition": _without_placeholders(prompt),
         "fields": _placeholder_fields(prompt, where),
     }
@@ -375,75 +319,10 @@ def _without_placeholders(prompt: str) -> str:
     return " ".join(lines)
 
 
-# -- promptfoo -------------------------------------------------------------------------------
-
-
-def _rubric_assertions(
-    config: dict[str, Any], base: Path, source: str
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every llm-rubric assertion of the config, with its place in it."""
-    default = _included(config.get("defaultTest"), base, source, "defaultTest")
-    if isinstance(default, dict):
-        yield from _in_asserts(default.get("assert"), "defaultTest.assert")
-    tests = _included(config.get("tests"), base, source, "tests")
-    if isinstance(tests, dict):
-        tests = [tests]
-    for i, test in enumerate(tests if isinstance(tests, list) else []):
-        if isinstance(test, dict):
-            yield from _in_asserts(test.get("assert"), f"tests[{i}].assert")
-
-
-def _in_asserts(asserts: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The llm-rubric assertions of one ``assert:`` list, and those whose type is no name
-    (``type: off``, read by YAML as a boolean), which the caller refuses."""
-    for k, item in enumerate(asserts if isinstance(asserts, list) else []):
-        if not isinstance(item, dict):
-            continue
-        if item.get("type") == "llm-rubric" or not isinstance(item.get("type", ""), str):
-            yield f"{where}[{k}]", item
-        elif item.get("type") == "assert-set":
-            yield from _in_asserts(item.get("assert"), f"{where}[{k}].assert")
-
-
-def _included(value: Any, base: Path, source: str, where: str) -> Any:
-    """A ``file://`` reference read (YAML or JSON, relative to the config), else the value."""
-    if not (isinstance(value, str) and value.startswith("file://")):
-        return value
-    path = base / value.removeprefix("file://")
-    if path.suffix.lower() not in (".yaml", ".yml", ".json"):
-        message = f"{value}: only YAML or JSON test files are read; inline the tests"
-        raise MatrixError(source, [Problem(where, message)])
-    try:
-        text = read_text(path, str(path), MatrixError, "promptfoo tests")
-        return load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise MatrixError(str(path), [yaml_problem(exc)]) from None
-    except MatrixError as exc:  # said as the config's: the file it names, and where
-        message = "; ".join(p.render(exc.source) for p in exc.problems)
-        raise MatrixError(source, [Problem(where, f"{value}: {message}")]) from None
-
-
-def _rubric_problem(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return f"value: the rubric's text is needed, got the boolean {value!r}: " + boolean_hint(
-            value, number_due=False
-        )
-    if not isinstance(value, str) or not value.strip():
-        return "value: the rubric's text is needed (a string)"
-    if "{{" in value or "{%" in value:
-        return (
-            "value uses the test's variables ({{...}}): a criterion is one text for every "
-            "sample; write it without them"
-        )
-    if value.startswith("file://"):
-        return "value: a rubric in a file is not read; write its text here"
-    return None
-
-
 # -- names -----------------------------------------------------------------------------------
 
 
-def _slug(text: str, words: int = 6) -> str:
+def slug(text: str, words: int = 6) -> str:
     """A criterion's name from a peer's name or a rubric's words: lower case, ``_`` between
     words, a letter first (``criterion`` when nothing Latin is left)."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
@@ -454,7 +333,7 @@ def _slug(text: str, words: int = 6) -> str:
     return name
 
 
-def _unique_names(names: list[str]) -> list[str]:
+def unique_names(names: list[str]) -> list[str]:
     """The names, a repeated one given _2, _3, ... in order."""
     unique: list[str] = []
     for name in names:

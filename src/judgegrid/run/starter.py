@@ -6,18 +6,22 @@ table, ``PROVIDERS``), else from the embedded local models (their one registry,
 data set given is read as a run would read it, and the mapping detected is written as
 ``columns:``; with none, a small template of samples is written beside the matrix. A Spring AI
 ``application.yaml`` given with ``--from`` is translated as the loader reads it
-(``inputs/spring.py``); a promptfoo ``promptfooconfig.yaml`` gives its ``llm-rubric``
-assertions as binary criteria (``inputs/peers.py``), judged by the models the keys allow.
+(``inputs/spring.py``); a promptfoo ``promptfooconfig.yaml`` gives its model-graded assertions
+as criteria, judged by the models the keys allow, and its tests' vars as the data set beside the
+matrix when they hold what the criteria read (``inputs/promptfoo.py``); what of it has no place
+in the matrix (a threshold, a var) is said in the matrix's comments and in ``Starter.notices``.
 Each block is dumped by the YAML library (so every value is quoted as it must be) under a
 comment that says what it is for. An existing file is replaced only when asked
-(``overwrite``), never an input (``store.output_file``).
+(``overwrite``), never an input, the promptfoo config's test files included
+(``store.output_file``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,10 +29,11 @@ from typing import Any
 import yaml
 
 from judgegrid.calls.providers.local_models import EMBEDDERS, JUDGES
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import InputError, MatrixError, Problem
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import inspect_matrix_data, read_matrix_text
-from judgegrid.inputs.peers import criteria_from_promptfoo
+from judgegrid.inputs.promptfoo import Notice, PromptfooConfig, read_promptfoo
 from judgegrid.inputs.spring import is_spring, spring_matrix_data
 from judgegrid.inputs.textfile import yaml_problem
 from judgegrid.inputs.yaml_text import load_yaml
@@ -85,11 +90,16 @@ TEMPLATE_SAMPLES = (
 
 @dataclass
 class Starter:
-    """What ``init`` wrote: the matrix, the template (if any) and what was chosen from where."""
+    """What ``init`` wrote: the matrix, the template (if any), what was chosen from where, the
+    data set of a promptfoo config's vars (if any, with its number of samples) and what of the
+    config is not carried (``warning: …`` and ``note: …`` lines naming the file and place)."""
 
     matrix: Path
     template: Path | None = None
     chosen: list[str] = field(default_factory=list)
+    samples: Path | None = None
+    sample_count: int = 0
+    notices: list[str] = field(default_factory=list)
 
 
 def init_matrix(
@@ -100,31 +110,71 @@ def init_matrix(
     environ: Mapping[str, str] | None = None,
     overwrite: bool = False,
 ) -> Starter:
-    """Write a commented starter matrix at ``path`` (and a data-set template beside it when no
-    ``dataset`` is given), its folder made if missing; OptionError, with nothing written, if a
-    file is in the way (replaced only with ``overwrite``, and never the ``dataset`` or the
-    ``spring`` file it reads, nor a file in a run directory)."""
+    """Write a commented starter matrix at ``path`` (and a data set beside it when no
+    ``dataset`` is given: a promptfoo config's vars, else a template), its folder made if
+    missing; OptionError, with nothing written, if a file is in the way (replaced only with
+    ``overwrite``, and never the ``dataset`` or the ``spring`` file it reads, nor a test file
+    of it, nor a file in a run directory)."""
     target = Path(path)
     env = os.environ if environ is None else environ
     source = _source_kind(spring) if spring is not None else None
-    with_template = not dataset and source != "spring"  # a Spring file's grid: the demo's
-    template = target.with_name(target.stem + TEMPLATE_SUFFIX) if with_template else None
+    promptfoo = (
+        read_promptfoo(Path(spring)) if source == "promptfoo" and spring is not None else None
+    )
+    template, samples = _data_files(target, dataset, source, promptfoo)
     inputs = [Path(given) for given in (dataset, spring) if given is not None]
-    for written in [p for p in (target, template) if p is not None]:
+    inputs += list(promptfoo.files) if promptfoo else []
+    for written in [p for p in (target, template, samples) if p is not None]:
         check_output_file(written, None, overwrite=overwrite, inputs=inputs)
     if source == "spring" and spring is not None:
         blocks, chosen = _spring_blocks(spring)
-    elif source == "promptfoo" and spring is not None:
-        blocks, chosen = _promptfoo_blocks(spring, env)
+    elif promptfoo is not None:
+        blocks, chosen = _promptfoo_blocks(promptfoo, env)
     else:
         blocks, chosen = _model_blocks(env)
-    data_blocks, data_note = _data_blocks(target, dataset, template)
+    if samples is not None and promptfoo is not None:
+        data_blocks, data_note = _vars_blocks(samples, promptfoo)
+    else:
+        data_blocks, data_note = _data_blocks(target, dataset, template)
     make_folder(target)
     target.write_text(_render(_header(chosen, data_note), [*blocks, *data_blocks]), "utf-8")
     if template is not None:
-        lines = [json.dumps(s, ensure_ascii=False) for s in TEMPLATE_SAMPLES]
-        template.write_text("\n".join(lines) + "\n", "utf-8")
-    return Starter(target, template, chosen)
+        _write_jsonl(template, TEMPLATE_SAMPLES)
+    if samples is not None and promptfoo is not None:
+        _write_jsonl(samples, promptfoo.samples)
+    count = len(promptfoo.samples) if samples is not None and promptfoo else 0
+    notices = _said(promptfoo, with_vars=not dataset) if promptfoo else []
+    return Starter(target, template, chosen, samples, count, notices)
+
+
+def _data_files(
+    target: Path,
+    dataset: str | os.PathLike[str] | None,
+    source: str | None,
+    promptfoo: PromptfooConfig | None,
+) -> tuple[Path | None, Path | None]:
+    """The data set written beside the matrix, if any: the template, or a promptfoo config's
+    vars (none when the user names a data set, nor beside a Spring file, whose grid is the
+    demo's)."""
+    beside = target.with_name(target.stem + TEMPLATE_SUFFIX)
+    if dataset or source == "spring":
+        return None, None
+    if promptfoo is not None and promptfoo.samples:
+        return None, beside
+    return beside, None
+
+
+def _write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
+    """Samples as JSON Lines, one a line, as the data set loader reads them."""
+    lines = [json.dumps(record, ensure_ascii=False) for record in records]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def _said(promptfoo: PromptfooConfig, with_vars: bool) -> list[str]:
+    """The config's notices as lines naming it: the vars' only when its vars were the
+    candidates for the data set (not beside a ``--dataset``)."""
+    notices = promptfoo.notices if with_vars else promptfoo.criteria_notices
+    return [notice.render(promptfoo.source) for notice in notices]
 
 
 Block = tuple[str, dict[str, Any]]
@@ -199,25 +249,59 @@ def _source_kind(source: str | os.PathLike[str]) -> str:
 
 
 def _promptfoo_blocks(
-    source: str | os.PathLike[str], env: Mapping[str, str]
+    promptfoo: PromptfooConfig, env: Mapping[str, str]
 ) -> tuple[list[Block], list[str]]:
     """The judges of the providers whose keys are set (else the local models), judged on the
-    config's ``llm-rubric`` assertions, each a binary criterion on the output (the grader's
-    model stays the user's choice: the grid compares judges for it). No metric, no embedding
-    model: the rubrics are what the config scores by."""
-    criteria = criteria_from_promptfoo(Path(source))
+    config's model-graded assertions as criteria (the grader's model stays the user's choice:
+    the grid compares judges for it), under a comment that says each threshold not carried.
+    No metric, no embedding model: the assertions are what the config scores by."""
     model_blocks, chosen = _model_blocks(env)
     kept = [b for b in model_blocks if not {"embeddings", "metrics"} & set(b[1])]
-    rubrics = [
-        {"name": c.name, "type": c.type, "definition": c.definition, "fields": list(c.fields)}
-        for c in criteria
-    ]
+    criteria = [_criterion_entry(c) for c in promptfoo.criteria]
     comment = (
-        f"The llm-rubric assertions of {source}, each a binary criterion (pass or fail)\n"
-        "on the response, as promptfoo grades the output. Add user_input to fields: for a\n"
-        "rubric that needs the question; strictness: 3 asks three verdicts, the majority wins."
+        f"The model-graded assertions of {promptfoo.source}: llm-rubric and\n"
+        "model-graded-closedqa each a binary criterion (pass or fail), g-eval a scale of\n"
+        "0..10, on the fields promptfoo's grader reads. strictness: 3 asks three verdicts of a\n"
+        "binary criterion, the majority wins."
     )
-    return [*kept, (comment, {"criteria": rubrics})], [*chosen, f"the rubrics of {source}"]
+    said = _notice_lines(promptfoo.criteria_notices)
+    return [*kept, (comment + said, {"criteria": criteria})], [
+        *chosen,
+        f"the rubrics of {promptfoo.source}",
+    ]
+
+
+def _criterion_entry(criterion: CriterionSpec) -> dict[str, Any]:
+    """A criterion as the matrix's ``criteria:`` entry: what it asks, a scale's levels."""
+    entry: dict[str, Any] = {
+        "name": criterion.name,
+        "type": criterion.type,
+        "definition": criterion.definition,
+        "fields": list(criterion.fields),
+    }
+    if criterion.scale:
+        entry["scale"] = dict(criterion.scale)
+    return entry
+
+
+def _vars_blocks(samples: Path, promptfoo: PromptfooConfig) -> tuple[list[Block], str]:
+    """The data set of the config's vars, beside the matrix, under a comment naming each var
+    written and the field it became, and what of the vars was not."""
+    read = ", ".join(f"{var} → {column}" for var, column in promptfoo.mapping.items())
+    said = (
+        f"The samples: the tests' vars of {promptfoo.source} ({len(promptfoo.samples)} "
+        f"samples), written beside this file. The vars read: {read}."
+    )
+    comment = textwrap.fill(said, width=96) + _notice_lines(promptfoo.sample_notices)
+    return [(comment, {"dataset": samples.name})], f"samples: the tests' vars, {samples.name}"
+
+
+def _notice_lines(notices: Iterable[Notice]) -> str:
+    """Notices as comment lines, each at its place, wrapped to the matrix's width."""
+    lines = [
+        textwrap.fill(f"{n.where}: {n.message}", width=96, subsequent_indent="  ") for n in notices
+    ]
+    return "".join(f"\n{line}" for line in lines)
 
 
 def _spring_blocks(source: str | os.PathLike[str]) -> tuple[list[Block], list[str]]:
