@@ -124,6 +124,10 @@ ENV_CASES = [
         EnvExample("TERMINAL_WIDTH", "garbage", "abc", "run --help"),
         "traceback printed @ run --help",
     ),
+    (
+        EnvExample("TERMINAL_WIDTH", "garbage", "99999999999999999999", "run --help"),
+        "traceback printed @ run --help",
+    ),
     (EnvExample("NO_COLOR", "empty", "", "--help"), ""),
     (EnvExample("COLUMNS", "garbage", "-1", "validate"), ""),
 ]

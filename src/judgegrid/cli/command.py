@@ -89,15 +89,21 @@ def wide_help_when_piped() -> None:
         os.environ[TERMINAL_WIDTH] = str(PIPED_HELP_WIDTH)
 
 
+# rich pads each help line to the width: 20 digits of columns overflow an index (OverflowError)
+MOST_COLUMNS = 10_000
+
+
 def drop_bad_terminal_width() -> None:
-    """A TERMINAL_WIDTH that is not a whole number of columns (``abc``, ``0``, ``-5``) would
-    crash typer when it draws help (it calls ``int`` on it): dropped, with a one-line warning."""
+    """A TERMINAL_WIDTH that is not a whole number of columns (``abc``, ``0``, ``-5``), or
+    more than any screen has, would crash typer or rich when they draw help (``int`` on it, a
+    line padded to it): dropped, with a one-line warning."""
     value = os.environ.get(TERMINAL_WIDTH)
-    if not value or (value.strip().isdigit() and int(value) > 0):
+    if not value or (value.strip().isdigit() and 0 < int(value) <= MOST_COLUMNS):
         return
     del os.environ[TERMINAL_WIDTH]
     typer.echo(
-        f"judgegrid: {TERMINAL_WIDTH}={value!r} is not a whole number of columns; ignored",
+        f"judgegrid: {TERMINAL_WIDTH}={value!r} is not a whole number of columns "
+        f"from 1 to {MOST_COLUMNS:,}; ignored",
         err=True,
     )
 
