@@ -2,7 +2,7 @@
 
 Figures are embedded as base64 PNG, there is no script and no external resource, and every
 string that comes from the data (sample ids and texts, judge labels, error messages) passes
-through ``html.escape`` (directly or through pandas' escaping ``to_html``), so a sample that
+through ``html.escape`` (directly or through ``frame_table``), so a sample that
 contains markup is shown as text.
 """
 
@@ -15,7 +15,13 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses import NO_VERDICT, Analysis, by_judge_and_embedding, embedding_column
+from judgegrid.analyses import (
+    NO_VERDICT,
+    Analysis,
+    by_judge_and_embedding,
+    configuration_labels,
+    embedding_config,
+)
 from judgegrid.outputs import plots
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg, position_block
@@ -93,37 +99,30 @@ COORDINATES = ("judge", "embedding", "dimension", "strictness")
 
 def _one_configuration_column(frame: pd.DataFrame) -> pd.DataFrame:
     """A table's judge, embedding, dimension and strictness as one ``configuration`` column,
-    written as the report names a configuration everywhere (``judge / embedding @ dimension
+    named as the report names a configuration everywhere (``judge / embedding @ dimension
     (s=strictness)``): four columns, two of them empty or 0 on a judge-only metric's rows, made
-    the widest tables wider than the page. Only where a row has an embedding and a dimension
-    to name; the strictness table keeps its axis. A table that has the column already (the
-    language means) shows it alone."""
+    the widest tables wider than the page. Only in a table with an embedding and a dimension
+    column (the strictness table keeps its axis); one that has the column already (the language
+    means) shows it alone."""
     if not {"embedding", "dimension"} <= set(frame.columns):
         return frame
     present = [c for c in COORDINATES if c in frame.columns]
     if "configuration" in frame.columns:
         return frame.drop(columns=present)
-    names = [_configuration_name(r, "judge" in present) for r in frame[present].to_dict("records")]
+    names = _configurations(frame if "strictness" in present else frame.assign(strictness=0))
     at = list(frame.columns).index(present[0])
     merged = frame.drop(columns=present)
     merged.insert(at, "configuration", names)
     return merged
 
 
-def _configuration_name(coordinates: Mapping[Hashable, Any], by_judge: bool) -> str:
-    """One row's configuration; a judge-only metric's row without a judge column is said to be
-    one (``(judge only)``)."""
-    judge = str(coordinates["judge"]) if by_judge else ""
-    embedding = "" if is_missing(coordinates["embedding"]) else str(coordinates["embedding"])
-    name = judge
-    if embedding or not judge:
-        dimension = coordinates["dimension"]
-        shown = embedding_column(embedding, 0 if is_missing(dimension) else int(dimension))
-        name += f" / {shown}" if judge else shown
-    strictness = coordinates.get("strictness")
-    if not is_missing(strictness) and strictness:
-        name += f" (s={int(strictness)})"
-    return name
+def _configurations(rows: pd.DataFrame) -> list[str]:
+    """Each row's configuration (``configuration_labels``); without a judge column, its embedding
+    and strictness alone (``(judge only)`` where a metric has no embedding)."""
+    if "judge" in rows.columns:
+        return configuration_labels(rows)
+    embeddings = embedding_config(rows["embedding"], rows["dimension"])
+    return [f"{e} (s={s})" if s else e for e, s in zip(embeddings, rows["strictness"], strict=True)]
 
 
 # Columns of sentences rather than figures, by name: the method a statistic used, or why it is
