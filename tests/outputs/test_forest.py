@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pandas as pd
 
-from judgegrid.outputs.forest import LABEL, PLOT, forest_svg
+from judgegrid.outputs.forest import LABEL, NAME_CHARS, PLOT, forest_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -52,7 +52,25 @@ def test_a_hostile_name_is_text_and_a_long_one_is_cut_with_its_full_name_on_hove
     svg = ET.fromstring(text)
     assert svg.find(f".//{SVG}g/{SVG}title").text.startswith(hostile)
     shown = [t.text for t in svg.iter(f"{SVG}text") if t.text and t.text.startswith("<scr")]
-    assert shown and shown[0].endswith("…") and len(shown[0]) <= 22
+    assert shown and shown[0].endswith("…") and len(shown[0]) <= NAME_CHARS
+
+
+def _shown_names(svg: ET.Element) -> list[str]:
+    """The judges' names as the plot writes them (right-aligned before the axis)."""
+    return [t.text or "" for t in svg.iter(f"{SVG}text") if t.get("text-anchor") == "end"]
+
+
+def test_names_cut_to_fit_still_tell_the_judges_apart():
+    """One jury with two embedding models: its two rows differ only at the end of their long
+    names, so cutting the tail made both read 'jury(smollm2-135m + g…'."""
+    jury = "jury(smollm2-135m + gemma-270m)"
+    names = [f"{jury} / minilm", f"{jury} / e5-small"]
+    names += ["gemma-270m / e5-small", "smollm2-135m / minilm"]
+    rows = _rows(**{name: (0.5, 0.2, 0.8, "measured") for name in names})
+    shown = _shown_names(ET.fromstring(forest_svg(rows)))
+    assert len(shown) == len(names) and len(set(shown)) == len(names), shown
+    assert all(len(name) <= NAME_CHARS for name in shown), shown
+    assert shown[2:] == names[2:]  # a name that fits is shown whole
 
 
 def test_no_evidence_draws_nothing():

@@ -14,6 +14,7 @@ from judgegrid import run_grid
 from judgegrid.cli import app
 from judgegrid.outputs.html_report import SECTIONS
 from support.demo_sets import demo_with_hostile_sample
+from support.html_tables import html_tables
 
 runner = CliRunner()
 
@@ -104,54 +105,22 @@ def test_report_of_a_run_with_one_judge_and_one_repeat_explains_the_gaps(tmp_pat
 def test_agreement_heatmaps_are_coloured_tables_of_the_pairs_csv(run_dir):
     """Each agreement group is a rater × rater table (tau-b, then mean |difference|) whose
     numbers are those of tables/agreement_judge_pairs.csv, both halves of the square filled."""
-    from html.parser import HTMLParser
-
-    class Heats(HTMLParser):
-        def __init__(self) -> None:
-            super().__init__()
-            self.tables: list[dict] = []
-            self.cell: list[str] | None = None
-
-        def handle_starttag(self, tag, attrs):
-            classes = dict(attrs).get("class") or ""
-            if tag == "table" and "heat" in classes.split():
-                self.tables.append({"caption": "", "rows": []})
-            elif self.tables and tag == "tr":
-                self.tables[-1]["rows"].append([])
-            elif self.tables and tag in ("td", "th", "caption"):
-                self.cell = []
-
-        def handle_data(self, data):
-            if self.cell is not None:
-                self.cell.append(data)
-
-        def handle_endtag(self, tag):
-            if self.tables and self.cell is not None and tag in ("td", "th", "caption"):
-                text = "".join(self.cell)
-                if tag == "caption":
-                    self.tables[-1]["caption"] = text
-                else:
-                    self.tables[-1]["rows"][-1].append(text)
-                self.cell = None
-
     section = (run_dir / "report.html").read_text().split('<section id="agreement">')[1]
-    parser = Heats()
-    parser.feed(section.split("</section>")[0])
+    heats = [t for t in html_tables(section.split("</section>")[0]) if "heat" in t.classes]
     pairs = pd.read_csv(run_dir / "tables" / "agreement_judge_pairs.csv")
-    taus = [t for t in parser.tables if t["caption"].startswith("Kendall tau-b")]
-    assert taus and len(taus) == len(
-        [t for t in parser.tables if t["caption"].startswith("mean |difference|")]
-    )
+    taus = [t for t in heats if t.caption.startswith("Kendall tau-b")]
+    differences = [t for t in heats if t.caption.startswith("mean |difference|")]
+    assert taus and len(taus) == len(differences)
     table = taus[0]
-    names = table["rows"][0][1:]
-    cells = {(row[0], names[j]): row[1 + j] for row in table["rows"][1:] for j in range(len(names))}
+    names = table.rows[0][1:]
+    cells = {(row[0], names[j]): row[1 + j] for row in table.rows[1:] for j in range(len(names))}
     assert all(cells[(n, n)] == "1.00" for n in names)
-    group = dict(part.split("=", 1) for part in table["caption"].split(": ", 1)[1].split(", "))
+    group = dict(part.split("=", 1) for part in table.caption.split(": ", 1)[1].split(", "))
     shown = pairs[
         np.logical_and.reduce([pairs[c].astype(str) == v for c, v in group.items()])
         & pairs["tau_b"].notna()
     ]
-    assert len(shown) >= 1, (table["caption"], pairs.head(3).to_dict("records"))
+    assert len(shown) >= 1, (table.caption, pairs.head(3).to_dict("records"))
     for _, pair in shown.iterrows():
         expected = f"{pair['tau_b']:.2f}"
         assert cells[(pair["rater_a"], pair["rater_b"])] == expected

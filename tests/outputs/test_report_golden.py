@@ -22,7 +22,6 @@ import math
 import re
 import sqlite3
 import sys
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +32,6 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "report"
 SHARED = ROOT.parent / "shared"
 RUNS = ("local", "criteria", "pairwise")
-ANNOTATORS = ("ann1", "ann2", "ann3")
-LABELLED_METRICS = ("faithfulness", "response_relevancy")
 # the clock's columns of a run's database, set to figures its calls' tokens decide
 FIXED_CLOCK = (
     "UPDATE calls SET latency_s = (tokens_in + tokens_out) / 10000.0, started_at = 1.7e9",
@@ -42,46 +39,6 @@ FIXED_CLOCK = (
     "finished_at = 1.7e9 + 1",
     "UPDATE labels SET labelled_at = 1.7e9 + 2",
 )
-
-
-def _flip(text: str, model: str) -> bool:
-    """Whether ``model`` answers ``text`` otherwise than the plain scripted judge: judge b on a
-    third of the items, judge c on a quarter (a fixed hash, so every run is the same)."""
-    code = zlib.crc32(text.encode())
-    if model.endswith("judge-b"):
-        return code % 3 == 0
-    if model.endswith("judge-c"):
-        return code % 4 == 1
-    return False
-
-
-def disagreeing_answer(step: str, prompt: str, model: str) -> Any:
-    """The scripted judge's answer, with judges b and c flipping some verdicts, labels and
-    preferences, so that agreement, validity and the card have something to tell apart."""
-    from support.scripted import default_answer
-
-    answer = default_answer(step, prompt, model)
-    if step == "verdicts":
-        for item in answer["statements"]:
-            if _flip(item["statement"], model):
-                item["verdict"] = 1 - item["verdict"]
-    elif step == "usefulness" and _flip(prompt, model):
-        answer["verdict"] = 1 - answer["verdict"]
-    elif step == "classify":
-        for item in answer["classifications"]:
-            if _flip(item["statement"], model):
-                item["attributed"] = 1 - item["attributed"]
-    elif step == "relevance":
-        for item in answer["verdicts"]:
-            if _flip(str(item), model):
-                item["verdict"] = "no" if item["verdict"] == "yes" else "yes"
-    elif step == "question" and _flip(prompt, model):
-        answer["noncommittal"] = 1 - answer["noncommittal"]
-    elif step == "criterion" and _flip(prompt, model):
-        answer = _other_criterion_answer(answer)
-    elif step == "pairwise" and _flip(prompt, model):
-        answer = {**answer, "verdict": {"A": "B", "B": "A"}.get(answer.get("verdict"), "A")}
-    return answer
 
 
 def level_logprobs(step: str, prompt: str, model: str, text: str) -> dict[str, float] | None:
@@ -92,16 +49,6 @@ def level_logprobs(step: str, prompt: str, model: str, text: str) -> dict[str, f
         return None
     chosen = found.group(1)
     return {str(v): math.log(0.6 if str(v) == chosen else 0.1) for v in range(1, 6)}
-
-
-def _other_criterion_answer(answer: dict[str, Any]) -> dict[str, Any]:
-    if "verdict" in answer:
-        return {**answer, "verdict": "fail" if answer["verdict"] == "pass" else "pass"}
-    if "label" in answer:
-        return {**answer, "label": "wrong" if answer["label"] != "wrong" else "correct"}
-    if "level" in answer:
-        return {**answer, "level": 5 if answer["level"] != 5 else 1}
-    return answer
 
 
 def _scripted(matrix: dict[str, Any], judges: int = 3) -> dict[str, Any]:
@@ -138,35 +85,12 @@ def _matrix(name: str, directory: Path) -> Path:
     return path
 
 
-def _people_labels(run_dir: Path, directory: Path) -> Path:
-    """Three annotators' labels of two metrics on every sample the run scored (fixed values)."""
-    import pandas as pd
-
-    from judgegrid import load_run
-
-    scores, _ = load_run(run_dir)
-    samples = sorted(set(scores["sample_id"]) - {s for s in scores["sample_id"] if "~" in s})
-    rows = [
-        {
-            "sample_id": sample,
-            "metric": metric,
-            "annotator": annotator,
-            "value": (zlib.crc32(f"{sample}{metric}{annotator}".encode()) % 5) / 4,
-        }
-        for sample in samples
-        for metric in LABELLED_METRICS
-        for annotator in ANNOTATORS
-    ]
-    path = directory / "labels.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    return path
-
-
 def build_run(name: str, directory: Path) -> Path:
     """One of the pinned runs, scored and reported under ``directory/name``."""
     from judgegrid import rebuild_report, run_grid
     from judgegrid.api import import_labels
     from support import scripted
+    from support.disagreeing import disagreeing_answer, people_labels
 
     scripted.register()
     scripted.SCRIPT.reset()
@@ -177,7 +101,7 @@ def build_run(name: str, directory: Path) -> Path:
     finally:
         scripted.SCRIPT.reset()
     if name == "local":
-        import_labels(run.run_dir, _people_labels(run.run_dir, directory))
+        import_labels(run.run_dir, people_labels(run.run_dir, directory))
     _fix_clock(run.run_dir / "run.sqlite")
     rebuild_report(run.run_dir)
     return run.run_dir

@@ -5,7 +5,8 @@ whisker, a dashed line at chance. The chosen judge is green and filled, the judg
 separated from green and hollow, the others grey (red: a judge flagged, as in a pairwise
 criterion's position bias, drawn by ``position_block``). Plain SVG text, so report.html embeds
 it and the view serves it as an image: a person sees at a glance which intervals clear chance
-and which overlap the chosen one. Every name is escaped.
+and which overlap the chosen one. Every name is escaped; a name too long for its room is
+shortened so that no two rows read the same (``short_labels``), its full name on hover.
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ import math
 import pandas as pd
 
 from judgegrid.outputs.markup import esc
+from judgegrid.outputs.short_labels import short_labels
 
 ROW = 22
-LABEL = 180  # the judges' names
-PLOT = 280
+LABEL = 210  # the judges' names: a jury's with its embedding model, its members shortened
+PLOT = 250
 FIGURES = 140  # "0.75 [0.31, 0.93]", then the measure under the axis
 TOP, BOTTOM = 8, 30
 WIDTH = LABEL + PLOT + FIGURES
-NAME_CHARS = 22
+NAME_CHARS = 26
 _COLOURS = {"chosen": "#1a7f37", "set": "#1a7f37", "measured": "#777", "flagged": "#c33"}
 # Correlations run from -1; shares (accuracy, detection) from 0.
 _SIGNED = {"rho", "tau-b"}
@@ -50,14 +52,17 @@ def forest_svg(block: pd.DataFrame, standalone: bool = True) -> str:
         _axis(x, lo, TOP + ROW * len(rows), measure),
         _chance(x, float(rows["chance"].iloc[0]), TOP, TOP + ROW * len(rows)),
     ]
-    parts += [_row(x, TOP + ROW * k + ROW / 2, r) for k, r in enumerate(rows.to_dict("records"))]
+    names = short_labels([str(judge) for judge in rows["judge"]], NAME_CHARS)
+    parts += [
+        _row(x, TOP + ROW * k + ROW / 2, r, names[k]) for k, r in enumerate(rows.to_dict("records"))
+    ]
     return "".join(parts) + "</svg>"
 
 
-def _row(x, y: float, r: dict) -> str:
+def _row(x, y: float, r: dict, shown: str) -> str:
+    """One judge's dot and whisker, ``shown`` its name as written (the full one on hover)."""
     colour = _COLOURS.get(str(r["role"]), "#777")
     name = str(r["judge"])
-    shown = name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
     value, low, high = float(r["value"]), float(r["low"]), float(r["high"])
     weight = ' font-weight="700"' if r["role"] == "chosen" else ""
     fill = colour if r["role"] == "chosen" else "#fff"

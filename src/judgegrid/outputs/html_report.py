@@ -2,13 +2,12 @@
 
 Figures are embedded as base64 PNG, there is no script and no external resource, and every
 string that comes from the data (sample ids and texts, judge labels, error messages) passes
-through ``html.escape`` (directly or through pandas' escaping ``to_html``), so a sample that
+through ``html.escape`` (directly or through ``frame_table``), so a sample that
 contains markup is shown as text.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
@@ -16,10 +15,17 @@ from urllib.parse import quote
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses import NO_VERDICT, Analysis, by_judge_and_embedding
+from judgegrid.analyses import (
+    NO_VERDICT,
+    Analysis,
+    by_judge_and_embedding,
+    configuration_labels,
+    embedding_config,
+)
 from judgegrid.outputs import plots
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg, position_block
+from judgegrid.outputs.frame_table import frame_table, is_missing
 from judgegrid.outputs.heat_table import heat_table
 from judgegrid.outputs.markup import esc
 from judgegrid.outputs.tables_text import accuracy_table, usage_for_display
@@ -54,8 +60,8 @@ body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 1.5em;max-width:
 overflow-wrap:anywhere}
 .wide{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:12px;margin:.5em 0;overflow-wrap:normal}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+th{background:#f3f3f3}.frame .n{text-align:right;white-space:nowrap}
 .note{color:#555;font-size:13px}img{max-width:100%}
 .decisions{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:1em}
 .decision{border:1px solid #ddd;border-radius:6px;padding:.4em .9em}
@@ -77,10 +83,8 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
     """An escaped HTML table, cut at MAX_ROWS with a pointer to the full CSV."""
     if frame is None or frame.empty:
         return '<p class="note">(no rows)</p>'
-    frame, methods = _split_method_columns(frame)
-    shown = frame.head(MAX_ROWS)
-    body = shown.to_html(index=index, escape=True, border=0, na_rep="–", float_format=_number)
-    body = f'<div class="wide">{body}</div>'  # a wide table scrolls in its box, not the page
+    frame, methods = _split_method_columns(_one_configuration_column(frame))
+    body = f'<div class="wide">{frame_table(frame.head(MAX_ROWS), index=index)}</div>'
     note = ""
     if len(frame) > MAX_ROWS:
         note = f"first {MAX_ROWS} of {len(frame)} rows"
@@ -90,26 +94,77 @@ def frame_html(frame: pd.DataFrame, csv_name: str | None = None, index: bool = F
     return body + (f'<p class="note">{note}</p>' if note else "") + method_notes
 
 
-def _number(value: float) -> str:
-    """Three decimals; a small value (a cost per score of $0.00005) in two significant digits,
-    never as 0.000."""
-    if value == 0 or abs(value) >= 0.001 or not math.isfinite(value):
-        return f"{value:.3f}"
-    return f"{value:.2g}"
+COORDINATES = ("judge", "embedding", "dimension", "strictness")
+
+
+def _one_configuration_column(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table's judge, embedding, dimension and strictness as one ``configuration`` column,
+    named as the report names a configuration everywhere (``judge / embedding @ dimension
+    (s=strictness)``): four columns, two of them empty or 0 on a judge-only metric's rows, made
+    the widest tables wider than the page. Only in a table with an embedding and a dimension
+    column (the strictness table keeps its axis); one that has the column already (the language
+    means) shows it alone."""
+    if not {"embedding", "dimension"} <= set(frame.columns):
+        return frame
+    present = [c for c in COORDINATES if c in frame.columns]
+    if "configuration" in frame.columns:
+        return frame.drop(columns=present)
+    names = _configurations(frame if "strictness" in present else frame.assign(strictness=0))
+    at = list(frame.columns).index(present[0])
+    merged = frame.drop(columns=present)
+    merged.insert(at, "configuration", names)
+    return merged
+
+
+def _configurations(rows: pd.DataFrame) -> list[str]:
+    """Each row's configuration (``configuration_labels``); without a judge column, its embedding
+    and strictness alone (``(judge only)`` where a metric has no embedding)."""
+    if "judge" in rows.columns:
+        return configuration_labels(rows)
+    embeddings = embedding_config(rows["embedding"], rows["dimension"])
+    return [f"{e} (s={s})" if s else e for e, s in zip(embeddings, rows["strictness"], strict=True)]
+
+
+# Columns of sentences rather than figures, by name: the method a statistic used, or why it is
+# undefined on a row; '*missing' columns say how missing data was handled.
+NOTE_COLUMNS = {"ci_method": "interval", "method": "method", "note": "note"}
 
 
 def _split_method_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """Columns that only state a method (missing-data handling, CI method) with one value for
-    the whole table are said once under it instead of on every row."""
-    notes = []
-    for column in [c for c in frame.columns if str(c).endswith("missing") or c == "ci_method"]:
-        values = frame[column].dropna().unique()
-        if len(values) == 1:
-            label = "missing data" if str(column).endswith("missing") else "interval"
-            prefix = str(column).removesuffix("missing").rstrip("_")
-            notes.append(f"{label}{' (' + prefix + ')' if prefix else ''}: {values[0]}")
+    """Columns of sentences (``NOTE_COLUMNS``, missing-data handling) are said under the table
+    instead of in it: once when every row says the same, else each sentence once, numbered, the
+    cells keeping only its number. The same sentence on every row made each row many lines tall
+    and the table wider than the page."""
+    notes: list[str] = []
+    numbered = 0
+    for column in list(frame.columns):
+        label = _note_label(column)
+        if label is None:
+            continue
+        texts = [_sentence(value) for value in frame[column]]
+        said = list(dict.fromkeys(text for text in texts if text))
+        if said and (len(said) > 1 or not all(texts)):
+            marks = {text: f"[{numbered + k}]" for k, text in enumerate(said, 1)}
+            numbered += len(marks)
+            notes += [f"{mark} {label}: {text}" for text, mark in marks.items()]
+            frame = frame.assign(**{str(column): [marks.get(text, "") for text in texts]})
+        else:  # every row says the same, or none says anything
+            notes += [f"{label}: {text}" for text in said]
             frame = frame.drop(columns=column)
     return frame, notes
+
+
+def _note_label(column: Hashable) -> str | None:
+    """How a column of sentences is introduced under its table (None: a column of figures)."""
+    name = str(column)
+    if name.endswith("missing"):
+        prefix = name.removesuffix("missing").rstrip("_")
+        return "missing data" + (f" ({prefix})" if prefix else "")
+    return NOTE_COLUMNS.get(name)
+
+
+def _sentence(value: object) -> str:
+    return "" if is_missing(value) else str(value)
 
 
 def image(data: str, alt: str) -> str:
@@ -361,7 +416,9 @@ def _agreement(a: Analysis, rater: str) -> str:
         ]
         blocks = []
         for values, block in pairs.groupby(group):
-            label = ", ".join(f"{g}={v}" for g, v in zip(group, values, strict=True) if v != "")
+            label = ", ".join(  # no embedding, dimension 0, strictness 0: nothing to name
+                f"{g}={v}" for g, v in zip(group, values, strict=True) if v != "" and v != 0
+            )
             blocks.append((label, block))
         figures += [
             _agreement_heat(label, block) for label, block in blocks[:MAX_AGREEMENT_FIGURES]
