@@ -10,10 +10,11 @@ from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from conftest import SHARED
+from judgegrid.analyses import configuration_labels
 from judgegrid.analyses.validity.pairs import pairs_from_labels
 from judgegrid.cli import app
 from judgegrid.metrics import METRICS
-from judgegrid.run.pairs import aspect_dataset, load_pairs, paper_comparison
+from judgegrid.run.pairs import aspect_dataset, load_pairs, paper_comparison, write_pairs_outcome
 from support.demo_sets import PAIR_RECORDS
 from support.frames import scores_frame
 
@@ -166,3 +167,36 @@ def test_the_best_configuration_is_a_set_when_mcnemar_does_not_separate_it():
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
         tuple(proportion_confint(10, 12, method="wilson"))
     )
+
+
+def _table_cells(markdown: str) -> list[str]:
+    """Every cell of every table of a markdown page."""
+    rows = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [cell.strip() for row in rows for cell in row.strip("|").split("|")]
+
+
+def test_a_large_set_not_separated_is_listed_below_the_table_not_in_one_cell(
+    tmp_path, write_matrix, pairs_file
+):
+    """18 configurations answer relevance's pairs alike: no cell of a thousand characters."""
+    judges = [
+        {"id": f"scripted/judge-{k}", "label": f"judge-{k}-with-a-longer-name"} for k in "abc"
+    ]
+    embeddings = [{"id": "scripted/bow", "label": "bow", "dimensions": [64, 32, 16]}]
+    matrix = write_matrix(judges=judges, embeddings=embeddings, strictness=[1, 3], repeats=1)
+    args = ["pairs", str(matrix), "--pairs", str(pairs_file), "--no-progress"]
+    result = runner.invoke(app, [*args, "--reports-dir", str(tmp_path / "reports")])
+    assert result.exit_code == 0, result.output
+    (parent,) = (tmp_path / "reports").iterdir()
+    summary = (parent / "pairs_summary.md").read_text()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv", keep_default_na=False)
+    configurations = set(configuration_labels(accuracy))
+    assert len(configurations) >= 18
+    assert max(len(cell) for cell in _table_cells(summary)) <= 120, summary
+    assert all(name in summary for name in configurations)
+    paper = write_pairs_outcome(parent).paper  # the table's rows whole (the file is the same)
+    assert (parent / "pairs_summary.md").read_text() == summary
+    best = paper.set_index("aspect").loc["answer_relevance", "best"]
+    tied = best.removesuffix(": not separated").split(" or ")
+    assert len(tied) >= 18
+    assert all(f"- {name}\n" in summary for name in tied), summary
