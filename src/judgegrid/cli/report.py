@@ -35,7 +35,8 @@ def report(
     except InputError as exc:
         fail(exc)
     if api.is_pairs_dir(run_dir):
-        typer.echo(paths[0].read_text(encoding="utf-8"))  # pairs_summary.md
+        summary = paths[0].read_text(encoding="utf-8")  # pairs_summary.md
+        typer.echo(api.markdown_for_terminal(summary, terminal_columns()))
         return
     typer.echo("\n".join(listed("outputs:", [str(p) for p in paths], terminal_columns())))
     print_card(paths[0].parent)
