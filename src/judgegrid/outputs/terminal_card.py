@@ -173,10 +173,9 @@ class Shortener:
         return next((cut for cut in _cuts(word, width) if self._reads_as(cut, word)), None)
 
     def _reads_as(self, cut: str, word: str) -> bool:
+        """Whether ``cut`` could stand for no known word but ``word``."""
         head, _, tail = cut.partition("…")
-        return not any(
-            other != word and _could_be(other, head, tail) for other in self._known | {word}
-        )
+        return not any(o != word and _could_be(o, head, tail) for o in self._known)
 
 
 def _could_be(word: str, head: str, tail: str) -> bool:
@@ -202,7 +201,7 @@ def _inside_digits(word: str, at: int) -> bool:
     return 0 < at < len(word) and word[at].isdigit() and word[at - 1].isdigit()
 
 
-def wrapped(text: str, width: int, short: Shortener, later: int | None = None) -> list[str]:
+def _wrapped(text: str, width: int, short: Shortener, later: int | None = None) -> list[str]:
     """``text`` over lines of ``width`` characters (``later`` for every line after the first),
     broken between words only; a word longer than a line is cut (``Shortener``) or, when no
     cut tells it apart, broken into whole lines."""
@@ -228,7 +227,7 @@ def _hanging(
     text: str, width: int, indent: str, later: str, style: str, short: Shortener
 ) -> list[Line]:
     """``text`` at ``indent``, its later lines at ``later``, within ``width``."""
-    parts = wrapped(text, width - len(indent), short, width - len(later))
+    parts = _wrapped(text, width - len(indent), short, width - len(later))
     leads = [indent] + [later] * (len(parts) - 1)
     return [((lead + part, style),) for lead, part in zip(leads, parts, strict=True)]
 
@@ -251,7 +250,7 @@ def _table(entries: Sequence[CardEntry], width: int, short: Shortener) -> list[L
     flag_indent = " " * (widths[0] + len(_GAP))
     for entry in entries:
         styles = ["metric", _verdict_style(entry), "", "", ""]
-        verdict = wrapped(entry.verdict, widths[1], short)
+        verdict = _wrapped(entry.verdict, widths[1], short)
         lines.append(_row([entry.metric, verdict[0], *entry.cells()[2:]], widths, styles))
         lines += [_row(["", more], widths, styles) for more in verdict[1:]]
         for flag in entry.flags:
