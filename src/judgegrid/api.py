@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from judgegrid.labels.page import open_session as open_label_session
     from judgegrid.labels.server import page_url
     from judgegrid.outputs.report import probe_lines
+    from judgegrid.outputs.tables_text import markdown_for_terminal
     from judgegrid.outputs.terminal_card import CARD_WIDTH, TerminalCard, terminal_card
     from judgegrid.run.pairs import PairsResult, run_pairs
     from judgegrid.view.app import ViewSession, open_label_view, open_view
@@ -90,6 +91,7 @@ _LAZY = {
     "export_labels": "judgegrid.labels.files",
     "import_labels": "judgegrid.labels.files",
     "probe_lines": "judgegrid.outputs.report",
+    "markdown_for_terminal": "judgegrid.outputs.tables_text",
     "CARD_WIDTH": "judgegrid.outputs.terminal_card",
     "TerminalCard": "judgegrid.outputs.terminal_card",
     "terminal_card": "judgegrid.outputs.terminal_card",
@@ -147,6 +149,7 @@ __all__ = [
     "init_matrix",
     "is_pairs_dir",
     "load_run",
+    "markdown_for_terminal",
     "money",
     "open_label_session",
     "open_label_view",

@@ -1,11 +1,14 @@
-"""The decision card in the terminal: a row per metric within 120 columns, piped or not."""
+"""The decision card in the terminal: fitted to the terminal's width (120 columns at most),
+piped or not."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pandas as pd
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from judgegrid import run_grid
@@ -13,10 +16,39 @@ from judgegrid.analyses.decision.card import CARD_COLUMNS
 from judgegrid.cli import app
 from judgegrid.cli.card import print_card
 from judgegrid.outputs.card_short import card_row
-from judgegrid.outputs.terminal_card import CARD_WIDTH, fit, probe_grid, terminal_card
+from judgegrid.outputs.terminal_card import CARD_WIDTH, card_of, probe_grid, terminal_card
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LONG = "scripted/a-judge-whose-name-goes-on-and-on-like-a-gateway-route-v2"
+NUMBER = re.compile(r"\d+(?:[./]\d+)*")  # 0.75, 12, 11/16: a cut "11/1…" is another token
+
+
+@pytest.fixture(scope="module")
+def demo_like_run(tmp_path_factory):
+    """A finished scripted run named as the demo's (two small judges, their jury, two
+    embedding models, every probe), in a folder a test can work in: ``root/run``."""
+    from conftest import matrix_dict
+    from support import scripted
+
+    scripted.register()
+    scripted.SCRIPT.reset()
+    root = tmp_path_factory.mktemp("demo-like")
+    matrix = matrix_dict(
+        judges=[
+            {"id": "scripted/smollm2-135m", "label": "smollm2-135m"},
+            {"id": "scripted/gemma-270m", "label": "gemma-270m"},
+        ],
+        juries=[["smollm2-135m", "gemma-270m"]],
+        embeddings=[
+            {"id": "scripted/bow", "label": "e5-small", "dimensions": [64]},
+            {"id": "scripted/bow2", "label": "minilm", "dimensions": [64]},
+        ],
+        probes="all",
+        strictness=[1],
+    )
+    (root / "matrix.yaml").write_text(yaml.safe_dump(matrix, sort_keys=False))
+    run_grid(root / "matrix.yaml", run_dir=root / "run", limit=6)
+    return root
 
 
 @pytest.fixture
@@ -41,7 +73,7 @@ def _widest(lines: list[str], run_dir) -> int:
 
 
 def test_the_piped_card_fits_120_columns_and_names_every_metric(long_named_run):
-    result = CliRunner().invoke(app, ["report", str(long_named_run)])
+    result = CliRunner().invoke(app, ["report", str(long_named_run)], env={"COLUMNS": "120"})
     assert result.exit_code == 0, result.output
     lines = _card_lines(result.stdout)
     assert _widest(lines, long_named_run) <= CARD_WIDTH, "\n".join(lines)
@@ -54,10 +86,50 @@ def test_the_piped_card_fits_120_columns_and_names_every_metric(long_named_run):
 
 def test_the_terminal_card_is_a_table_of_the_same_width(long_named_run, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    monkeypatch.setenv("COLUMNS", "120")
     print_card(long_named_run)
     lines = _card_lines(capsys.readouterr().out)
     assert _widest(lines, long_named_run) <= CARD_WIDTH, "\n".join(lines)
     assert sum(1 for line in lines if line.lstrip().startswith("faithfulness")) >= 1
+
+
+def _card_figures(run_dir) -> Counter[str]:
+    """Every figure the card's table holds: each verdict's figure with its interval and n, and
+    the figures of each flag (``injection 11/16``), as many times as it holds them."""
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
+    figures: Counter[str] = Counter()
+    for record in card.to_dict("records"):
+        for column in ("value", "low", "high", "top_value"):
+            if record[column] != "":
+                figures[f"{float(record[column]):.2f}".lstrip("-")] += 1
+        if record["n"] != "":
+            figures[str(int(float(record["n"])))] += 1
+        for flag in str(record["flags"]).split("; "):
+            figures.update(NUMBER.findall(flag.partition(": ")[2]))
+    return +figures
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_report_fits_the_terminal_and_shows_every_figure_whole(demo_like_run, monkeypatch, columns):
+    monkeypatch.chdir(demo_like_run)  # the run named as a user in its folder names it: "run"
+    result = CliRunner().invoke(app, ["report", "run"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= columns, result.stdout
+    assert not re.search(r"\d…", result.stdout), result.stdout  # no number cut
+    figures = _card_figures(demo_like_run / "run")
+    assert any(k.count("/") for k in figures), figures  # the run has flags with their counts
+    assert not figures - Counter(NUMBER.findall(result.stdout)), result.stdout
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_card_in_a_terminal_fits_it_too(demo_like_run, monkeypatch, capsys, columns):
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    print_card(demo_like_run / "run")
+    lines = _card_lines(capsys.readouterr().out)
+    assert _widest(lines, demo_like_run / "run") <= columns, "\n".join(lines)
+    assert any(line.startswith("response_relevancy") for line in lines)
 
 
 def _record(**fields):
@@ -152,25 +224,42 @@ def test_a_card_whose_take_is_not_the_top_still_fits_120_columns(tmp_path):
     assert "detected 0.75 [0.41, 0.93] (top 1.00)" in lines[3]
 
 
-def test_long_cells_end_in_an_ellipsis_and_short_columns_are_never_cut():
-    rows = [("metric", "verdict", "basis"), ("faithfulness", "x" * 300, "people")]
-    fitted, widths = fit(rows, 60, shrinkable=(1,))
-    assert sum(widths) + 2 * (len(widths) - 1) <= 60
-    assert fitted[1][0] == "faithfulness" and fitted[1][2] == "people"
-    assert fitted[1][1].endswith("…") and len(fitted[1][1]) == widths[1]
+def test_a_word_too_long_for_its_column_is_cut_in_the_middle_and_short_columns_never(tmp_path):
+    record = _record(
+        verdict="x" * 150 + "-v2", judge="x" * 150 + "-v2", value=0.5, low=0.1, high=0.9
+    )
+    lines = card_of([record], pd.DataFrame(), tmp_path).plain_lines(100)
+    assert max(len(line) for line in lines) <= 100
+    row = next(line for line in lines if line.startswith("faithfulness "))
+    _, verdict, *rest = row.split()
+    assert verdict.startswith("xxxx") and "…" in verdict and verdict.endswith("x-v2")
+    assert rest == ["people", "rho", "0.50", "[0.10,", "0.90]", "12"]
 
 
-def test_a_probe_grid_too_wide_gives_way_to_a_pointer():
-    brief = pd.DataFrame(
+def _brief(judges: int) -> pd.DataFrame:
+    return pd.DataFrame(
         {
-            "metric": ["faithfulness"] * 12,
-            "judge": [f"judge-number-{k}" for k in range(12)],
+            "metric": ["faithfulness"] * judges,
+            "judge": [f"judge-number-{k}" for k in range(judges)],
             "probes": 4,
             "detected": 3,
             "injection_rose": 0,
             "flagged": False,
         }
     )
-    assert probe_grid(brief) == ([], [])
-    rows, widths = probe_grid(brief.head(2))
-    assert rows[1] == ("faithfulness", "3/4", "3/4") and len(widths) == 3
+
+
+def test_a_probe_grid_too_wide_gives_way_to_a_pointer(tmp_path):
+    brief = _brief(20)  # 20 columns: at least 8 characters each, with the gap
+    assert probe_grid(brief.head(2))[1] == ("faithfulness", "3/4", "3/4")
+    text = "\n".join(card_of([_record()], brief, tmp_path).plain_lines(120))
+    assert "probes: directional" not in text and "(probes: its Probes section)" in text
+    text = "\n".join(card_of([_record()], brief.head(2), tmp_path).plain_lines(120))
+    assert "probes: directional" in text and "Probes section" not in text
+
+
+def test_a_probe_grid_cuts_its_judges_names_to_fit_not_its_cells(tmp_path):
+    text = "\n".join(card_of([_record()], _brief(5), tmp_path).plain_lines(60))
+    header = next(line for line in text.splitlines() if line.startswith("metric "))
+    assert len(header) <= 60 and header.count("…") == 5
+    assert "faithfulness  3/4" in text

@@ -4,7 +4,7 @@ cell with its samples and failed cells; none for a data set in one language."""
 from __future__ import annotations
 
 from judgegrid.analyses.bundle import RunFacts, analyse
-from judgegrid.outputs.tables_text import language_table, means_by_language
+from judgegrid.outputs.tables_text import language_table, markdown_for_terminal, means_by_language
 from support.frames import LANGUAGES, multilingual
 
 
@@ -24,3 +24,29 @@ def test_the_bundle_and_the_table_name_configurations_and_languages():
     one = {sid: {**i, "language": "en"} for sid, i in info.items()}
     alone = analyse(scores, RunFacts(sample_info=one)).table("language_means")
     assert means_by_language(alone) == {}
+
+
+PAGE = """# a title with /a/path/that/is/longer/than/the/terminal/is/wide/by/a/good/way.jsonl
+
+| configuration | faithfulness         | answer_relevance     |
+|:--------------|:---------------------|:---------------------|
+| judge-a       | 1.00 [0.51–1.00] n=4 | –                    |
+
+- a list item long enough to go over more than one line of the narrow terminal
+"""
+
+
+def test_a_markdown_page_fits_a_narrow_terminal_its_tables_stacked_nothing_cut():
+    lines = markdown_for_terminal(PAGE, 40).splitlines()
+    assert lines[:2] == [
+        "# a title with",
+        "/a/path/that/is/longer/than/the/terminal/is/wide/by/a/good/way.jsonl",  # whole
+    ]
+    assert lines[3:5] == ["judge-a", "  faithfulness: 1.00 [0.51–1.00] n=4"]  # no "–" cell
+    assert lines[6:] == [
+        "- a list item long enough to go over",
+        "  more than one line of the narrow",
+        "  terminal",
+    ]
+    table = [line for line in PAGE.splitlines() if line.startswith("|")]
+    assert [line for line in markdown_for_terminal(PAGE, 80).splitlines() if "|" in line] == table

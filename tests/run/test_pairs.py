@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from conftest import SHARED
+from judgegrid.analyses import configuration_labels
 from judgegrid.analyses.validity.pairs import pairs_from_labels
 from judgegrid.cli import app
 from judgegrid.metrics import METRICS
-from judgegrid.run.pairs import aspect_dataset, load_pairs, paper_comparison
+from judgegrid.run.pairs import (
+    aspect_dataset,
+    load_pairs,
+    paper_comparison,
+    run_pairs,
+    write_pairs_outcome,
+)
 from support.demo_sets import PAIR_RECORDS
 from support.frames import scores_frame
 
 runner = CliRunner()
+NUMBER = re.compile(r"\d+(?:[./]\d+)*")  # 0.75, 12, 11/16: a cut "11/1…" is another token
 
 
 @pytest.fixture
@@ -166,3 +178,61 @@ def test_the_best_configuration_is_a_set_when_mcnemar_does_not_separate_it():
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
         tuple(proportion_confint(10, 12, method="wilson"))
     )
+
+
+def _table_cells(markdown: str) -> list[str]:
+    """Every cell of every table of a markdown page."""
+    rows = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [cell.strip() for row in rows for cell in row.strip("|").split("|")]
+
+
+@pytest.fixture(scope="module")
+def many_configurations(tmp_path_factory):
+    """A pairs directory where 18 configurations and more answer relevance's pairs alike (3
+    judges x 3 dimensions x 2 strictness levels): ``root/reports/<pairs>``."""
+    from conftest import matrix_dict
+    from support import scripted
+
+    scripted.register()
+    scripted.SCRIPT.reset()
+    root = tmp_path_factory.mktemp("many-configurations")
+    judges = [{"id": f"scripted/judge-{k}", "label": f"judge-{k}-named-at-length"} for k in "abc"]
+    embeddings = [{"id": "scripted/bow", "label": "bow", "dimensions": [64, 32, 16]}]
+    matrix = matrix_dict(judges=judges, embeddings=embeddings, strictness=[1, 3], repeats=1)
+    (root / "m.yaml").write_text(yaml.safe_dump(matrix, sort_keys=False))
+    (root / "pairs.jsonl").write_text("\n".join(json.dumps(r) for r in PAIR_RECORDS) + "\n")
+    run_pairs(root / "m.yaml", root / "pairs.jsonl", reports_dir=root / "reports")
+    return root
+
+
+def test_a_large_set_not_separated_is_listed_below_the_table_not_in_one_cell(
+    many_configurations,
+):
+    (parent,) = (many_configurations / "reports").iterdir()
+    summary = (parent / "pairs_summary.md").read_text()
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv", keep_default_na=False)
+    configurations = set(configuration_labels(accuracy))
+    assert len(configurations) >= 18
+    assert max(len(cell) for cell in _table_cells(summary)) <= 120, summary
+    assert all(name in summary for name in configurations)
+    paper = write_pairs_outcome(parent).paper  # the table's rows whole (the file is the same)
+    assert (parent / "pairs_summary.md").read_text() == summary
+    best = paper.set_index("aspect").loc["answer_relevance", "best"]
+    tied = best.removesuffix(": not separated").split(" or ")
+    assert len(tied) >= 18
+    assert all(f"- {name}\n" in summary for name in tied), summary
+
+
+def test_report_prints_the_pairs_summary_within_the_terminals_width(
+    many_configurations, monkeypatch
+):
+    monkeypatch.chdir(many_configurations)
+    (parent,) = Path("reports").iterdir()
+    result = runner.invoke(app, ["report", str(parent)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80, result.stdout
+    summary = (parent / "pairs_summary.md").read_text()
+    assert not Counter(NUMBER.findall(summary)) - Counter(NUMBER.findall(result.stdout))
+    shown = " ".join(result.stdout.split())
+    accuracy = pd.read_csv(parent / "pairs_accuracy.csv", keep_default_na=False)
+    assert all(name in shown for name in configuration_labels(accuracy))

@@ -1,6 +1,6 @@
-"""The decision card at the end of `judgegrid run` and `judgegrid report`: a table with colour in
-a terminal, the same columns as plain aligned text when piped (``outputs.terminal_card`` fits
-both to 120 columns)."""
+"""The decision card at the end of `judgegrid run` and `judgegrid report`, fitted to the
+terminal's width (``outputs.terminal_card`` lays it out): coloured in a terminal, the same
+lines as plain text when piped."""
 
 from __future__ import annotations
 
@@ -8,60 +8,32 @@ import sys
 from pathlib import Path
 
 import typer
-from rich import box
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from judgegrid import api
+from judgegrid.cli.common import terminal_columns
+
+# what each piece of a card's line is, as the terminal shows it
+STYLES = {
+    "head": "bold",
+    "rule": "dim",
+    "metric": "bold",
+    "verdict": "bold green",
+    "flag": "yellow",
+    "note": "dim",
+}
 
 
 def print_card(run_dir: Path) -> None:
-    """The card of ``run_dir``, as its report wrote it."""
+    """The card of ``run_dir``, as its report wrote it, as wide as the terminal."""
     card = api.terminal_card(run_dir)
+    width = terminal_columns()
     if not sys.stdout.isatty():
-        typer.echo("\n" + "\n".join(card.plain_lines()))
+        typer.echo("\n" + "\n".join(card.plain_lines(width)))
         return
-    console = Console(width=api.CARD_WIDTH, highlight=False)
+    console = Console(width=width, highlight=False)
     console.print()
-    console.print(
-        _table(
-            card.rows, card.widths, "decision per metric  (basis: people > pairs > probes > judges)"
-        )
-    )
-    if card.probes:
-        console.print(
-            _table(
-                card.probes,
-                card.probe_widths,
-                "probes: directional probes detected (+k: rose on injection)",
-            )
-        )
-    console.print()
-    for note in card.notes:
-        console.print(note, style="dim", soft_wrap=True)
-
-
-def _table(rows: list[tuple[str, ...]], widths: list[int], title: str) -> Table:
-    """The fitted rows; each column exactly as wide as ``terminal_card`` made it."""
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        title=title,
-        title_justify="left",
-        pad_edge=False,
-        show_edge=False,
-        collapse_padding=True,
-    )
-    for header, width in zip(rows[0], widths, strict=True):
-        table.add_column(header, no_wrap=True, min_width=width, max_width=width)
-    for row in rows[1:]:
-        table.add_row(*(_styled(k, cell) for k, cell in enumerate(row)))
-    return table
-
-
-def _styled(column: int, cell: str) -> str:
-    if column == 1 and cell and cell != api.NO_VERDICT:
-        return f"[bold green]{escape(cell)}[/]"
-    if column == 5 and cell:
-        return f"[yellow]{escape(cell)}[/]"
-    return escape(cell)
+    for line in card.lines(width):
+        styled = Text.assemble(*((text, STYLES.get(kind, "")) for text, kind in line))
+        console.print(styled, soft_wrap=True)

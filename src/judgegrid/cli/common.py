@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import shutil
 import signal
 import sys
 from collections.abc import Iterator
@@ -97,6 +98,13 @@ OverwriteOption = Annotated[
         "own inputs nor a file in a run directory.",
     ),
 ]
+
+
+def terminal_columns() -> int:
+    """The width to print in: ``COLUMNS`` when it is a whole number above 0, else the
+    terminal's own, else (a pipe, a file) the widest card's. Not ``TERMINAL_WIDTH``, which is
+    help's alone (``command.wide_help_when_piped`` sets it wide when piped)."""
+    return shutil.get_terminal_size((api.CARD_WIDTH, 24)).columns
 
 
 def fail(exc: InputError) -> NoReturn:

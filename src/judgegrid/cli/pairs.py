@@ -14,6 +14,7 @@ from judgegrid.cli.common import (
     ProgressOption,
     fail,
     stop_on_sigterm,
+    terminal_columns,
 )
 from judgegrid.core.errors import InputError
 
@@ -62,8 +63,9 @@ def pairs(
         )
         raise typer.Exit(EXIT_INTERRUPTED) from None
     bar.close()
-    typer.echo((result.run_dir / "pairs_summary.md").read_text(encoding="utf-8"))
-    typer.echo(
+    summary = (result.run_dir / "pairs_summary.md").read_text(encoding="utf-8")
+    outputs = (
         f"outputs: {result.run_dir}/pairs_summary.md, pairs_accuracy.csv, and one run "
         f"directory per aspect: {', '.join(result.aspect_runs)}"
     )
+    typer.echo(api.markdown_for_terminal(f"{summary}\n{outputs}", terminal_columns()), nl=False)

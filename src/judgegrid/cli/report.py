@@ -9,7 +9,7 @@ import typer
 
 from judgegrid import api
 from judgegrid.cli.card import print_card
-from judgegrid.cli.common import MarginOption, fail
+from judgegrid.cli.common import MarginOption, fail, terminal_columns
 from judgegrid.core.errors import InputError
 
 
@@ -35,7 +35,15 @@ def report(
     except InputError as exc:
         fail(exc)
     if api.is_pairs_dir(run_dir):
-        typer.echo(paths[0].read_text(encoding="utf-8"))  # pairs_summary.md
+        summary = paths[0].read_text(encoding="utf-8")  # pairs_summary.md
+        typer.echo(api.markdown_for_terminal(summary, terminal_columns()))
         return
-    typer.echo("outputs: " + ", ".join(str(p) for p in paths))
+    typer.echo("\n".join(listed("outputs:", [str(p) for p in paths], terminal_columns())))
     print_card(paths[0].parent)
+
+
+def listed(lead: str, items: list[str], width: int) -> list[str]:
+    """``lead`` and the items on one line when it fits ``width``, else each item on a line of
+    its own beneath it (a path is never cut)."""
+    line = f"{lead} {', '.join(items)}"
+    return [line] if len(line) <= width else [lead, *(f"  {item}" for item in items)]

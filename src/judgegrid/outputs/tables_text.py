@@ -1,10 +1,14 @@
 """The analyses' tables as text for people: a configuration's mean with its spread and
 failures, a language's mean with its samples, a pair accuracy with its interval, money and
-rounded times. The analyses hand over numbers; summary.md and report.html show these."""
+rounded times. The analyses hand over numbers; summary.md and report.html show these. And a
+markdown page such as pairs_summary.md fitted to a terminal's width, nothing cut."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
+import textwrap
 
 import pandas as pd
 
@@ -106,3 +110,58 @@ def means_by_language(spoken: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per metric, its configuration by language table (``language_means``; none for a data
     set in one language)."""
     return {m: language_table(spoken, m) for m in sorted(set(spoken["metric"]))}
+
+
+# what leads a markdown line's text, and the indent its later lines take: a list item's
+# marker, a quote's
+_LEAD = re.compile(r"\s*(?:[-*+] |\d+\. |> )?")
+EMPTY_CELLS = ("", "–")  # a table's cell that says nothing: left out when a table is stacked
+
+
+def markdown_for_terminal(markdown: str, width: int) -> str:
+    """A markdown page as a terminal ``width`` columns wide shows it: each paragraph, heading
+    or list item wrapped between words (a word, a path say, never cut); each table too wide
+    stacked, every row its first cell and then its other cells beneath, one ``column: cell``
+    a line."""
+    lines: list[str] = []
+    for in_table, block in itertools.groupby(markdown.splitlines(), _is_table_line):
+        rows = list(block)
+        if not in_table:
+            lines += [part for line in rows for part in _wrapped_markdown(line, width)]
+        elif max(len(row) for row in rows) <= width:
+            lines += rows
+        else:
+            lines += _stacked_table(rows, width)
+    return "\n".join(lines) + "\n"
+
+
+def _is_table_line(line: str) -> bool:
+    return line.startswith("|")
+
+
+def _wrapped_markdown(line: str, width: int, later: str | None = None) -> list[str]:
+    """One line of text over lines of ``width``; its later lines under its text, past a list
+    item's marker (or at ``later``)."""
+    if not line.strip():
+        return [""]
+    lead = _LEAD.match(line)
+    indent = later if later is not None else " " * (lead.end() if lead else 0)
+    return textwrap.wrap(
+        line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
+
+
+def _stacked_table(rows: list[str], width: int) -> list[str]:
+    """A markdown table as each row's first cell, then its other cells beneath it."""
+    header, _, *body = [_cells(row) for row in rows]
+    lines: list[str] = []
+    for row in body:
+        lines += _wrapped_markdown(row[0], width, "  ")
+        for column, cell in zip(header[1:], row[1:], strict=False):
+            if cell not in EMPTY_CELLS:
+                lines += _wrapped_markdown(f"  {column}: {cell}", width, "    ")
+    return lines
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]

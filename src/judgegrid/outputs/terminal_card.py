@@ -1,124 +1,333 @@
-"""The decision card as a person reads it in a terminal: one row per metric, 120 columns at most.
+"""The decision card as a person reads it in a terminal, fitted to the terminal's width.
 
 summary.md and report.html keep every figure and test behind a verdict; the terminal gets what a
 person takes in at a glance (the metric, the verdict, its basis, the one figure it rests on with
-its n, the flags) and a pointer to the rest. The probes come as one grid (metric x judge, the
-directional probes detected) when it fits, else as a one-line pointer. Cells too long for their
-column end in an ellipsis; the full text is in the files the footer names.
+its n, the flags) and a pointer to the rest. The card is kept whole (``TerminalCard``) and
+fitted only when drawn, at the width it is drawn at: a table when the verdict has room beside
+the short columns, else each metric stacked over its figures. Nothing is cut but a word too
+long for its line, a name in practice: cut in the middle, never through a run of digits, and
+only where the cut reads as that one word of the card (``Shortener``). A figure is never cut:
+a long verdict or flag goes on over lines instead. The probes come as one grid (metric x
+judge, the directional probes detected) when it fits, else as a pointer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from judgegrid.outputs.card_short import card_row, number
+from judgegrid.analyses import NO_VERDICT
+from judgegrid.outputs.card_short import card_row, flag_list, number
 from judgegrid.outputs.report import TABLES_DIR
 
-CARD_WIDTH = 120
-CARD_HEADER = ("metric", "verdict", "basis", "figure (95% CI)", "n", "flags")
-# Columns that give way first when a row is too wide, widest first (metric, basis, figure and n
-# are short and are never cut).
-_SHRINKABLE = (1, 5)
-_GAP = 2
+CARD_WIDTH = 120  # the widest card: a wider terminal gets this one, easier to take in
+MIN_WIDTH = 40  # the narrowest card: a narrower terminal wraps it
+CARD_HEADER = ("metric", "verdict", "basis", "figure (95% CI)", "n")
+MIN_VERDICT = 24  # the verdict column a table needs; with less room the card stacks
+TITLE = "decision per metric (basis, strongest first: people > pairs > probes > judges)"
+STACKED_KEY = "under each metric: its verdict; basis · figure (95% CI) · n; ! a flag"
+PROBES_TITLE = "probes: directional probes detected (score rose on injection)"
+_GAP = "  "
+_INDENT = "  "
+
+# A drawn line: its pieces of text, each with what it is (the terminal colours by it):
+# "" plain, "head", "rule", "metric", "verdict" (a judge named), "flag", "note".
+Piece = tuple[str, str]
+Line = tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
+class CardEntry:
+    """One metric's line of the card, whole."""
+
+    metric: str
+    verdict: str
+    named: bool  # a judge is named
+    basis: str
+    figure: str
+    n: str
+    flags: tuple[str, ...]
+
+    def cells(self) -> tuple[str, ...]:
+        return (self.metric, self.verdict, self.basis, self.figure, self.n)
+
+    def figure_words(self) -> str:
+        """Basis, figure and n on one line, as the stacked card gives them."""
+        words = [self.basis] + ([self.figure] if self.figure != "–" else [])
+        return " · ".join(words + ([f"n {self.n}"] if self.n else []))
+
+
+@dataclass(frozen=True)
+class Note:
+    """A line of the footer: its words, then a path or a command, never cut nor broken."""
+
+    words: str
+    place: str
 
 
 @dataclass(frozen=True)
 class TerminalCard:
-    """A card fitted to ``CARD_WIDTH``: its rows, the probes' grid (or a pointer), the footer."""
+    """The card whole: one entry per metric, the probes' grid (header first; empty when the
+    run has no probes), whether the report has a Probes section, the run directory the footer
+    names, and whether labels would decide more metrics."""
 
-    rows: list[tuple[str, ...]]  # the header first
-    widths: list[int]
-    probes: list[tuple[str, ...]] = field(default_factory=list)  # the header first; or empty
-    probe_widths: list[int] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    entries: list[CardEntry]
+    probes: list[tuple[str, ...]]
+    probes_reported: bool
+    run_dir: Path
+    label_step: bool
 
-    def plain_lines(self) -> list[str]:
-        """The card as aligned text (a pipe, a file, a terminal without colours)."""
-        lines = ["decision per metric (basis, strongest first: people > pairs > probes > judges)"]
-        lines += aligned(self.rows, self.widths)
-        if self.probes:
-            lines += ["", "probes: directional probes detected (score rose on injection)"]
-            lines += aligned(self.probes, self.probe_widths)
-        return [*lines, "", *self.notes]
+    def lines(self, width: int = CARD_WIDTH) -> list[Line]:
+        """The card drawn ``width`` columns wide (within ``MIN_WIDTH`` and ``CARD_WIDTH``)."""
+        width = max(MIN_WIDTH, min(width, CARD_WIDTH))
+        short = Shortener(self._words())
+        lines = _table(self.entries, width, short) or _stacked(self.entries, width, short)
+        grid = _probe_lines(self.probes, width, short)
+        if grid:
+            lines += [(), *_wrapped_line(PROBES_TITLE, width, ""), *grid]
+        notes = footer(self.run_dir, self.label_step, self.probes_reported and not grid)
+        return [*lines, (), *_footer_lines(notes, width)]
+
+    def plain_lines(self, width: int = CARD_WIDTH) -> list[str]:
+        """The card as plain text (a pipe, a file, a terminal without colours)."""
+        return ["".join(text for text, _ in line) for line in self.lines(width)]
+
+    def _words(self) -> set[str]:
+        """Every word and judge the card shows: what a cut must not be mistaken for."""
+        texts = [t for e in self.entries for t in (*e.cells(), *e.flags)]
+        texts += [cell for row in self.probes for cell in row]
+        return {w for t in texts for w in t.split()} | set(texts)
 
 
 def terminal_card(run_dir: Path) -> TerminalCard:
     """The card of a run directory, from the tables its report wrote."""
     tables = run_dir / TABLES_DIR
     card = pd.read_csv(tables / "decision_card.csv", keep_default_na=False)
-    rows = [CARD_HEADER, *(card_row(r) for r in card.to_dict("records"))]
-    rows, widths = fit(rows, CARD_WIDTH, _SHRINKABLE)
-    probes, probe_widths = probe_grid(_read_optional(tables / "probes_brief.csv"))
-    return TerminalCard(rows, widths, probes, probe_widths, footer(run_dir, card, bool(probes)))
+    brief_path = tables / "probes_brief.csv"
+    brief = _read_optional(brief_path)
+    return card_of(card.to_dict("records"), brief, run_dir, brief_path.exists())
 
 
-def probe_grid(
-    brief: pd.DataFrame, width: int = CARD_WIDTH
-) -> tuple[list[tuple[str, ...]], list[int]]:
+def card_of(
+    records: Sequence[Mapping[Hashable, object]],
+    brief: pd.DataFrame,
+    run_dir: Path,
+    probes_reported: bool | None = None,
+) -> TerminalCard:
+    """The card of decision_card.csv's rows and probes_brief.csv's, its footer naming
+    ``run_dir``; ``probes_reported``: the report has a Probes section (by default, when
+    ``brief`` has rows)."""
+    entries = [_entry(r) for r in records]
+    reported = not brief.empty if probes_reported is None else probes_reported
+    label_step = any(str(r.get("next_step", "")).startswith("judgegrid label") for r in records)
+    return TerminalCard(entries, probe_grid(brief), reported, run_dir, label_step)
+
+
+def _entry(record: Mapping[Hashable, object]) -> CardEntry:
+    metric, verdict, basis, figure, n, _ = card_row(record)
+    named = verdict != NO_VERDICT
+    return CardEntry(metric, verdict, named, basis, figure, n, tuple(flag_list(record)))
+
+
+def probe_grid(brief: pd.DataFrame) -> list[tuple[str, ...]]:
     """Metric x judge: directional probes detected of those scored, ``+k`` where the score rose
-    on injection in k pairs (``!`` when flagged). Empty when there are no probes or the grid does
-    not fit ``width``."""
+    on injection in k pairs (``!`` when flagged); the header first. Empty without probes."""
     if brief.empty:
-        return [], []
+        return []
     judges = list(dict.fromkeys(str(j) for j in brief["judge"]))
     rows: list[tuple[str, ...]] = [("metric", *judges)]
     for metric, block in brief.groupby("metric", sort=False):
         cells = {str(r["judge"]): _probe_cell(r) for r in block.to_dict("records")}
         rows.append((str(metric), *(cells.get(j, "–") for j in judges)))
-    widths = column_widths(rows)
-    if sum(widths) + _GAP * (len(widths) - 1) > width:
-        return [], []
-    return rows, widths
+    return rows
 
 
-def footer(run_dir: Path, card: pd.DataFrame, probes_shown: bool) -> list[str]:
-    """Where the full reasons are, and the one command that would strengthen the card (the run
-    directory's path is the one thing here that can make a line longer than the card)."""
+def footer(run_dir: Path, label_step: bool, probes_elsewhere: bool) -> list[Note]:
+    """Where the full reasons are (the probes too, when their grid is not drawn), and the one
+    command that would strengthen the card."""
     where = "every figure and test behind a verdict: summary.md and report.html"
-    if not probes_shown and (run_dir / TABLES_DIR / "probes_brief.csv").exists():
-        where += " (probes: its Probes section)"
-    notes = [where + f" in {run_dir}"]
-    steps = [str(s) for s in card.get("next_step", []) if str(s).startswith("judgegrid label")]
-    if steps:
-        notes.append(f"to decide more metrics, label samples: judgegrid label {run_dir}")
+    where += " (probes: its Probes section)" if probes_elsewhere else ""
+    notes = [Note(where + " in", str(run_dir))]
+    if label_step:
+        notes.append(Note("to decide more metrics, label samples:", f"judgegrid label {run_dir}"))
     return notes
 
 
-def fit(
-    rows: Sequence[tuple[str, ...]], width: int, shrinkable: Sequence[int]
-) -> tuple[list[tuple[str, ...]], list[int]]:
-    """The rows with the ``shrinkable`` columns cut (an ellipsis ends a cut cell) until a line is
-    at most ``width`` characters."""
-    widths = column_widths(rows)
-    floor = 12
-    while sum(widths) + _GAP * (len(widths) - 1) > width:
-        column = max(shrinkable, key=lambda k: widths[k])
-        if widths[column] <= floor:
-            break
-        widths[column] -= 1
-    return [tuple(_cut(c, widths[k]) for k, c in enumerate(row)) for row in rows], widths
+class Shortener:
+    """Cuts a word too long for its place in the middle (``smollm2-…instruct``), so that the
+    cut reads as that word alone among ``known`` (every word and name the card shows): two
+    names never read the same. A cut never splits a run of digits, so no figure, nor the digits
+    of a name, is shown in part."""
+
+    def __init__(self, known: Iterable[str]) -> None:
+        self._known = set(known)
+
+    def fit(self, word: str, width: int) -> str | None:
+        """``word`` itself if it fits ``width``, else its first cut that could be no other
+        known word; None when none can tell it apart (then it goes whole over lines)."""
+        if len(word) <= width:
+            return word
+        return next((cut for cut in _cuts(word, width) if self._reads_as(cut, word)), None)
+
+    def _reads_as(self, cut: str, word: str) -> bool:
+        """Whether ``cut`` could stand for no known word but ``word``."""
+        head, _, tail = cut.partition("…")
+        return not any(o != word and _could_be(o, head, tail) for o in self._known)
 
 
-def column_widths(rows: Sequence[tuple[str, ...]]) -> list[int]:
-    return [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+def _could_be(word: str, head: str, tail: str) -> bool:
+    """Whether ``head…tail`` could stand for ``word`` (at least one letter of it left out)."""
+    return len(word) > len(head) + len(tail) and word.startswith(head) and word.endswith(tail)
 
 
-def aligned(rows: Sequence[tuple[str, ...]], widths: Sequence[int]) -> list[str]:
-    """Rows as left-aligned columns, a rule under the header."""
-    gap = " " * _GAP
-    lines = [
-        gap.join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows
-    ]
-    rule = gap.join("─" * w for w in widths)
-    return [lines[0], rule, *lines[1:]]
+def _cuts(word: str, width: int) -> Iterator[str]:
+    """``head…tail`` forms of ``width`` characters, the head about two thirds of them first,
+    then every other split; no head ends in a digit and no tail starts inside a run of
+    digits, so no number is shown in part."""
+    kept = width - 1
+    preferred = -(-2 * kept // 3)
+    for head in sorted(range(1, kept + 1), key=lambda h: (abs(h - preferred), h)):
+        start = len(word) - (kept - head)
+        if word[head - 1].isdigit() or _inside_digits(word, start):
+            continue
+        yield word[:head] + "…" + word[start:]
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+def _inside_digits(word: str, at: int) -> bool:
+    """Whether ``at`` falls between two digits of ``word``."""
+    return 0 < at < len(word) and word[at].isdigit() and word[at - 1].isdigit()
+
+
+def _wrapped(text: str, width: int, short: Shortener, later: int | None = None) -> list[str]:
+    """``text`` over lines of ``width`` characters (``later`` for every line after the first),
+    broken between words only; a word longer than a line is cut (``Shortener``) or, when no
+    cut tells it apart, broken into whole lines."""
+    later = width if later is None else later
+    narrowest = min(width, later)
+    lines: list[str] = []
+    for word in text.split():
+        cut = short.fit(word, narrowest)
+        for piece in [cut] if cut is not None else _chunks(word, narrowest):
+            room = width if len(lines) == 1 else later  # the line the piece would join
+            if lines and len(lines[-1]) + 1 + len(piece) <= room:
+                lines[-1] += " " + piece
+            else:
+                lines.append(piece)
+    return lines or [""]
+
+
+def _chunks(word: str, width: int) -> list[str]:
+    return [word[k : k + width] for k in range(0, len(word), width)]
+
+
+def _hanging(
+    text: str, width: int, indent: str, later: str, style: str, short: Shortener
+) -> list[Line]:
+    """``text`` at ``indent``, its later lines at ``later``, within ``width``."""
+    parts = _wrapped(text, width - len(indent), short, width - len(later))
+    leads = [indent] + [later] * (len(parts) - 1)
+    return [((lead + part, style),) for lead, part in zip(leads, parts, strict=True)]
+
+
+def _wrapped_line(text: str, width: int, style: str) -> list[Line]:
+    return _hanging(text, width, "", "", style, Shortener(()))
+
+
+def _table(entries: Sequence[CardEntry], width: int, short: Shortener) -> list[Line] | None:
+    """The card as columns, each verdict over lines within its column and each flag on a line
+    of its own under its row; None when the verdict would have less than ``MIN_VERDICT``."""
+    rows = [CARD_HEADER, *(e.cells() for e in entries)]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(CARD_HEADER))]
+    room = width - sum(widths) + widths[1] - len(_GAP) * (len(widths) - 1)
+    if room < MIN_VERDICT:
+        return None
+    widths[1] = min(widths[1], room)
+    lines = [*_wrapped_line(TITLE, width, ""), _row(CARD_HEADER, widths, ["head"] * 5)]
+    lines.append(_row(["─" * w for w in widths], widths, ["rule"] * 5))
+    flag_indent = " " * (widths[0] + len(_GAP))
+    for entry in entries:
+        styles = ["metric", _verdict_style(entry), "", "", ""]
+        verdict = _wrapped(entry.verdict, widths[1], short)
+        lines.append(_row([entry.metric, verdict[0], *entry.cells()[2:]], widths, styles))
+        lines += [_row(["", more], widths, styles) for more in verdict[1:]]
+        for flag in entry.flags:
+            lines += _hanging("! " + flag, width, flag_indent, flag_indent + "  ", "flag", short)
+    return lines
+
+
+def _row(cells: Sequence[str], widths: Sequence[int], styles: Sequence[str]) -> Line:
+    """One line of a table: its cells padded to their columns, each styled."""
+    pieces: list[Piece] = []
+    for k, (cell, w, style) in enumerate(zip(cells, widths, styles, strict=False)):
+        pieces += [(_GAP, "")] if k else []
+        pieces.append((cell.ljust(w), style))
+    return _rstripped(pieces)
+
+
+def _rstripped(pieces: list[Piece]) -> Line:
+    """The line without the spaces that pad its last columns."""
+    while pieces and not pieces[-1][0].strip():
+        pieces.pop()
+    if pieces:
+        pieces[-1] = (pieces[-1][0].rstrip(), pieces[-1][1])
+    return tuple(pieces)
+
+
+def _verdict_style(entry: CardEntry) -> str:
+    return "verdict" if entry.named else ""
+
+
+def _stacked(entries: Sequence[CardEntry], width: int, short: Shortener) -> list[Line]:
+    """Each metric on a line of its own, its verdict, figures and flags on lines beneath."""
+    lines = [*_wrapped_line(TITLE, width, ""), *_wrapped_line(STACKED_KEY, width, "")]
+    lines.append((("─" * min(width, len(TITLE)), "rule"),))
+    deeper = _INDENT * 2
+    for entry in entries:
+        lines += _hanging(entry.metric, width, "", _INDENT, "metric", short)
+        lines += _hanging(entry.verdict, width, _INDENT, deeper, _verdict_style(entry), short)
+        lines += _hanging(entry.figure_words(), width, _INDENT, deeper, "", short)
+        for flag in entry.flags:
+            lines += _hanging("! " + flag, width, _INDENT, deeper, "flag", short)
+    return lines
+
+
+def _probe_lines(rows: Sequence[tuple[str, ...]], width: int, short: Shortener) -> list[Line]:
+    """The probes' grid within ``width``: a judge's name cut in its column's header if need
+    be (never to less than its cells); empty when it still does not fit."""
+    if not rows:
+        return []
+    floors = [max(len(row[k]) for row in rows[1:]) for k in range(len(rows[0]))]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    floors[0] = widths[0]  # metric names whole
+    spare = width - len(_GAP) * (len(widths) - 1)
+    while sum(widths) > spare:
+        k = max(range(len(widths)), key=lambda c: widths[c] - floors[c])
+        if widths[k] <= max(floors[k], 6):
+            return []
+        widths[k] -= 1
+    header = tuple(short.fit(name, w) for name, w in zip(rows[0], widths, strict=True))
+    if any(h is None for h in header):
+        return []
+    shown = [tuple(h or "" for h in header), *rows[1:]]
+    rule = ["─" * w for w in widths]
+    lines = [_row(shown[0], widths, ["head"] * len(widths))]
+    lines.append(_row(rule, widths, ["rule"] * len(widths)))
+    return lines + [_row(row, widths, [""] * len(widths)) for row in shown[1:]]
+
+
+def _footer_lines(notes: Sequence[Note], width: int) -> list[Line]:
+    """Each note on a line, or its words and then its path or command on a line of its own."""
+    lines: list[Line] = []
+    for note in notes:
+        if len(note.words) + 1 + len(note.place) <= width:
+            lines.append(((f"{note.words} {note.place}", "note"),))
+            continue
+        lines += _hanging(note.words, width, "", "", "note", Shortener(()))
+        lines.append(((_INDENT + note.place, "note"),))
+    return lines
 
 
 def _probe_cell(record: Mapping[Hashable, object]) -> str:

@@ -188,6 +188,8 @@ PAPER_COLUMNS = [
     "ragas_paper_gpt-3.5",
     "paper_inside_ci",
 ]
+NOT_SEPARATED = "not_separated"  # the best's set, top first: listed under the table when long
+BEST_CELL_CHARS = 100  # a set named in full within this; a longer one named in part
 
 
 def paper_comparison(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -211,7 +213,8 @@ def paper_comparison(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         row["ragas_paper_gpt-3.5"] = paper
         row["paper_inside_ci"] = bool(low <= paper <= high) if np.isfinite(low) else None
         rows.append(row)
-    table = pd.DataFrame(rows).reindex(columns=PAPER_COLUMNS)
+    table = pd.DataFrame(rows).reindex(columns=[*PAPER_COLUMNS, NOT_SEPARATED])
+    table[NOT_SEPARATED] = [t if isinstance(t, list) else [] for t in table[NOT_SEPARATED]]
     return table.astype({"n": "Int64", "unscored": "Int64"})
 
 
@@ -225,6 +228,7 @@ def _best_configuration(block: pd.DataFrame) -> dict[str, Any]:
     return {
         "configurations": right.shape[1],
         "best": best_words(ruling),
+        NOT_SEPARATED: [s.judge for s in ruling.tied] if len(ruling.tied) > 1 else [],
         "accuracy": top.quality,
         "ci_low": top.low,
         "ci_high": top.high,
@@ -250,11 +254,46 @@ def outcome_markdown(outcome: PairsOutcome, title: str) -> str:
         "another). Read its figure with its interval and n: a few pairs can neither confirm nor "
         "refute the paper's.",
         "",
-        outcome.paper.to_markdown(index=False, floatfmt=".2f"),
+        paper_markdown(outcome.paper),
         "",
     ]
     lines += [f"- {note}" for note in outcome.notes]
     return "\n".join(lines) + "\n"
+
+
+def paper_markdown(paper: pd.DataFrame) -> str:
+    """The comparison with the paper as a table, a set of best configurations too long for its
+    cell named in part there ('a or b (+16 more, listed below)') and in full under the table."""
+    listed = [
+        len(best) > BEST_CELL_CHARS and len(tied) > 1
+        for best, tied in zip(paper["best"], paper[NOT_SEPARATED], strict=True)
+    ]
+    best = [
+        _best_in_part(row[NOT_SEPARATED]) if long else row["best"]
+        for row, long in zip(paper.to_dict("records"), listed, strict=True)
+    ]
+    shown = paper.drop(columns=NOT_SEPARATED).assign(best=best)
+    lines = [shown.to_markdown(index=False, floatfmt=".2f")]
+    for row, long in zip(paper.to_dict("records"), listed, strict=True):
+        if long:
+            tied = row[NOT_SEPARATED]
+            heading = f"Not separated, {row['aspect']} ({len(tied)} configurations, best first):"
+            lines += ["", heading, "", *(f"- {name}" for name in tied)]
+    return "\n".join(lines)
+
+
+def _best_in_part(tied: list[str]) -> str:
+    """As many of the set's names as fit ``BEST_CELL_CHARS`` (the first always) and how many
+    more are listed below."""
+    for shown in range(len(tied) - 1, 1, -1):
+        if len(cell := _named_in_part(tied, shown)) <= BEST_CELL_CHARS:
+            return cell
+    return _named_in_part(tied, 1)
+
+
+def _named_in_part(tied: list[str], shown: int) -> str:
+    more = len(tied) - shown
+    return f"{' or '.join(tied[:shown])} (+{more} more, listed below): not separated"
 
 
 @dataclass
