@@ -184,6 +184,7 @@ BETTER_REPLY = {
 }
 EVERY_KIND_METRICS = ["faithfulness", "response_relevancy", "context_precision"]
 EVERY_KIND_CRITERIA = [*VIEW_CRITERIA, BETTER_REPLY]
+EMBEDDING_LABEL = "bag-of-words"  # long, as the upright names of the grid's columns can be
 _BUILT_EVERY_KIND: list[Path] = []
 
 
@@ -205,10 +206,10 @@ def every_kind_samples() -> Dataset:
 
 
 def make_every_kind_run(root: Path) -> Path:
-    """A scripted run with a page of every kind: three metrics (one scored from contexts
-    ticked, one without contexts on half its samples), the three criteria above, a pairwise
-    criterion, and a probe of each metric and criterion; with its report. Built once per
-    process and copied (as ``make_view_run``); the run directory is ``root/run``."""
+    """A scripted run with a page of every kind: three metrics (one labelled by ticking
+    contexts, one whose samples have no contexts half the time), the three criteria above, a
+    pairwise criterion, and probes of each metric and criterion; with its report. Built once
+    per process and copied (as ``make_view_run``); the run directory is ``root/run``."""
     return copy_of_run(_BUILT_EVERY_KIND, _build_every_kind_run, root)
 
 
@@ -221,7 +222,7 @@ def _build_every_kind_run(root: Path) -> Path:
     matrix = root / "m.yaml"
     spec = matrix_dict(
         metrics=EVERY_KIND_METRICS,
-        embeddings=[{"id": "scripted/bow", "label": "bow", "dimensions": [64]}],
+        embeddings=[{"id": "scripted/bow", "label": EMBEDDING_LABEL, "dimensions": [64]}],
         criteria=EVERY_KIND_CRITERIA,
         strictness=[1],
         repeats=1,

@@ -47,8 +47,10 @@ function go(path, query) {
   location.hash = `#${path}${q}`;
 }
 
+// A page: its title and its parts; a part a page leaves out (null) is not drawn (replaceChildren
+// would draw it as the text "null").
 function page(title, ...children) {
-  $("main").replaceChildren(el("h1", { text: title }), ...children);
+  $("main").replaceChildren(el("h1", { text: title }), ...children.filter((child) => child != null));
   window.scrollTo(0, 0);
 }
 

@@ -1,0 +1,123 @@
+"""Every page of `judgegrid view` and every kind of item on its labelling page, in headless
+Chromium at 1280 px, on a scripted run with a page of every kind (three metrics, three criteria, a
+pairwise criterion, probes of each): no page shows `null`, `undefined` or `NaN`, and no heading
+stands over nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+
+from support.browser import DevTools, browser_page, evaluate, navigate, wait_until
+from support.servers import command_server
+from support.view_runs import EVERY_KIND_CRITERIA, EVERY_KIND_METRICS, make_every_kind_run
+
+METRICS = EVERY_KIND_METRICS + [c["name"] for c in EVERY_KIND_CRITERIA]
+WORDED = "polite"  # the criterion asked in three wordings: its grid may fold them
+VIEW_PAGES = [
+    ("decision", ""),
+    ("folded", WORDED),
+    *[(kind, metric) for kind in ("samples", "sample", "probe", "compare") for metric in METRICS],
+]
+
+# What the page shows that it should not: the words a script prints for a value it lacks, and
+# each visible heading with no visible text under it before the next heading.
+SHOWN_WRONG = """(() => {
+    const seen = (e) => e.checkVisibility();
+    const heading = (e) => /^H[1-3]$/.test(e.tagName);
+    const bare = (h) => {
+        let text = "";
+        for (let e = h.nextElementSibling; e && !heading(e); e = e.nextElementSibling)
+            if (seen(e)) text += e.innerText;
+        return !text.trim();
+    };
+    return {
+        words: document.body.innerText.match(/\\b(null|undefined|NaN)\\b/g) || [],
+        bare: [...document.querySelectorAll("h1, h2, h3")].filter(seen).filter(bare)
+            .map((h) => h.innerText),
+    };
+})()"""
+DRAWN = "document.querySelector('main h1') !== null || $('status').textContent"
+ITEM_SHOWN = "!document.getElementById('item').hidden"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> Iterator[tuple[str, DevTools]]:
+    """The run served by `judgegrid view`, and one browser for the module's pages."""
+    root = tmp_path_factory.mktemp("every-kind-browser")
+    run_dir = make_every_kind_run(root)
+    with (
+        command_server("view", str(run_dir), "--annotator", "ann") as url,
+        browser_page(root / "profile", width=1280, height=1000) as tools,
+    ):
+        yield url, tools
+
+
+def fetched(tools: DevTools, path: str, body: dict[str, Any] | None = None) -> Any:
+    """The app's API answer to ``path``, asked from the open page as its script asks."""
+    sent = "" if body is None else f", {json.dumps(body)}"
+    return evaluate(tools, f"api({json.dumps(path)}{sent})")
+
+
+def opened(tools: DevTools, url: str) -> None:
+    """``url`` loaded afresh (a page of the app differing from the last only in its hash would
+    not load again)."""
+    navigate(tools, "about:blank")
+    navigate(tools, url)
+
+
+def grid(tools: DevTools, metric: str) -> dict[str, Any]:
+    return dict(fetched(tools, f"/api/view/samples?metric={metric}&per_page=200"))
+
+
+def route_of(tools: DevTools, kind: str, metric: str) -> str:
+    """The address (hash) of one page of the view: ``kind`` of page, of ``metric``."""
+    if kind == "decision":
+        return "#/decision"
+    if kind in ("samples", "folded"):
+        fold = "&fold=wording" if kind == "folded" else ""
+        return f"#/samples?metric={metric}{fold}"
+    page = grid(tools, metric)
+    rows = [r for r in page["rows"] if (r["probe"] is not None) == (kind == "probe")]
+    sample = quote(rows[0]["id"], safe="")
+    if kind != "compare":
+        return f"#/sample/{sample}?metric={metric}"
+    first = page["columns"][0]
+    other = next(c for c in page["columns"] if c["judge"] != first["judge"])
+    query = urlencode({"metric": metric, "a": first["key"], "b": other["key"], "repeat": 0})
+    return f"#/compare/{sample}?{query}"
+
+
+@pytest.mark.parametrize(("kind", "metric"), VIEW_PAGES, ids=[f"{k}-{m}" for k, m in VIEW_PAGES])
+def test_no_page_of_the_view_shows_null_undefined_nan_or_a_bare_heading(app, kind, metric):
+    url, tools = app
+    opened(tools, url)
+    route = route_of(tools, kind, metric)
+    opened(tools, url + route)
+    wait_until(tools, DRAWN)
+    status = evaluate(tools, "document.getElementById('status').textContent")
+    wrong = evaluate(tools, SHOWN_WRONG)
+    assert status == "", (route, status)
+    assert wrong == {"words": [], "bare": []}, route
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_no_item_of_the_labelling_page_shows_null_undefined_nan_or_a_bare_heading(app, metric):
+    """Each of the metric's own samples, put first in the queue from the viewer (a metric
+    whose samples have no contexts, a criterion, a pairwise criterion's two answers)."""
+    url, tools = app
+    opened(tools, url)
+    samples = [r["id"] for r in grid(tools, metric)["rows"] if r["probe"] is None]
+    for sample in samples:
+        fetched(tools, "/api/view/label", {"sample_id": sample, "metric": metric})
+        opened(tools, url.replace("/?token=", "/label?token="))
+        wait_until(tools, ITEM_SHOWN)
+        wait_until(tools, f"$('metric-title').textContent.includes({sample!r})")
+        assert evaluate(tools, SHOWN_WRONG) == {"words": [], "bare": []}, (metric, sample)
+        opened(tools, url)
+    assert len(samples) == 4
+
