@@ -1,7 +1,11 @@
 """Every page of `judgegrid view` and every kind of item on its labelling page, in headless
 Chromium at 1280 px, on a scripted run with a page of every kind (three metrics, three criteria, a
 pairwise criterion, probes of each): no page shows `null`, `undefined` or `NaN`, and no heading
-stands over nothing."""
+stands over nothing; every sample the grid lists opens, probes included, each showing its
+question; a probe's page says what it changed beside its base's scores.
+
+With JUDGEGRID_SCREENSHOTS=DIR the Samples page with its probes and a probe's page are written to
+DIR (how docs/view-probe.png is made)."""
 
 from __future__ import annotations
 
@@ -12,12 +16,24 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from support.browser import DevTools, browser_page, evaluate, navigate, wait_until
+from judgegrid.inputs.probes import NOTE
+from support.browser import (
+    DevTools,
+    browser_page,
+    click,
+    console_errors,
+    evaluate,
+    navigate,
+    press,
+    wait_until,
+)
 from support.servers import command_server
+from support.view_pages import shoot
 from support.view_runs import EVERY_KIND_CRITERIA, EVERY_KIND_METRICS, make_every_kind_run
 
 METRICS = EVERY_KIND_METRICS + [c["name"] for c in EVERY_KIND_CRITERIA]
 WORDED = "polite"  # the criterion asked in three wordings: its grid may fold them
+INJECTED = "canal-grounded~probe~response_relevancy~injection"
 VIEW_PAGES = [
     ("decision", ""),
     ("folded", WORDED),
@@ -121,3 +137,78 @@ def test_no_item_of_the_labelling_page_shows_null_undefined_nan_or_a_bare_headin
         opened(tools, url)
     assert len(samples) == 4
 
+
+def shown_sample(tools: DevTools, sample_id: str) -> dict[str, Any]:
+    """Once the page of ``sample_id`` is drawn: its title, question, and probe box."""
+    wait_until(tools, f"location.hash.includes({quote(sample_id, safe='')!r})")
+    wait_until(
+        tools,
+        f"(document.querySelector('main h1') || {{textContent: ''}}).textContent"
+        f".includes({sample_id!r}) || document.getElementById('status').textContent",
+    )
+    return dict(
+        evaluate(
+            tools,
+            """({title: document.querySelector('main h1').textContent,
+                 status: document.getElementById('status').textContent,
+                 question: (document.getElementById('f-user_input') || {}).textContent,
+                 probe: (document.getElementById('probe') || {}).innerText || null})""",
+        )
+    )
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_every_sample_the_grid_lists_opens_with_its_question(app, metric):
+    """The grid's rows, probes marked as such with their base's question; the first opened with
+    a click, the rest with j, as a person goes through them."""
+    url, tools = app
+    opened(tools, url + f"#/samples?metric={metric}")
+    wait_until(tools, "document.querySelectorAll('#grid tr.row').length > 0")
+    rows = evaluate(
+        tools,
+        """[...document.querySelectorAll('#grid tr.row')].map(r => ({
+            id: r.dataset.id,
+            question: r.querySelector('td.question .question-text').textContent,
+            tag: (r.querySelector('.probe-tag') || {}).textContent || null}))""",
+    )
+    probes = [row for row in rows if "~probe~" in row["id"]]
+    assert probes and len(probes) < len(rows)
+    for row in rows:
+        assert row["question"], row
+        name = row["id"].rsplit("~", 1)[1] if row in probes else None
+        assert row["tag"] == (f"probe · {name}" if name else None), row
+    click(tools, "#grid tr.row td")
+    for k, row in enumerate(rows):
+        if k:
+            press(tools, "j")
+        shown = shown_sample(tools, row["id"])
+        assert shown["status"] == "" and shown["question"] == row["question"], shown
+        assert (shown["probe"] is not None) == (row in probes), shown
+
+
+def test_a_probes_page_shows_what_it_changed_beside_its_bases_scores(app, tmp_path):
+    url, tools = app
+    opened(tools, url + "#/samples?metric=response_relevancy")
+    wait_until(tools, "document.querySelectorAll('#grid tr.row').length > 0")
+    shoot(tools, tmp_path, "view-samples-probes.png")
+    opened(tools, url + f"#/sample/{quote(INJECTED, safe='')}?metric=response_relevancy")
+    wait_until(tools, "document.getElementById('probe-scores') !== null")
+    page = evaluate(
+        tools,
+        """({probe: document.getElementById('probe').innerText,
+             base: document.querySelector('#probe a.base').getAttribute('href'),
+             added: [...document.querySelectorAll('#probe .added')].map(e => e.textContent),
+             scores: [...document.querySelectorAll('#probe-scores tbody tr')].map(
+                 r => [...r.children].map(c => c.textContent)),
+             label: document.getElementById('label-this')})""",
+    )
+    shoot(tools, tmp_path, "view-probe.png")
+    errors = console_errors(tools)
+    assert "must not score higher than its base" in page["probe"]
+    assert "Who completed the Panama Canal" in page["probe"]  # its base's question
+    assert page["base"].startswith("#/sample/canal-grounded~probe~response_relevancy~foreign")
+    assert [text.strip() for text in page["added"]] == [NOTE["en"]]
+    assert len(page["scores"]) == 2 and all(len(row) == 4 for row in page["scores"])
+    assert all(row[1] != "–" and row[2] != "–" for row in page["scores"]), page["scores"]
+    assert page["label"] is None  # a probe is not labelled
+    assert errors == []

@@ -50,9 +50,9 @@ def higher_is_better(run: RunView, metric: str) -> bool:
 
 
 def expected_move(tag: ProbeTag, higher_better: bool) -> str:
-    """How the probe's score must move from its base's, in words."""
+    """How the probe's score must move from its base's, in words that follow 'This probe'."""
     if tag.direction == "fails":
-        return "the judge's verdict on it must be fail"
+        return "must be judged a fail"
     down, up = ("lower", "higher") if higher_better else ("higher", "lower")
     if tag.direction == "worse":
         return f"must score {down} than its base"
