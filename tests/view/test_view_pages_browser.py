@@ -2,7 +2,8 @@
 Chromium at 1280 px, on a scripted run with a page of every kind (three metrics, three criteria, a
 pairwise criterion, probes of each): no page shows `null`, `undefined` or `NaN`, and no heading
 stands over nothing; every sample the grid lists opens, probes included, each showing its
-question; a probe's page says what it changed beside its base's scores.
+question; a probe's page says what it changed beside its base's scores; the grid's upright
+configuration names stay inside their header, below their judge's.
 
 With JUDGEGRID_SCREENSHOTS=DIR the Samples page with its probes and a probe's page are written to
 DIR (how docs/view-probe.png is made)."""
@@ -212,3 +213,36 @@ def test_a_probes_page_shows_what_it_changed_beside_its_bases_scores(app, tmp_pa
     assert all(row[1] != "–" and row[2] != "–" for row in page["scores"]), page["scores"]
     assert page["label"] is None  # a probe is not labelled
     assert errors == []
+
+
+def test_the_upright_configuration_names_stay_under_their_judge(app):
+    url, tools = app
+    opened(tools, url + "#/samples?metric=response_relevancy")
+    wait_until(tools, "document.querySelectorAll('#grid th.config').length > 0")
+    boxes = evaluate(
+        tools,
+        """(() => {
+            const box = (r) => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+            const text = (e) => { const r = document.createRange(); r.selectNodeContents(e);
+                                  return box(r.getBoundingClientRect()); };
+            return {
+                names: [...document.querySelectorAll('#grid th.config')].map(
+                    e => ({text: text(e), cell: box(e.getBoundingClientRect())})),
+                judges: [...document.querySelectorAll('#grid th.judge')].map(
+                    e => box(e.getBoundingClientRect())),
+            };
+        })()""",
+    )
+    assert boxes["names"] and boxes["judges"]
+    for name in boxes["names"]:
+        text, cell = name["text"], name["cell"]
+        assert text["bottom"] - text["top"] > 60, name  # the whole name: 'bag-of-words@64 · s=1'
+        assert cell["top"] - 0.5 <= text["top"] and text["bottom"] <= cell["bottom"] + 0.5, name
+        for judge in boxes["judges"]:
+            apart = (
+                text["right"] <= judge["left"]
+                or judge["right"] <= text["left"]
+                or text["bottom"] <= judge["top"]
+                or judge["bottom"] <= text["top"] + 0.5
+            )
+            assert apart, (name, judge)

@@ -211,7 +211,7 @@ function configHeader(columns, fixed) {
   for (const th of fixed) th.setAttribute("rowspan", "2");
   const judges = groups.map((g) => el("th", { class: "judge", colspan: String(g.span), text: g.judge, title: g.judge }));
   const rest = (c) => (c.label.startsWith(`${c.judge} · `) ? c.label.slice(c.judge.length + 3) : "");
-  const configs = columns.map((c) => el("th", { class: "config", text: rest(c), title: c.label }));
+  const configs = columns.map((c) => el("th", { class: "config", title: c.label }, el("span", { class: "upright", text: rest(c) })));
   return [el("tr", {}, ...fixed, ...judges), el("tr", {}, ...configs)];
 }
 
