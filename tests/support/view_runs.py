@@ -184,7 +184,12 @@ BETTER_REPLY = {
 }
 EVERY_KIND_METRICS = ["faithfulness", "response_relevancy", "context_precision"]
 EVERY_KIND_CRITERIA = [*VIEW_CRITERIA, BETTER_REPLY]
-EMBEDDING_LABEL = "bag-of-words"  # long, as the upright names of the grid's columns can be
+# long names, as real judges' and embedding models' are: the grid's headers must show them whole
+EMBEDDING_LABEL = "bag-of-words"
+JUDGES = [
+    {"id": "scripted/judge-a", "label": "scripted-a"},
+    {"id": "scripted/judge-b", "label": "scripted-b"},
+]
 _BUILT_EVERY_KIND: list[Path] = []
 
 
@@ -222,6 +227,7 @@ def _build_every_kind_run(root: Path) -> Path:
     matrix = root / "m.yaml"
     spec = matrix_dict(
         metrics=EVERY_KIND_METRICS,
+        judges=JUDGES,
         embeddings=[{"id": "scripted/bow", "label": EMBEDDING_LABEL, "dimensions": [64]}],
         criteria=EVERY_KIND_CRITERIA,
         strictness=[1],

@@ -2,8 +2,9 @@
 Chromium at 1280 px, on a scripted run with a page of every kind (three metrics, three criteria, a
 pairwise criterion, probes of each): no page shows `null`, `undefined` or `NaN`, and no heading
 stands over nothing; every sample the grid lists opens, probes included, each showing its
-question; a probe's page says what it changed beside its base's scores; the grid's upright
-configuration names stay inside their header, below their judge's.
+question; a probe's page says what it changed beside its base's scores; the grid's headers show
+each judge's name whole, and its upright configuration names stay inside their cells, below
+their judge's.
 
 With JUDGEGRID_SCREENSHOTS=DIR the Samples page with its probes and a probe's page are written to
 DIR (how docs/view-probe.png is made)."""
@@ -246,3 +247,19 @@ def test_the_upright_configuration_names_stay_under_their_judge(app):
                 or judge["bottom"] <= text["top"] + 0.5
             )
             assert apart, (name, judge)
+
+
+@pytest.mark.parametrize("metric", ["faithfulness", "response_relevancy", WORDED])
+def test_every_judges_name_is_shown_whole_over_its_columns(app, metric):
+    """Over one column (a judge alone, or one embedding model) as over several."""
+    url, tools = app
+    opened(tools, url + f"#/samples?metric={metric}")
+    wait_until(tools, "document.querySelectorAll('#grid th.judge').length > 0")
+    judges = evaluate(
+        tools,
+        """[...document.querySelectorAll('#grid th.judge')].map(e => ({
+            text: e.innerText, wide: e.scrollWidth, shown: e.clientWidth}))""",
+    )
+    assert [judge["text"] for judge in judges] == ["scripted-a", "scripted-b"]
+    for judge in judges:
+        assert judge["wide"] <= judge["shown"], judge  # nothing cut off
