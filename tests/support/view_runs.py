@@ -10,6 +10,7 @@ import json
 import math
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ import yaml
 
 from judgegrid import run_grid
 from judgegrid.core.records import ScoreRow
+from judgegrid.core.sample import Dataset
+from judgegrid.inputs.dataset import load_demo
 from judgegrid.store.run_db import RunStore
 
 DISPUTED = "tokyo-noisy"
@@ -30,18 +33,24 @@ REPORT_TEXT = {".md", ".html", ".csv", ".yaml"}  # the files that may name the r
 def make_view_run(root: Path) -> Path:
     """The run under ``root/run`` (its matrix beside it, ``root/m.yaml``), a test's own to label.
     Four modules each want it; it is built once per process (a scripted run and its report) and
-    copied, since the same matrix on the scripted judge always gives the same run. The reports
-    name their run directory: the copy's name it, as they would have."""
-    if not _BUILT:
+    copied, since the same matrix on the scripted judge always gives the same run."""
+    return copy_of_run(_BUILT, _build_view_run, root)
+
+
+def copy_of_run(built: list[Path], build: Callable[[Path], Path], root: Path) -> Path:
+    """``root/run``: a copy of the run ``build`` makes, built once per process (into
+    ``built``'s one folder). The reports name their run directory: the copy's name it, as they
+    would have."""
+    if not built:
         template = Path(tempfile.mkdtemp(prefix="judgegrid-view-run-"))
         atexit.register(shutil.rmtree, template, ignore_errors=True)
-        _build_view_run(template)
-        _BUILT.append(template)
-    shutil.copytree(_BUILT[0], root, dirs_exist_ok=True)
+        build(template)
+        built.append(template)
+    shutil.copytree(built[0], root, dirs_exist_ok=True)
     for path in root.rglob("*"):
         if path.suffix in REPORT_TEXT:
             text = path.read_text(encoding="utf-8")
-            path.write_text(text.replace(str(_BUILT[0]), str(root)), encoding="utf-8")
+            path.write_text(text.replace(str(built[0]), str(root)), encoding="utf-8")
     return root / "run"
 
 
@@ -141,17 +150,7 @@ def make_criteria_view_run(root: Path) -> Path:
     """A scripted run with a built-in metric (faithfulness) and the three criteria above, two
     repeats, over the first demo samples, and its report; built once per process and copied
     (as ``make_view_run``). The run directory is ``root/run``."""
-    if not _BUILT_CRITERIA:
-        template = Path(tempfile.mkdtemp(prefix="judgegrid-view-criteria-"))
-        atexit.register(shutil.rmtree, template, ignore_errors=True)
-        _build_criteria_run(template)
-        _BUILT_CRITERIA.append(template)
-    shutil.copytree(_BUILT_CRITERIA[0], root, dirs_exist_ok=True)
-    for path in root.rglob("*"):
-        if path.suffix in REPORT_TEXT:
-            text = path.read_text(encoding="utf-8")
-            path.write_text(text.replace(str(_BUILT_CRITERIA[0]), str(root)), encoding="utf-8")
-    return root / "run"
+    return copy_of_run(_BUILT_CRITERIA, _build_criteria_run, root)
 
 
 def _build_criteria_run(root: Path) -> Path:
@@ -171,4 +170,70 @@ def _build_criteria_run(root: Path) -> Path:
         run = run_grid(matrix, limit=CRITERIA_SAMPLES, run_dir=root / "run", use_cache=False)
     finally:
         scripted.SCRIPT.reset()
+    return run.run_dir
+
+
+# -- a run with every kind of page: metrics, criteria, a pairwise criterion and probes ---------
+
+EVERY_KIND_SAMPLES = ["canal-grounded", "water-direct", "austen-complete", "austen-noncommittal"]
+BETTER_REPLY = {
+    "name": "better_reply",
+    "type": "pairwise",
+    "definition": "Which reply answers the question better?",
+    "compare": ["response", "response_b"],
+}
+EVERY_KIND_METRICS = ["faithfulness", "response_relevancy", "context_precision"]
+EVERY_KIND_CRITERIA = [*VIEW_CRITERIA, BETTER_REPLY]
+# long names, as real judges' and embedding models' are: the grid's headers must show them whole
+EMBEDDING_LABEL = "bag-of-words"
+JUDGES = [
+    {"id": "scripted/judge-a", "label": "scripted-a"},
+    {"id": "scripted/judge-b", "label": "scripted-b"},
+]
+_BUILT_EVERY_KIND: list[Path] = []
+
+
+def every_kind_samples() -> Dataset:
+    """Four demo samples, two with contexts and a reference and two with a question and an
+    answer only (what ResponseRelevancy needs), each with a second reply (``response_b``) and
+    the people's preference between the two (the first), so the pairwise criterion is probed."""
+    demo = load_demo().by_id()
+    samples = tuple(
+        demo[k].model_copy(
+            update={
+                "extra": {"response_b": "I could not say."},
+                "labels": {BETTER_REPLY["name"]: "a"},
+            }
+        )
+        for k in EVERY_KIND_SAMPLES
+    )
+    return Dataset("every-kind", samples)
+
+
+def make_every_kind_run(root: Path) -> Path:
+    """A scripted run with a page of every kind: three metrics (one labelled by ticking
+    contexts, one whose samples have no contexts half the time), the three criteria above, a
+    pairwise criterion, and probes of each metric and criterion; with its report. Built once
+    per process and copied (as ``make_view_run``); the run directory is ``root/run``."""
+    return copy_of_run(_BUILT_EVERY_KIND, _build_every_kind_run, root)
+
+
+def _build_every_kind_run(root: Path) -> Path:
+    from conftest import matrix_dict
+    from support import scripted
+
+    scripted.register()
+    scripted.SCRIPT.reset()
+    matrix = root / "m.yaml"
+    spec = matrix_dict(
+        metrics=EVERY_KIND_METRICS,
+        judges=JUDGES,
+        embeddings=[{"id": "scripted/bow", "label": EMBEDDING_LABEL, "dimensions": [64]}],
+        criteria=EVERY_KIND_CRITERIA,
+        strictness=[1],
+        repeats=1,
+        probes={"per-metric": 1},
+    )
+    matrix.write_text(yaml.safe_dump(spec, sort_keys=False))
+    run = run_grid(matrix, every_kind_samples(), run_dir=root / "run", use_cache=False)
     return run.run_dir

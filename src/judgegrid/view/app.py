@@ -23,6 +23,9 @@ from aiohttp import web
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.names import did_you_mean
+from judgegrid.core.sample import Dataset, Sample
+from judgegrid.inputs.matrix import Matrix
+from judgegrid.inputs.tasks import with_probes
 from judgegrid.labels.page import (
     LabelSession,
     QueueItem,
@@ -48,6 +51,7 @@ from judgegrid.outputs.forest import forest_svg
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset
 from judgegrid.view.details import compare, criterion_items, items
+from judgegrid.view.probes import probe_detail
 from judgegrid.view.queries import (
     FOLDS,
     PER_PAGE_MAX,
@@ -65,6 +69,8 @@ CARD_TABLE = Path("tables") / "decision_card.csv"
 EVIDENCE_TABLE = Path("tables") / "decision_evidence.csv"
 WORDING_TABLE = Path("tables") / "wording_flags.csv"
 WEIGHTING_TABLE = Path("tables") / "weighting.csv"
+# why the view does not queue a probe for labelling (the analyses never read a probe's label)
+PROBES_UNLABELLED = "people label the data set's own samples; a probe's score must move a known way"
 
 
 @dataclass
@@ -131,11 +137,15 @@ def open_label_view(
     return ViewSession(target, _run_view(target, matrix, labels.samples), labels, "label")
 
 
-def _run_view(target: Path, matrix: Any, samples: dict[str, Any]) -> RunView:
+def _run_view(target: Path, matrix: Matrix, samples: dict[str, Sample]) -> RunView:
+    """The run as the view reads it: the user's ``samples`` and the probes the matrix made of
+    them (made again: the run keeps the user's samples only), so every sample the grid lists
+    opens."""
     criteria = matrix.criteria_by_name
     metrics = matrix.scored_names
     models = {matrix.embedding_label(i): e.id for i, e in enumerate(matrix.embeddings)}
-    return RunView(target / DB_NAME, samples, metrics, models, criteria)
+    probed = with_probes(matrix, Dataset(target.name, tuple(samples.values())))
+    return RunView(target / DB_NAME, probed.by_id(), metrics, models, criteria)
 
 
 # -- parameters, checked -----------------------------------------------------------------------
@@ -309,6 +319,7 @@ def sample_detail(session: ViewSession, sample_id: str, metric: str) -> dict[str
             "extra": dict(sample.extra or {}),  # the data set's columns a criterion reads
         },
         "cells": cells,
+        "probe": probe_detail(session.run, sample, metric),
     }
 
 
@@ -483,6 +494,8 @@ def make_view_app(session: ViewSession, store: RunStore) -> web.Application:
         sample_id, metric = body.get("sample_id"), body.get("metric")
         if not isinstance(sample_id, str) or not session.run.has_sample(sample_id):
             return error(400, f"unknown sample {sample_id!r}")
+        if session.run.samples[sample_id].probe is not None:
+            return error(400, f"{sample_id!r} is a probe: {PROBES_UNLABELLED}")
         if metric not in session.run.metrics:
             return error(400, f"metric: {metric!r} is not in this run")
         position = queue_for_labelling(session, sample_id, str(metric))

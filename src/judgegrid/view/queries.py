@@ -31,6 +31,7 @@ from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.sample import Sample
+from judgegrid.inputs.probes import PROBES
 from judgegrid.metrics.response_relevancy import cosine_similarities
 from judgegrid.store.database import open_read_only
 
@@ -294,25 +295,16 @@ class RunView:
             "page": filters.page,
             "pages": pages,
             "per_page": filters.per_page,
-            "columns": [
-                {
-                    "key": key,
-                    "label": config_label(j, e, d, s, w if several else None),
-                    "judge": j,
-                    "wording": int(w),
-                }
-                for j, e, d, s, w, key in zip(
-                    *(columns[c].tolist() for c in [*CONFIG_COLUMNS, "config"]), strict=True
-                )
-            ],
+            "columns": column_entries(columns, several),
             "rows": [
                 {
                     "id": sample_id,
                     "question": _excerpt(self.samples.get(sample_id)),
+                    "probe": probe_mark(self.samples.get(sample_id)),
                     "language": getattr(self.samples.get(sample_id), "language", None),
-                    "disagreement": _number(disagreement),
-                    "instability": _number(instability),
-                    "wording_gap": _number(gap),
+                    "disagreement": json_number(disagreement),
+                    "instability": json_number(instability),
+                    "wording_gap": json_number(gap),
                     "cells": [
                         _cell(by_cell, sample_id, key, spec, given) for key in columns["config"]
                     ],
@@ -534,6 +526,32 @@ def fold_wordings(cells: pd.DataFrame) -> pd.DataFrame:
     return with_spread(frame)
 
 
+def column_entries(columns: pd.DataFrame, several: bool) -> list[dict[str, Any]]:
+    """The configurations of ``columns`` (``ordered_configs``) as the pages name them: key,
+    label (with the wording where the criterion has ``several``), judge and wording."""
+    return [
+        {
+            "key": key,
+            "label": config_label(j, e, d, s, w if several else None),
+            "judge": j,
+            "wording": int(w),
+        }
+        for j, e, d, s, w, key in zip(
+            *(columns[c].tolist() for c in [*CONFIG_COLUMNS, "config"]), strict=True
+        )
+    ]
+
+
+def probe_mark(sample: Sample | None) -> dict[str, str] | None:
+    """What marks a probe's row (None for a user's sample): the probe, its kind (a robustness
+    probe must not score better than its base, a directional one must score worse) and the
+    sample it changed."""
+    if sample is None or sample.probe is None:
+        return None
+    tag = sample.probe
+    return {"name": tag.name, "kind": PROBES[tag.name].kind, "base": tag.base}
+
+
 def ordered_configs(cells: pd.DataFrame) -> pd.DataFrame:
     """The configurations of ``cells``, one row each, in the grid's order."""
     frame = cells[[*CONFIG_COLUMNS, "config"]].drop_duplicates("config")
@@ -551,8 +569,8 @@ def _cell(
     if row is None:
         return None
     cell = {
-        "mean": _number(row["mean"]),
-        "sd": _number(row["sd"]),
+        "mean": json_number(row["mean"]),
+        "sd": json_number(row["sd"]),
         "n": int(row["n"]),
         "scored": int(row["scored"]),
         "failed": int(row["failed"]),
@@ -578,7 +596,8 @@ def criterion_cell(spec: CriterionSpec, counts: Counts, row: dict[Any, Any]) -> 
     }
 
 
-def _number(value: Any) -> float | None:
+def json_number(value: Any) -> float | None:
+    """A mean as JSON holds it: rounded, and None where pandas has NaN (JSON has no NaN)."""
     return None if value is None or pd.isna(value) else round(float(value), 4)
 
 

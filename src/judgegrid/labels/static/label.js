@@ -85,8 +85,10 @@ async function show(k) {
     }
     list.append(li);
   });
-  $("retrieved_contexts-box").hidden = false;
-  $("user_input-box").hidden = false;
+  // a field the sample lacks has no heading on the page (ResponseRelevancy's samples may have
+  // no contexts)
+  $("retrieved_contexts-box").hidden = !sample.retrieved_contexts.length;
+  $("user_input-box").hidden = !sample.user_input;
   showFields(metric, sample);
   $("scale").hidden = isTicks;
   $("ticks-hint").hidden = !isTicks;

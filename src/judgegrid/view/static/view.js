@@ -6,7 +6,7 @@
 
 let meta = null;
 let list = { ids: [], filters: null, page: 1, pages: 1 }; // the Samples page last shown
-let current = { sample: null, metric: null, row: -1 };
+let current = { sample: null, metric: null, row: -1, probe: false };
 let shown = 0; // the route being drawn: an older route's late answer draws nothing
 
 // An element with text (never HTML) and children.
@@ -47,8 +47,10 @@ function go(path, query) {
   location.hash = `#${path}${q}`;
 }
 
+// A page: its title and its parts; a part a page leaves out (null) is not drawn (replaceChildren
+// would draw it as the text "null").
 function page(title, ...children) {
-  $("main").replaceChildren(el("h1", { text: title }), ...children);
+  $("main").replaceChildren(el("h1", { text: title }), ...children.filter((child) => child != null));
   window.scrollTo(0, 0);
 }
 
@@ -172,9 +174,9 @@ async function showSamples(query, mine) {
   const rows = data.rows.map((row, k) =>
     el(
       "tr",
-      { class: "row", "data-id": row.id, onclick: () => openSample(k) },
+      { class: row.probe ? "row probe" : "row", "data-id": row.id, onclick: () => openSample(k) },
       el("td", { class: "sample-id", text: row.id }),
-      el("td", { class: "question", text: row.question }),
+      el("td", { class: "question" }, row.probe ? probeTag(row.probe) : null, el("span", { class: "question-text", text: row.question })),
       el("td", { class: "num", text: fmt(row.disagreement) }),
       el("td", { class: "num", text: fmt(row.instability) }),
       worded ? el("td", { class: "num wording-gap", text: fmt(row.wording_gap) }) : null,
@@ -192,6 +194,11 @@ async function showSamples(query, mine) {
   current.row = -1;
 }
 
+// A probe's mark in the grid: which probe, its kind and base on hover.
+function probeTag(probe) {
+  return el("span", { class: "probe-tag", text: `probe · ${probe.name}`, title: `a ${probe.kind} probe of ${probe.base}` });
+}
+
 // Two header rows: each judge once over its configurations, then what sets each configuration
 // apart (embedding, dimension, strictness), upright and short; the full name on hover.
 function configHeader(columns, fixed) {
@@ -204,7 +211,7 @@ function configHeader(columns, fixed) {
   for (const th of fixed) th.setAttribute("rowspan", "2");
   const judges = groups.map((g) => el("th", { class: "judge", colspan: String(g.span), text: g.judge, title: g.judge }));
   const rest = (c) => (c.label.startsWith(`${c.judge} · `) ? c.label.slice(c.judge.length + 3) : "");
-  const configs = columns.map((c) => el("th", { class: "config", text: rest(c), title: c.label }));
+  const configs = columns.map((c) => el("th", { class: "config", title: c.label }, el("span", { class: "upright", text: rest(c) })));
   return [el("tr", {}, ...fixed, ...judges), el("tr", {}, ...configs)];
 }
 
@@ -326,6 +333,7 @@ async function showSample(id, query, mine) {
   if (mine !== shown) return;
   current.sample = id;
   current.metric = metric;
+  current.probe = Boolean(data.probe);
   if (current.row < 0) current.row = list.ids.indexOf(id);
   const groups = new Map();
   for (const cell of data.cells) {
@@ -357,7 +365,9 @@ async function showSample(id, query, mine) {
       )
     )
   );
-  const metricLinks = el("div", { class: "controls" }, select("s-metric", "metric", meta.metrics.map((m) => [m.name, m.title]), metric));
+  // a probe is scored by its own metric only
+  const metrics = data.probe ? meta.metrics.filter((m) => m.name === data.probe.metric) : meta.metrics;
+  const metricLinks = el("div", { class: "controls" }, select("s-metric", "metric", metrics.map((m) => [m.name, m.title]), metric));
   metricLinks.querySelector("#s-metric").addEventListener("change", (event) => go(`/sample/${encodeURIComponent(id)}`, new URLSearchParams({ metric: event.target.value })));
   const configs = [...groups.values()].map((cells) => [cells[0].config, cells[0].label]);
   const repeats = [...new Set(data.cells.map((c) => c.repeat))].sort((a, b) => a - b);
@@ -372,15 +382,59 @@ async function showSample(id, query, mine) {
     el("button", { id: "compare", type: "button", onclick: () => {
       go(`/compare/${encodeURIComponent(id)}`, new URLSearchParams({ metric, a: $("cmp-a").value, b: $("cmp-b").value, repeat: $("cmp-repeat").value }));
     } }, "Side by side"),
-    el("button", { id: "label-this", type: "button", onclick: () => label() }, "Label this sample (l)")
+    data.probe ? null : el("button", { id: "label-this", type: "button", onclick: () => label() }, "Label this sample (l)")
   );
   const calls = judges.map((judge) => {
     const box = el("details", { class: "calls", "data-judge": judge }, el("summary", { text: `Prompts and replies of judge ${judge}` }));
     box.addEventListener("toggle", () => { if (box.open && box.children.length === 1) loadCalls(box, id, judge, 1); });
     return box;
   });
-  page(`Sample ${data.id} · ${data.title}`, metricLinks, compareBox, crit ? criterionBox(crit, [], null) : null, fields(data.fields), el("h2", { text: "Each configuration and repeat" }), ...boxes,
+  page(`Sample ${data.id} · ${data.title}`, metricLinks, compareBox, data.probe ? probeBox(data.probe, metric) : null,
+    crit ? criterionBox(crit, [], null) : null, fields(data.fields), el("h2", { text: "Each configuration and repeat" }), ...boxes,
     el("h2", { text: "Calls" }), el("p", { class: "note", text: "The judge calls whose prompt holds this sample's question, response or first context." }), ...calls);
+}
+
+// A probe: what it is, which way its score must move and why that is known, its base (a link,
+// with the base's question), each field it changed, and the base's scores beside its own.
+function probeBox(probe, metric) {
+  const base = `#/sample/${encodeURIComponent(probe.base)}?metric=${encodeURIComponent(metric)}`;
+  return el(
+    "section",
+    { id: "probe", class: "probe" },
+    el("h2", { text: `A ${probe.kind} probe: ${probe.name}` }),
+    el("p", {}, el("strong", { text: `This probe ${probe.expected}. ` }), el("span", { text: `Why: ${probe.why}.` })),
+    el("p", {}, el("span", { text: "Its base: " }), el("a", { class: "base", href: base, text: probe.base }),
+      probe.base_question ? el("span", { class: "base-question", text: ` · asked: ${probe.base_question}` }) : null),
+    probe.fallback ? el("p", { class: "note", text: `Its templates are English: the sample's language has none of its own (${probe.language}).` }) : null,
+    el("h3", { text: "What the probe changed" }),
+    probe.changes.length ? el("div", { class: "changes" }, ...probe.changes.map(change)) : el("p", { class: "note", text: "nothing: it holds its base's texts" }),
+    el("h3", { text: "Scores: its base's beside its own" }),
+    probeScores(probe.scores)
+  );
+}
+
+// One field a probe changed: what it added to the base's text, or both texts side by side.
+function change(c) {
+  const title = el("strong", { text: c.title });
+  if (c.added) return el("p", { class: "change", "data-field": c.field }, title, el("span", { text: " · added: " }), el("span", { class: "added", text: c.added }));
+  const shownText = (t) => (Array.isArray(t) ? el("ol", {}, ...t.map((x) => el("li", { class: "text", text: x }))) : el("p", { class: "text", text: t == null ? "(none)" : t }));
+  return el(
+    "div",
+    { class: "change", "data-field": c.field },
+    title,
+    el("div", { class: "sides" }, el("div", {}, el("span", { class: "note", text: "base" }), shownText(c.base)), el("div", {}, el("span", { class: "note", text: "probe" }), shownText(c.probe)))
+  );
+}
+
+function probeScores(rows) {
+  const signed = (x) => (x == null ? "–" : `${x > 0 ? "+" : ""}${fmt(x)}`);
+  return el(
+    "table",
+    { id: "probe-scores" },
+    el("thead", {}, el("tr", {}, el("th", { text: "configuration" }), el("th", { text: "base" }), el("th", { text: "probe" }), el("th", { text: "change" }))),
+    el("tbody", {}, ...rows.map((r) => el("tr", { "data-config": r.config }, el("td", { text: r.label }), el("td", { class: "num", text: fmt(r.base) }),
+      el("td", { class: "num", text: fmt(r.probe) }), el("td", { class: "num", text: signed(r.change) }))))
+  );
 }
 
 async function loadCalls(box, id, judge, n) {
@@ -550,6 +604,7 @@ function criterionJudges(r) {
 
 async function label() {
   if (!current.sample) return say("open a sample first, then press l to label it");
+  if (current.probe) return say("a probe is not labelled: people label the data set's own samples");
   await api("/api/view/label", { sample_id: current.sample, metric: current.metric });
   location.assign(`${meta.label_path}?token=${encodeURIComponent(token)}`);
 }
