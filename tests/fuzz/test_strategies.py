@@ -8,7 +8,7 @@ import math
 from typing import Any, Literal
 
 import yaml
-from hypothesis import given
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from judgegrid.core.options import BatchMode, Execution, ModelOptions, RetryPolicy
@@ -184,3 +184,20 @@ def test_a_mutation_that_must_be_refused_says_why(pair: tuple[Any, Any]):
         for part in mutation.path:
             node = node[part]
         assert node[0] == mutation.value and node.count(mutation.value) >= 2
+    if mutation.kind == "misspelt key":  # the misspelt key is in the tree, at any depth
+        *parents, misspelt = mutation.path
+        node = tree
+        for part in parents:
+            node = node[part]
+        assert misspelt in node and misspelt[:-1] not in node
+
+
+def test_a_key_misspelt_at_the_top_is_in_the_tree():
+    """A top-level key (the matrix's `dataset`) misspelt: the tree handed on holds the typo
+    (the renamed root was dropped, so the campaign fed the valid tree and called it accepted)."""
+    tree, _ = find(
+        mutated(st.just({"dataset": None, "name": "x"})),
+        lambda pair: pair[1].kind == "misspelt key" and pair[1].path == ("datasett",),
+        settings=settings(database=None, max_examples=2000),
+    )
+    assert tree == {"datasett": None, "name": "x"}

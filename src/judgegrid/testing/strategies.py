@@ -339,7 +339,7 @@ def _targeted(draw: st.DrawFn, kind: str, tree: Any, path: NodePath) -> tuple[An
     parent, key = _at(tree, path[:-1]), path[-1]
     misspelt = key + key[-1] if key else "x"
     renamed = {misspelt if k == key else k: v for k, v in parent.items()}
-    _set(tree, path[:-1], renamed)
+    tree = _set(tree, path[:-1], renamed)  # at the top, the renamed mapping is the tree
     # a record's own fields may be any column (a criterion reads them); every other key names
     # a field, a metric or a criterion
     due = "" if len(path) == 2 and isinstance(path[0], int) else "a key that names nothing"
