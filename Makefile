@@ -15,7 +15,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test test-fast install lint browser bench docs docs-serve
+.PHONY: demo test test-fast install lint browser bench docs docs-outputs docs-serve
 
 install: $(VENV)/.installed
 
@@ -60,15 +60,22 @@ bench: install
 
 # style, the layering contracts of pyproject.toml ([tool.importlinter]) and the type checker
 lint: install
-	$(BIN)/ruff check src tests benches
-	$(BIN)/ruff format --check src tests benches
+	$(BIN)/ruff check src tests benches docs/hooks
+	$(BIN)/ruff format --check src tests benches docs/hooks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 # the documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link, a missing page
 # or a reference that does not resolve fails the build
-docs: install
+docs: install docs-outputs
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# the program's outputs the pages include (docs/outputs/*.txt), written by running the program:
+# the demo on the embedded models once (minutes; kept in reports/.docs-demo/ and reused while
+# src/judgegrid and the demo's matrix are unchanged), the rest on stand-in judges (a few minutes).
+# tests/docs/test_doc_outputs.py fails when a file differs from what the program prints now.
+docs-outputs: install
+	$(BIN)/python docs/hooks/doc_outputs.py
 
 # serve the site while editing docs/, on 127.0.0.1 only
 docs-serve: install
