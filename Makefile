@@ -31,7 +31,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The 270M embedded judge fails a few cells (cut-off or looping JSON, ~3%); each is kept with its
-# cause. --fail-under: exit 0 while at least 80% of the attempted cells scored (README: exit codes).
+# cause. --fail-under: exit 0 while at least 80% of the attempted cells scored
+# (docs/errors.md#exit-codes).
 demo: install
 	$(BIN)/judgegrid run model_matrices/local.yaml --fail-under 0.8
 
