@@ -152,3 +152,15 @@ def test_yaml_block(block: Block):
     if "judges" in data and ("metrics" in data or "criteria" in data):
         _, problems = inspect_matrix(text, block.where)
         assert problems == [], f"{block.where}: {problems}"
+
+
+# -- synopses --------------------------------------------------------------------------------------
+
+CODE_WIDTH = 80  # characters a code block of the site shows before it scrolls (1280 px window)
+
+
+@pytest.mark.parametrize("block", of("synopsis"), ids=ids(of("synopsis")))
+def test_a_synopsis_fits_the_pages_code_block(block: Block):
+    """A hand-written synopsis is read at a glance: a comment past the block's edge is cut."""
+    wide = [line for line in block.text.splitlines() if len(line) > CODE_WIDTH]
+    assert wide == []
