@@ -22,7 +22,9 @@ import argparse
 import re
 import shutil
 import socket
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -66,7 +68,7 @@ class Workspace:
 
     demo_source: Callable[[], Demo]
     root: Path = field(default_factory=lambda: temporary_folder("judgegrid-docs-"))
-    runs: dict[str, Path] = field(default_factory=dict)
+    runs: dict[str, tuple[Said, Path]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         link_checkout(self.root)
@@ -123,7 +125,8 @@ def sections(markdown: str, wanted: list[tuple[str, ...]]) -> str:
     """The sections of a Markdown text under one of the ``wanted`` heading paths (each path's
     headings from level 2 down, matched by their start): each heading on the way to one, and
     the whole text under one, in the text's order."""
-    kept, path = [], []
+    kept: list[str] = []
+    path: list[str] = []
     keep_body = False
     for line in markdown.splitlines():
         heading = re.match(r"^(#{2,}) ", line)
@@ -282,7 +285,7 @@ URL = re.compile(r"http://127\.0\.0\.1:\d+(?P<path>/\S*)\?token=\S+")
 
 def served(ws: Workspace, args: list[str]) -> str:
     """What `view` or `label` prints once it serves (its port and token as examples)."""
-    with started(args, ws.root, ws.cache, until="Ctrl-C stops it") as printed:
+    with started(args, ws.root, ws.cache, until="Ctrl-C stops it") as (_, printed):
         return transcript(args, URL.sub(r"http://127.0.0.1:38465\g<path>?token=…", printed))
 
 
@@ -323,25 +326,25 @@ def run_locked(ws: Workspace) -> str:
     ws.server.set_plan(FaultPlan(by_model={NO_KEY_JUDGE: "hang"}))  # the resume waits on it
     try:
         resume = ["run", "--resume", str(copy), "--retry-failed", "--no-progress"]
-        with started(resume, folder, ws.cache, until=None, extra_env={KEY_ENV: "stand-in"}):
-            wait_for_lock(folder / copy)
+        env = {KEY_ENV: "stand-in"}
+        with started(resume, folder, ws.cache, until=None, extra_env=env) as (process, _):
+            wait_for_lock(folder / copy, process)
             said = run_command(["report", str(copy)], folder, ws.cache, expect=(2,))
     finally:
         ws.server.set_plan(stand_in_plan())
     return HOLDER.sub(r"PID 4242 (\g<command>), since 2026-11-25T10:15:00+00:00;", said.err).strip()
 
 
-def wait_for_lock(run_dir: Path) -> None:
-    """Until a writer holds the run's lock (the resume, once it has checked its inputs)."""
-    import time
-
+def wait_for_lock(run_dir: Path, writer: subprocess.Popen[str]) -> None:
+    """Until ``writer`` holds the run's lock (once it has checked its inputs); an error if it
+    ends first."""
     from judgegrid.store.lock import holder_of
 
-    for _ in range(600):
-        if holder_of(run_dir) is not None:
-            return
+    while holder_of(run_dir) is None:
+        if writer.poll() is not None:
+            printed = writer.stdout.read() if writer.stdout else ""
+            raise RuntimeError(f"{writer.args!r} ended before it took the lock:\n{printed}")
         time.sleep(0.1)
-    raise RuntimeError(f"nobody took the lock of {run_dir}")
 
 
 # -- commands that call no model ------------------------------------------------------------------

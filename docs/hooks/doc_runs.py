@@ -201,9 +201,9 @@ def started(
     cache: Path,
     until: str | None,
     extra_env: Mapping[str, str] | None = None,
-) -> Iterator[str]:
-    """`judgegrid ARGS` started, what it printed up to the first line holding ``until`` (None:
-    nothing read); the process is stopped (by its own id) when the block ends."""
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`judgegrid ARGS` started: the process and what it printed up to the first line holding
+    ``until`` (None: nothing read); it is stopped (by its own id) when the block ends."""
     process = subprocess.Popen(
         command_line(args),
         cwd=cwd,
@@ -213,7 +213,7 @@ def started(
         text=True,
     )
     try:
-        yield "" if until is None else _read_until(process, until)
+        yield process, "" if until is None else _read_until(process, until)
     finally:
         process.terminate()
         try:
@@ -232,7 +232,7 @@ def _read_until(process: subprocess.Popen[str], until: str) -> str:
         lines.append(line)
         if until in line:
             return "".join(lines)
-    raise RuntimeError(f"{process.args} ended before printing {until!r}:\n{''.join(lines)}")
+    raise RuntimeError(f"{process.args!r} ended before printing {until!r}:\n{''.join(lines)}")
 
 
 # -- stand-in runs -------------------------------------------------------------------------------
