@@ -15,7 +15,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: demo test test-fast install lint browser bench docs docs-serve
+.PHONY: demo test test-fast install lint browser bench docs docs-outputs docs-check docs-serve
 
 install: $(VENV)/.installed
 
@@ -31,7 +31,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The 270M embedded judge fails a few cells (cut-off or looping JSON, ~3%); each is kept with its
-# cause. --fail-under: exit 0 while at least 80% of the attempted cells scored (README: exit codes).
+# cause. --fail-under: exit 0 while at least 80% of the attempted cells scored
+# (docs/errors.md#exit-codes).
 demo: install
 	$(BIN)/judgegrid run model_matrices/local.yaml --fail-under 0.8
 
@@ -49,10 +50,16 @@ TEST_WORKERS ?= 2
 PYTEST_WORKERS := -n logical --maxprocesses $(TEST_WORKERS)
 
 test: install browser
-	$(BIN)/python -m pytest $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not docs_demo"
 
 test-fast: install
-	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not slow"
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m "not slow and not docs_demo"
+
+# the docs' pasted outputs of the demo against a demo run now (or make docs-outputs' kept run,
+# if it ran on these very sources): minutes on the local models, so not in `make test`, whose
+# other doc-output tests (every output that needs no model) run on stand-in judges
+docs-check: install
+	$(BIN)/python -m pytest tests/docs/test_doc_outputs.py -m docs_demo
 
 # every benchmark of benches/ (about 5 minutes), one table of figures at the end
 bench: install
@@ -60,15 +67,22 @@ bench: install
 
 # style, the layering contracts of pyproject.toml ([tool.importlinter]) and the type checker
 lint: install
-	$(BIN)/ruff check src tests benches
-	$(BIN)/ruff format --check src tests benches
+	$(BIN)/ruff check src tests benches docs/hooks
+	$(BIN)/ruff format --check src tests benches docs/hooks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 # the documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link, a missing page
 # or a reference that does not resolve fails the build
-docs: install
+docs: install docs-outputs
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# the program's outputs the pages include (docs/outputs/*.txt), written by running the program:
+# the demo on the embedded models once (minutes; kept in reports/.docs-demo/ and reused while
+# src/judgegrid and the demo's matrix are unchanged), the rest on stand-in judges (a few minutes).
+# tests/docs/test_doc_outputs.py fails when a file differs from what the program prints now.
+docs-outputs: install
+	$(BIN)/python docs/hooks/doc_outputs.py
 
 # serve the site while editing docs/, on 127.0.0.1 only
 docs-serve: install

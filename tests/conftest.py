@@ -45,6 +45,7 @@ SLOW_MODULES = frozenset(
         "tests/cli/test_cli.py",
         "tests/cli/test_entry.py",
         "tests/cli/test_exit_codes.py",
+        "tests/docs/test_doc_outputs.py",
         "tests/docs/test_readme_start.py",
         "tests/fuzz/test_fuzz_cli.py",
         "tests/outputs/test_export.py",

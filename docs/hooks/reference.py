@@ -13,6 +13,7 @@ A page asks for one by a marker line:
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 import typing
@@ -253,9 +254,20 @@ def cli_reference() -> str:
     from judgegrid.cli.command import app
 
     command = typer.main.get_command(app)
+    whole_summaries(command)
     with typer.Context(command) as ctx:
         docs = get_docs_for_click(obj=command, ctx=ctx, name="judgegrid", title="judgegrid")
     return "\n".join("##" + line if line.startswith("#") else line for line in docs.splitlines())
+
+
+def whole_summaries(group: Any) -> None:
+    """Each command's summary (the first paragraph of its help) as its short help, so a group's
+    list of commands says it whole: click cuts it at 45 characters. The command objects are
+    this page's own (Typer makes them anew on each call)."""
+    for command in getattr(group, "commands", {}).values():
+        paragraph = inspect.cleandoc(command.help or "").split("\n\n")[0]
+        command.short_help = " ".join(paragraph.split())
+        whole_summaries(command)
 
 
 # -- the hook ------------------------------------------------------------------------------------

@@ -11,7 +11,14 @@ A block's language says what it is:
   checkout's root when it calls no model (``plan``, ``validate``, ``metrics``), unless the first
   line says why not;
 - ``yaml``: loaded; a whole matrix (``judges:`` and ``metrics:``) is validated too;
-- ``text`` (or no language): output the tool printed, a synopsis or a table: not checked.
+- ``text`` (or no language): output the program printed, included from a file it wrote
+  (``docs/outputs/``, by ``docs/hooks/doc_outputs.py``) and compared with what it prints now
+  (test_doc_outputs.py); console blocks take their output from there too;
+- ``synopsis``: a synopsis or a drawing written by hand (the commands, the errors' tree): not
+  checked, and it may not repeat a line of a program's output.
+
+A block's lines ``--8<-- "PATH"`` are pymdownx.snippets' includes: ``text`` is the block as the
+page shows it (each include replaced by its file), ``own`` the lines the page itself holds.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NOT_RUN = re.compile(r"^#\s*not run:\s*(?P<why>\S.*)$")
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<ticks>```+)(?P<info>[^`]*)$")
+SNIPPET = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
 # commands that call no model and need no run directory: safe to run from any test
 CALL_NOTHING = {"plan", "validate", "metrics", "--version"}
 
@@ -35,7 +43,9 @@ class Block:
     path: Path
     line: int
     language: str
-    text: str
+    text: str  # as the page shows it: each include replaced by its file
+    own: str = ""  # the lines the page itself holds (an include as its --8<-- line)
+    included: tuple[str, ...] = ()  # the files included, as their --8<-- lines name them
 
     @property
     def where(self) -> str:
@@ -79,10 +89,25 @@ def blocks(path: Path) -> list[Block]:
                 j += 1
             body = "\n".join(line.removeprefix(indent) for line in lines[i + 1 : j])
             language = match.group("info").strip().split(" ")[0].lower()
-            found.append(Block(path, i + 1, language, body))
+            text, included = expand_snippets(body)
+            found.append(Block(path, i + 1, language, text, body, included))
             i = j
         i += 1
     return found
+
+
+def expand_snippets(body: str) -> tuple[str, tuple[str, ...]]:
+    """A block's text with each ``--8<-- "PATH"`` line replaced by the file (PATH from the
+    checkout's root, mkdocs.yml's base_path), and the paths included."""
+    lines, included = [], []
+    for line in body.splitlines():
+        match = SNIPPET.match(line.strip())
+        if match is None:
+            lines.append(line)
+            continue
+        included.append(match.group("path"))
+        lines += (ROOT / match.group("path")).read_text(encoding="utf-8").splitlines()
+    return "\n".join(lines), tuple(included)
 
 
 def all_blocks() -> list[Block]:

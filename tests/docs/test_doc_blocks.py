@@ -18,7 +18,7 @@ from judgegrid.cli.command import app
 from judgegrid.inputs.matrix import inspect_matrix
 
 BLOCKS = all_blocks()
-KNOWN_LANGUAGES = {"python", "bash", "console", "yaml", "text", ""}
+KNOWN_LANGUAGES = {"python", "bash", "console", "yaml", "text", "synopsis", ""}
 DUMMY_KEYS = {"OPENAI_API_KEY": "sk-docs-test-not-a-key", "OPENROUTER_API_KEY": "sk-or-not-a-key"}
 
 
@@ -146,11 +146,21 @@ def test_bash_block_runs_in_an_empty_directory(block: Block, tmp_path: Path):
 
 @pytest.mark.parametrize("block", of("yaml"), ids=ids(of("yaml")))
 def test_yaml_block(block: Block):
-    text = block.text
-    if text.startswith("--8<--"):  # a snippet: the included file is the block
-        text = (ROOT / text.split('"')[1]).read_text(encoding="utf-8")
+    text = block.text  # an included file as the block (doc_blocks.expand_snippets)
     data = yaml.safe_load(text)
     assert isinstance(data, dict), f"{block.where}: not a mapping"
     if "judges" in data and ("metrics" in data or "criteria" in data):
         _, problems = inspect_matrix(text, block.where)
         assert problems == [], f"{block.where}: {problems}"
+
+
+# -- synopses --------------------------------------------------------------------------------------
+
+CODE_WIDTH = 80  # characters a code block of the site shows before it scrolls (1280 px window)
+
+
+@pytest.mark.parametrize("block", of("synopsis"), ids=ids(of("synopsis")))
+def test_a_synopsis_fits_the_pages_code_block(block: Block):
+    """A hand-written synopsis is read at a glance: a comment past the block's edge is cut."""
+    wide = [line for line in block.text.splitlines() if len(line) > CODE_WIDTH]
+    assert wide == []

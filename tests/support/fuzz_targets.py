@@ -113,7 +113,7 @@ def open_class(part: str) -> tuple[Any, ...]:
     return (pytest.mark.xfail(strict=True, reason=f"open on main: {OPEN_CLASSES[part]}"),)
 
 
-EXIT_INTERRUPTED = 130  # what `judgegrid` exits with on Ctrl-C (README: exit codes)
+EXIT_INTERRUPTED = 130  # what `judgegrid` exits with on Ctrl-C (docs/errors.md#exit-codes)
 EXAMPLE_SECONDS = 60  # an example still running after this is a hang (a failure of its own)
 CACHE_ENV = "JUDGEGRID_CACHE_DIR"
 

@@ -22,7 +22,7 @@ from judgegrid.core.cells import Cell
 from judgegrid.core.errors import InputError, Problem
 from judgegrid.core.redaction import redact_text
 
-# Exit codes, for a CI job (README: "Exit codes").
+# Exit codes, for a CI job (docs/errors.md#exit-codes).
 EXIT_OK = 0  # every cell scored (skipped cells allowed)
 EXIT_BELOW_FAIL_UNDER = 1  # with --fail-under: the scored share of attempted cells fell short
 EXIT_BAD_INPUT = 2  # a matrix, data set, run directory or option that cannot be used
@@ -57,7 +57,7 @@ def default_matrix(matrix: Path) -> Path:
 
 MatrixArgument = Annotated[Path, typer.Argument(help="Model matrix YAML.")]
 
-# How a data set's fields are read, on every command that takes --dataset (README: "Data sets").
+# How a data set's fields are read, on every command that takes --dataset (docs/datasets.md).
 ColumnsOption = Annotated[
     str | None,
     typer.Option(
