@@ -33,7 +33,9 @@ class BatchPlan:
     """What the batch endpoints do.
 
     delay_s: a batch is ``in_progress`` this long after it is created, then finished.
-    failed_lines: the share of lines answered with HTTP 500 in the error file.
+    failed_lines: the share of lines answered with HTTP 500 in the error file, drawn on the
+        line's body and how many times that body came before (never on its custom id, which
+        carries the server's port: a share of a small grid would then fail none on some ports).
     expire: the numbers (1 = the first batch created) of the batches that expire;
     expired_done: the share of an expiring batch's lines finished before it expired.
     submit_429: this many ``POST /v1/batches`` answer 429 (with Retry-After) before any succeeds.
@@ -76,6 +78,7 @@ class BatchDesk:
         self.log: list[tuple[str, str, str]] = []  # (event, id, detail)
         self.created_for: Counter[str] = Counter()  # batches created per input file
         self.lines_submitted: Counter[str] = Counter()  # custom ids submitted in a created batch
+        self.bodies_seen: Counter[str] = Counter()  # each line body's answers so far
         self.submits = 0  # POST /v1/batches received, 429s included
 
     def routes(self, app: web.Application) -> None:
@@ -198,7 +201,7 @@ class BatchDesk:
                     {**head, "response": None, "error": {"code": code, "message": message}}
                 )
                 continue
-            if self._draw(self.seed, "fail", custom_id) < self.plan.failed_lines:
+            if self._fails(line) < self.plan.failed_lines:
                 fail = {"error": {"message": "fault server: failed line", "type": "server_error"}}
                 response = {"status_code": 500, "request_id": head["id"], "body": fail}
                 errors.append({**head, "response": response, "error": None})
@@ -227,6 +230,12 @@ class BatchDesk:
             "failed": failed,
         }
         self.log.append((batch.status, f"batch-fault-{batch.number}", ""))
+
+    def _fails(self, line: dict[str, Any]) -> float:
+        """The draw that fails a line: its body's, the nth time that body is answered."""
+        body = json.dumps(line.get("body") or {}, sort_keys=True)
+        self.bodies_seen[body] += 1
+        return self._draw(self.seed, "fail", body, self.bodies_seen[body])
 
     def _shape(self, batch_id: str, batch: _Batch) -> dict[str, Any]:
         lines = len(_lines(self.files[batch.body["input_file_id"]][1]))
