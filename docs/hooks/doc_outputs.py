@@ -121,12 +121,16 @@ def transcript(args: list[str], printed: str) -> str:
 
 
 def card_of(out: str) -> str:
-    """The decision card `run` and `report` print last: everything after the `outputs:` line."""
+    """The decision card `run` and `report` print last: everything after the `outputs:` line
+    (`run`'s, one line) or list (`report`'s, the files indented under it)."""
     lines = out.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith("outputs: ")]
+    starts = [i for i, line in enumerate(lines) if line.startswith("outputs:")]
     if not starts:
         raise RuntimeError(f"no card (no 'outputs:' line) in:\n{out}")
-    return "\n".join(lines[starts[-1] + 1 :]).strip("\n")
+    end = starts[-1] + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return "\n".join(lines[end:]).strip("\n")
 
 
 def sections(markdown: str, wanted: list[tuple[str, ...]]) -> str:
@@ -373,6 +377,13 @@ def validate_goldens(ws: Workspace) -> str:
     return transcript(args, ws.run(args, cwd=ROOT).both)
 
 
+def promptfoo_init(ws: Workspace) -> str:
+    """What `init --from` says of a promptfoo config (criteria.md's example) on stderr."""
+    shutil.copy(ROOT / "docs" / "examples" / "promptfooconfig.yaml", ws.root)
+    args = ["init", "rubrics.yaml", "--from", "promptfooconfig.yaml"]
+    return ws.run(args).err.strip("\n")
+
+
 def plan_openrouter(ws: Workspace) -> str:
     args = ["plan", "model_matrices/openrouter.yaml", "--limit", "5"]
     return transcript(args, ws.run(args, cwd=ROOT).both)
@@ -473,6 +484,7 @@ OUTPUTS = {
         Output("key-missing", "nothing", key_missing),
         Output("validate-goldens", "nothing", validate_goldens),
         Output("plan-openrouter", "nothing", plan_openrouter),
+        Output("promptfoo-init", "nothing", promptfoo_init),
     )
 }
 

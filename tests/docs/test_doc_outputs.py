@@ -7,8 +7,8 @@ machine: compared to the character, in `make test`. The demo on the embedded mod
 (``local_models``) is run once for all its outputs (or taken from ``make docs-outputs``' copy
 when that ran on these very sources); its figures vary from run to run, so numbers are masked
 (``doc_outputs.masked``) and the names, words and lines must match. A demo is minutes of local
-models that `make test` cannot afford: these tests are ``docs_demo``, run by `make docs-check`. A difference means: run ``make docs-outputs``, and
-read the pages that include the file again.
+models that `make test` cannot afford: these tests are ``docs_demo``, run by `make docs-check`.
+A difference means: run ``make docs-outputs``, and read the pages that include the file again.
 """
 
 from __future__ import annotations

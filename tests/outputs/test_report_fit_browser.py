@@ -7,8 +7,9 @@ repeats) on scripted judges that disagree (``support.disagreeing``), named as th
 models are (``smollm2-135m``, ``gemma-270m``, ``qwen2.5-0.5b``), two embedding models at two
 dimensions each, juries of two and three judges, and people's labels imported.
 
-With ``JUDGEGRID_DOCS_SHOTS=DIR`` the Judges-ranked and Agreement sections' screenshots are also
-written to DIR (``report-judges-ranked.png``, ``report-agreement.png``), from the report of
+With ``JUDGEGRID_DOCS_SHOTS=DIR`` the Decision, Judges-ranked and Agreement sections'
+screenshots are also written to DIR (``decision-card.png``, ``report-judges-ranked.png``,
+``report-agreement.png``), from the report of
 ``JUDGEGRID_REPORT=RUN_DIR/report.html`` if given (how docs/report.md's pictures are made from
 the demo's own run).
 """
@@ -40,9 +41,10 @@ JURIES = [
     ["smollm2-135m", "gemma-270m", "qwen2.5-0.5b"],
 ]
 MAX_LINES = 4  # of text in any cell of Judges ranked
-# the sections pictured, each down to the first element of a selector (the Pareto plot after
-# the ranking, the offsets after the agreement tables)
+# the sections pictured, each down to the first element of a selector (the note under the
+# decisions, the Pareto plot after the ranking, the offsets after the agreement tables)
 SHOTS = {
+    "decision": ("decision-card.png", ".decisions + p"),
     "recommendation": ("report-judges-ranked.png", "img"),
     "agreement": ("report-agreement.png", "h3"),
 }
@@ -169,7 +171,7 @@ def test_no_two_judges_of_a_forest_plot_read_the_same(page):
         assert all(n["left"] >= 0 for n in names), names  # none runs past the left edge
 
 
-def test_screenshots_of_judges_ranked_and_agreement(page, tmp_path):
+def test_screenshots_of_the_decision_judges_ranked_and_agreement(page, tmp_path):
     target = Path(os.environ.get("JUDGEGRID_DOCS_SHOTS") or tmp_path)
     for section, (name, until) in SHOTS.items():
         png = section_png(page, section, until)
