@@ -87,10 +87,10 @@ class ScoreRow:
     error: str | None  # why the cell failed or was skipped
     details: str | None  # JSON: statements, verdicts, … (or the raw reply of a failure)
     calls: int  # calls the cell used, a shared call counted in every cell that used it
-    tokens_in: int
-    tokens_out: int
+    tokens_in: int | None  # None: unknown (an imported verdict whose source did not say)
+    tokens_out: int | None
     cost: float | None  # dollars; None when some call's price is unknown
-    latency_s: float  # the cell's wall time, queueing included
+    latency_s: float | None  # the cell's wall time, queueing included; None: unknown
     finished_at: float  # Unix time
 
     @classmethod
