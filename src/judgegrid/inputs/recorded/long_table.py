@@ -132,6 +132,15 @@ def _table(path: Path, cap: int) -> pd.DataFrame:
         message = f"unknown format '{suffix}' for a long table; use {', '.join(SUFFIXES)}"
         raise DatasetError(source, [Problem("", message)])
     frame["file"] = source
+    return _plain_strings(frame)
+
+
+def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as Python strings: pandas may keep them in Arrow, which iterates a cell at
+    a time at 2 µs each (3 s of a 100,000-row import)."""
+    for column in frame.columns:
+        if pd.api.types.is_string_dtype(frame[column]) and frame[column].dtype != object:
+            frame[column] = frame[column].astype(object)
     return frame
 
 
@@ -265,14 +274,14 @@ def _bad_cells(rows: pd.DataFrame) -> list[Problem]:
 
 def _judge_names(rows: pd.DataFrame) -> pd.Series:
     """Each row's judge, with its configuration columns' values where it has any."""
-    judges = pd.Series(names_of(list(rows["judge"])), index=rows.index)
+    judges = pd.Series(names_of(rows["judge"].tolist()), index=rows.index)
     config = [c for c in rows.columns if str(c).startswith(CONFIG)]
     if not config:
         return judges
     parts = []
     for column in config:
         given = ~_missing(rows[column])
-        text = pd.Series(names_of(list(rows[column].fillna(""))), index=rows.index)
+        text = pd.Series(names_of(rows[column].fillna("").tolist()), index=rows.index)
         parts.append((f"{str(column)[len(CONFIG) :]}=" + text).where(given, ""))
     joined = pd.concat(parts, axis=1).apply(lambda r: ", ".join(p for p in r if p), axis=1)
     return judges.where(joined == "", judges + " [" + joined + "]")
@@ -283,7 +292,7 @@ def _criteria(rows: pd.DataFrame, combine: Combine) -> dict[str, CriterionSpec]:
     order, else binary."""
     criteria = {}
     ordered = set(rows.loc[~_missing(rows["order"]), "metric"].astype(str).str.strip())
-    for metric in dict.fromkeys(rows["metric"].astype(str).str.strip()):
+    for metric in rows["metric"].astype(str).str.strip().unique().tolist():
         if builtin_metric_named(metric) == metric:
             continue
         definition = f"{metric} (verdicts imported; the file does not say the question)"
@@ -311,14 +320,15 @@ def _verdicts(rows: pd.DataFrame, criteria: Mapping[str, CriterionSpec]) -> pd.D
     order = rows["order"].fillna("").astype(str).str.strip().str.lower()
     answer = rows["answer"].fillna("").astype(str).str.strip()
     score = pd.to_numeric(rows["score"], errors="coerce")
-    binary = metric.map(lambda m: m in criteria and criteria[m].type == "binary")
+    binary = metric.isin([name for name, spec in criteria.items() if spec.type == "binary"])
     words = answer.str.lower().map(PASS_WORDS)
     score = score.where(~(binary & score.isna() & words.notna()), words)
     paired = order != ""
     problems = []
     winners: list[str | None] = [None] * len(rows)
-    for i, (is_pair, o, a, where, file) in enumerate(
-        zip(paired, order, answer, rows["line"], rows["file"], strict=True)
+    places = zip(rows["line"].tolist(), rows["file"].tolist(), strict=True)
+    for i, (is_pair, o, a, (where, file)) in enumerate(
+        zip(paired.tolist(), order.tolist(), answer.tolist(), places, strict=True)
     ):
         if not is_pair:
             continue
@@ -337,30 +347,30 @@ def _verdicts(rows: pd.DataFrame, criteria: Mapping[str, CriterionSpec]) -> pd.D
             )
         )
     if problems:
-        raise DatasetError(", ".join(dict.fromkeys(rows["file"])), problems[:50])
+        raise DatasetError(", ".join(rows["file"].unique().tolist()), problems[:50])
+    # the configuration's values kept beside each verdict (the answer as written is its
+    # score, or for a pair its position and winner: not kept twice)
     config = [c for c in rows.columns if str(c).startswith(CONFIG)]
-    details = (
-        [
-            json_details({"answer": a or None, **{str(c)[len(CONFIG) :]: r[c] for c in config}})
-            for a, (_, r) in zip(answer, rows[config].iterrows(), strict=True)
+    details: list[str | None] = [None] * len(rows)
+    if config:
+        values = rows[config].rename(columns=lambda c: str(c)[len(CONFIG) :])
+        details = [
+            json_details({str(k): v for k, v in r.items()}) for r in values.to_dict("records")
         ]
-        if config
-        else [json_details({"answer": a}) if a else None for a in answer]
-    )
     repeat = pd.to_numeric(rows["repeat"], errors="coerce").fillna(0).astype(int)
     return verdict_frame(
         {
-            "sample_id": names_of(list(rows["sample_id"])),
-            "judge": list(_judge_names(rows)),
-            "metric": list(metric),
-            "repeat": list(repeat),
-            "order": list(order),
+            "sample_id": names_of(rows["sample_id"].tolist()),
+            "judge": _judge_names(rows).tolist(),
+            "metric": metric.tolist(),
+            "repeat": repeat.tolist(),
+            "order": order.tolist(),
             "winner": winners,
-            "score": list(score.where(~paired)),
-            **{c: list(rows[c]) for c in USAGE_COLUMNS},
+            "score": score.where(~paired).tolist(),
+            **{c: rows[c].tolist() for c in USAGE_COLUMNS},
             "details": details,
-            "file": list(rows["file"]),
-            "line": list(rows["line"]),
+            "file": rows["file"].tolist(),
+            "line": rows["line"].tolist(),
         }
     )
 
@@ -368,7 +378,7 @@ def _verdicts(rows: pd.DataFrame, criteria: Mapping[str, CriterionSpec]) -> pd.D
 def _samples(rows: pd.DataFrame) -> tuple[list[Sample], list[Problem]]:
     """One sample per id, with the texts its rows give; an id whose rows give a field two
     different texts is a Problem naming the row that differs (one id, one text)."""
-    ids = pd.Series(names_of(list(rows["sample_id"])), index=rows.index)
+    ids = pd.Series(names_of(rows["sample_id"].tolist()), index=rows.index)
     texts = pd.DataFrame(index=rows.index)
     problems = []
     for column in TEXTS:
@@ -388,15 +398,15 @@ def _samples(rows: pd.DataFrame) -> tuple[list[Sample], list[Problem]]:
                     f"{_place_of(rows, first)}; one sample id, one text",
                 )
             )
-    firsts = texts.groupby(ids, sort=False).first() if len(texts.columns) else None
     where = rows.groupby(ids, sort=False)[["file", "line"]].first()
+    texts_of: list[dict[Any, Any]] = [{}] * len(where)
+    if len(texts.columns):
+        texts_of = texts.groupby(ids, sort=False).first().reindex(where.index).to_dict("records")
     samples = []
-    for sample_id, (file, line) in zip(
-        where.index, where.itertuples(index=False, name=None), strict=True
+    for sample_id, file, line, found_texts in zip(
+        where.index, where["file"], where["line"], texts_of, strict=True
     ):
-        fields: dict[str, str] = {}
-        if firsts is not None:
-            fields = {k: str(v) for k, v in firsts.loc[sample_id].items() if isinstance(v, str)}
+        fields = {k: str(v) for k, v in found_texts.items() if isinstance(v, str)}
         extra = {k: fields.pop(k) for k in PAIRED if k in fields}
         try:
             samples.append(Sample(id=sample_id, **fields, extra=extra or None))
@@ -443,5 +453,5 @@ def _label_value(metric: str, raw: Any, criteria: Mapping[str, CriterionSpec]) -
 
 def _groups(rows: pd.DataFrame) -> dict[str, str]:
     given = rows[~_missing(rows["group"])]
-    ids, groups = names_of(list(given["sample_id"])), names_of(list(given["group"]))
+    ids, groups = names_of(given["sample_id"].tolist()), names_of(given["group"].tolist())
     return dict(zip(ids, groups, strict=True))

@@ -58,12 +58,12 @@ class Recorded:
     @property
     def judges(self) -> list[str]:
         """The judges in the order they first appear."""
-        return list(dict.fromkeys(self.verdicts["judge"]))
+        return [str(j) for j in self.verdicts["judge"].unique().tolist()]
 
     @property
     def metrics(self) -> list[str]:
         """The built-in metrics the verdicts are of, in the order they first appear."""
-        named = dict.fromkeys(self.verdicts["metric"])
+        named = self.verdicts["metric"].unique().tolist()
         own = {c.name for c in self.criteria}
         return [m for m in named if m not in own]
 
@@ -144,7 +144,7 @@ def _unknown_metrics(recorded: Recorded) -> list[Problem]:
     own = {c.name for c in recorded.criteria}
     frame = recorded.verdicts
     problems = []
-    for metric in dict.fromkeys(frame["metric"]):
+    for metric in frame["metric"].unique().tolist():
         if metric not in own and builtin_metric_named(metric) != metric:
             row = frame[frame["metric"] == metric].iloc[0]
             problems.append(
