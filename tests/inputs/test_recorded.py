@@ -69,9 +69,13 @@ def test_a_long_table_in_each_format_is_the_same_run(tmp_path, name):
     assert pd.isna(other["cost"]) and pd.isna(other["tokens_in"]) and pd.isna(other["latency_s"])
     assert json.loads(other["details"])["imported"]["line"] in ("line 2", "row 3", "row 1")
     assert scores.loc[("polite", "gpt", "s2"), "answer"] == 0.0
+    more = tmp_path / "more.csv"
+    more.write_text("sample_id,metric,annotator,value\ns2,polite,bob,fail\n", encoding="utf-8")
+    assert api.import_labels(tmp_path / "run", more) == 1  # labels import reads it as a run
     labels = api.export_labels(tmp_path / "run")
     assert labels[["sample_id", "metric", "annotator", "value"]].values.tolist() == [
-        ["s1", "polite", "ann", 1.0]
+        ["s1", "polite", "ann", 1.0],
+        ["s2", "polite", "bob", 0.0],
     ]
     rebuild_report(tmp_path / "run")
     summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
