@@ -2887,6 +2887,10 @@ BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = 
         ("jb.jsonl", "looks like a judgebench file, not long", "--format judgebench"),
     ),
     "an empty file": (lambda p: [p.write("v.jsonl", b"")], ("v.jsonl", "empty")),
+    "pairs and truth without a judge's verdict": (
+        lambda p: [p.jsonl("jb.jsonl", [{k: v for k, v in JB_PAIR.items() if k != "judgments"}])],
+        ("jb.jsonl", "no judge's verdict in the files"),
+    ),
     "a line longer than the cap (a sparse file of 65 MiB)": (
         lambda p: [_sparse_line(p, "big.jsonl", 65 * 2**20)],
         ("big.jsonl", "line 1", "longer than 67,108,864 bytes"),

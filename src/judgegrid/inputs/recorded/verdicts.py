@@ -133,7 +133,14 @@ def _fuller(new: Sample, old: Sample) -> bool:
 def check_recorded(recorded: Recorded) -> None:
     """What every format's verdicts must hold, each fault named at its file and line, all in one
     DatasetError: a metric or criterion judgegrid knows, a score in its range, one verdict per
-    judge, sample, metric, repeat and order, and labels of known samples only."""
+    judge, sample, metric, repeat and order, labels of known samples only, and one verdict at
+    least (JudgeBench's data set file alone gives pairs and truth, no judge)."""
+    if recorded.verdicts.empty:
+        message = (
+            "no judge's verdict in the files (samples or labels only); name a file of a judge's "
+            "verdicts too"
+        )
+        raise DatasetError(", ".join(recorded.files), [Problem("", message)])
     problems = _unknown_metrics(recorded) + _out_of_range(recorded) + _repeated(recorded.verdicts)
     problems += _labels_of_unknown_samples(recorded)
     if problems:
