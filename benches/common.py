@@ -99,14 +99,17 @@ def load_average() -> str:
 JUDGEGRID = "import sys; from judgegrid.entry import main; sys.argv[0] = 'judgegrid'; main()"
 
 
-def timed_judgegrid(args: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+def timed_judgegrid(
+    args: list[str], env: dict[str, str] | None = None, code: str = JUDGEGRID
+) -> tuple[float, str]:
     """Wall seconds of one ``judgegrid ARGS`` in a child process, as a user runs it, and its
     output; bytecode is cached as on a user's machine (this sandbox sets
-    PYTHONDONTWRITEBYTECODE). A failure ends the benchmark with the command's output."""
+    PYTHONDONTWRITEBYTECODE). A failure ends the benchmark with the command's output. ``code``:
+    the child's program (``JUDGEGRID``, or one that prints more at its end)."""
     env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", JUDGEGRID, *args], capture_output=True, text=True, env=env
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env
     )
     wall = time.perf_counter() - start
     if done.returncode != 0:

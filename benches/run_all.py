@@ -46,6 +46,8 @@ SUITE: dict[str, list[str]] = {
     # issue 4's: throughput at a 20% fault rate, then a cached rerun (prints, no RESULT line)
     "faults": ["fault_grid.py", "--repeats", "2"],
     "report": ["bench_report_run.py"],  # judgegrid report on 200,000 score rows
+    # judgegrid import of 1,000,000 long-table rows, then report on them (issue 41)
+    "import": ["bench_import.py"],
     "plan-repeats": ["bench_plan_repeats.py"],  # judgegrid plan on repeats: 1000000
     "yaml-bomb": ["bench_yaml_bomb.py"],  # judgegrid validate on a 9^9 alias bomb: refused at once
     "local": ["bench_local.py"],  # the embedded Gemma judge

@@ -448,6 +448,53 @@ def data_refused(ws: Workspace) -> str:
     )
 
 
+JUDGEBENCH = ROOT.parent / "shared" / "validation" / "judgebench"
+
+
+def judgebench_run(ws: Workspace) -> tuple[str, Path]:
+    """JudgeBench's three judges' files imported and reported, once (docs/import.md): run
+    where ``../shared`` is beside the folder, as it is beside the checkout, so the paths read
+    as the docs type them; the transcript and the run directory."""
+    folder = ws.root / "judgebench" / "judgegrid"
+    if "judgebench" not in ws.runs:
+        folder.mkdir(parents=True, exist_ok=True)
+        shared = ROOT.parent / "shared"
+        (folder.parent / "shared").symlink_to(shared, target_is_directory=True)
+        files = [f"../shared/validation/judgebench/{p.name}" for p in sorted(
+            JUDGEBENCH.glob("*judge_model*.jsonl")
+        )]  # fmt: skip
+        said = ws.run(["import", *files, "--format", "judgebench", "--out", "jb"], cwd=folder)
+        ws.runs["judgebench"] = (said, folder / "jb")
+    said, run_dir = ws.runs["judgebench"]
+    typed = ["import", "../shared/validation/judgebench/*judge_model*.jsonl"]
+    # the glob as typed, unquoted: the shell expands it
+    command = shown([*typed, "--format", "judgebench", "--out", "jb"]).replace("'", "")
+    return f"{command}\n{said.both.strip(chr(10))}", run_dir
+
+
+def judgebench_import(ws: Workspace) -> str:
+    """The import as typed and what it said, then the report's card."""
+    imported, run_dir = judgebench_run(ws)
+    report = ["report", "jb"]
+    card = card_of(ws.run(report, cwd=run_dir.parent).out)
+    return imported + "\n" + transcript(report, "…\n" + card)
+
+
+def judgebench_groups(ws: Workspace) -> str:
+    """summary.md's accuracy by rule and by category of the JudgeBench import."""
+    _, run_dir = judgebench_run(ws)
+    if not (run_dir / "summary.md").exists():
+        ws.run(["report", "jb"], cwd=run_dir.parent)
+    text = (run_dir / "summary.md").read_text(encoding="utf-8")
+    return sections(
+        text,
+        [
+            ("## Pairwise criteria", "### Accuracy by each rule"),
+            ("## Pairwise criteria", "### Accuracy by group"),
+        ],
+    )
+
+
 # -- the outputs ----------------------------------------------------------------------------------
 
 
@@ -485,6 +532,8 @@ OUTPUTS = {
         Output("validate-goldens", "nothing", validate_goldens),
         Output("plan-openrouter", "nothing", plan_openrouter),
         Output("promptfoo-init", "nothing", promptfoo_init),
+        Output("judgebench-import", "nothing", judgebench_import),
+        Output("judgebench-groups", "nothing", judgebench_groups),
     )
 }
 

@@ -20,8 +20,10 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 if TYPE_CHECKING:
     from judgegrid.api import (
         GridResult,
+        ImportResult,
         PairsResult,
         export_run,
+        import_verdicts,
         load_run,
         rebuild_report,
         resume_run,
@@ -63,8 +65,10 @@ _HOMES = {
     **dict.fromkeys(
         [
             "GridResult",
+            "ImportResult",
             "PairsResult",
             "export_run",
+            "import_verdicts",
             "load_run",
             "rebuild_report",
             "resume_run",
@@ -123,6 +127,7 @@ __all__ = [
     "DatasetError",
     "Faithfulness",
     "GridResult",
+    "ImportResult",
     "InputError",
     "JudgeOutputError",
     "JudgegridError",
@@ -140,6 +145,7 @@ __all__ = [
     "ascore_sample",
     "criterion_from_peer",
     "export_run",
+    "import_verdicts",
     "load_dataset",
     "load_matrix",
     "load_run",

@@ -22,6 +22,7 @@ from judgegrid.calls.providers.serve import ServeError, plan_servers, serve_fore
 from judgegrid.core.arguments import checked
 from judgegrid.core.criterion import Criterion
 from judgegrid.core.lazy import lazy_exports
+from judgegrid.core.pairwise import Combine
 from judgegrid.core.run_options import (
     Margin,
     PositiveInt,
@@ -32,11 +33,14 @@ from judgegrid.core.run_options import (
 )
 from judgegrid.inputs.formats import parse_columns
 from judgegrid.inputs.peers import PeerCriterion
+from judgegrid.inputs.recorded.formats import FORMATS as IMPORT_FORMATS
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
 from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
+from judgegrid.run.importing import ImportResult
+from judgegrid.run.importing import import_verdicts as write_imported
 from judgegrid.run.orchestrate import (
     CheckedRun,
     DatasetArg,
@@ -113,6 +117,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 __all__ = [
     "CARD_WIDTH",
     "EXPORT_FORMATS",
+    "IMPORT_FORMATS",
     "INIT_NAME",
     "METRICS",
     "NO_VERDICT",
@@ -121,6 +126,7 @@ __all__ = [
     "CheckedRun",
     "GridPlan",
     "GridResult",
+    "ImportResult",
     "InputsCheck",
     "LabelSession",
     "PairsResult",
@@ -146,6 +152,7 @@ __all__ = [
     "export_labels",
     "export_run",
     "import_labels",
+    "import_verdicts",
     "init_matrix",
     "is_pairs_dir",
     "load_run",
@@ -339,6 +346,29 @@ def rebuild_report(
 def load_run(run_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scores and calls tables of a finished or interrupted run."""
     return read_tables(run_dir)
+
+
+@checked
+def import_verdicts(
+    files: str | Path | Sequence[str | Path],
+    out: str | Path,
+    *,
+    format: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    combine: Combine = "mt-bench",
+) -> ImportResult:
+    """Verdicts recorded elsewhere, written as the run directory ``out``, which every command
+    that reads a run reads (``rebuild_report``, ``export_run``, the view, labels): no model is
+    called, and each cell records its file and line and that no call was made.
+
+    ``format``: ``long`` (one verdict a row: CSV, JSONL or Parquet), ``judgebench``
+    (JudgeBench's files verbatim), or ``auto``, detected from the first file (``result.format``
+    says which). ``columns``: a long table's columns under other names ({"judge": "model"}).
+    ``combine``: the rule of the pairwise criteria a long table makes (``mt-bench`` or
+    ``sum``; JudgeBench's are ``sum``). A bad file (``DatasetError`` naming its line and
+    field) or an ``out`` that holds anything is refused before anything is written."""
+    paths = [files] if isinstance(files, str | Path) else list(files)
+    return write_imported(paths, out, format, columns, combine)
 
 
 @checked

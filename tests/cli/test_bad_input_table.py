@@ -2825,6 +2825,110 @@ def promptfoo_threshold_rows() -> dict[str, Row]:
 ROWS.update(promptfoo_threshold_rows())
 
 
+# `judgegrid import` (issue 41): each bad file of a recorded format refused by file, line and
+# field, through the CLI and the Python API, before the run directory is made
+
+VERDICT = {"sample_id": "s1", "judge": "gpt", "metric": "faithfulness", "score": 0.5}
+JB_PAIR = {
+    **{"pair_id": "p1", "source": "livebench-math", "question": "1+1?"},
+    **{"response_A": "2", "response_B": "3", "label": "A>B", "judge_name": "arena_hard"},
+    "judgments": [
+        {"judgment": {"judge_model": "m"}, "decision": "A>B"},
+        {"judgment": {"judge_model": "m"}, "decision": "B>A"},
+    ],
+}
+BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = {
+    "malformed": (
+        lambda p: [p.write("v.jsonl", json.dumps(VERDICT) + "\n{not json\n")],
+        ("v.jsonl", "line 2", "not valid JSON"),
+    ),
+    "one sample id with two texts": (
+        lambda p: [
+            p.jsonl(
+                "v.jsonl",
+                [
+                    {**VERDICT, "user_input": "Who?"},
+                    {**VERDICT, "judge": "b", "user_input": "Why?"},
+                ],
+            )
+        ],
+        ("v.jsonl line 2: user_input", "sample 's1' has another user_input than at"),
+    ),
+    "a JudgeBench pair with two questions in two files": (
+        lambda p: [
+            p.jsonl("a.jsonl", [JB_PAIR]),
+            p.jsonl("b.jsonl", [{**JB_PAIR, "question": "2+2?", "judge_name": "other"}]),
+        ],
+        ("b.jsonl line 1", "sample 'p1' has another user_input than at", "a.jsonl line 1"),
+    ),
+    "the same judge, sample and repeat twice": (
+        lambda p: [p.jsonl("v.jsonl", [VERDICT, {**VERDICT, "score": 0.7}])],
+        ("v.jsonl line 2", "judge 'gpt' on sample 's1'", "given twice", "v.jsonl line 1"),
+    ),
+    "a score outside the metric's range": (
+        lambda p: [p.jsonl("v.jsonl", [{**VERDICT, "score": 1.5}])],
+        ("v.jsonl line 1: score", "1.5 is outside faithfulness's range"),
+    ),
+    "a label of an unknown sample": (
+        lambda p: [
+            p.jsonl(
+                "v.jsonl",
+                [VERDICT, {**VERDICT, "sample_id": "s9", "judge": "ann", "source": "people"}],
+            )
+        ],
+        ("v.jsonl line 2", "a label of sample 's9'"),
+    ),
+    "a long table read as JudgeBench": (
+        lambda p: [p.jsonl("v.jsonl", [VERDICT]), "--format", "judgebench"],
+        ("v.jsonl", "looks like a long file, not judgebench", "--format long"),
+    ),
+    "JudgeBench read as a long table": (
+        lambda p: [p.jsonl("jb.jsonl", [JB_PAIR]), "--format", "long"],
+        ("jb.jsonl", "looks like a judgebench file, not long", "--format judgebench"),
+    ),
+    "an empty file": (lambda p: [p.write("v.jsonl", b"")], ("v.jsonl", "empty")),
+    "pairs and truth without a judge's verdict": (
+        lambda p: [p.jsonl("jb.jsonl", [{k: v for k, v in JB_PAIR.items() if k != "judgments"}])],
+        ("jb.jsonl", "no judge's verdict in the files"),
+    ),
+    "a line longer than the cap (a sparse file of 65 MiB)": (
+        lambda p: [_sparse_line(p, "big.jsonl", 65 * 2**20)],
+        ("big.jsonl", "line 1", "longer than 67,108,864 bytes"),
+    ),
+}
+
+
+def _sparse_line(p: Place, name: str, size: int) -> str:
+    """A file of one line of ``size`` bytes that takes no room on disk (a sparse file)."""
+    path = p.tmp / name
+    p.made.append(path)
+    with path.open("wb") as file:
+        file.truncate(size)
+    return str(path)
+
+
+def _import_api(p: Place, argv: list[str]) -> Any:
+    files = [a for a in argv if a not in ("--format", "long", "judgebench")]
+    fmt = argv[argv.index("--format") + 1] if "--format" in argv else "auto"
+    return api.import_verdicts(files, p.tmp / "imported", format=fmt)
+
+
+def import_rows() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for name, (argv, names) in BAD_RECORDED.items():
+        rows[f"import {name}"] = Row(
+            cli=lambda p, a=argv: ["import", *a(p), "--out", str(p.tmp / "imported")],
+            names=names,
+        )
+        rows[f"import {name}, api"] = Row(
+            api=lambda p, a=argv: _import_api(p, a(p)), names=names, error=DatasetError
+        )
+    return rows
+
+
+ROWS.update(import_rows())
+
+
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}
 MIXED_SCHEMES = [
     {"user_input": "Q?", "response": "A."},

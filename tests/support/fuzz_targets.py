@@ -574,6 +574,7 @@ class ApiPlace:
     data: str
     run_dir: Path
     pairs: str
+    verdicts: str = ""  # a long table of recorded verdicts (judgegrid import)
 
 
 SAMPLE = {
@@ -593,6 +594,9 @@ PAIR = {
 }
 
 
+VERDICT = {"sample_id": "s1", "judge": "gpt", "metric": "faithfulness", "score": 0.5}
+
+
 def make_api_place(root: Path, finished_run: Path) -> ApiPlace:
     inputs = root / "inputs"
     inputs.mkdir()
@@ -606,10 +610,16 @@ def make_api_place(root: Path, finished_run: Path) -> ApiPlace:
     (inputs / "m.yaml").write_text(yaml.safe_dump(matrix))
     (inputs / "d.jsonl").write_text(json.dumps(SAMPLE) + "\n")
     (inputs / "p.jsonl").write_text(json.dumps(PAIR) + "\n")
+    (inputs / "v.jsonl").write_text(json.dumps(VERDICT) + "\n")
     run_dir = inputs / "run"
     shutil.copytree(finished_run, run_dir)
     return ApiPlace(
-        root, str(inputs / "m.yaml"), str(inputs / "d.jsonl"), run_dir, str(inputs / "p.jsonl")
+        root,
+        str(inputs / "m.yaml"),
+        str(inputs / "d.jsonl"),
+        run_dir,
+        str(inputs / "p.jsonl"),
+        str(inputs / "v.jsonl"),
     )
 
 
@@ -650,6 +660,7 @@ API_CALLS: dict[str, Callable[[ApiPlace], dict[str, Any]]] = {
     "resume_run": lambda p: {"run_dir": p.run_dir},
     "rebuild_report": lambda p: {"run_dir": p.run_dir},
     "export_run": lambda p: {"run_dir": p.run_dir},
+    "import_verdicts": lambda p: {"files": p.verdicts, "out": p.root / "imported"},
     "run_pairs": lambda p: {
         "matrix": p.matrix,
         "pairs_path": p.pairs,

@@ -16,6 +16,7 @@ import typer
 
 from judgegrid import api
 from judgegrid.cli import cache, export, labels, pairs, plan, report, run, serve, validate, view
+from judgegrid.cli import importing as import_command
 from judgegrid.cli import init as init_command
 from judgegrid.cli.common import EXIT_BAD_INPUT, EXIT_OK, redacted_terminal
 from judgegrid.core.errors import JudgegridError
@@ -62,6 +63,7 @@ app.command()(plan.plan)
 app.command()(report.report)
 app.command()(export.export)
 app.command()(pairs.pairs)
+app.command("import")(import_command.import_verdicts)
 app.command()(validate.metrics)
 app.add_typer(cache.cache_app, name="cache")
 app.command()(view.view)

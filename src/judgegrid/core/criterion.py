@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from judgegrid.core.pairwise import Combine
 from judgegrid.core.validation import PublicModel
 from judgegrid.core.values import Distinct, Number, Whole, WholeKey
 
@@ -81,6 +82,12 @@ class CriterionSpec(PublicModel):
         default=None,
         description="pairwise: two columns naming, per row, what wrote answer a and answer b "
         "(for win rates); without them the systems are the compared columns' names.",
+    )
+    combine: Combine = Field(
+        default="mt-bench",
+        description="pairwise: how a pair's two orders make one verdict: mt-bench (the answer "
+        "both orders chose, else a tie) or sum (JudgeBench's: +1 an order for a, -1 for b, a "
+        "tie 0; the sign of the sum).",
     )
     strictness: Whole = Field(
         default=1, ge=1, le=15, description="binary: verdicts asked per score; the majority wins."
@@ -216,9 +223,14 @@ class CriterionSpec(PublicModel):
         """``compare`` and ``ties`` belong to pairwise criteria, and a pairwise one needs its two
         answers; its graded scale follows ``pair_scale_problems``."""
         if self.type != "pairwise":
-            if self.compare is not None or not self.ties or self.systems is not None:
+            if (
+                self.compare is not None
+                or not self.ties
+                or self.systems is not None
+                or self.combine != "mt-bench"
+            ):
                 raise ValueError(
-                    f"compare, ties and systems: only for type pairwise, not {self.type}"
+                    f"compare, ties, systems and combine: only for type pairwise, not {self.type}"
                 )
             return
         if self.compare is None:

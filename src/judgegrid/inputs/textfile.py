@@ -30,6 +30,9 @@ class RepeatedKey(ValueError):
 
 
 def _one_value_a_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) == len(pairs):  # no key twice: the common case, without naming anything
+        return found
     reasons = each_given_twice("field", [key for key, _ in pairs])
     if reasons:
         raise RepeatedKey("; ".join(reasons))

@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field, create_model
 from judgegrid.core.context import ScoreContext, Weighted
 from judgegrid.core.criterion import PAIR_WORDS, CriterionSpec
 from judgegrid.core.errors import ScoringError
-from judgegrid.core.pairwise import ORDERS, Order, Winner, combine_orders
+from judgegrid.core.pairwise import ORDERS, Combine, Order, Winner, combine
 from judgegrid.core.question import Question
 from judgegrid.core.sample import Sample
 from judgegrid.metrics.base import REASON_CHARS, MetricResult, tightened_shape
@@ -87,6 +87,7 @@ class PairwiseCriterion:
     steps: tuple[str, ...] = ()
     ties: bool = True
     scale: Mapping[int, str] | None = None
+    combine: Combine = "mt-bench"  # how the two orders make the pair's verdict
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -274,7 +275,9 @@ def pairwise_criterion(spec: CriterionSpec, wording: int = 0) -> PairwiseCriteri
     definition = spec.definitions[wording]
     if spec.language:
         definition += f"\nLanguage: {spec.language}"
-    return PairwiseCriterion(definition, spec.fields, spec.steps, spec.ties, spec.scale)
+    return PairwiseCriterion(
+        definition, spec.fields, spec.steps, spec.ties, spec.scale, spec.combine
+    )
 
 
 def pair_of(sample: Sample, spec: CriterionSpec) -> Pair:
@@ -363,7 +366,8 @@ def pairwise_result(
     weighted_asked: bool = False,
 ) -> MetricResult:
     """A pair's cell from its two judgings (order, answer): ``answer`` the combined verdict's
-    score (both orders' winner, else a tie: MT-Bench's rule), ``score`` the same or, where every
+    score (by the criterion's ``combine``: MT-Bench's rule, both orders' winner else a tie, or
+    JudgeBench's sum), ``score`` the same or, where every
     order came with log-probabilities, the mean of their expected preferences; ``details``:
     ``orders`` (per order: the answer as given, the position chosen, the winner in the pair's
     terms, the preference score), ``combined`` (a, b or tie) and ``systems``. With
@@ -373,7 +377,8 @@ def pairwise_result(
     for order, answer in judged:
         orders[order], weight = _one_order(answer, criterion, order)
         weighted.append(weight)
-    combined_winner = cast(Winner, combine_orders(o["winner"] for o in orders.values()))
+    winners = [o["winner"] for o in orders.values()]
+    combined_winner = cast(Winner, combine(winners, criterion.combine))
     answer_score = PAIR_WORDS[combined_winner]
     details: dict[str, Any] = {
         "orders": orders,

@@ -566,15 +566,18 @@ CRITERIA_TABLES = {
 
 PAIRWISE_NOTE = (
     "A pairwise criterion's judge sees each pair twice, as (a, b) and as (b, a). Combined "
-    "verdict (MT-Bench's rule, FastChat's show_result.py): the answer both orders chose; two "
-    "orders that disagree, or a tie in either, make a tie. Consistency: the share of pairs "
-    "whose verdict survives the swap. First-position rate: the share of non-tie verdicts that "
-    "went to whichever answer was shown first (0.5 is unbiased), 95% Wilson interval; a judge "
-    "is flagged when that interval excludes 0.5 or its consistency is below 80%. Accuracy "
-    "against people's preferences, three ways: accuracy (every pair; a tie on one side is "
-    "wrong, Wilson: the card's figure and its paired test), tie-excluded (pairs where neither "
-    "chose a tie, Wilson) and half-credit (a tie on one side counts 0.5, bootstrap); Cohen's "
-    "kappa over a, b and tie."
+    "verdict by the criterion's combine rule: mt-bench (the default; MT-Bench's rule, "
+    "FastChat's show_result.py): the answer both orders chose; two orders that disagree, or a "
+    "tie in either, make a tie; sum (JudgeBench's): +1 an order for a, -1 for b, a tie or no "
+    "verdict 0, the pair to a if the sum is positive, to b if negative, else a tie; the "
+    "accuracy by each rule is side by side, the criterion's own marked chosen. Consistency: the"
+    " share of pairs whose verdict survives the swap. First-position rate: the share of non-tie"
+    " verdicts that went to whichever answer was shown first (0.5 is unbiased), 95% Wilson "
+    "interval; a judge is flagged when that interval excludes 0.5 or its consistency is below "
+    "80%. Accuracy against people's preferences, three ways: accuracy (every pair; a tie on one"
+    " side is wrong, Wilson: the card's figure and its paired test), tie-excluded (pairs where "
+    "neither chose a tie, Wilson) and half-credit (a tie on one side counts 0.5, bootstrap); "
+    "Cohen's kappa over a, b and tie."
 )
 PAIRWISE_METHODS = (
     "Pairwise criteria: wording 0, the lowest scored repeat of each pair; a pair with a failed "
@@ -589,6 +592,8 @@ PAIRWISE_METHODS = (
 PAIRWISE_TABLES = {
     "pairwise_position": "Position bias: consistency over the swap and first-position rate",
     "pairwise_validity": "Accuracy against people's preferences (three ways of counting ties)",
+    "pairwise_rules": "Accuracy by each rule that combines the two orders (MT-Bench, sum)",
+    "pairwise_groups": "Accuracy by group of pairs (a benchmark's categories), by each rule",
     "pairwise_comparisons": "The judges compared on the same pairs (McNemar, Holm)",
     "pairwise_probes": "Probes: how often a note or padding on the worse answer moved the verdict",
     "pairwise_win_rates": "Win rates of the compared systems under each judge",

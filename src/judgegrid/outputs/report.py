@@ -195,6 +195,14 @@ PAIRWISE_SUMMARY = {
         *("decided", "accuracy_tie_excluded", "ci_low"),
         *("ci_high", "accuracy_half_credit", "half_credit_low", "half_credit_high", "kappa"),
     ],
+    "pairwise_rules": [
+        *("metric", "judge", "rule", "chosen", "pairs", "right", "accuracy", "ci_low"),
+        "ci_high",
+    ],
+    "pairwise_groups": [
+        *("metric", "judge", "group", "rule", "chosen", "pairs", "right", "accuracy"),
+        *("ci_low", "ci_high"),
+    ],
     "pairwise_comparisons": ["metric", "top", "other", "diff", "low", "high", "p_holm", "n"],
     "pairwise_probes": [
         "metric",

@@ -67,6 +67,7 @@ from judgegrid.store.lock import lock_run
 from judgegrid.store.read_ahead import ScoresReadAhead
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import (
+    IMPORTED,
     RESOLVED_MATRIX,
     SAMPLE_INFO,
     is_run_dir,
@@ -382,6 +383,7 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
     options = options or ResumeOptions()
     target, matrix, reader = open_run(run_dir)  # read-only: every check before the lock
     try:
+        refuse_imported(target, reader)
         use_cache = options.use_cache
         if use_cache is None:
             use_cache = bool(reader.get_meta("use_cache", True))
@@ -395,6 +397,19 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
     prepared = _prepared(matrix, data, target, store, use_cache, execution)
     prepared.retry_failed = options.retry_failed
     return prepared
+
+
+def refuse_imported(target: Path, reader: RunStore) -> None:
+    """An imported run (``judgegrid import``) has no judge to call: its verdicts were recorded
+    elsewhere, and its judges' ids route nowhere."""
+    imported = reader.get_meta(IMPORTED)
+    if imported:
+        message = (
+            f"imported ({imported.get('format')} verdicts, judgegrid import): its judges were "
+            "called elsewhere and cannot be called from here; report, view, label, labels and "
+            "export read it"
+        )
+        raise RunDirError(str(target), [Problem("--resume", message)])
 
 
 def _prepared(

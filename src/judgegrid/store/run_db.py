@@ -3,7 +3,8 @@
 Tables
 - ``scores``: one row per cell (sample × metric × judge × embedding × dimension × strictness ×
   repeat × wording), written the moment the cell finishes, with its status (scored / failed /
-  skipped).
+  skipped); an imported run's cells (``run.importing``) hold NULL tokens and latency where the
+  source did not record them (unknown, not 0; a run made before this had them NOT NULL).
 - ``calls``: every request sent to a judge or embedding model, one row per attempt.
 - ``steps``: the parsed answer of every judge step, so a resumed run reuses finished steps
   instead of calling again.
@@ -74,8 +75,8 @@ CREATE TABLE IF NOT EXISTS scores (
     repeat INTEGER NOT NULL, wording INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL, score REAL, answer REAL, weighting TEXT, reason TEXT, error TEXT,
     details TEXT,
-    calls INTEGER NOT NULL, tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL,
-    cost REAL, latency_s REAL NOT NULL, finished_at REAL NOT NULL,
+    calls INTEGER NOT NULL, tokens_in INTEGER, tokens_out INTEGER,
+    cost REAL, latency_s REAL, finished_at REAL NOT NULL,
     PRIMARY KEY (metric, judge, embedding, dimension, strictness, sample_id, repeat, wording)
 );
 CREATE TABLE IF NOT EXISTS calls (
@@ -248,6 +249,15 @@ class RunStore:
         second row for the cell is an error unless ``replace`` says it is meant."""
         sql = _INSERT_SCORE.replace("INSERT", "INSERT OR REPLACE", 1) if replace else _INSERT_SCORE
         self.writes.execute(sql, row.values())
+
+    def write_scores(self, rows: Iterable[ScoreRow]) -> int:
+        """Many cells' rows in one transaction, all or none (an import); how many. A second row
+        for a cell is an error, as in ``write_score``."""
+        self.writes.flush()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            cursor = self._db.executemany(_INSERT_SCORE, (row.values() for row in rows))
+        return cursor.rowcount
 
     def finished_cells(self) -> set[Cell]:
         rows = self._db.execute(f"SELECT {', '.join(Cell._fields)} FROM scores")

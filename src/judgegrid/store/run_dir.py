@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import re
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from judgegrid.store.run_db import DB_NAME, RunStore
 RESOLVED_MATRIX = "matrix.resolved.yaml"
 PAIRS_SOURCE = "pairs_source.txt"  # a `judgegrid pairs` directory's mark: the pairs file it read
 SAMPLE_INFO = "samples"
+IMPORTED = "imported"  # the meta of a run `judgegrid import` wrote: its format and files
 SAMPLE_TEXT_CHARS = 300
 SQLITE_HEADER = b"SQLite format 3\x00"
 PAIRS_SOURCE = "pairs_source.txt"  # marks a judgegrid pairs directory: the pairs file it read
@@ -185,11 +187,14 @@ def _not_a_run_database(db: Path, why: str) -> RunDirError:
     )
 
 
-def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
+def sample_info(
+    data: Dataset, groups: Mapping[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
     """What the report needs to know about each sample (question excerpt, labels, contrast,
-    language, the probe tag that keeps a probe out of the data set's analyses), so it can be
-    rebuilt from the run database without the data set file."""
-    return {
+    language, the probe tag that keeps a probe out of the data set's analyses, and for an
+    imported run its ``group``: a benchmark's category), so it can be rebuilt from the run
+    database without the data set file."""
+    info = {
         s.id: {
             "user_input": (s.user_input or "")[:SAMPLE_TEXT_CHARS],
             "labels": s.labels,
@@ -199,6 +204,10 @@ def sample_info(data: Dataset) -> dict[str, dict[str, Any]]:
         }
         for s in data
     }
+    for sample_id, group in (groups or {}).items():
+        if sample_id in info:
+            info[sample_id]["group"] = group
+    return info
 
 
 def stored_sample_info(store: RunStore) -> dict[str, Any]:

@@ -13,6 +13,13 @@ import pandas as pd
 CONFIG_AXES = ["metric", "judge", "embedding", "dimension", "strictness"]
 
 
+def known_total(values: pd.Series) -> float | int:
+    """A count's total, NaN when none of it is known (an imported run whose source recorded
+    no tokens): unknown, never 0. Missing-data rule: the known values are summed."""
+    total = values.sum(min_count=1)
+    return float("nan") if pd.isna(total) else int(total)
+
+
 def repeat_spread(scores: pd.DataFrame) -> pd.DataFrame:
     """Per configuration and sample: mean, SD (ddof=1) and range of the scored repeats."""
     scored = scores[scores["status"] == "scored"]
@@ -46,8 +53,8 @@ def config_summary(scores: pd.DataFrame, spread: pd.DataFrame | None = None) -> 
         scores.groupby(CONFIG_AXES)
         .agg(
             calls=("calls", "sum"),
-            tokens_in=("tokens_in", "sum"),
-            tokens_out=("tokens_out", "sum"),
+            tokens_in=("tokens_in", known_total),
+            tokens_out=("tokens_out", known_total),
             latency_s=("latency_s", "mean"),
         )
         .reset_index()

@@ -13,7 +13,11 @@ A pairwise criterion's cell is one pair (a sample) judged in both orders
   pair's terms, ``criteria.people_answers``; a tie between labels leaves the pair out);
 - **probes** (``inputs.pairwise``' injection and verbosity on a sample): each probe's base is
   the sample it was made from, its worse answer the one the data set's people did not prefer;
-- **systems**: what wrote answers a and b, as the cell recorded them (``details.systems``).
+- **systems**: what wrote answers a and b, as the cell recorded them (``details.systems``);
+- **the combination rule**: the criterion's ``combine`` (MT-Bench's by default, or JudgeBench's
+  sum) makes the combined verdict every table and the card read; ``pairwise_rules`` gives the
+  accuracy under both rules side by side, and ``pairwise_groups`` the same per group of pairs
+  where the samples carry one (``sample_info[id]["group"]``: an imported benchmark's category).
 """
 
 from __future__ import annotations
@@ -34,12 +38,14 @@ from judgegrid.analyses.frames.criteria import (
 from judgegrid.analyses.frames.juries import is_jury
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
-from judgegrid.core.pairwise import ORDERS
+from judgegrid.core.pairwise import ORDERS, Combine
 
 TABLES = (
     "pairwise_position",
     "pairwise_combined",
     "pairwise_validity",
+    "pairwise_rules",
+    "pairwise_groups",
     "pairwise_comparisons",
     "pairwise_probes",
     "pairwise_win_rates",
@@ -151,6 +157,17 @@ def probe_rows(
     return pd.DataFrame(rows, columns=["metric", "pair", "base", "probe", "worse"])
 
 
+def group_rows(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """``pair, group``: each sample's group where its info names one (an imported benchmark's
+    category), for ``pairwise_groups``."""
+    rows = [
+        {"pair": sid, "group": str(info["group"])}
+        for sid, info in sample_info.items()
+        if info.get("group") not in (None, "")
+    ]
+    return pd.DataFrame(rows, columns=["pair", "group"])
+
+
 def probe_ids(sample_info: Mapping[str, Mapping[str, Any]]) -> set[str]:
     """The samples that are probes (kept out of everything but the probe moves)."""
     return {sid for sid, info in sample_info.items() if info.get("probe")}
@@ -159,12 +176,15 @@ def probe_ids(sample_info: Mapping[str, Mapping[str, Any]]) -> set[str]:
 @dataclass(frozen=True)
 class PairInputs:
     """What one criterion's tables read besides its verdicts: the people's preferences, its
-    probes, the systems of its pairs (each without the metric column), the probes' ids."""
+    probes, the systems of its pairs (each without the metric column), the probes' ids, the
+    rule that combines a pair's two orders and the pairs' groups (``pair, group``)."""
 
     people: pd.DataFrame
     probes: pd.DataFrame
     systems: pd.DataFrame
     probed: set[str]
+    rule: Combine = "mt-bench"
+    groups: pd.DataFrame | None = None
 
 
 def pairwise_run_tables(
@@ -195,6 +215,8 @@ def pairwise_run_tables(
             probes=_of(probes, metric),
             systems=_of(systems, metric),
             probed=probe_ids(info),
+            rule=found[metric].combine,
+            groups=group_rows(info),
         )
         tables, evidence = criterion_tables(_with_juries(mine, panels), inputs)
         if evidence is not None:
@@ -221,7 +243,7 @@ def criterion_tables(
     """One criterion's tables from its verdicts (juries' too) and the card's evidence (None
     without people's preferences): the probes' pairs count only in the probe moves."""
     own = verdicts[~verdicts["pair"].isin(inputs.probed)]
-    both = pairwise.combined(own)
+    both = pairwise.combined(own, inputs.rule)
     rates = pairwise.win_rates(both, inputs.systems)
     tables = {
         "pairwise_position": pairwise.position_bias(own),
@@ -230,11 +252,16 @@ def criterion_tables(
         "pairwise_rankings": pairwise.ranking_agreement(rates),
     }
     if not inputs.probes.empty:
-        tables["pairwise_probes"] = pairwise.probe_moves(pairwise.combined(verdicts), inputs.probes)
+        tables["pairwise_probes"] = pairwise.probe_moves(
+            pairwise.combined(verdicts, inputs.rule), inputs.probes
+        )
     people = inputs.people
     if people.empty:
         return tables, None
     tables["pairwise_validity"] = pairwise.validity(both, people)
+    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule)
+    if inputs.groups is not None and not inputs.groups.empty:
+        tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people)
     right = pairwise.right_table(both, people)
     if right.empty:

@@ -6,8 +6,11 @@ shown as answer A) and as ``"ba"``. The analyses read a verdicts table, one row 
 terms; None or NaN where the cell failed). The first letter of an order is the answer shown
 first, so a verdict for the first position is ``winner == order[0]``.
 
-- ``combined``: the two orders of a pair combined as MT-Bench does: the answer both chose; two
-  orders that disagree, or a tie in either, make a tie;
+- ``combined``: the two orders of a pair combined by the criterion's ``combine`` rule: MT-Bench's
+  (the default: the answer both chose; two orders that disagree, or a tie in either, make a tie)
+  or JudgeBench's sum (+1 an order for a, -1 for b, a tie or no verdict 0; the sum's sign);
+- ``rule_accuracy`` and ``group_accuracy``: accuracy against people (or a known truth) under
+  both rules side by side, overall and per group of pairs (a benchmark's categories);
 - ``position_bias``: per judge, the **consistency** (share of pairs whose verdict survives the
   swap) and the **first-position rate** (share of the non-tie verdicts that went to whichever
   answer came first; 0.5 is unbiased) with its Wilson interval, and the card's flag;
@@ -36,7 +39,7 @@ from judgegrid.analyses.frames.juries import jury_name
 from judgegrid.analyses.stats.categorical import cohen_from_table, interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
-from judgegrid.core.pairwise import combine_orders
+from judgegrid.core.pairwise import COMBINE_RULES, Combine, combine
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
 POSITION_COLUMNS = [
@@ -58,6 +61,14 @@ WIN_COLUMNS = [
     *("win_rate_adjusted", "adjusted_low", "adjusted_high", "missing"),
 ]
 TAU_COLUMNS = ["first", "second", "systems", "tau", "p"]
+RULE_COLUMNS = [
+    *("judge", "rule", "chosen", "pairs", "right", "accuracy", "ci_low", "ci_high"),
+    *("ci_method", "missing"),
+]
+GROUP_COLUMNS = [
+    *("judge", "group", "rule", "chosen", "pairs", "right", "accuracy", "ci_low", "ci_high"),
+    "missing",
+]
 CONSISTENCY_FLOOR = 0.8  # the card flags a judge whose verdicts survive the swap less often
 CODES = {"a": 0, "b": 1, "tie": 2}  # the categories of Cohen's kappa
 
@@ -77,23 +88,29 @@ def _is_judged(winner: pd.Series) -> pd.Series:
     return winner.isin(list(CODES))
 
 
-def combined(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """One row per judge and pair judged in both orders: the verdict of each order (``ab``,
-    ``ba``), whether they agree (``consistent``) and the combined verdict (``combined``).
+def combined(verdicts: pd.DataFrame, rule: Combine = "mt-bench") -> pd.DataFrame:
+    """One row per judge and pair: the verdict of each order (``ab``, ``ba``), whether they
+    agree (``consistent``) and the combined verdict (``combined``) by ``rule``.
 
-    The rule is MT-Bench's (FastChat ``llm_judge/show_result.py``, ``display_result_pairwise``:
-    a match whose first judging is a tie or whose two judgings differ counts as a tie for both
-    models; a match with an ``error`` judging is dropped): the answer both orders chose, else a
-    tie. Missing: pairs with an order not judged are left out.
+    ``mt-bench`` (the default) is MT-Bench's rule (FastChat ``llm_judge/show_result.py``,
+    ``display_result_pairwise``: a match whose first judging is a tie or whose two judgings
+    differ counts as a tie for both models; a match with an ``error`` judging is dropped): the
+    answer both orders chose, else a tie. Missing: pairs with an order not judged are left out.
+    ``sum`` is JudgeBench's (``core.pairwise.combine_by_sum``). Missing: an order not judged
+    counts 0, as a tie does; a pair with no order judged is left out.
     """
     judged = verdicts[_is_judged(verdicts["winner"])]
     wide = judged.pivot_table(
         index=["judge", "pair"], columns="order", values="winner", aggfunc="first"
     )
-    wide = wide.reindex(columns=["ab", "ba"]).dropna().reset_index()
+    wide = wide.reindex(columns=["ab", "ba"])
+    if rule == "mt-bench":
+        wide = wide.dropna()
+    wide = wide.reset_index()
     wide.columns.name = None
-    wide["consistent"] = wide["ab"] == wide["ba"]
-    wide["combined"] = [combine_orders(pair) for pair in zip(wide["ab"], wide["ba"], strict=True)]
+    ab, ba = (wide[o].where(wide[o].notna(), None) for o in ("ab", "ba"))
+    wide["consistent"] = (ab == ba).to_numpy(dtype=bool)
+    wide["combined"] = [combine(pair, rule) for pair in zip(ab, ba, strict=True)]
     return wide[["judge", "pair", "ab", "ba", "consistent", "combined"]]
 
 
@@ -209,6 +226,74 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=VALIDITY_COLUMNS)
+
+
+RULE_MISSING = (
+    "pairs with a people's preference (or known truth) and a verdict by the rule: mt-bench "
+    "needs both orders judged; sum counts an order without a verdict 0"
+)
+
+
+def rule_accuracy(verdicts: pd.DataFrame, people: pd.DataFrame, chosen: Combine) -> pd.DataFrame:
+    """Per judge, its accuracy against people's preferences under each combination rule
+    (``COMBINE_RULES``), side by side: right = the combined verdict is the people's answer (a
+    tie is right only against a tie), Wilson interval; ``chosen`` marks the criterion's own
+    rule, the one the card and ``pairwise_validity`` use."""
+    rows = []
+    for way in COMBINE_RULES:
+        merged = combined(verdicts, way).merge(people[["pair", "preferred"]], on="pair")
+        for judge in sorted(merged["judge"].unique(), key=str):
+            mine = merged[merged["judge"] == judge]
+            right, n = int((mine["combined"] == mine["preferred"]).sum()), len(mine)
+            low, high = wilson_interval(right, n)
+            rows.append(
+                {
+                    "judge": judge,
+                    "rule": way,
+                    "chosen": way == chosen,
+                    "pairs": n,
+                    "right": right,
+                    "accuracy": right / n if n else float("nan"),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "ci_method": "Wilson score, 95%",
+                    "missing": RULE_MISSING,
+                }
+            )
+    table = pd.DataFrame(rows, columns=RULE_COLUMNS)
+    return table.sort_values(["judge", "rule"], kind="stable").reset_index(drop=True)
+
+
+def group_accuracy(
+    verdicts: pd.DataFrame, people: pd.DataFrame, groups: pd.DataFrame, chosen: Combine
+) -> pd.DataFrame:
+    """``rule_accuracy`` per group of pairs (``groups``: ``pair``, ``group``, e.g. a
+    benchmark's categories): per judge, group and rule, right / pairs with its Wilson interval.
+    Missing: as ``rule_accuracy``; a pair without a group is left out of this table."""
+    rows = []
+    for way in COMBINE_RULES:
+        merged = combined(verdicts, way).merge(people[["pair", "preferred"]], on="pair")
+        merged = merged.merge(groups[["pair", "group"]], on="pair")
+        merged["right"] = merged["combined"] == merged["preferred"]
+        for (judge, group), block in merged.groupby(["judge", "group"], sort=True):
+            right, n = int(block["right"].sum()), len(block)
+            low, high = wilson_interval(right, n)
+            rows.append(
+                {
+                    "judge": judge,
+                    "group": group,
+                    "rule": way,
+                    "chosen": way == chosen,
+                    "pairs": n,
+                    "right": right,
+                    "accuracy": right / n,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "missing": RULE_MISSING,
+                }
+            )
+    table = pd.DataFrame(rows, columns=GROUP_COLUMNS)
+    return table.sort_values(["judge", "group", "rule"], kind="stable").reset_index(drop=True)
 
 
 def right_table(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:

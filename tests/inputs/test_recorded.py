@@ -1,0 +1,165 @@
+"""Recorded verdicts read (``inputs.recorded``) and written as a run (``run.importing``).
+
+- the long table in CSV, JSON Lines and Parquet reads to the same verdicts; ``--columns`` maps an
+  export's names; configuration columns make configurations; cost, tokens and latency unknown
+  stay unknown; people's rows are labels; a pairwise criterion's two orders make one cell whose
+  verdict is read back in the pair's terms;
+- a reward model's ``judgments`` as a Python literal string is read with ``ast.literal_eval``
+  (a call in it is refused, never run);
+- ``--format auto`` detects each format and says so.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from judgegrid import api, import_verdicts, rebuild_report
+from judgegrid.core.errors import DatasetError
+from judgegrid.inputs.recorded import judgebench
+from judgegrid.inputs.recorded.formats import detect
+
+ROWS = [
+    {"sample_id": "s1", "judge": "gpt", "metric": "faithfulness", "score": 0.8, "cost": 0.001,
+     "tokens_in": 120, "tokens_out": 30, "user_input": "Who?", "response": "Ann."},
+    {"sample_id": "s1", "judge": "llama", "metric": "faithfulness", "score": 0.5},
+    {"sample_id": "s2", "judge": "gpt", "metric": "faithfulness", "score": 1.0,
+     "user_input": "When?", "response": "1999."},
+    {"sample_id": "s2", "judge": "llama", "metric": "faithfulness", "score": 0.0},
+    {"sample_id": "s1", "judge": "gpt", "metric": "polite", "answer": "pass"},
+    {"sample_id": "s2", "judge": "gpt", "metric": "polite", "answer": "fail"},
+    {"sample_id": "s1", "judge": "ann", "metric": "polite", "answer": "pass", "source": "people"},
+]  # fmt: skip
+
+
+def write(tmp_path: Path, name: str, rows: list[dict]) -> Path:
+    path = tmp_path / name
+    frame = pd.DataFrame(rows)
+    if name.endswith(".csv"):
+        frame.to_csv(path, index=False)
+    elif name.endswith(".parquet"):
+        frame.to_parquet(path, index=False)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", ["v.csv", "v.jsonl", "v.parquet"])
+def test_a_long_table_in_each_format_is_the_same_run(tmp_path, name):
+    result = import_verdicts(write(tmp_path, name, ROWS), tmp_path / "run")
+    assert (result.format, result.detected) == ("long", True)
+    assert (result.judges, result.samples, result.cells, result.labels) == (
+        ["gpt", "llama"],
+        2,
+        6,
+        1,
+    )
+    scores = api.load_run(tmp_path / "run")[0].set_index(["metric", "judge", "sample_id"])
+    first = scores.loc[("faithfulness", "gpt", "s1")]
+    assert (first["score"], first["cost"], first["tokens_in"], first["calls"]) == (
+        0.8,
+        0.001,
+        120,
+        0,
+    )
+    other = scores.loc[("faithfulness", "llama", "s1")]
+    assert pd.isna(other["cost"]) and pd.isna(other["tokens_in"]) and pd.isna(other["latency_s"])
+    assert json.loads(other["details"])["imported"]["line"] in ("line 2", "row 3", "row 1")
+    assert scores.loc[("polite", "gpt", "s2"), "answer"] == 0.0
+    more = tmp_path / "more.csv"
+    more.write_text("sample_id,metric,annotator,value\ns2,polite,bob,fail\n", encoding="utf-8")
+    assert api.import_labels(tmp_path / "run", more) == 1  # labels import reads it as a run
+    labels = api.export_labels(tmp_path / "run")
+    assert labels[["sample_id", "metric", "annotator", "value"]].values.tolist() == [
+        ["s1", "polite", "ann", 1.0],
+        ["s2", "polite", "bob", 0.0],
+    ]
+    rebuild_report(tmp_path / "run")
+    summary = (tmp_path / "run" / "summary.md").read_text(encoding="utf-8")
+    assert "faithfulness" in summary and "polite" in summary
+
+
+def test_columns_map_an_export_s_names_and_configuration_columns_make_configurations(tmp_path):
+    rows = [
+        {"id": "s1", "model": "gpt", "metric": "faithfulness", "value": 0.8, "config.t": 0},
+        {"id": "s1", "model": "gpt", "metric": "faithfulness", "value": 0.6, "config.t": 1},
+        {"id": "s1", "model": "gpt", "metric": "faithfulness", "value": 0.7, "config.t": 1,
+         "repeat": 1, "notes": "kept out"},
+    ]  # fmt: skip
+    path = write(tmp_path, "v.jsonl", rows)
+    columns = {"sample_id": "id", "judge": "model", "score": "value"}
+    result = import_verdicts(path, tmp_path / "run", columns=columns)
+    assert result.judges == ["gpt [t=0]", "gpt [t=1]"]
+    assert any("notes" in note for note in result.notes)
+    with pytest.raises(DatasetError, match=r"--columns judge=modell.*'model'"):
+        import_verdicts(path, tmp_path / "other", columns={"judge": "modell"})
+    assert not (tmp_path / "other").exists()
+
+
+def test_a_pairwise_criterion_s_two_orders_are_one_cell_in_the_pair_s_terms(tmp_path):
+    base = {
+        "sample_id": "p1",
+        "judge": "gpt",
+        "metric": "better",
+        "user_input": "Q?",
+        "response_a": "x",
+        "response_b": "y",
+    }
+    rows = [
+        {**base, "order": "ab", "answer": "A"},  # a, shown first, chosen
+        {**base, "order": "ba", "answer": "tie"},
+        {**base, "sample_id": "p2", "order": "ab", "answer": "B>A"},  # b
+        {**base, "sample_id": "p2", "order": "ba", "answer": "A>B"},  # b again, shown first
+        {"sample_id": "p1", "judge": "ann", "metric": "better", "answer": "a", "source": "people"},
+        {"sample_id": "p2", "judge": "ann", "metric": "better", "answer": "a", "source": "people"},
+    ]  # fmt: skip
+    for rule, p1 in (("mt-bench", 0.5), ("sum", 1.0)):
+        out = tmp_path / rule
+        import_verdicts(write(tmp_path, "v.csv", rows), out, combine=rule)
+        scores = api.load_run(out)[0].set_index("sample_id")
+        assert scores.loc["p1", "score"] == p1
+        assert scores.loc["p2", "score"] == 0.0
+        orders = json.loads(scores.loc["p2", "details"])["orders"]
+        assert {o: v["winner"] for o, v in orders.items()} == {"ab": "b", "ba": "b"}
+    rebuild_report(tmp_path / "sum")
+    rules = pd.read_csv(tmp_path / "sum" / "tables" / "pairwise_rules.csv").set_index("rule")
+    assert rules.loc["sum", "right"] == 1 and rules.loc["mt-bench", "right"] == 0
+
+
+def test_a_reward_model_s_judgments_as_a_python_literal_are_read_not_run(tmp_path):
+    pair = {
+        "pair_id": "p1",
+        "source": "livebench-math",
+        "question": "1+1?",
+        "response_A": "2",
+        "response_B": "3",
+        "label": "A>B",
+        "judge_name": "reward_model",
+    }
+    trials = [
+        {"judgment": {"judge_model": "rm", "scores": [2.5, 1.0]}, "decision": "A>B"},
+        {"judgment": {"judge_model": "rm", "scores": [1.0, 2.5]}, "decision": "B>A"},
+    ]  # fmt: skip
+    path = tmp_path / "rm.jsonl"
+    path.write_text(json.dumps({**pair, "judgments": repr(trials)}) + "\n", encoding="utf-8")
+    recorded = judgebench.read([path])
+    assert recorded.verdicts["winner"].tolist() == ["a", "a"]
+    assert json.loads(recorded.verdicts["details"][0])["scores"] == [2.5, 1.0]
+    assert recorded.groups == {"p1": "math"}
+    called = tmp_path / "called.jsonl"
+    evil = {**pair, "judgments": "__import__('os').system('touch " + str(tmp_path / "x") + "')"}
+    called.write_text(json.dumps(evil) + "\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="line 1: judgments: neither a list nor a Python"):
+        judgebench.read([called])
+    assert not (tmp_path / "x").exists()
+
+
+def test_auto_detects_each_format(tmp_path):
+    assert detect(write(tmp_path, "v.csv", ROWS)) == "long"
+    pair = {"pair_id": "p", "question": "q", "response_A": "a", "response_B": "b", "label": "A>B"}
+    assert detect(write(tmp_path, "j.jsonl", [pair])) == "judgebench"
+    with pytest.raises(DatasetError, match="cannot tell its format: its first record has x"):
+        detect(write(tmp_path, "x.jsonl", [{"x": 1}]))
