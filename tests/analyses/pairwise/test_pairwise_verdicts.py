@@ -22,6 +22,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
 from judgegrid.analyses.frames.juries import jury_name
+from judgegrid.analyses.pairwise.tables import position_flag_words
 from judgegrid.analyses.pairwise.verdicts import (
     combined,
     comparisons,
@@ -135,6 +136,17 @@ def test_a_judge_that_always_picks_the_first_answer_is_inconsistent_and_flagged(
     assert "position bias: prefers the first answer" in bias["flag"]
     assert "inconsistent: 0%" in bias["flag"]
     assert (BOTH[BOTH["judge"] == "first"]["combined"] == "tie").all()  # MT-Bench: a tie
+
+
+def test_each_of_a_judges_card_flags_names_the_judge():
+    """The card shows one flag a line: a judge with two reasons gets two flags, each naming it
+    (JudgeBench's o1-mini showed `! inconsistent: 69% …` under its bias flag, naming no one)."""
+    table = position_bias(VERDICTS).assign(metric="preferred")
+    words = position_flag_words(table, "preferred")
+    first = [w for w in words if w.startswith("first: ")]
+    assert len(first) == 2, words
+    assert all(";" not in w for w in words)
+    assert {w.split(": ", 2)[1] for w in first} == {"position bias", "inconsistent"}
 
 
 def test_a_judge_that_always_picks_the_second_answer_is_flagged_the_other_way():

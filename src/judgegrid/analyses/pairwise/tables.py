@@ -278,11 +278,16 @@ def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 def position_flag_words(position: pd.DataFrame, metric: str) -> list[str]:
     """The card's flags of a pairwise criterion: each judge whose first-position rate's
-    interval excludes 0.5 or whose verdicts survive the swap less than 80% of the time."""
+    interval excludes 0.5 or whose verdicts survive the swap less than 80% of the time, one
+    flag a reason, each naming its judge (the card shows a flag a line)."""
     if position.empty:
         return []
     mine = position[(position["metric"] == metric) & (position["flag"].astype(str) != "")]
-    return [f"{r['judge']}: {r['flag']}" for r in mine.to_dict("records")]
+    return [
+        f"{r['judge']}: {reason}"
+        for r in mine.to_dict("records")
+        for reason in str(r["flag"]).split(pairwise.FLAG_SEPARATOR)
+    ]
 
 
 def without_pairwise(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:

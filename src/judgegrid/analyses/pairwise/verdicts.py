@@ -69,6 +69,7 @@ GROUP_COLUMNS = [
     *("judge", "group", "rule", "chosen", "pairs", "right", "accuracy", "ci_low", "ci_high"),
     "missing",
 ]
+FLAG_SEPARATOR = "; "  # between a judge's reasons to be flagged, in its table row
 CONSISTENCY_FLOOR = 0.8  # the card flags a judge whose verdicts survive the swap less often
 CODES = {"a": 0, "b": 1, "tie": 2}  # the categories of Cohen's kappa
 
@@ -156,7 +157,7 @@ def _position_flag(consistency: float, low: float, high: float, floor: float) ->
         flags.append(f"position bias: prefers the {side} answer [{low:.2f}, {high:.2f}]")
     if np.isfinite(consistency) and consistency < floor:
         flags.append(f"inconsistent: {consistency:.0%} of verdicts survive the swap")
-    return "; ".join(flags)
+    return FLAG_SEPARATOR.join(flags)
 
 
 def half_credit(verdict: pd.Series, preferred: pd.Series) -> np.ndarray:
