@@ -30,6 +30,7 @@ from judgegrid import rebuild_report, run_grid
 from judgegrid.api import import_labels
 from support import scripted
 from support.browser import DevTools, browser_page, evaluate, navigate, wait_until
+from support.demo_sets import DEMO_REPORT_METRICS
 from support.disagreeing import disagreeing_answer, people_labels
 
 WIDTH = 1280
@@ -60,13 +61,7 @@ def demo_like_matrix(directory: Path) -> Path:
     ]
     spec["juries"] = JURIES
     spec["limit"] = 10
-    spec["metrics"] = [
-        "response_relevancy",
-        "faithfulness",
-        "context_precision",
-        "context_recall",
-        "noise_sensitivity",
-    ]
+    spec["metrics"] = list(DEMO_REPORT_METRICS)
     spec["retry"] = {"initial-interval": "1ms", "max-interval": "5ms", "max-attempts": 2}
     path = directory / "matrix.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))

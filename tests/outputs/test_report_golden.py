@@ -62,6 +62,8 @@ def _scripted(matrix: dict[str, Any], judges: int = 3) -> dict[str, Any]:
 
 
 def _matrix(name: str, directory: Path) -> Path:
+    from support.demo_sets import DEMO_REPORT_METRICS  # tests/ is on the path (see write)
+
     source = ROOT / "model_matrices" / f"{name}.yaml"
     spec = _scripted(yaml.safe_load(source.read_text()))
     dataset = spec.get("dataset")
@@ -69,13 +71,7 @@ def _matrix(name: str, directory: Path) -> Path:
         spec["dataset"] = str((source.parent / dataset).resolve())
     if name == "local":
         spec["limit"] = 12
-        spec["metrics"] = [
-            "response_relevancy",
-            "faithfulness",
-            "context_precision",
-            "context_recall",
-            "noise_sensitivity",
-        ]
+        spec["metrics"] = list(DEMO_REPORT_METRICS)
     if name == "criteria":
         spec["limit"] = 24
     if name == "pairwise":
