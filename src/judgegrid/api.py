@@ -363,7 +363,8 @@ def import_verdicts(
 
     ``format``: ``long`` (one verdict a row: CSV, JSONL or Parquet), ``judgebench``
     (JudgeBench's files verbatim), ``inspect`` (Inspect AI's ``.eval`` or ``.json`` logs: each
-    scorer's score per sample and epoch; needs ``inspect-ai``), or ``auto``, detected from the
+    scorer's score per sample and epoch; needs ``inspect-ai``), ``promptfoo`` (``promptfoo eval -o
+    results.json``: each llm-rubric, g-eval and closedqa grading), or ``auto``, detected from the
     first file (``result.format`` says which). ``columns``: a long table's columns under other
     names ({"judge": "model"}).
     ``combine``: the rule of the pairwise criteria a long table makes (``mt-bench`` or

@@ -2840,6 +2840,37 @@ JB_PAIR = {
         {"judgment": {"judge_model": "m"}, "decision": "B>A"},
     ],
 }
+PROMPTFOO_RESULTS = {
+    "evalId": "eval-1",
+    "results": {
+        "version": 3,
+        "results": [
+            {
+                **{"testIdx": 0, "promptIdx": 0, "provider": {"id": "echo", "label": "echo"}},
+                "prompt": {"raw": "Q?"},
+                "response": {"output": "A."},
+                "gradingResult": {
+                    "pass": True,
+                    "score": 1,
+                    "componentResults": [
+                        {
+                            **{"pass": True, "score": 1, "reason": "ok"},
+                            "assertion": {"type": "llm-rubric", "value": "Is it right?"},
+                        }
+                    ],
+                },
+            }
+        ],
+    },
+}
+
+
+def _without_pass(document: dict[str, Any]) -> dict[str, Any]:
+    spoiled = json.loads(json.dumps(document))
+    del spoiled["results"]["results"][0]["gradingResult"]["componentResults"][0]["pass"]
+    return spoiled
+
+
 BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = {
     "malformed": (
         lambda p: [p.write("v.jsonl", json.dumps(VERDICT) + "\n{not json\n")],
@@ -2901,6 +2932,14 @@ BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = 
     "an Inspect .eval log cut short": (
         lambda p: [_cut_eval_log(p, "log.eval")],
         ("log.eval", "not a readable Inspect log", "is the file cut short"),
+    ),
+    "promptfoo's results cut short": (
+        lambda p: [p.write("results.json", json.dumps(PROMPTFOO_RESULTS, indent=2)[:150])],
+        ("results.json", "not valid JSON", "is the file cut short"),
+    ),
+    "a promptfoo grading without its pass": (
+        lambda p: [p.write("results.json", json.dumps(_without_pass(PROMPTFOO_RESULTS)))],
+        ("results.results[0].gradingResult.componentResults[0]", "pass: expected true or false"),
     ),
     "a line longer than the cap (a sparse file of 65 MiB)": (
         lambda p: [_sparse_line(p, "big.jsonl", 65 * 2**20)],
