@@ -27,6 +27,7 @@ from typing import Any
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import DatasetError, Problem
 from judgegrid.core.sample import Sample
+from judgegrid.inputs.recorded.lines import head_bytes
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
     json_details,
@@ -49,11 +50,8 @@ def sniff(path: Path) -> dict[str, Any] | None:
     """A log's mark when the file is an Inspect log (a ``.eval`` zip, cut short or whole: the
     reader then says which; JSON opening with its version and status), else None; reads a few
     bytes, not the log."""
-    suffix = path.suffix.lower()
-    try:
-        with path.open("rb") as file:
-            head = file.read(256)
-    except OSError:
+    suffix, head = path.suffix.lower(), head_bytes(path)
+    if head is None:
         return None
     if suffix == ".eval" and head.startswith(ZIP_MAGIC):
         return {MARK: str(path)}

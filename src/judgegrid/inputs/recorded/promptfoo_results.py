@@ -31,6 +31,7 @@ from judgegrid.core.errors import DatasetError, Problem
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.peers import geval_scale, slug, unique_names
 from judgegrid.inputs.promptfoo import GEVAL_TOP, GRADED
+from judgegrid.inputs.recorded.lines import head_bytes
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
     json_details,
@@ -48,14 +49,8 @@ MARK = "promptfoo_results"
 def sniff(path: Path) -> dict[str, Any] | None:
     """A results file's mark when the file opens as promptfoo writes one (``{"evalId": ...``),
     else None; reads a few bytes."""
-    if path.suffix.lower() != ".json":
-        return None
-    try:
-        with path.open("rb") as file:
-            head = file.read(256)
-    except OSError:
-        return None
-    return {MARK: str(path)} if _OPENING.match(head) else None
+    head = head_bytes(path) if path.suffix.lower() == ".json" else None
+    return {MARK: str(path)} if head is not None and _OPENING.match(head) else None
 
 
 def looks_like(record: Any) -> bool:
