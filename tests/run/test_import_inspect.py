@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from judgegrid import api, import_verdicts, rebuild_report
 from judgegrid.cli import app
+from judgegrid.inputs.recorded.formats import read_recorded
 
 inspect_ai = pytest.importorskip("inspect_ai")
 
@@ -123,3 +124,44 @@ def test_a_json_log_is_read_as_the_eval_one(logs, tmp_path, run):
     theirs = api.load_run(run)[0]
     keys = ["judge", "metric", "sample_id", "repeat"]
     assert ours.sort_values(keys)["score"].tolist() == theirs.sort_values(keys)["score"].tolist()
+
+
+def test_partial_credit_levels_and_no_answer(tmp_path):
+    """A scorer's P makes a labels criterion (correct 1, partial 0.5, incorrect 0), whole
+    numbers a scale of their range, and N (no answer) no verdict: no cell, said."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import get_model
+    from inspect_ai.scorer import Score, mean, scorer
+    from inspect_ai.solver import generate
+
+    given = {"partial": {"q1": "C", "q2": "P"}, "stars": {"q1": 4, "q2": 2}}
+    given["answered"] = {"q1": "I", "q2": "N"}
+
+    def made(name):
+        @scorer(metrics=[mean()], name=name)
+        def one():
+            async def score(state, target):
+                return Score(value=given[name][str(state.sample_id)])
+
+            return score
+
+        return one()
+
+    dataset = [Sample(input=q, target=t, id=i) for i, (q, t, _) in QUESTIONS.items()]
+    task = Task(dataset=dataset, solver=generate(), scorer=[made(n) for n in given])
+    model = get_model("mockllm/model", custom_outputs=_reply)
+    done = eval(task, model=model, display="none", log_dir=str(tmp_path))
+    assert done[0].status == "success", done[0].error
+    recorded, detected = read_recorded([Path(done[0].location)])
+    assert detected == "inspect"
+    kinds = {c.name: (c.type, c.labels, c.levels) for c in recorded.criteria}
+    assert kinds == {
+        "partial": ("labels", {"correct": 1.0, "partial": 0.5, "incorrect": 0.0}, ()),
+        "stars": ("scale", None, (2, 3, 4)),
+        "answered": ("binary", None, ()),
+    }
+    scores = recorded.verdicts.set_index(["metric", "sample_id"])["score"]
+    assert scores[("partial", "q2")] == 0.5 and scores[("stars", "q1")] == 4.0
+    assert scores[("answered", "q1")] == 0.0 and ("answered", "q2") not in scores.index
+    assert any("1 scores N (no answer) left out" in note for note in recorded.notes)

@@ -6,7 +6,8 @@ judgegrid metric when it is named as one) or the criterion, the epoch the repeat
 repeat 0), and the judge the grader model the scorer names in its options (``model_graded_qa``
 and ``model_graded_fact`` given ``model=``), else the model the log evaluated. A score's value
 ``C``/``I`` (correct, incorrect) is a binary criterion's 1/0 (``P``, partial, makes a labels
-criterion: correct 1, partial 0.5, incorrect 0; ``N``, no answer, is no verdict); numbers are
+criterion: correct 1, partial 0.5, incorrect 0; ``N``, no answer, is no verdict: left out, and
+said); numbers are
 kept: a judgegrid metric's score, 0/1 a binary criterion's, whole numbers a scale's levels.
 The sample's input, target and output are its question, reference and response where the log
 has them; the score's answer and explanation are kept in the verdict's details.
@@ -78,7 +79,7 @@ def read(paths: Sequence[Path]) -> Recorded:
         log = _log(path, source)
         judges = _judges(log)
         problems: list[Problem] = []
-        unscored = 0
+        unscored = unanswered = 0
         for sample in log.samples or []:
             where = f"sample {sample.id} epoch {sample.epoch}"
             found.append((place(source, where), _sample(sample)))
@@ -89,6 +90,9 @@ def read(paths: Sequence[Path]) -> Recorded:
                     value = _value(score.value)
                 except ValueError as exc:
                     problems.append(Problem(f"{where}: scores.{scorer}.value", str(exc)))
+                    continue
+                if value is None:  # N, no answer: no verdict, so no cell (never a 0)
+                    unanswered += 1
                     continue
                 columns["sample_id"].append(str(sample.id))
                 columns["judge"].append(judges.get(scorer, str(log.eval.model)))
@@ -103,6 +107,8 @@ def read(paths: Sequence[Path]) -> Recorded:
         notes.append(f"{source}: task {log.eval.task!r}, model {log.eval.model}, {log.status}")
         if unscored:
             notes.append(f"{source}: {unscored} samples without a score (an error?) left out")
+        if unanswered:
+            notes.append(f"{source}: {unanswered} scores N (no answer) left out: no verdict")
     samples, twice = merge_samples(found)
     if twice:
         raise DatasetError(", ".join(map(str, paths)), twice[:50])
