@@ -109,3 +109,18 @@ def test_the_criteria_are_those_init_makes_of_the_config(tmp_path):
         "the_answer_says_2": "binary",
         "names_paris": "binary",
     }
+
+
+def test_a_grading_whose_grader_failed_is_no_verdict(tmp_path):
+    """promptfoo fails a grading whose grader's reply it cannot read (metadata.graderError):
+    that is no verdict of the grader's, so no cell, and said; not a fail."""
+    document = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    component = document["results"]["results"][0]["gradingResult"]["componentResults"][0]
+    assert component["assertion"]["type"] == "llm-rubric" and component["pass"] is True
+    component["metadata"] = {"graderError": True}
+    component["pass"], component["score"] = False, 0
+    spoiled = tmp_path / "results.json"
+    spoiled.write_text(json.dumps(document), encoding="utf-8")
+    recorded, _ = read_recorded([spoiled])
+    assert len(recorded.verdicts) == 23  # of the 24 the file's graders gave
+    assert any("graderError), left out: 1" in note for note in recorded.notes)

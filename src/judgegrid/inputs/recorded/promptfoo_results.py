@@ -13,6 +13,8 @@ config (its ``metric``, else the rubric's first words): ``llm-rubric`` and ``clo
 score times 10, as promptfoo divided it); the judge is the grader the assertion, the test or
 ``defaultTest`` names (``options.provider``), else promptfoo's default grader. The component's
 pass, score and reason are kept in the verdict's details, its tokens as the verdict's tokens.
+A grading promptfoo failed because its grader's reply could not be read (``metadata.graderError``)
+is no verdict: left out, and said, never a fail.
 A test run more than once (``--repeat N``, which numbers each run as a test of its own, its
 test case unchanged) is one sample, its runs repeats in the order they appear.
 """
@@ -67,6 +69,7 @@ def read(paths: Sequence[Path]) -> Recorded:
     # (type, text) -> the first place it was met and the assertion's metric there
     kinds: dict[tuple[str, str], tuple[str, str | None]] = {}
     left_out: Counter[str] = Counter()
+    failed = 0
     for path in paths:
         source = str(path)
         document = _document(path, source)
@@ -90,6 +93,9 @@ def read(paths: Sequence[Path]) -> Recorded:
                 if kind not in GRADED:
                     left_out[str(kind)] += 1
                     continue
+                if _dig(component, "metadata", "graderError") is True:
+                    failed += 1  # the grader gave no verdict (promptfoo failed it): no cell
+                    continue
                 assert isinstance(assertion, dict)
                 try:
                     row = _row(component, assertion, str(kind))
@@ -110,6 +116,8 @@ def read(paths: Sequence[Path]) -> Recorded:
     criteria, named = _criteria(kinds)
     columns = _columns(rows, named)
     notes = [f"assertions that call no judge, left out: {_counted(left_out)}"] if left_out else []
+    if failed:
+        notes.append(f"gradings whose grader gave no verdict (graderError), left out: {failed}")
     if any(r["judge"] == DEFAULT_GRADER for r in rows):
         notes.append(f"a grader the file does not name is called {DEFAULT_GRADER!r}")
     return Recorded(
