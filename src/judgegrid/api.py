@@ -362,8 +362,11 @@ def import_verdicts(
     called, and each cell records its file and line and that no call was made.
 
     ``format``: ``long`` (one verdict a row: CSV, JSONL or Parquet), ``judgebench``
-    (JudgeBench's files verbatim), or ``auto``, detected from the first file (``result.format``
-    says which). ``columns``: a long table's columns under other names ({"judge": "model"}).
+    (JudgeBench's files verbatim), ``inspect`` (Inspect AI's ``.eval`` or ``.json`` logs: each
+    scorer's score per sample and epoch; needs ``inspect-ai``), ``promptfoo`` (``promptfoo eval -o
+    results.json``: each llm-rubric, g-eval and closedqa grading), or ``auto``, detected from the
+    first file (``result.format`` says which). ``columns``: a long table's columns under other
+    names ({"judge": "model"}).
     ``combine``: the rule of the pairwise criteria a long table makes (``mt-bench`` or
     ``sum``; JudgeBench's are ``sum``). A bad file (``DatasetError`` naming its line and
     field) or an ``out`` that holds anything is refused before anything is written."""

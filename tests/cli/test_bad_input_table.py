@@ -13,11 +13,13 @@ console script, where an unexpected error would be caught and logged as a crash.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import socket
 import sqlite3
 import sys
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +55,7 @@ from judgegrid.cli import EXIT_BAD_INPUT, app, main
 from judgegrid.core.errors import DatasetError, InputError, MatrixError, OptionError, RunDirError
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import load_matrix
+from judgegrid.inputs.recorded.formats import FORMATS
 from judgegrid.metrics import resolve_metric_name
 from judgegrid.store.run_dir import RESOLVED_MATRIX
 from judgegrid.testing.fault_server import FaultServer, start_fault_server
@@ -2837,6 +2840,37 @@ JB_PAIR = {
         {"judgment": {"judge_model": "m"}, "decision": "B>A"},
     ],
 }
+PROMPTFOO_RESULTS = {
+    "evalId": "eval-1",
+    "results": {
+        "version": 3,
+        "results": [
+            {
+                **{"testIdx": 0, "promptIdx": 0, "provider": {"id": "echo", "label": "echo"}},
+                "prompt": {"raw": "Q?"},
+                "response": {"output": "A."},
+                "gradingResult": {
+                    "pass": True,
+                    "score": 1,
+                    "componentResults": [
+                        {
+                            **{"pass": True, "score": 1, "reason": "ok"},
+                            "assertion": {"type": "llm-rubric", "value": "Is it right?"},
+                        }
+                    ],
+                },
+            }
+        ],
+    },
+}
+
+
+def _without_pass(document: dict[str, Any]) -> dict[str, Any]:
+    spoiled = json.loads(json.dumps(document))
+    del spoiled["results"]["results"][0]["gradingResult"]["componentResults"][0]["pass"]
+    return spoiled
+
+
 BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = {
     "malformed": (
         lambda p: [p.write("v.jsonl", json.dumps(VERDICT) + "\n{not json\n")],
@@ -2891,6 +2925,22 @@ BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = 
         lambda p: [p.jsonl("jb.jsonl", [{k: v for k, v in JB_PAIR.items() if k != "judgments"}])],
         ("jb.jsonl", "no judge's verdict in the files"),
     ),
+    "a long table read as an Inspect log": (
+        lambda p: [p.write("v.json", json.dumps(VERDICT) + "\n"), "--format", "inspect"],
+        ("v.json", "looks like a long file, not inspect", "--format long"),
+    ),
+    "an Inspect .eval log cut short": (
+        lambda p: [_cut_eval_log(p, "log.eval")],
+        ("log.eval", "not a readable Inspect log", "is the file cut short"),
+    ),
+    "promptfoo's results cut short": (
+        lambda p: [p.write("results.json", json.dumps(PROMPTFOO_RESULTS, indent=2)[:150])],
+        ("results.json", "not valid JSON", "is the file cut short"),
+    ),
+    "a promptfoo grading without its pass": (
+        lambda p: [p.write("results.json", json.dumps(_without_pass(PROMPTFOO_RESULTS)))],
+        ("results.results[0].gradingResult.componentResults[0]", "pass: expected true or false"),
+    ),
     "a line longer than the cap (a sparse file of 65 MiB)": (
         lambda p: [_sparse_line(p, "big.jsonl", 65 * 2**20)],
         ("big.jsonl", "line 1", "longer than 67,108,864 bytes"),
@@ -2907,8 +2957,18 @@ def _sparse_line(p: Place, name: str, size: int) -> str:
     return str(path)
 
 
+def _cut_eval_log(p: Place, name: str) -> str:
+    """A zip as Inspect's .eval log starts (its journal's first entry), cut before the zip's
+    end, as a log still being written or copied short is."""
+    whole = io.BytesIO()
+    with zipfile.ZipFile(whole, "w") as archive:
+        archive.writestr("_journal/start.json", json.dumps({"version": 2, "eval": {}}))
+        archive.writestr("samples/s1_epoch_1.json", json.dumps({"id": "s1", "epoch": 1}))
+    return p.write(name, whole.getvalue()[:120])
+
+
 def _import_api(p: Place, argv: list[str]) -> Any:
-    files = [a for a in argv if a not in ("--format", "long", "judgebench")]
+    files = [a for a in argv if a not in ("--format", *FORMATS)]
     fmt = argv[argv.index("--format") + 1] if "--format" in argv else "auto"
     return api.import_verdicts(files, p.tmp / "imported", format=fmt)
 

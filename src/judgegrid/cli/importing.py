@@ -27,8 +27,10 @@ def import_verdicts(
             "--format",
             help="long: one verdict a row (CSV, JSONL or Parquet: sample_id, judge, metric, "
             "score or answer, order for a pair, and more); judgebench: JudgeBench's run_judge.py "
-            "files as they are, one judge a file; auto: detected from the first file, and "
-            "said.",
+            "files as they are, one judge a file; inspect: Inspect AI's .eval or .json logs "
+            "(a scorer's score per sample and epoch); promptfoo: promptfoo eval -o results.json "
+            "(each llm-rubric, g-eval and closedqa grading); auto: detected from the first "
+            "file, and said.",
         ),
     ] = "auto",
     columns: Annotated[

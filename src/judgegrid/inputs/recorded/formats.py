@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.names import unknown_name
 from judgegrid.core.pairwise import Combine
-from judgegrid.inputs.recorded import judgebench, long_table
+from judgegrid.inputs.recorded import inspect_log, judgebench, long_table, promptfoo_results
 from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES, numbered_lines
 from judgegrid.inputs.recorded.verdicts import Recorded, check_recorded
 from judgegrid.inputs.textfile import csv_header
@@ -43,8 +43,12 @@ Reader = Callable[[Sequence[Path], ReadOptions], Recorded]
 READERS: dict[str, Reader] = {
     long_table.NAME: lambda paths, o: long_table.read(paths, o.columns, o.combine, o.cap),
     judgebench.NAME: lambda paths, o: judgebench.read(paths, o.cap),
+    inspect_log.NAME: lambda paths, o: inspect_log.read(paths),
+    promptfoo_results.NAME: lambda paths, o: promptfoo_results.read(paths),
 }
 LOOKS_LIKE: dict[str, Callable[[Any], bool]] = {
+    inspect_log.NAME: inspect_log.looks_like,
+    promptfoo_results.NAME: promptfoo_results.looks_like,
     judgebench.NAME: judgebench.looks_like,  # first: a JudgeBench line has no judge column
     long_table.NAME: long_table.looks_like,
 }
@@ -93,8 +97,12 @@ def detect(path: Path, options: ReadOptions | None = None) -> str:
 
 def first_record(path: Path) -> Any:
     """A file's first record: a JSON line's object, a CSV's header as names, a Parquet file's
-    columns as names (None where it has none)."""
+    columns as names, an Inspect log's mark (None where it has none)."""
     source, suffix = str(path), path.suffix.lower()
+    # a zip or one JSON document (Inspect's log, promptfoo's results): not read line by line
+    log = inspect_log.sniff(path) or promptfoo_results.sniff(path)
+    if log is not None:
+        return log
     if suffix == ".parquet":
         try:
             return dict.fromkeys(pq.read_schema(path).names)

@@ -42,3 +42,13 @@ def numbered_lines(path: Path, source: str, cap: int = MAX_LINE_BYTES) -> Iterat
                 raise DatasetError(source, [problem]) from None
             if text.strip():
                 yield number, text
+
+
+def head_bytes(path: Path, size: int = 256) -> bytes | None:
+    """A file's first bytes, for telling a whole-file format (a zip, one JSON document) by its
+    opening without reading it; None when the file cannot be read (its reader then says why)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(size)
+    except OSError:
+        return None
