@@ -1,7 +1,8 @@
 """Recorded verdicts read (``inputs.recorded``) and written as a run (``run.importing``).
 
 - the long table in CSV, JSON Lines and Parquet reads to the same verdicts; ``--columns`` maps an
-  export's names; configuration columns make configurations; cost, tokens and latency unknown
+  export's names (``judge=A|B``: a row's first with a value, as a Langfuse export needs);
+  configuration columns make configurations; cost, tokens and latency unknown
   stay unknown; people's rows are labels; a pairwise criterion's two orders make one cell whose
   verdict is read back in the pair's terms;
 - a reward model's ``judgments`` as a Python literal string is read with ``ast.literal_eval``
@@ -97,6 +98,48 @@ def test_columns_map_an_export_s_names_and_configuration_columns_make_configurat
     with pytest.raises(DatasetError, match=r"--columns judge=modell.*'model'"):
         import_verdicts(path, tmp_path / "other", columns={"judge": "modell"})
     assert not (tmp_path / "other").exists()
+
+
+LANGFUSE = [  # a Langfuse score export's columns (its blob export, with score provenance)
+    {"id": "c1", "trace_id": "t1", "name": "faithfulness", "value": 0.9, "source": "EVAL",
+     "data_type": "NUMERIC", "evaluator_id": "gpt-4o", "author_user_id": None},
+    {"id": "c2", "trace_id": "t1", "name": "faithfulness", "value": 0.6, "source": "EVAL",
+     "data_type": "NUMERIC", "evaluator_id": "haiku", "author_user_id": ""},
+    {"id": "c3", "trace_id": "t2", "name": "faithfulness", "value": 0.2, "source": "EVAL",
+     "data_type": "NUMERIC", "evaluator_id": "gpt-4o", "author_user_id": None},
+    {"id": "c4", "trace_id": "t2", "name": "faithfulness", "value": 0.5, "source": "API",
+     "data_type": "NUMERIC", "evaluator_id": "haiku", "author_user_id": None},
+    {"id": "c5", "trace_id": "t1", "name": "faithfulness", "value": 1.0, "source": "ANNOTATION",
+     "data_type": "NUMERIC", "evaluator_id": " ", "author_user_id": "ann"},
+]  # fmt: skip
+LANGFUSE_COLUMNS = {
+    "sample_id": "trace_id",
+    "metric": "name",
+    "score": "value",
+    "judge": "evaluator_id|author_user_id",
+}
+
+
+@pytest.mark.parametrize("name", ["scores.csv", "scores.jsonl"])
+def test_a_column_map_takes_a_row_s_first_column_with_a_value_and_annotations_are_people(
+    tmp_path, name
+):
+    path = write(tmp_path, name, LANGFUSE)
+    result = import_verdicts(path, tmp_path / "run", columns=LANGFUSE_COLUMNS)
+    assert (result.judges, result.cells, result.labels) == (["gpt-4o", "haiku"], 4, 1)
+    assert not any("evaluator_id" in note or "author_user_id" in note for note in result.notes)
+    scores = api.load_run(tmp_path / "run")[0].set_index(["judge", "sample_id"])["score"]
+    assert scores[("haiku", "t2")] == pytest.approx(0.5)  # API: a judge's, as EVAL is
+    labels = api.export_labels(tmp_path / "run")
+    assert labels[["sample_id", "annotator", "value"]].values.tolist() == [["t1", "ann", 1.0]]
+
+
+def test_a_column_map_s_alternatives_must_each_be_the_file_s(tmp_path):
+    path = write(tmp_path, "scores.csv", LANGFUSE)
+    columns = {**LANGFUSE_COLUMNS, "judge": "evaluator_id|author_id"}
+    with pytest.raises(DatasetError, match=r"--columns judge=evaluator_id\|author_id.*'author_id'"):
+        import_verdicts(path, tmp_path / "run", columns=columns)
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_pairwise_criterion_s_two_orders_are_one_cell_in_the_pair_s_terms(tmp_path):

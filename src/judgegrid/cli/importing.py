@@ -38,7 +38,8 @@ def import_verdicts(
         typer.Option(
             "--columns",
             help="A long table's columns under your export's names, e.g. "
-            "judge=model,score=value,sample_id=id.",
+            "judge=model,score=value,sample_id=id; judge=A|B takes a row's first of A and B "
+            "with a value (quote it in the shell).",
         ),
     ] = None,
     combine: Annotated[

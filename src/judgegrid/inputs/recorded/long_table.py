@@ -14,10 +14,16 @@ Columns (``--columns FIELD=COLUMN,…`` maps an export's own names onto these):
   ``tokens_in``, ``tokens_out``, ``latency_s``: empty where unknown (never read as 0);
 - ``user_input``, ``response``, ``reference``, ``response_a``, ``response_b``: the sample's texts
   (optional; one sample id, one text);
-- ``source``: ``people`` on a row that is a person's label (``judge`` then names the person, the
+- ``source``: ``people`` (or ``person``, ``human``, ``label``, ``annotation``: Langfuse's
+  ``ANNOTATION``) on a row that is a person's label (``judge`` then names the person, the
   answer in ``answer`` or ``score``; a pairwise label in the pair's own terms: a, b or tie);
+  any other value (Langfuse's ``EVAL``, ``API``) is a judge's;
 - ``config.NAME``: a configuration column (a temperature, a prompt's version): each distinct
   set of values is a configuration of its own, named ``judge [NAME=value, …]``.
+
+A column map may name several of the file's columns for one of ours, ``judge=A|B``: a row takes
+the first of them with a value. Exports keep a judge and a person in different columns
+(Langfuse: ``evaluator_id`` on a judge's score, ``author_user_id`` on a person's).
 
 Other columns are left out, and said so. A metric that is not judgegrid's and is not pairwise is
 read as a binary criterion (pass/fail); other kinds of criteria are not inferred.
@@ -60,7 +66,9 @@ KNOWN = (*REQUIRED, *OPTIONAL)
 CONFIG = "config."
 PAIRED = ("response_a", "response_b")
 POSITIONS = {"a": "A", "b": "B", "tie": "tie", "a>b": "A", "b>a": "B", "a=b": "tie"}
-PEOPLE = {"people", "person", "human", "label"}
+# a people row's source, in any case: ours, and the words of exports (Langfuse: ANNOTATION)
+PEOPLE = {"people", "person", "human", "label", "annotation"}
+EITHER = "|"  # --columns judge=evaluator_id|author_user_id: the first of these with a value
 SUFFIXES = (".csv", ".jsonl", ".parquet")
 
 
@@ -198,16 +206,18 @@ def _renamed(
                     f"{did_you_mean(ours, KNOWN)}expected {', '.join(KNOWN)}",
                 )
             )
-        elif theirs not in frame.columns:
-            problems.append(
-                Problem(
-                    where,
-                    f"the file has no column {theirs!r}; "
-                    f"{did_you_mean(theirs, list(map(str, frame.columns)))}",
+        for column in _alternatives(theirs):
+            if column not in frame.columns:
+                problems.append(
+                    Problem(
+                        where,
+                        f"the file has no column {column!r}; "
+                        f"{did_you_mean(column, list(map(str, frame.columns)))}",
+                    )
                 )
-            )
     if problems:
         raise DatasetError(source, problems)
+    frame = _first_with_a_value(frame, columns)
     frame = frame.rename(columns={theirs: ours for ours, theirs in columns.items()})
     missing = [name for name in REQUIRED if name not in frame.columns]
     if missing:
@@ -230,6 +240,25 @@ def _renamed(
         if name not in frame.columns:
             frame[name] = None
     return frame, left_out
+
+
+def _alternatives(theirs: str) -> list[str]:
+    """``A|B`` as the file's columns it names, in order; a plain name as itself."""
+    return [part.strip() for part in theirs.split(EITHER)] if EITHER in theirs else [theirs]
+
+
+def _first_with_a_value(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    """Each ``A|B`` of the map as one column of that name, a row's first value that is not
+    empty (NaN or blank), empty when none is; ``A`` and ``B`` themselves are used up."""
+    used: set[str] = set()
+    for theirs in columns.values():
+        parts = _alternatives(theirs)
+        if len(parts) > 1:
+            values = frame[parts].astype(object)
+            blank = values.isna() | values.astype(str).apply(lambda c: c.str.strip() == "")
+            frame[theirs] = values.mask(blank).bfill(axis=1).iloc[:, 0]
+            used.update(parts)
+    return frame.drop(columns=sorted(used - set(columns.values())))
 
 
 # -- the cells checked, all at once -------------------------------------------------------------
