@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from conftest import SHARED
 from judgegrid import api, export_run, import_verdicts, rebuild_report, resume_run
+from judgegrid.analyses.decision.card import EVERY_SAMPLE_LABELLED
 from judgegrid.cli import app
 from judgegrid.core.errors import RunDirError
 from judgegrid.view.app import open_view, serve
@@ -134,6 +135,7 @@ def test_the_card_and_every_reader_of_a_run_read_it(jb):
     assert "Accuracy by group of pairs" in summary and "| sum " in summary
     card = _table(jb, "decision_card").set_index("metric").loc["judgebench"]
     assert O1 in str(card["verdict"]) and card["basis"] == "people"
+    assert card["next_step"] == EVERY_SAMPLE_LABELLED  # the truth of every pair: none to ask
     wide = export_run(jb, "wide")
     assert len(wide) == 350
     labels = api.export_labels(jb)

@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn.metrics import accuracy_score, cohen_kappa_score, recall_score
 
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
-from judgegrid.analyses.decision.card import NO_VERDICT
+from judgegrid.analyses.decision.card import EVERY_SAMPLE_LABELLED, NO_VERDICT
 from judgegrid.analyses.validity.criteria import (
     criterion_recall,
     criterion_validity,
@@ -212,3 +212,22 @@ def test_judges_that_always_pass_get_the_peoples_reason_and_no_sentence_that_non
     ).card.iloc[0]
     assert card["basis"] == "people" and card["verdict"] == NO_VERDICT
     assert "no judge could be assessed" not in str(card["detail"])
+
+
+def test_the_next_step_asks_for_labels_only_while_a_sample_is_left_unlabelled():
+    """A fully labelled run (an imported benchmark with its truth) has no label left to ask
+    for: the card says so rather than sending the person to an empty queue (a judge named
+    needs none, and says so, labelled or not)."""
+    truth = truths(BINARY, 60, seed=4)
+    judges = {"rand": at_random(BINARY), "also": at_random(BINARY)}  # no verdict: more evidence
+    scores = criterion_scores(BINARY, judges, truth, seed=4)
+    facts = RunFacts(criteria={BINARY.name: BINARY})
+
+    def next_step(labelled: list[float]) -> str:
+        labels = people_labels(BINARY.name, labelled)
+        return str(
+            analyse(scores, facts, ValidityInputs(human_labels=labels)).card.iloc[0]["next_step"]
+        )
+
+    assert next_step(truth) == EVERY_SAMPLE_LABELLED
+    assert next_step(truth[:40]).startswith("judgegrid label RUN")

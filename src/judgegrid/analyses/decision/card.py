@@ -26,7 +26,7 @@ from judgegrid.analyses.decision.ladder import MIN_AGREEMENT_JUDGES, CardSources
 from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
 from judgegrid.analyses.decision.recommendation import metric_sentence
 from judgegrid.analyses.stats.paired import ALPHA
-from judgegrid.analyses.stats.ruling import Evidence, Ruling, Standing
+from judgegrid.analyses.stats.ruling import Evidence, Ruling, Standing, standings
 from judgegrid.analyses.validity.probes import ROBUSTNESS_LIMIT, injection_rises
 
 # The one figure a verdict rests on, as numbers (the terminal's card and the pictures read them;
@@ -150,6 +150,8 @@ def decide(
     found = found or outcome(evidence, usage, sources.margin)
     ruling = found.ruling
     label_step = _label_command(run_ref, metric, _more_needed(sources.needed, metric, "chance"))
+    if _every_sample_labelled(evidence, sources, metric):
+        label_step = EVERY_SAMPLE_LABELLED
     row: dict[str, Any] = {"basis": evidence.basis, "next_step": label_step}
     if found.kind == "too few":
         return row | {
@@ -192,7 +194,19 @@ def decide(
     verdict = _set_verdict(found, evidence.named_suffix)
     more = _more_needed(sources.needed, metric, "runner-up")
     next_step = _label_command(run_ref, metric, more) if evidence.basis == "people" else step
+    if _every_sample_labelled(evidence, sources, metric):
+        next_step = EVERY_SAMPLE_LABELLED
     return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
+
+
+def _every_sample_labelled(evidence: Evidence, sources: CardSources, metric: str) -> bool:
+    """Whether people labelled every sample the judges scored for ``metric`` (an imported
+    benchmark with its truth): then no label is left to ask for, only samples to add."""
+    if evidence.basis != "people" or sources.scores.empty:
+        return False
+    scored = sources.scores.loc[sources.scores["metric"] == metric, "sample_id"].nunique()
+    labelled = max((s.n for s in standings(evidence)), default=0)
+    return bool(scored) and labelled >= scored
 
 
 def _set_verdict(found: Outcome, suffix: str) -> str:
@@ -331,6 +345,12 @@ def _failed_words(usage: pd.DataFrame, judge: str) -> str:
 def _failed_flag(usage: pd.DataFrame, judge: str) -> dict[str, str]:
     share = _failed_share(usage, judge)
     return {"flags": f"{judge}: {share:.0%} failed"} if share is not None else {}
+
+
+EVERY_SAMPLE_LABELLED = (
+    "every sample is labelled: only more samples (added to the data set, scored and labelled) "
+    "would add evidence"
+)
 
 
 def _label_command(run_ref: str, metric: str, n: float | None) -> str:
