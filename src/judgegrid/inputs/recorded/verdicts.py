@@ -219,6 +219,16 @@ def _labels_of_unknown_samples(recorded: Recorded) -> list[Problem]:
     ][:20]
 
 
+def pass_fail_criterion(name: str, definition: str, source: str, where: str) -> CriterionSpec:
+    """A metric that is not judgegrid's as a binary criterion (pass/fail), as the readers read
+    one; DatasetError at ``source`` and ``where`` when the name can be no criterion's."""
+    try:
+        return CriterionSpec(name=name, definition=definition, type="binary")
+    except ValueError as exc:
+        message = str(exc).splitlines()[-1] if str(exc) else "not a criterion's name"
+        raise DatasetError(source, [Problem(where, message)]) from None
+
+
 def json_details(values: Mapping[str, Any]) -> str | None:
     """What else the source recorded of a verdict, as JSON text (None when nothing), NaN and
     None left out."""
