@@ -155,6 +155,8 @@ def _run(path: Path, source: str) -> dict[str, Any]:
         raise DatasetError(source, [Problem("", "file not found")]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(source, [Problem("", f"cannot read the file ({exc})")]) from None
+    if not text.strip():
+        raise DatasetError(source, [Problem("", "the file is empty; expected DeepEval's test run")])
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
