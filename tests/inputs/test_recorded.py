@@ -231,7 +231,7 @@ def test_judge_names_fit_the_files_and_ragas_only(tmp_path):
     with pytest.raises(OptionError, match="2 judge names for 1 files"):
         read_recorded([path], "ragas", ReadOptions(judges=("a", "b")))
     other = write(tmp_path, "v.csv", ROWS)
-    with pytest.raises(OptionError, match="--judge.*long files name their own judges"):
+    with pytest.raises(OptionError, match=r"--judge.*long files name their own judges"):
         read_recorded([other], "auto", ReadOptions(judges=("a",)))
 
 
@@ -253,7 +253,9 @@ def test_a_deepeval_metric_judgegrid_lacks_is_deepeval_s_pass(tmp_path):
     assert json.loads(row["details"])["score"] == 0.4
     assert [(c.name, c.type) for c in recorded.criteria] == [("correctness_geval", "binary")]
     assert "at threshold 0.5" in recorded.criteria[0].definition
-    assert any("multi-turn test cases (conversationalTestCases), left out: 1" in n for n in recorded.notes)
+    assert any(
+        "multi-turn test cases (conversationalTestCases), left out: 1" in n for n in recorded.notes
+    )
 
 
 def test_a_deepeval_link_only_file_is_refused(tmp_path):

@@ -110,8 +110,12 @@ def read(paths: Sequence[Path], judges: Sequence[str] = (), cap: int = MAX_LINE_
         found += samples
         for column, metric in scores.items():
             if metric not in criteria and builtin_metric_named(metric) != metric:
-                definition = f"{metric} (Ragas' verdicts imported; the file does not say the question)"
-                criteria[metric] = pass_fail_criterion(metric, definition, source, f"column {metric}")
+                definition = (
+                    f"{metric} (Ragas' verdicts imported; the file does not say the question)"
+                )
+                criteria[metric] = pass_fail_criterion(
+                    metric, definition, source, f"column {metric}"
+                )
             given = table[column].notna()
             failed[metric] += int((~given).sum())
             frames.append(
@@ -154,13 +158,11 @@ def _ids(table: pd.DataFrame) -> pd.Series:
     return pd.Series(names_of(values), index=table.index)
 
 
-def _samples(
-    table: pd.DataFrame, ids: pd.Series
-) -> tuple[list[tuple[str, Sample]], list[Problem]]:
+def _samples(table: pd.DataFrame, ids: pd.Series) -> tuple[list[tuple[str, Sample]], list[Problem]]:
     """A sample per row, with the texts Ragas kept; a bad cell is a Problem at its row."""
     fields = {c: RAGAS.fields[c] for c in table.columns if c in RAGAS.fields}
     samples, problems = [], []
-    for index, row in table.iterrows():
+    for sample_id, row in zip(ids.tolist(), table.to_dict("records"), strict=True):
         where = place(str(row["file"]), str(row["line"]))
         texts: dict[str, Any] = {}
         for column, target in fields.items():
@@ -170,7 +172,7 @@ def _samples(
             elif value is not None:
                 texts[target] = value
         try:
-            samples.append((where, Sample(id=ids[index], **texts)))
+            samples.append((where, Sample(id=sample_id, **texts)))
         except DatasetError as exc:
             problems += [Problem(f"{row['line']}: {p.where}", p.message) for p in exc.problems]
     return samples, problems
@@ -223,7 +225,8 @@ def _score_columns(
             first = table.loc[~numbers.isin([0, 1]) & numbers.notna(), "line"].iloc[0]
             message = (
                 "neither a metric judgegrid has nor pass/fail (0 or 1), so its range is "
-                f"unknown; drop the column to import the rest (judgegrid reads {', '.join(METRICS)})"
+                "unknown; drop the column to import the rest (judgegrid reads "
+                f"{', '.join(METRICS)})"
             )
             problems.append(Problem(f"{first}: {column}", message))
     if not scores and not problems:
