@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from judgegrid import api, import_verdicts, rebuild_report
-from judgegrid.cli import app
+from judgegrid import api, import_verdicts
+from support.imports import assert_figures_are, imported
 from support.servers import view_of_run
 
 HERE = Path(__file__).parents[1] / "fixtures" / "deepeval_results"
@@ -32,14 +31,12 @@ OURS = {
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("deepeval") / "run"
-    done = CliRunner().invoke(app, ["import", *map(str, FILES), "--out", str(out)])
-    assert done.exit_code == 0, done.output
-    assert "format: deepeval (detected)" in done.output
-    assert "errored (no score), no verdict, left out: Answer Relevancy (1)" in done.output
-    assert "17 cells of 2 judges on 3 samples" in done.output
-    rebuild_report(out)
-    return out
+    said = (
+        "format: deepeval (detected)",
+        "errored (no score), no verdict, left out: Answer Relevancy (1)",
+        "17 cells of 2 judges on 3 samples",
+    )
+    return imported(tmp_path_factory.mktemp("deepeval") / "run", list(map(str, FILES)), said)
 
 
 def _test_cases() -> list[dict]:
@@ -64,12 +61,8 @@ def _the_files_figures() -> dict[tuple[str, str], list[float]]:
 
 
 def test_each_metric_s_figures_are_the_files(run):
+    assert_figures_are(run, _the_files_figures())
     summary = pd.read_csv(run / "tables" / "config_summary.csv").set_index(["metric", "judge"])
-    expected = _the_files_figures()
-    assert set(summary.index) == set(expected)
-    for key, values in expected.items():
-        assert summary.loc[key, "scored"] == len(values)
-        assert summary.loc[key, "mean_score"] == pytest.approx(sum(values) / len(values))
     assert summary.loc[("answer_relevancy", "scripted-judge-b"), "scored"] == 2  # one errored
     assert summary.loc[("faithfulness", "scripted-judge-b"), "mean_score"] == pytest.approx(0.5)
 

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from judgegrid import api, import_verdicts, rebuild_report
-from judgegrid.cli import app
+from judgegrid import api, import_verdicts
+from support.imports import assert_figures_are, imported
 from support.servers import view_of_run
 
 HERE = Path(__file__).parents[1] / "fixtures" / "ragas_results"
@@ -30,15 +29,13 @@ OURS = {
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("ragas") / "run"
-    done = CliRunner().invoke(app, ["import", str(CSV), str(PARQUET), "--out", str(out)])
-    assert done.exit_code == 0, done.output
-    assert "format: ragas (detected)" in done.output
-    assert "judge named after the file: strict-judge (name it with --judge)" in done.output
-    assert "left NaN (the metric failed), no verdict, left out: faithfulness (1)" in done.output
-    assert "23 cells of 2 judges on 4 samples" in done.output
-    rebuild_report(out)
-    return out
+    said = (
+        "format: ragas (detected)",
+        "judge named after the file: strict-judge (name it with --judge)",
+        "left NaN (the metric failed), no verdict, left out: faithfulness (1)",
+        "23 cells of 2 judges on 4 samples",
+    )
+    return imported(tmp_path_factory.mktemp("ragas") / "run", [str(CSV), str(PARQUET)], said)
 
 
 def _the_files() -> dict[str, pd.DataFrame]:
@@ -51,16 +48,13 @@ def _the_files() -> dict[str, pd.DataFrame]:
 
 
 def test_each_metric_s_figures_are_the_file_s(run):
-    summary = pd.read_csv(run / "tables" / "config_summary.csv").set_index(["metric", "judge"])
     expected = {
-        (OURS[column], judge): table[column].dropna()
+        (OURS[column], judge): table[column].dropna().tolist()
         for judge, table in _the_files().items()
         for column in OURS
     }
-    assert set(summary.index) == set(expected)
-    for key, scores in expected.items():
-        assert summary.loc[key, "scored"] == len(scores)
-        assert summary.loc[key, "mean_score"] == pytest.approx(scores.mean())
+    assert_figures_are(run, expected)
+    summary = pd.read_csv(run / "tables" / "config_summary.csv").set_index(["metric", "judge"])
     assert summary.loc[("faithfulness", "strict-judge"), "scored"] == 3  # the NaN: no cell
     assert summary.loc[("faithfulness", "strict-judge"), "failed"] == 0  # nor a failure
     assert summary.loc[("response_relevancy", "strict-judge"), "embedding"] == (

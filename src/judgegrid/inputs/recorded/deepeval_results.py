@@ -39,9 +39,10 @@ from judgegrid.inputs.recorded.lines import head_bytes
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
     json_details,
-    merge_samples,
     pass_fail_criterion,
     place,
+    read_json_document,
+    samples_of,
     verdict_frame,
 )
 
@@ -122,9 +123,7 @@ def read(paths: Sequence[Path]) -> Recorded:
                 columns["line"].append(at)
         if problems:
             raise DatasetError(source, problems[:50])
-    samples, twice = merge_samples(found)
-    if twice:
-        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    samples = samples_of(found, paths)
     return Recorded(
         NAME,
         tuple(map(str, paths)),
@@ -149,19 +148,7 @@ def _notes(columns: dict[str, list[Any]], errored: Counter[str], turns: int) -> 
 
 def _run(path: Path, source: str) -> dict[str, Any]:
     """The file's ``TestRun``, unwrapped from ``.latest_test_run.json``'s ``testRunData``."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(source, [Problem("", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(source, [Problem("", f"cannot read the file ({exc})")]) from None
-    if not text.strip():
-        raise DatasetError(source, [Problem("", "the file is empty; expected DeepEval's test run")])
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        message = f"not valid JSON ({exc.msg}); is the file cut short?"
-        raise DatasetError(source, [Problem(f"line {exc.lineno}", message)]) from None
+    document = read_json_document(path, source)
     if isinstance(document, dict) and UPLOADED in document and WRAPPED not in document:
         message = (
             "only a link to the run on Confident AI (it was uploaded); read the run DeepEval "

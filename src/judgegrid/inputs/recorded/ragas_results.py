@@ -38,10 +38,10 @@ from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES
 from judgegrid.inputs.recorded.long_table import read_table
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
-    merge_samples,
     names_of,
     pass_fail_criterion,
     place,
+    samples_of,
     verdict_frame,
 )
 from judgegrid.metrics import builtin_metric_named
@@ -134,9 +134,7 @@ def read(paths: Sequence[Path], judges: Sequence[str] = (), cap: int = MAX_LINE_
             notes.append(f"{source}: columns left out: {', '.join(left_out)}")
         if not judges:
             notes.append(f"{source}: judge named after the file: {judge} (name it with --judge)")
-    merged, twice = merge_samples(found)
-    if twice:
-        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    merged = samples_of(found, paths)
     if failed.total():
         counted = ", ".join(f"{m} ({n})" for m, n in failed.items() if n)
         notes.append(f"scores Ragas left NaN (the metric failed), no verdict, left out: {counted}")

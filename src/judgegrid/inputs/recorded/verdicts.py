@@ -17,6 +17,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -111,6 +112,33 @@ def merge_samples(found: Iterable[tuple[str, Sample]]) -> tuple[list[Sample], li
         elif _fuller(sample, first):
             kept[sample.id] = (first_where, sample)
     return [s for _, s in kept.values()], problems
+
+
+def samples_of(found: Iterable[tuple[str, Sample]], paths: Sequence[Any]) -> list[Sample]:
+    """``merge_samples``' samples; its problems (one id, two texts) as a DatasetError naming
+    the files."""
+    samples, twice = merge_samples(found)
+    if twice:
+        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    return samples
+
+
+def read_json_document(path: Path, source: str) -> Any:
+    """A file that is one JSON document (a tool's results), parsed; DatasetError for a missing,
+    unreadable, empty or malformed one (named by line: a file cut short)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(source, [Problem("", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(source, [Problem("", f"cannot read the file ({exc})")]) from None
+    if not text.strip():
+        raise DatasetError(source, [Problem("", "the file is empty; expected one JSON document")])
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON ({exc.msg}); is the file cut short?"
+        raise DatasetError(source, [Problem(f"line {exc.lineno}", message)]) from None
 
 
 def _first_difference(one: Sample, other: Sample) -> str | None:
