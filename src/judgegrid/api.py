@@ -356,6 +356,7 @@ def import_verdicts(
     format: str = "auto",
     columns: Mapping[str, str] | None = None,
     combine: Combine = "mt-bench",
+    judges: Sequence[str] | None = None,
 ) -> ImportResult:
     """Verdicts recorded elsewhere, written as the run directory ``out``, which every command
     that reads a run reads (``rebuild_report``, ``export_run``, the view, labels): no model is
@@ -364,14 +365,17 @@ def import_verdicts(
     ``format``: ``long`` (one verdict a row: CSV, JSONL or Parquet), ``judgebench``
     (JudgeBench's files verbatim), ``inspect`` (Inspect AI's ``.eval`` or ``.json`` logs: each
     scorer's score per sample and epoch; needs ``inspect-ai``), ``promptfoo`` (``promptfoo eval -o
-    results.json``: each llm-rubric, g-eval and closedqa grading), or ``auto``, detected from the
-    first file (``result.format`` says which). ``columns``: a long table's columns under other
-    names ({"judge": "model"}).
+    results.json``: each llm-rubric, g-eval and closedqa grading), ``ragas`` (Ragas'
+    ``EvaluationResult.to_pandas()`` saved as CSV or Parquet: a row per sample, a column per
+    metric), ``deepeval`` (DeepEval's saved test run: each test case's metric results), or
+    ``auto``, detected from the first file (``result.format`` says which). ``columns``: a long
+    table's columns under other names ({"judge": "model"}). ``judges``: the judge of each Ragas
+    results file, one name per file in order (else each file's judge is its name).
     ``combine``: the rule of the pairwise criteria a long table makes (``mt-bench`` or
     ``sum``; JudgeBench's are ``sum``). A bad file (``DatasetError`` naming its line and
     field) or an ``out`` that holds anything is refused before anything is written."""
     paths = [files] if isinstance(files, str | Path) else list(files)
-    return write_imported(paths, out, format, columns, combine)
+    return write_imported(paths, out, format, columns, combine, judges=tuple(judges or ()))
 
 
 @checked

@@ -2865,6 +2865,34 @@ PROMPTFOO_RESULTS = {
 }
 
 
+RAGAS_HEADER = "user_input,retrieved_contexts,response,faithfulness\n"
+DEEPEVAL_RUN = {
+    "testCases": [
+        {
+            **{"name": "test_case_0", "input": "Q?", "actualOutput": "A."},
+            "metricsData": [
+                {"name": "Bias", "score": 0.0, "success": True, "evaluationModel": "gpt-4.1"}
+            ],
+        }
+    ]
+}
+
+
+def _ragas_parquet() -> bytes:
+    """Ragas' result table as ``to_parquet`` writes it (a list of contexts in a cell)."""
+    frame = pd.DataFrame(
+        {"user_input": ["Q?"], "retrieved_contexts": [["c"]], "response": ["A."]}
+        | {"faithfulness": [1.0]}
+    )
+    return frame.to_parquet()
+
+
+def _without_success(document: dict[str, Any]) -> dict[str, Any]:
+    spoiled = json.loads(json.dumps(document))
+    del spoiled["testCases"][0]["metricsData"][0]["success"]
+    return spoiled
+
+
 def _without_pass(document: dict[str, Any]) -> dict[str, Any]:
     spoiled = json.loads(json.dumps(document))
     del spoiled["results"]["results"][0]["gradingResult"]["componentResults"][0]["pass"]
@@ -2940,6 +2968,38 @@ BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = 
     "a promptfoo grading without its pass": (
         lambda p: [p.write("results.json", json.dumps(_without_pass(PROMPTFOO_RESULTS)))],
         ("results.results[0].gradingResult.componentResults[0]", "pass: expected true or false"),
+    ),
+    "Ragas' results cut short (a Parquet file)": (
+        lambda p: [p.write("ragas.parquet", _ragas_parquet()[:300]), "--format", "ragas"],
+        ("ragas.parquet", "not a readable Parquet file"),
+    ),
+    "a Ragas score that is no number": (
+        lambda p: [p.write("ragas.csv", RAGAS_HEADER + "Q?,['c'],A.,high\n")],
+        ("ragas.csv", "row 2: faithfulness", "not a number"),
+    ),
+    "a DeepEval test run cut short": (
+        lambda p: [p.write("test_run.json", json.dumps(DEEPEVAL_RUN, indent=2)[:120])],
+        ("test_run.json", "not valid JSON", "is the file cut short"),
+    ),
+    "a DeepEval metric result without its success": (
+        lambda p: [p.write("test_run.json", json.dumps(_without_success(DEEPEVAL_RUN)))],
+        ("test_run.json", "testCases[0].metricsData[0]", "success: expected true or false"),
+    ),
+    "Ragas' results read as DeepEval's": (
+        lambda p: [p.write("ragas.csv", RAGAS_HEADER + "Q?,['c'],A.,1\n"), "--format", "deepeval"],
+        ("ragas.csv", "looks like a ragas file, not deepeval", "--format ragas"),
+    ),
+    "DeepEval's test run read as Ragas'": (
+        lambda p: [p.write("test_run.json", json.dumps(DEEPEVAL_RUN)), "--format", "ragas"],
+        ("test_run.json", "looks like a deepeval file, not ragas", "--format deepeval"),
+    ),
+    "an empty Ragas results file": (
+        lambda p: [p.write("ragas.csv", b""), "--format", "ragas"],
+        ("ragas.csv", "empty"),
+    ),
+    "an empty DeepEval test run": (
+        lambda p: [p.write("test_run.json", b""), "--format", "deepeval"],
+        ("test_run.json", "empty"),
     ),
     "a line longer than the cap (a sparse file of 65 MiB)": (
         lambda p: [_sparse_line(p, "big.jsonl", 65 * 2**20)],

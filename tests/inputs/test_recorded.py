@@ -7,6 +7,12 @@
   verdict is read back in the pair's terms;
 - a reward model's ``judgments`` as a Python literal string is read with ``ast.literal_eval``
   (a call in it is refused, never run);
+- Ragas' result table: a 0/1 column not judgegrid's is a binary criterion, another numeric one
+  is refused at its row and column, text columns and pandas' index are left out and said, an
+  ``id`` column names the samples, a ``retrieved_contexts`` cell is read as a literal (a call
+  in it refused, never run), ``--judge`` names one judge per file and no other format's;
+- DeepEval's test run: a metric judgegrid does not have (GEval) is a binary criterion of
+  DeepEval's success, and a latest-run file that holds only Confident AI's link is refused;
 - ``--format auto`` detects each format and says so.
 """
 
@@ -19,9 +25,17 @@ import pandas as pd
 import pytest
 
 from judgegrid import api, import_verdicts, rebuild_report
-from judgegrid.core.errors import DatasetError
-from judgegrid.inputs.recorded import judgebench
-from judgegrid.inputs.recorded.formats import detect
+from judgegrid.core.errors import DatasetError, OptionError
+from judgegrid.inputs.recorded import deepeval_results, judgebench, ragas_results
+from judgegrid.inputs.recorded.formats import ReadOptions, detect, read_recorded
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+RAGAS_ROWS = [
+    {"user_input": "Who?", "retrieved_contexts": "['Ann wrote it.', 'Bo read it.']",
+     "response": "Ann.", "faithfulness": 1.0, "harmful": 0, "persona_name": "x"},
+    {"user_input": "When?", "retrieved_contexts": "[]", "response": "1999.",
+     "faithfulness": None, "harmful": 1, "persona_name": "y"},
+]  # fmt: skip
 
 ROWS = [
     {"sample_id": "s1", "judge": "gpt", "metric": "faithfulness", "score": 0.8, "cost": 0.001,
@@ -206,3 +220,89 @@ def test_auto_detects_each_format(tmp_path):
     assert detect(write(tmp_path, "j.jsonl", [pair])) == "judgebench"
     with pytest.raises(DatasetError, match="cannot tell its format: its first record has x"):
         detect(write(tmp_path, "x.jsonl", [{"x": 1}]))
+
+
+def test_auto_detects_ragas_and_deepeval_files():
+    assert detect(FIXTURES / "ragas_results" / "lenient-judge.csv") == "ragas"
+    assert detect(FIXTURES / "ragas_results" / "strict-judge.parquet") == "ragas"
+    assert detect(FIXTURES / "deepeval_results" / "test_run_judge_a.json") == "deepeval"
+    assert detect(FIXTURES / "deepeval_results" / "latest_test_run.json") == "deepeval"
+
+
+def test_a_ragas_table_s_columns(tmp_path):
+    recorded = ragas_results.read([write(tmp_path, "run.csv", RAGAS_ROWS)], ["gpt"])
+    verdicts = recorded.verdicts
+    assert verdicts[["sample_id", "metric", "score"]].values.tolist() == [
+        ["0", "faithfulness", 1.0],  # row 1's NaN: no verdict
+        ["0", "harmful", 0.0],
+        ["1", "harmful", 1.0],
+    ]
+    assert [(c.name, c.type) for c in recorded.criteria] == [("harmful", "binary")]
+    assert recorded.samples[0].retrieved_contexts == ["Ann wrote it.", "Bo read it."]
+    assert recorded.samples[1].retrieved_contexts == []
+    assert any("columns left out: persona_name" in note for note in recorded.notes)
+    assert any("faithfulness (1)" in note for note in recorded.notes)
+    named = [{**row, "id": f"q{i}"} for i, row in enumerate(RAGAS_ROWS)]
+    frame = pd.DataFrame(named)
+    frame["retrieved_contexts"] = [["Ann wrote it."], []]
+    frame.to_csv(tmp_path / "indexed.csv")  # pandas' index as a nameless first column
+    frame.to_parquet(tmp_path / "named.parquet")
+    for name in ("indexed.csv", "named.parquet"):
+        read = ragas_results.read([tmp_path / name])
+        assert [s.id for s in read.samples] == ["q0", "q1"]
+        assert read.samples[0].retrieved_contexts == ["Ann wrote it."]
+        assert read.judges == [Path(name).stem]
+
+
+def test_a_ragas_score_column_of_unknown_range_is_refused_at_its_row(tmp_path):
+    rows = [{**row, "rubric_score": 3.0} for row in RAGAS_ROWS]
+    with pytest.raises(DatasetError, match="row 2: rubric_score: neither a metric judgegrid"):
+        ragas_results.read([write(tmp_path, "run.csv", rows)])
+
+
+def test_a_ragas_contexts_cell_is_read_not_run(tmp_path):
+    touched = tmp_path / "x"
+    evil = f"[__import__('os').system('touch {touched}')]"
+    rows = [{**RAGAS_ROWS[0], "retrieved_contexts": evil}]
+    with pytest.raises(DatasetError, match="row 2: retrieved_contexts: not a list"):
+        ragas_results.read([write(tmp_path, "run.csv", rows)])
+    assert not touched.exists()
+
+
+def test_judge_names_fit_the_files_and_ragas_only(tmp_path):
+    path = write(tmp_path, "run.csv", RAGAS_ROWS)
+    with pytest.raises(OptionError, match="2 judge names for 1 files"):
+        read_recorded([path], "ragas", ReadOptions(judges=("a", "b")))
+    other = write(tmp_path, "v.csv", ROWS)
+    with pytest.raises(OptionError, match=r"--judge.*long files name their own judges"):
+        read_recorded([other], "auto", ReadOptions(judges=("a",)))
+
+
+def _deepeval_run(metrics: list[dict]) -> dict:
+    case = {"name": "test_case_0", "input": "Q?", "actualOutput": "A.", "metricsData": metrics}
+    return {"testCases": [case], "conversationalTestCases": [{"name": "chat"}]}
+
+
+def test_a_deepeval_metric_judgegrid_lacks_is_deepeval_s_pass(tmp_path):
+    geval = {"name": "Correctness [GEval]", "score": 0.4, "threshold": 0.5, "success": False,
+             "reason": "Wrong year.", "evaluationModel": "gpt-4.1", "evaluationCost": 0.002,
+             "inputTokenCount": 310, "outputTokenCount": 42}  # fmt: skip
+    path = tmp_path / "test_run_1.json"
+    path.write_text(json.dumps(_deepeval_run([geval])), encoding="utf-8")
+    recorded = deepeval_results.read([path])
+    row = recorded.verdicts.iloc[0]
+    assert (row["metric"], row["judge"], row["score"]) == ("correctness_geval", "gpt-4.1", 0.0)
+    assert (row["cost"], row["tokens_in"], row["tokens_out"]) == (0.002, 310, 42)
+    assert json.loads(row["details"])["score"] == 0.4
+    assert [(c.name, c.type) for c in recorded.criteria] == [("correctness_geval", "binary")]
+    assert "at threshold 0.5" in recorded.criteria[0].definition
+    assert any(
+        "multi-turn test cases (conversationalTestCases), left out: 1" in n for n in recorded.notes
+    )
+
+
+def test_a_deepeval_link_only_file_is_refused(tmp_path):
+    path = tmp_path / ".latest_test_run.json"
+    path.write_text(json.dumps({"testRunLink": "https://app.confident-ai.com/x"}), encoding="utf-8")
+    with pytest.raises(DatasetError, match="only a link to the run on Confident AI"):
+        deepeval_results.read([path])

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from judgegrid import api, import_verdicts, rebuild_report
-from judgegrid.cli import app
+from judgegrid import api, import_verdicts
 from judgegrid.inputs.promptfoo import criteria_from_promptfoo
 from judgegrid.inputs.recorded.formats import read_recorded
+from support.imports import assert_figures_are, imported
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "promptfoo_results" / "results.json"
 NAMES = {
@@ -31,14 +30,12 @@ NAMES = {
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("promptfoo") / "run"
-    done = CliRunner().invoke(app, ["import", str(FIXTURE), "--out", str(out)])
-    assert done.exit_code == 0, done.output
-    assert "format: promptfoo (detected)" in done.output
-    assert "left out: contains (4)" in done.output
-    assert "24 cells of 2 judges on 4 samples" in done.output
-    rebuild_report(out)
-    return out
+    said = (
+        "format: promptfoo (detected)",
+        "left out: contains (4)",
+        "24 cells of 2 judges on 4 samples",
+    )
+    return imported(tmp_path_factory.mktemp("promptfoo") / "run", [str(FIXTURE)], said)
 
 
 def _the_file_s_figures() -> dict[tuple[str, str], list[float]]:
@@ -58,12 +55,8 @@ def _the_file_s_figures() -> dict[tuple[str, str], list[float]]:
 
 
 def test_each_criterion_s_figures_are_the_file_s(run):
+    assert_figures_are(run, _the_file_s_figures())
     summary = pd.read_csv(run / "tables" / "config_summary.csv").set_index(["metric", "judge"])
-    expected = _the_file_s_figures()
-    assert set(summary.index) == set(expected)
-    for key, values in expected.items():
-        assert summary.loc[key, "scored"] == len(values)
-        assert summary.loc[key, "mean_score"] == pytest.approx(sum(values) / len(values))
     geval = ("the_reply_answers_the_question_accurately", "local-grader")
     assert summary.loc[geval, "mean_score"] == pytest.approx(6.75)  # levels 8 (x6) and 3 (x2)
     assert summary.loc[geval, "tokens_in"] == 8 * 50  # the grader's tokens, from the file

@@ -19,6 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
+from judgegrid.view.app import open_view, serve
+
 PRINTED_URL = re.compile(r"http://127\.0\.0\.1:\d+/\?token=\S+")
 Serve = Callable[[Any, int], Awaitable[tuple[web.AppRunner, int]]]
 
@@ -112,3 +114,30 @@ class LabelServer(LoopbackServer):
         return self.request(
             "POST", "/api/label", {"sample_id": sample_id, "metric": metric, **answer}
         )
+
+
+@dataclass(frozen=True)
+class Viewed:
+    """What the viewer answered about a run: its samples page for one metric, the first
+    sample's detail, and the decision page."""
+
+    samples: dict[str, Any]
+    detail: dict[str, Any]
+    decision: dict[str, Any]
+
+
+def view_of_run(run_dir: Any, metric: str) -> Viewed:
+    """``judgegrid view`` opened on ``run_dir`` (an imported run, say) and asked what its page
+    asks first: the samples of ``metric``, the first one's detail, the decision; each must
+    answer 200."""
+    session = open_view(run_dir, "ann")
+    with in_thread(serve, session) as (runner, port):
+        server = LoopbackServer(session, port, runner)
+        status, samples = server.get(f"/api/view/samples?metric={metric}&sort=id")
+        assert status == 200, samples
+        first = samples["rows"][0]["id"]
+        status, detail = server.get(f"/api/view/sample/{first}?metric={metric}")
+        assert status == 200, detail
+        status, decision = server.get("/api/view/decision")
+        assert status == 200, decision
+    return Viewed(samples, detail, decision)

@@ -29,8 +29,11 @@ def import_verdicts(
             "score or answer, order for a pair, and more); judgebench: JudgeBench's run_judge.py "
             "files as they are, one judge a file; inspect: Inspect AI's .eval or .json logs "
             "(a scorer's score per sample and epoch); promptfoo: promptfoo eval -o results.json "
-            "(each llm-rubric, g-eval and closedqa grading); auto: detected from the first "
-            "file, and said.",
+            "(each llm-rubric, g-eval and closedqa grading); ragas: Ragas' "
+            "EvaluationResult.to_pandas() saved as CSV or Parquet (a row per sample, a column "
+            "per metric; name its judge with --judge); deepeval: DeepEval's saved test run "
+            "(test_run_*.json, .deepeval/.latest_test_run.json); auto: detected from the "
+            "first file, and said.",
         ),
     ] = "auto",
     columns: Annotated[
@@ -52,6 +55,15 @@ def import_verdicts(
             "are read with sum.",
         ),
     ] = "mt-bench",
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="The judge of a Ragas results file (Ragas does not record it): once per file, "
+            "in the files' order. Without it, each file's judge is its name (gpt-4o.csv: "
+            "gpt-4o).",
+        ),
+    ] = None,
 ) -> None:
     """Write verdicts recorded elsewhere as a run directory: each cell keeps the file and line
     it came from and records that no call was made; cost, tokens and latency where the source
@@ -68,6 +80,7 @@ def import_verdicts(
             format=format,
             columns=mapped,
             combine=combine,  # type: ignore[arg-type]
+            judges=judge,
         )
     except InputError as exc:
         fail(exc)

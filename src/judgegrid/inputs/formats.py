@@ -355,7 +355,7 @@ def _convert(target: str, value: Any, mapping: FieldMapping) -> tuple[Any, str |
         if isinstance(value, str):
             return parse_list(value, mapping.delimiter, mapping.delimiter_given)
         if isinstance(value, list | tuple):
-            return [_context_text(item) for item in value], None
+            return [context_text(item) for item in value], None
     if target in JSON_TARGETS and isinstance(value, str):
         try:
             return json.loads(value), None
@@ -364,7 +364,7 @@ def _convert(target: str, value: Any, mapping: FieldMapping) -> tuple[Any, str |
     return value, None
 
 
-def _context_text(item: Any) -> Any:
+def context_text(item: Any) -> Any:
     """A retrieved context as text: DeepEval's source marker (or object) gives its context."""
     if isinstance(item, str):
         match = DEEPEVAL_SOURCE_MARKER.match(item)
@@ -388,7 +388,7 @@ def parse_list(
                 f"the cell is a list ({_excerpt(text)}), which {DELIMITER_OPTION} {delimiter!r} "
                 f"would cut apart; drop {DELIMITER_OPTION}"
             )
-        return [_context_text(item) for item in literal], None
+        return [context_text(item) for item in literal], None
     if delimiter is None:
         return None, (
             f'not a list ({_excerpt(text)}): write it as a JSON list ["…", "…"], or name the '
@@ -408,7 +408,7 @@ def parse_list(
             "choose a delimiter no context contains (DeepEval's is '|'), or write the cell as a "
             "JSON list"
         )
-    return [_context_text(piece) for piece in pieces], None
+    return [context_text(piece) for piece in pieces], None
 
 
 def _list_literal(text: str) -> list[str] | None:

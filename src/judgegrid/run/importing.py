@@ -43,6 +43,8 @@ from judgegrid.inputs.matrix import Matrix, matrix_from_data
 from judgegrid.inputs.recorded.formats import AUTO, ReadOptions, read_recorded
 from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES
 from judgegrid.inputs.recorded.verdicts import Recorded
+from judgegrid.inputs.tasks import metric_axes
+from judgegrid.metrics import METRICS
 from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import (
@@ -54,6 +56,7 @@ from judgegrid.store.run_dir import (
 )
 
 NOT_CALLED = f"{IMPORTED}/"  # an imported judge's id: a provider no one routes
+UNRECORDED = "unrecorded-embedding"  # the embedding of an imported metric that needs one
 
 
 @dataclass(frozen=True)
@@ -78,14 +81,16 @@ def import_verdicts(
     columns: Mapping[str, str] | None = None,
     combine_rule: Combine = "mt-bench",
     cap: int = MAX_LINE_BYTES,
+    judges: Sequence[str] = (),
 ) -> ImportResult:
     """Read ``files`` (in ``format``, or the one detected) and write them as the run directory
     ``out``. Every refusal (``InputError``: a bad file, naming its line and field; an ``out``
-    that is a file or holds anything) comes before anything is written."""
+    that is a file or holds anything) comes before anything is written. ``judges``: the judge
+    of each Ragas results file, in order (else each is named after its file)."""
     target = Path(out)
     check_out(target)
     paths = [Path(f) for f in files]
-    options = ReadOptions(columns=dict(columns or {}), combine=combine_rule, cap=cap)
+    options = ReadOptions(dict(columns or {}), combine_rule, cap, tuple(judges))
     recorded, chosen = read_recorded(paths, format, options)
     matrix = imported_matrix(recorded, target.name)
     cells = write_run(target, recorded, matrix, chosen)
@@ -129,6 +134,8 @@ def imported_matrix(recorded: Recorded, name: str) -> Matrix:
         "criteria": [c.model_dump(mode="json", exclude_defaults=True) for c in recorded.criteria],
         "repeats": int(recorded.verdicts["repeat"].max()) + 1 if len(recorded.verdicts) else 1,
     }
+    if any(METRICS[m].uses_embeddings for m in recorded.metrics):  # Ragas' answer_relevancy
+        data["embeddings"] = [{"id": NOT_CALLED + UNRECORDED, "label": UNRECORDED}]
     try:
         return matrix_from_data(data, f"<{recorded.format} import>")
     except MatrixError as exc:
@@ -156,7 +163,7 @@ def write_run(target: Path, recorded: Recorded, matrix: Matrix, chosen: str) -> 
             store.set_meta(IMPORTED, {"format": chosen, "files": list(recorded.files)})
             store.set_meta(SAMPLE_INFO, sample_info(dataset, recorded.groups))
             store.save_samples(recorded.samples)
-            cells = store.write_scores(score_rows(recorded))
+            cells = store.write_scores(score_rows(recorded, matrix))
             store.write_labels(label for _, label in recorded.labels)
         finally:
             store.close()
@@ -169,14 +176,21 @@ def write_run(target: Path, recorded: Recorded, matrix: Matrix, chosen: str) -> 
     return cells
 
 
-def score_rows(recorded: Recorded) -> Iterator[ScoreRow]:
+def score_rows(recorded: Recorded, matrix: Matrix) -> Iterator[ScoreRow]:
     """One row per cell: a verdict of a metric or a pointwise criterion is a cell; a pairwise
-    criterion's two orders of one pair are one cell, combined by its ``combine`` rule."""
+    criterion's two orders of one pair are one cell, combined by its ``combine`` rule. A cell
+    sits at its metric's one embedding and strictness of the matrix (an embedding the source
+    does not record, a metric's default strictness)."""
     criteria = {c.name: c for c in recorded.criteria}
     frame = recorded.verdicts
     ordered = frame["order"] != ""
     now = time.time()
-    yield from _pointwise_rows(frame[~ordered], criteria, now)
+    axes = {
+        a.metric: (*a.embeddings[0], a.strictness[0])
+        for a in metric_axes(matrix)
+        if a.metric not in criteria
+    }
+    yield from _pointwise_rows(frame[~ordered], criteria, axes, now)
     yield from _pairwise_rows(frame[ordered], criteria, now)
 
 
@@ -199,7 +213,10 @@ def _origin(file: str, lines: Any) -> dict[str, Any]:
 
 
 def _pointwise_rows(
-    frame: pd.DataFrame, criteria: Mapping[str, CriterionSpec], now: float
+    frame: pd.DataFrame,
+    criteria: Mapping[str, CriterionSpec],
+    axes: Mapping[str, tuple[str, int, int]],
+    now: float,
 ) -> Iterator[ScoreRow]:
     columns = [frame[c].tolist() for c in ("sample_id", "metric", "judge", "repeat", "score")]
     usage = [frame[c].tolist() for c in ("cost", "tokens_in", "tokens_out", "latency_s")]
@@ -220,8 +237,10 @@ def _pointwise_rows(
     ) in zip(*columns, *usage, *places, strict=True):
         details = _point_details(file, line, more)
         criterion = metric in criteria
+        embedding, dimension, strictness = axes.get(metric, ("", 0, 0))
         yield ScoreRow(
-            sample_id, metric, judge, "", 0, 0, int(repeat), 0, "scored", float(score),
+            sample_id, metric, judge, embedding, dimension, strictness, int(repeat), 0, "scored",
+            float(score),
             float(score) if criterion else None, "none" if criterion else None, None, None,
             details, 0, _whole(_usage([t_in])),
             _whole(_usage([t_out])), _usage([cost]), _usage([latency]), now,

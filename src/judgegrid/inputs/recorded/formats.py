@@ -20,7 +20,14 @@ import pyarrow.parquet as pq
 from judgegrid.core.errors import DatasetError, OptionError, Problem
 from judgegrid.core.names import unknown_name
 from judgegrid.core.pairwise import Combine
-from judgegrid.inputs.recorded import inspect_log, judgebench, long_table, promptfoo_results
+from judgegrid.inputs.recorded import (
+    deepeval_results,
+    inspect_log,
+    judgebench,
+    long_table,
+    promptfoo_results,
+    ragas_results,
+)
 from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES, numbered_lines
 from judgegrid.inputs.recorded.verdicts import Recorded, check_recorded
 from judgegrid.inputs.textfile import csv_header
@@ -32,11 +39,12 @@ AUTO = "auto"
 class ReadOptions:
     """How recorded files are read: ``columns`` maps a long table's column names (ours: the
     file's), ``combine`` is the rule of the pairwise criteria a long table makes, ``cap`` the
-    longest line read (bytes)."""
+    longest line read (bytes), ``judges`` the judge of each Ragas results file (in order)."""
 
     columns: Mapping[str, str] = field(default_factory=dict)
     combine: Combine = "mt-bench"
     cap: int = MAX_LINE_BYTES
+    judges: Sequence[str] = ()
 
 
 Reader = Callable[[Sequence[Path], ReadOptions], Recorded]
@@ -45,10 +53,14 @@ READERS: dict[str, Reader] = {
     judgebench.NAME: lambda paths, o: judgebench.read(paths, o.cap),
     inspect_log.NAME: lambda paths, o: inspect_log.read(paths),
     promptfoo_results.NAME: lambda paths, o: promptfoo_results.read(paths),
+    ragas_results.NAME: lambda paths, o: ragas_results.read(paths, o.judges, o.cap),
+    deepeval_results.NAME: lambda paths, o: deepeval_results.read(paths),
 }
 LOOKS_LIKE: dict[str, Callable[[Any], bool]] = {
     inspect_log.NAME: inspect_log.looks_like,
     promptfoo_results.NAME: promptfoo_results.looks_like,
+    deepeval_results.NAME: deepeval_results.looks_like,
+    ragas_results.NAME: ragas_results.looks_like,  # a sample field and a metric column, no judge
     judgebench.NAME: judgebench.looks_like,  # first: a JudgeBench line has no judge column
     long_table.NAME: long_table.looks_like,
 }
@@ -72,6 +84,9 @@ def read_recorded(
     if options.columns and chosen != long_table.NAME:
         message = f"maps a long table's columns; {chosen} files are read as they are"
         raise OptionError("--columns", [Problem("", message)])
+    if options.judges and chosen != ragas_results.NAME:
+        message = f"names the judge of a Ragas results file; {chosen} files name their own judges"
+        raise OptionError("--judge", [Problem("", message)])
     try:
         recorded = READERS[chosen](paths, options)
     except DatasetError as exc:
@@ -100,7 +115,7 @@ def first_record(path: Path) -> Any:
     columns as names, an Inspect log's mark (None where it has none)."""
     source, suffix = str(path), path.suffix.lower()
     # a zip or one JSON document (Inspect's log, promptfoo's results): not read line by line
-    log = inspect_log.sniff(path) or promptfoo_results.sniff(path)
+    log = inspect_log.sniff(path) or promptfoo_results.sniff(path) or deepeval_results.sniff(path)
     if log is not None:
         return log
     if suffix == ".parquet":

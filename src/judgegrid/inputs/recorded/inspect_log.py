@@ -32,8 +32,8 @@ from judgegrid.inputs.recorded.lines import head_bytes
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
     json_details,
-    merge_samples,
     place,
+    samples_of,
     verdict_frame,
 )
 from judgegrid.metrics import builtin_metric_named
@@ -109,9 +109,7 @@ def read(paths: Sequence[Path]) -> Recorded:
             notes.append(f"{source}: {unscored} samples without a score (an error?) left out")
         if unanswered:
             notes.append(f"{source}: {unanswered} scores N (no answer) left out: no verdict")
-    samples, twice = merge_samples(found)
-    if twice:
-        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    samples = samples_of(found, paths)
     verdicts = verdict_frame(columns)
     criteria = _criteria(verdicts)
     letters = {c.name for c in criteria if c.type == "labels"}

@@ -32,8 +32,8 @@ from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES, numbered_lines
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
     json_details,
-    merge_samples,
     place,
+    samples_of,
     verdict_frame,
 )
 from judgegrid.metrics.pairwise import Position, winner_of
@@ -115,9 +115,7 @@ def read(paths: Sequence[Path], cap: int = MAX_LINE_BYTES) -> Recorded:
                 columns["line"].append(where)
         if problems:
             raise DatasetError(source, problems[:50])
-    samples, twice = merge_samples(found)
-    if twice:
-        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    samples = samples_of(found, paths)
     verdicts = verdict_frame({**columns, "metric": [CRITERION] * len(columns["judge"])})
     notes = [f"{path}: judge {judge!r}" for path, judge in judges.items()]
     return Recorded(

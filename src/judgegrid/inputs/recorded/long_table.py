@@ -88,7 +88,7 @@ def read(
     pairwise criteria the rows make."""
     frames, notes = [], []
     for path in paths:
-        frame, left_out = _renamed(_table(path, cap), columns or {}, str(path))
+        frame, left_out = _renamed(read_table(path, cap), columns or {}, str(path))
         frames.append(frame)
         if left_out:
             notes.append(f"{path}: columns left out: {', '.join(left_out)}")
@@ -123,21 +123,26 @@ def _raise(problems: list[Problem], paths: Sequence[Path]) -> None:
 # -- a file as a table of text cells, each row with its place ----------------------------------
 
 
-def _table(path: Path, cap: int) -> pd.DataFrame:
-    """The file as a frame, with ``file`` and ``line`` (``line N`` or ``row N``) columns."""
+def read_table(
+    path: Path, cap: int, expected: str = "", kind: str = "a long table"
+) -> pd.DataFrame:
+    """The file (CSV, JSON Lines or Parquet) as a frame, with ``file`` and ``line`` (``line N``
+    or ``row N``) columns; ``expected`` and ``kind`` say what a refusal expected (a long
+    table, or another table-shaped format: Ragas' results)."""
     source = str(path)
     suffix = path.suffix.lower()
+    expected = expected or _EXPECTED
     if suffix == ".jsonl":
-        frame = _jsonl(path, source, cap)
+        frame = _jsonl(path, source, cap, expected)
     elif suffix == ".csv":
         for _ in numbered_lines(path, source, cap):  # a line over the cap, before pandas reads it
             pass
-        frame = read_csv(path, source, DatasetError, empty_is_missing=True, expected=_EXPECTED)
+        frame = read_csv(path, source, DatasetError, empty_is_missing=True, expected=expected)
         frame["line"] = [f"row {i + 2}" for i in range(len(frame))]
     elif suffix == ".parquet":
-        frame = _parquet(path, source)
+        frame = _parquet(path, source, expected)
     else:
-        message = f"unknown format '{suffix}' for a long table; use {', '.join(SUFFIXES)}"
+        message = f"unknown format '{suffix}' for {kind}; use {', '.join(SUFFIXES)}"
         raise DatasetError(source, [Problem("", message)])
     frame["file"] = source
     return _plain_strings(frame)
@@ -155,7 +160,7 @@ def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
 _EXPECTED = f"a verdict a row ({', '.join(REQUIRED)}, score or answer, …)"
 
 
-def _jsonl(path: Path, source: str, cap: int) -> pd.DataFrame:
+def _jsonl(path: Path, source: str, cap: int, expected: str) -> pd.DataFrame:
     records, lines, problems = [], [], []
     for number, text in numbered_lines(path, source, cap):
         try:
@@ -165,26 +170,26 @@ def _jsonl(path: Path, source: str, cap: int) -> pd.DataFrame:
             problems.append(Problem(f"line {number}", f"not valid JSON ({why})"))
             continue
         if not isinstance(record, dict):
-            problems.append(Problem(f"line {number}", f"expected {_EXPECTED}"))
+            problems.append(Problem(f"line {number}", f"expected {expected}"))
             continue
         records.append(record)
         lines.append(f"line {number}")
     if problems:
         raise DatasetError(source, problems[:50])
     if not records:
-        raise DatasetError(source, [Problem("", f"the file is empty; expected {_EXPECTED}")])
+        raise DatasetError(source, [Problem("", f"the file is empty; expected {expected}")])
     frame = pd.DataFrame.from_records(records)
     frame["line"] = lines
     return frame
 
 
-def _parquet(path: Path, source: str) -> pd.DataFrame:
+def _parquet(path: Path, source: str, expected: str) -> pd.DataFrame:
     try:
         frame = pq.read_table(path).to_pandas()
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         raise DatasetError(source, [Problem("", f"not a readable Parquet file ({exc})")]) from None
     if frame.empty:
-        raise DatasetError(source, [Problem("", f"the file has no rows; expected {_EXPECTED}")])
+        raise DatasetError(source, [Problem("", f"the file has no rows; expected {expected}")])
     frame["line"] = [f"row {i}" for i in range(len(frame))]
     return frame
 

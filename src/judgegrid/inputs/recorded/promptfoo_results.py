@@ -37,8 +37,9 @@ from judgegrid.inputs.recorded.lines import head_bytes
 from judgegrid.inputs.recorded.verdicts import (
     Recorded,
     json_details,
-    merge_samples,
     place,
+    read_json_document,
+    samples_of,
     verdict_frame,
 )
 
@@ -110,9 +111,7 @@ def read(paths: Sequence[Path]) -> Recorded:
                 )
         if problems:
             raise DatasetError(source, problems[:50])
-    samples, twice = merge_samples(found)
-    if twice:
-        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    samples = samples_of(found, paths)
     criteria, named = _criteria(kinds)
     columns = _columns(rows, named)
     notes = [f"assertions that call no judge, left out: {_counted(left_out)}"] if left_out else []
@@ -131,18 +130,7 @@ def read(paths: Sequence[Path]) -> Recorded:
 
 
 def _document(path: Path, source: str) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError(source, [Problem("", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(source, [Problem("", f"cannot read the file ({exc})")]) from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}"
-        message = f"not valid JSON ({exc.msg}); is the file cut short?"
-        raise DatasetError(source, [Problem(where, message)]) from None
+    document = read_json_document(path, source)
     if not looks_like(document):
         message = "not promptfoo's results: no evalId and results (write it with -o FILE.json)"
         raise DatasetError(source, [Problem("", message)])

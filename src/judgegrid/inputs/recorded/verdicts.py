@@ -17,6 +17,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -111,6 +112,33 @@ def merge_samples(found: Iterable[tuple[str, Sample]]) -> tuple[list[Sample], li
         elif _fuller(sample, first):
             kept[sample.id] = (first_where, sample)
     return [s for _, s in kept.values()], problems
+
+
+def samples_of(found: Iterable[tuple[str, Sample]], paths: Sequence[Any]) -> list[Sample]:
+    """``merge_samples``' samples; its problems (one id, two texts) as a DatasetError naming
+    the files."""
+    samples, twice = merge_samples(found)
+    if twice:
+        raise DatasetError(", ".join(map(str, paths)), twice[:50])
+    return samples
+
+
+def read_json_document(path: Path, source: str) -> Any:
+    """A file that is one JSON document (a tool's results), parsed; DatasetError for a missing,
+    unreadable, empty or malformed one (named by line: a file cut short)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(source, [Problem("", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(source, [Problem("", f"cannot read the file ({exc})")]) from None
+    if not text.strip():
+        raise DatasetError(source, [Problem("", "the file is empty; expected one JSON document")])
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON ({exc.msg}); is the file cut short?"
+        raise DatasetError(source, [Problem(f"line {exc.lineno}", message)]) from None
 
 
 def _first_difference(one: Sample, other: Sample) -> str | None:
@@ -217,6 +245,16 @@ def _labels_of_unknown_samples(recorded: Recorded) -> list[Problem]:
         for where, label in recorded.labels
         if label.sample_id not in known
     ][:20]
+
+
+def pass_fail_criterion(name: str, definition: str, source: str, where: str) -> CriterionSpec:
+    """A metric that is not judgegrid's as a binary criterion (pass/fail), as the readers read
+    one; DatasetError at ``source`` and ``where`` when the name can be no criterion's."""
+    try:
+        return CriterionSpec(name=name, definition=definition, type="binary")
+    except ValueError as exc:
+        message = str(exc).splitlines()[-1] if str(exc) else "not a criterion's name"
+        raise DatasetError(source, [Problem(where, message)]) from None
 
 
 def json_details(values: Mapping[str, Any]) -> str | None:
