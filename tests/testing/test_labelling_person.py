@@ -16,10 +16,12 @@ import pytest
 from judgegrid.testing.labelling_person import (
     ORDERS,
     RULES,
+    SYNTHETIC,
     label_person,
     prepared,
     replay_world,
     replay_worlds,
+    synthetic_world,
     world_figures,
 )
 
@@ -120,3 +122,10 @@ def test_the_quick_bench_prints_a_table_and_result_lines(tmp_path):
     assert "wrong picks under peeking, anytime rule (worst world and order)" in figures
     assert any(f.startswith("bias of the accuracy figure, new queue") for f in figures)
     assert all(row["verdict"] in ("met", "MISSED", "") for row in rows)
+
+
+def test_naming_either_of_two_equal_judges_is_a_wrong_pick():
+    worlds = {s.name: synthetic_world(s, np.random.default_rng(0)) for s in SYNTHETIC}
+    assert worlds["pairs: two equally good judges"].acceptable == frozenset()
+    assert worlds["pairs: all judges bad"].acceptable == frozenset()
+    assert worlds["pairs: one better by 0.15"].acceptable == {"a"}

@@ -87,16 +87,20 @@ def prepared(world: World, uniform_share: float = UNIFORM_SHARE) -> World:
 
 
 def synthetic_world(scenario: Scenario, rng: np.random.Generator) -> World:
-    """A pairs scenario of the bank drawn over ``POPULATION`` pairs."""
+    """A pairs scenario of the bank drawn over ``POPULATION`` pairs. A verdict here says one
+    judge is better than the others, so only a truly best judge that is the only one may be
+    named: naming either of two equally good judges is a wrong pick (the fixed-n bank counts it
+    right, as a verdict "a, b not separated" would be; no verdict here says that)."""
     truth = np.where(rng.random(POPULATION) < 0.5, 1, -1)
     right = np.column_stack([rng.random(POPULATION) < q for q in scenario.quality.values()])
     picks = np.where(right, truth[:, None], -truth[:, None])
+    best = scenario.truly_best() if scenario.acceptable() else set()
     return World(
         scenario.name,
         tuple(scenario.quality),
         picks,
         truth,
-        frozenset(scenario.acceptable()),
+        frozenset(best if len(best) == 1 else ()),
     )
 
 
