@@ -53,6 +53,8 @@ SUITE: dict[str, list[str]] = {
     "local": ["bench_local.py"],  # the embedded Gemma judge
     # the decision card's own error rates on synthetic judges (prints, no RESULT line)
     "decision": ["bench_decision.py"],
+    # labels to a verdict on the people rung, three queue orders, the JudgeBench replay (issue 42)
+    "labels": ["bench_labels.py"],
 }
 
 

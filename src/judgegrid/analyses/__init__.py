@@ -51,6 +51,12 @@ if TYPE_CHECKING:
     from judgegrid.analyses.consistency.agreement import AGREEMENT_SUMMARY_COLUMNS
     from judgegrid.analyses.consistency.stability import STABILITY_SUMMARY_COLUMNS
     from judgegrid.analyses.consistency.variance import VARIANCE_SUMMARY_COLUMNS
+    from judgegrid.analyses.decision.anytime import (
+        AnytimeVerdict,
+        anytime_verdict,
+        expected_new_labels,
+        state_words,
+    )
     from judgegrid.analyses.decision.card import (
         CARD_COLUMNS,
         NO_VERDICT,
@@ -60,6 +66,12 @@ if TYPE_CHECKING:
     from judgegrid.analyses.decision.ladder import CardSources, first_evidence
     from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
     from judgegrid.analyses.decision.recommendation import RANKING_SUMMARY_COLUMNS
+    from judgegrid.analyses.decision.sampling import (
+        UNIFORM_SHARE,
+        LabelDesign,
+        draw_labels,
+        label_design,
+    )
     from judgegrid.analyses.decision.selection import label_queue, preference_queue
     from judgegrid.analyses.frames.criteria import (
         Criteria,
@@ -77,7 +89,14 @@ if TYPE_CHECKING:
         embedding_column,
         embedding_config,
     )
+    from judgegrid.analyses.stats.betting import draws_to_reject, lower_confidence_sequence
     from judgegrid.analyses.stats.ruling import Ruling, best_words, binary_evidence, rule
+    from judgegrid.analyses.stats.weighted import (
+        Estimate,
+        hajek,
+        hansen_hurwitz,
+        uniform_probability,
+    )
     from judgegrid.analyses.validity.pairs import (
         ASPECT_METRICS,
         NO_METRIC_NOTE,
@@ -107,10 +126,17 @@ _HOMES = {
     "consistency.agreement": ("AGREEMENT_SUMMARY_COLUMNS",),
     "consistency.stability": ("STABILITY_SUMMARY_COLUMNS",),
     "consistency.variance": ("VARIANCE_SUMMARY_COLUMNS",),
+    "decision.anytime": (
+        "AnytimeVerdict",
+        "anytime_verdict",
+        "expected_new_labels",
+        "state_words",
+    ),
     "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
     "decision.ladder": ("CardSources", "first_evidence"),
     "decision.outcome": ("Outcome", "outcome", "usage_of"),
     "decision.recommendation": ("RANKING_SUMMARY_COLUMNS",),
+    "decision.sampling": ("UNIFORM_SHARE", "LabelDesign", "draw_labels", "label_design"),
     "decision.selection": ("label_queue", "preference_queue"),
     "frames.criteria": (
         "Criteria",
@@ -128,6 +154,8 @@ _HOMES = {
         "embedding_column",
         "embedding_config",
     ),
+    "stats.betting": ("draws_to_reject", "lower_confidence_sequence"),
+    "stats.weighted": ("Estimate", "hajek", "hansen_hurwitz", "uniform_probability"),
     "stats.ruling": ("Ruling", "best_words", "binary_evidence", "rule"),
     "validity.pairs": (
         "ASPECT_METRICS",
@@ -154,10 +182,14 @@ __all__ = [
     "RANKING_SUMMARY_COLUMNS",
     "STABILITY_SUMMARY_COLUMNS",
     "TABLE_NAMES",
+    "UNIFORM_SHARE",
     "VARIANCE_SUMMARY_COLUMNS",
     "Analysis",
+    "AnytimeVerdict",
     "CardSources",
     "Criteria",
+    "Estimate",
+    "LabelDesign",
     "Outcome",
     "Ruling",
     "RunFacts",
@@ -166,6 +198,7 @@ __all__ = [
     "UnknownTable",
     "ValidityInputs",
     "analyse",
+    "anytime_verdict",
     "best_words",
     "binary_evidence",
     "by_judge_and_embedding",
@@ -176,10 +209,17 @@ __all__ = [
     "consistency_tables",
     "criterion_rows",
     "decide_every_metric",
+    "draw_labels",
+    "draws_to_reject",
     "embedding_column",
     "embedding_config",
+    "expected_new_labels",
     "first_evidence",
+    "hajek",
+    "hansen_hurwitz",
+    "label_design",
     "label_queue",
+    "lower_confidence_sequence",
     "modal_codes",
     "outcome",
     "pair_accuracy",
@@ -189,6 +229,8 @@ __all__ = [
     "rule",
     "run_overview",
     "run_scores",
+    "state_words",
+    "uniform_probability",
     "usage_of",
     "validity_analysis",
     "with_consistency",

@@ -1,0 +1,161 @@
+"""The people rung's two decisions, valid when the card is recomputed after every label and the
+person stops at the first verdict: is one judge better than each other judge (the paired
+comparison), and is it better than chance?
+
+Each draw of the queue (``decision.sampling``) gives, per judge, right or wrong against the
+person's label (or agreement with it: any value in [0, 1]) and the draw's weight
+``1 / (N q)``. The weighted values ``w * right_j`` have mean judge j's accuracy over all the
+run's samples, and ``w * (right_j - right_k)`` the paired difference; each hypothesis is tested
+by betting (``stats.betting``), which Ville's inequality keeps valid under continuous
+monitoring:
+
+- ``j`` beats ``k``: reject ``E[w (right_j - right_k)] <= 0``, at
+  ``alpha / (2 J (J - 1))`` for each ordered pair;
+- ``j`` beats chance: reject ``E[w (right_j - chance)] <= 0`` (``E[w] = 1``, so this is the
+  accuracy against chance), at ``alpha / (2 J)``.
+
+A judge is named when it beats every other judge and chance. By the union bound the chance of
+naming a judge that is not the best (or any judge when all are at chance) stays <= ``alpha``
+whenever one looks. With a uniform queue every weight is 1. No margin (non-inferiority) yet.
+
+Missing data: a judge with no answer on a draw counts as wrong there, as on the pairs rung.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgegrid.analyses.stats.betting import draws_to_reject, first_rejection
+
+ALPHA = 0.05
+HORIZON = 5000  # draws a projection looks ahead
+
+
+@dataclass(frozen=True)
+class Test:
+    """One hypothesis of the rule: the weighted values it bets on and their null and bounds."""
+
+    judge: str
+    against: str | None  # None: against chance
+    null: float
+    low: float
+    high: float
+    alpha: float
+
+
+@dataclass(frozen=True)
+class AnytimeVerdict:
+    """Where the rule stands after the draws so far."""
+
+    named: str | None  # the judge that beats every other and chance, if one does
+    leader: str | None  # the judge with the highest weighted accuracy
+    draws: int
+    # the draw at which the verdict was first reached, looking after every draw (0: none yet):
+    # what a person who stops at the first verdict sees
+    at: int
+    about_more: float  # draws still needed for the leader, if the present differences hold
+
+
+def hypotheses_of(
+    judges: tuple[str, ...],
+    bound: float,
+    chance: float,
+    alpha: float,
+    pair_bounds: Mapping[tuple[str, str], float] | None = None,
+) -> list[Test]:
+    """Every test the rule runs for ``judges``. ``bound`` is the largest weight a draw can
+    carry (1 for a uniform queue); ``pair_bounds`` may give a tighter bound of
+    ``|w (right_j - right_k)|`` per pair, known before any label (for two judges' picks on a
+    preference pair: the largest weight among the pairs where their picks differ, since where
+    they pick the same answer the difference is 0 whatever the person says)."""
+    k = len(judges)
+    pair_alpha = alpha / (2 * k * (k - 1)) if k > 1 else alpha
+    chance_alpha = alpha / (2 * k) if k > 1 else alpha
+    bounds = dict(pair_bounds or {})
+    # against chance: w (right - chance), whose mean is accuracy - chance since E[w] = 1
+    low, high = -chance * bound, (1 - chance) * bound
+    found = [Test(j, None, 0.0, low, high, chance_alpha) for j in judges]
+    for j in judges:
+        for o in judges:
+            if o != j:
+                reach = bounds.get((j, o), bounds.get((o, j), bound))
+                found.append(Test(j, o, 0.0, -reach, reach, pair_alpha))
+    return found
+
+
+def bet_values(
+    test: Test, judges: tuple[str, ...], right: np.ndarray, weight: np.ndarray, chance: float
+) -> np.ndarray:
+    """The weighted values a test bets on, draw by draw: each has mean 0 under its null's
+    boundary, the weights' mean 1 cancelling the chance level (a control variate: the
+    spread of the weights then adds less to the spread of the values)."""
+    mine = right[:, judges.index(test.judge)]
+    if test.against is None:
+        return weight * (mine - chance)
+    return weight * (mine - right[:, judges.index(test.against)])
+
+
+def anytime_verdict(
+    judges: tuple[str, ...],
+    right: np.ndarray,
+    weight: np.ndarray,
+    bound: float,
+    chance: float,
+    alpha: float = ALPHA,
+    seed: int = 0,
+    pair_bounds: Mapping[tuple[str, str], float] | None = None,
+    project: bool = True,
+) -> AnytimeVerdict:
+    """The rule's state after the draws ``right`` (draws x judges, in [0, 1]; NaN: wrong) with
+    their ``weight`` (``1 / (N q)``, at most ``bound``; ``pair_bounds``: ``hypotheses_of``)."""
+    right = np.nan_to_num(np.asarray(right, float), nan=0.0)
+    weight = np.asarray(weight, float)
+    tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
+    at = {j: 0 for j in judges}
+    for test in tests:
+        first = int(first_rejection(bet_values(test, judges, right, weight, chance), *_bet(test)))
+        at[test.judge] = -1 if first == 0 or at[test.judge] < 0 else max(at[test.judge], first)
+    reached = {j: t for j, t in at.items() if t > 0}
+    named = min(reached, key=lambda j: (reached[j], j)) if reached else None
+    draws = len(right)
+    if draws == 0:
+        return AnytimeVerdict(None, None, 0, 0, float("inf"))
+    leader = judges[int(np.argmax((weight[:, None] * right).mean(axis=0)))]
+    if named is not None:
+        return AnytimeVerdict(named, leader, draws, reached[named], 0.0)
+    if not project:
+        return AnytimeVerdict(None, leader, draws, 0, float("nan"))
+    mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
+    history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
+    more = draws_to_reject(history, [_bet(t) for t in mine], HORIZON, seed=seed)
+    return AnytimeVerdict(None, leader, draws, 0, more)
+
+
+def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
+    """How many new labels ``draws`` more draws ask for, in expectation: each sample not yet
+    labelled is asked with probability ``1 - (1 - q)^draws``."""
+    if not np.isfinite(draws):
+        return float("inf")
+    q = np.asarray(probability, float)[~np.asarray(labelled, bool)]
+    return float(np.sum(1 - (1 - q) ** draws))
+
+
+def state_words(labels: int, found: AnytimeVerdict, judges: tuple[str, ...], more: float) -> str:
+    """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``more``
+    the labels still needed (``expected_new_labels`` of ``found.about_more`` draws)."""
+    head = f"{labels} label{'s' if labels != 1 else ''}"
+    if found.named is not None:
+        others = ", ".join(j for j in judges if j != found.named)
+        return f"{head} · {found.named} is better than {others} and chance"
+    if found.leader is None:
+        return f"{head} · no verdict yet"
+    rest = ", ".join(j for j in judges if j != found.leader)
+    about = "more than the run has" if not np.isfinite(more) else f"about {int(np.ceil(more))}"
+    return f"{head} · {found.leader} leads {rest}, not yet separated · {about} more"
+
+
+def _bet(test: Test) -> tuple[float, float, float, float]:
+    return test.null, test.low, test.high, test.alpha

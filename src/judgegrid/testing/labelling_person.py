@@ -1,0 +1,407 @@
+"""The decision bank's labelling person (issue 42): what a verdict on the people rung costs in
+labels, and how often it is wrong when the card is recomputed after every label.
+
+A *world* is a run's samples as preference pairs, each judge's pick on every pair (a, b, or
+neither) and each pair's truth. The person answers the truth, flipped with probability
+``noise``, one label at a time in a queue's order, and stops at the first verdict. Worlds:
+
+- synthetic: the bank's pairs scenarios (``decision_bank.BANK``), each judge right on a pair
+  with its accuracy, independently, over a run of ``POPULATION`` pairs;
+- a JudgeBench replay (``replay_world``): the recorded verdicts of real judges, read by
+  judgegrid's own reader (``inputs.recorded.judgebench``), combined by JudgeBench's sum rule;
+  the person answers the pair's known truth.
+
+Orders: ``uniform`` (draws uniformly at random, with replacement), ``today`` (today's preference
+queue, ``analyses.preference_queue``, in its order) and ``new`` (``analyses.label_design``, with
+replacement, each draw weighted). Rules: ``anytime`` (``analyses.anytime_verdict``; weighted on
+the new queue) and ``fixed-n`` (the card's own rule, ``first_evidence``'s pairs rung through
+``outcome``), each looked at after every label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses import (
+    UNIFORM_SHARE,
+    anytime_verdict,
+    binary_evidence,
+    expected_new_labels,
+    hansen_hurwitz,
+    label_design,
+    outcome,
+    preference_queue,
+    usage_of,
+)
+from judgegrid.inputs.recorded import judgebench
+from judgegrid.testing.decision_bank import BANK, METRIC, Scenario, _scores_table
+
+POPULATION = 1000  # pairs in a synthetic run
+BUDGET = 400  # labels a person gives at most
+DRAW_CAP = 4000  # draws (a draw of a pair already labelled asks nothing)
+CHANCE = 0.5  # a pair's
+NOISE = 0.1  # the synthetic person's share of wrong answers
+FIXED_BUDGET = 150  # labels the fixed-n rule is looked at up to (the whole rule each time)
+BIAS_LABELS = 60  # labels (draws) the accuracy figure rests on in the bias figure
+BIAS_QUEUES = 10  # queues a person draws for it (cheap: no sequential rule)
+CHECKPOINT = 30  # labels at which "about N more" is projected
+ORDERS = ("uniform", "today", "new")
+LABELS_GOAL = 0.5  # the new queue's median labels to a verdict over uniform's
+WRONG_PICK_GOAL = 0.05
+BIAS_GOAL = 0.01
+COVERAGE_GOAL = 0.93
+RATIO_GOAL = (0.67, 1.5)
+
+
+@dataclass(frozen=True)
+class World:
+    """A run's pairs: each judge's pick (+1 a, -1 b, 0 neither) and the truth (+1 a, -1 b);
+    ``today``: today's queue's order of the pairs, ``probability``: the new queue's
+    probability a draw of each pair (both from the judges' picks alone, made once)."""
+
+    name: str
+    judges: tuple[str, ...]
+    picks: np.ndarray
+    truth: np.ndarray
+    acceptable: frozenset[str]
+    noise: float = NOISE
+    today: np.ndarray = field(default_factory=lambda: np.empty(0, int))
+    probability: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+def prepared(world: World, uniform_share: float = UNIFORM_SHARE) -> World:
+    """``world`` with today's queue and the new queue's design, from the judges' picks."""
+    scores, members = _as_scores(world)
+    queue = preference_queue(scores, members)
+    index = {p: i for i, p in enumerate(members)}
+    plan = label_design(queue.set_index("pair")["priority"], uniform_share)
+    probability = np.empty(len(world.truth))
+    probability[[index[p] for p in plan.samples]] = plan.probability
+    today = np.array([index[p] for p in queue["pair"]])
+    return replace(world, today=today, probability=probability)
+
+
+def synthetic_world(scenario: Scenario, rng: np.random.Generator) -> World:
+    """A pairs scenario of the bank drawn over ``POPULATION`` pairs. A verdict here says one
+    judge is better than the others, so only a truly best judge that is the only one may be
+    named: naming either of two equally good judges is a wrong pick (the fixed-n bank counts it
+    right, as a verdict "a, b not separated" would be; no verdict here says that)."""
+    truth = np.where(rng.random(POPULATION) < 0.5, 1, -1)
+    right = np.column_stack([rng.random(POPULATION) < q for q in scenario.quality.values()])
+    picks = np.where(right, truth[:, None], -truth[:, None])
+    best = scenario.truly_best() if scenario.acceptable() else set()
+    return World(
+        scenario.name,
+        tuple(scenario.quality),
+        picks,
+        truth,
+        frozenset(best if len(best) == 1 else ()),
+    )
+
+
+SYNTHETIC = tuple(
+    s for s in BANK if s.evidence == "pairs" and not s.failed and s.margin is None and s.n >= 60
+)
+
+
+def replay_world(paths: Sequence[Path], judges: Sequence[str] | None = None) -> World:
+    """JudgeBench's judges on its pairs, read by judgegrid's reader: each judge's pick by the
+    sum rule over its two trials (the paper's section 4), the truth the pair's label; the
+    acceptable judge the one with the best accuracy on these pairs (the population)."""
+    recorded = judgebench.read(list(paths))
+    sides = {s.id: (s.labels or {}).get(judgebench.CRITERION) for s in recorded.samples}
+    truth = pd.Series({sid: 1 if side == "a" else -1 for sid, side in sides.items()}, dtype=int)
+    truth = truth.sort_index()
+    votes = recorded.verdicts.assign(
+        vote=recorded.verdicts["winner"].map({"a": 1, "b": -1}).fillna(0)
+    )
+    summed = votes.pivot_table(index="sample_id", columns="judge", values="vote", aggfunc="sum")
+    names = tuple(judges) if judges else tuple(sorted(map(str, summed.columns)))
+    picks = np.sign(summed.reindex(index=truth.index, columns=list(names)).fillna(0).to_numpy())
+    accuracy = (picks == truth.to_numpy()[:, None]).mean(axis=0)
+    best = frozenset(j for j, a in zip(names, accuracy, strict=True) if a >= accuracy.max())
+    short = " vs ".join(n.split("/")[-1][:18] for n in names)
+    return World(f"JudgeBench: {short}", names, picks.astype(int), truth.to_numpy(), best, 0.0)
+
+
+def replay_worlds(folder: Path) -> list[World]:
+    """Every judge file in ``folder`` together, and each pair of them (a verdict between two
+    judges is the people rung's commonest question)."""
+    files = sorted(p for p in folder.glob("*.jsonl") if "judge_name=" in p.name)
+    if not files:
+        return []
+    full = replay_world(files)
+    worlds = [prepared(full)]
+    for i, first in enumerate(full.judges):
+        for second in full.judges[i + 1 :]:
+            worlds.append(prepared(_sub_world(full, (first, second))))
+    return worlds
+
+
+def _sub_world(world: World, judges: tuple[str, ...]) -> World:
+    columns = [world.judges.index(j) for j in judges]
+    picks = world.picks[:, columns]
+    accuracy = (picks == world.truth[:, None]).mean(axis=0)
+    best = frozenset(j for j, a in zip(judges, accuracy, strict=True) if a >= accuracy.max())
+    short = " vs ".join(n.split("/")[-1][:18] for n in judges)
+    return World(f"JudgeBench: {short}", judges, picks, world.truth, best, world.noise)
+
+
+# ---------------------------------------------------------------- one person, one seed
+
+
+@dataclass(frozen=True)
+class Run:
+    """One person labelling in one order: labels at the verdict (0: none within the budget),
+    the judge named, and whether that is a wrong pick."""
+
+    order: str
+    rule: str
+    labels: int
+    named: str | None
+    wrong: bool
+
+
+@dataclass(frozen=True)
+class Person:
+    """What one seed measured: the runs, the accuracy figures' errors at ``BIAS_LABELS``, and
+    the projection at ``CHECKPOINT`` against what happened."""
+
+    runs: tuple[Run, ...]
+    today_bias: float  # today's queue: unweighted accuracy minus the run's, mean over judges
+    new_bias: float  # the new queue: weighted (Hansen-Hurwitz), the same
+    new_covered: float  # the share of judges whose interval holds the run's accuracy
+    projected: float  # labels "about N more" said at the checkpoint (nan: no projection)
+    realised: float  # labels it took from the checkpoint to the verdict
+
+
+def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
+    """One person labelling a ``prepared`` world in each order (see the module docstring);
+    ``fixed``: also run the card's fixed-n rule, looked at up to that many labels (0: not at
+    all; it is slow, the whole rule at every label)."""
+    rng = np.random.default_rng(seed)
+    answers = np.where(rng.random(len(world.truth)) < world.noise, -world.truth, world.truth)
+    right = (world.picks == answers[:, None]).astype(float)
+    population = right.mean(axis=0)
+    n = len(answers)
+    q = world.probability
+    uniform = np.full(n, 1.0 / n)
+    drawn = {
+        "uniform": rng.integers(0, n, DRAW_CAP),
+        "new": rng.choice(n, DRAW_CAP, p=q / q.sum()),
+    }
+    runs = [
+        _anytime_run(world, "uniform", right, drawn["uniform"], uniform),
+        _anytime_run(world, "new", right, drawn["new"], q),
+        _anytime_run(world, "today", right, world.today, None),
+    ]
+    if fixed:
+        runs.append(_fixed_run(world, "uniform", right, _distinct(drawn["uniform"])[:fixed]))
+        runs.append(_fixed_run(world, "today", right, world.today[:fixed]))
+    first = right[world.today[:BIAS_LABELS]].mean(axis=0)
+    new_bias, covered = _weighted_errors(right, q, rng)
+    projected, realised = _projection(world, right, drawn["new"], runs[1])
+    return Person(
+        tuple(runs),
+        float(np.mean(first - population)),
+        new_bias,
+        covered,
+        projected,
+        realised,
+    )
+
+
+def _weighted_errors(
+    right: np.ndarray, q: np.ndarray, rng: np.random.Generator
+) -> tuple[float, float]:
+    """The weighted accuracy figure (Hansen-Hurwitz about chance) at ``BIAS_LABELS`` draws of
+    the new queue, on ``BIAS_QUEUES`` queues: its mean error against the run's accuracy over
+    judges and queues, and the share of its 95% intervals that hold the run's accuracy."""
+    n = len(right)
+    population = right.mean(axis=0)
+    errors, covered = [], []
+    for _ in range(BIAS_QUEUES):
+        picked = rng.choice(n, BIAS_LABELS, p=q / q.sum())
+        for j, truth in enumerate(population):
+            found = hansen_hurwitz(right[picked, j], q[picked], n, centre=CHANCE)
+            errors.append(found.mean - truth)
+            covered.append(found.low <= truth <= found.high)
+    return float(np.mean(errors)), float(np.mean(covered))
+
+
+def _anytime_run(
+    world: World, order: str, right: np.ndarray, picked: np.ndarray, q: np.ndarray | None
+) -> Run:
+    """The anytime rule after every draw, stopping at the first verdict or at ``BUDGET``
+    labels; ``q`` None: unweighted (today's queue has no probabilities)."""
+    n = len(right)
+    weight, bound, pair_bounds = _weights(world, picked, q)
+    labels = _labels_so_far(picked)
+    within = int(np.searchsorted(labels, min(BUDGET, n), side="right"))
+    found = anytime_verdict(
+        world.judges,
+        right[picked[:within]],
+        weight[:within],
+        bound,
+        CHANCE,
+        pair_bounds=pair_bounds,
+        project=False,
+    )
+    if found.named is None:
+        return Run(order, "anytime", 0, None, False)
+    return Run(order, "anytime", int(labels[found.at - 1]), found.named, _wrong(world, found.named))
+
+
+def _weights(
+    world: World, picked: np.ndarray, q: np.ndarray | None
+) -> tuple[np.ndarray, float, dict[tuple[str, str], float]]:
+    """Each draw's weight ``1 / (N q)``, the largest weight, and per pair of judges the largest
+    weight where their picks differ (elsewhere their difference is 0 whatever the answer)."""
+    n = len(world.truth)
+    if q is None:
+        return np.ones(len(picked)), 1.0, {}
+    every = 1.0 / (n * q)
+    pair_bounds = {}
+    for a, first in enumerate(world.judges):
+        for b in range(a + 1, len(world.judges)):
+            differ = world.picks[:, a] != world.picks[:, b]
+            pair_bounds[(first, world.judges[b])] = (
+                float(every[differ].max()) if differ.any() else 1e-9
+            )
+    return every[picked], float(every.max()), pair_bounds
+
+
+def _fixed_run(world: World, order: str, right: np.ndarray, order_of: np.ndarray) -> Run:
+    """The card's fixed-n rule on the first t labels, t = 2, 3, ... (all of ``order_of``): the
+    person stops at the first judge it names."""
+    usage = usage_of(_ranking(world), METRIC)
+    for t in range(2, len(order_of) + 1):
+        table = pd.DataFrame(right[order_of[:t]], columns=list(world.judges))
+        found = outcome(binary_evidence(table), usage)
+        if found.kind == "named" and found.named is not None:
+            return Run(order, "fixed-n", t, found.named, _wrong(world, found.named))
+    return Run(order, "fixed-n", 0, None, False)
+
+
+def _projection(
+    world: World, right: np.ndarray, picked: np.ndarray, run: Run
+) -> tuple[float, float]:
+    """ "About N more" at ``CHECKPOINT`` labels of the new queue, and what it took."""
+    labels = _labels_so_far(picked)
+    if not run.labels or run.labels <= CHECKPOINT:
+        return float("nan"), float("nan")
+    at = int(np.searchsorted(labels, CHECKPOINT, side="left")) + 1
+    weight, bound, pair_bounds = _weights(world, picked[:at], world.probability)
+    found = anytime_verdict(
+        world.judges, right[picked[:at]], weight, bound, CHANCE, pair_bounds=pair_bounds
+    )
+    labelled = np.zeros(len(right), bool)
+    labelled[picked[:at]] = True
+    more = expected_new_labels(world.probability, labelled, found.about_more)
+    return more, float(run.labels - CHECKPOINT)
+
+
+def _labels_so_far(picked: np.ndarray) -> np.ndarray:
+    """After each draw, how many distinct samples have been labelled."""
+    seen: set[int] = set()
+    out = np.empty(len(picked), int)
+    for i, p in enumerate(picked):
+        seen.add(int(p))
+        out[i] = len(seen)
+    return out
+
+
+def _distinct(picked: np.ndarray) -> np.ndarray:
+    """The samples in the order first drawn (a fixed-n rule sees each label once)."""
+    return np.asarray(pd.unique(picked))
+
+
+def _wrong(world: World, named: str) -> bool:
+    return named not in world.acceptable
+
+
+def _ranking(world: World) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "metric": METRIC,
+            "judge": list(world.judges),
+            "cost_per_score": 0.001,
+            "latency_per_score_s": 1.0,
+            "failure_rate": 0.0,
+        }
+    )
+
+
+def _as_scores(world: World) -> tuple[pd.DataFrame, dict[str, tuple[str, str]]]:
+    """The judges' picks as the scores table today's preference queue reads: each pair's two
+    members, the picked one 1, the other 0 (0.5 each for neither)."""
+    members = {f"p{i:05d}": (f"p{i:05d}-a", f"p{i:05d}-b") for i in range(len(world.truth))}
+    rows = []
+    for j, judge in enumerate(world.judges):
+        a_score = (world.picks[:, j] + 1) / 2
+        for (first, second), score in zip(members.values(), a_score, strict=True):
+            rows.append((first, judge, float(score), False))
+            rows.append((second, judge, float(1 - score), False))
+    return _scores_table(rows), members
+
+
+# ---------------------------------------------------------------- figures
+
+
+RULES = (*((o, "anytime") for o in ORDERS), ("uniform", "fixed-n"), ("today", "fixed-n"))
+
+
+def world_figures(
+    world: World,
+    seeds: Iterable[int],
+    fixed_seeds: int | None = None,
+    fixed_budget: int = FIXED_BUDGET,
+) -> dict[str, object]:
+    """Per world: each order and rule's median labels to a verdict, verdict share and wrong
+    picks; the accuracy figure's bias and coverage; the projection's median ratio."""
+    seeds = list(seeds)
+    limit = len(seeds) if fixed_seeds is None else fixed_seeds
+    people = [
+        label_person(world, seed, fixed=fixed_budget if k < limit else 0)
+        for k, seed in enumerate(seeds)
+    ]
+    figures: dict[str, object] = {"world": world.name, "seeds": len(people)}
+    for order, rule in RULES:
+        runs = [r for p in people for r in p.runs if r.order == order and r.rule == rule]
+        if not runs:
+            continue
+        reached = [r.labels for r in runs if r.labels]
+        key = f"{order} {rule}"
+        figures[f"{key}: verdicts"] = len(reached) / len(runs)
+        figures[f"{key}: median labels"] = _censored_median(
+            runs, fixed_budget if rule == "fixed-n" else BUDGET
+        )
+        figures[f"{key}: wrong pick"] = sum(r.wrong for r in runs) / len(runs)
+    figures["today bias"] = float(np.mean([p.today_bias for p in people]))
+    figures["new bias"] = float(np.mean([p.new_bias for p in people]))
+    figures["new coverage"] = float(np.mean([p.new_covered for p in people]))
+    ratios = [
+        p.projected / p.realised for p in people if np.isfinite(p.projected) and p.realised > 0
+    ]
+    figures["about-N ratio"] = float(np.median(ratios)) if ratios else float("nan")
+    figures["about-N cases"] = len(ratios)
+    return figures
+
+
+def _censored_median(runs: Sequence[Run], budget: int) -> float:
+    """The median labels to a verdict, a run without one counting as the budget (so the median
+    is a floor where fewer than half reach one: then it reads as the budget, not a number)."""
+    values = [r.labels if r.labels else budget + 1 for r in runs]
+    middle = float(np.median(values))
+    return middle if middle <= budget else float("inf")
+
+
+def bank_worlds(seed: int = 0) -> list[World]:
+    """The synthetic worlds, each drawn once (the people differ by seed)."""
+    rng = np.random.default_rng(seed)
+    return [prepared(synthetic_world(s, rng)) for s in SYNTHETIC]

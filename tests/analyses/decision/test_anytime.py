@@ -1,0 +1,91 @@
+"""The people rung's anytime rule (``decision.anytime``): looked at after every label it names
+a wrong judge at most 5% of the time (simulation, weighted and not), finds a clearly better
+one, projects what is left, and words the state line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgegrid.analyses import (
+    anytime_verdict,
+    expected_new_labels,
+    label_design,
+    state_words,
+)
+from judgegrid.analyses.decision.anytime import hypotheses_of
+
+JUDGES = ("a", "b")
+
+
+def _population(rng: np.random.Generator, quality: tuple[float, float], n: int = 600):
+    return np.column_stack([rng.random(n) < q for q in quality]).astype(float)
+
+
+def test_equal_judges_are_rarely_told_apart_however_often_one_looks():
+    """300 people, 600 draws each, equal judges (the population's accuracies made equal):
+    a judge named <= 5% (+2 SE), uniform and with a skewed queue's weights."""
+    rng = np.random.default_rng(21)
+    right = _population(rng, (0.7, 0.7))
+    right[:, 1] = np.roll(right[:, 0], 1)  # the same accuracy over the run, other samples
+    disagree = right[:, 0] != right[:, 1]
+    plan = label_design(pd.Series(disagree.astype(float)), uniform_share=0.4)
+    weight = 1 / (600 * plan.probability)
+    named = {"uniform": 0, "weighted": 0}
+    for _ in range(300):
+        picked = rng.integers(0, 600, 600)
+        found = anytime_verdict(JUDGES, right[picked], np.ones(600), 1.0, 0.5, project=False)
+        named["uniform"] += found.named is not None
+        picked = rng.choice(600, 600, p=plan.probability)
+        bounds = {("a", "b"): float(weight[disagree].max())}
+        found = anytime_verdict(
+            JUDGES,
+            right[picked],
+            weight[picked],
+            float(weight.max()),
+            0.5,
+            pair_bounds=bounds,
+            project=False,
+        )
+        named["weighted"] += found.named is not None
+    for count in named.values():
+        assert count / 300 <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 300)
+
+
+def test_a_clearly_better_judge_is_named_and_the_state_says_so():
+    rng = np.random.default_rng(22)
+    right = _population(rng, (0.92, 0.6), 400)
+    found = anytime_verdict(JUDGES, right, np.ones(400), 1.0, 0.5)
+    assert found.named == "a" and 0 < found.at <= 400
+    words = state_words(found.at, found, JUDGES, 0.0)
+    assert words == f"{found.at} labels · a is better than b and chance"
+
+
+def test_before_a_verdict_the_leader_and_about_n_more_are_given():
+    rng = np.random.default_rng(23)
+    right = _population(rng, (0.85, 0.65), 25)
+    found = anytime_verdict(JUDGES, right, np.ones(25), 1.0, 0.5, seed=3)
+    assert found.named is None and found.leader == "a"
+    assert 0 < found.about_more < np.inf
+    words = state_words(25, found, JUDGES, found.about_more)
+    assert words.startswith("25 labels · a leads b, not yet separated · about ")
+
+
+def test_expected_new_labels_matches_a_simulation():
+    rng = np.random.default_rng(24)
+    q = rng.random(200)
+    q /= q.sum()
+    labelled = rng.random(200) < 0.2
+    counts = []
+    for _ in range(3000):
+        drawn = np.unique(rng.choice(200, 80, p=q))
+        counts.append((~labelled[drawn]).sum())
+    assert expected_new_labels(q, labelled, 80) == pytest.approx(np.mean(counts), rel=0.02)
+
+
+def test_the_error_is_split_over_every_hypothesis():
+    tests = hypotheses_of(("a", "b", "c"), 2.0, 0.5, 0.05, {("a", "b"): 0.5})
+    assert sum(t.alpha for t in tests) == pytest.approx(0.05)
+    ab = [t for t in tests if {t.judge, t.against} == {"a", "b"}]
+    assert all(t.high == 0.5 for t in ab) and len(tests) == 3 + 6

@@ -1,0 +1,131 @@
+"""The decision bank's labelling person (``testing.labelling_person``): the JudgeBench replay
+read by judgegrid's own reader and combined by JudgeBench's sum rule, the three orders, and
+benches/bench_labels.py's quick mode (a smoke run that prints its figures and a RESULT line)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judgegrid.testing.labelling_person import (
+    ORDERS,
+    RULES,
+    SYNTHETIC,
+    label_person,
+    prepared,
+    replay_world,
+    replay_worlds,
+    synthetic_world,
+    world_figures,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pair(i: int, truth: str) -> dict:
+    return {
+        "pair_id": f"p{i:03d}",
+        "original_id": i,
+        "source": "mmlu-pro-law" if i % 2 else "livebench-math",
+        "question": f"question {i}",
+        "response_A": f"answer A {i}",
+        "response_B": f"answer B {i}",
+        "label": truth,
+    }
+
+
+def _judgebench(folder: Path, n: int = 60) -> dict[str, np.ndarray]:
+    """A data set file and two judges' files in JudgeBench's format: ``good`` right on 5 pairs
+    of 6, ``bad`` on every other pair; ``bad``'s second trial (order swapped) ties throughout,
+    so its sum rule rests on the first trial alone; the reward model's judgments a Python
+    literal, as JudgeBench writes them."""
+    rng = np.random.default_rng(0)
+    truth = np.where(rng.random(n) < 0.5, "A>B", "B>A")
+    flip = {"A>B": "B>A", "B>A": "A>B"}
+    right = {"good": np.arange(n) % 6 != 0, "bad": np.arange(n) % 2 == 0}
+    truth = [str(t) for t in truth]
+    lines = {"data": [json.dumps(_pair(i, t)) for i, t in enumerate(truth)]}
+    for judge, correct in right.items():
+        rows = []
+        for i, t in enumerate(truth):
+            first = str(t) if correct[i] else flip[str(t)]
+            second = flip[first] if judge == "good" else "A=B"  # in the swapped order's terms
+            trials = [
+                {"judgment": {"judge_model": judge, "response": "..."}, "decision": first},
+                {"judgment": {"judge_model": judge, "response": "..."}, "decision": second},
+            ]
+            record = _pair(i, t) | {"judge_name": "arena_hard" if judge == "good" else "rm"}
+            record["judgments"] = trials if judge == "good" else repr(trials)
+            rows.append(json.dumps(record))
+        lines[judge] = rows
+    (folder / "dataset=judgebench,response_model=x.jsonl").write_text("\n".join(lines["data"]))
+    for judge in right:
+        name = f"dataset=judgebench,response_model=x,judge_name=j,judge_model={judge}.jsonl"
+        (folder / name).write_text("\n".join(lines[judge]))
+    return right
+
+
+def test_the_replay_gives_each_judge_its_sum_rule_accuracy(tmp_path):
+    right = _judgebench(tmp_path)
+    files = sorted(tmp_path.glob("*judge_model=*.jsonl"))
+    world = replay_world(files)
+    accuracy = dict(
+        zip(world.judges, (world.picks == world.truth[:, None]).mean(axis=0), strict=True)
+    )
+    assert accuracy == pytest.approx({j: r.mean() for j, r in right.items()})
+    assert world.acceptable == {"good"} and world.noise == 0.0
+    assert [w.judges for w in replay_worlds(tmp_path)] == [("bad", "good"), ("bad", "good")]
+
+
+def test_a_person_labels_in_each_order_and_the_figures_add_up(tmp_path):
+    _judgebench(tmp_path, n=120)
+    world = prepared(replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl"))))
+    assert sorted(world.today) == list(range(120))  # today's queue: each pair once
+    assert world.probability.sum() == pytest.approx(1.0) and world.probability.min() > 0
+    person = label_person(world, seed=1, fixed=30)
+    assert {(r.order, r.rule) for r in person.runs} == set(RULES)
+    for run in person.runs:
+        assert run.named in (None, "good") and not run.wrong
+    figures = world_figures(world, range(3), fixed_seeds=1, fixed_budget=30)
+    for order in ORDERS:
+        assert 0 <= figures[f"{order} anytime: verdicts"] <= 1
+    assert -1 <= figures["today bias"] <= 1 and 0 <= figures["new coverage"] <= 1
+
+
+def test_the_quick_bench_prints_a_table_and_result_lines(tmp_path):
+    _judgebench(tmp_path)
+    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benches/bench_labels.py"),
+            "--quick",
+            "--judgebench",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "| order   | rule    |" in done.stdout and "### JudgeBench: bad vs good" in done.stdout
+    result = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    rows = json.loads(result[-1][len("RESULT ") :])
+    figures = {row["figure"] for row in rows}
+    assert "wrong picks under peeking, anytime rule (worst world and order)" in figures
+    assert any(f.startswith("bias of the accuracy figure, new queue") for f in figures)
+    assert all(row["verdict"] in ("met", "MISSED", "") for row in rows)
+
+
+def test_naming_either_of_two_equal_judges_is_a_wrong_pick():
+    worlds = {s.name: synthetic_world(s, np.random.default_rng(0)) for s in SYNTHETIC}
+    assert worlds["pairs: two equally good judges"].acceptable == frozenset()
+    assert worlds["pairs: all judges bad"].acceptable == frozenset()
+    assert worlds["pairs: one better by 0.15"].acceptable == {"a"}
