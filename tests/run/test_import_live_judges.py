@@ -82,9 +82,12 @@ def _csv(path: Path, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-def _judges_file(path: Path, *judges: dict[str, object]) -> Path:
-    path.write_text(yaml.safe_dump({"judges": list(judges)}), encoding="utf-8")
+def _judges_file(path: Path, *judges: dict[str, object], **more: object) -> Path:
+    path.write_text(yaml.safe_dump({"judges": list(judges), **more}), encoding="utf-8")
     return path
+
+
+ON_TOPIC = "Does the response answer the question asked?"
 
 
 def _digest(run: Path) -> dict[str, str]:
@@ -126,7 +129,11 @@ def pointwise(tmp_path_factory) -> tuple[Path, str, list[dict[str, object]]]:
     run = folder / "run"
     _invoke("import", str(_csv(folder / "verdicts.csv", _pointwise_rows())), "--out", str(run))
     before = _rows(run, f"judge = '{OLD}'")
-    judges = _judges_file(folder / "judges.yaml", {"id": "scripted/judge-new", "label": NEW})
+    judges = _judges_file(
+        folder / "judges.yaml",
+        {"id": "scripted/judge-new", "label": NEW},
+        criteria=[{"name": "on_topic", "definition": ON_TOPIC}],
+    )
     output = _invoke("run", "--resume", str(run), "--add-judges", str(judges), "--no-progress")
     assert "score rows: 48; the matrix implies: 48" in output, output
     calls = list(scripted.SCRIPT.calls)
@@ -159,6 +166,14 @@ def test_the_run_s_matrix_names_both_and_keeps_the_recorded_id(pointwise):
     assert judges[OLD]["id"] == f"imported/{OLD}" and judges[NEW]["id"] == "scripted/judge-new"
     assert judges[NEW]["options"] == judges[OLD]["options"]  # the matrix's defaults, merged in
     assert matrix["retry"]  # the matrix's own retry settings, which the added judge is called by
+
+
+def test_the_criterion_s_definition_given_is_what_the_new_judge_is_asked(pointwise):
+    run, _, calls = pointwise
+    asked = [c["fingerprint"][1] for c in calls if c["step"] == "criterion"]
+    assert len(asked) == N and all(ON_TOPIC in prompt for prompt in asked)
+    matrix = yaml.safe_load((run / RESOLVED_MATRIX).read_text(encoding="utf-8"))
+    assert [c["definition"] for c in matrix["criteria"]] == [ON_TOPIC]
 
 
 def test_the_report_compares_both_judges_paired_on_the_same_samples(pointwise):
@@ -233,8 +248,11 @@ def test_a_bad_judge_is_named_at_its_place_in_the_file(imported, tmp_path):
         resume_run(imported, add_judges=str(judges))
     other = tmp_path / "other.yaml"
     other.write_text("judges: [{id: scripted/x}]\nmetrics: [faithfulness]\n", encoding="utf-8")
-    with pytest.raises(MatrixError, match="metrics: only judges: are added"):
+    with pytest.raises(MatrixError, match="metrics: only judges: "):
         resume_run(imported, add_judges=other)
+    given = {"judges": [{"id": "scripted/x"}], "criteria": [{"name": "on_topc", "definition": "?"}]}
+    with pytest.raises(MatrixError, match=r"criteria\[0\]\.name: unknown criterion 'on_topc'"):
+        resume_run(imported, add_judges=given)
 
 
 def test_texts_missing_from_the_import_are_refused_before_any_call(scripted_provider, tmp_path):
@@ -251,6 +269,9 @@ def test_texts_missing_from_the_import_are_refused_before_any_call(scripted_prov
     assert "metric faithfulness" in text and "retrieved_contexts" in text
     assert "'s3' (retrieved_contexts)" in text and "'s7' (retrieved_contexts)" in text
     assert "on_topic" not in text  # the criterion reads user_input and response, all there
+    judges = _judges_file(tmp_path / "j.yaml", {"id": "scripted/judge-new"})
+    done = CliRunner().invoke(app, ["run", "--resume", str(run), "--add-judges", str(judges)])
+    assert done.exit_code == 2 and "'s3' (retrieved_contexts)" in done.output
     assert scripted_provider.calls == [] and _digest(run) == before
 
 

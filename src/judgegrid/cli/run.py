@@ -73,8 +73,9 @@ def run(
             "--add-judges",
             help="With --resume on an imported run (judgegrid import): a YAML file of "
             "judges: [...] in the matrix's judge syntax, called beside the recorded judges on "
-            "the same samples, metrics and criteria (the matrix's defaults and retry apply); "
-            "the recorded judges' cells are never called again.",
+            "the same samples, metrics and criteria (the matrix's defaults and retry apply; "
+            "criteria: [{name, definition}] says what an imported criterion asks); the "
+            "recorded judges are never called.",
         ),
     ] = None,
     progress: ProgressOption = True,

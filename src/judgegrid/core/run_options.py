@@ -64,11 +64,12 @@ class ResumeOptions(PublicModel):
     workers: PositiveInt | None = Field(None, description="Worker processes (execution.workers).")
     backend: str | None = Field(None, description="processes or ray (execution.backend).")
     address: str | None = Field(None, description="ray only: a running cluster's address.")
-    add_judges: str | tuple[dict[str, Any], ...] | None = Field(
+    add_judges: str | tuple[dict[str, Any], ...] | dict[str, Any] | None = Field(
         None,
         description="An imported run only: judges to call beside its recorded ones, on the same "
-        "samples: a YAML file of judges: [...] (the matrix's judge syntax), or the judges as "
-        "dicts.",
+        "samples: a YAML file of judges: [...] (the matrix's judge syntax; criteria: [{name, "
+        "definition}] gives an imported criterion's question), the judges as dicts, or that "
+        "file's mapping.",
     )
 
 

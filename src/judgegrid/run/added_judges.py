@@ -23,6 +23,7 @@ from typing import Any
 
 from judgegrid.core.cells import Cell
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, Problem, RunDirError
+from judgegrid.core.names import unknown_name
 from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix, inspect_matrix_data, read_matrix_text, yaml_data
 from judgegrid.inputs.tasks import expand_cells
@@ -32,8 +33,12 @@ from judgegrid.store.run_db import RunStore
 from judgegrid.store.run_dir import IMPORTED
 
 ADD_OPTION = "--add-judges"
-JUDGES_SHAPE = "a mapping with judges: a list of judges, as a matrix names them"
-AddedJudges = str | Sequence[dict[str, Any]]
+JUDGES_SHAPE = (
+    "a mapping with judges: a list of judges, as a matrix names them (and criteria: the "
+    "definitions of the run's criteria)"
+)
+# a file's path; the judges; or the file's mapping itself ({"judges": [...], "criteria": [...]})
+AddedJudges = str | Sequence[dict[str, Any]] | dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -101,16 +106,18 @@ def _nothing_to_call(store: RunStore) -> str:
 
 
 def with_added(matrix: Matrix, given: AddedJudges) -> Matrix:
-    """The matrix with the judges ``given`` (a YAML file's path, or the judges as dicts) after
-    its own; MatrixError at the judge's place in ``given``."""
-    entries, source = read_added(given)
+    """The matrix with the judges ``given`` after its own, and the definitions given of its
+    criteria (an imported criterion may not say the question its judges were asked: a long
+    table names it only); MatrixError at the place in ``given``."""
+    entries, definitions, source = read_added(given)
     labels = {matrix.judge_label(i): j.id for i, j in enumerate(matrix.judges)}
     problems = []
     for i, entry in enumerate(entries):
         problems += _clash(i, entry, labels)
+    data = matrix.model_dump(mode="json", exclude_none=True)
+    problems += _define(data["criteria"], definitions)
     if problems:
         raise MatrixError(source, problems)
-    data = matrix.model_dump(mode="json", exclude_none=True)
     own = len(data["judges"])
     data["judges"] = [*data["judges"], *entries]
     merged, found = inspect_matrix_data(data)
@@ -119,35 +126,60 @@ def with_added(matrix: Matrix, given: AddedJudges) -> Matrix:
     return merged
 
 
-def read_added(given: AddedJudges) -> tuple[list[dict[str, Any]], str]:
-    """The judges to add and where they came from: a file of ``judges: [...]`` (the matrix's
-    own syntax), or the list itself."""
+def read_added(given: AddedJudges) -> tuple[list[Any], list[Any], str]:
+    """The judges to add, the criteria's definitions and where they came from: a file of
+    ``judges: [...]`` (the matrix's own syntax) and optionally ``criteria: [{name,
+    definition}]``, that mapping itself, or the list of judges."""
     if isinstance(given, str):
         raw, problems = yaml_data(read_matrix_text(given), JUDGES_SHAPE)
         if problems:
             raise MatrixError(given, problems)
-        return _judges_of(raw, given), given
+        return (*_parts(raw, given), given)
+    if isinstance(given, dict):
+        return (*_parts(given, "add_judges"), "add_judges")
     entries = list(given)
     if not entries or not all(isinstance(e, dict) for e in entries):
         message = "expected one judge or more, each a dict as a matrix's judges: entry"
         raise OptionError("add_judges", [Problem("", message)])
-    return entries, "add_judges"
+    return entries, [], "add_judges"
 
 
-def _judges_of(raw: Any, source: str) -> list[dict[str, Any]]:
+def _parts(raw: Any, source: str) -> tuple[list[Any], list[Any]]:
+    """A judges file's judges and criteria' definitions; anything else refused by name."""
     if not isinstance(raw, dict):
         raise MatrixError(source, [Problem("", f"expected {JUDGES_SHAPE}")])
-    other = [str(k) for k in raw if k != "judges"]
+    other = [str(k) for k in raw if k not in ("judges", "criteria")]
     if other:
         message = (
-            "only judges: are added to an imported run (its metrics, samples and settings "
-            "are the import's)"
+            "only judges: (and criteria:' definitions) are added to an imported run; its "
+            "metrics, samples and settings are the import's"
         )
         raise MatrixError(source, [Problem(key, message) for key in other])
-    judges = raw.get("judges")
+    judges, criteria = raw.get("judges"), raw.get("criteria", [])
     if not isinstance(judges, list) or not judges:
         raise MatrixError(source, [Problem("judges", "expected a list of one judge or more")])
-    return judges
+    if not isinstance(criteria, list):
+        raise MatrixError(source, [Problem("criteria", "expected a list of {name, definition}")])
+    return judges, criteria
+
+
+def _define(criteria: list[dict[str, Any]], definitions: list[Any]) -> list[Problem]:
+    """Each definition given laid over the run's criterion of its name (in ``criteria``, the
+    matrix's as data); a name the run lacks, or a key other than name and definition, is a
+    Problem at its place."""
+    by_name = {c["name"]: c for c in criteria}
+    problems = []
+    for i, entry in enumerate(definitions):
+        where = f"criteria[{i}]"
+        if not isinstance(entry, dict) or set(entry) != {"name", "definition"}:
+            message = "expected {name: a criterion of the run, definition: its question}"
+            problems.append(Problem(where, message))
+        elif entry["name"] not in by_name:
+            message = unknown_name("criterion", str(entry["name"]), list(by_name), "in the run")
+            problems.append(Problem(f"{where}.name", message))
+        else:
+            by_name[entry["name"]]["definition"] = entry["definition"]
+    return problems
 
 
 def _clash(i: int, entry: Any, labels: dict[str, str]) -> list[Problem]:
