@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from judgegrid import api, import_verdicts, resume_run
 from judgegrid.cli import app
 from judgegrid.core.errors import DatasetError, MatrixError, OptionError, RunDirError
+from judgegrid.inputs.recorded.formats import ReadOptions, read_recorded
 from judgegrid.store.run_dir import RESOLVED_MATRIX
 
 N = 12
@@ -331,3 +332,31 @@ def test_a_live_judge_beside_a_recorded_one_on_a_pairwise_criterion(tmp_path, sc
         binomtest(only_top, only_top + only_other, 0.5).pvalue if only_top + only_other else 1
     )
     assert row["p"] == pytest.approx(expected) and row["n"] == N
+
+
+def test_retry_failed_never_drops_a_recorded_judge_s_cell(tmp_path, scripted_provider):
+    """A recorded pair judged in one order only is a failed cell under MT-Bench's rule; it is
+    the import's, never scored again, so ``retry_failed`` leaves it as it is."""
+    rows = [r for r in _pairwise_rows() if not (r["sample_id"] == "p0" and r.get("order") == "ba")]
+    run = tmp_path / "pairs"
+    import_verdicts([_csv(tmp_path / "pairs.csv", rows)], run)
+    before = _rows(run, f"judge = '{OLD}'")
+    assert '"failed"' in _rows(run, f"judge = '{OLD}' AND sample_id = 'p0'")
+    result = resume_run(run, retry_failed=True, add_judges=[{"id": "scripted/judge-new"}])
+    assert _rows(run, f"judge = '{OLD}'") == before and result.complete
+    assert len(result.scores) == 2 * N
+
+
+def test_the_list_columns_read_alike_from_csv_jsonl_and_parquet(tmp_path):
+    """retrieved_contexts: a JSON list in a CSV cell, a list in JSON Lines and in Parquet."""
+    rows = [r for r in _pointwise_rows() if r["judge"] == OLD]
+    listed = [{**r, "retrieved_contexts": json.loads(str(r["retrieved_contexts"]))} for r in rows]
+    csv_file = _csv(tmp_path / "v.csv", rows)
+    jsonl_file = tmp_path / "v.jsonl"
+    jsonl_file.write_text("".join(json.dumps(r) + "\n" for r in listed), encoding="utf-8")
+    parquet_file = tmp_path / "v.parquet"
+    pd.DataFrame(listed).to_parquet(parquet_file, index=False)
+    read = [read_recorded([f], "long", ReadOptions())[0].samples for f in (csv_file, jsonl_file)]
+    read.append(read_recorded([parquet_file], "long", ReadOptions())[0].samples)
+    assert read[0] == read[1] == read[2]
+    assert read[0][1].retrieved_contexts == [QUESTIONS[1][2], "Note 1."]
