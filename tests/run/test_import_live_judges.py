@@ -51,7 +51,8 @@ def _pointwise_rows() -> list[dict[str, object]]:
         texts = _sample(i)
         sample = f"s{i}"
         rows.append({"sample_id": sample, "judge": OLD, "metric": "faithfulness",
-                     "score": (i % 3) / 2, "cost": 0.001, **texts})  # fmt: skip
+                     "score": (i % 3) / 2, "cost": 0.001, "group": f"g{i % 2}",
+                     **texts})  # fmt: skip
         rows.append({"sample_id": sample, "judge": OLD, "metric": "on_topic",
                      "score": i % 2, **texts})  # fmt: skip
         rows.append({"sample_id": sample, "judge": "ann", "metric": "faithfulness",
@@ -209,6 +210,16 @@ def test_the_paired_test_on_the_criterion_is_exact_mcnemar(pointwise):
     evidence = pd.read_csv(run / "tables" / "decision_evidence.csv")
     tested = evidence[(evidence["metric"] == "on_topic") & evidence["p_holm"].notna()]
     assert len(tested) == 1 and tested["p_holm"].iloc[0] == pytest.approx(expected)
+
+
+def test_the_imported_marks_stay_the_recorded_judges_and_each_sample_s_group(pointwise):
+    run, _, _ = pointwise
+    with sqlite3.connect(run / "run.sqlite") as db:
+        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta")}
+    assert meta["imported"]["format"] == "long"
+    assert {k: v["group"] for k, v in meta["samples"].items()} == {
+        f"s{i}": f"g{i % 2}" for i in range(N)
+    }
 
 
 def test_a_plain_resume_of_the_finished_run_calls_nothing(pointwise, scripted_provider):
