@@ -254,6 +254,19 @@ def test_a_judge_named_like_the_recorded_one_is_refused(imported, scripted_provi
     assert scripted_provider.calls == [] and _digest(imported) == before
 
 
+def test_a_resume_refused_on_its_cost_leaves_the_run_as_it_was(
+    imported, scripted_provider, tmp_path
+):
+    """The plan of the added judge's calls is held to --max-cost after every check: the run's
+    matrix is rewritten only when scoring starts, so a refusal then changes nothing."""
+    before = _digest(imported)
+    judges = _judges_file(tmp_path / "j.yaml", {"id": "scripted/judge-new", "label": NEW})
+    args = ["run", "--resume", str(imported), "--add-judges", str(judges), "--max-cost", "0.01"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 2 and "--max-cost" in done.output and "candidate" in done.output
+    assert scripted_provider.calls == [] and _digest(imported) == before
+
+
 def test_a_bad_judge_is_named_at_its_place_in_the_file(imported, tmp_path):
     judges = _judges_file(tmp_path / "j.yaml", {"id": "scripted/x"}, {"id": "scripted/y", "tmp": 1})
     with pytest.raises(MatrixError, match=r"j\.yaml: judges\[1\]"):
