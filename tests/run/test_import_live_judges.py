@@ -384,3 +384,21 @@ def test_the_list_columns_read_alike_from_csv_jsonl_and_parquet(tmp_path):
     read.append(read_recorded([parquet_file], "long", ReadOptions())[0].samples)
     assert read[0] == read[1] == read[2]
     assert read[0][1].retrieved_contexts == [QUESTIONS[1][2], "Note 1."]
+
+
+def test_a_metric_read_with_an_unrecorded_embedding_is_refused(tmp_path, scripted_provider):
+    """response_relevancy needs an embedding model; an import records none (its cells sit at an
+    embedding no one can call), so a judge added to it is refused before any call."""
+    rows = [
+        {"sample_id": f"s{i}", "judge": OLD, "metric": "response_relevancy", "score": 0.5,
+         **_sample(i)}
+        for i in range(3)
+    ]  # fmt: skip
+    run = tmp_path / "run"
+    import_verdicts([_csv(tmp_path / "v.csv", rows)], run)
+    before = _digest(run)
+    with pytest.raises(
+        DatasetError, match=r"metric response_relevancy: .*needs an embedding model"
+    ):
+        resume_run(run, add_judges=[{"id": "scripted/judge-new"}])
+    assert scripted_provider.calls == [] and _digest(run) == before

@@ -86,6 +86,7 @@ def live_judges(
     recorded = recorded_labels(whole)
     pairs, done = store.judged_pairs(recorded)
     cells = [c for c in expand_cells(live, data) if (c.metric, c.sample_id) in pairs]
+    _refuse_unrecorded_embeddings(live, cells, data)
     problems = missing_text_problems(live, data, {(c.metric, c.sample_id) for c in cells})
     if problems:
         why = (
@@ -94,6 +95,24 @@ def live_judges(
         )
         raise DatasetError(f"{data.source} (imported)", [Problem("", why), *problems])
     return LiveJudges(whole, live, cells, done, given is not None)
+
+
+def _refuse_unrecorded_embeddings(live: Matrix, cells: Sequence[Cell], data: Dataset) -> None:
+    """A metric read with an embedding model (response_relevancy) sits in an import at an
+    embedding the source did not record, which cannot be called: refused, naming it."""
+    unrecorded = {
+        live.embedding_label(i)
+        for i, e in enumerate(live.embeddings)
+        if e.id.startswith(NOT_CALLED)
+    }
+    needing = sorted({c.metric for c in cells if c.embedding in unrecorded})
+    if needing:
+        message = (
+            "needs an embedding model, and the import recorded none: an added judge cannot "
+            "score it (import the other metrics' verdicts on their own to add a judge to them)"
+        )
+        problems = [Problem(f"metric {m}", f"{m} {message}") for m in needing]
+        raise DatasetError(f"{data.source} (imported)", problems)
 
 
 def _nothing_to_call(store: RunStore) -> str:
