@@ -303,6 +303,7 @@ def resume_run(
     workers: PositiveInt | None = None,
     backend: str | None = None,
     address: str | None = None,
+    add_judges: str | Path | Sequence[dict[str, Any]] | dict[str, Any] | None = None,
 ) -> GridResult:
     """Finish an interrupted run: cells already in the database are not scored again.
 
@@ -312,6 +313,11 @@ def resume_run(
     it began on); ``address``: with ``backend="ray"``, a running Ray cluster's
     (``ray://host:10001`` or ``auto``; without it Ray starts a local instance). These make one
     ``ResumeOptions``, the value ``judgegrid run --resume`` builds from its options too.
+    ``add_judges`` (an imported run only): judges to call beside its recorded ones, scored on
+    the same samples, metrics and criteria: a YAML file of ``judges: [...]`` in the matrix's
+    judge syntax (and ``criteria: [{name, definition}]``, the question an imported criterion
+    asked, which a long table does not say), that mapping as a dict, or the judges as dicts
+    (``[{"id": "openai/gpt-4o-mini"}]``).
     """
     options = resume_options(
         retry_failed=retry_failed,
@@ -319,8 +325,18 @@ def resume_run(
         workers=workers,
         backend=backend,
         address=address,
+        add_judges=_added_judges_option(add_judges),
     )
     return execute_run(prepare_resume(run_dir, options), on_progress)
+
+
+def _added_judges_option(
+    given: str | Path | Sequence[dict[str, Any]] | dict[str, Any] | None,
+) -> str | tuple[dict[str, Any], ...] | dict[str, Any] | None:
+    """``add_judges`` as ``ResumeOptions`` holds it: a file's path as text, judges as a tuple."""
+    if given is None or isinstance(given, str | dict):
+        return given
+    return str(given) if isinstance(given, Path) else tuple(given)
 
 
 @checked

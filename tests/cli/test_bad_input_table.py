@@ -3001,6 +3001,10 @@ BAD_RECORDED: dict[str, tuple[Callable[[Place], list[str]], tuple[str, ...]]] = 
         lambda p: [p.write("test_run.json", b""), "--format", "deepeval"],
         ("test_run.json", "empty"),
     ),
+    "a list column's cell that is not a list": (
+        lambda p: [p.jsonl("v.jsonl", [{**VERDICT, "retrieved_contexts": "Ann wrote it."}])],
+        ("v.jsonl line 1: retrieved_contexts", "not a list", "JSON list"),
+    ),
     "a line longer than the cap (a sparse file of 65 MiB)": (
         lambda p: [_sparse_line(p, "big.jsonl", 65 * 2**20)],
         ("big.jsonl", "line 1", "longer than 67,108,864 bytes"),
@@ -3047,6 +3051,61 @@ def import_rows() -> dict[str, Row]:
 
 
 ROWS.update(import_rows())
+
+
+# `run --resume RUN --add-judges FILE` on an imported run (issue 41): refused before any call,
+# naming the judge's place in the file or the samples and fields the import lacks
+
+TEXTS = {"user_input": "Who wrote it?", "response": "Ann.", "retrieved_contexts": ["Ann did."]}
+
+
+def _imported(p: Place, verdict: dict[str, Any]) -> str:
+    """An import of one verdict (the run directory counted as the row's own input)."""
+    run = p.tmp / "imported"
+    p.made.append(run)
+    api.import_verdicts([p.jsonl("v.jsonl", [verdict])], run)
+    return str(run)
+
+
+def _added(p: Place, label: str) -> str:
+    judges = {"judges": [{"id": "openai/fake-a", "label": label}]}
+    return p.write("j.yaml", yaml.safe_dump(judges))
+
+
+BAD_ADDED: dict[str, tuple[dict[str, Any], str, tuple[str, ...], type[InputError]]] = {
+    "a judge added under an imported judge's name": (
+        {**VERDICT, **TEXTS},
+        "gpt",
+        ("j.yaml", "judges[0].label", "'gpt' is an imported judge's name"),
+        MatrixError,
+    ),
+    "a judge added where the import lacks the texts its metric reads": (
+        {**VERDICT, "user_input": "Who wrote it?"},
+        "new",
+        ("metric faithfulness", "'s1' (response, retrieved_contexts)"),
+        DatasetError,
+    ),
+}
+
+
+def added_judge_rows() -> dict[str, Row]:
+    rows: dict[str, Row] = {}
+    for name, (verdict, label, names, error) in BAD_ADDED.items():
+        rows[f"run --resume --add-judges: {name}"] = Row(
+            cli=lambda p, v=verdict, j=label: [
+                *("run", "--resume", _imported(p, v), "--add-judges", _added(p, j))
+            ],
+            names=names,
+        )
+        rows[f"run --resume --add-judges: {name}, api"] = Row(
+            api=lambda p, v=verdict, j=label: resume_run(_imported(p, v), add_judges=_added(p, j)),
+            names=names,
+            error=error,
+        )
+    return rows
+
+
+ROWS.update(added_judge_rows())
 
 
 DEEPEVAL_CONTEXT_ONLY = {"input": "Q?", "actual_output": "A.", "context": ["Ann wrote it."]}

@@ -67,6 +67,17 @@ def run(
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="With --resume: score failed cells again.")
     ] = False,
+    add_judges: Annotated[
+        Path | None,
+        typer.Option(
+            "--add-judges",
+            help="With --resume on an imported run (judgegrid import): a YAML file of "
+            "judges: [...] in the matrix's judge syntax, called beside the recorded judges on "
+            "the same samples, metrics and criteria (the matrix's defaults and retry apply; "
+            "criteria: [{name, definition}] says what an imported criterion asks); the "
+            "recorded judges are never called.",
+        ),
+    ] = None,
     progress: ProgressOption = True,
     fail_under: Annotated[
         float | None,
@@ -141,7 +152,9 @@ def run(
             "--margin": margin,
             "--probes": probes,
         }
-        api.check_resume_options(resume, retry_failed, [k for k, v in given.items() if v])
+        api.check_resume_options(
+            resume, retry_failed, [k for k, v in given.items() if v], add_judges is not None
+        )
         if resume is not None:
             resumed = api.resume_options(
                 retry_failed=retry_failed,
@@ -149,6 +162,7 @@ def run(
                 workers=workers,
                 backend=backend,
                 address=address,
+                add_judges=None if add_judges is None else str(add_judges),
             )
             # prepared and executed apart (not api.resume_run): the plan of what is left is
             # held to --max-cost in between

@@ -51,7 +51,8 @@ class RunOptions(PublicModel):
 
 class ResumeOptions(PublicModel):
     """The options of a resumed run: its matrix, data set and limit are the run directory's, so
-    only whether to retry, the cache and where the shards are scored may change."""
+    only whether to retry, the cache, where the shards are scored and, for an imported run,
+    the judges added to it may change."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     door: ClassVar[str] = "ResumeOptions"
@@ -63,6 +64,13 @@ class ResumeOptions(PublicModel):
     workers: PositiveInt | None = Field(None, description="Worker processes (execution.workers).")
     backend: str | None = Field(None, description="processes or ray (execution.backend).")
     address: str | None = Field(None, description="ray only: a running cluster's address.")
+    add_judges: str | tuple[dict[str, Any], ...] | dict[str, Any] | None = Field(
+        None,
+        description="An imported run only: judges to call beside its recorded ones, on the same "
+        "samples: a YAML file of judges: [...] (the matrix's judge syntax; criteria: [{name, "
+        "definition}] gives an imported criterion's question), the judges as dicts, or that "
+        "file's mapping.",
+    )
 
 
 Options = TypeVar("Options", RunOptions, ResumeOptions)

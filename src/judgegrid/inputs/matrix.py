@@ -349,9 +349,18 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
     Fields that fail validation are set aside and the rest validated again, so that one
     misspelt field does not hide an unknown metric or a missing key further down.
     """
+    raw, problems = yaml_data(text, MATRIX_SHAPE)
+    if problems:
+        return None, problems
+    return inspect_matrix_data(raw)
+
+
+def yaml_data(text: str, shape: str) -> tuple[Any, list[Problem]]:
+    """The value of a YAML text a matrix (or a part of one: ``run --add-judges``' file) is
+    written in, or the problem at its line and column; ``shape``: what was expected."""
     empty = nothing_in(text)
     if empty:
-        return None, [Problem("", f"{empty}; expected {MATRIX_SHAPE}")]
+        return None, [Problem("", f"{empty}; expected {shape}")]
     try:
         raw = load_yaml(text)
     except yaml.YAMLError as exc:
@@ -360,8 +369,8 @@ def inspect_matrix(text: str, source: str = "<matrix>") -> tuple[Matrix | None, 
         problem = getattr(exc, "problem", None) or str(exc)
         return None, [Problem(where, f"not valid YAML: {problem}")]
     if raw is None:
-        return None, [Problem("", f"only comments, no value; expected {MATRIX_SHAPE}")]
-    return inspect_matrix_data(raw)
+        return None, [Problem("", f"only comments, no value; expected {shape}")]
+    return raw, []
 
 
 def matrix_from_data(raw: Any, source: str = "<matrix>") -> Matrix:

@@ -52,6 +52,7 @@ from judgegrid.inputs.tasks import (
     user_samples,
     with_probes,
 )
+from judgegrid.run.added_judges import ADD_OPTION, LiveJudges, live_judges
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import (
     check_environment,
@@ -76,7 +77,9 @@ from judgegrid.store.run_dir import (
     resolved_matrix_yaml,
     sample_info,
     stored_dataset,
+    stored_groups,
     stored_sample_info,
+    write_resolved_matrix,
 )
 
 log = logging.getLogger("judgegrid")
@@ -120,6 +123,13 @@ class PreparedRun:
     use_cache: bool
     execution: Execution
     retry_failed: bool = False  # a resumed run: score its failed cells again
+    # An imported run with judges to call (``added_judges``): ``matrix`` is those judges', what
+    # is called; ``whole`` names the recorded ones too, for the outputs; ``new_matrix``: the
+    # run's matrix file with judges added, written when the run executes; ``scored_judges``:
+    # the judges whose failed cells may be dropped (never a recorded one's)
+    whole: Matrix | None = None
+    new_matrix: str | None = None
+    scored_judges: list[str] | None = None
 
     def close(self) -> None:
         """Let go of the run's database (a run refused after it was prepared, e.g. on cost)."""
@@ -360,14 +370,19 @@ def probes_on(matrix: Matrix) -> Matrix:
     return matrix if matrix.probes else matrix.model_copy(update={"probes": ProbeOptions()})
 
 
-def check_resume_options(resume: Path | None, retry_failed: bool, given: Sequence[str]) -> None:
-    """--retry-failed only with --resume; --resume takes everything but ``ResumeOptions`` from
-    the run, so the options ``given`` beside it (a matrix, a data set, a limit) are refused by
-    name."""
+def check_resume_options(
+    resume: Path | None, retry_failed: bool, given: Sequence[str], add_judges: bool = False
+) -> None:
+    """--retry-failed and --add-judges only with --resume; --resume takes everything but
+    ``ResumeOptions`` from the run, so the options ``given`` beside it (a matrix, a data set, a
+    limit) are refused by name."""
     if retry_failed and resume is None:
         raise OptionError(
             "--retry-failed", [Problem("", "only with --resume RUN_DIR (failed cells of a run)")]
         )
+    if add_judges and resume is None:
+        message = "only with --resume RUN_DIR (the imported run to add the judges to)"
+        raise OptionError(ADD_OPTION, [Problem("", message)])
     if resume is not None and given:
         message = f"the run directory holds its matrix, data set and limit; drop {', '.join(given)}"
         raise OptionError("--resume", [Problem("", message)])
@@ -377,39 +392,44 @@ def prepare_resume(run_dir: str | Path, options: ResumeOptions | None = None) ->
     """An interrupted run, ready to finish: cells already in its database are not scored again.
 
     ``options.use_cache`` None: as the run was started (``--no-cache`` is remembered). Nothing
-    is changed here: the failed cells (``retry_failed``) are dropped when the run executes, so
-    a resume refused after this (on its cost) leaves the run as it was.
+    is changed here: the failed cells (``retry_failed``) are dropped, and the judges added to an
+    imported run (``add_judges``, ``added_judges``) written into its matrix, when the run
+    executes, so a resume refused after this (on its cost) leaves the run as it was.
     """
     options = options or ResumeOptions()
     target, matrix, reader = open_run(run_dir)  # read-only: every check before the lock
+    live: LiveJudges | None = None
     try:
-        refuse_imported(target, reader)
+        imported = reader.get_meta(IMPORTED)
+        if options.add_judges is not None and not imported:
+            message = (
+                "adds judges to an imported run (judgegrid import); to add a judge to a run of "
+                "your own, run its matrix with the judge added"
+            )
+            raise RunDirError(str(target), [Problem(ADD_OPTION, message)])
         use_cache = options.use_cache
         if use_cache is None:
             use_cache = bool(reader.get_meta("use_cache", True))
         data = stored_dataset(reader)
-        preflight(matrix, str(target / RESOLVED_MATRIX), use_cache=use_cache)
-        execution = execution_for(matrix, options.workers, options.backend, options.address)
-        check_environment(matrix, use_cache)
+        if imported:
+            live = live_judges(target, matrix, reader, data, options.add_judges)
+        scoring = live.live if live is not None else matrix
+        preflight(scoring, str(target / RESOLVED_MATRIX), use_cache=use_cache)
+        execution = execution_for(scoring, options.workers, options.backend, options.address)
+        check_environment(scoring, use_cache)
     finally:
         reader.close()
     _, _, store = open_run(target, write=True)
-    prepared = _prepared(matrix, data, target, store, use_cache, execution)
+    prepared = _prepared(scoring, data, target, store, use_cache, execution)
     prepared.retry_failed = options.retry_failed
+    if live is not None:
+        prepared.cells = live.cells
+        prepared.expected_cells = live.recorded + len(live.cells)
+        prepared.whole = live.whole
+        prepared.scored_judges = live.labels
+        if live.added:
+            prepared.new_matrix = resolved_matrix_yaml(live.whole, str(live.whole.dataset))
     return prepared
-
-
-def refuse_imported(target: Path, reader: RunStore) -> None:
-    """An imported run (``judgegrid import``) has no judge to call: its verdicts were recorded
-    elsewhere, and its judges' ids route nowhere."""
-    imported = reader.get_meta(IMPORTED)
-    if imported:
-        message = (
-            f"imported ({imported.get('format')} verdicts, judgegrid import): its judges were "
-            "called elsewhere and cannot be called from here; report, view, label, labels and "
-            "export read it"
-        )
-        raise RunDirError(str(target), [Problem("--resume", message)])
 
 
 def _prepared(
@@ -458,9 +478,11 @@ def execute_run(
 
     ``execution`` (default: the one checked with the run) says whether the cells are scored in
     this process or in shards on workers (``backends``)."""
+    if run.new_matrix is not None:
+        write_resolved_matrix(run.run_dir, run.new_matrix)
     if run.retry_failed:
-        run.store.delete_failed()
-    run.store.set_meta(SAMPLE_INFO, sample_info(run.data))
+        run.store.delete_failed(run.scored_judges)
+    run.store.set_meta(SAMPLE_INFO, sample_info(run.data, stored_groups(run.store)))
     run.store.save_samples(user_samples(run.data))  # probes are made again, not kept
     execution = execution or run.execution
     try:
@@ -473,7 +495,8 @@ def execute_run(
     finally:
         try:
             scores, calls = run.store.scores_frame(), run.store.calls_frame()
-            write_outputs(run.run_dir, run.store, run.matrix, run.expected_cells, scores, calls)
+            whole = run.whole or run.matrix
+            write_outputs(run.run_dir, run.store, whole, run.expected_cells, scores, calls)
         finally:
             run.store.close()  # and the run's lock let go, interrupted or not
     return GridResult(run.run_dir, scores, calls, tally, run.expected_cells)

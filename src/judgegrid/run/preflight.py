@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterable
 from typing import Any
 
 from judgegrid.calls.providers import litellm_tables
@@ -282,7 +283,7 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
 def needed_fields(matrix: Matrix) -> list[str]:
     """Every sample field some metric of the matrix reads, in the metrics' order."""
     fields: dict[str, None] = {}
-    for metric in _metrics(matrix):
+    for metric in matrix_metrics(matrix):
         fields.update(dict.fromkeys(metric.required_fields))
         if metric.also_needs:  # ContextPrecision: reference or response
             fields.update(dict.fromkeys(("reference", "response")))
@@ -294,7 +295,7 @@ def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
     of the fields the metrics read are named, or else the data set as a whole. A data set where
     some samples can be scored keeps the others: each metric that needs a field a sample lacks
     skips that sample, naming the field (the demo set's question-and-answer pairs)."""
-    metrics = _metrics(matrix)
+    metrics = matrix_metrics(matrix)
     if not metrics or any(not m.missing_fields(s) for s in data for m in metrics):
         return []
     needed = needed_fields(matrix)
@@ -316,7 +317,30 @@ def unusable_samples(matrix: Matrix, data: Dataset) -> list[Problem]:
     return [Problem("", message)]
 
 
-def _metrics(matrix: Matrix) -> list[Metric[Any]]:
+def missing_text_problems(
+    matrix: Matrix, data: Dataset, pairs: Iterable[tuple[str, str]]
+) -> list[Problem]:
+    """The texts a metric reads that samples it is to score lack, per metric (``pairs``: its
+    (metric, sample id)s): where a run would skip cells one by one, a judge added to an imported
+    run is refused before its first call, since the samples were fixed by the import."""
+    metrics = {m.name: m for m in matrix_metrics(matrix)}
+    samples = {s.id: s for s in data}
+    lacking: dict[str, list[str]] = {}
+    for metric, sample_id in sorted(pairs):
+        sample = samples.get(sample_id)
+        fields = metrics[metric].missing_fields(sample) if metric in metrics and sample else []
+        if fields:
+            lacking.setdefault(metric, []).append(f"'{sample_id}' ({', '.join(fields)})")
+    problems = []
+    for metric, found in lacking.items():
+        shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+        needs = ", ".join(metrics[metric].required_fields)
+        message = f"{metric} reads {needs}; {len(found)} sample(s) lack them: {shown}"
+        problems.append(Problem(f"metric {metric}", message))
+    return problems
+
+
+def matrix_metrics(matrix: Matrix) -> list[Metric[Any]]:
     """The matrix's metrics with their parameters (an unknown name is the matrix's own problem)."""
     metrics: list[Metric[Any]] = []
     for spec in matrix.metrics:

@@ -35,7 +35,7 @@ import contextlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -263,8 +263,24 @@ class RunStore:
         rows = self._db.execute(f"SELECT {', '.join(Cell._fields)} FROM scores")
         return {Cell(*row) for row in rows}
 
-    def delete_failed(self) -> int:
-        return self._db.execute("DELETE FROM scores WHERE status = 'failed'").rowcount
+    def delete_failed(self, judges: Sequence[str] | None = None) -> int:
+        """The failed cells dropped, to be scored again; ``judges``: only theirs (an imported
+        run's recorded judges cannot be called, so their cells are never dropped)."""
+        if judges is None:
+            return self._db.execute("DELETE FROM scores WHERE status = 'failed'").rowcount
+        marks = ", ".join("?" * len(judges))
+        query = f"DELETE FROM scores WHERE status = 'failed' AND judge IN ({marks})"
+        return self._db.execute(query, list(judges)).rowcount
+
+    def judged_pairs(self, judges: Sequence[str]) -> tuple[set[tuple[str, str]], int]:
+        """The (metric, sample) pairs ``judges`` have a cell of, and how many cells they have:
+        where a judge added to an imported run is scored, and what is done already."""
+        marks = ", ".join("?" * len(judges))
+        where = f"FROM scores WHERE judge IN ({marks})"
+        pairs = self._db.execute(f"SELECT DISTINCT metric, sample_id {where}", list(judges))
+        found = {(str(m), str(s)) for m, s in pairs}
+        (count,) = self._db.execute(f"SELECT COUNT(*) {where}", list(judges)).fetchone()
+        return found, int(count)
 
     def scores_frame(self) -> pd.DataFrame:
         """The scores table, one row per finished cell, columns as ``ScoreRow``."""

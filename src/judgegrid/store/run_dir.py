@@ -222,6 +222,21 @@ def stored_sample_info(store: RunStore) -> dict[str, Any]:
         return {}
 
 
+def stored_groups(store: RunStore) -> dict[str, str]:
+    """Each sample's group as the run keeps it (an import's benchmark category), so that
+    writing the samples' info again (a resumed import) keeps them."""
+    info = store.get_meta(SAMPLE_INFO) or {}
+    return {k: v["group"] for k, v in info.items() if isinstance(v, dict) and "group" in v}
+
+
+def write_resolved_matrix(target: Path, text: str) -> None:
+    """The run's matrix file replaced whole (written beside it, then renamed over it): an
+    interrupt leaves the old file or the new one, never half of one."""
+    making = target / f".{RESOLVED_MATRIX}.writing"
+    making.write_text(text, encoding="utf-8")
+    making.replace(target / RESOLVED_MATRIX)
+
+
 def stored_dataset(store: RunStore) -> Dataset:
     """The samples a run scores, as kept in its database; for a run made before they were kept,
     its data set file read again, as far as its limit reached."""

@@ -13,7 +13,9 @@ Columns (``--columns FIELD=COLUMN,…`` maps an export's own names onto these):
 - ``repeat`` (default 0), ``group`` (a category to break accuracy down by), ``cost`` (dollars),
   ``tokens_in``, ``tokens_out``, ``latency_s``: empty where unknown (never read as 0);
 - ``user_input``, ``response``, ``reference``, ``response_a``, ``response_b``: the sample's texts
-  (optional; one sample id, one text);
+  (optional; one sample id, one text); ``retrieved_contexts``, ``reference_contexts``: its
+  lists of texts (a JSON list in a CSV cell, a list in JSON Lines and Parquet): what a live
+  judge added to the run later (``run --resume --add-judges``) reads, e.g. faithfulness;
 - ``source``: ``people`` (or ``person``, ``human``, ``label``, ``annotation``: Langfuse's
   ``ANNOTATION``) on a row that is a person's label (``judge`` then names the person, the
   answer in ``answer`` or ``score``; a pairwise label in the pair's own terms: a, b or tie);
@@ -31,6 +33,7 @@ read as a binary criterion (pass/fail); other kinds of criteria are not inferred
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,7 @@ from judgegrid.core.names import did_you_mean
 from judgegrid.core.pairwise import ORDERS, Combine
 from judgegrid.core.records import Label
 from judgegrid.core.sample import Sample
+from judgegrid.inputs.formats import parse_list
 from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES, numbered_lines
 from judgegrid.inputs.recorded.verdicts import (
     USAGE_COLUMNS,
@@ -60,7 +64,8 @@ from judgegrid.metrics.pairwise import winner_of
 
 NAME = "long"
 REQUIRED = ("sample_id", "judge", "metric")
-TEXTS = ("user_input", "response", "reference", "response_a", "response_b")
+LISTS = ("retrieved_contexts", "reference_contexts")  # a sample's lists of texts
+TEXTS = ("user_input", "response", "reference", "response_a", "response_b", *LISTS)
 OPTIONAL = ("score", "answer", "order", "repeat", "group", "source", *USAGE_COLUMNS, *TEXTS)
 KNOWN = (*REQUIRED, *OPTIONAL)
 CONFIG = "config."
@@ -417,6 +422,9 @@ def _samples(rows: pd.DataFrame) -> tuple[list[Sample], list[Problem]]:
     problems = []
     for column in TEXTS:
         values = rows[column]
+        if column in LISTS:
+            values, bad = _as_lists(rows, column)
+            problems += bad
         given = values.notna() & (values.astype(str).str.strip() != "")
         if not given.any():
             continue
@@ -440,7 +448,11 @@ def _samples(rows: pd.DataFrame) -> tuple[list[Sample], list[Problem]]:
     for sample_id, file, line, found_texts in zip(
         where.index, where["file"], where["line"], texts_of, strict=True
     ):
-        fields = {k: str(v) for k, v in found_texts.items() if isinstance(v, str)}
+        fields: dict[str, Any] = {
+            k: json.loads(v) if k in LISTS else v
+            for k, v in found_texts.items()
+            if isinstance(v, str)
+        }
         extra = {k: fields.pop(k) for k in PAIRED if k in fields}
         try:
             samples.append(Sample(id=sample_id, **fields, extra=extra or None))
@@ -448,6 +460,30 @@ def _samples(rows: pd.DataFrame) -> tuple[list[Sample], list[Problem]]:
             at = place(str(file), str(line))
             problems += [Problem(f"{at}: sample_id", p.message) for p in exc.problems]
     return samples, problems
+
+
+def _as_lists(rows: pd.DataFrame, column: str) -> tuple[pd.Series, list[Problem]]:
+    """A list column's cells as JSON text (None where empty), so that one sample's lists
+    compare as its texts do: a list (JSON Lines, Parquet) or a CSV cell holding a JSON list;
+    a cell that is neither is a Problem naming its row."""
+    cells: list[str | None] = []
+    problems = []
+    for value, file, line in zip(rows[column], rows["file"], rows["line"], strict=True):
+        items: Any = list(value) if isinstance(value, list | tuple | np.ndarray) else value
+        if isinstance(items, str):
+            text, (items, _) = items, parse_list(items, None, False)
+            if items is None:
+                message = f'not a list ({text[:40]!r}): write it as a JSON list ["…", "…"]'
+                problems.append(Problem(f"{place(file, line)}: {column}", message))
+        if items is None or (not isinstance(items, list) and pd.isna(items)) or items == []:
+            cells.append(None)
+        elif isinstance(items, list) and all(isinstance(i, str) for i in items):
+            cells.append(json.dumps(items, ensure_ascii=False))
+        else:
+            message = f"expected a list of texts, got {str(items)[:40]!r}"
+            problems.append(Problem(f"{place(file, line)}: {column}", message))
+            cells.append(None)
+    return pd.Series(cells, index=rows.index, dtype=object), problems[:10]
 
 
 def _place_of(rows: pd.DataFrame, index: Any) -> str:
