@@ -74,43 +74,41 @@ def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     )
 
 
+def judged_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """``judged_rows`` with each cell's ``details`` read from its JSON once, as a dict: the
+    verdicts and the systems both read them (at 500,000 cells, a parse is seconds)."""
+    rows = judged_rows(scores, criteria)
+    return rows.assign(details=[details_of(d) for d in rows["details"].to_numpy()])
+
+
 def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     """One row per pairwise criterion, judge, pair and order: the winner in the pair's terms
     (``VERDICT_COLUMNS``), read from each cell's details."""
+    return cell_verdicts(judged_cells(scores, criteria))
+
+
+def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
+    """``verdict_rows`` of ``judged_cells``' table."""
     rows = []
-    for record in judged_rows(scores, criteria).to_dict("records"):
-        orders = details_of(record.get("details")).get("orders") or {}
+    columns = (cells[c].to_numpy() for c in ("metric", "judge", "sample_id", "details"))
+    for metric, judge, pair, details in zip(*columns, strict=True):
+        orders = details.get("orders") or {}
         for order in ORDERS:
             winner = (orders.get(order) or {}).get("winner")
             if winner is not None:
-                rows.append(
-                    {
-                        "metric": record["metric"],
-                        "judge": record["judge"],
-                        "pair": record["sample_id"],
-                        "order": order,
-                        "winner": winner,
-                    }
-                )
+                rows.append((metric, judge, pair, order, winner))
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
-def systems_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:
     """Per criterion and pair: what wrote answers a and b (``metric, pair, system_a,
-    system_b``), as its cells recorded them."""
-    rows: dict[tuple[str, str], dict[str, str]] = {}
-    for record in judged_rows(scores, criteria).to_dict("records"):
-        systems = details_of(record.get("details")).get("systems")
+    system_b``), as its cells (``judged_cells``) recorded them."""
+    rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    columns = (cells[c].to_numpy() for c in ("metric", "sample_id", "details"))
+    for metric, pair, details in zip(*columns, strict=True):
+        systems = details.get("systems")
         if isinstance(systems, list) and len(systems) == 2:
-            rows.setdefault(
-                (record["metric"], record["sample_id"]),
-                {
-                    "metric": record["metric"],
-                    "pair": record["sample_id"],
-                    "system_a": str(systems[0]),
-                    "system_b": str(systems[1]),
-                },
-            )
+            rows.setdefault((metric, pair), (metric, pair, str(systems[0]), str(systems[1])))
     return pd.DataFrame(list(rows.values()), columns=["metric", "pair", "system_a", "system_b"])
 
 
@@ -201,9 +199,10 @@ def pairwise_run_tables(
     people's labels (``sample_id, metric, annotator, value``); ``panels``: the juries."""
     info = sample_info or {}
     found = pairwise_criteria(criteria)
-    verdicts = verdict_rows(scores, found)
+    cells = judged_cells(scores, found)
+    verdicts = cell_verdicts(cells)
     people = people_preferences(labels, found)
-    probes, systems = probe_rows(info, people, found), systems_rows(scores, found)
+    probes, systems = probe_rows(info, people, found), cell_systems(cells)
     parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
     right: dict[str, PeopleRight] = {}
     for metric in sorted(found):

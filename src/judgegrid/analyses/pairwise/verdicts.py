@@ -111,8 +111,18 @@ def combined(verdicts: pd.DataFrame, rule: Combine = "mt-bench") -> pd.DataFrame
     wide.columns.name = None
     ab, ba = (wide[o].where(wide[o].notna(), None) for o in ("ab", "ba"))
     wide["consistent"] = (ab == ba).to_numpy(dtype=bool)
-    wide["combined"] = [combine(pair, rule) for pair in zip(ab, ba, strict=True)]
+    wide["combined"] = _combine_each(ab, ba, rule)
     return wide[["judge", "pair", "ab", "ba", "consistent", "combined"]]
+
+
+def _combine_each(ab: pd.Series, ba: pd.Series, rule: Combine) -> np.ndarray:
+    """``combine`` of every pair's two orders, computed once for each of the 16 possible
+    (ab, ba) (a verdict or None in each) and looked up: an import brings a million pairs."""
+    sides: list[str | None] = [None, *CODES]
+    index = {side: k for k, side in enumerate(sides)}
+    table = np.array([combine((x, y), rule) for x in sides for y in sides], dtype=object)
+    key = [index[x] * len(sides) + index[y] for x, y in zip(ab, ba, strict=True)]
+    return table[np.asarray(key, dtype=int)]
 
 
 def position_bias(verdicts: pd.DataFrame, floor: float = CONSISTENCY_FLOOR) -> pd.DataFrame:

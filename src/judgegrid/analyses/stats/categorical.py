@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from judgegrid.analyses.stats.paired import DRAW_CHUNK, bootstrap_counts
+
 Level = Literal["nominal", "ordinal", "interval"]
 Weights = Literal["linear", "quadratic"] | None
 # (per-unit counts: units x K, unit weights: draws x units) -> statistic per draw
@@ -249,10 +251,13 @@ def interval(
     point = float(statistic(counts, np.ones((1, units)))[0])
     if units < 3:
         return point, float("nan"), float("nan")
-    drawn = np.random.default_rng(seed).integers(0, units, size=(draws, units))
-    cell = (np.arange(draws)[:, None] * units + drawn).ravel()  # how often each draw took each
-    weights = np.bincount(cell, minlength=draws * units).reshape(draws, units).astype(float)
-    values = statistic(counts, weights)
+    weights = bootstrap_counts(units, seed, draws)  # how often each draw took each unit
+    values = np.concatenate(
+        [
+            statistic(counts, weights[start : start + DRAW_CHUNK].astype(float))
+            for start in range(0, draws, DRAW_CHUNK)
+        ]
+    )
     values = values[np.isfinite(values)]
     if len(values) < draws / 2:
         return point, float("nan"), float("nan")
