@@ -1,0 +1,177 @@
+"""The paired statistics at scale (issue 41): tau-b by Knight's counting against the O(n²)
+definition and scipy, bootstraps drawn in chunks and shared as counts against the draws made
+at once, and the consensus rung's jackknife against scipy's tau-b left one out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from judgegrid.analyses.stats import ruling
+from judgegrid.analyses.stats.paired import (
+    BOOTSTRAP_DRAWS,
+    bootstrap_counts,
+    bootstrap_draws,
+    bootstrap_statistic,
+    consensus_tau_jackknife,
+    consensus_tau_statistic,
+    draw_chunks,
+    leave_one_out_tau_b,
+    mean_statistic,
+    paired_bootstrap,
+    weighted_tau_b,
+)
+from judgegrid.analyses.stats.ruling import Evidence
+from judgegrid.analyses.stats.intervals import tau_interval
+
+
+def _quadratic_tau_b(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """tau-b of the items taken w times each, by its definition over every two items (the
+    O(n²) way the card used before)."""
+    sign = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])
+    s = w @ sign @ w
+    untied_x = w.sum() ** 2 - w @ (x[:, None] == x[None, :]) @ w
+    untied_y = w.sum() ** 2 - w @ (y[:, None] == y[None, :]) @ w
+    with np.errstate(invalid="ignore"):  # two draws of one item: no pair, no tau-b
+        return float(s / np.sqrt(untied_x * untied_y))
+
+
+def _ratings(kind: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    if kind == "ties":  # coarse scales: many ties in each and in both
+        return rng.integers(0, 4, n).astype(float), rng.integers(0, 5, n) / 4
+    x = rng.random(n)
+    return x, x + rng.normal(0, 0.5, n)
+
+
+@pytest.mark.parametrize("kind", ["ties", "continuous"])
+@pytest.mark.parametrize("n", [2, 7, 60, 257])
+def test_knights_weighted_tau_b_is_the_quadratic_form_and_scipys_on_the_drawn_items(kind, n):
+    rng = np.random.default_rng(n)
+    x, y = _ratings(kind, n, rng)
+    draws = bootstrap_draws(n, seed=3, draws=12)
+    counts = np.stack([np.bincount(d, minlength=n) for d in draws])
+    ours = weighted_tau_b(x, y, counts, chunk=5)
+    for d, items in enumerate(draws):
+        expected = _quadratic_tau_b(x, y, counts[d].astype(float))
+        assert ours[d] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+        if np.ptp(x[items]) > 0 and np.ptp(y[items]) > 0:
+            assert ours[d] == pytest.approx(stats.kendalltau(x[items], y[items]).statistic)
+
+
+def test_knights_tau_b_on_every_item_once_is_scipys():
+    rng = np.random.default_rng(0)
+    x, y = _ratings("ties", 3000, rng)
+    ours = weighted_tau_b(x, y, np.ones((1, 3000), dtype=int))[0]
+    assert ours == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_a_constant_rating_has_no_tau_b():
+    ours = weighted_tau_b(np.ones(10), np.arange(10.0), np.ones((1, 10), dtype=int))
+    assert np.isnan(ours[0])
+
+
+@pytest.mark.parametrize("n", [3, 101, 5000])
+def test_draws_in_chunks_are_the_draws_made_at_once(n):
+    whole = bootstrap_draws(n, seed=4)
+    assert np.array_equal(np.concatenate(list(draw_chunks(n, seed=4, chunk=77))), whole)
+    counts = bootstrap_counts(n, 4)
+    assert counts.shape == (BOOTSTRAP_DRAWS, n)
+    assert np.array_equal(counts, np.stack([np.bincount(d, minlength=n) for d in whole]))
+    assert not counts.flags.writeable  # shared between statistics: nobody may change it
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.random.default_rng(1).integers(0, 2, (400, 3)).astype(float),  # right or wrong
+        np.random.default_rng(2).integers(0, 3, (401, 1)) / 2,  # half credit, win/tie/loss
+        np.random.default_rng(3).normal(size=(50, 2)),  # no halves: the indexed draws
+    ],
+)
+def test_a_bootstrapped_mean_is_the_mean_of_the_drawn_items_bit_for_bit(values):
+    point, drawn = bootstrap_statistic(values, None, mean_statistic, seed=9)
+    expected = values[bootstrap_draws(len(values), 9)].mean(axis=1)
+    assert np.array_equal(drawn, expected)
+    assert np.array_equal(point, values.mean(axis=0))
+
+
+@pytest.mark.parametrize("n", [5, 40, 333])
+def test_tau_b_left_one_out_is_scipys_on_the_rest(n):
+    rng = np.random.default_rng(n)
+    x, y = _ratings("ties", n, rng)
+    full, left = leave_one_out_tau_b(x, y)
+    assert full == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+    for i in range(n):
+        rest = stats.kendalltau(np.delete(x, i), np.delete(y, i)).statistic
+        assert left[i] == pytest.approx(rest, abs=1e-12, nan_ok=True)
+
+
+def _judges(n: int, seed: int) -> np.ndarray:
+    """Four judges' scores on n samples (whole numbers, 0 to 100: the other judges' mean is the
+    same float whichever way it is summed), the second closest to the truth."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n)
+    noise = np.array([0.5, 0.25, 0.6, 0.8])
+    return np.round(100 * (truth[:, None] + rng.normal(0, 1, (n, 4)) * noise))
+
+
+def test_the_consensus_jackknife_is_scipys_tau_b_left_one_out():
+    values = _judges(120, 0)
+    others = (
+        np.delete(values, [0], axis=1).mean(axis=1),
+        np.delete(values, [1], axis=1).mean(axis=1),
+    )
+    left = np.array(
+        [
+            stats.kendalltau(np.delete(values[:, 0], i), np.delete(others[0], i)).statistic
+            - stats.kendalltau(np.delete(values[:, 1], i), np.delete(others[1], i)).statistic
+            for i in range(120)
+        ]
+    )
+    se = np.sqrt(119 / 120 * ((left - left.mean()) ** 2).sum())
+    diff = (
+        stats.kendalltau(values[:, 0], others[0]).statistic
+        - stats.kendalltau(values[:, 1], others[1]).statistic
+    )
+    ours = consensus_tau_jackknife(values, 0, 1)
+    assert ours.diff == pytest.approx(diff, abs=1e-12)
+    assert ours.low == pytest.approx(diff - stats.norm.ppf(0.975) * se, abs=1e-12)
+    assert ours.upper_one_sided == pytest.approx(diff + stats.norm.ppf(0.95) * se, abs=1e-12)
+    assert ours.p_value == pytest.approx(2 * stats.norm.sf(abs(diff) / se), abs=1e-12)
+
+
+def test_the_consensus_jackknife_agrees_with_the_paired_bootstrap():
+    values = _judges(1500, 1)
+    jack = consensus_tau_jackknife(values, 1, 0)
+    boot = paired_bootstrap(values, None, consensus_tau_statistic, 1, 0, draws=400)
+    assert jack.diff == pytest.approx(boot.diff)
+    assert jack.low == pytest.approx(boot.low, abs=0.01)
+    assert jack.high == pytest.approx(boot.high, abs=0.01)
+    assert jack.p_value < 0.05 and boot.p_value < 0.05
+
+
+def _consensus(values: np.ndarray) -> Evidence:
+    return Evidence(
+        basis="other judges",
+        measure="tau-b",
+        unit="samples",
+        chance=0.0,
+        judges=("a", "b", "c", "d"),
+        values=values,
+        target=None,
+        statistic=consensus_tau_statistic,
+        binary=False,
+        interval=tau_interval,
+        joint=True,
+        jackknife=consensus_tau_jackknife,
+    )
+
+
+@pytest.mark.parametrize("n, test", [(60, "paired bootstrap"), (61, "jackknife")])
+def test_the_consensus_rung_switches_to_the_jackknife_above_its_size(monkeypatch, n, test):
+    monkeypatch.setattr(ruling, "JACKKNIFE_ABOVE", 60)
+    found = ruling.rule(_consensus(_judges(n, 2)))
+    assert found.top is not None and found.others
+    assert all(d.test.startswith(test) for _, d, _ in found.others)
+    assert all(d.n == n for _, d, _ in found.others)
