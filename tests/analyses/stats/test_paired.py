@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from judgegrid.analyses.stats import ruling
+from judgegrid.analyses.stats.intervals import tau_interval
 from judgegrid.analyses.stats.paired import (
     BOOTSTRAP_DRAWS,
     bootstrap_counts,
@@ -23,7 +24,6 @@ from judgegrid.analyses.stats.paired import (
     weighted_tau_b,
 )
 from judgegrid.analyses.stats.ruling import Evidence
-from judgegrid.analyses.stats.intervals import tau_interval
 
 
 def _quadratic_tau_b(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
