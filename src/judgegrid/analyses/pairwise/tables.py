@@ -22,11 +22,16 @@ A pairwise criterion's cell is one pair (a sample) judged in both orders
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
 from judgegrid.analyses.frames.criteria import (
     Criteria,
@@ -75,10 +80,48 @@ def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
 
 
 def judged_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
-    """``judged_rows`` with each cell's ``details`` read from its JSON once, as a dict: the
-    verdicts and the systems both read them (at 500,000 cells, a parse is seconds)."""
+    """``judged_rows`` with what the tables read from each cell's details, read once: the
+    winner of each order (columns ``ab`` and ``ba``, None where the order has none) and the
+    systems (``systems``: a list, or None)."""
     rows = judged_rows(scores, criteria)
-    return rows.assign(details=[details_of(d) for d in rows["details"].to_numpy()])
+    read = _read_details(rows["details"].to_numpy())
+    return rows.drop(columns="details").assign(**{c: read[c] for c in (*ORDERS, "systems")})
+
+
+# the fields of a pairwise cell's details the tables read, for pyarrow's JSON reader
+_DETAILS_SCHEMA = pa.schema(
+    [
+        ("orders", pa.struct([(o, pa.struct([("winner", pa.string())])) for o in ORDERS])),
+        ("systems", pa.list_(pa.string())),
+    ]
+)
+
+
+def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
+    """Each cell's winners and systems from its details (JSON text, or a dict). Half a million
+    cells are read by pyarrow's JSON reader as one document of lines (a second, where
+    ``json.loads`` a cell took twenty); details it cannot read so (not JSON text, a winner that
+    is no text) are read one by one, as ``details_of`` reads them."""
+    if all(isinstance(t, str) and t and "\n" not in t for t in texts):
+        try:
+            lines = "\n".join(texts).encode("utf-8")
+            options = pa_json.ParseOptions(
+                explicit_schema=_DETAILS_SCHEMA, unexpected_field_behavior="ignore"
+            )
+            table = pa_json.read_json(io.BytesIO(lines), parse_options=options)
+        except (pa.ArrowInvalid, UnicodeEncodeError):
+            pass
+        else:
+            orders = table.column("orders")
+            winners = {o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS}
+            return {**winners, "systems": table.column("systems").to_pylist()}
+    details = [details_of(t) for t in texts]
+    out: dict[str, list[Any]] = {o: [] for o in ORDERS}
+    for found in details:
+        orders = found.get("orders") or {}
+        for order in ORDERS:
+            out[order].append((orders.get(order) or {}).get("winner"))
+    return {**out, "systems": [found.get("systems") for found in details]}
 
 
 def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
@@ -90,11 +133,9 @@ def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
 def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
     """``verdict_rows`` of ``judged_cells``' table."""
     rows = []
-    columns = (cells[c].to_numpy() for c in ("metric", "judge", "sample_id", "details"))
-    for metric, judge, pair, details in zip(*columns, strict=True):
-        orders = details.get("orders") or {}
-        for order in ORDERS:
-            winner = (orders.get(order) or {}).get("winner")
+    columns = (cells[c].to_numpy() for c in ("metric", "judge", "sample_id", *ORDERS))
+    for metric, judge, pair, *winners in zip(*columns, strict=True):
+        for order, winner in zip(ORDERS, winners, strict=True):
             if winner is not None:
                 rows.append((metric, judge, pair, order, winner))
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
@@ -104,9 +145,8 @@ def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:
     """Per criterion and pair: what wrote answers a and b (``metric, pair, system_a,
     system_b``), as its cells (``judged_cells``) recorded them."""
     rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
-    columns = (cells[c].to_numpy() for c in ("metric", "sample_id", "details"))
-    for metric, pair, details in zip(*columns, strict=True):
-        systems = details.get("systems")
+    columns = (cells[c].to_numpy() for c in ("metric", "sample_id", "systems"))
+    for metric, pair, systems in zip(*columns, strict=True):
         if isinstance(systems, list) and len(systems) == 2:
             rows.setdefault((metric, pair), (metric, pair, str(systems[0]), str(systems[1])))
     return pd.DataFrame(list(rows.values()), columns=["metric", "pair", "system_a", "system_b"])
@@ -265,7 +305,7 @@ def criterion_tables(
     right = pairwise.right_table(both, people)
     if right.empty:
         return tables, None
-    judged = people[people["pair"].isin(right.index)]["preferred"]
+    judged = people[pairwise.among(people["pair"], right.index)]["preferred"]
     return tables, PeopleRight(
         right, no_information_rate(judged.map(pairwise.CODES).to_numpy(float))
     )
