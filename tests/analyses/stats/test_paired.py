@@ -1,17 +1,23 @@
 """The paired statistics at scale (issue 41): tau-b by Knight's counting against the O(n²)
 definition and scipy, bootstraps drawn in chunks and shared as counts against the draws made
-at once, and the consensus rung's jackknife against scipy's tau-b left one out."""
+at once, the consensus rung's jackknife against scipy's tau-b left one out, and the normal
+intervals over many items against statsmodels, each beside the bootstrap it replaces."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
+from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.weightstats import DescrStatsW
 
+from judgegrid.analyses.pairwise.verdicts import kappa_with_interval
 from judgegrid.analyses.stats import ruling
-from judgegrid.analyses.stats.intervals import tau_interval
+from judgegrid.analyses.stats.intervals import mean_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
     BOOTSTRAP_DRAWS,
+    NORMAL_ABOVE,
     bootstrap_counts,
     bootstrap_draws,
     bootstrap_statistic,
@@ -19,7 +25,9 @@ from judgegrid.analyses.stats.paired import (
     consensus_tau_statistic,
     draw_chunks,
     leave_one_out_tau_b,
+    mcnemar_exact,
     mean_statistic,
+    paired_binary,
     paired_bootstrap,
     weighted_tau_b,
 )
@@ -175,3 +183,51 @@ def test_the_consensus_rung_switches_to_the_jackknife_above_its_size(monkeypatch
     assert found.top is not None and found.others
     assert all(d.test.startswith(test) for _, d, _ in found.others)
     assert all(d.n == n for _, d, _ in found.others)
+
+
+def _credit(n: int, seed: int) -> np.ndarray:
+    """Half credit a pair: 1, 0.5 or 0."""
+    return np.random.default_rng(seed).choice([0.0, 0.5, 1.0], size=n, p=[0.3, 0.1, 0.6])
+
+
+def test_a_mean_over_many_items_takes_statsmodels_normal_interval():
+    values = _credit(NORMAL_ABOVE + 1, 0)
+    low, high = mean_interval(values)
+    assert (low, high) == pytest.approx(DescrStatsW(values).zconfint_mean(0.05), abs=1e-12)
+
+
+def test_a_mean_up_to_the_switch_keeps_its_percentile_bootstrap():
+    values = _credit(NORMAL_ABOVE, 1)
+    drawn = values[bootstrap_draws(len(values), 0)].mean(axis=1)
+    assert mean_interval(values) == pytest.approx(tuple(np.percentile(drawn, [2.5, 97.5])))
+
+
+def test_a_paired_mean_difference_over_many_items_is_statsmodels_z_interval():
+    rng = np.random.default_rng(2)
+    right = (rng.random((NORMAL_ABOVE + 1, 2)) < [0.7, 0.65]).astype(float)
+    ours = paired_binary(right, 0, 1)
+    d = DescrStatsW(right[:, 0] - right[:, 1])
+    assert (ours.low, ours.high) == pytest.approx(d.zconfint_mean(0.05), abs=1e-12)
+    lower, upper = d.zconfint_mean(0.10)  # the one-sided 95% bounds
+    assert (ours.lower_one_sided, ours.upper_one_sided) == pytest.approx((lower, upper), abs=1e-12)
+    assert ours.p_value == pytest.approx(mcnemar_exact(right[:, 0], right[:, 1]))
+    assert "normal interval" in ours.test
+    below = paired_binary(right[:NORMAL_ABOVE], 0, 1)
+    assert below.test == "exact McNemar"  # the bootstrap's interval, as before
+
+
+@pytest.mark.parametrize("n", [NORMAL_ABOVE, NORMAL_ABOVE + 1])
+def test_kappa_of_a_pairwise_judge_with_people_on_both_sides_of_the_switch(n):
+    rng = np.random.default_rng(3)
+    people = rng.choice(["a", "b", "tie"], size=n, p=[0.45, 0.45, 0.1])
+    judge = np.where(rng.random(n) < 0.6, people, rng.choice(["a", "b", "tie"], size=n))
+    kappa, low, high = kappa_with_interval(pd.Series(judge), pd.Series(people))
+    codes = [{"a": 0, "b": 1, "tie": 2}[w] for w in np.r_[judge, people]]
+    table = np.bincount(np.array(codes[:n]) * 3 + codes[n:], minlength=9).reshape(3, 3)
+    expected = cohens_kappa(table)
+    assert kappa == pytest.approx(expected.kappa, abs=1e-12)
+    if n > NORMAL_ABOVE:  # statsmodels' asymptotic interval
+        assert (low, high) == pytest.approx((expected.kappa_low, expected.kappa_upp), abs=1e-12)
+    else:  # the bootstrap's: near it, never it
+        assert (low, high) == pytest.approx((expected.kappa_low, expected.kappa_upp), abs=0.01)
+        assert (low, high) != pytest.approx((expected.kappa_low, expected.kappa_upp), abs=1e-9)

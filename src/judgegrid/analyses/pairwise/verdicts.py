@@ -36,8 +36,9 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.frames.juries import jury_name
-from judgegrid.analyses.stats.categorical import cohen_from_table, interval
+from judgegrid.analyses.stats.categorical import cohen_from_table, cohen_kappa_normal, interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
+from judgegrid.analyses.stats.paired import NORMAL_ABOVE
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
 from judgegrid.core.pairwise import COMBINE_RULES, Combine, combine
 
@@ -195,6 +196,8 @@ def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float
     b, tie), with a 95% bootstrap interval over pairs."""
     table = np.column_stack([verdict.map(CODES), preferred.map(CODES)]).astype(float)
     categories = len(CODES)
+    if len(table) > NORMAL_ABOVE and not np.isnan(table).any():
+        return cohen_kappa_normal(table[:, 0], table[:, 1], categories)
     return interval(lambda t, w: cohen_from_table(t, categories, w), table)
 
 
