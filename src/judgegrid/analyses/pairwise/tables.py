@@ -132,13 +132,16 @@ def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
 
 def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
     """``verdict_rows`` of ``judged_cells``' table."""
-    rows = []
-    columns = (cells[c].to_numpy() for c in ("metric", "judge", "sample_id", *ORDERS))
-    for metric, judge, pair, *winners in zip(*columns, strict=True):
-        for order, winner in zip(ORDERS, winners, strict=True):
-            if winner is not None:
-                rows.append((metric, judge, pair, order, winner))
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    keys = cells[["metric", "judge", "sample_id"]].rename(columns={"sample_id": "pair"})
+    each = [
+        keys.assign(
+            order=order, winner=cells[order].to_numpy(object), at=2 * np.arange(len(cells)) + k
+        )
+        for k, order in enumerate(ORDERS)
+    ]
+    rows = pd.concat(each, ignore_index=True).sort_values("at", kind="stable")
+    rows = rows[rows["winner"].notna().to_numpy(bool)]
+    return rows[VERDICT_COLUMNS].reset_index(drop=True)
 
 
 def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:

@@ -86,11 +86,6 @@ VALIDITY_MISSING = (
 WIN_MISSING = "pairs with a combined verdict (both orders judged)"
 
 
-def _verdict(winner: object) -> str | None:
-    """A winner as ``combine`` takes it: missing (None, NaN or NA) is None."""
-    return winner if isinstance(winner, str) else None
-
-
 def among(column: pd.Series, values: pd.Series | pd.Index) -> np.ndarray:
     """``column.isin(values)`` for many values: pandas makes a pyarrow scalar of each value
     to look up in a column of Arrow strings (seconds for 100,000 pairs); a set of them, once."""
@@ -131,11 +126,12 @@ def _combine_each(ab: pd.Series, ba: pd.Series, rule: Combine) -> np.ndarray:
     """``combine`` of every pair's two orders, computed once for each of the 16 possible
     (ab, ba) (a verdict or None in each) and looked up: an import brings a million pairs."""
     sides: list[str | None] = [None, *CODES]
-    index = {side: k for k, side in enumerate(sides)}
     table = np.array([combine((x, y), rule) for x in sides for y in sides], dtype=object)
-    pairs = zip(ab.to_numpy(object), ba.to_numpy(object), strict=True)
-    key = [index[_verdict(x)] * len(sides) + index[_verdict(y)] for x, y in pairs]
-    return table[np.asarray(key, dtype=int)]
+    # a verdict's place in ``sides``: its category's code + 1, and 0 for None, NaN or NA
+    first, second = (
+        pd.Categorical(o.to_numpy(object), categories=sides[1:]).codes + 1 for o in (ab, ba)
+    )
+    return table[first.astype(int) * len(sides) + second]
 
 
 def position_bias(verdicts: pd.DataFrame, floor: float = CONSISTENCY_FLOOR) -> pd.DataFrame:
