@@ -113,8 +113,10 @@ def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
             pass
         else:
             orders = table.column("orders")
-            winners = {o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS}
-            return {**winners, "systems": table.column("systems").to_pylist()}
+            read: dict[str, list[Any]] = {
+                o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS
+            }
+            return {**read, "systems": table.column("systems").to_pylist()}
     details = [details_of(t) for t in texts]
     out: dict[str, list[Any]] = {o: [] for o in ORDERS}
     for found in details:
