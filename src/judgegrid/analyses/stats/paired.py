@@ -131,13 +131,18 @@ def paired_bootstrap(
 def normal_difference(d: np.ndarray) -> PairedDifference:
     """The mean of paired differences with its normal (z) intervals and p-value, from their
     standard error: ``paired_bootstrap`` of a mean over more than ``NORMAL_ABOVE`` items."""
-    n = len(d)
-    diff = float(d.mean())
-    se = float(d.std(ddof=1) / np.sqrt(n))
+    return normal_from_se(
+        float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))), len(d), NORMAL_WORDS
+    )
+
+
+def normal_from_se(diff: float, se: float, n: int, test: str) -> PairedDifference:
+    """A difference with its two-sided 95% and one-sided 95% normal bounds and two-sided
+    p-value from its standard error (the jackknife's, or a mean's)."""
     two, one = stats.norm.ppf(1 - ALPHA / 2), stats.norm.ppf(1 - ALPHA)
     p = float(2 * stats.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
     low, high, lower, upper = (float(diff + z * se) for z in (-two, two, -one, one))
-    return PairedDifference(diff, low, high, lower, upper, p, n, NORMAL_WORDS)
+    return PairedDifference(diff, low, high, lower, upper, p, n, test)
 
 
 def on_all_items(statistic: Statistic, values: np.ndarray, target: np.ndarray | None) -> np.ndarray:
@@ -252,10 +257,7 @@ def consensus_tau_jackknife(values: np.ndarray, first: int, second: int) -> Pair
     if n < 3 or not np.isfinite(diff) or not np.isfinite(left).all():
         return replace(_undefined(diff, n), test=JACKKNIFE_TEST)
     se = float(np.sqrt((n - 1) / n * ((left - left.mean()) ** 2).sum()))
-    two, one = stats.norm.ppf(1 - ALPHA / 2), stats.norm.ppf(1 - ALPHA)
-    p = float(2 * stats.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
-    low, high, lower, upper = (float(diff + z * se) for z in (-two, two, -one, one))
-    return PairedDifference(diff, low, high, lower, upper, p, n, JACKKNIFE_TEST)
+    return normal_from_se(diff, se, n, JACKKNIFE_TEST)
 
 
 def leave_one_out_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
