@@ -120,9 +120,10 @@ def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
     details = [details_of(t) for t in texts]
     out: dict[str, list[Any]] = {o: [] for o in ORDERS}
     for found in details:
-        orders = found.get("orders") or {}
+        orders = found.get("orders")
         for order in ORDERS:
-            out[order].append((orders.get(order) or {}).get("winner"))
+            given = orders.get(order) if isinstance(orders, dict) else None
+            out[order].append(given.get("winner") if isinstance(given, dict) else None)
     return {**out, "systems": [found.get("systems") for found in details]}
 
 
