@@ -14,6 +14,7 @@ from statsmodels.stats.weightstats import DescrStatsW
 
 from judgegrid.analyses.pairwise.verdicts import kappa_with_interval
 from judgegrid.analyses.stats import ruling
+from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
     BOOTSTRAP_DRAWS,
@@ -231,3 +232,24 @@ def test_kappa_of_a_pairwise_judge_with_people_on_both_sides_of_the_switch(n):
     else:  # the bootstrap's: near it, never it
         assert (low, high) == pytest.approx((expected.kappa_low, expected.kappa_upp), abs=0.01)
         assert (low, high) != pytest.approx((expected.kappa_low, expected.kappa_upp), abs=1e-9)
+
+
+def test_kappa_interval_between_two_judges_switches_unweighted_only():
+    """Two judges' codes (criterion agreement): unweighted kappa over many samples takes
+    statsmodels' asymptotic interval; a weighted kappa keeps its bootstrap at any size."""
+    rng = np.random.default_rng(4)
+    n = NORMAL_ABOVE + 1
+    a = rng.integers(0, 4, n)
+    b = np.where(rng.random(n) < 0.5, a, rng.integers(0, 4, n))
+    table = np.column_stack([a, b]).astype(float)
+    expected = cohens_kappa(np.bincount(a * 4 + b, minlength=16).reshape(4, 4))
+    kappa, low, high = kappa_interval(table, 4)
+    assert (kappa, low, high) == pytest.approx(
+        (expected.kappa, expected.kappa_low, expected.kappa_upp), abs=1e-12
+    )
+    weighted = kappa_interval(table[:500], 4, "quadratic")
+    expected_weighted = cohens_kappa(
+        np.bincount(a[:500] * 4 + b[:500], minlength=16).reshape(4, 4), wt="quadratic"
+    )
+    assert weighted[0] == pytest.approx(expected_weighted.kappa, abs=1e-12)
+    assert weighted[1] != pytest.approx(expected_weighted.kappa_low, abs=1e-9)  # bootstrap

@@ -36,9 +36,8 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.frames.juries import jury_name
-from judgegrid.analyses.stats.categorical import cohen_from_table, cohen_kappa_normal, interval
+from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
-from judgegrid.analyses.stats.paired import NORMAL_ABOVE
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
 from judgegrid.core.pairwise import COMBINE_RULES, Combine, combine
 
@@ -189,12 +188,9 @@ def half_credit(verdict: pd.Series, preferred: pd.Series) -> np.ndarray:
 
 def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float, float, float]:
     """Cohen's kappa of the judge's combined verdicts with people's preferences (categories a,
-    b, tie), with a 95% bootstrap interval over pairs."""
+    b, tie), with its 95% interval over pairs (``kappa_interval``)."""
     table = np.column_stack([verdict.map(CODES), preferred.map(CODES)]).astype(float)
-    categories = len(CODES)
-    if len(table) > NORMAL_ABOVE and not np.isnan(table).any():
-        return cohen_kappa_normal(table[:, 0], table[:, 1], categories)
-    return interval(lambda t, w: cohen_from_table(t, categories, w), table)
+    return kappa_interval(table, len(CODES))
 
 
 def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:

@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats
 
-from judgegrid.analyses.stats.paired import DRAW_CHUNK, bootstrap_counts
+from judgegrid.analyses.stats.paired import DRAW_CHUNK, NORMAL_ABOVE, bootstrap_counts
 
 Level = Literal["nominal", "ordinal", "interval"]
 Weights = Literal["linear", "quadratic"] | None
@@ -207,6 +207,17 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray, categories: int, weights: Weights 
     """Cohen's kappa of two raters' codes on the units both rated (plain or weighted)."""
     table = np.column_stack([a, b]).astype(float)
     return float(cohen_from_table(table, categories, np.ones((1, len(table))), weights)[0])
+
+
+def kappa_interval(
+    table: np.ndarray, categories: int, kind: Weights = None
+) -> tuple[float, float, float]:
+    """Cohen's kappa of a units x 2 table of codes (NaN: not rated) with its 95% interval: the
+    bootstrap's over units; unweighted over more than ``NORMAL_ABOVE`` units rated by both,
+    the normal interval of its large-sample standard error (``cohen_kappa_normal``)."""
+    if kind is None and len(table) > NORMAL_ABOVE and not np.isnan(table).any():
+        return cohen_kappa_normal(table[:, 0], table[:, 1], categories)
+    return interval(lambda t, w: cohen_from_table(t, categories, w, kind), table)
 
 
 def cohen_kappa_normal(a: np.ndarray, b: np.ndarray, categories: int) -> tuple[float, float, float]:
