@@ -57,6 +57,8 @@ from judgegrid.store.run_dir import (
 
 NOT_CALLED = f"{IMPORTED}/"  # an imported judge's id: a provider no one routes
 UNRECORDED = "unrecorded-embedding"  # the embedding of an imported metric that needs one
+# json.dumps(..., ensure_ascii=False) builds an encoder every call: one kept, the same text
+_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,7 @@ def _pair_cell(
         "scored" if score is not None else "failed", score, score,
         "none" if score is not None else None, None,
         None if score is not None else "the source gives no verdict in every order",
-        json.dumps(details, ensure_ascii=False), 0, _whole(tokens_in), _whole(tokens_out),
+        _JSON.encode(details), 0, _whole(tokens_in), _whole(tokens_out),
         cost, latency, now,
     )  # fmt: skip
 
@@ -318,7 +320,7 @@ def _point_details(file: str, line: str, more: Any) -> str:
     with nothing more: a third of a million-row import's time went to it)."""
     if isinstance(more, str):
         details = {"imported": _origin(file, line), **_kept(more)}
-        return json.dumps(details, ensure_ascii=False)
+        return _JSON.encode(details)
     where = json.dumps(file, ensure_ascii=False)
     return f'{{"imported": {{"file": {where}, "line": {json.dumps(line)}, "calls": 0}}}}'
 

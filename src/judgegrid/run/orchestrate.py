@@ -577,6 +577,10 @@ def rebuild_outputs(
     ``margin`` overrides the run's ``decision: {margin}`` for this report; ``blind_only`` leaves
     out the labels given with the judges shown; ``read_ahead`` may hold its scores already."""
     check_margin(margin)  # before the run is opened: a refusal leaves it as it was
+    # the frame read ahead is taken before the run is opened for writing: opening it turns on
+    # WAL, which waits for the reader's lock, and a reader of half a million rows on a loaded
+    # machine outlasted SQLite's 5 s ("not a run database (database is locked)")
+    ahead = read_ahead.scores_of(Path(run_dir) / DB_NAME) if read_ahead is not None else None
     target, matrix, store = open_run(run_dir, write=True)
     if margin is not None:
         matrix = with_margin(matrix, margin)
@@ -588,8 +592,7 @@ def rebuild_outputs(
         probe_metrics = [i["probe"]["metric"] for i in info.values() if i.get("probe")]
         n_user = len(info) - len(probe_metrics)
         expected = expected_cell_count(matrix, n_user, probe_metrics) if info else None
-        scores = read_ahead.scores_of(store.path) if read_ahead is not None else None
-        return write_outputs(target, store, matrix, expected, scores)
+        return write_outputs(target, store, matrix, expected, ahead)
     finally:
         store.close()
 

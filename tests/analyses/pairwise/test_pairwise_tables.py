@@ -146,3 +146,20 @@ def test_the_bundle_puts_pairwise_tables_and_flags_on_the_card_and_keeps_them_ou
     assert "first: position bias" in card.loc["better", "flags"]
     assert "better" not in set(analysis.table("criterion_validity").get("metric", []))
     assert not analysis.table("pairwise_validity").empty
+
+
+@pytest.mark.parametrize("odd", [None, "not JSON", '["a list"]', '{"orders": {"ab": 3}}'])
+def test_details_pyarrow_cannot_read_are_read_one_by_one_with_the_same_verdicts(odd):
+    """The cells' details go through pyarrow's JSON reader together; one it cannot read (no
+    text, not JSON, no object, an order that is no object) sends all through ``json.loads``,
+    and the verdicts are the same but for that cell, which gives none."""
+    scores = scores_frame()
+    together = pairwise_tables.verdict_rows(scores, CRITERIA)
+    spoiled = scores.copy()
+    spoiled.loc[0, "details"] = odd
+    one_by_one = pairwise_tables.verdict_rows(spoiled, CRITERIA)
+    first = scores.loc[0]
+    mine = (together["judge"] == first["judge"]) & (together["pair"] == first["sample_id"])
+    assert mine.sum() == 2  # the cell had both orders' verdicts
+    expected = together[~mine].reset_index(drop=True)
+    pd.testing.assert_frame_equal(one_by_one.reset_index(drop=True), expected)

@@ -33,9 +33,9 @@ from judgegrid.analyses.stats.categorical import (
     ac1_from_counts,
     alpha_from_counts,
     category_counts,
-    cohen_from_table,
     fleiss_from_counts,
     interval,
+    kappa_interval,
 )
 from judgegrid.analyses.stats.paired import weighted_tau_b
 from judgegrid.core.criterion import CriterionSpec
@@ -95,7 +95,8 @@ def _rows_of(metric: str, spec: CriterionSpec, table: pd.DataFrame) -> list[dict
         raters = f"{judges[a]} vs {judges[b]}"
         kind: Weights = "quadratic" if scale else None
         name = "weighted kappa (quadratic)" if scale else "Cohen's kappa"
-        rows.append(base | _row(name, raters, _cohen(k, kind), pair, PAIRWISE))
+        kappa = kappa_interval(pair, k, kind) if len(pair) else None
+        rows.append(base | _row(name, raters, None, pair, PAIRWISE, kappa))
         if scale:
             rows.append(base | _row("Kendall's tau-b", raters, _tau_b, pair, PAIRWISE))
     counts = category_counts(codes, k)
@@ -116,11 +117,17 @@ def _rows_of(metric: str, spec: CriterionSpec, table: pd.DataFrame) -> list[dict
 def _row(
     statistic: str,
     raters: str,
-    function: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    function: Callable[[np.ndarray, np.ndarray], np.ndarray] | None,
     data: np.ndarray,
     missing: str = PAIRABLE,
+    figures: tuple[float, float, float] | None = None,
 ) -> dict[str, Any]:
-    value, low, high = interval(function, data) if len(data) else (np.nan, np.nan, np.nan)
+    """One statistic's row: ``figures`` (value, low, high) where the caller has them, else the
+    statistic with its bootstrap interval over ``data``."""
+    if figures is None:
+        none = (np.nan, np.nan, np.nan)
+        figures = interval(function, data) if function is not None and len(data) else none
+    value, low, high = figures
     units = int((data.sum(axis=1) >= 2).sum()) if missing == PAIRABLE else len(data)
     return {
         "statistic": statistic,
@@ -143,10 +150,6 @@ def _note(value: float, low: float, units: int) -> str:
     if not np.isfinite(low):
         return "no interval: fewer than three samples, or most draws undefined"
     return ""
-
-
-def _cohen(k: int, kind: Weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    return lambda pair, weights: cohen_from_table(pair, k, weights, kind)
 
 
 def _alpha(level: Level) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -31,6 +31,7 @@ from judgegrid.analyses.frames.juries import is_jury
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
+    consensus_tau_jackknife,
     consensus_tau_statistic,
     mean_statistic,
     spearman_statistic,
@@ -180,6 +181,7 @@ def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
         named_suffix=" (by agreement only)",
         min_judges=MIN_AGREEMENT_JUDGES,
         joint=True,
+        jackknife=consensus_tau_jackknife,
     )
 
 

@@ -165,7 +165,7 @@ def people_answers(labels: pd.DataFrame | None, criteria: Criteria) -> pd.DataFr
         block = block.drop_duplicates(["sample_id", "annotator"], keep="last")
         coded = block.assign(code=codes(block["value"], criteria[str(name)]))
         per = modal_codes(coded, ["metric", "sample_id"]).rename(columns={"answers": "annotators"})
-        outside = coded.groupby("sample_id")["code"].apply(lambda c: int(c.isna().sum()))
+        outside = coded["code"].isna().groupby(coded["sample_id"]).sum()
         per["outside"] = per["sample_id"].map(outside).fillna(0).astype(int)
         frames.append(per[per["code"].notna()][columns])
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

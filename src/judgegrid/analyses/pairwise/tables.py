@@ -22,11 +22,16 @@ A pairwise criterion's cell is one pair (a sample) judged in both orders
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
 from judgegrid.analyses.frames.criteria import (
     Criteria,
@@ -74,43 +79,82 @@ def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     )
 
 
+def judged_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+    """``judged_rows`` with what the tables read from each cell's details, read once: the
+    winner of each order (columns ``ab`` and ``ba``, None where the order has none) and the
+    systems (``systems``: a list, or None)."""
+    rows = judged_rows(scores, criteria)
+    read = _read_details(rows["details"].to_numpy())
+    return rows.drop(columns="details").assign(**{c: read[c] for c in (*ORDERS, "systems")})
+
+
+# the fields of a pairwise cell's details the tables read, for pyarrow's JSON reader
+_DETAILS_SCHEMA = pa.schema(
+    [
+        ("orders", pa.struct([(o, pa.struct([("winner", pa.string())])) for o in ORDERS])),
+        ("systems", pa.list_(pa.string())),
+    ]
+)
+
+
+def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
+    """Each cell's winners and systems from its details (JSON text, or a dict). Half a million
+    cells are read by pyarrow's JSON reader as one document of lines (a second, where
+    ``json.loads`` a cell took twenty); details it cannot read so (not JSON text, a winner that
+    is no text) are read one by one, as ``details_of`` reads them."""
+    if all(isinstance(t, str) and t and "\n" not in t for t in texts):
+        try:
+            lines = "\n".join(texts).encode("utf-8")
+            options = pa_json.ParseOptions(
+                explicit_schema=_DETAILS_SCHEMA, unexpected_field_behavior="ignore"
+            )
+            table = pa_json.read_json(io.BytesIO(lines), parse_options=options)
+        except (pa.ArrowInvalid, UnicodeEncodeError):
+            pass
+        else:
+            orders = table.column("orders")
+            read: dict[str, list[Any]] = {
+                o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS
+            }
+            return {**read, "systems": table.column("systems").to_pylist()}
+    details = [details_of(t) for t in texts]
+    out: dict[str, list[Any]] = {o: [] for o in ORDERS}
+    for found in details:
+        orders = found.get("orders")
+        for order in ORDERS:
+            given = orders.get(order) if isinstance(orders, dict) else None
+            out[order].append(given.get("winner") if isinstance(given, dict) else None)
+    return {**out, "systems": [found.get("systems") for found in details]}
+
+
 def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     """One row per pairwise criterion, judge, pair and order: the winner in the pair's terms
     (``VERDICT_COLUMNS``), read from each cell's details."""
-    rows = []
-    for record in judged_rows(scores, criteria).to_dict("records"):
-        orders = details_of(record.get("details")).get("orders") or {}
-        for order in ORDERS:
-            winner = (orders.get(order) or {}).get("winner")
-            if winner is not None:
-                rows.append(
-                    {
-                        "metric": record["metric"],
-                        "judge": record["judge"],
-                        "pair": record["sample_id"],
-                        "order": order,
-                        "winner": winner,
-                    }
-                )
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    return cell_verdicts(judged_cells(scores, criteria))
 
 
-def systems_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
+def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
+    """``verdict_rows`` of ``judged_cells``' table."""
+    keys = cells[["metric", "judge", "sample_id"]].rename(columns={"sample_id": "pair"})
+    each = [
+        keys.assign(
+            order=order, winner=cells[order].to_numpy(object), at=2 * np.arange(len(cells)) + k
+        )
+        for k, order in enumerate(ORDERS)
+    ]
+    rows = pd.concat(each, ignore_index=True).sort_values("at", kind="stable")
+    rows = rows[rows["winner"].notna().to_numpy(bool)]
+    return rows[VERDICT_COLUMNS].reset_index(drop=True)
+
+
+def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:
     """Per criterion and pair: what wrote answers a and b (``metric, pair, system_a,
-    system_b``), as its cells recorded them."""
-    rows: dict[tuple[str, str], dict[str, str]] = {}
-    for record in judged_rows(scores, criteria).to_dict("records"):
-        systems = details_of(record.get("details")).get("systems")
+    system_b``), as its cells (``judged_cells``) recorded them."""
+    rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    columns = (cells[c].to_numpy() for c in ("metric", "sample_id", "systems"))
+    for metric, pair, systems in zip(*columns, strict=True):
         if isinstance(systems, list) and len(systems) == 2:
-            rows.setdefault(
-                (record["metric"], record["sample_id"]),
-                {
-                    "metric": record["metric"],
-                    "pair": record["sample_id"],
-                    "system_a": str(systems[0]),
-                    "system_b": str(systems[1]),
-                },
-            )
+            rows.setdefault((metric, pair), (metric, pair, str(systems[0]), str(systems[1])))
     return pd.DataFrame(list(rows.values()), columns=["metric", "pair", "system_a", "system_b"])
 
 
@@ -201,9 +245,10 @@ def pairwise_run_tables(
     people's labels (``sample_id, metric, annotator, value``); ``panels``: the juries."""
     info = sample_info or {}
     found = pairwise_criteria(criteria)
-    verdicts = verdict_rows(scores, found)
+    cells = judged_cells(scores, found)
+    verdicts = cell_verdicts(cells)
     people = people_preferences(labels, found)
-    probes, systems = probe_rows(info, people, found), systems_rows(scores, found)
+    probes, systems = probe_rows(info, people, found), cell_systems(cells)
     parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
     right: dict[str, PeopleRight] = {}
     for metric in sorted(found):
@@ -266,7 +311,7 @@ def criterion_tables(
     right = pairwise.right_table(both, people)
     if right.empty:
         return tables, None
-    judged = people[people["pair"].isin(right.index)]["preferred"]
+    judged = people[pairwise.among(people["pair"], right.index)]["preferred"]
     return tables, PeopleRight(
         right, no_information_rate(judged.map(pairwise.CODES).to_numpy(float))
     )

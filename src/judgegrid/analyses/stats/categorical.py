@@ -30,6 +30,9 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
+from scipy import stats
+
+from judgegrid.analyses.stats.paired import DRAW_CHUNK, NORMAL_ABOVE, bootstrap_counts
 
 Level = Literal["nominal", "ordinal", "interval"]
 Weights = Literal["linear", "quadratic"] | None
@@ -206,6 +209,36 @@ def cohen_kappa(a: np.ndarray, b: np.ndarray, categories: int, weights: Weights 
     return float(cohen_from_table(table, categories, np.ones((1, len(table))), weights)[0])
 
 
+def kappa_interval(
+    table: np.ndarray, categories: int, kind: Weights = None
+) -> tuple[float, float, float]:
+    """Cohen's kappa of a units x 2 table of codes (NaN: not rated) with its 95% interval: the
+    bootstrap's over units; unweighted over more than ``NORMAL_ABOVE`` units rated by both,
+    the normal interval of its large-sample standard error (``cohen_kappa_normal``)."""
+    if kind is None and len(table) > NORMAL_ABOVE and not np.isnan(table).any():
+        return cohen_kappa_normal(table[:, 0], table[:, 1], categories)
+    return interval(lambda t, w: cohen_from_table(t, categories, w, kind), table)
+
+
+def cohen_kappa_normal(a: np.ndarray, b: np.ndarray, categories: int) -> tuple[float, float, float]:
+    """Cohen's kappa of two raters' codes (no NaN) with the 95% normal interval of its
+    large-sample standard error (Fleiss, Cohen and Everitt 1969): the interval over many
+    units (``paired.NORMAL_ABOVE``), where 2,000 bootstrap draws are too slow."""
+    k = categories
+    p = np.bincount(a.astype(int) * k + b.astype(int), minlength=k * k).reshape(k, k) / len(a)
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    chance = float(rows @ cols)
+    if chance >= 1:
+        return float("nan"), float("nan"), float("nan")
+    kappa = (float(np.trace(p)) - chance) / (1 - chance)
+    diagonal = np.diag(p) * (1 - (rows + cols) * (1 - kappa)) ** 2
+    crossed = p * (cols[:, None] + rows[None, :]) ** 2
+    np.fill_diagonal(crossed, 0.0)
+    spread = diagonal.sum() + (1 - kappa) ** 2 * crossed.sum() - (kappa - chance * (1 - kappa)) ** 2
+    half = stats.norm.ppf(0.975) * np.sqrt(spread / len(a)) / (1 - chance)
+    return kappa, float(kappa - half), float(kappa + half)
+
+
 def pass_fail_kappa(a: np.ndarray, b: np.ndarray) -> tuple[float, str]:
     """Cohen's kappa of two pass/fail vectors, with why it is NaN (or "")."""
     if len(a) == 0:
@@ -249,10 +282,13 @@ def interval(
     point = float(statistic(counts, np.ones((1, units)))[0])
     if units < 3:
         return point, float("nan"), float("nan")
-    drawn = np.random.default_rng(seed).integers(0, units, size=(draws, units))
-    cell = (np.arange(draws)[:, None] * units + drawn).ravel()  # how often each draw took each
-    weights = np.bincount(cell, minlength=draws * units).reshape(draws, units).astype(float)
-    values = statistic(counts, weights)
+    weights = bootstrap_counts(units, seed, draws)  # how often each draw took each unit
+    values = np.concatenate(
+        [
+            statistic(counts, weights[start : start + DRAW_CHUNK].astype(float))
+            for start in range(0, draws, DRAW_CHUNK)
+        ]
+    )
     values = values[np.isfinite(values)]
     if len(values) < draws / 2:
         return point, float("nan"), float("nan")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from judgegrid.analyses.stats.paired import bootstrap_statistic, mean_statistic
+from judgegrid.analyses.stats.paired import NORMAL_ABOVE, bootstrap_statistic, mean_statistic
 
 NO_INTERVAL = (float("nan"), float("nan"))
 
@@ -65,10 +65,14 @@ def tau_interval(tau: float, n: int, level: float = 0.95) -> tuple[float, float]
 
 
 def mean_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
-    """95% percentile bootstrap interval of a mean over items (undefined below three items)."""
+    """95% percentile bootstrap interval of a mean over items (undefined below three items);
+    over ``NORMAL_ABOVE`` items, the normal interval of the mean's standard error."""
     column = np.asarray(values, float)[:, None]
     if len(column) < 3:
         return NO_INTERVAL
+    if len(column) > NORMAL_ABOVE:
+        half = _quantile(0.95) * column.std(ddof=1) / np.sqrt(len(column))
+        return float(column.mean() - half), float(column.mean() + half)
     _, drawn = bootstrap_statistic(column, None, mean_statistic, seed)
     low, high = np.percentile(drawn[:, 0], [2.5, 97.5])
     return float(low), float(high)

@@ -25,6 +25,7 @@ import pandas as pd
 from judgegrid.analyses.stats.intervals import accuracy_interval
 from judgegrid.analyses.stats.paired import (
     ALPHA,
+    JACKKNIFE_ABOVE,
     PairedDifference,
     Statistic,
     bootstrap_statistic,
@@ -57,6 +58,8 @@ class Evidence:
     joint: bool = False  # the statistic reads every judge's column at once (a consensus)
     next_if_named: str = "check it against people"
     words: Callable[[str], str] = lambda judge: ""  # more about a named judge (alt-test)
+    # joint evidence over more than JACKKNIFE_ABOVE items: first minus second by the jackknife
+    jackknife: Callable[[np.ndarray, int, int], PairedDifference] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ def compare(evidence: Evidence, first: str, second: str, seed: int = 0) -> Paire
     """``first`` minus ``second`` on the items both have a value for."""
     a, b = evidence.judges.index(first), evidence.judges.index(second)
     if evidence.joint:
+        if _by_jackknife(evidence):
+            assert evidence.jackknife is not None
+            return evidence.jackknife(evidence.values, a, b)
         return paired_bootstrap(evidence.values, None, evidence.statistic, a, b, seed)
     mask = np.isfinite(evidence.values[:, a]) & np.isfinite(evidence.values[:, b])
     if evidence.target is not None:
@@ -111,12 +117,17 @@ def _compare_with_top(
 ) -> list[PairedDifference]:
     """The top judge minus each other. Joint evidence (one statistic over every judge) is
     bootstrapped once and every pair read from the same draws."""
-    if not evidence.joint:
+    if not evidence.joint or _by_jackknife(evidence):
         return [compare(evidence, top.judge, other.judge) for other in others]
     point, drawn = bootstrap_statistic(evidence.values, None, evidence.statistic)
     a = evidence.judges.index(top.judge)
     n = len(evidence.values)
     return [difference(point, drawn, a, evidence.judges.index(o.judge), n) for o in others]
+
+
+def _by_jackknife(evidence: Evidence) -> bool:
+    """Whether joint evidence holds too many items to bootstrap (``JACKKNIFE_ABOVE``)."""
+    return evidence.jackknife is not None and len(evidence.values) > JACKKNIFE_ABOVE
 
 
 @dataclass(frozen=True)
