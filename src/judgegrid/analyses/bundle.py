@@ -335,7 +335,7 @@ def validity_analysis(
     pairs = preference_pairs(info)
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
-    pairs = pairs[pairs["metric"].isin(set(scores["metric"]))] if not pairs.empty else pairs
+    pairs = pairs[pairs["metric"].isin(scores["metric"].unique())] if not pairs.empty else pairs
     ranking = recommendation.judge_ranking(scores, pairs, scales)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
     tables = {

@@ -2,7 +2,9 @@
 cohen_kappa_score (plain, linear, quadratic), statsmodels' fleiss_kappa, the krippendorff
 package (nominal, ordinal, interval, with missing ratings), and for Gwet's AC1 the worked
 example of Gwet (2008) and values computed by irrCAC 0.4.4, Gwet's own package (it pins
-scipy 1.12 and pandas < 3, so it cannot be a test dependency here)."""
+scipy 1.12 and pandas < 3, so it cannot be a test dependency here); the large-sample standard
+errors of Fleiss' kappa, nominal alpha and AC1 (Gwet 2008, 2014) against irrCAC's, the Handbook's
+worked example, and the coverage of their intervals in simulation."""
 
 from __future__ import annotations
 
@@ -15,13 +17,18 @@ from statsmodels.stats.inter_rater import fleiss_kappa as statsmodels_fleiss
 
 from judgegrid.analyses.stats.categorical import (
     ac1_from_counts,
+    ac1_linearized,
     alpha_from_counts,
+    alpha_linearized,
     category_counts,
     cohen_kappa,
+    fleiss_from_counts,
     fleiss_kappa,
+    fleiss_linearized,
     gwet_ac1,
     interval,
     krippendorff_alpha,
+    normal_interval,
 )
 
 
@@ -139,3 +146,65 @@ def test_alpha_of_scores_is_the_interval_alpha_of_the_values_themselves():
     scores[rng.random(scores.shape) < 0.2] = np.nan
     expected = krippendorff.alpha(reliability_data=scores.T, level_of_measurement="interval")
     assert krippendorff_alpha(scores) == pytest.approx(expected)
+
+
+def _gwet_table(missing: bool) -> np.ndarray:
+    """400 units, 5 raters who each give the unit's true category (of 3) 60% of the time."""
+    rng = np.random.default_rng(11)
+    truth = rng.integers(0, 3, 400)
+    table = np.where(rng.random((400, 5)) < 0.6, truth[:, None], rng.integers(0, 3, (400, 5)))
+    table = table.astype(float)
+    if missing:
+        table[rng.random(table.shape) < 0.2] = np.nan
+    return table
+
+
+def _standard_error(linearized: np.ndarray) -> float:
+    return float(np.std(linearized, ddof=1) / np.sqrt(len(linearized)))
+
+
+@pytest.mark.parametrize(
+    ("linearized", "missing", "expected"),
+    # irrCAC 0.4.4: CAC(pd.DataFrame(table), categories=[0., 1., 2.], digits=7).<coefficient>()
+    [(fleiss_linearized, False, 0.0197329), (alpha_linearized, True, 0.0220744),
+     (ac1_linearized, True, 0.023418)],
+)  # fmt: skip
+def test_the_linearized_standard_errors_match_irrcac(linearized, missing, expected):
+    counts = category_counts(_gwet_table(missing), 3)
+    assert _standard_error(linearized(counts)) == pytest.approx(expected, abs=5e-7)
+
+
+def test_ac1s_standard_error_is_gwets_on_his_handbooks_four_raters():
+    """Gwet (2014)'s 12 subjects, 4 raters, 5 categories, with missing ratings (irrCAC's
+    ``cac.raw4raters``): AC1 0.77544, standard error 0.14295, as irrCAC documents it."""
+    table = np.array(
+        [[1, 1, np.nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [np.nan, 5, 5, 5], [np.nan, np.nan, 1, 1],
+         [np.nan, np.nan, 3, np.nan]]
+    ) - 1  # fmt: skip
+    counts = category_counts(table, 5)
+    value, low, high = normal_interval(ac1_from_counts, counts, ac1_linearized(counts))
+    assert value == pytest.approx(0.77544, abs=5e-6)
+    assert _standard_error(ac1_linearized(counts)) == pytest.approx(0.14295, abs=5e-6)
+    assert (high - low) / 2 == pytest.approx(1.959964 * 0.14295, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("statistic", "linearized"),
+    [(fleiss_from_counts, fleiss_linearized), (ac1_from_counts, ac1_linearized),
+     (lambda c, w: alpha_from_counts(c, w, "nominal"), alpha_linearized)],
+)  # fmt: skip
+def test_the_normal_intervals_cover_the_populations_value(statistic, linearized):
+    """Samples of 300 units from a population of 100,000 (raters right 70% of the time on a
+    skewed truth): about 95% of the intervals hold the population's value."""
+    rng = np.random.default_rng(5)
+    truth = rng.choice(3, size=100_000, p=[0.6, 0.3, 0.1])
+    noise = rng.choice(3, size=(100_000, 4))
+    population = category_counts(np.where(rng.random((100_000, 4)) < 0.7, truth[:, None], noise), 3)
+    value = statistic(population, np.ones((1, len(population))))[0]
+    held = 0
+    for _ in range(400):
+        counts = population[rng.integers(0, len(population), 300)]
+        _, low, high = normal_interval(statistic, counts, linearized(counts))
+        held += low <= value <= high
+    assert 0.92 <= held / 400 <= 0.98

@@ -1,7 +1,9 @@
 """Agreement between judges on a criterion, by statistics that fit its type.
 
 A criterion's answers are categories, so the judges' agreement is that of categorical ratings
-(``categorical``), each with its 95% percentile bootstrap interval over samples:
+(``categorical``), each with its 95% percentile bootstrap interval over samples (over more than
+``paired.NORMAL_ABOVE`` samples: Cohen's, Fleiss' kappa, nominal alpha and AC1 with the normal
+interval of their large-sample standard error, Gwet 2008 and 2014):
 
 - binary and labels: Cohen's kappa for every pair of judges, Fleiss' kappa over all of them,
   Krippendorff's alpha (nominal) and Gwet's AC1, which stays meaningful when one category
@@ -28,16 +30,21 @@ import pandas as pd
 
 from judgegrid.analyses.frames.criteria import Criteria, categories, judge_answers
 from judgegrid.analyses.stats.categorical import (
+    CountStatistic,
     Level,
     Weights,
     ac1_from_counts,
+    ac1_linearized,
     alpha_from_counts,
+    alpha_linearized,
     category_counts,
     fleiss_from_counts,
+    fleiss_linearized,
     interval,
     kappa_interval,
+    normal_interval,
 )
-from judgegrid.analyses.stats.paired import weighted_tau_b
+from judgegrid.analyses.stats.paired import NORMAL_ABOVE, weighted_tau_b
 from judgegrid.core.criterion import CriterionSpec
 
 AGREEMENT_COLUMNS = [
@@ -107,11 +114,30 @@ def _rows_of(metric: str, spec: CriterionSpec, table: pd.DataFrame) -> list[dict
         )
         return rows
     complete = counts[counts.sum(axis=1) == len(judges)]
-    rows.append(base | _row("Fleiss' kappa", everyone, fleiss_from_counts, complete, EVERY))
-    rows.append(base | _row("Krippendorff's alpha (nominal)", everyone, _alpha("nominal"), counts))
+    pairable = counts[counts.sum(axis=1) >= 2]
     answered = counts[counts.sum(axis=1) >= 1]
-    rows.append(base | _row("Gwet's AC1", everyone, ac1_from_counts, answered, ANSWERED))
+    nominal = _alpha("nominal")
+    rows += [
+        base | _row("Fleiss' kappa", everyone, fleiss_from_counts, complete, EVERY,
+                    _normal(fleiss_from_counts, complete, fleiss_linearized)),
+        base | _row("Krippendorff's alpha (nominal)", everyone, nominal, counts, PAIRABLE,
+                    _normal(nominal, pairable, alpha_linearized)),
+        base | _row("Gwet's AC1", everyone, ac1_from_counts, answered, ANSWERED,
+                    _normal(ac1_from_counts, answered, ac1_linearized)),
+    ]  # fmt: skip
     return rows
+
+
+def _normal(
+    statistic: CountStatistic, counts: np.ndarray, linearized: Callable[[np.ndarray], np.ndarray]
+) -> tuple[float, float, float] | None:
+    """Over more than ``NORMAL_ABOVE`` units, the statistic with the normal interval of Gwet's
+    linearized variance (``categorical.normal_interval``): 2,000 draws of 100,000 samples took
+    most of the report; else None (the bootstrap's)."""
+    if len(counts) <= NORMAL_ABOVE:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):  # one category: undefined, NaN
+        return normal_interval(statistic, counts, linearized(counts))
 
 
 def _row(

@@ -288,10 +288,11 @@ def criterion_tables(
     """One criterion's tables from its verdicts (juries' too) and the card's evidence (None
     without people's preferences): the probes' pairs count only in the probe moves."""
     own = verdicts[~verdicts["pair"].isin(inputs.probed)]
-    both = pairwise.combined(own, inputs.rule)
+    orders = pairwise.order_table(own)  # once: each rule and table combines the same pivot
+    both = pairwise.combined_orders(orders, inputs.rule)
     rates = pairwise.win_rates(both, inputs.systems)
     tables = {
-        "pairwise_position": pairwise.position_bias(own),
+        "pairwise_position": pairwise.position_bias(own, orders=orders),
         "pairwise_combined": both,
         "pairwise_win_rates": rates,
         "pairwise_rankings": pairwise.ranking_agreement(rates),
@@ -304,7 +305,7 @@ def criterion_tables(
     if people.empty:
         return tables, None
     tables["pairwise_validity"] = pairwise.validity(both, people)
-    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule)
+    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders)
     if inputs.groups is not None and not inputs.groups.empty:
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people)

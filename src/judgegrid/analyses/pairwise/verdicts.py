@@ -106,13 +106,23 @@ def combined(verdicts: pd.DataFrame, rule: Combine = "mt-bench") -> pd.DataFrame
     ``sum`` is JudgeBench's (``core.pairwise.combine_by_sum``). Missing: an order not judged
     counts 0, as a tie does; a pair with no order judged is left out.
     """
+    return combined_orders(order_table(verdicts), rule)
+
+
+def order_table(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and pair (the index), the verdict of each order judged (``ab``, ``ba``; NaN:
+    not judged): the pivot every rule combines, made once per criterion (over a million
+    verdicts it is a second each)."""
     judged = verdicts[_is_judged(verdicts["winner"])]
     wide = judged.pivot_table(
         index=["judge", "pair"], columns="order", values="winner", aggfunc="first"
     )
-    wide = wide.reindex(columns=["ab", "ba"])
-    if rule == "mt-bench":
-        wide = wide.dropna()
+    return wide.reindex(columns=["ab", "ba"])
+
+
+def combined_orders(orders: pd.DataFrame, rule: Combine = "mt-bench") -> pd.DataFrame:
+    """``combined`` from the ``order_table`` of the verdicts."""
+    wide = orders.dropna() if rule == "mt-bench" else orders
     wide = wide.reset_index()
     wide.columns.name = None
     ab, ba = (wide[o].where(wide[o].notna(), None) for o in ("ab", "ba"))
@@ -133,11 +143,16 @@ def _combine_each(ab: pd.Series, ba: pd.Series, rule: Combine) -> np.ndarray:
     return table[first.astype(int) * len(sides) + second]
 
 
-def position_bias(verdicts: pd.DataFrame, floor: float = CONSISTENCY_FLOOR) -> pd.DataFrame:
+def position_bias(
+    verdicts: pd.DataFrame,
+    floor: float = CONSISTENCY_FLOOR,
+    orders: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Per judge: consistency over the swap and the first-position rate with its Wilson
     interval; ``flag`` says why the card flags the judge (its first-position interval excludes
-    0.5, or fewer than ``floor`` of its verdicts survive the swap), empty when it does not."""
-    both = combined(verdicts)
+    0.5, or fewer than ``floor`` of its verdicts survive the swap), empty when it does not.
+    ``orders``: the verdicts' ``order_table``, if already made."""
+    both = combined_orders(order_table(verdicts) if orders is None else orders)
     judged = verdicts[_is_judged(verdicts["winner"])]
     decided = judged[judged["winner"] != "tie"]
     first = decided["winner"] == decided["order"].str[0]
@@ -252,14 +267,20 @@ RULE_MISSING = (
 )
 
 
-def rule_accuracy(verdicts: pd.DataFrame, people: pd.DataFrame, chosen: Combine) -> pd.DataFrame:
+def rule_accuracy(
+    verdicts: pd.DataFrame,
+    people: pd.DataFrame,
+    chosen: Combine,
+    orders: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Per judge, its accuracy against people's preferences under each combination rule
     (``COMBINE_RULES``), side by side: right = the combined verdict is the people's answer (a
     tie is right only against a tie), Wilson interval; ``chosen`` marks the criterion's own
-    rule, the one the card and ``pairwise_validity`` use."""
+    rule, the one the card and ``pairwise_validity`` use. ``orders``: as ``position_bias``."""
+    orders = order_table(verdicts) if orders is None else orders
     rows = []
     for way in COMBINE_RULES:
-        merged = combined(verdicts, way).merge(people[["pair", "preferred"]], on="pair")
+        merged = combined_orders(orders, way).merge(people[["pair", "preferred"]], on="pair")
         for judge in sorted(merged["judge"].unique(), key=str):
             mine = merged[merged["judge"] == judge]
             right, n = int((mine["combined"] == mine["preferred"]).sum()), len(mine)

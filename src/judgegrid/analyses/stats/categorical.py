@@ -203,6 +203,73 @@ def ac1_from_counts(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return (observed - chance) / (1 - chance)
 
 
+def normal_interval(
+    statistic: CountStatistic, counts: np.ndarray, linearized: np.ndarray
+) -> tuple[float, float, float]:
+    """The statistic on every unit once, with the 95% normal interval of the standard error of
+    its per-unit linearized terms (their mean is the statistic, or Gwet's alpha', so the
+    variance is theirs about it over n(n-1)): Gwet (2008), as his irrCAC computes it. Over
+    ``NORMAL_ABOVE`` units, where 2,000 draws of units are too slow."""
+    point = float(statistic(counts, np.ones((1, len(counts))))[0])
+    n = len(linearized)
+    if n < 3 or not np.isfinite(point) or not np.isfinite(linearized).all():
+        return point, float("nan"), float("nan")
+    half = stats.norm.ppf(0.975) * float(np.std(linearized, ddof=1)) / np.sqrt(n)
+    return point, point - half, point + half
+
+
+def fleiss_linearized(counts: np.ndarray) -> np.ndarray:
+    """Per complete unit, Fleiss' kappa's linearized term (Gwet 2008): the unit's agreement
+    beyond chance less twice (1 - kappa) its share of chance agreement's excess."""
+    m = counts.sum(axis=1)
+    raters = m.max() if len(m) else 0
+    n = counts[(m == raters) & (raters >= 2)]
+    shares = (n / raters).mean(axis=0)
+    chance = float((shares**2).sum())
+    agreement = ((n**2).sum(axis=1) - raters) / (raters * (raters - 1))
+    kappa = (agreement.mean() - chance) / (1 - chance)
+    unit_chance = (n / raters) @ shares
+    return (agreement - chance) / (1 - chance) - 2 * (1 - kappa) * (unit_chance - chance) / (
+        1 - chance
+    )
+
+
+def ac1_linearized(counts: np.ndarray) -> np.ndarray:
+    """Per unit rated at least once, Gwet's AC1's linearized term (Gwet 2008, his variance):
+    units rated once count towards the shares alone."""
+    m = counts.sum(axis=1)
+    n, m = counts[m >= 1], m[m >= 1]
+    k = counts.shape[1]
+    pairable = m >= 2
+    share = n / m[:, None]
+    shares = share.mean(axis=0)
+    chance = float((shares * (1 - shares)).sum() / (k - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement = np.where(pairable, (n * (n - 1)).sum(axis=1) / (m * (m - 1)), 0.0)
+    scale = len(m) / pairable.sum()
+    ac1 = (agreement[pairable].mean() - chance) / (1 - chance)
+    unit = scale * (agreement - chance * pairable) / (1 - chance)
+    unit_chance = share @ (1 - shares) / (k - 1)
+    return unit - 2 * (1 - ac1) * (unit_chance - chance) / (1 - chance)
+
+
+def alpha_linearized(counts: np.ndarray) -> np.ndarray:
+    """Per pairable unit, nominal Krippendorff's alpha's linearized term as Gwet (2014, the
+    Handbook's chapter on alpha; irrCAC's krippen.alpha.raw) gives it: about alpha', alpha
+    before its small-sample term 1/(values), which vanishes over many units."""
+    m = counts.sum(axis=1)
+    n, m = counts[m >= 2], m[m >= 2]
+    mean_m = m.mean()
+    agreement = (n * (n - 1)).sum(axis=1) / (mean_m * (m - 1))
+    observed = agreement.mean()
+    shares = (n / mean_m).mean(axis=0)
+    chance = float((shares**2).sum())
+    alpha_prime = (observed - chance) / (1 - chance)
+    unit = (agreement - observed * (m - mean_m) / mean_m - chance) / (1 - chance)
+    unit_chance = n @ shares / mean_m - chance * (m - mean_m) / mean_m
+    return unit - 2 * (1 - alpha_prime) * (unit_chance - chance) / (1 - chance)
+
+
 def cohen_kappa(a: np.ndarray, b: np.ndarray, categories: int, weights: Weights = None) -> float:
     """Cohen's kappa of two raters' codes on the units both rated (plain or weighted)."""
     table = np.column_stack([a, b]).astype(float)

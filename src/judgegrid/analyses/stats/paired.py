@@ -15,6 +15,7 @@ chance: their estimates share the items' luck, and a paired test removes it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -248,16 +249,34 @@ def consensus_tau_jackknife(values: np.ndarray, first: int, second: int) -> Pair
     ``JACKKNIFE_ABOVE`` items, where 2,000 draws of a tau-b are minutes. Each item left out in
     turn gives the exact tau-b of the others (``leave_one_out_tau_b``: O(n log n), no loop)."""
     n = len(values)
-    k = values.shape[1]
-    others = (values.sum(axis=1, keepdims=True) - values) / max(k - 1, 1)
-    full_a, left_a = leave_one_out_tau_b(values[:, first], others[:, first])
-    full_b, left_b = leave_one_out_tau_b(values[:, second], others[:, second])
+    full_a, left_a = _consensus_left_out(values, first)
+    full_b, left_b = _consensus_left_out(values, second)
     diff = float(full_a - full_b)
     left = left_a - left_b
     if n < 3 or not np.isfinite(diff) or not np.isfinite(left).all():
         return replace(_undefined(diff, n), test=JACKKNIFE_TEST)
     se = float(np.sqrt((n - 1) / n * ((left - left.mean()) ** 2).sum()))
     return normal_from_se(diff, se, n, JACKKNIFE_TEST)
+
+
+# (the ratings' digest, judge) -> that judge's leave_one_out_tau_b with the others' consensus:
+# the card compares the top judge with each other one, and the top's left-out taus, the
+# costly part, are the same each time (about 1 s a judge over 100,000 samples)
+_LEFT_OUT: dict[tuple[bytes, tuple[int, ...], int], tuple[float, np.ndarray]] = {}
+_LEFT_OUT_KEPT = 16
+
+
+def _consensus_left_out(values: np.ndarray, judge: int) -> tuple[float, np.ndarray]:
+    """``leave_one_out_tau_b`` of one judge's column with the mean of the others', computed
+    once per ratings table and judge."""
+    values = np.ascontiguousarray(values, dtype=float)
+    key = (hashlib.blake2b(values.tobytes(), digest_size=16).digest(), values.shape, judge)
+    if key not in _LEFT_OUT:
+        if len(_LEFT_OUT) >= _LEFT_OUT_KEPT:
+            _LEFT_OUT.clear()
+        others = (values.sum(axis=1) - values[:, judge]) / max(values.shape[1] - 1, 1)
+        _LEFT_OUT[key] = leave_one_out_tau_b(values[:, judge], others)
+    return _LEFT_OUT[key]
 
 
 def leave_one_out_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
