@@ -26,7 +26,7 @@ from judgegrid.analyses.decision.ladder import MIN_AGREEMENT_JUDGES, CardSources
 from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
 from judgegrid.analyses.decision.recommendation import metric_sentence
 from judgegrid.analyses.stats.paired import ALPHA
-from judgegrid.analyses.stats.ruling import Evidence, Ruling, Standing, standings
+from judgegrid.analyses.stats.ruling import Evidence, Ruling, Standing
 from judgegrid.analyses.validity.probes import ROBUSTNESS_LIMIT, injection_rises
 
 # The one figure a verdict rests on, as numbers (the terminal's card and the pictures read them;
@@ -153,9 +153,9 @@ def decide(
     usage = usage_of(sources.ranking, metric)
     found = found or outcome(evidence, usage, sources.margin)
     ruling = found.ruling
-    label_step = _label_command(run_ref, metric, _more_needed(sources.needed, metric, "chance"))
-    if _every_sample_labelled(evidence, sources, metric):
-        label_step = EVERY_SAMPLE_LABELLED
+    all_labelled = _every_sample_labelled(evidence, sources, metric)
+    more_for_chance = _more_needed(sources.needed, metric, "chance")
+    label_step = _label_step(run_ref, metric, more_for_chance, all_labelled)
     row: dict[str, Any] = {"basis": evidence.basis, "next_step": label_step}
     if found.kind == "too few":
         return row | {
@@ -197,9 +197,8 @@ def decide(
         return row | {"verdict": pick + evidence.named_suffix, "reason": reason, "next_step": step}
     verdict = _set_verdict(found, evidence.named_suffix)
     more = _more_needed(sources.needed, metric, "runner-up")
-    next_step = _label_command(run_ref, metric, more) if evidence.basis == "people" else step
-    if _every_sample_labelled(evidence, sources, metric):
-        next_step = EVERY_SAMPLE_LABELLED
+    people = evidence.basis == "people"
+    next_step = _label_step(run_ref, metric, more, all_labelled) if people else step
     return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
 
 
@@ -209,8 +208,10 @@ def _every_sample_labelled(evidence: Evidence, sources: CardSources, metric: str
     if evidence.basis != "people" or sources.scores.empty:
         return False
     scored = sources.scores.loc[sources.scores["metric"] == metric, "sample_id"].nunique()
-    labelled = max((s.n for s in standings(evidence)), default=0)
-    return bool(scored) and labelled >= scored
+    measured = np.isfinite(evidence.values)  # each judge's labelled items, as its standing's n
+    if evidence.target is not None:
+        measured &= np.isfinite(evidence.target)[:, None]
+    return bool(scored) and int(measured.sum(axis=0).max(initial=0)) >= scored
 
 
 def _set_verdict(found: Outcome, suffix: str) -> str:
@@ -355,6 +356,11 @@ EVERY_SAMPLE_LABELLED = (
     "every sample is labelled: only more samples (added to the data set, scored and labelled) "
     "would add evidence"
 )
+
+
+def _label_step(run_ref: str, metric: str, n: float | None, all_labelled: bool) -> str:
+    """The labels to ask for next, or, when every sample is labelled, that none is left."""
+    return EVERY_SAMPLE_LABELLED if all_labelled else _label_command(run_ref, metric, n)
 
 
 def _label_command(run_ref: str, metric: str, n: float | None) -> str:
