@@ -265,7 +265,7 @@ def _first_with_a_value(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.D
         parts = _alternatives(theirs)
         if len(parts) > 1:
             values = frame[parts].astype(object)
-            blank = values.isna() | values.astype(str).apply(lambda c: c.str.strip() == "")
+            blank = values.apply(_missing)  # NaN or blank, as every cell is read
             frame[theirs] = values.mask(blank).bfill(axis=1).iloc[:, 0]
             used.update(parts)
     return frame.drop(columns=sorted(used - set(columns.values())))
