@@ -5,8 +5,9 @@ run directory, through the same store as a run, so every command that reads a ru
 What an imported run holds:
 
 - ``matrix.resolved.yaml``: the judges named as the source names them, each with the id
-  ``imported/<name>``, which no provider routes: nothing of the run can be called, and
-  ``run --resume`` refuses an imported run by its ``imported`` meta; the metrics the verdicts are
+  ``imported/<name>``, which no provider routes: they are never called, and ``run --resume``
+  refuses an imported run by its ``imported`` meta unless judges are added to it
+  (``run.added_judges``); the metrics the verdicts are
   of, and the criteria the reader made (a pairwise one with its ``combine`` rule); ``repeats``
   as many as the source numbers;
 - ``run.sqlite``: one score row per cell, as a run writes it: a pairwise criterion's cell keeps
