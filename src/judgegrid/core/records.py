@@ -166,6 +166,10 @@ class Label:
     ``source``: ``page`` (``judgegrid label``), ``import`` or ``dataset``. ``blind``: whether
     the page hid the judges' scores, names and preferences before the answer (True by default;
     False with ``judgegrid label --show-judges``; None where unknown: imported, the data set's).
+    ``probability``: the sample's probability a draw when the queue drew it
+    (``analyses.decision.sampling``), so that figures from the labels can be weighted to stand
+    for all the run's samples; None where the label was not drawn by a queue of known design
+    (imported without one, the data set's): it counts as drawn uniformly.
     """
 
     sample_id: str
@@ -177,16 +181,39 @@ class Label:
     source: str = "page"
     detail: dict[str, Any] | None = None
     blind: bool | None = None
+    probability: float | None = None
 
     def values(self) -> tuple[Any, ...]:
         """The row in the order of ``LABEL_COLUMNS`` (detail as JSON text; no deep copy of it
         on the way, as ``dataclasses.astuple`` would make)."""
         detail = json.dumps(self.detail) if self.detail is not None else None
-        return (*_LABEL_VALUES(self)[:-2], detail, self.blind)
+        return (*_LABEL_VALUES(self)[:-3], detail, self.blind, self.probability)
 
 
 LABEL_COLUMNS = [f.name for f in dataclasses.fields(Label)]
 _LABEL_VALUES = operator.attrgetter(*LABEL_COLUMNS)
+
+
+@dataclass(frozen=True)
+class LabelDraw:
+    """One draw of an annotator's labelling queue for one metric or criterion, in order.
+
+    The queue draws with replacement from a design fixed before the first label
+    (``analyses.decision.sampling``): ``probability`` is the sample's probability a draw and
+    ``population`` the number of samples in the design (``N``), so the draw's weight is
+    ``1 / (N q)``. A draw of a sample already labelled asks nothing and counts that label again;
+    a draw not yet answered ends the sequence the analyses read.
+    """
+
+    metric: str
+    annotator: str
+    draw: int
+    sample_id: str
+    probability: float
+    population: int
+
+
+DRAW_COLUMNS = [f.name for f in dataclasses.fields(LabelDraw)]
 # The metric of a preference label (a ``judgegrid pairs`` run): its ``sample_id`` is the pair and
 # ``detail`` names the preferred and the other member.
 PREFERENCE = "preference"

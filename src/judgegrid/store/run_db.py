@@ -14,7 +14,10 @@ Tables
 - ``samples``: the samples the run scores, as given, so that resuming and labelling need
   neither the data set file nor the same file contents.
 - ``labels``: people's answers (``records.Label``) from ``judgegrid label`` or ``labels import``,
-  one per sample × metric × annotator (a new answer replaces the old).
+  one per sample × metric × annotator (a new answer replaces the old), each with its
+  probability a draw where a queue of known design drew it.
+- ``label_draws``: each annotator's queue as drawn (``records.LabelDraw``), in order, so that
+  figures from the labels can be weighted and tested as the labels came.
 - ``meta``: the resolved matrix and data set source, so ``--resume`` needs only the directory.
 - ``batches``: every batch file sent to a provider's batch API (batch mode): its file id, batch
   id, the request lines (custom ids) it carries and its status, written before the run waits
@@ -36,6 +39,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +49,13 @@ import pandas as pd
 from judgegrid.core.cells import Cell
 from judgegrid.core.digest import text_sha
 from judgegrid.core.records import (
+    DRAW_COLUMNS,
     LABEL_COLUMNS,
     SCORE_COLUMNS,
     BatchRecord,
     CallRecord,
     Label,
+    LabelDraw,
     ScoreRow,
 )
 from judgegrid.core.redaction import redact_stored, redact_text
@@ -105,7 +111,11 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE TABLE IF NOT EXISTS labels (
     sample_id TEXT NOT NULL, metric TEXT NOT NULL, annotator TEXT NOT NULL, value REAL,
     note TEXT NOT NULL, labelled_at REAL NOT NULL, source TEXT NOT NULL, detail TEXT, blind INTEGER,
-    PRIMARY KEY (sample_id, metric, annotator)
+    probability REAL, PRIMARY KEY (sample_id, metric, annotator)
+);
+CREATE TABLE IF NOT EXISTS label_draws (
+    metric TEXT NOT NULL, annotator TEXT NOT NULL, draw INTEGER NOT NULL, sample_id TEXT NOT NULL,
+    probability REAL NOT NULL, population INTEGER NOT NULL, PRIMARY KEY (metric, annotator, draw)
 );
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, dimension INTEGER NOT NULL, text_sha TEXT NOT NULL,
@@ -118,6 +128,10 @@ _TABLES = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA)
 _INSERT_LABEL = (
     f"INSERT OR REPLACE INTO labels ({', '.join(LABEL_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(LABEL_COLUMNS))})"
+)
+_INSERT_DRAW = (
+    f"INSERT OR IGNORE INTO label_draws ({', '.join(DRAW_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(DRAW_COLUMNS))})"
 )
 # A plain INSERT: the primary key makes a second row for one cell an error, never a silent
 # replacement (a cell scored twice would be a bug of the runner or of a shard rerun).
@@ -140,7 +154,8 @@ CALL_COLUMNS_WITHOUT_TEXTS = ["id"] + [
 _ADDED_COLUMNS = {
     "scores": {"wording": "INTEGER NOT NULL DEFAULT 0", "answer": "REAL", "weighting": "TEXT"},
     "calls": {"batch_id": "TEXT", "live_cost": "REAL"},
-    "labels": {"blind": "INTEGER"},  # 1: judges hidden on the page, 0: shown, NULL: unknown
+    # blind 1: judges hidden on the page, 0: shown, NULL: unknown; probability NULL: uniform
+    "labels": {"blind": "INTEGER", "probability": "REAL"},
 }
 # What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
 # and vectors are content-addressed, so the same one from two shards is the same row.
@@ -326,6 +341,23 @@ class RunStore:
         """Every stored label, columns as ``records.Label`` (detail as JSON text)."""
         return pd.read_sql_query(
             f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels ORDER BY labelled_at", self._db
+        )
+
+    def write_draws(self, draws: Iterable[LabelDraw]) -> int:
+        """A queue's draws, committed together (a draw already stored stays as it was: a
+        queue's sequence is fixed once drawn)."""
+        rows = [astuple(draw) for draw in draws]
+        self.writes.flush()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(_INSERT_DRAW, rows)
+        return len(rows)
+
+    def draws_frame(self) -> pd.DataFrame:
+        """Every stored draw, columns as ``records.LabelDraw``, in draw order per queue."""
+        return pd.read_sql_query(
+            f"SELECT {', '.join(DRAW_COLUMNS)} FROM label_draws ORDER BY metric, annotator, draw",
+            self._db,
         )
 
     # -- calls ---------------------------------------------------------------------------------
