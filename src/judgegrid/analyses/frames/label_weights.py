@@ -42,7 +42,8 @@ def sample_weights(
 
     ``labels``: ``sample_id, metric, annotator, value`` and optionally ``probability``;
     ``draws``: ``records.DRAW_COLUMNS``; ``populations``: each metric's number of samples
-    (``N`` for a label with a probability and no draw). Columns: ``WEIGHT_COLUMNS``."""
+    (``N`` for a label with a probability and no draw, where the metric has no queue's draws
+    to give its design's). Columns: ``WEIGHT_COLUMNS``."""
     if labels is None or labels.empty:
         return pd.DataFrame(columns=WEIGHT_COLUMNS)
     keys = ["metric", "annotator", "sample_id"]
@@ -53,12 +54,16 @@ def sample_weights(
         if "probability" in table
         else pd.Series(np.nan, index=table.index)
     )
-    once = table[keys].assign(weight=_label_weights(table["metric"], probability, populations))
-    once["observations"] = 1
     drawn = _draw_observations(draws, table[keys])
+    alone = np.ones(len(table), bool)
     if not drawn.empty:  # a label some draw points to counts by its draws instead
         pointed = pd.MultiIndex.from_frame(drawn[keys])
-        once = once[~pd.MultiIndex.from_frame(once[keys]).isin(pointed)]
+        alone = ~pd.MultiIndex.from_frame(table[keys]).isin(pointed)
+    sizes = {**dict(populations or {}), **_design_sizes(draws)}
+    once = table.loc[alone, keys].assign(
+        weight=_label_weights(table["metric"][alone], probability[alone], sizes),
+        observations=1,
+    )
     observed = pd.concat([once, drawn], ignore_index=True)
     per_annotator = observed.groupby(keys, as_index=False).agg(
         weight=("weight", "sum"), observations=("observations", "sum")
@@ -87,6 +92,13 @@ def _label_weights(
             )
         weight[given] = 1.0 / (sizes.to_numpy(float) * probability[given].to_numpy(float))
     return weight
+
+
+def _design_sizes(draws: pd.DataFrame | None) -> dict[str, int]:
+    """Each metric's number of samples in its queue's design, where it has draws."""
+    if draws is None or draws.empty:
+        return {}
+    return {str(m): int(n) for m, n in draws.groupby("metric")["population"].max().items()}
 
 
 def _draw_observations(draws: pd.DataFrame | None, labelled: pd.DataFrame) -> pd.DataFrame:
@@ -138,9 +150,7 @@ def sampling_words(
     probabilities over N samples" (N: the queue's design, else the run's samples)."""
     if weights.empty:
         return {}
-    drawn = {}
-    if draws is not None and not draws.empty:
-        drawn = draws.groupby("metric")["population"].max().astype(int).to_dict()
+    drawn = _design_sizes(draws)
     out = {}
     for metric, block in weights.groupby("metric"):
         if is_uniform(block["weight"].to_numpy(float)):

@@ -119,6 +119,14 @@ def _checked(values: np.ndarray, probabilities: np.ndarray) -> tuple[np.ndarray,
 # (``fisher_size``): resampling the labelled samples and computing the weighted statistic.
 
 
+def hajek_by_weight(values: np.ndarray, weights: np.ndarray) -> Estimate:
+    """``hajek`` from each value's weight rather than its probability: the ratio mean does not
+    depend on the weights' scale, so ``min(w) / w`` serves as the probabilities (each in
+    (0, 1], as ``hajek`` asks, whatever the weights' own scale)."""
+    w = np.asarray(weights, float)
+    return hajek(values, w.min() / w)
+
+
 def kish_size(weights: np.ndarray) -> float:
     """Kish's effective sample size ``(sum w)^2 / sum w^2``: n for equal weights."""
     w = np.asarray(weights, float)
@@ -142,7 +150,7 @@ def share_size(values: np.ndarray, weights: np.ndarray) -> float:
     if n < 2:
         return float(n)
     p = weighted_share(y, w)
-    spread = hajek(y, 1.0 / w).se ** 2 if p * (1 - p) > 0 else 0.0
+    spread = hajek_by_weight(y, w).se ** 2 if p * (1 - p) > 0 else 0.0
     if spread <= 0:
         return min(float(n), kish_size(w))
     return float(min(n, p * (1 - p) / spread))

@@ -33,7 +33,7 @@ from judgegrid.analyses.stats.categorical import alpha_report, pass_fail_kappa
 from judgegrid.analyses.stats.correlation import kendall_tau_b, spearman_with_ci
 from judgegrid.analyses.stats.intervals import accuracy_interval, tau_interval, wilson_interval
 from judgegrid.analyses.stats.weighted import (
-    hajek,
+    hajek_by_weight,
     share_size,
     weighted_rank_correlation,
     weighted_share,
@@ -581,7 +581,7 @@ def _one_sided_t(diff: np.ndarray, epsilon: float, w: np.ndarray | None) -> tupl
     if w is None:
         result = stats.ttest_1samp(diff, epsilon, alternative="less")
         return float(result.statistic), float(result.pvalue)
-    found = hajek(diff, w.min() / w)  # the probabilities' scale does not matter to Hajek
+    found = hajek_by_weight(diff, w)
     t = (
         (found.mean - epsilon) / found.se
         if found.se > 0
