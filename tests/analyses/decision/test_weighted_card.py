@@ -1,0 +1,119 @@
+"""The card's people rung weighted by the queue's draws, through ``analyse`` as the report calls
+it: uniform draws leave the card as it is without them; a queue's unequal draws make each
+judge's figure the weighted one (its interval at the effective n), every paired comparison the
+weighted paired bootstrap, and the card says on how many labels and weighted by what."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.decision.ladder import CardSources, criterion_people_evidence
+from judgegrid.analyses.frames.label_weights import sample_weights
+from judgegrid.analyses.stats.ruling import WEIGHTED_TEST, rule, standings
+from judgegrid.analyses.stats.weighted import share_size, weighted_share
+from judgegrid.analyses.validity.criteria import outcome_table, people_right
+from support.criterion_frames import BINARY, criterion_scores, follows, people_labels, truths
+from support.frames import scores_frame
+
+
+def _scores_and_labels(n: int = 40, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n)
+    ids = [f"s{i:02d}" for i in range(n)]
+    scores = scores_frame(
+        {
+            ("m", judge, "", 0, 0, sid, 0): float(np.clip(t + rng.normal(0, noise), 0, 1))
+            for judge, noise in (("a", 0.1), ("b", 0.5))
+            for sid, t in zip(ids, truth, strict=True)
+        }
+    )
+    labels = pd.DataFrame(
+        {"sample_id": ids, "metric": "m", "annotator": "p", "value": truth, "probability": np.nan}
+    )
+    return scores, labels
+
+
+def _draws(ids: list[str], probabilities: list[float], population: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "metric": "m",
+            "annotator": "p",
+            "draw": np.arange(1, len(ids) + 1),
+            "sample_id": ids,
+            "probability": probabilities,
+            "population": population,
+        }
+    )
+
+
+def _card_row(scores, labels, draws=None) -> pd.Series:
+    found = analyse(scores, RunFacts(), ValidityInputs(human_labels=labels, label_draws=draws))
+    return found.card.set_index("metric").loc["m"]
+
+
+def test_uniform_draws_leave_the_card_as_it_is():
+    scores, labels = _scores_and_labels()
+    ids = list(labels["sample_id"])
+    uniform = _draws(ids, [1 / 40] * 40, 40)  # 1 / (40 * 0.025) is exactly 1
+    assert _card_row(scores, labels, uniform).equals(_card_row(scores, labels))
+    row = _card_row(scores, labels)
+    assert row["basis"] == "people"
+    assert "on 40 labels drawn uniformly" in row["reason"]
+
+
+def test_a_queues_unequal_draws_weight_the_people_rung_and_the_card_says_so():
+    scores, labels = _scores_and_labels()
+    ids = list(labels["sample_id"])
+    q = np.where(np.arange(40) < 10, 0.05, 0.5 / 30)  # the first ten drawn more often
+    row = _card_row(scores, labels, _draws(ids, list(q / q.sum()), 200))
+    assert (
+        "on 40 labels weighted by the queue's draw probabilities over 200 samples" in row["reason"]
+    )
+    assert WEIGHTED_TEST in row["reason"]
+    unweighted = _card_row(scores, labels)
+    assert row["value"] != pytest.approx(unweighted["value"], abs=1e-6)
+    assert row["judge"] == "a"
+
+
+def _weighted_criterion() -> tuple[CardSources, np.ndarray, pd.DataFrame]:
+    """A binary criterion labelled through a queue that drew every third sample four times as
+    often, its right/wrong table weighted as the report weights it."""
+    truth = truths(BINARY, 60, 3)
+    scores = criterion_scores(
+        BINARY, {"good": follows(0.1, BINARY), "poor": follows(0.45, BINARY)}, truth, seed=3
+    )
+    labels = people_labels(BINARY.name, truth)
+    ids = list(labels["sample_id"])
+    q = np.where(np.arange(60) % 3 == 0, 4.0, 1.0)
+    draws = _draws(ids, list(q / q.sum()), 60).assign(metric=BINARY.name, annotator="ann")
+    outcomes = outcome_table(scores, labels, {BINARY.name: BINARY})
+    found = people_right(outcomes, sample_weights(labels, draws))[BINARY.name]
+    assert found.weights is not None
+    sources = CardSources(
+        scores=scores,
+        ranking=pd.DataFrame(),
+        people_right={BINARY.name: found},
+        sampling={BINARY.name: "labels weighted by the queue's draw probabilities over 60 samples"},
+    )
+    return sources, found.weights.to_numpy(float), found.right
+
+
+def test_a_criterions_weighted_rung_ranks_by_the_weighted_accuracy_and_compares_by_bootstrap():
+    sources, weights, table = _weighted_criterion()
+    evidence = criterion_people_evidence(BINARY.name, sources)
+    assert evidence is not None and evidence.weighting is not None
+    ranked = {s.judge: s for s in standings(evidence)}
+    for judge in ("good", "poor"):
+        values = table[judge].to_numpy(float)
+        assert ranked[judge].quality == pytest.approx(weighted_share(values, weights))
+        assert ranked[judge].size == pytest.approx(share_size(values, weights))
+        assert ranked[judge].n == len(values)
+    ruling = rule(evidence)
+    assert ruling.top is not None and ruling.top.judge == "good"
+    assert ruling.others[0][1].test == WEIGHTED_TEST
+    assert ruling.others[0][1].diff == pytest.approx(
+        ranked["good"].quality - ranked["poor"].quality
+    )
