@@ -12,9 +12,9 @@ import pytest
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.analyses.decision.ladder import CardSources, criterion_people_evidence
 from judgegrid.analyses.frames.label_weights import sample_weights
-from judgegrid.analyses.stats.ruling import WEIGHTED_TEST, rule, standings
+from judgegrid.analyses.stats.ruling import WEIGHTED_TEST, excludes_chance, rule, standings
 from judgegrid.analyses.stats.weighted import share_size, weighted_share
-from judgegrid.analyses.validity.criteria import outcome_table, people_right
+from judgegrid.analyses.validity.criteria import PeopleRight, outcome_table, people_right
 from support.criterion_frames import BINARY, criterion_scores, follows, people_labels, truths
 from support.frames import scores_frame
 
@@ -117,3 +117,31 @@ def test_a_criterions_weighted_rung_ranks_by_the_weighted_accuracy_and_compares_
     assert ruling.others[0][1].diff == pytest.approx(
         ranked["good"].quality - ranked["poor"].quality
     )
+
+
+def test_beats_chance_holds_its_level_under_a_queue_that_overdraws_the_right_answers():
+    """A judge right on exactly half the run's 500 samples (chance 0.5), and a queue that draws
+    the samples it is right on three times as often: on 300 queues of 100 draws, today's
+    unweighted rung says it beats chance most of the time; the weighted rung (Wilson at the
+    effective n, one-sided 2.5% at chance) at most 6% of the time."""
+    rng = np.random.default_rng(9)
+    right = np.r_[np.ones(250), np.zeros(250)]
+    q = np.where(right == 1, 3.0, 1.0)
+    q /= q.sum()
+    ids = np.array([f"s{i:03d}" for i in range(500)])
+    said = {"weighted": [], "today": []}
+    for _ in range(300):
+        drawn, counts = np.unique(rng.choice(500, 100, p=q), return_counts=True)
+        table = pd.DataFrame({"j": right[drawn]}, index=ids[drawn])
+        weights = pd.Series(counts / (500 * q[drawn]), index=table.index)
+        for name, w in (("weighted", weights), ("today", None)):
+            found = PeopleRight(table, 0.5, w)
+            sources = CardSources(pd.DataFrame(), pd.DataFrame(), people_right={"c": found})
+            evidence = criterion_people_evidence("c", sources)
+            assert evidence is not None
+            top = rule(evidence).top
+            assert top is not None
+            said[name].append(excludes_chance(evidence, top, 1))
+    print("beats chance, today / weighted:", np.mean(said["today"]), np.mean(said["weighted"]))
+    assert np.mean(said["today"]) > 0.5
+    assert np.mean(said["weighted"]) <= 0.06

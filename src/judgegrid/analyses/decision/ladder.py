@@ -54,6 +54,7 @@ from judgegrid.analyses.validity.probes import probe_outcomes
 from judgegrid.core.scales import PLAIN, Scales
 
 MIN_AGREEMENT_JUDGES = 3
+UNWEIGHTED_WORDS = "labels drawn by a queue, not weighted"
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,14 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     )
 
 
+def _sampling(sources: CardSources, metric: str, weighted: bool) -> str:
+    """What the rung's labels stand for, in words; a queue's labels whose evidence is not
+    weighted (a pairwise criterion's preferences, whose pairs carry no weight yet) say so
+    rather than claim to stand for all the samples."""
+    words = sources.sampling.get(metric, UNIFORM_WORDS)
+    return words if weighted or words == UNIFORM_WORDS else UNWEIGHTED_WORDS
+
+
 def _weights_of(sources: CardSources, metric: str, samples: pd.Index) -> np.ndarray | None:
     """The labelled ``samples``' weights for ``metric``, or None where all are 1."""
     if sources.label_weights.empty:
@@ -162,7 +171,7 @@ def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | N
         interval=accuracy_interval,
         next_if_named="none needed: the interval excludes chance",
         weighting=None if weights is None else share_weighting(weights.to_numpy(float)),
-        sampling=sources.sampling.get(metric, UNIFORM_WORDS),
+        sampling=_sampling(sources, metric, weighted=weights is not None),
         label_counts=None if counts is None else counts.to_numpy(int),
     )
 

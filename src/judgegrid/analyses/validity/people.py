@@ -248,16 +248,25 @@ def validity_by_judge(
 def _validity_row(rating: np.ndarray, label: np.ndarray) -> dict[str, Any]:
     rho, rho_low, rho_high, rho_note = spearman_with_ci(rating, label)
     tau, tau_note = kendall_tau_b(rating, label)
-    tau_low, tau_high = tau_interval(tau, len(rating))
+    note = _join("spearman: " + rho_note if rho_note else "", tau_note)
+    return _correlations(
+        len(rating), (rho, rho_low, rho_high), (tau, *tau_interval(tau, len(rating))), note
+    )
+
+
+def _correlations(
+    n: int, rho: tuple[float, float, float], tau: tuple[float, float, float], note: str
+) -> dict[str, Any]:
+    """The rank-correlation columns of a validity row: rho and tau-b, each with its interval."""
     return {
-        "n": len(rating),
-        "spearman": rho,
-        "spearman_low": rho_low,
-        "spearman_high": rho_high,
-        "tau_b": tau,
-        "tau_b_low": tau_low,
-        "tau_b_high": tau_high,
-        "_note": _join("spearman: " + rho_note if rho_note else "", tau_note),
+        "n": n,
+        "spearman": rho[0],
+        "spearman_low": rho[1],
+        "spearman_high": rho[2],
+        "tau_b": tau[0],
+        "tau_b_low": tau[1],
+        "tau_b_high": tau[2],
+        "_note": note,
     }
 
 
@@ -303,7 +312,8 @@ CI_METHOD = (
     "accuracy: Wilson; all 95%"
 )
 WEIGHTED_CI_METHOD = (
-    "{words}: every figure weighted by 1 / (N q) a labelled sample (Hajek); rho and tau-b: "
+    "weighted by the queue's draw probabilities: every figure weights a labelled sample by "
+    "1 / (N q) (Hajek); rho and tau-b: "
     "weighted statistics, Fisher z with the weighted bootstrap's SE; accuracy: Wilson at the "
     "effective n (linearised variance); kappa: weighted Cohen's; all 95%"
 )
@@ -337,31 +347,24 @@ def _weighted_row(
     passed, human = rating >= limit, label >= limit
     right = np.r_[(passed == human).astype(float), np.zeros(len(failed))]
     every = np.r_[w, pd.Series(failed, dtype=str).map(weights).fillna(1.0).to_numpy(float)]
-    accuracy = weighted_share(right, every) if len(right) else float("nan")
-    low, high = (
-        accuracy_interval(accuracy, share_size(right, every))
-        if len(right)
-        else (
-            np.nan,
-            np.nan,
-        )
-    )
+    accuracy, low, high = float("nan"), float("nan"), float("nan")
+    if len(right):
+        accuracy = weighted_share(right, every)
+        low, high = accuracy_interval(accuracy, share_size(right, every))
     kappa, kappa_note = pass_fail_kappa(passed, human, w)
     return {
-        "n": len(rating),
-        "spearman": rho,
-        "spearman_low": rho_low,
-        "spearman_high": rho_high,
-        "tau_b": tau,
-        "tau_b_low": tau_low,
-        "tau_b_high": tau_high,
+        **_correlations(
+            len(rating),
+            (rho, rho_low, rho_high),
+            (tau, tau_low, tau_high),
+            _join(rho_note, tau_note),
+        ),
         "accuracy": accuracy,
         "accuracy_low": low,
         "accuracy_high": high,
         "kappa": kappa,
-        "_note": _join(rho_note, tau_note),
         "_note2": kappa_note,
-        "ci_method": WEIGHTED_CI_METHOD.format(words="weighted by the queue's draw probabilities"),
+        "ci_method": WEIGHTED_CI_METHOD,
     }
 
 
