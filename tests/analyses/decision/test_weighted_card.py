@@ -142,6 +142,5 @@ def test_beats_chance_holds_its_level_under_a_queue_that_overdraws_the_right_ans
             top = rule(evidence).top
             assert top is not None
             said[name].append(excludes_chance(evidence, top, 1))
-    print("beats chance, today / weighted:", np.mean(said["today"]), np.mean(said["weighted"]))
     assert np.mean(said["today"]) > 0.5
     assert np.mean(said["weighted"]) <= 0.06
