@@ -144,3 +144,17 @@ def test_beats_chance_holds_its_level_under_a_queue_that_overdraws_the_right_ans
             said[name].append(excludes_chance(evidence, top, 1))
     assert np.mean(said["today"]) > 0.5
     assert np.mean(said["weighted"]) <= 0.06
+
+
+def test_the_cards_weighted_figure_is_the_validity_tables():
+    """One weighted rho and one interval for a judge, whether the card or the table quotes it:
+    both bootstrap the same draws of the labelled samples."""
+    scores, labels = _scores_and_labels()
+    ids = list(labels["sample_id"])
+    q = np.where(np.arange(40) < 10, 0.05, 0.5 / 30)
+    draws = _draws(ids, list(q / q.sum()), 200)
+    found = analyse(scores, RunFacts(), ValidityInputs(human_labels=labels, label_draws=draws))
+    card = found.card.set_index("metric").loc["m"]
+    table = found.table("validity_people_by_judge").set_index("judge").loc[card["judge"]]
+    for mine, theirs in (("value", "spearman"), ("low", "spearman_low"), ("high", "spearman_high")):
+        assert card[mine] == pytest.approx(table[theirs], abs=1e-9)

@@ -31,6 +31,7 @@ from scipy import stats
 
 from judgegrid.analyses.stats.intervals import rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
+    DRAW_CHUNK,
     Statistic,
     bootstrap_counts,
     bootstrap_statistic,
@@ -282,15 +283,19 @@ def weighted_rank_correlation(
         return nan, nan, nan, f"{kind}: fewer than three samples"
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return nan, nan, nan, f"{kind}: constant ratings or labels"
-    counts = bootstrap_counts(len(x), seed).astype(float) * w[None, :]
+    statistic = weighted_spearman if kind == "spearman" else weighted_tau_b
+    point = float(statistic(x, y, w[None, :])[0])
+    counts = bootstrap_counts(len(x), seed)  # each draw's items, shared with the card's draws
+    drawn = np.concatenate(
+        [
+            statistic(x, y, counts[start : start + DRAW_CHUNK].astype(float) * w[None, :])
+            for start in range(0, len(counts), DRAW_CHUNK)
+        ]
+    )
     if kind == "spearman":
-        point = float(weighted_spearman(x, y, w)[0])
-        size = capped(
-            fisher_size(point, weighted_spearman(x, y, counts), 1 + point**2 / 2, 3), len(x)
-        )
+        size = capped(fisher_size(point, drawn, 1 + point**2 / 2, 3), len(x))
         low, high = rho_interval(point, size) if np.isfinite(size) else (nan, nan)
     else:
-        point = float(weighted_tau_b(x, y, w[None, :])[0])
-        size = capped(fisher_size(point, weighted_tau_b(x, y, counts), 0.437, 4), len(x))
+        size = capped(fisher_size(point, drawn, 0.437, 4), len(x))
         low, high = tau_interval(point, size) if np.isfinite(size) else (nan, nan)
     return point, low, high, ""
