@@ -158,3 +158,17 @@ def test_the_cards_weighted_figure_is_the_validity_tables():
     table = found.table("validity_people_by_judge").set_index("judge").loc[card["judge"]]
     for mine, theirs in (("value", "spearman"), ("low", "spearman_low"), ("high", "spearman_high")):
         assert card[mine] == pytest.approx(table[theirs], abs=1e-9)
+
+
+def test_the_margin_reads_the_weighted_paired_bootstraps_bound():
+    sources, _, _ = _weighted_criterion()
+    evidence = criterion_people_evidence(BINARY.name, sources)
+    assert evidence is not None
+    ruling = rule(evidence, margin=0.5)
+    (standing, diff, _), *_ = ruling.others
+    assert diff.test == WEIGHTED_TEST
+    assert diff.lower_one_sided < diff.diff < diff.upper_one_sided
+    within = [s.judge for s, _ in ruling.within_margin]
+    assert (standing.judge in within) == (diff.upper_one_sided < 0.5)
+    tight = rule(evidence, margin=max(diff.upper_one_sided - 1e-6, 0.0))
+    assert standing.judge not in [s.judge for s, _ in tight.within_margin]
