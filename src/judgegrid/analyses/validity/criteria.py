@@ -21,6 +21,11 @@ cell never scored count as wrong, as a tie and an unscored pair count elsewhere.
 recall and Spearman use the samples with both an answer and a label. A sample the judge skipped
 (it lacks a field), or one whose annotators tie, takes no part. Juries have no answer of their
 own and take no part.
+
+Weights (``frames.label_weights``): where a queue drew a criterion's labels with unequal
+probabilities, accuracy, chance, the rates, within-one, kappa and rho weight each labelled
+sample by its ``1 / (N q)`` (``stats.weighted``) and the row's note says so; the card's rung
+carries the weights (``PeopleRight.weights``). Every weight 1: the unweighted figures, exactly.
 """
 
 from __future__ import annotations

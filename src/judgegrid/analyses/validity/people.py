@@ -15,6 +15,13 @@ scored has no rating.
   Test for LLM-as-a-Judge" (ACL 2025; arXiv 2501.10970): can the judge replace an annotator?
 - ``labels_needed``: how many labelled samples would separate the best judge from the
   runner-up, and from chance, at the observed effect.
+
+Weights (``frames.label_weights``): where a labelling queue drew a metric's labels with
+unequal probabilities, validity and the alt-test weight each labelled sample by its
+``1 / (N q)`` so that the figures stand for all the run's samples (``stats.weighted``: Hajek
+means, weighted rank correlations and kappa, intervals at the effective n); where every
+weight is 1 they are the unweighted figures, exactly. ``labels_needed`` reads the weighted rho
+with the number of labelled samples (an approximation under unequal weights).
 """
 
 from __future__ import annotations
