@@ -30,7 +30,7 @@ from judgegrid.analyses.consistency import (
 from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
 from judgegrid.analyses.decision.ladder import CardSources
-from judgegrid.analyses.frames import juries
+from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
 from judgegrid.analyses.frames.tables import (
     calls_by_metric,
@@ -192,14 +192,21 @@ def preference_pairs(sample_info: Mapping[str, Mapping[str, Any]]) -> pd.DataFra
 
 
 def people_tables(
-    scores: pd.DataFrame, labels: pd.DataFrame | None, scales: Scales
+    scores: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    scales: Scales,
+    weights: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Validity against people's labels, their own agreement, the alt-test, labels needed."""
+    """Validity against people's labels, their own agreement, the alt-test, labels needed;
+    ``weights``: each labelled sample's (``frames.label_weights``), so that the figures stand
+    for all the run's samples."""
     labels = labels if labels is not None else pd.DataFrame(columns=human.LABEL_COLUMNS)
-    by_judge = human.validity_by_judge(scores, labels, scales)
-    alt_test, alt_test_annotators = human.alternative_annotator_test(scores, labels)
+    by_judge = human.validity_by_judge(scores, labels, scales, weights)
+    alt_test, alt_test_annotators = human.alternative_annotator_test(
+        scores, labels, weights=weights
+    )
     return {
-        "validity_people": human.validity_against_people(scores, labels, scales),
+        "validity_people": human.validity_against_people(scores, labels, scales, weights),
         "validity_people_by_judge": by_judge,
         "human_agreement": human.human_agreement(labels),
         "alt_test": alt_test,
@@ -316,6 +323,8 @@ class ValidityInputs:
     step_names: pd.DataFrame | None = None
     human_labels: pd.DataFrame | None = None
     people_pairs: pd.DataFrame | None = None
+    # the labelling queues' draws (``records.DRAW_COLUMNS``): the labels' weights
+    label_draws: pd.DataFrame | None = None
 
 
 def validity_analysis(
@@ -350,8 +359,10 @@ def validity_analysis(
     metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
     pointwise = pointwise_criteria(run.criteria)
     outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
-    tables |= people_tables(scores, metric_labels, scales)
-    tables |= criterion_tables(run, criterion_labels, outcomes)
+    populations = label_weights.populations(scores, human_labels)
+    weights = label_weights.sample_weights(human_labels, inputs.label_draws, populations)
+    tables |= people_tables(scores, metric_labels, scales, weights)
+    tables |= criterion_tables(run, criterion_labels, outcomes, weights)
     paired, pair_right = pairwise_tables.pairwise_run_tables(
         run.every_row, criterion_labels, run.criteria, info, facts.jury_panels
     )
@@ -373,7 +384,9 @@ def validity_analysis(
         scales=scales,
         margin=facts.margin,
         probe_pairs=tables["probe_pairs"],
-        people_right=criterion_validity.people_right(outcomes) | pair_right,
+        people_right=criterion_validity.people_right(outcomes, weights) | pair_right,
+        label_weights=weights,
+        sampling=label_weights.sampling_words(weights, inputs.label_draws, populations),
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles
@@ -410,7 +423,10 @@ def pointwise_criteria(criteria: Criteria) -> dict[str, Any]:
 
 
 def criterion_tables(
-    run: RunScores, labels: pd.DataFrame | None, outcomes: pd.DataFrame
+    run: RunScores,
+    labels: pd.DataFrame | None,
+    outcomes: pd.DataFrame,
+    weights: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The criteria's own tables of the validity half: validity (from ``outcomes``, each
     judge's answers against the people's labels) and calibration against people, whether the
@@ -419,7 +435,7 @@ def criterion_tables(
     pointwise = pointwise_criteria(found)
     brier, curve = calibration.calibration(run.called, labels, pointwise)
     return {
-        "criterion_validity": criterion_validity.criterion_validity(outcomes, pointwise),
+        "criterion_validity": criterion_validity.criterion_validity(outcomes, pointwise, weights),
         "criterion_recall": criterion_validity.criterion_recall(outcomes, pointwise),
         "calibration": brier,
         "reliability_curve": curve,

@@ -380,13 +380,14 @@ def human_labels(
 ) -> pd.DataFrame:
     """The labels the analyses read: stored answers (skips and preferences dropped) and the
     data set's (its labels of metrics and of the run's ``criteria``), as ``sample_id, metric,
-    annotator, value``."""
+    annotator, value, probability`` (the probability a queue drew the sample with; blank for
+    the data set's and every label drawn by no queue of known design: drawn uniformly)."""
     answers = stored[stored["value"].notna() & (stored["metric"] != PREFERENCE)]
     both = pd.concat(
         [
-            answers.reindex(columns=HUMAN_LABEL_COLUMNS),
+            answers.reindex(columns=[*HUMAN_LABEL_COLUMNS, "probability"]),
             dataset_labels(sample_info, criteria)[HUMAN_LABEL_COLUMNS],
         ],
         ignore_index=True,
     )
-    return both.astype({"value": float})
+    return both.astype({"value": float, "probability": float})

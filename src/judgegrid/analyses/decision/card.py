@@ -290,7 +290,24 @@ def _margin_verdict(
 
 def _figure(evidence: Evidence, s: Standing) -> str:
     ci = f"95% CI {s.low:.2f} to {s.high:.2f}" if np.isfinite(s.low) else "no interval"
-    return f"{evidence.measure} {s.quality:.2f} ({ci}) on {s.n} {evidence.unit}"
+    return f"{evidence.measure} {s.quality:.2f} ({ci}) on {_items_words(evidence, s)}"
+
+
+def _items_words(evidence: Evidence, s: Standing) -> str:
+    """What a judge's figure rests on: its items; on the people rung, the labels behind them
+    and what they stand for ("24 labels drawn uniformly", "30 labels weighted by the queue's
+    draw probabilities over 400 samples"; "12 samples, 36 labels ..." with several people)."""
+    if not evidence.sampling:
+        return f"{s.n} {evidence.unit}"
+    labels = s.n
+    if evidence.label_counts is not None:
+        k = evidence.judges.index(s.judge)
+        measured = np.isfinite(evidence.values[:, k])
+        if evidence.target is not None:
+            measured &= np.isfinite(evidence.target)
+        labels = int(evidence.label_counts[measured].sum())
+    where = "" if labels == s.n else f"{s.n} samples, "
+    return f"{where}{labels} {evidence.sampling}"
 
 
 def _none_beats_chance(evidence: Evidence) -> str:

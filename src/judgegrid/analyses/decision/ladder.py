@@ -17,6 +17,13 @@
 
 Each rung is an ``Evidence`` (``stats.ruling``): every judge's values on the same items, the
 statistic, chance and the interval; the paired rule is the same on every rung.
+
+The people rung stands for all the run's samples: where a queue drew the labels with unequal
+probabilities (``frames.label_weights``: weights not all 1), each judge's rho or accuracy is
+the weighted one, its interval read at its effective number of samples, and each paired
+comparison (and the margin's bound) the weighted paired bootstrap (``stats.weighted``); where
+every label counts as drawn uniformly, the figures are the unweighted ones. Either way the
+evidence says which (``sampling``) and how many labels each item rests on.
 """
 
 from __future__ import annotations
@@ -24,10 +31,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.decision.outcome import outcome, usage_of
 from judgegrid.analyses.frames.juries import is_jury
+from judgegrid.analyses.frames.label_weights import UNIFORM_WORDS, is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
@@ -37,6 +46,7 @@ from judgegrid.analyses.stats.paired import (
     spearman_statistic,
 )
 from judgegrid.analyses.stats.ruling import Evidence, binary_evidence
+from judgegrid.analyses.stats.weighted import rho_weighting, share_weighting
 from judgegrid.analyses.validity.criteria import PeopleRight
 from judgegrid.analyses.validity.pairs import pair_outcomes
 from judgegrid.analyses.validity.people import by_rho, mean_labels
@@ -44,6 +54,7 @@ from judgegrid.analyses.validity.probes import probe_outcomes
 from judgegrid.core.scales import PLAIN, Scales
 
 MIN_AGREEMENT_JUDGES = 3
+UNWEIGHTED_WORDS = "labels drawn by a queue, not weighted"
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,10 @@ class CardSources:
     probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
     # per criterion: its answers right or wrong against people (``validity.criteria``)
     people_right: Mapping[str, PeopleRight] = field(default_factory=dict)
+    # each labelled sample's weight (``frames.label_weights.sample_weights``) and, per metric,
+    # what the people rung's figures stand for in words ("labels drawn uniformly")
+    label_weights: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sampling: Mapping[str, str] = field(default_factory=dict)
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
@@ -94,9 +109,11 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     if measured.empty:
         return None
     labelled = mean_labels(sources.labels)
-    human = labelled[labelled["metric"] == metric].set_index("sample_id")["label"]
+    mine = labelled[labelled["metric"] == metric].set_index("sample_id")
+    human = mine["label"]
     wide = _wide_ratings(sources.scores, metric).reindex(human.index)
     judges = tuple(str(j) for j in measured["judge"] if j in wide.columns)
+    weights = _weights_of(sources, metric, human.index)
     return Evidence(
         basis="people",
         measure="rho",
@@ -110,7 +127,27 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
         interval=rho_interval,
         next_if_named="none needed: the interval excludes chance",
         words=lambda judge: _aat_words(sources.aat, metric, judge),
+        weighting=None if weights is None else rho_weighting(weights),
+        sampling=sources.sampling.get(metric, UNIFORM_WORDS),
+        label_counts=mine["annotators"].to_numpy(int),
     )
+
+
+def _sampling(sources: CardSources, metric: str, weighted: bool) -> str:
+    """What the rung's labels stand for, in words; a queue's labels whose evidence is not
+    weighted (a pairwise criterion's preferences, whose pairs carry no weight yet) say so
+    rather than claim to stand for all the samples."""
+    words = sources.sampling.get(metric, UNIFORM_WORDS)
+    return words if weighted or words == UNIFORM_WORDS else UNWEIGHTED_WORDS
+
+
+def _weights_of(sources: CardSources, metric: str, samples: pd.Index) -> np.ndarray | None:
+    """The labelled ``samples``' weights for ``metric``, or None where all are 1."""
+    if sources.label_weights.empty:
+        return None
+    found = metric_weights(sources.label_weights, metric)["weight"].astype(float)
+    weights = found.reindex(samples.astype(str)).fillna(1.0).to_numpy(float)
+    return None if is_uniform(weights) else weights
 
 
 def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | None:
@@ -119,6 +156,8 @@ def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | N
     found = sources.people_right.get(metric)
     if found is None or found.right.empty:
         return None
+    weights = found.weights
+    counts = found.labels
     return Evidence(
         basis="people",
         measure="accuracy",
@@ -131,6 +170,9 @@ def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | N
         binary=True,
         interval=accuracy_interval,
         next_if_named="none needed: the interval excludes chance",
+        weighting=None if weights is None else share_weighting(weights.to_numpy(float)),
+        sampling=_sampling(sources, metric, weighted=weights is not None),
+        label_counts=None if counts is None else counts.to_numpy(int),
     )
 
 

@@ -270,10 +270,19 @@ def alpha_linearized(counts: np.ndarray) -> np.ndarray:
     return unit - 2 * (1 - alpha_prime) * (unit_chance - chance) / (1 - chance)
 
 
-def cohen_kappa(a: np.ndarray, b: np.ndarray, categories: int, weights: Weights = None) -> float:
-    """Cohen's kappa of two raters' codes on the units both rated (plain or weighted)."""
+def cohen_kappa(
+    a: np.ndarray,
+    b: np.ndarray,
+    categories: int,
+    weights: Weights = None,
+    unit_weights: np.ndarray | None = None,
+) -> float:
+    """Cohen's kappa of two raters' codes on the units both rated (plain or weighted), each
+    unit counted by its ``unit_weights`` (None: once; a labelled sample's weight makes the
+    kappa stand for all the run's samples)."""
     table = np.column_stack([a, b]).astype(float)
-    return float(cohen_from_table(table, categories, np.ones((1, len(table))), weights)[0])
+    units = np.ones(len(table)) if unit_weights is None else np.asarray(unit_weights, float)
+    return float(cohen_from_table(table, categories, units[None, :], weights)[0])
 
 
 def kappa_interval(
@@ -306,12 +315,15 @@ def cohen_kappa_normal(a: np.ndarray, b: np.ndarray, categories: int) -> tuple[f
     return kappa, float(kappa - half), float(kappa + half)
 
 
-def pass_fail_kappa(a: np.ndarray, b: np.ndarray) -> tuple[float, str]:
-    """Cohen's kappa of two pass/fail vectors, with why it is NaN (or "")."""
+def pass_fail_kappa(
+    a: np.ndarray, b: np.ndarray, unit_weights: np.ndarray | None = None
+) -> tuple[float, str]:
+    """Cohen's kappa of two pass/fail vectors (each unit counted by its weight, if given),
+    with why it is NaN (or "")."""
     if len(a) == 0:
         return np.nan, "kappa: no samples"
     sides = np.asarray(a, bool).astype(float), np.asarray(b, bool).astype(float)
-    kappa = cohen_kappa(*sides, categories=2)
+    kappa = cohen_kappa(*sides, categories=2, unit_weights=unit_weights)
     if np.isnan(kappa):
         return np.nan, "kappa: both raters put every sample on the same side of the threshold"
     return kappa, ""
@@ -342,17 +354,25 @@ def cohen_from_table(
 
 
 def interval(
-    statistic: CountStatistic, counts: np.ndarray, seed: int = 0, draws: int = 2000
+    statistic: CountStatistic,
+    counts: np.ndarray,
+    seed: int = 0,
+    draws: int = 2000,
+    unit_weights: np.ndarray | None = None,
 ) -> tuple[float, float, float]:
-    """The statistic on every unit once, and its 95% percentile bootstrap interval over units."""
+    """The statistic on every unit once, and its 95% percentile bootstrap interval over units.
+    ``unit_weights``: each unit's weight (a labelled sample's 1 / (N q)), by which the statistic
+    counts it on every draw (the weighted bootstrap: units resampled, the weighted statistic
+    computed); None: each unit once."""
     units = len(counts)
-    point = float(statistic(counts, np.ones((1, units)))[0])
+    scale = np.ones(units) if unit_weights is None else np.asarray(unit_weights, float)
+    point = float(statistic(counts, scale[None, :])[0])
     if units < 3:
         return point, float("nan"), float("nan")
     weights = bootstrap_counts(units, seed, draws)  # how often each draw took each unit
     values = np.concatenate(
         [
-            statistic(counts, weights[start : start + DRAW_CHUNK].astype(float))
+            statistic(counts, weights[start : start + DRAW_CHUNK].astype(float) * scale)
             for start in range(0, draws, DRAW_CHUNK)
         ]
     )

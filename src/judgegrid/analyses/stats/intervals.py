@@ -21,7 +21,7 @@ def _quantile(level: float) -> float:
     return float(stats.norm.ppf(1 - (1 - level) / 2))
 
 
-def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+def wilson_interval(successes: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a proportion; (nan, nan) for n = 0. None of n and n of n end
     exactly at 0 and 1 (the formula leaves floating-point dust there: 5.6e-17 for 0 of 3)."""
     if n == 0:
@@ -35,13 +35,16 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float,
     return float(low), float(high)
 
 
-def accuracy_interval(accuracy: float, n: int, level: float = 0.95) -> tuple[float, float]:
+def accuracy_interval(accuracy: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Wilson's interval of an accuracy given as a share of ``n`` items (the card's evidence
-    holds shares, not counts)."""
-    return wilson_interval(round(accuracy * n), n, level)
+    holds shares, not counts). A weighted accuracy's ``n`` is its effective number of items,
+    seldom whole: its share is then kept as it is, not rounded to a count."""
+    if float(n).is_integer():
+        return wilson_interval(round(accuracy * n), int(n), level)
+    return wilson_interval(accuracy * n, n, level)
 
 
-def fisher_interval(r: float, n: int, se: float, min_n: int, level: float) -> tuple[float, float]:
+def fisher_interval(r: float, n: float, se: float, min_n: int, level: float) -> tuple[float, float]:
     """tanh(z +- q se) around z = atanh(r); undefined below ``min_n`` items or at |r| = 1 (a
     correlation a rounding error short of 1 would give the interval [1, 1])."""
     if n < min_n or not np.isfinite(r) or abs(r) >= 1 - 1e-9:
@@ -51,14 +54,14 @@ def fisher_interval(r: float, n: int, se: float, min_n: int, level: float) -> tu
     return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
-def rho_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, float]:
+def rho_interval(rho: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Spearman's rho by Fisher's z with the Bonett-Wright SE sqrt((1 + rho^2/2) / (n - 3));
     undefined for n < 4."""
     se = float(np.sqrt((1 + rho**2 / 2) / max(n - 3, 1)))
     return fisher_interval(rho, n, se, 4, level)
 
 
-def tau_interval(tau: float, n: int, level: float = 0.95) -> tuple[float, float]:
+def tau_interval(tau: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Kendall's tau-b by Fisher's z with the Fieller-Hartley-Pearson SE sqrt(0.437 / (n - 4));
     undefined for n < 5."""
     return fisher_interval(tau, n, float(np.sqrt(0.437 / max(n - 4, 1))), 5, level)

@@ -10,6 +10,11 @@ otherwise), the p-values Holm-corrected. Those it is not separated from form a s
 With a non-inferiority margin, the candidates whose one-sided 95% upper bound of (top - it)
 lies below the margin are within it.
 
+Weighted evidence (people's labels drawn by a queue, ``Evidence.weighting``): each judge's
+figure is the weighted statistic, its interval the unweighted form at its effective number of
+items, and every comparison (the margin's bound too) the paired bootstrap of the weighted
+difference; with no weighting (every weight 1) all is as above.
+
 The card (``decision``), ``judgegrid pairs`` and the pairwise criteria all rule this way.
 Missing data: each comparison uses the items both candidates have a value for.
 """
@@ -17,7 +22,7 @@ Missing data: each comparison uses the items both candidates have a value for.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -36,6 +41,11 @@ from judgegrid.analyses.stats.paired import (
     paired_binary,
     paired_bootstrap,
 )
+from judgegrid.analyses.stats.weighted import Weighting
+
+# the paired test of weighted evidence: the bootstrap of the weighted difference (draws
+# resampled, each judge's weighted figure on the same draw), for right/wrong items too
+WEIGHTED_TEST = "weighted paired bootstrap"
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class Evidence:
     statistic: Statistic
     binary: bool  # values are right (1) / wrong (0): McNemar
     # a judge's CI from (quality, n, level)
-    interval: Callable[[float, int, float], tuple[float, float]]
+    interval: Callable[[float, float, float], tuple[float, float]]
     named_suffix: str = ""  # "(by agreement only)"
     min_judges: int = 1
     joint: bool = False  # the statistic reads every judge's column at once (a consensus)
@@ -60,6 +70,11 @@ class Evidence:
     words: Callable[[str], str] = lambda judge: ""  # more about a named judge (alt-test)
     # joint evidence over more than JACKKNIFE_ABOVE items: first minus second by the jackknife
     jackknife: Callable[[np.ndarray, int, int], PairedDifference] | None = None
+    # people's labels drawn by a queue: each item's weight, the statistic under weights and the
+    # effective number of items a judge's interval is read at (None: every item counts once)
+    weighting: Weighting | None = None
+    sampling: str = ""  # what the figures stand for, in words ("labels drawn uniformly")
+    label_counts: np.ndarray | None = None  # per item: how many labels it rests on
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,12 @@ class Standing:
     low: float
     high: float
     n: int
+    effective: float | None = None  # weighted evidence: the items its interval is read at
+
+    @property
+    def size(self) -> float:
+        """The number of items the judge's interval is read at: n, or the effective n."""
+        return float(self.n) if self.effective is None else self.effective
 
 
 def standings(evidence: Evidence) -> list[Standing]:
@@ -81,17 +102,32 @@ def standings(evidence: Evidence) -> list[Standing]:
         mask = np.isfinite(evidence.values[:, k])
         if evidence.target is not None:
             mask &= np.isfinite(evidence.target)
+        effective = None
         if joint is not None:
             quality = float(joint[k])
         else:
             target = None if evidence.target is None else evidence.target[mask]
             column = evidence.values[mask][:, [k]]
-            quality = float(on_all_items(evidence.statistic, column, target)[0])
+            statistic = _statistic(evidence, mask)
+            quality = float(on_all_items(statistic, column, target)[0])
+            if evidence.weighting is not None and np.isfinite(quality):
+                weights = evidence.weighting.weights[mask]
+                effective = evidence.weighting.effective(column, target, weights, quality)
         n = int(mask.sum())
         if np.isfinite(quality):
-            low, high = evidence.interval(quality, n, 0.95)
-            out.append(Standing(judge, quality, low, high, n))
+            size = float(n) if effective is None else effective
+            nan = (float("nan"), float("nan"))
+            low, high = evidence.interval(quality, size, 0.95) if np.isfinite(size) else nan
+            out.append(Standing(judge, quality, low, high, n, effective))
     return sorted(out, key=lambda s: (-s.quality, -s.n))
+
+
+def _statistic(evidence: Evidence, mask: np.ndarray) -> Statistic:
+    """The rung's statistic on the items ``mask`` keeps: weighted by their weights, if the
+    evidence is weighted."""
+    if evidence.weighting is None:
+        return evidence.statistic
+    return evidence.weighting.statistic(evidence.weighting.weights[mask])
 
 
 def compare(evidence: Evidence, first: str, second: str, seed: int = 0) -> PairedDifference:
@@ -106,10 +142,11 @@ def compare(evidence: Evidence, first: str, second: str, seed: int = 0) -> Paire
     if evidence.target is not None:
         mask &= np.isfinite(evidence.target)
     both = evidence.values[mask][:, [a, b]]
-    if evidence.binary:
+    if evidence.binary and evidence.weighting is None:
         return paired_binary(both, 0, 1, seed)
     target = None if evidence.target is None else evidence.target[mask]
-    return paired_bootstrap(both, target, evidence.statistic, 0, 1, seed)
+    found = paired_bootstrap(both, target, _statistic(evidence, mask), 0, 1, seed)
+    return found if evidence.weighting is None else replace(found, test=WEIGHTED_TEST)
 
 
 def _compare_with_top(
@@ -199,6 +236,9 @@ def best_words(ruling: Ruling) -> str:
 
 def excludes_chance(evidence: Evidence, standing: Standing, judges: int) -> bool:
     """Whether a judge's interval excludes chance at 95% over ``judges`` looks (Bonferroni):
-    the best of several judges at chance excludes it by luck more often."""
-    low, _ = evidence.interval(standing.quality, standing.n, 1 - 0.05 / max(judges, 1))
+    the best of several judges at chance excludes it by luck more often. Weighted evidence
+    reads the interval at the judge's effective number of items."""
+    if not np.isfinite(standing.size):
+        return False
+    low, _ = evidence.interval(standing.quality, standing.size, 1 - 0.05 / max(judges, 1))
     return bool(np.isfinite(low) and low > evidence.chance)

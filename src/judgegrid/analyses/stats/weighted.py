@@ -23,10 +23,20 @@ Missing data: none here; the caller passes the draws it has (NaN values are an e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+from judgegrid.analyses.stats.intervals import rho_interval, tau_interval
+from judgegrid.analyses.stats.paired import (
+    DRAW_CHUNK,
+    Statistic,
+    bootstrap_counts,
+    bootstrap_statistic,
+    weighted_tau_b,
+)
 
 
 @dataclass(frozen=True)
@@ -96,3 +106,196 @@ def _checked(values: np.ndarray, probabilities: np.ndarray) -> tuple[np.ndarray,
     if not ((q > 0) & (q <= 1)).all():
         raise ValueError("probabilities: expected each in (0, 1]")
     return y, q
+
+
+# ---------------------------------------------------------------- weighted figures of judges
+#
+# The figures of a judge against people, each computed on the labelled samples with a weight
+# per sample (``frames.label_weights``: 1 / (N q) times the draws of it), so that a sample the
+# queue drew seldom counts for the many like it that were not drawn. Each equals its unweighted
+# statistic on the sample replicated by its weight where the weights are whole numbers (the
+# tests check this against scipy, sklearn and statsmodels). Intervals keep the form of the
+# unweighted ones, at an effective number of samples: a share's from its linearised variance
+# (``share_size``), a rank correlation's from the weighted bootstrap of its Fisher z
+# (``fisher_size``): resampling the labelled samples and computing the weighted statistic.
+
+
+def hajek_by_weight(values: np.ndarray, weights: np.ndarray) -> Estimate:
+    """``hajek`` from each value's weight rather than its probability: the ratio mean does not
+    depend on the weights' scale, so ``min(w) / w`` serves as the probabilities (each in
+    (0, 1], as ``hajek`` asks, whatever the weights' own scale)."""
+    w = np.asarray(weights, float)
+    return hajek(values, w.min() / w)
+
+
+def kish_size(weights: np.ndarray) -> float:
+    """Kish's effective sample size ``(sum w)^2 / sum w^2``: n for equal weights."""
+    w = np.asarray(weights, float)
+    return float(w.sum() ** 2 / (w**2).sum()) if len(w) and (w**2).sum() > 0 else 0.0
+
+
+def weighted_share(values: np.ndarray, weights: np.ndarray) -> float:
+    """The Hajek (ratio) mean ``sum(w y) / sum(w)``: a judge's accuracy over all the run's
+    samples from right (1) / wrong (0) values."""
+    y, w = np.asarray(values, float), np.asarray(weights, float)
+    return float((w * y).sum() / w.sum()) if len(y) and w.sum() > 0 else float("nan")
+
+
+def share_size(values: np.ndarray, weights: np.ndarray) -> float:
+    """The effective number of samples of a weighted share: ``p (1 - p) / v``, ``v`` the Hajek
+    mean's linearised variance (``hajek``), at most n, so that the Wilson interval at this n
+    has the design's variance (Korn & Graubard 1998; Kott & Carr 1997). Where every value is
+    0 or every value 1 (``v = 0``), Kish's size instead."""
+    y, w = np.asarray(values, float), np.asarray(weights, float)
+    n = len(y)
+    if n < 2:
+        return float(n)
+    p = weighted_share(y, w)
+    spread = hajek_by_weight(y, w).se ** 2 if p * (1 - p) > 0 else 0.0
+    if spread <= 0:
+        return min(float(n), kish_size(w))
+    return float(min(n, p * (1 - p) / spread))
+
+
+def fisher_size(point: float, drawn: np.ndarray, base: float, shift: float) -> float:
+    """The effective number of samples that gives a Fisher-z interval the spread of the
+    bootstrap's: ``shift + base / var(atanh(drawn))`` (rho: shift 3, base ``1 + rho^2 / 2``,
+    Bonett-Wright; tau-b: shift 4, base 0.437, Fieller-Hartley-Pearson), so that the usual
+    interval at it is ``tanh(z +- q se_boot)``. NaN where the bootstrap has too few finite
+    draws."""
+    z = np.arctanh(np.clip(drawn[np.isfinite(drawn)], -1 + 1e-12, 1 - 1e-12))
+    if len(z) < max(len(drawn) // 2, 2) or not np.isfinite(point):
+        return float("nan")
+    spread = float(z.var(ddof=1))
+    return float("inf") if spread <= 0 else shift + base / spread
+
+
+def capped(size: float, n: int) -> float:
+    """An effective size at most the items there are (NaN stays NaN: no interval)."""
+    return float(min(size, n)) if np.isfinite(size) or size == np.inf else float("nan")
+
+
+def weighted_ranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row of ``values`` (rows x items): each item's weighted mid-rank, the weight of the
+    items below it plus half the weight of those equal to it (itself included). With whole
+    weights this is the mid-rank of the data replicated by weight, less one half."""
+    x, w = np.atleast_2d(np.asarray(values, float)), np.atleast_2d(np.asarray(weights, float))
+    rows, n = x.shape
+    order = np.argsort(x, axis=1, kind="stable")
+    xs = np.take_along_axis(x, order, axis=1)
+    ws = np.take_along_axis(w, order, axis=1)
+    # runs of equal values within a row, numbered over the whole array
+    new = np.ones_like(xs, dtype=bool)
+    new[:, 1:] = xs[:, 1:] != xs[:, :-1]
+    group = np.cumsum(new.ravel()) - 1
+    total = np.bincount(group, weights=ws.ravel())
+    before = np.cumsum(ws, axis=1) - ws  # weight earlier in the row
+    start = before.ravel()[new.ravel()]  # weight before each run
+    ranks_sorted = (start[group] + total[group] / 2).reshape(rows, n)
+    out = np.empty_like(ranks_sorted)
+    np.put_along_axis(out, order, ranks_sorted, axis=1)
+    return out
+
+
+def weighted_pearson(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row: Pearson's r of x and y (rows x items) with item ``weights``; NaN where either
+    is constant."""
+    w = weights / weights.sum(axis=1, keepdims=True)
+    xc = x - (w * x).sum(axis=1, keepdims=True)
+    yc = y - (w * y).sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (w * xc * yc).sum(axis=1) / np.sqrt((w * xc**2).sum(axis=1) * (w * yc**2).sum(axis=1))
+    return np.asarray(r)
+
+
+def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row (rows x items, or items alone): Spearman's rho of x and y weighted, the
+    weighted Pearson r of their weighted mid-ranks: with whole weights, scipy's rho of the data
+    replicated by weight."""
+    xs, ys, w = np.broadcast_arrays(*(np.atleast_2d(np.asarray(a, float)) for a in (x, y, weights)))
+    return weighted_pearson(weighted_ranks(xs, w), weighted_ranks(ys, w), w)
+
+
+def weighted_mean_statistic(weights: np.ndarray) -> Statistic:
+    """The paired rule's statistic (``stats.paired.Statistic``) of a weighted share: per judge,
+    ``weighted_share`` of its values on each draw of items."""
+
+    def statistic(values: np.ndarray, target: np.ndarray | None, draws: np.ndarray) -> np.ndarray:
+        w = weights[draws][..., None]
+        return np.asarray((values[draws] * w).sum(axis=1) / w.sum(axis=1))
+
+    return statistic
+
+
+def weighted_spearman_statistic(weights: np.ndarray) -> Statistic:
+    """The paired rule's statistic of a weighted Spearman's rho with the target, per judge."""
+
+    def statistic(values: np.ndarray, target: np.ndarray | None, draws: np.ndarray) -> np.ndarray:
+        assert target is not None
+        drawn, truth, w = values[draws], target[draws], weights[draws]
+        return np.column_stack(
+            [weighted_spearman(drawn[..., j], truth, w) for j in range(values.shape[1])]
+        )
+
+    return statistic
+
+
+@dataclass(frozen=True)
+class Weighting:
+    """How a rung of the card is weighted: per item (row of the evidence) its weight; the
+    statistic under given item weights; and each judge's effective number of items, from its
+    column, the target, the weights and its figure (the interval is the unweighted one at it)."""
+
+    weights: np.ndarray
+    statistic: Callable[[np.ndarray], Statistic]
+    effective: Callable[[np.ndarray, np.ndarray | None, np.ndarray, float], float]
+
+
+def share_weighting(weights: np.ndarray) -> Weighting:
+    """A right/wrong rung (a criterion's accuracy against people) weighted."""
+    return Weighting(
+        np.asarray(weights, float),
+        weighted_mean_statistic,
+        lambda column, target, w, quality: share_size(column[:, 0], w),
+    )
+
+
+def rho_weighting(weights: np.ndarray, seed: int = 0) -> Weighting:
+    """A Spearman rung (ratings against people's mean label) weighted."""
+
+    def effective(
+        column: np.ndarray, target: np.ndarray | None, w: np.ndarray, rho: float
+    ) -> float:
+        _, drawn = bootstrap_statistic(column, target, weighted_spearman_statistic(w), seed)
+        return capped(fisher_size(rho, drawn[:, 0], 1 + rho**2 / 2, 3), len(column))
+
+    return Weighting(np.asarray(weights, float), weighted_spearman_statistic, effective)
+
+
+def weighted_rank_correlation(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, kind: str, seed: int = 0
+) -> tuple[float, float, float, str]:
+    """A weighted rank correlation of x and y (``kind``: "spearman" or "tau-b"; each sample by
+    its weight ``w``) with its 95% Fisher-z interval at the weighted bootstrap's spread
+    (``fisher_size``), and why it is NaN (or "")."""
+    nan = float("nan")
+    if len(x) < 3:
+        return nan, nan, nan, f"{kind}: fewer than three samples"
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return nan, nan, nan, f"{kind}: constant ratings or labels"
+    statistic = weighted_spearman if kind == "spearman" else weighted_tau_b
+    point = float(statistic(x, y, w[None, :])[0])
+    counts = bootstrap_counts(len(x), seed)  # each draw's items, shared with the card's draws
+    drawn = np.concatenate(
+        [
+            statistic(x, y, counts[start : start + DRAW_CHUNK].astype(float) * w[None, :])
+            for start in range(0, len(counts), DRAW_CHUNK)
+        ]
+    )
+    if kind == "spearman":
+        size = capped(fisher_size(point, drawn, 1 + point**2 / 2, 3), len(x))
+        low, high = rho_interval(point, size) if np.isfinite(size) else (nan, nan)
+    else:
+        size = capped(fisher_size(point, drawn, 0.437, 4), len(x))
+        low, high = tau_interval(point, size) if np.isfinite(size) else (nan, nan)
+    return point, low, high, ""

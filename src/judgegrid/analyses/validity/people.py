@@ -15,6 +15,13 @@ scored has no rating.
   Test for LLM-as-a-Judge" (ACL 2025; arXiv 2501.10970): can the judge replace an annotator?
 - ``labels_needed``: how many labelled samples would separate the best judge from the
   runner-up, and from chance, at the observed effect.
+
+Weights (``frames.label_weights``): where a labelling queue drew a metric's labels with
+unequal probabilities, validity and the alt-test weight each labelled sample by its
+``1 / (N q)`` so that the figures stand for all the run's samples (``stats.weighted``: Hajek
+means, weighted rank correlations and kappa, intervals at the effective n); where every
+weight is 1 they are the unweighted figures, exactly. ``labels_needed`` reads the weighted rho
+with the number of labelled samples (an approximation under unequal weights).
 """
 
 from __future__ import annotations
@@ -26,11 +33,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from judgegrid.analyses.frames.label_weights import is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import PAIRABLE, pooled_by_choice, ratings
 from judgegrid.analyses.frames.tables import CONFIG_AXES
 from judgegrid.analyses.stats.categorical import alpha_report, pass_fail_kappa
 from judgegrid.analyses.stats.correlation import kendall_tau_b, spearman_with_ci
-from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
+from judgegrid.analyses.stats.intervals import accuracy_interval, tau_interval, wilson_interval
+from judgegrid.analyses.stats.weighted import (
+    hajek_by_weight,
+    share_size,
+    weighted_rank_correlation,
+    weighted_share,
+)
 from judgegrid.core.scales import PLAIN, Scales
 
 LABEL_COLUMNS = ["sample_id", "metric", "annotator", "value"]
@@ -171,8 +185,14 @@ def validity_against_people(
     scores: pd.DataFrame,
     labels: pd.DataFrame,
     scales: Scales = PLAIN,
+    weights: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per configuration of a labelled metric: agreement of its ratings with the mean label.
+
+    ``weights``: each labelled sample's weight (``frames.label_weights.sample_weights``). Where
+    a metric's weights are all 1 (every label drawn uniformly, or no weights given) the figures
+    are the unweighted ones below; otherwise each is weighted to stand for all the run's samples
+    (``_weighted_row``) and ``ci_method`` says so.
 
     Missing data: pairwise-complete. A sample counts when the configuration rated it (mean of
     its scored repeats) and at least one annotator labelled it; a failed cell or an unlabelled
@@ -191,28 +211,29 @@ def validity_against_people(
     merged = ratings(scores).merge(human, on=["metric", "sample_id"])
     blocks = {key: block for key, block in merged.groupby(CONFIG_AXES, dropna=False)}
     unscored = _labelled_never_scored(scores, human)
+    weighted = _weighted_metrics(weights, set(human["metric"]))
     rows = []
     for config in configs.itertuples(index=False):
         key = tuple(config)
         block = blocks.get(key, merged.iloc[:0])
         limit = scales.threshold(str(key[0]))
         rating, label = block["rating"].to_numpy(float), block["label"].to_numpy(float)
-        rows.append(
-            {
-                **dict(zip(CONFIG_AXES, key, strict=True)),
+        failed = unscored.get(key, [])
+        mine = weighted.get(str(key[0]))
+        figures = (
+            _weighted_row(rating, label, limit, mine, block["sample_id"], failed)
+            if mine is not None
+            else {
                 **_validity_row(rating, label),
-                "threshold": limit,
-                **_threshold_agreement(rating, label, limit, unscored.get(key, 0)),
+                **_threshold_agreement(rating, label, limit, len(failed)),
+                "ci_method": CI_METHOD,
             }
         )
+        rows.append({**dict(zip(CONFIG_AXES, key, strict=True)), "threshold": limit, **figures})
     out = pd.DataFrame(rows)
     if out.empty:
         return pd.DataFrame(columns=VALIDITY_COLUMNS)
     out["note"] = [_join(a, b) for a, b in zip(out.pop("_note"), out.pop("_note2"), strict=True)]
-    out["ci_method"] = (
-        "rho: Fisher z, Bonett-Wright SE; tau-b: Fisher z, Fieller-Hartley-Pearson SE; "
-        "accuracy: Wilson; all 95%"
-    )
     out["missing"] = VALIDITY_MISSING
     return out.sort_values(CONFIG_AXES).reset_index(drop=True).reindex(columns=VALIDITY_COLUMNS)
 
@@ -221,32 +242,42 @@ def validity_by_judge(
     scores: pd.DataFrame,
     labels: pd.DataFrame,
     scales: Scales = PLAIN,
+    weights: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """``validity_against_people`` with each judge's configurations pooled as the user chooses
     (``pooled_by_choice``: a judge, or a judge / embedding model for an embedding metric): its
     rating of a sample is the mean over every scored repeat of every dimension and strictness
     configuration. Same missing-data rule; no embedding columns."""
-    table = validity_against_people(pooled_by_choice(scores), labels, scales)
+    table = validity_against_people(pooled_by_choice(scores), labels, scales, weights)
     return table.drop(columns=POOLED, errors="ignore")
 
 
 def _validity_row(rating: np.ndarray, label: np.ndarray) -> dict[str, Any]:
     rho, rho_low, rho_high, rho_note = spearman_with_ci(rating, label)
     tau, tau_note = kendall_tau_b(rating, label)
-    tau_low, tau_high = tau_interval(tau, len(rating))
+    note = _join("spearman: " + rho_note if rho_note else "", tau_note)
+    return _correlations(
+        len(rating), (rho, rho_low, rho_high), (tau, *tau_interval(tau, len(rating))), note
+    )
+
+
+def _correlations(
+    n: int, rho: tuple[float, float, float], tau: tuple[float, float, float], note: str
+) -> dict[str, Any]:
+    """The rank-correlation columns of a validity row: rho and tau-b, each with its interval."""
     return {
-        "n": len(rating),
-        "spearman": rho,
-        "spearman_low": rho_low,
-        "spearman_high": rho_high,
-        "tau_b": tau,
-        "tau_b_low": tau_low,
-        "tau_b_high": tau_high,
-        "_note": _join("spearman: " + rho_note if rho_note else "", tau_note),
+        "n": n,
+        "spearman": rho[0],
+        "spearman_low": rho[1],
+        "spearman_high": rho[2],
+        "tau_b": tau[0],
+        "tau_b_low": tau[1],
+        "tau_b_high": tau[2],
+        "_note": note,
     }
 
 
-def _labelled_never_scored(scores: pd.DataFrame, human: pd.DataFrame) -> dict[tuple, int]:
+def _labelled_never_scored(scores: pd.DataFrame, human: pd.DataFrame) -> dict[tuple, list[str]]:
     """Per configuration: the labelled samples it attempted and never scored (failed cells
     only), which count against its accuracy as a tie counts against a pair."""
     attempted = scores[scores["status"] != "skipped"]
@@ -257,7 +288,10 @@ def _labelled_never_scored(scores: pd.DataFrame, human: pd.DataFrame) -> dict[tu
     was_scored = labelled["status"].eq("scored")
     ever_scored = was_scored.groupby([labelled[k] for k in keys], dropna=False).any()
     never = ever_scored[~ever_scored].reset_index()
-    return {tuple(k): len(b) for k, b in never.groupby(CONFIG_AXES, dropna=False)}
+    return {
+        tuple(k): list(b["sample_id"].astype(str))
+        for k, b in never.groupby(CONFIG_AXES, dropna=False)
+    }
 
 
 def _threshold_agreement(
@@ -277,6 +311,67 @@ def _threshold_agreement(
         "accuracy_high": high,
         "kappa": kappa,
         "_note2": note,
+    }
+
+
+CI_METHOD = (
+    "rho: Fisher z, Bonett-Wright SE; tau-b: Fisher z, Fieller-Hartley-Pearson SE; "
+    "accuracy: Wilson; all 95%"
+)
+WEIGHTED_CI_METHOD = (
+    "weighted by the queue's draw probabilities: every figure weights a labelled sample by "
+    "1 / (N q) (Hajek); rho and tau-b: "
+    "weighted statistics, Fisher z with the weighted bootstrap's SE; accuracy: Wilson at the "
+    "effective n (linearised variance); kappa: weighted Cohen's; all 95%"
+)
+
+
+def _weighted_metrics(weights: pd.DataFrame | None, metrics: set[str]) -> dict[str, pd.Series]:
+    """Per labelled metric whose weights are not all 1: each labelled sample's weight."""
+    if weights is None or weights.empty:
+        return {}
+    out = {}
+    for metric in sorted(metrics):
+        mine = metric_weights(weights, metric)["weight"].astype(float)
+        if not is_uniform(mine.to_numpy()):
+            out[metric] = mine
+    return out
+
+
+def _weighted_row(
+    rating: np.ndarray,
+    label: np.ndarray,
+    limit: float,
+    weights: pd.Series,
+    samples: pd.Series,
+    failed: list[str],
+) -> dict[str, Any]:
+    """The validity figures of one configuration, each weighted by its samples' weights; a
+    labelled sample it never scored counts against its accuracy with its weight."""
+    w = samples.astype(str).map(weights).fillna(1.0).to_numpy(float)
+    rho, rho_low, rho_high, rho_note = weighted_rank_correlation(rating, label, w, "spearman")
+    tau, tau_low, tau_high, tau_note = weighted_rank_correlation(rating, label, w, "tau-b")
+    passed, human = rating >= limit, label >= limit
+    right = np.r_[(passed == human).astype(float), np.zeros(len(failed))]
+    every = np.r_[w, pd.Series(failed, dtype=str).map(weights).fillna(1.0).to_numpy(float)]
+    accuracy, low, high = float("nan"), float("nan"), float("nan")
+    if len(right):
+        accuracy = weighted_share(right, every)
+        low, high = accuracy_interval(accuracy, share_size(right, every))
+    kappa, kappa_note = pass_fail_kappa(passed, human, w)
+    return {
+        **_correlations(
+            len(rating),
+            (rho, rho_low, rho_high),
+            (tau, tau_low, tau_high),
+            _join(rho_note, tau_note),
+        ),
+        "accuracy": accuracy,
+        "accuracy_low": low,
+        "accuracy_high": high,
+        "kappa": kappa,
+        "_note2": kappa_note,
+        "ci_method": WEIGHTED_CI_METHOD,
     }
 
 
@@ -399,6 +494,7 @@ def alternative_annotator_test(
     q: float = 0.05,
     min_instances: int = 30,
     min_annotators: int = 3,
+    weights: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The alt-test per metric and judge (pooled): (summary, per-annotator table).
 
@@ -411,6 +507,11 @@ def alternative_annotator_test(
 
     epsilon is the paper's cost-benefit allowance: 0.2 for expert annotators, 0.15 for skilled
     ones, 0.1 for crowd workers, smaller when the annotators agree less with each other.
+
+    Weighted (``weights``, where a metric's are not all 1): rho_f_j, rho_h_j and mean(d) are
+    weighted means over the instances (Hajek, each instance by its sample's weight) and the
+    t-test is on the weighted mean with its linearised standard error (``stats.weighted.hajek``),
+    so that the test stands for all the run's samples, not the ones a queue chose.
 
     Missing data: see ``aat_instances``. An annotator with fewer than ``min_instances`` instances
     (30 in the reference code, for the t-test's normal approximation) is not tested and not
@@ -427,7 +528,7 @@ def alternative_annotator_test(
             "alt-test needs 0 <= epsilon < 1, 0 < q < 1, min_instances >= 2 and min_annotators >= 2"
         )
     instances = aat_instances(scores, labels)
-    per_annotator = _annotator_tests(instances, epsilon, min_instances)
+    per_annotator = _annotator_tests(instances, epsilon, min_instances, weights)
     summaries, tables = [], []
     for (metric, judge), block in per_annotator.groupby(["metric", "judge"], sort=True):
         block = _by_correction(block, q)
@@ -440,7 +541,13 @@ def alternative_annotator_test(
     return summary, pd.concat(tables, ignore_index=True).reindex(columns=AAT_ANNOTATOR_COLUMNS)
 
 
-def _annotator_tests(instances: pd.DataFrame, epsilon: float, min_instances: int) -> pd.DataFrame:
+def _annotator_tests(
+    instances: pd.DataFrame,
+    epsilon: float,
+    min_instances: int,
+    weights: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    weighted = _weighted_metrics(weights, set(instances["metric"].astype(str)))
     rows = []
     for (metric, judge, annotator), block in instances.groupby(
         ["metric", "judge", "annotator"], sort=True
@@ -448,21 +555,26 @@ def _annotator_tests(instances: pd.DataFrame, epsilon: float, min_instances: int
         judge_wins = block["judge_wins"].to_numpy(float)
         diff = block["annotator_wins"].to_numpy(float) - judge_wins
         tested = len(diff) >= min_instances
+        mine = weighted.get(str(metric))
+        w = (
+            np.ones(len(diff))
+            if mine is None
+            else block["sample_id"].astype(str).map(mine).fillna(1.0).to_numpy(float)
+        )
         t, p = (np.nan, np.nan)
         if tested:
             with warnings.catch_warnings():  # constant d: t = -inf or +inf, p = 0 or 1
                 warnings.simplefilter("ignore", RuntimeWarning)
-                result = stats.ttest_1samp(diff, epsilon, alternative="less")
-            t, p = float(result.statistic), float(result.pvalue)
+                t, p = _one_sided_t(diff, epsilon, None if mine is None else w)
         rows.append(
             {
                 "metric": metric,
                 "judge": judge,
                 "annotator": annotator,
                 "n": len(diff),
-                "rho_f": float(judge_wins.mean()),
-                "rho_h": float(block["annotator_wins"].mean()),
-                "mean_diff": float(diff.mean()),
+                "rho_f": weighted_share(judge_wins, w),
+                "rho_h": weighted_share(block["annotator_wins"].to_numpy(float), w),
+                "mean_diff": weighted_share(diff, w),
                 "t": t,
                 "p_value": p,
                 "tested": tested,
@@ -471,6 +583,21 @@ def _annotator_tests(instances: pd.DataFrame, epsilon: float, min_instances: int
         )
     columns = [c for c in AAT_ANNOTATOR_COLUMNS if c not in ("p_by", "rejected")]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _one_sided_t(diff: np.ndarray, epsilon: float, w: np.ndarray | None) -> tuple[float, float]:
+    """H0: mean(d) >= epsilon, one-sided: the one-sample t-test, or with weights the t-test
+    of the Hajek mean with its linearised SE (n - 1 degrees of freedom)."""
+    if w is None:
+        result = stats.ttest_1samp(diff, epsilon, alternative="less")
+        return float(result.statistic), float(result.pvalue)
+    found = hajek_by_weight(diff, w)
+    t = (
+        (found.mean - epsilon) / found.se
+        if found.se > 0
+        else np.sign(found.mean - epsilon) * np.inf
+    )
+    return float(t), float(stats.t.cdf(t, len(diff) - 1))
 
 
 def _by_correction(block: pd.DataFrame, q: float) -> pd.DataFrame:
