@@ -55,13 +55,15 @@ RatingTables = list[tuple[tuple[Any, ...], pd.DataFrame]]
 
 def rating_tables(scores: pd.DataFrame, rater: str = "judge") -> RatingTables:
     """(group key, samples x raters table) per group, raters being judges or embeddings."""
+    if rater != "judge":  # the embeddings' rows first: a run without any rates nothing here
+        scores = scores[scores["embedding"] != ""]
     r = ratings(scores)
     if r.empty:
         return []
     if rater == "judge":
         group, column = JUDGE_GROUP, "judge"
     else:
-        r = r[r["embedding"] != ""].copy()
+        r = r.copy()
         r["embedding_config"] = embedding_config(r["embedding"], r["dimension"])
         group, column = EMBEDDING_GROUP, "embedding_config"
     wide = r.pivot_table(

@@ -83,8 +83,10 @@ def stability(
 def _flips(scores: pd.DataFrame, scales: Scales) -> pd.DataFrame:
     """Share of samples (>= 2 scored repeats) with repeats on both sides of the threshold."""
     rows = scored(scores)[[*CONFIG_AXES, "sample_id", "score"]].copy()
-    limits = {m: scales.threshold(m) for m in rows["metric"].unique()}
-    rows["threshold"] = rows["metric"].map(limits)
+    # each metric's threshold looked up once, then taken by its code (``map`` over a million
+    # Arrow strings made a Python call a row)
+    metric, names = pd.factorize(rows["metric"])
+    rows["threshold"] = np.array([scales.threshold(str(m)) for m in names], dtype=float)[metric]
     rows["passes"] = rows["score"] >= rows["threshold"]
     per_sample = rows.groupby([*CONFIG_AXES, "sample_id"], dropna=False).agg(
         threshold=("threshold", "first"), n=("passes", "size"), passed=("passes", "sum")

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.frames.juries import is_jury
+from judgegrid.analyses.frames.juries import jury_rows
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.scales import Scale, Scales
 
@@ -192,4 +192,4 @@ def without_juries(rows: pd.DataFrame) -> pd.DataFrame:
     """The rows of real judges: a jury has no answer of its own (its score is a mean)."""
     if rows.empty:
         return rows
-    return rows[~rows["judge"].map(is_jury).astype(bool)]
+    return rows[~jury_rows(rows["judge"])]

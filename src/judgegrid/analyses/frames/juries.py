@@ -41,6 +41,13 @@ def is_jury(judge: object) -> bool:
     return str(judge).startswith(JURY_PREFIX)
 
 
+def jury_rows(judges: pd.Series) -> np.ndarray:
+    """``is_jury`` of each row's judge, as a mask: asked once per distinct judge (a million
+    rows hold a handful), not once per row."""
+    juries = [judge for judge in judges.unique() if is_jury(judge)]
+    return judges.isin(juries).to_numpy(dtype=bool)
+
+
 def votes_of(criteria: Mapping[str, CriterionSpec]) -> dict[str, Vote]:
     """How a jury answers each criterion: the majority of a binary or labels criterion's
     answers, the median level of a scale (a level between two is no level of the scale)."""

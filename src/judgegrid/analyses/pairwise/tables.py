@@ -40,7 +40,7 @@ from judgegrid.analyses.frames.criteria import (
     details_of,
     people_answers,
 )
-from judgegrid.analyses.frames.juries import is_jury
+from judgegrid.analyses.frames.juries import jury_rows
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.core.pairwise import ORDERS, Combine
@@ -73,7 +73,7 @@ def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
         return scores.iloc[0:0]
     rows = definition_rows(scores)
     rows = rows[rows["metric"].isin(names) & (rows["status"] == "scored")]
-    rows = rows[~rows["judge"].map(is_jury).to_numpy(dtype=bool)]  # a mask even when empty
+    rows = rows[~jury_rows(rows["judge"])]
     return rows.sort_values("repeat", kind="stable").drop_duplicates(
         ["metric", "judge", "sample_id"], keep="first"
     )
@@ -82,12 +82,14 @@ def judged_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
 def judged_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     """``judged_rows`` with what the tables read from each cell's details, read once: the
     winner of each order (columns ``ab`` and ``ba``, None where the order has none) and the
-    systems (``systems``: a list, or None)."""
+    systems (``system_a`` and ``system_b``: what wrote each answer, None where the details do
+    not name two)."""
     rows = judged_rows(scores, criteria)
     read = _read_details(rows["details"].to_numpy())
-    return rows.drop(columns="details").assign(**{c: read[c] for c in (*ORDERS, "systems")})
+    return rows.drop(columns="details").assign(**{c: read[c] for c in (*ORDERS, *SYSTEMS)})
 
 
+SYSTEMS = ("system_a", "system_b")
 # the fields of a pairwise cell's details the tables read, for pyarrow's JSON reader
 _DETAILS_SCHEMA = pa.schema(
     [
@@ -97,7 +99,7 @@ _DETAILS_SCHEMA = pa.schema(
 )
 
 
-def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
+def _read_details(texts: np.ndarray) -> dict[str, Any]:
     """Each cell's winners and systems from its details (JSON text, or a dict). Half a million
     cells are read by pyarrow's JSON reader as one document of lines (a second, where
     ``json.loads`` a cell took twenty); details it cannot read so (not JSON text, a winner that
@@ -113,10 +115,10 @@ def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
             pass
         else:
             orders = table.column("orders")
-            read: dict[str, list[Any]] = {
+            read: dict[str, Any] = {
                 o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS
             }
-            return {**read, "systems": table.column("systems").to_pylist()}
+            return read | _arrow_systems(table.column("systems").combine_chunks())
     details = [details_of(t) for t in texts]
     out: dict[str, list[Any]] = {o: [] for o in ORDERS}
     for found in details:
@@ -124,7 +126,29 @@ def _read_details(texts: np.ndarray) -> dict[str, list[Any]]:
         for order in ORDERS:
             given = orders.get(order) if isinstance(orders, dict) else None
             out[order].append(given.get("winner") if isinstance(given, dict) else None)
-    return {**out, "systems": [found.get("systems") for found in details]}
+    named = [_two_systems(found.get("systems")) for found in details]
+    return out | {s: [n[k] if n else None for n in named] for k, s in enumerate(SYSTEMS)}
+
+
+def _two_systems(systems: Any) -> tuple[str, str] | None:
+    """What wrote answers a and b, where a cell's ``systems`` names two (as text)."""
+    if isinstance(systems, list) and len(systems) == 2:
+        return str(systems[0]), str(systems[1])
+    return None
+
+
+def _arrow_systems(systems: pa.Array) -> dict[str, np.ndarray]:
+    """``_two_systems`` of each cell, from the column of lists pyarrow read (a missing name
+    reads "None", as ``str`` writes it), without a Python list a cell."""
+    two = pc.fill_null(pc.equal(pc.list_value_length(systems), 2), False)
+    mask = two.to_numpy(zero_copy_only=False)
+    both = systems.filter(two)
+    out = {}
+    for k, name in enumerate(SYSTEMS):
+        column = np.full(len(systems), None, dtype=object)
+        column[mask] = pc.fill_null(pc.list_element(both, k), "None").to_numpy(zero_copy_only=False)
+        out[name] = column
+    return out
 
 
 def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
@@ -149,13 +173,17 @@ def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
 
 def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:
     """Per criterion and pair: what wrote answers a and b (``metric, pair, system_a,
-    system_b``), as its cells (``judged_cells``) recorded them."""
-    rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
-    columns = (cells[c].to_numpy() for c in ("metric", "sample_id", "systems"))
-    for metric, pair, systems in zip(*columns, strict=True):
-        if isinstance(systems, list) and len(systems) == 2:
-            rows.setdefault((metric, pair), (metric, pair, str(systems[0]), str(systems[1])))
-    return pd.DataFrame(list(rows.values()), columns=["metric", "pair", "system_a", "system_b"])
+    system_b``), as its first cell (``judged_cells``) that names them recorded them."""
+    named = cells[cells["system_a"].notna().to_numpy(bool)]
+    named = named.drop_duplicates(["metric", "sample_id"], keep="first")
+    return pd.DataFrame(
+        {
+            "metric": named["metric"].tolist(),
+            "pair": named["sample_id"].tolist(),
+            **{s: named[s].tolist() for s in SYSTEMS},
+        },
+        columns=["metric", "pair", *SYSTEMS],
+    )
 
 
 def people_preferences(labels: pd.DataFrame | None, criteria: Criteria) -> pd.DataFrame:
@@ -165,10 +193,8 @@ def people_preferences(labels: pd.DataFrame | None, criteria: Criteria) -> pd.Da
     answers = people_answers(labels, found)
     if answers.empty:
         return pd.DataFrame(columns=PEOPLE_COLUMNS)
-    names = [
-        category_names(found[str(m)])[int(c)]
-        for m, c in zip(answers["metric"], answers["code"], strict=True)
-    ]
+    named = {m: category_names(found[str(m)]) for m in answers["metric"].unique()}
+    names = [named[m][int(c)] for m, c in zip(answers["metric"], answers["code"], strict=True)]
     return pd.DataFrame(
         {"metric": answers["metric"], "pair": answers["sample_id"], "preferred": names},
         columns=PEOPLE_COLUMNS,
@@ -308,14 +334,12 @@ def criterion_tables(
     tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders)
     if inputs.groups is not None and not inputs.groups.empty:
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
-    tables["pairwise_comparisons"] = pairwise.comparisons(both, people)
-    right = pairwise.right_table(both, people)
+    right = pairwise.right_table(both, people)  # once: the comparisons and the card's
+    tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
     if right.empty:
         return tables, None
     judged = people[pairwise.among(people["pair"], right.index)]["preferred"]
-    return tables, PeopleRight(
-        right, no_information_rate(judged.map(pairwise.CODES).to_numpy(float))
-    )
+    return tables, PeopleRight(right, no_information_rate(pairwise.category_codes(judged)))
 
 
 def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -204,8 +204,15 @@ def half_credit(verdict: pd.Series, preferred: pd.Series) -> np.ndarray:
 def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float, float, float]:
     """Cohen's kappa of the judge's combined verdicts with people's preferences (categories a,
     b, tie), with its 95% interval over pairs (``kappa_interval``)."""
-    table = np.column_stack([verdict.map(CODES), preferred.map(CODES)]).astype(float)
+    table = np.column_stack([category_codes(verdict), category_codes(preferred)])
     return kappa_interval(table, len(CODES))
+
+
+def category_codes(values: pd.Series) -> np.ndarray:
+    """Each value's code in ``CODES`` (NaN where it is none of a, b or tie): what
+    ``values.map(CODES)`` gives, without a Python call a value (a million verdicts)."""
+    found = pd.Categorical(values.to_numpy(object), categories=list(CODES)).codes
+    return np.where(found < 0, np.nan, found.astype(float))
 
 
 def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
@@ -225,6 +232,7 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     - ``kappa``: Cohen's kappa over the categories a, b and tie (bootstrap interval).
     """
     merged = both.merge(people[["pair", "preferred"]], on="pair")
+    people_pairs = people["pair"].astype(object)  # once, not per judge (``among``)
     rows = []
     for judge in sorted(both["judge"].unique(), key=str):
         mine = merged[merged["judge"] == judge]
@@ -240,7 +248,7 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
             {
                 "judge": judge,
                 "pairs": len(mine),
-                "unjudged": int((~among(people["pair"], mine["pair"])).sum()),
+                "unjudged": int((~among(people_pairs, mine["pair"])).sum()),
                 "ties": int((mine["combined"] == "tie").sum()),
                 "accuracy": strict / len(mine) if len(mine) else float("nan"),
                 "accuracy_low": strict_low,
@@ -343,11 +351,14 @@ def right_table(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     return merged.pivot_table(index="pair", columns="judge", values="right", aggfunc="first")
 
 
-def comparisons(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+def comparisons(
+    both: pd.DataFrame, people: pd.DataFrame, right: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The judges compared on the same pairs as the card compares them (``analyses.decision``:
     the top judge by accuracy against each other, exact McNemar, Holm-corrected; a tie and a
-    pair the judge has no verdict for count as wrong, as in the card's pair evidence)."""
-    right = right_table(both, people)
+    pair the judge has no verdict for count as wrong, as in the card's pair evidence).
+    ``right``: the ``right_table`` of ``both`` and ``people``, if already made."""
+    right = right_table(both, people) if right is None else right
     if right.empty:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     ruling = rule(binary_evidence(right))

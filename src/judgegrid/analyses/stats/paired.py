@@ -285,8 +285,9 @@ def leave_one_out_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray
     Over ordered pairs, tau-b is S / sqrt(Tx Ty): S the sum of each item's concordant minus
     discordant partners c_i, Tx (Ty) the sum of each item's partners untied with it in x (y).
     Taking item i out takes 2 c_i from S and twice its untied partners from Tx and Ty."""
-    c = _concordance(x, y)
-    untied_x, untied_y = len(x) - _tie_sizes(x), len(y) - _tie_sizes(y)
+    ties_x, ties_y = _tie_sizes(x), _tie_sizes(y)
+    c = _concordance(x, y, ties_x, ties_y)
+    untied_x, untied_y = len(x) - ties_x, len(y) - ties_y
     s, tx, ty = c.sum(), untied_x.sum(), untied_y.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         full = s / np.sqrt(tx * ty)
@@ -300,13 +301,24 @@ def _tie_sizes(values: np.ndarray) -> np.ndarray:
     return sizes[inverse.reshape(-1)].astype(float)
 
 
-def _concordance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _concordance(
+    x: np.ndarray, y: np.ndarray, ties_x: np.ndarray, ties_y: np.ndarray
+) -> np.ndarray:
     """Per item i: the items concordant with it less those discordant, sum over j of
-    sign(x_i - x_j)·sign(y_i - y_j), from four counts of items strictly below or above it in
-    each of x and y (``_below_both``)."""
+    sign(x_i - x_j)·sign(y_i - y_j). With C_i the items below it in both x and y or above it
+    in both (``_below_both``, twice) and D_i those below in one and above in the other, every
+    item but those tied with i in x or in y is one or the other: D_i = n - tx_i - ty_i +
+    txy_i - C_i (``ties_x``, ``ties_y``: its tie sizes, itself counted; txy_i: the items
+    tied with it in both), so C_i - D_i = 2 C_i - n + tx_i + ty_i - txy_i. Whole numbers,
+    exactly as four counts of items below and above gave them, in half the sorting."""
     both = _below_both(x, y) + _below_both(-x, -y)
-    crossed = _below_both(x, -y) + _below_both(-x, y)
-    return both - crossed
+    return 2 * both - len(x) + ties_x + ties_y - _pair_tie_sizes(x, y)
+
+
+def _pair_tie_sizes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per item: how many items (itself among them) have both its x and its y."""
+    rank_x, rank_y = _dense_rank(x), _dense_rank(y)
+    return _tie_sizes(rank_x.astype(np.int64) * (int(rank_y.max(initial=0)) + 1) + rank_y)
 
 
 def _below_both(x: np.ndarray, y: np.ndarray) -> np.ndarray:
