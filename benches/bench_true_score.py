@@ -8,7 +8,8 @@ Simulation: people's score of a sample is Beta(3, 2) (true people-standard mean 
 judges score every one of N = 2,000 samples: a lenient one (+0.15, small noise), a strict one
 (0.8 y - 0.1), a noisy-but-unbiased one (y plus noise of SD 0.3) and one that ignores the
 sample (rho 0, to show that it gains nothing). People label n = 50, 100 or 200 samples drawn
-uniformly. Goals, over ``--datasets`` data sets a judge and n:
+uniformly without replacement; PPI's unlabelled set is the other N - n. Goals, over
+``--datasets`` data sets a judge and n:
 
 - the corrected 95% interval covers 0.6 in >= 93% of data sets;
 - it is narrower than the labels-only interval in every data set whenever the judge
@@ -139,11 +140,11 @@ def _simulated(name: str, judge: Judge, datasets: int) -> list[Row]:
 def _one_dataset(judge: Judge, n: int, rng: np.random.Generator) -> dict[str, float]:
     y = rng.beta(3, 2, BIG_N)
     f = judge(y, rng)
-    picked = rng.choice(BIG_N, n, replace=False)
-    found = ppi_mean(y[picked], f[picked], f)
+    picked = _picked(BIG_N, n, rng)
+    found = ppi_mean(y[picked], f[picked], f[~picked])
     c, p = found.corrected, found.people
     return {
-        "judge": found.judge,
+        "judge": float(f.mean()),
         "corrected": c.mean,
         "people": p.mean,
         "covered": c.low <= TRUE_MEAN <= c.high,
@@ -154,6 +155,14 @@ def _one_dataset(judge: Judge, n: int, rng: np.random.Generator) -> dict[str, fl
         "lam": found.lam,
         "effective": found.effective_labels,
     }
+
+
+def _picked(population: int, labels: int, rng: np.random.Generator) -> np.ndarray:
+    """Which samples people label: a uniform draw without replacement, as a mask (PPI's
+    unlabelled set is the rest)."""
+    mask = np.zeros(population, bool)
+    mask[rng.choice(population, labels, replace=False)] = True
+    return mask
 
 
 # ---------------------------------------------------------------- JudgeBench
@@ -182,8 +191,8 @@ def _judgebench(files: list[Path], draws: int) -> list[Row]:
         rng = np.random.default_rng(43)
         runs = []
         for _ in range(draws):
-            picked = rng.choice(len(y_all), JUDGEBENCH_LABELS, replace=False)
-            runs.append(ppi_mean(y_all[picked], f[picked], f))
+            picked = _picked(len(y_all), JUDGEBENCH_LABELS, rng)
+            runs.append(ppi_mean(y_all[picked], f[picked], f[~picked]))
         first = runs[0]
         covered = np.mean([r.corrected.low <= y_all.mean() <= r.corrected.high for r in runs])
         width = np.mean([r.corrected.high - r.corrected.low for r in runs])
@@ -191,7 +200,7 @@ def _judgebench(files: list[Path], draws: int) -> list[Row]:
         table.append(
             {
                 "judge": judge,
-                "judge's rate": first.judge,
+                "judge's rate": f.mean(),
                 "estimate": first.corrected.mean,
                 "interval": f"[{first.corrected.low:.3f}, {first.corrected.high:.3f}]",
                 "labels only": f"{first.people.mean:.3f} "
@@ -209,7 +218,7 @@ def _judgebench(files: list[Path], draws: int) -> list[Row]:
                 f"JudgeBench {judge}: corrected 'A wins' rate (first draw of 50)",
                 round(first.corrected.mean, 3),
                 f"[{first.corrected.low:.3f}, {first.corrected.high:.3f}]; truth "
-                f"{y_all.mean():.3f}; judge's own {first.judge:.3f}",
+                f"{y_all.mean():.3f}; judge's own {f.mean():.3f}",
                 "measured",
                 "",
             )

@@ -77,6 +77,27 @@ def analyse_run(
     return analyse(scores, with_metric_scales(facts), inputs, metric_titles=metric_titles())
 
 
+def true_score_table(scores: pd.DataFrame, facts: RunFacts, inputs: ValidityInputs) -> pd.DataFrame:
+    """The run's score by people's standard per metric and judge (``export --format
+    true-score``): the validity half alone, which names the card's judge."""
+    facts = with_metric_scales(facts)
+    part = validity_analysis(run_scores(scores, facts), inputs, facts)
+    return both_true_scores(part)
+
+
+def both_true_scores(a: Analysis) -> pd.DataFrame:
+    """The pointwise metrics' true scores and the pairwise criteria's (a row per system, its
+    win rate) in one table: ``system`` empty on a pointwise metric's row."""
+    pointwise = a.table("true_score").assign(system="")
+    frames = [pointwise, a.table("pairwise_true_score")]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pointwise
+    both = pd.concat(frames, ignore_index=True)
+    first = ["metric", "judge", "system"]
+    return both[[*first, *[c for c in both.columns if c not in first]]]
+
+
 # Tables with a row per configuration and sample: as long as the run (40,000 rows of 200,000
 # scores), written by Arrow as scores.csv is (pandas took 0.3 s of the report on this one)
 PER_SAMPLE_TABLES = frozenset({"repeat_spread"})
@@ -166,7 +187,55 @@ def summary_markdown(
             lines.append(f"- {label}: {how}")
         lines.append("")
     lines += analysis_markdown(a)
+    lines += true_score_markdown(both_true_scores(a))
     return "\n".join(lines)
+
+
+TRUE_SCORE_NOTE = (
+    "Each judge's mean over every sample it scored carries its bias. Corrected by the samples "
+    "people labelled (prediction-powered inference, PPI++), it is the mean by people's "
+    "standard, with a 95% interval; 'worth' is how many labels alone would give an interval "
+    "that narrow. A judge that does not track people gains nothing: its corrected mean is "
+    "people's own. A pairwise criterion's row is a system's win rate (a tie half a win). "
+    "Labels count as a uniform draw. See docs/true-score.md."
+)
+
+
+def true_score_markdown(table: pd.DataFrame) -> list[str]:
+    """The section of summary.md on the system's score by people's standard (issue 43)."""
+    if table.empty:
+        return []
+    shown = pd.DataFrame(
+        {
+            "metric": table["metric"],
+            "judge": [
+                f"{j} (chosen)" if c else j
+                for j, c in zip(table["judge"], table["chosen"], strict=True)
+            ],
+            "system's win rate": table["system"].fillna(""),
+            "judge's mean": table["judge_mean"].map("{:.3f}".format),
+            "samples": table["scored"],
+            "people (labels only)": _with_interval(table, "people_mean", "people"),
+            "labels": table["labels"],
+            "by people's standard": _with_interval(table, "corrected", "corrected"),
+            "worth (labels)": table["effective_labels"].map(_whole),
+        }
+    )
+    if not shown["system's win rate"].astype(bool).any():
+        shown = shown.drop(columns="system's win rate")
+    lines = ["## Your system's score by people's standard", "", TRUE_SCORE_NOTE, ""]
+    return [*lines, shown.to_markdown(index=False), ""]
+
+
+def _with_interval(table: pd.DataFrame, mean: str, stem: str) -> list[str]:
+    return [
+        "–" if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+        for m, lo, hi in zip(table[mean], table[f"{stem}_low"], table[f"{stem}_high"], strict=True)
+    ]
+
+
+def _whole(value: float) -> str:
+    return "–" if pd.isna(value) else f"{value:.0f}"
 
 
 def criteria_markdown(a: Analysis) -> list[str]:

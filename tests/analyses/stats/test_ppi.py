@@ -79,7 +79,7 @@ def test_a_good_judge_is_worth_more_labels_and_a_useless_one_none():
     assert sharp.corrected.high - sharp.corrected.low < sharp.people.high - sharp.people.low
     assert flat.lam < 0.3
     assert flat.effective_labels == pytest.approx(100, rel=0.15)
-    assert abs(sharp.judge - sharp.corrected.mean) > 0.15  # the bias shown, then removed
+    assert abs(good.mean() - sharp.corrected.mean) > 0.15  # the bias shown, then removed
 
 
 def test_a_judge_with_one_score_everywhere_carries_nothing():
@@ -108,25 +108,27 @@ def test_bad_input_is_refused_by_name():
 def test_one_label_gives_no_interval():
     found = ppi_mean(np.array([1.0]), np.array([0.8]), np.full(10, 0.8))
     assert np.isnan(found.corrected.low)
-    assert found.judge == pytest.approx(0.8)
+    assert found.unlabelled == 10
 
 
 def test_intervals_cover_by_simulation_on_binary_verdicts():
-    """A lenient pass/fail judge (says pass on 40% of people's fails): 95% intervals of the
-    pass rate cover the truth in 93-97% of 1,000 data sets, and are narrower than labels
-    alone."""
+    """A lenient pass/fail judge (says pass on 40% of people's fails), 100 labels of 2,000:
+    95% intervals of the pass rate cover the truth in 92-97% of 2,000 data sets (measured at
+    93.7% over 8,000: a normal interval on 0/1 values runs a little under its level), and are
+    narrower than labels alone."""
     rng = np.random.default_rng(20261128)
-    truth, big_n, n = 0.6, 2000, 100
+    truth, big_n, n, runs = 0.6, 2000, 100, 2000
     covered, narrower = 0, 0
-    for _ in range(1000):
+    for _ in range(runs):
         y = (rng.random(big_n) < truth).astype(float)
         f = np.where(y == 1, rng.random(big_n) < 0.95, rng.random(big_n) < 0.4).astype(float)
-        picked = rng.choice(big_n, n, replace=False)
-        found = ppi_mean(y[picked], f[picked], f)
+        picked = np.zeros(big_n, bool)
+        picked[rng.choice(big_n, n, replace=False)] = True
+        found = ppi_mean(y[picked], f[picked], f[~picked])
         covered += found.corrected.low <= truth <= found.corrected.high
         narrower += found.corrected.se < found.people.se
-    assert 930 <= covered <= 970
-    assert narrower >= 950
+    assert 0.92 <= covered / runs <= 0.97
+    assert narrower / runs >= 0.95
 
 
 def test_weighted_draws_are_unbiased_and_cover_over_all_samples():

@@ -43,6 +43,7 @@ from judgegrid.analyses.frames.criteria import (
 from judgegrid.analyses.frames.juries import is_jury
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
+from judgegrid.analyses.validity.true_score import pairwise_true_scores
 from judgegrid.core.pairwise import ORDERS, Combine
 
 TABLES = (
@@ -55,6 +56,7 @@ TABLES = (
     "pairwise_probes",
     "pairwise_win_rates",
     "pairwise_rankings",
+    "pairwise_true_score",
 )
 VERDICT_COLUMNS = ["metric", *pairwise.VERDICT_COLUMNS]
 PEOPLE_COLUMNS = ["metric", "pair", "preferred"]
@@ -309,6 +311,7 @@ def criterion_tables(
     if inputs.groups is not None and not inputs.groups.empty:
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people)
+    tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems)
     right = pairwise.right_table(both, people)
     if right.empty:
         return tables, None

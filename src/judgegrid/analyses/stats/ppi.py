@@ -24,8 +24,16 @@ which is plain PPI. ``draw_weights`` makes them; a label with no probability cou
 The effective number of labels: how many labels alone (people's classical interval, the same
 spread) would give an interval as narrow as the corrected one, ``n * se_people^2 / se^2``.
 
-Missing data: none here; the caller passes only samples the judge scored (``judge_all``) and
-labels on samples it scored (paired with ``judge_on_labelled``); NaN is an error.
+Which samples are "unlabelled": PPI's two sets are independent draws from one population, so
+with labels on a uniform random subset the unlabelled set is the other samples the judge scored
+(all of them labelled: nothing to add, people's mean is the answer). With labels drawn with
+replacement and known probabilities from the ``N`` samples, the imputed term is the judge's
+mean over all ``N``, so every sample goes in (``validity.true_score`` chooses; ppi_py takes
+either).
+
+Missing data: none here; the caller passes only samples the judge scored
+(``judge_unlabelled``) and labels on samples it scored (paired with ``judge_on_labelled``); NaN
+is an error.
 """
 
 from __future__ import annotations
@@ -51,17 +59,16 @@ class MeanInterval:
 class Corrected:
     """What a judge and a few labels say of the people-standard mean.
 
-    ``judge``: the judge's own mean over all ``scored`` samples (its bias left in);
     ``people``: the labels alone (classical); ``corrected``: the PPI(++) mean; ``lam``: the
-    power-tuning parameter used; ``effective_labels``: labels alone that would be as narrow."""
+    power-tuning parameter used; ``effective_labels``: labels alone that would be as narrow;
+    ``labels`` and ``unlabelled``: the two sets' sizes."""
 
-    judge: float
     people: MeanInterval
     corrected: MeanInterval
     lam: float
     effective_labels: float
     labels: int
-    scored: int
+    unlabelled: int
 
 
 def draw_weights(probabilities: Sequence[float | None], population: int) -> np.ndarray:
@@ -83,19 +90,20 @@ def classical_mean(
     y = _values(labels, "labels")
     w = _weights(weights, len(y))
     z = w * y
-    return _interval(float(z.mean()), float(z.std() / np.sqrt(len(y))), level)
+    se = float(z.std() / np.sqrt(len(y))) if len(y) > 1 else float("nan")  # one: no spread
+    return _interval(float(z.mean()), se, level)
 
 
 def power_tuning(
     labels: np.ndarray,
     judge_on_labelled: np.ndarray,
-    judge_all: np.ndarray,
+    judge_unlabelled: np.ndarray,
     weights: np.ndarray | None = None,
 ) -> float:
     """PPI++'s ``lam``: the covariance of people's and the judge's gradients on the labelled
     samples over ``(1 + n / N)`` times the judge's pooled variance (at plain PPI's estimate),
     clipped to [0, 1]. A judge that gives one score everywhere carries nothing: 0."""
-    y, f, f_all, w = _checked(labels, judge_on_labelled, judge_all, weights)
+    y, f, f_all, w = _checked(labels, judge_on_labelled, judge_unlabelled, weights)
     n, big_n = len(y), len(f_all)
     centre = _ppi_point(y, f, f_all, w, 1.0)
     grad = w * (y - centre)
@@ -110,7 +118,7 @@ def power_tuning(
 def ppi_mean(
     labels: np.ndarray,
     judge_on_labelled: np.ndarray,
-    judge_all: np.ndarray,
+    judge_unlabelled: np.ndarray,
     lam: float | None = None,
     weights: np.ndarray | None = None,
     level: float = 0.95,
@@ -119,27 +127,25 @@ def ppi_mean(
     people's own; ``lam=None``: PPI++'s tuned value, ``lam=1``: plain PPI.
 
     ``labels[i]`` and ``judge_on_labelled[i]`` are one labelled sample (weight ``weights[i]``,
-    default 1); ``judge_all`` is the judge's score on every sample it scored, labelled ones
-    included."""
-    y, f, f_all, w = _checked(labels, judge_on_labelled, judge_all, weights)
+    default 1); ``judge_unlabelled``: the judge's scores on PPI's unlabelled set (above)."""
+    y, f, f_all, w = _checked(labels, judge_on_labelled, judge_unlabelled, weights)
     n, big_n = len(y), len(f_all)
     people = classical_mean(y, w, level)
     if n < 2:
         nan = _interval(float("nan"), float("nan"), level)
-        return Corrected(float(f_all.mean()), people, nan, float("nan"), float("nan"), n, big_n)
+        return Corrected(people, nan, float("nan"), float("nan"), n, big_n)
     tuned = power_tuning(y, f, f_all, w) if lam is None else float(lam)
     point = _ppi_point(y, f, f_all, w, tuned)
     imputed = float(np.std(tuned * f_all)) / np.sqrt(big_n)
     rectifier = float(np.std(w * (y - tuned * f))) / np.sqrt(n)
     corrected = _interval(point, float(np.hypot(imputed, rectifier)), level)
     return Corrected(
-        judge=float(f_all.mean()),
         people=people,
         corrected=corrected,
         lam=tuned,
         effective_labels=effective_labels(n, people.se, corrected.se),
         labels=n,
-        scored=big_n,
+        unlabelled=big_n,
     )
 
 
@@ -166,12 +172,12 @@ def _interval(mean: float, se: float, level: float) -> MeanInterval:
 def _checked(
     labels: np.ndarray,
     judge_on_labelled: np.ndarray,
-    judge_all: np.ndarray,
+    judge_unlabelled: np.ndarray,
     weights: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     y = _values(labels, "labels")
     f = _values(judge_on_labelled, "judge_on_labelled")
-    f_all = _values(judge_all, "judge_all")
+    f_all = _values(judge_unlabelled, "judge_unlabelled")
     if len(f) != len(y):
         raise ValueError(f"judge_on_labelled: expected one score a label ({len(y)}), got {len(f)}")
     return y, f, f_all, _weights(weights, len(y))
