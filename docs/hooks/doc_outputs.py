@@ -506,9 +506,8 @@ def true_score(ws: Workspace) -> str:
     ws.run(["report", "reports/faithful"])
     text = (ws.root / "reports" / "faithful" / "summary.md").read_text(encoding="utf-8")
     section = sections(text, [("## Your system's score by people's standard",)])
-    return transcript(args, imported.both) + "\n$ judgegrid report reports/faithful\n…\n" + (
-        "$ cat reports/faithful/summary.md\n…\n" + section
-    )
+    shown_after = "\n$ judgegrid report reports/faithful\n…\n$ cat reports/faithful/summary.md\n…\n"
+    return transcript(args, imported.both) + shown_after + section
 
 
 # -- the outputs ----------------------------------------------------------------------------------

@@ -95,6 +95,10 @@ def test_the_report_writes_the_table_and_its_section(imported):
     assert "## Your system's score by people's standard" in summary
     point, low, high = _expected(frame, "lenient")
     assert f"{point:.3f} [{low:.3f}, {high:.3f}]" in summary
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert "score by people" in page and "tables/true_score.csv" in page
+    decision = summary.split("## Decision", 1)[1].split("\n## ", 1)[0]
+    assert f"by people's standard {point:.2f} [{low:.2f}, {high:.2f}]" in decision
 
 
 def test_an_unknown_format_names_every_format(imported):

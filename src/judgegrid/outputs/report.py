@@ -39,7 +39,9 @@ from judgegrid.metrics import METRICS
 from judgegrid.outputs import html_report
 from judgegrid.outputs.card_markdown import card_markdown
 from judgegrid.outputs.tables_text import (
+    TRUE_SCORE_NOTE,
     accuracy_table,
+    both_true_scores,
     format_cost,
     means_by_language,
     means_by_metric,
@@ -82,20 +84,7 @@ def true_score_table(scores: pd.DataFrame, facts: RunFacts, inputs: ValidityInpu
     true-score``): the validity half alone, which names the card's judge."""
     facts = with_metric_scales(facts)
     part = validity_analysis(run_scores(scores, facts), inputs, facts)
-    return both_true_scores(part)
-
-
-def both_true_scores(a: Analysis) -> pd.DataFrame:
-    """The pointwise metrics' true scores and the pairwise criteria's (a row per system, its
-    win rate) in one table: ``system`` empty on a pointwise metric's row."""
-    pointwise = a.table("true_score").assign(system="")
-    frames = [pointwise, a.table("pairwise_true_score")]
-    frames = [f for f in frames if not f.empty]
-    if not frames:
-        return pointwise
-    both = pd.concat(frames, ignore_index=True)
-    first = ["metric", "judge", "system"]
-    return both[[*first, *[c for c in both.columns if c not in first]]]
+    return both_true_scores(part.table("true_score"), part.table("pairwise_true_score"))
 
 
 # Tables with a row per configuration and sample: as long as the run (40,000 rows of 200,000
@@ -187,18 +176,9 @@ def summary_markdown(
             lines.append(f"- {label}: {how}")
         lines.append("")
     lines += analysis_markdown(a)
-    lines += true_score_markdown(both_true_scores(a))
+    both = both_true_scores(a.table("true_score"), a.table("pairwise_true_score"))
+    lines += true_score_markdown(both)
     return "\n".join(lines)
-
-
-TRUE_SCORE_NOTE = (
-    "Each judge's mean over every sample it scored carries its bias. Corrected by the samples "
-    "people labelled (prediction-powered inference, PPI++), it is the mean by people's "
-    "standard, with a 95% interval; 'worth' is how many labels alone would give an interval "
-    "that narrow. A judge that does not track people gains nothing: its corrected mean is "
-    "people's own. A pairwise criterion's row is a system's win rate (a tie half a win). "
-    "Labels count as a uniform draw. See docs/true-score.md."
-)
 
 
 def true_score_markdown(table: pd.DataFrame) -> list[str]:

@@ -165,3 +165,26 @@ def _stacked_table(rows: list[str], width: int) -> list[str]:
 
 def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+TRUE_SCORE_NOTE = (
+    "Each judge's mean over every sample it scored carries its bias. Corrected by the samples "
+    "people labelled (prediction-powered inference, PPI++), it is the mean by people's "
+    "standard, with a 95% interval; 'worth' is how many labels alone would give an interval "
+    "that narrow. A judge that does not track people gains nothing: its corrected mean is "
+    "people's own. A pairwise criterion's row is a system's win rate (a tie half a win). "
+    "Labels count as a uniform draw. See docs/true-score.md."
+)
+
+
+def both_true_scores(pointwise: pd.DataFrame, pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The pointwise metrics' true scores and the pairwise criteria's (a row per system, its
+    win rate) in one table: ``system`` empty on a pointwise metric's row."""
+    pointwise = pointwise.assign(system="")
+    frames = [pointwise, pairwise]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pointwise
+    both = pd.concat(frames, ignore_index=True)
+    first = ["metric", "judge", "system"]
+    return both[[*first, *[c for c in both.columns if c not in first]]]
