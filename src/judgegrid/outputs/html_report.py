@@ -32,6 +32,7 @@ from judgegrid.outputs.tables_text import (
     TRUE_SCORE_NOTE,
     accuracy_table,
     both_true_scores,
+    true_score_for_display,
     usage_for_display,
 )
 
@@ -498,11 +499,9 @@ def _true_score(a: Analysis) -> str:
     both = both_true_scores(a.table("true_score"), a.table("pairwise_true_score"))
     if both.empty:
         return ""
-    shown = both.drop(columns=["weights", "missing"])
+    shown = frame_html(true_score_for_display(both), "true_score")
     note = f'<p class="note">{esc(TRUE_SCORE_NOTE)}</p>'
-    return (
-        "<h3>Your system's score by people's standard</h3>" + note + frame_html(shown, "true_score")
-    )
+    return "<h3>Your system's score by people's standard</h3>" + note + shown
 
 
 def _people(a: Analysis) -> str:

@@ -45,6 +45,7 @@ from judgegrid.outputs.tables_text import (
     format_cost,
     means_by_language,
     means_by_metric,
+    true_score_for_display,
     usage_for_display,
 )
 
@@ -185,37 +186,8 @@ def true_score_markdown(table: pd.DataFrame) -> list[str]:
     """The section of summary.md on the system's score by people's standard (issue 43)."""
     if table.empty:
         return []
-    shown = pd.DataFrame(
-        {
-            "metric": table["metric"],
-            "judge": [
-                f"{j} (chosen)" if c else j
-                for j, c in zip(table["judge"], table["chosen"], strict=True)
-            ],
-            "system's win rate": table["system"].fillna(""),
-            "judge's mean": table["judge_mean"].map("{:.3f}".format),
-            "samples": table["scored"],
-            "people (labels only)": _with_interval(table, "people_mean", "people"),
-            "labels": table["labels"],
-            "by people's standard": _with_interval(table, "corrected", "corrected"),
-            "worth (labels)": table["effective_labels"].map(_whole),
-        }
-    )
-    if not shown["system's win rate"].astype(bool).any():
-        shown = shown.drop(columns="system's win rate")
     lines = ["## Your system's score by people's standard", "", TRUE_SCORE_NOTE, ""]
-    return [*lines, shown.to_markdown(index=False), ""]
-
-
-def _with_interval(table: pd.DataFrame, mean: str, stem: str) -> list[str]:
-    return [
-        "–" if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-        for m, lo, hi in zip(table[mean], table[f"{stem}_low"], table[f"{stem}_high"], strict=True)
-    ]
-
-
-def _whole(value: float) -> str:
-    return "–" if pd.isna(value) else f"{value:.0f}"
+    return [*lines, true_score_for_display(table).to_markdown(index=False), ""]
 
 
 def criteria_markdown(a: Analysis) -> list[str]:

@@ -188,3 +188,38 @@ def both_true_scores(pointwise: pd.DataFrame, pairwise: pd.DataFrame) -> pd.Data
     both = pd.concat(frames, ignore_index=True)
     first = ["metric", "judge", "system"]
     return both[[*first, *[c for c in both.columns if c not in first]]]
+
+
+def true_score_for_display(table: pd.DataFrame) -> pd.DataFrame:
+    """``both_true_scores`` for people: each mean with its interval in one cell, the card's
+    judge marked, the system column only where a pairwise criterion has one."""
+    shown = pd.DataFrame(
+        {
+            "metric": table["metric"],
+            "judge": [
+                f"{j} (chosen)" if c else j
+                for j, c in zip(table["judge"], table["chosen"], strict=True)
+            ],
+            "system's win rate": table["system"].fillna(""),
+            "judge's mean": table["judge_mean"].map("{:.3f}".format),
+            "samples": table["scored"],
+            "people (labels only)": _with_interval(table, "people_mean", "people"),
+            "labels": table["labels"],
+            "by people's standard": _with_interval(table, "corrected", "corrected"),
+            "worth (labels)": table["effective_labels"].map(_whole),
+        }
+    )
+    if not shown["system's win rate"].astype(bool).any():
+        shown = shown.drop(columns="system's win rate")
+    return shown
+
+
+def _with_interval(table: pd.DataFrame, mean: str, stem: str) -> list[str]:
+    return [
+        "–" if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+        for m, lo, hi in zip(table[mean], table[f"{stem}_low"], table[f"{stem}_high"], strict=True)
+    ]
+
+
+def _whole(value: float) -> str:
+    return "–" if pd.isna(value) else f"{value:.0f}"
