@@ -105,16 +105,18 @@ def with_chosen(table: pd.DataFrame, chosen: dict[str, str]) -> pd.DataFrame:
 def _row(block: pd.DataFrame, people: pd.DataFrame) -> dict[str, object]:
     """One judge on one metric: its ratings (``block``) against people's values; PPI's
     unlabelled set is the judge's other samples (``stats.ppi``)."""
-    paired = people.merge(block[["sample_id", "rating"]], on="sample_id")
-    if paired.empty:
+    rating = pd.Series(block["rating"].to_numpy(), index=_ids(block))
+    value = pd.Series(people["value"].to_numpy(), index=_ids(people))
+    known = value.index.isin(rating.index)
+    if not known.any():
         return _unpaired(block, len(people))
-    y, f = paired["value"].to_numpy(), paired["rating"].to_numpy()
-    rest = block.loc[~block["sample_id"].isin(paired["sample_id"]), "rating"].to_numpy()
-    note = "" if len(paired) >= 2 else "fewer than 2 labelled samples the judge scored"
+    y, f = value.to_numpy()[known], rating.reindex(value.index[known]).to_numpy()
+    rest = rating.to_numpy()[~rating.index.isin(value.index)]
+    note = "" if len(y) >= 2 else "fewer than 2 labelled samples the judge scored"
     if len(rest):
         found = ppi_mean(y, f, rest)
         corrected, lam, effective = found.corrected, found.lam, found.effective_labels
-        if len(paired) >= 2 and not corrected.se > 0:
+        if len(y) >= 2 and not corrected.se > 0:
             note = "people and the judge agree on every labelled sample: no spread to measure"
     else:  # every sample labelled: people's mean is the answer, the judge adds nothing
         corrected, lam, effective = classical_mean(y), 0.0, float(len(y))
@@ -123,8 +125,8 @@ def _row(block: pd.DataFrame, people: pd.DataFrame) -> dict[str, object]:
     return {
         "scored": len(block),
         "judge_mean": float(block["rating"].mean()),
-        "labels": len(paired),
-        "labels_unscored": len(people) - len(paired),
+        "labels": len(y),
+        "labels_unscored": len(people) - len(y),
         "people_mean": people_alone.mean,
         "people_low": people_alone.low,
         "people_high": people_alone.high,
@@ -137,6 +139,12 @@ def _row(block: pd.DataFrame, people: pd.DataFrame) -> dict[str, object]:
         "note": note,
         "missing": TRUE_SCORE_MISSING,
     }
+
+
+def _ids(frame: pd.DataFrame) -> pd.Index:
+    """The sample ids as Python objects: a hash lookup, where pandas' Arrow strings' ``isin``
+    loops in Python (a merge a judge was 15 ms on 200,000 scores; this, well under 1 ms)."""
+    return pd.Index(frame["sample_id"].to_numpy(dtype=object), dtype=object)
 
 
 def _unpaired(block: pd.DataFrame, labels: int) -> dict[str, object]:
