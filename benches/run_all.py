@@ -55,6 +55,8 @@ SUITE: dict[str, list[str]] = {
     "decision": ["bench_decision.py"],
     # labels to a verdict on the people rung, three queue orders, the JudgeBench replay (issue 42)
     "labels": ["bench_labels.py"],
+    # the judge's mean corrected by a few labels (PPI++): simulation and JudgeBench (issue 43)
+    "true-score": ["bench_true_score.py"],
 }
 
 

@@ -495,6 +495,21 @@ def judgebench_groups(ws: Workspace) -> str:
     )
 
 
+TRUE_SCORE_VERDICTS = "docs/examples/true-score-verdicts.csv"
+
+
+def true_score(ws: Workspace) -> str:
+    """docs/true-score.md's worked example: two judges' verdicts and 40 people's labels
+    imported (no model called), reported, and summary.md's section on the true score."""
+    args = ["import", TRUE_SCORE_VERDICTS, "--out", "reports/faithful"]
+    imported = ws.run(args)
+    ws.run(["report", "reports/faithful"])
+    text = (ws.root / "reports" / "faithful" / "summary.md").read_text(encoding="utf-8")
+    section = sections(text, [("## Your system's score by people's standard",)])
+    shown_after = "\n$ judgegrid report reports/faithful\n…\n$ cat reports/faithful/summary.md\n…\n"
+    return transcript(args, imported.both) + shown_after + section
+
+
 # -- the outputs ----------------------------------------------------------------------------------
 
 
@@ -534,6 +549,7 @@ OUTPUTS = {
         Output("promptfoo-init", "nothing", promptfoo_init),
         Output("judgebench-import", "nothing", judgebench_import),
         Output("judgebench-groups", "nothing", judgebench_groups),
+        Output("true-score", "nothing", true_score),
     )
 }
 

@@ -35,7 +35,13 @@ from judgegrid.inputs.formats import parse_columns
 from judgegrid.inputs.peers import PeerCriterion
 from judgegrid.inputs.recorded.formats import FORMATS as IMPORT_FORMATS
 from judgegrid.metrics import METRICS
-from judgegrid.outputs.export import EXPORT_FORMATS, csv_text, export_table, write_table
+from judgegrid.outputs.export import (
+    EXPORT_FORMATS,
+    TRUE_SCORE_FORMAT,
+    csv_text,
+    export_table,
+    write_table,
+)
 from judgegrid.plan.estimate import GridPlan, make_plan
 from judgegrid.plan.table import money, render_plan
 from judgegrid.run.check_inputs import InputsCheck, check_inputs
@@ -57,6 +63,7 @@ from judgegrid.run.orchestrate import (
     read_tables,
     rebuild_outputs,
     start_run,
+    true_score_export,
 )
 from judgegrid.run.preflight import credential_problems, unchecked_dimensions
 from judgegrid.run.runner import ProgressHook, Tally
@@ -122,6 +129,7 @@ __all__ = [
     "METRICS",
     "NO_VERDICT",
     "RESOLVED_MATRIX",
+    "TRUE_SCORE_FORMAT",
     "CacheStats",
     "CheckedRun",
     "GridPlan",
@@ -401,7 +409,12 @@ def export_run(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     row per sample with a column per metric and configuration (``format="wide"``). A metric's
     value is the mean of its scored repeats; NaN where none scored (``failed``/``skipped``
     count the cells behind each row). A criterion has a column per wording, each with the
-    judge's modal answer beside it (``polite``, ``polite.answer``, ``polite.w1``, …)."""
+    judge's modal answer beside it (``polite``, ``polite.answer``, ``polite.w1``, …).
+    ``format="true-score"``: a row per labelled metric and judge, its mean over the samples it
+    scored beside the mean by people's standard (PPI++) with its interval, the card's judge
+    marked (docs/true-score.md)."""
+    if format == TRUE_SCORE_FORMAT:
+        return true_score_export(run_dir)
     return export_table(run_dir, format)
 
 

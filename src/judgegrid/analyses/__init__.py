@@ -90,6 +90,14 @@ if TYPE_CHECKING:
         embedding_config,
     )
     from judgegrid.analyses.stats.betting import draws_to_reject, lower_confidence_sequence
+    from judgegrid.analyses.stats.ppi import (
+        Corrected,
+        MeanInterval,
+        classical_mean,
+        draw_weights,
+        power_tuning,
+        ppi_mean,
+    )
     from judgegrid.analyses.stats.ruling import Ruling, best_words, binary_evidence, rule
     from judgegrid.analyses.stats.weighted import (
         Estimate,
@@ -156,6 +164,14 @@ _HOMES = {
     ),
     "stats.betting": ("draws_to_reject", "lower_confidence_sequence"),
     "stats.weighted": ("Estimate", "hajek", "hansen_hurwitz", "uniform_probability"),
+    "stats.ppi": (
+        "Corrected",
+        "MeanInterval",
+        "classical_mean",
+        "draw_weights",
+        "power_tuning",
+        "ppi_mean",
+    ),
     "stats.ruling": ("Ruling", "best_words", "binary_evidence", "rule"),
     "validity.pairs": (
         "ASPECT_METRICS",
@@ -187,9 +203,11 @@ __all__ = [
     "Analysis",
     "AnytimeVerdict",
     "CardSources",
+    "Corrected",
     "Criteria",
     "Estimate",
     "LabelDesign",
+    "MeanInterval",
     "Outcome",
     "Ruling",
     "RunFacts",
@@ -205,11 +223,13 @@ __all__ = [
     "categories",
     "category_names",
     "cell_causes",
+    "classical_mean",
     "configuration_labels",
     "consistency_tables",
     "criterion_rows",
     "decide_every_metric",
     "draw_labels",
+    "draw_weights",
     "draws_to_reject",
     "embedding_column",
     "embedding_config",
@@ -224,6 +244,8 @@ __all__ = [
     "outcome",
     "pair_accuracy",
     "pair_outcomes",
+    "power_tuning",
+    "ppi_mean",
     "preference_pairs",
     "preference_queue",
     "rule",

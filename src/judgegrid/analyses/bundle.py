@@ -42,7 +42,7 @@ from judgegrid.analyses.frames.tables import (
 )
 from judgegrid.analyses.frames.usage import run_usage, usage_by_model
 from judgegrid.analyses.pairwise import tables as pairwise_tables
-from judgegrid.analyses.validity import calibration, probes
+from judgegrid.analyses.validity import calibration, probes, true_score
 from judgegrid.analyses.validity import criteria as criterion_validity
 from judgegrid.analyses.validity import pairs as validity
 from judgegrid.analyses.validity import people as human
@@ -97,6 +97,7 @@ VALIDITY_TABLES = (
     "probes_by_judge",
     "decision_evidence",
     "decision_card",
+    "true_score",
 )
 USAGE_TABLES = ("calls_by_metric", "calls_by_step", "usage_by_model")
 TABLE_NAMES = frozenset(CONSISTENCY_TABLES + VALIDITY_TABLES + USAGE_TABLES)
@@ -394,6 +395,13 @@ def validity_analysis(
     card = with_criterion_flags(
         card, tables["wording_flags"], tables["weighting"], tables["pairwise_position"]
     )
+    chosen = chosen_judges(card)
+    pointwise_scores = true_score.true_scores(scores, human_labels, pairwise_names(run.criteria))
+    tables["true_score"] = true_score.with_chosen(pointwise_scores, chosen)
+    tables["pairwise_true_score"] = true_score.with_chosen(
+        tables.get("pairwise_true_score", pd.DataFrame()), chosen
+    )
+    card = decision.with_true_score(card, tables["true_score"])
     tables["decision_card"] = card
     calls = inputs.calls if inputs.calls is not None else pd.DataFrame()
     return Analysis(
@@ -420,6 +428,17 @@ def pointwise_criteria(criteria: Criteria) -> dict[str, Any]:
     """The criteria scored one sample at a time (a pairwise criterion's validity, calibration
     and card evidence are ``pairwise.tables``')."""
     return {name: spec for name, spec in criteria.items() if spec.type != "pairwise"}
+
+
+def chosen_judges(card: pd.DataFrame) -> dict[str, str]:
+    """The judge the card names per metric (none where it gives no verdict)."""
+    named = card[card["verdict"] != decision.NO_VERDICT].dropna(subset=["judge"])
+    return {str(m): str(j) for m, j in zip(named["metric"], named["judge"], strict=True) if j}
+
+
+def pairwise_names(criteria: Criteria) -> frozenset[str]:
+    """The pairwise criteria's names: scored a pair at a time, never a sample's mean."""
+    return frozenset(name for name, spec in criteria.items() if spec.type == "pairwise")
 
 
 def criterion_tables(

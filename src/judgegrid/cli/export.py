@@ -21,7 +21,10 @@ def export(
             help="ragas: a row per sample × judge configuration, a column per metric, as Ragas' "
             "result table; wide: a row per sample, a column per metric × configuration. A "
             "criterion has a column per wording with the judge's modal answer beside it "
-            "(polite, polite.answer, polite.w1, polite.w1.answer and so on).",
+            "(polite, polite.answer, polite.w1, polite.w1.answer and so on). true-score: a "
+            "row per labelled metric and judge: the judge's mean, people's mean on the labelled "
+            "samples, the mean by people's standard (the judge corrected by the labels, PPI++) "
+            "with its 95% interval and the labels it is worth; the card's judge marked.",
         ),
     ] = "ragas",
     out: Annotated[
@@ -49,6 +52,9 @@ def export(
         fail(exc)
     if out is None:
         typer.echo(api.csv_text(table), nl=False)
+        return
+    if format == api.TRUE_SCORE_FORMAT:
+        typer.echo(f"{len(table)} rows written to {out} (true-score: a row a metric and judge)")
         return
     counts = {status: table.attrs.get(status, 0) for status in ("scored", "failed", "skipped")}
     typer.echo(

@@ -48,7 +48,8 @@ from judgegrid.inputs.tasks import Axis, metric_axes
 from judgegrid.store.run_dir import open_run, stored_dataset
 from judgegrid.store.table_file import write_table_file
 
-EXPORT_FORMATS = ("ragas", "wide")
+TRUE_SCORE_FORMAT = "true-score"  # a row per metric and judge: the analyses' true_score table
+EXPORT_FORMATS = ("ragas", "wide", TRUE_SCORE_FORMAT)
 TEXT_COLUMNS = ("user_input", "retrieved_contexts", "response", "reference")
 LIST_COLUMNS = ("retrieved_contexts", "reference_contexts")
 KEYS = [*CONFIG_AXES, "sample_id"]
@@ -57,8 +58,8 @@ WORDED_KEYS = [*KEYS, "wording"]
 
 def export_table(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     """The run's scores as a ``ragas`` or ``wide`` table (see the module's docstring)."""
-    if format not in EXPORT_FORMATS:
-        message = f"unknown format {format!r}; use {' or '.join(EXPORT_FORMATS)}"
+    if format not in EXPORT_FORMATS or format == TRUE_SCORE_FORMAT:  # the run layer's
+        message = f"unknown format {format!r}; use {', '.join(EXPORT_FORMATS)}"
         raise OptionError("--format", [Problem("", message)])
     _, matrix, store = open_run(run_dir)
     try:

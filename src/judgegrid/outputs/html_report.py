@@ -28,7 +28,13 @@ from judgegrid.outputs.forest import forest_svg, position_block
 from judgegrid.outputs.frame_table import frame_table, is_missing
 from judgegrid.outputs.heat_table import heat_table
 from judgegrid.outputs.markup import esc
-from judgegrid.outputs.tables_text import accuracy_table, usage_for_display
+from judgegrid.outputs.tables_text import (
+    TRUE_SCORE_NOTE,
+    accuracy_table,
+    both_true_scores,
+    true_score_for_display,
+    usage_for_display,
+)
 
 MAX_ROWS = 200
 MAX_AGREEMENT_FIGURES = 4
@@ -485,7 +491,17 @@ def _strictness(a: Analysis) -> str:
 
 
 def _validity(a: Analysis) -> str:
-    return _people(a) + _pairs(a)
+    return _people(a) + _true_score(a) + _pairs(a)
+
+
+def _true_score(a: Analysis) -> str:
+    """Each labelled metric's and judge's mean by people's standard (issue 43)."""
+    both = both_true_scores(a.table("true_score"), a.table("pairwise_true_score"))
+    if both.empty:
+        return ""
+    shown = frame_html(true_score_for_display(both), "true_score")
+    note = f'<p class="note">{esc(TRUE_SCORE_NOTE)}</p>'
+    return "<h3>Your system's score by people's standard</h3>" + note + shown
 
 
 def _people(a: Analysis) -> str:

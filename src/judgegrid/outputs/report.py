@@ -39,10 +39,13 @@ from judgegrid.metrics import METRICS
 from judgegrid.outputs import html_report
 from judgegrid.outputs.card_markdown import card_markdown
 from judgegrid.outputs.tables_text import (
+    TRUE_SCORE_NOTE,
     accuracy_table,
+    both_true_scores,
     format_cost,
     means_by_language,
     means_by_metric,
+    true_score_for_display,
     usage_for_display,
 )
 
@@ -75,6 +78,14 @@ def analyse_run(
 ) -> Analysis:
     """The analysis bundle of a run, with each metric's threshold, direction and title."""
     return analyse(scores, with_metric_scales(facts), inputs, metric_titles=metric_titles())
+
+
+def true_score_table(scores: pd.DataFrame, facts: RunFacts, inputs: ValidityInputs) -> pd.DataFrame:
+    """The run's score by people's standard per metric and judge (``export --format
+    true-score``): the validity half alone, which names the card's judge."""
+    facts = with_metric_scales(facts)
+    part = validity_analysis(run_scores(scores, facts), inputs, facts)
+    return both_true_scores(part.table("true_score"), part.table("pairwise_true_score"))
 
 
 # Tables with a row per configuration and sample: as long as the run (40,000 rows of 200,000
@@ -166,7 +177,17 @@ def summary_markdown(
             lines.append(f"- {label}: {how}")
         lines.append("")
     lines += analysis_markdown(a)
+    both = both_true_scores(a.table("true_score"), a.table("pairwise_true_score"))
+    lines += true_score_markdown(both)
     return "\n".join(lines)
+
+
+def true_score_markdown(table: pd.DataFrame) -> list[str]:
+    """The section of summary.md on the system's score by people's standard (issue 43)."""
+    if table.empty:
+        return []
+    lines = ["## Your system's score by people's standard", "", TRUE_SCORE_NOTE, ""]
+    return [*lines, true_score_for_display(table).to_markdown(index=False), ""]
 
 
 def criteria_markdown(a: Analysis) -> list[str]:

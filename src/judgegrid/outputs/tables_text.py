@@ -165,3 +165,61 @@ def _stacked_table(rows: list[str], width: int) -> list[str]:
 
 def _cells(row: str) -> list[str]:
     return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+TRUE_SCORE_NOTE = (
+    "Each judge's mean over every sample it scored carries its bias. Corrected by the samples "
+    "people labelled (prediction-powered inference, PPI++), it is the mean by people's "
+    "standard, with a 95% interval; 'worth' is how many labels alone would give an interval "
+    "that narrow. A judge that does not track people gains nothing: its corrected mean is "
+    "people's own. A pairwise criterion's row is a system's win rate (a tie half a win). "
+    "Labels count as a uniform draw. See docs/true-score.md."
+)
+
+
+def both_true_scores(pointwise: pd.DataFrame, pairwise: pd.DataFrame) -> pd.DataFrame:
+    """The pointwise metrics' true scores and the pairwise criteria's (a row per system, its
+    win rate) in one table: ``system`` empty on a pointwise metric's row."""
+    pointwise = pointwise.assign(system="")
+    frames = [pointwise, pairwise]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pointwise
+    both = pd.concat(frames, ignore_index=True)
+    first = ["metric", "judge", "system"]
+    return both[[*first, *[c for c in both.columns if c not in first]]]
+
+
+def true_score_for_display(table: pd.DataFrame) -> pd.DataFrame:
+    """``both_true_scores`` for people: each mean with its interval in one cell, the card's
+    judge marked, the system column only where a pairwise criterion has one."""
+    shown = pd.DataFrame(
+        {
+            "metric": table["metric"],
+            "judge": [
+                f"{j} (chosen)" if c else j
+                for j, c in zip(table["judge"], table["chosen"], strict=True)
+            ],
+            "system's win rate": table["system"].fillna(""),
+            "judge's mean": table["judge_mean"].map("{:.3f}".format),
+            "samples": table["scored"],
+            "people (labels only)": _with_interval(table, "people_mean", "people"),
+            "labels": table["labels"],
+            "by people's standard": _with_interval(table, "corrected", "corrected"),
+            "worth (labels)": table["effective_labels"].map(_whole),
+        }
+    )
+    if not shown["system's win rate"].astype(bool).any():
+        shown = shown.drop(columns="system's win rate")
+    return shown
+
+
+def _with_interval(table: pd.DataFrame, mean: str, stem: str) -> list[str]:
+    return [
+        "–" if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+        for m, lo, hi in zip(table[mean], table[f"{stem}_low"], table[f"{stem}_high"], strict=True)
+    ]
+
+
+def _whole(value: float) -> str:
+    return "–" if pd.isna(value) else f"{value:.0f}"

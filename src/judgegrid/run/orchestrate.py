@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -81,6 +81,9 @@ from judgegrid.store.run_dir import (
     stored_sample_info,
     write_resolved_matrix,
 )
+
+if TYPE_CHECKING:  # the analyses bring scipy: imported when outputs are written (below)
+    from judgegrid.analyses import RunFacts, ValidityInputs
 
 log = logging.getLogger("judgegrid")
 
@@ -529,23 +532,10 @@ def write_outputs(
     scores."""
     # The products bring scipy and matplotlib (1 to 3 s): imported when outputs are written,
     # so that checking a run (`judgegrid plan`, `validate`) starts without them.
-    from judgegrid.labels.files import human_labels, people_pairs, without_sighted
     from judgegrid.outputs import report
 
     scores = store.scores_frame() if scores is None else scores
     info = stored_sample_info(store)
-
-    def validity_inputs() -> report.ValidityInputs:
-        labels = store.labels_frame()
-        if matrix.decision.blind_only:
-            labels = without_sighted(labels)
-        return report.ValidityInputs(
-            calls=store.calls_frame(texts=False) if calls is None else calls,
-            step_names=store.step_names_frame(),
-            human_labels=human_labels(labels, info, matrix.criteria),
-            people_pairs=people_pairs(labels),
-            label_draws=store.draws_frame(),
-        )
 
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
@@ -554,18 +544,62 @@ def write_outputs(
     report.write_all(
         target,
         scores,
-        validity_inputs,
+        lambda: validity_inputs(store, matrix, info, calls),
         title=f"judgegrid run {target.name}",
         expected_cells=expected,
         dimension_methods=methods,
-        facts=report.RunFacts(
-            sample_info=info,
-            jury_panels=matrix.jury_panels,
-            criteria=matrix.criteria_by_name,
-            margin=matrix.decision.margin,
-        ),
+        facts=run_facts(matrix, info),
     )
     return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
+
+
+def validity_inputs(
+    store: RunStore,
+    matrix: Matrix,
+    info: Mapping[str, Mapping[str, Any]],
+    calls: pd.DataFrame | None = None,
+) -> ValidityInputs:
+    """What the validity half reads from the run database besides the scores: calls, steps,
+    people's labels (only those given blind, with ``decision: {blind_only}``) and preferences."""
+    from judgegrid.labels.files import human_labels, people_pairs, without_sighted
+    from judgegrid.outputs import report
+
+    labels = store.labels_frame()
+    if matrix.decision.blind_only:
+        labels = without_sighted(labels)
+    return report.ValidityInputs(
+        calls=store.calls_frame(texts=False) if calls is None else calls,
+        step_names=store.step_names_frame(),
+        human_labels=human_labels(labels, info, matrix.criteria),
+        people_pairs=people_pairs(labels),
+        label_draws=store.draws_frame(),
+    )
+
+
+def run_facts(matrix: Matrix, info: Mapping[str, Mapping[str, Any]]) -> RunFacts:
+    """What the analyses know of a run besides its scores, from its matrix and samples."""
+    from judgegrid.outputs import report
+
+    return report.RunFacts(
+        sample_info=info,
+        jury_panels=matrix.jury_panels,
+        criteria=matrix.criteria_by_name,
+        margin=matrix.decision.margin,
+    )
+
+
+def true_score_export(run_dir: str | Path) -> pd.DataFrame:
+    """``judgegrid export --format true-score``: each labelled metric's and judge's mean by
+    people's standard (``analyses`` ``true_score``), the card's judge marked; nothing written."""
+    from judgegrid.outputs import report
+
+    _, matrix, store = open_run(run_dir)
+    try:
+        info = stored_sample_info(store)
+        inputs = validity_inputs(store, matrix, info)
+        return report.true_score_table(store.scores_frame(), run_facts(matrix, info), inputs)
+    finally:
+        store.close()
 
 
 def rebuild_outputs(

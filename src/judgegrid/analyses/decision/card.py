@@ -416,3 +416,23 @@ def with_robustness_flag(
     flags += [f"{judge}: injection {rose}/{n}" for judge, (rose, n) in flagged.items()]
     reason = f"{row['reason']}; FLAGGED: {words}"
     return {**row, "verdict": verdict, "reason": reason, "flags": "; ".join(flags)}
+
+
+def with_true_score(card: pd.DataFrame, true_score: pd.DataFrame) -> pd.DataFrame:
+    """The card with, for a metric decided on people's labels, its named judge's mean beside
+    the mean by people's standard (``validity.true_score``, issue 43) at the end of its reason:
+    "judge 0.82 · by people's standard 0.71 [0.64, 0.77]"."""
+    if card.empty or true_score.empty:
+        return card
+    chosen = true_score[true_score["chosen"].astype(bool)].dropna(subset=["corrected_low"])
+    found = chosen.set_index("metric")
+    card = card.copy()
+    for i, row in card.iterrows():
+        if row["basis"] != "people" or row["metric"] not in found.index:
+            continue
+        t = found.loc[row["metric"]]
+        card.at[i, "reason"] = (
+            f"{row['reason']}; judge {t['judge_mean']:.2f} · by people's standard "
+            f"{t['corrected']:.2f} [{t['corrected_low']:.2f}, {t['corrected_high']:.2f}]"
+        )
+    return card

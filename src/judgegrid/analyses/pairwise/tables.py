@@ -43,6 +43,7 @@ from judgegrid.analyses.frames.criteria import (
 from judgegrid.analyses.frames.juries import jury_rows
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
+from judgegrid.analyses.validity.true_score import pairwise_true_scores
 from judgegrid.core.pairwise import ORDERS, Combine
 
 TABLES = (
@@ -55,6 +56,7 @@ TABLES = (
     "pairwise_probes",
     "pairwise_win_rates",
     "pairwise_rankings",
+    "pairwise_true_score",
 )
 VERDICT_COLUMNS = ["metric", *pairwise.VERDICT_COLUMNS]
 PEOPLE_COLUMNS = ["metric", "pair", "preferred"]
@@ -336,6 +338,7 @@ def criterion_tables(
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
     right = pairwise.right_table(both, people)  # once: the comparisons and the card's
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
+    tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems)
     if right.empty:
         return tables, None
     judged = people[pairwise.among(people["pair"], right.index)]["preferred"]

@@ -1,0 +1,203 @@
+"""A mean by people's standard from a judge's scores on every sample and people's labels on a
+few: prediction-powered inference (Angelopoulos et al., Science 2023) with PPI++'s power
+tuning (Angelopoulos, Duchi & Zrnic 2023, arXiv 2311.01453).
+
+Why: a judge's mean over all ``N`` samples is precise but carries the judge's bias; people's
+mean over ``n`` labels is unbiased but wide. The corrected mean
+
+    theta = lam * mean_N(f) + mean_n(w * (y - lam * f))
+
+takes the judge's mean and adds the gap people find on the labelled samples (``f`` the judge's
+score, ``y`` people's, ``w`` each label's weight). It is unbiased for every fixed ``lam``; its
+variance is ``lam^2 Var(f) / N + Var(w (y - lam f)) / n``, so a judge that tracks people makes
+the second term small, and one that does not gains nothing (``lam`` near 0 gives back people's
+own mean and interval). ``lam = 1`` is plain PPI; ``lam = None`` picks the variance-minimising
+value from the data (PPI++, clipped to [0, 1]). The interval is the normal one (``z``), with
+spreads over ``n`` and ``N`` (no ``n - 1``), as ppi_py's ``ppi_mean_ci``, which the tests
+check against to 1e-9.
+
+Weights: labels drawn with replacement with known probabilities ``q`` from the ``N`` samples
+(``decision.sampling``) weigh ``w = 1 / (N q)`` (Hansen-Hurwitz, as ``stats.weighted``): the
+rectifier is then unbiased for the gap over all ``N`` whatever the design. Uniform draws weigh 1,
+which is plain PPI. ``draw_weights`` makes them; a label with no probability counts as uniform.
+
+The effective number of labels: how many labels alone (people's classical interval, the same
+spread) would give an interval as narrow as the corrected one, ``n * se_people^2 / se^2``.
+
+Which samples are "unlabelled": PPI's two sets are independent draws from one population, so
+with labels on a uniform random subset the unlabelled set is the other samples the judge scored
+(all of them labelled: nothing to add, people's mean is the answer). With labels drawn with
+replacement and known probabilities from the ``N`` samples, the imputed term is the judge's
+mean over all ``N``, so every sample goes in (``validity.true_score`` chooses; ppi_py takes
+either).
+
+Missing data: none here; the caller passes only samples the judge scored
+(``judge_unlabelled``) and labels on samples it scored (paired with ``judge_on_labelled``); NaN
+is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean, its standard error and its interval at the level asked."""
+
+    mean: float
+    se: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """What a judge and a few labels say of the people-standard mean.
+
+    ``people``: the labels alone (classical); ``corrected``: the PPI(++) mean; ``lam``: the
+    power-tuning parameter used; ``effective_labels``: labels alone that would be as narrow;
+    ``labels`` and ``unlabelled``: the two sets' sizes."""
+
+    people: MeanInterval
+    corrected: MeanInterval
+    lam: float
+    effective_labels: float
+    labels: int
+    unlabelled: int
+
+
+def draw_weights(probabilities: Sequence[float | None], population: int) -> np.ndarray:
+    """Each label's weight ``1 / (N q)``; a label with no known probability counts as a
+    uniform draw (``q = 1 / N``, weight 1)."""
+    if population < 1:
+        raise ValueError(f"population: expected at least 1 sample, got {population}")
+    q = np.array([1.0 / population if p is None else float(p) for p in probabilities], float)
+    if not ((q > 0) & (q <= 1)).all():
+        raise ValueError("probabilities: expected each in (0, 1]")
+    return 1.0 / (population * q)
+
+
+def classical_mean(
+    labels: np.ndarray, weights: np.ndarray | None = None, level: float = 0.95
+) -> MeanInterval:
+    """People's mean from the labels alone (weighted: Hansen-Hurwitz, ``mean(w y)``), normal
+    interval: the yardstick the corrected mean is measured against."""
+    y = _values(labels, "labels")
+    w = _weights(weights, len(y))
+    z = w * y
+    se = float(z.std() / np.sqrt(len(y))) if len(y) > 1 else float("nan")  # one: no spread
+    return _interval(float(z.mean()), se, level)
+
+
+def power_tuning(
+    labels: np.ndarray,
+    judge_on_labelled: np.ndarray,
+    judge_unlabelled: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> float:
+    """PPI++'s ``lam``: the covariance of people's and the judge's gradients on the labelled
+    samples over ``(1 + n / N)`` times the judge's pooled variance (at plain PPI's estimate),
+    clipped to [0, 1]. A judge that gives one score everywhere carries nothing: 0."""
+    y, f, f_all, w = _checked(labels, judge_on_labelled, judge_unlabelled, weights)
+    n, big_n = len(y), len(f_all)
+    centre = _ppi_point(y, f, f_all, w, 1.0)
+    grad = w * (y - centre)
+    grad_judge = w * (f - centre)
+    cov = float(np.mean((grad - grad.mean()) * (grad_judge - grad_judge.mean())))
+    pooled = float(np.var(np.concatenate([grad_judge, f_all - centre]), ddof=1))
+    if pooled <= 0:
+        return 0.0
+    return float(np.clip(cov / ((1 + n / big_n) * pooled), 0.0, 1.0))
+
+
+def ppi_mean(
+    labels: np.ndarray,
+    judge_on_labelled: np.ndarray,
+    judge_unlabelled: np.ndarray,
+    lam: float | None = None,
+    weights: np.ndarray | None = None,
+    level: float = 0.95,
+) -> Corrected:
+    """The corrected mean of people's standard with its interval, beside the judge's mean and
+    people's own; ``lam=None``: PPI++'s tuned value, ``lam=1``: plain PPI.
+
+    ``labels[i]`` and ``judge_on_labelled[i]`` are one labelled sample (weight ``weights[i]``,
+    default 1); ``judge_unlabelled``: the judge's scores on PPI's unlabelled set (above)."""
+    y, f, f_all, w = _checked(labels, judge_on_labelled, judge_unlabelled, weights)
+    n, big_n = len(y), len(f_all)
+    people = classical_mean(y, w, level)
+    if n < 2:
+        nan = _interval(float("nan"), float("nan"), level)
+        return Corrected(people, nan, float("nan"), float("nan"), n, big_n)
+    tuned = power_tuning(y, f, f_all, w) if lam is None else float(lam)
+    point = _ppi_point(y, f, f_all, w, tuned)
+    imputed = float(np.std(tuned * f_all)) / np.sqrt(big_n)
+    rectifier = float(np.std(w * (y - tuned * f))) / np.sqrt(n)
+    corrected = _interval(point, float(np.hypot(imputed, rectifier)), level)
+    return Corrected(
+        people=people,
+        corrected=corrected,
+        lam=tuned,
+        effective_labels=effective_labels(n, people.se, corrected.se),
+        labels=n,
+        unlabelled=big_n,
+    )
+
+
+def effective_labels(labels: int, people_se: float, corrected_se: float) -> float:
+    """Labels alone that would give an interval as narrow as the corrected one: the standard
+    error shrinks as ``1 / sqrt(n)``, so ``n * (se_people / se)^2``. Undefined (NaN) when the
+    corrected interval has no width (people and judge all alike)."""
+    if not corrected_se > 0:
+        return float("nan")
+    return float(labels * (people_se / corrected_se) ** 2)
+
+
+def _ppi_point(y: np.ndarray, f: np.ndarray, f_all: np.ndarray, w: np.ndarray, lam: float) -> float:
+    return float(lam * f_all.mean() + np.mean(w * (y - lam * f)))
+
+
+def _interval(mean: float, se: float, level: float) -> MeanInterval:
+    if not 0 < level < 1:
+        raise ValueError(f"level: expected a level in (0, 1), got {level}")
+    half = float(stats.norm.ppf(1 - (1 - level) / 2)) * se
+    return MeanInterval(mean, se, mean - half, mean + half)
+
+
+def _checked(
+    labels: np.ndarray,
+    judge_on_labelled: np.ndarray,
+    judge_unlabelled: np.ndarray,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    y = _values(labels, "labels")
+    f = _values(judge_on_labelled, "judge_on_labelled")
+    f_all = _values(judge_unlabelled, "judge_unlabelled")
+    if len(f) != len(y):
+        raise ValueError(f"judge_on_labelled: expected one score a label ({len(y)}), got {len(f)}")
+    return y, f, f_all, _weights(weights, len(y))
+
+
+def _values(values: np.ndarray, name: str) -> np.ndarray:
+    array = np.asarray(values, float)
+    if array.ndim != 1 or len(array) == 0:
+        raise ValueError(f"{name}: expected a non-empty 1-d array")
+    if np.isnan(array).any():
+        raise ValueError(f"{name}: NaN (pass only samples that have a value)")
+    return array
+
+
+def _weights(weights: np.ndarray | None, n: int) -> np.ndarray:
+    if weights is None:
+        return np.ones(n)
+    w = np.asarray(weights, float)
+    if w.shape != (n,):
+        raise ValueError(f"weights: expected one weight a label ({n}), got shape {w.shape}")
+    if not (np.isfinite(w) & (w > 0)).all():
+        raise ValueError("weights: expected each finite and above 0")
+    return w
