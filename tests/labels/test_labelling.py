@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from judgegrid import run_grid
+from judgegrid.analyses import metric_design
 from judgegrid.core.errors import DatasetError, OptionError, RunDirError
 from judgegrid.core.records import ScoreRow
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
@@ -74,13 +75,21 @@ def run_dir(base_run, tmp_path) -> Path:
 
 @pytest.fixture
 def server(run_dir) -> Iterator[Server]:
-    session = open_session(run_dir, "ann", n=12)
+    session = open_session(run_dir, "ann", n=24)  # every sample of both metrics: all drawn
     yield from _running(session)
 
 
 def _running(session: LabelSession) -> Iterator[Server]:
     with in_thread(serve, session) as (runner, port):
         yield Server(session, port, runner)
+
+
+def stored_draws(run_dir: Path) -> pd.DataFrame:
+    store = RunStore(run_dir / "run.sqlite")
+    try:
+        return store.draws_frame()
+    finally:
+        store.close()
 
 
 def stored_labels(run_dir: Path) -> pd.DataFrame:
@@ -94,19 +103,51 @@ def stored_labels(run_dir: Path) -> pd.DataFrame:
 # -- which samples come first ------------------------------------------------------------------
 
 
-def test_the_samples_the_judges_disagree_on_are_offered_first(server):
-    status, state = server.request("GET", "/api/state")
-    assert status == 200
-    faithfulness = [i for i in state["items"] if i["metric"] == "faithfulness"]
-    assert {i["sample_id"] for i in faithfulness[:2]} == set(DISAGREED)
-    assert "the judges disagree" in faithfulness[0]["reason"]
+def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_draw(run_dir):
+    session = open_session(run_dir, "ann", n=6)
+    faithfulness = [i for i in session.queue if i.metric == "faithfulness"]
     # metrics take turns, so each gets its share of the labels
-    assert [i["metric"] for i in state["items"][:4]] == [
+    assert [i.metric for i in session.queue[:4]] == [
         "faithfulness",
         "context_precision",
         "faithfulness",
         "context_precision",
     ]
+    draws = stored_draws(run_dir)
+    mine = draws[draws["metric"] == "faithfulness"]
+    # numbered from 1, every queue item among them, each with the probability it was drawn with
+    assert list(mine["draw"]) == list(range(1, len(mine) + 1))
+    assert len(mine) >= len(faithfulness) == 3
+    q = dict(zip(mine["sample_id"], mine["probability"], strict=False))
+    for item in faithfulness:
+        assert item.probability == pytest.approx(q[item.sample_id])
+    assert (mine["population"] == 12).all()
+    design = metric_design(RunStore(run_dir / "run.sqlite").scores_frame(), "faithfulness")
+    chance = dict(zip(design.samples, design.probability, strict=True))
+    assert sum(chance.values()) == pytest.approx(1.0)
+    others = [p for s, p in chance.items() if s not in DISAGREED]
+    assert min(chance[s] for s in DISAGREED) > max(others) > 0
+    assert min(others) >= 0.4 / 12 - 1e-12  # the uniform share: no sample left out
+
+
+def test_an_annotators_sequence_goes_on_across_sessions_and_a_skip_stays_drawn(run_dir):
+    first = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    again = open_session(run_dir, "ann", ["faithfulness"], n=2)  # nothing answered yet
+    assert [i.sample_id for i in again.queue] == [i.sample_id for i in first.queue]
+    drawn = len(stored_draws(run_dir))
+    for server in _running(again):
+        server.label(again.queue[0].sample_id, "faithfulness", value=0.5)
+        server.label(again.queue[1].sample_id, "faithfulness", skip=True)
+    labels = stored_labels(run_dir).set_index("sample_id")
+    assert labels.loc[again.queue[0].sample_id, "probability"] == pytest.approx(
+        again.queue[0].probability
+    )
+    later = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    asked = {i.sample_id for i in again.queue}
+    assert not asked & {i.sample_id for i in later.queue}  # neither the label nor the skip
+    draws = stored_draws(run_dir)
+    assert draws["draw"].min() == 1 and list(draws["draw"]) == list(range(1, len(draws) + 1))
+    assert len(draws) > drawn  # the new session's draws numbered on from the stored ones
 
 
 def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
@@ -161,11 +202,11 @@ def test_what_the_annotator_answered_is_not_offered_again(run_dir):
     store = RunStore(run_dir / "run.sqlite")
     store.write_labels([Label(DISAGREED[0], "faithfulness", "ann", 0.5, labelled_at=1.0)])
     store.close()
-    again = open_session(run_dir, "ann", ["faithfulness"], n=3)
-    other = open_session(run_dir, "someone-else", ["faithfulness"], n=3)
+    again = open_session(run_dir, "ann", ["faithfulness"], n=11)
+    other = open_session(run_dir, "someone-else", ["faithfulness"], n=12)
     assert DISAGREED[0] not in [i.sample_id for i in again.queue]
-    assert DISAGREED[1] == again.queue[0].sample_id
-    assert other.queue[0].sample_id in DISAGREED
+    assert len(again.queue) == 11  # every other sample, drawn
+    assert DISAGREED[0] in [i.sample_id for i in other.queue]
 
 
 # -- answers are saved at once ----------------------------------------------------------------
@@ -389,6 +430,7 @@ BAD_REQUESTS = {
 def test_bad_requests_get_a_4xx_that_says_why_and_write_nothing(server, run_dir, name):
     options, method, path, body, status, words = BAD_REQUESTS[name]
     if body == "outside":  # a real sample of the run that this page was not asked to show
+        server.session.queue = server.session.queue[:4]
         queued = {i.sample_id for i in server.session.queue if i.metric == "faithfulness"}
         outside = sorted(set(server.session.samples) - queued)[0]
         body = {"sample_id": outside, "metric": "faithfulness", "value": 1}

@@ -29,6 +29,7 @@ from judgegrid.analyses.consistency import (
 )
 from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
+from judgegrid.analyses.decision.label_state import LabelState, metric_state, right_of
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.frames import juries
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
@@ -316,6 +317,10 @@ class ValidityInputs:
     step_names: pd.DataFrame | None = None
     human_labels: pd.DataFrame | None = None
     people_pairs: pd.DataFrame | None = None
+    # the labelling state's (``decision.label_state``): the queue's stored draws, and the
+    # answers in label order with the skips (value None)
+    draws: pd.DataFrame | None = None
+    answers: pd.DataFrame | None = None
 
 
 def validity_analysis(
@@ -374,6 +379,8 @@ def validity_analysis(
         margin=facts.margin,
         probe_pairs=tables["probe_pairs"],
         people_right=criterion_validity.people_right(outcomes) | pair_right,
+        draws=inputs.draws if inputs.draws is not None else pd.DataFrame(),
+        answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles
@@ -390,6 +397,33 @@ def validity_analysis(
         validity.aspect_notes(info),
         usage=usage_tables(run.every_row, calls, inputs.step_names),
     )
+
+
+def label_state_of(
+    metric: str,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+    facts: RunFacts,
+) -> LabelState | None:
+    """One metric's labelling state as the card gives it (``decision.label_state``), for the
+    labelling page, which has only this metric's labels to show: the card's right/wrong of
+    this metric alone (a criterion's, a pairwise criterion's, or a built-in metric's)."""
+    run = run_scores(scores, facts)
+    labelled = answers[answers["value"].notna()]
+    _, criterion_labels = split_labels(labelled, run.criteria)
+    spec = run.criteria.get(metric)
+    right: Mapping[str, criterion_validity.PeopleRight] = {}
+    if spec is not None and spec.type == "pairwise":
+        _, right = pairwise_tables.pairwise_run_tables(
+            run.every_row, criterion_labels, {metric: spec}, facts.sample_info
+        )
+    elif spec is not None:
+        mine = {metric: spec}
+        outcomes = criterion_validity.outcome_table(run.called, criterion_labels, mine)
+        right = criterion_validity.people_right(outcomes)
+    found = right_of(metric, right, run.scores, labelled, run.scales)
+    return metric_state(metric, found, run.scores, answers, draws)
 
 
 def split_labels(

@@ -226,12 +226,28 @@ def _imported(
     value: float | None,
     detail: Any,
 ) -> Label:
-    """The label of a checked row: its note, time and blindness as the file gives them."""
+    """The label of a checked row: its note, time, blindness and probability a draw as the
+    file gives them."""
     when, blind = _when(row.get("labelled_at")), _blind(row.get("blind"))
     who, note = _who(row, annotator), _text(row.get("note"))
     if reason := note_problem(note):
         raise ValueError(f"note: {reason}")
-    return Label(sample_id, metric, who, value, note, when, "import", detail, blind)
+    chance = _probability(row.get("probability"))
+    return Label(sample_id, metric, who, value, note, when, "import", detail, blind, chance)
+
+
+def _probability(raw: Any) -> float | None:
+    """The probability a queue drew the label with (an export writes it); none: the label
+    counts as drawn uniformly."""
+    if _missing(raw):
+        return None
+    try:
+        chance = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"probability: expected a number in (0, 1], got {raw!r}") from None
+    if isinstance(raw, bool) or not 0 < chance <= 1:
+        raise ValueError(f"probability: expected a number in (0, 1], got {raw!r}")
+    return chance
 
 
 def _who(row: dict[str, Any], annotator: str | None) -> str:
@@ -377,11 +393,14 @@ def human_labels(
     stored: pd.DataFrame,
     sample_info: Mapping[str, Mapping[str, Any]],
     criteria: Iterable[CriterionSpec] = (),
+    skips: bool = False,
 ) -> pd.DataFrame:
     """The labels the analyses read: stored answers (skips and preferences dropped) and the
     data set's (its labels of metrics and of the run's ``criteria``), as ``sample_id, metric,
-    annotator, value``."""
-    answers = stored[stored["value"].notna() & (stored["metric"] != PREFERENCE)]
+    annotator, value``, in label order. ``skips``: keep the skips (value None), which the
+    labelling state counts as drawn and declined."""
+    kept = stored["value"].notna() | skips
+    answers = stored[kept & (stored["metric"] != PREFERENCE)]
     both = pd.concat(
         [
             answers.reindex(columns=HUMAN_LABEL_COLUMNS),

@@ -544,6 +544,8 @@ def write_outputs(
             step_names=store.step_names_frame(),
             human_labels=human_labels(labels, info, matrix.criteria),
             people_pairs=people_pairs(labels),
+            draws=store.draws_frame(),
+            answers=human_labels(labels, info, matrix.criteria, skips=True),
         )
 
     methods = {

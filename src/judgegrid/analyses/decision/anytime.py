@@ -153,8 +153,15 @@ def state_words(labels: int, found: AnytimeVerdict, judges: tuple[str, ...], mor
     if found.leader is None:
         return f"{head} · no verdict yet"
     rest = ", ".join(j for j in judges if j != found.leader)
-    about = "more than the run has" if not np.isfinite(more) else f"about {int(np.ceil(more))}"
-    return f"{head} · {found.leader} leads {rest}, not yet separated · {about} more"
+    return f"{head} · {found.leader} leads {rest}, not yet separated · {more_words(more)}"
+
+
+def more_words(more: float) -> str:
+    """How many more labels: ``about 15 more``, or none in sight where the present difference
+    would not reach a verdict within the projection's horizon (or there is none yet)."""
+    if not np.isfinite(more):
+        return "none in sight at the present difference"
+    return f"about {int(np.ceil(more))} more"
 
 
 def _bet(test: Test) -> tuple[float, float, float, float]:

@@ -65,6 +65,10 @@ class CardSources:
     probe_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
     # per criterion: its answers right or wrong against people (``validity.criteria``)
     people_right: Mapping[str, PeopleRight] = field(default_factory=dict)
+    # the labelling queue's stored draws (``records.DRAW_COLUMNS``) and every answer in label
+    # order, skips with no value (``sample_id, metric, annotator, value``): the state line's
+    draws: pd.DataFrame = field(default_factory=pd.DataFrame)
+    answers: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:

@@ -1,0 +1,221 @@
+"""Where labelling stands for one metric or criterion: how many labels, whether the anytime
+rule (``decision.anytime``) has reached a verdict, and about how many more labels would reach
+one if the present differences hold. The labelling page shows it after every answer (blind:
+no judge named), the card and the report with the judges named.
+
+Each draw of an annotator's queue (``decision.sampling``, stored in order as ``label_draws``)
+is one draw of the rule: per judge, right or wrong against the people's label of the drawn
+sample, as the card's people rung defines it (``PeopleRight``: a criterion's answer against the
+people's modal label, a pairwise criterion's verdict against the people's; for a built-in
+metric, ``threshold_right``: pass or fail at the metric's threshold, as the accuracy of
+``validity.people``), weighted ``1 / (N q)``.
+
+Order: the labels no draw stands behind (a data set's, ``labels import``, a page label from
+before the queue drew) come first, each as a uniform draw (``q = 1 / N``) in label order; then
+each annotator's draws in draw order, up to the first draw the annotator has not answered (the
+rest are not yet drawn as far as the rule knows). An annotator's sequences are independent draws
+from designs fixed by the scores alone, so one after another they are still a sequence of
+independent draws, each with its own known weight, which is what the rule needs.
+
+Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
+declined) stays in the stored sequence but is left out of the rule, as missing; the state says
+how many were skipped. A judge with no answer on a draw counts as wrong there (the rule's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.decision.anytime import (
+    AnytimeVerdict,
+    anytime_verdict,
+    expected_new_labels,
+    more_words,
+    state_words,
+)
+from judgegrid.analyses.decision.sampling import LabelDesign, metric_design
+from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
+from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
+from judgegrid.analyses.validity.people import mean_labels
+from judgegrid.core.scales import Scales
+
+SEQUENCE_COLUMNS = ["sample_id", "probability", "population"]
+
+
+@dataclass(frozen=True)
+class LabelState:
+    """One metric's labelling state: ``labels`` the samples people labelled, ``skipped`` the
+    draws declined, the rule's ``verdict`` on the draws, and ``more`` the new labels still
+    needed in expectation (0 once a verdict is reached; inf: more than the run has)."""
+
+    metric: str
+    judges: tuple[str, ...]
+    labels: int
+    skipped: int
+    verdict: AnytimeVerdict
+    more: float
+
+    def words(self, named: bool) -> str:
+        """The state line: with the judges ``named`` (``23 labels · a leads b, not yet
+        separated · about 15 more``), or blind, naming no judge and no score (``23 labels ·
+        no verdict yet · about 15 more``)."""
+        if named:
+            line = state_words(self.labels, self.verdict, self.judges, self.more)
+        else:
+            line = blind_words(self.labels, self.verdict, self.more)
+        return line + _skipped_words(self.skipped)
+
+
+def blind_words(labels: int, found: AnytimeVerdict, more: float) -> str:
+    """The state line a blind page shows: whether a verdict is reached, never whose."""
+    head = f"{labels} label{'s' if labels != 1 else ''}"
+    if found.named is not None:
+        return f"{head} · a verdict is reached"
+    if found.leader is None:
+        return f"{head} · no verdict yet"
+    return f"{head} · no verdict yet · {more_words(more)}"
+
+
+def _skipped_words(skipped: int) -> str:
+    return f" · {skipped} skipped (left out)" if skipped else ""
+
+
+def threshold_right(
+    scores: pd.DataFrame, labels: pd.DataFrame, metric: str, threshold: float
+) -> PeopleRight | None:
+    """A built-in metric's draws as the rule reads them: per labelled sample and judge, right
+    when the judge's rating (the mean of its scored repeats, pooled as the user chooses) and
+    the people's mean label fall on the same side of ``threshold`` (the accuracy of
+    ``validity.people``); NaN where the judge has no rating. Chance: the no-information rate
+    of the people's pass/fail. None without a label of ``metric`` on the 0-1 scale."""
+    labels = labels[labels["metric"] == metric]
+    if labels.empty or not labels["value"].dropna().between(0, 1).all():
+        return None  # no label, or a criterion's levels: not a built-in metric's 0-1 scale
+    means = mean_labels(labels)
+    human = means[means["metric"] == metric].set_index("sample_id")["label"]
+    pooled = ratings(pooled_by_choice(scores[scores["metric"] == metric]))
+    if human.empty or pooled.empty:
+        return None
+    wide = pooled.pivot_table(index="sample_id", columns="judge", values="rating")
+    wide = wide.reindex(human.index)
+    passed = human.to_numpy(float) >= threshold
+    right = (wide.to_numpy(float) >= threshold) == passed[:, None]
+    table = pd.DataFrame(
+        np.where(wide.notna().to_numpy(), right.astype(float), np.nan),
+        index=human.index,
+        columns=[str(c) for c in wide.columns],
+    )
+    return PeopleRight(table, no_information_rate(passed.astype(float)))
+
+
+def draw_sequence(
+    draws: pd.DataFrame, labels: pd.DataFrame, metric: str, population: int
+) -> tuple[pd.DataFrame, int]:
+    """The draws the rule reads for ``metric`` (``SEQUENCE_COLUMNS``, in order, module
+    docstring) and how many of them were skipped. ``draws``: the stored draws
+    (``records.DRAW_COLUMNS``); ``labels``: the stored answers and the data set's, in label
+    order, with ``sample_id, metric, annotator, value`` (value None: a skip)."""
+    mine = labels[labels["metric"] == metric]
+    answers = {
+        (str(a), str(s)): v
+        for a, s, v in zip(mine["annotator"], mine["sample_id"], mine["value"], strict=True)
+    }
+    drawn = draws[draws["metric"] == metric] if not draws.empty else draws
+    covered = set(zip(drawn.get("annotator", []), drawn.get("sample_id", []), strict=True))
+    rows: list[tuple[str, float, int]] = []
+    for (annotator, sample), value in answers.items():
+        if (annotator, sample) not in covered and pd.notna(value):
+            rows.append((sample, 1.0 / population, population))
+    skipped = 0
+    for person, block in drawn.groupby("annotator", sort=True) if not drawn.empty else []:
+        for sample, q, n in zip(
+            block["sample_id"], block["probability"], block["population"], strict=True
+        ):
+            key = (str(person), str(sample))
+            if key not in answers:
+                break  # drawn, not yet answered: the sequence ends here
+            if pd.isna(answers[key]):
+                skipped += 1
+                continue
+            rows.append((str(sample), float(q), int(n)))
+    return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS), skipped
+
+
+def label_state(
+    metric: str,
+    right: PeopleRight | None,
+    sequence: pd.DataFrame,
+    design: LabelDesign | None,
+    skipped: int = 0,
+) -> LabelState | None:
+    """The state of ``metric`` from the people's right/wrong per sample and judge (``right``),
+    the draws in order (``draw_sequence``) and the queue's design (for how many new labels the
+    draws still needed would ask; None: uniform over the labelled samples' population). None
+    when no judge can be measured (no label, or no judge's answer on one)."""
+    if right is None or right.right.empty or sequence.empty:
+        return None
+    table = right.right
+    judges = tuple(str(j) for j in table.columns)
+    usable = sequence[sequence["sample_id"].isin(set(table.index))]
+    values = table.reindex(usable["sample_id"]).to_numpy(float)
+    weight = 1.0 / (usable["population"].to_numpy(float) * usable["probability"].to_numpy(float))
+    share = design.uniform_share if design is not None else 1.0
+    bound = max(1.0 / share, float(weight.max(initial=1.0)))
+    found = anytime_verdict(judges, values, weight, bound, right.chance)
+    labels = int(table.index.nunique())
+    if found.named is not None:
+        return LabelState(metric, judges, labels, skipped, found, 0.0)
+    more = _new_labels(design, set(map(str, table.index)), found.about_more, labels)
+    return LabelState(metric, judges, labels, skipped, found, more)
+
+
+def _new_labels(design: LabelDesign | None, labelled: set[str], draws: float, labels: int) -> float:
+    """The new labels ``draws`` more draws of the design ask for; without a design, the draws
+    themselves (a uniform queue over a population much larger than the labels)."""
+    if design is None:
+        return draws
+    mask = np.array([s in labelled for s in design.samples], bool)
+    return expected_new_labels(design.probability, mask, draws)
+
+
+def right_of(
+    metric: str,
+    people_right: Mapping[str, PeopleRight],
+    scores: pd.DataFrame,
+    labels: pd.DataFrame,
+    scales: Scales,
+) -> PeopleRight | None:
+    """The card's right/wrong for ``metric``: a criterion's (``people_right``, made by the
+    criteria's analyses), else a built-in metric's at its threshold (``threshold_right``)."""
+    found = people_right.get(metric)
+    if found is not None:
+        return found
+    return threshold_right(scores, labels, metric, scales.threshold(metric))
+
+
+def metric_state(
+    metric: str,
+    right: PeopleRight | None,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+) -> LabelState | None:
+    """``label_state`` of ``metric`` from the scores (the queue's design, ``metric_design``),
+    the answers in label order (skips with no value) and the stored draws."""
+    design = queue_design(scores, metric)
+    scored = scores.loc[scores["metric"] == metric, "sample_id"].nunique()
+    population = design.population if design is not None else max(int(scored), 1)
+    sequence, skipped = draw_sequence(draws, answers, metric, population)
+    return label_state(metric, right, sequence, design, skipped)
+
+
+def queue_design(scores: pd.DataFrame, metric: str) -> LabelDesign | None:
+    """The labelling queue's design of ``metric`` (None: no judge scored a sample of it)."""
+    try:
+        return metric_design(scores, metric)
+    except ValueError:
+        return None
