@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,8 @@ from judgegrid.store.run_db import RunStore
 from support.servers import LabelServer as Server
 from support.servers import command_server, in_thread
 
+# a state line that names a judge (the run's judges are labelled a and b)
+NAMED = re.compile(r"\b(a|b) (leads|is better)")
 DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
 
 
@@ -85,17 +87,17 @@ def _running(session: LabelSession) -> Iterator[Server]:
 
 
 def stored_draws(run_dir: Path) -> pd.DataFrame:
-    store = RunStore(run_dir / "run.sqlite")
-    try:
-        return store.draws_frame()
-    finally:
-        store.close()
+    return _stored(run_dir, RunStore.draws_frame)
 
 
 def stored_labels(run_dir: Path) -> pd.DataFrame:
+    return _stored(run_dir, RunStore.labels_frame)
+
+
+def _stored(run_dir: Path, read: Callable[[RunStore], pd.DataFrame]) -> pd.DataFrame:
     store = RunStore(run_dir / "run.sqlite")
     try:
-        return store.labels_frame()
+        return read(store)
     finally:
         store.close()
 
@@ -686,10 +688,17 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
         assert status == 200 and "id" not in answer and answer["response"]
         assert server.request("GET", "/api/pair/0/2")[0] == 404
         assert server.request("GET", "/api/pair/99/0")[0] == 404
+        lines = []
         for item in session.queue:  # this person prefers the data set's preferred answer
             assert item.members is not None
             choice = 0 if item.members[0].endswith(":preferred") else 1
-            assert server.label(item.sample_id, "preference", choice=choice)[0] == 200
+            status, reply = server.label(item.sample_id, "preference", choice=choice)
+            assert status == 200
+            lines.append(reply["state"])
+        # the state line moved with each preference, blind until the last (the queue done)
+        assert lines[0].startswith("faithfulness: 1 label · ")
+        assert not any(NAMED.search(line) for line in lines[:-1]), lines
+        final = lines[-1].removeprefix("faithfulness: ")
         assert server.label(session.queue[0].sample_id, "preference", choice=2)[0] == 400
         assert server.label("nope", "preference", choice=0)[0] == 400
     finally:
@@ -702,6 +711,9 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
     # a preference is no label on a metric's scale: it must not reach validity against people
     agreement = pd.read_csv(parent / "faithfulness" / "tables" / "human_agreement.csv")
     assert "preference" not in set(agreement["metric"])
+    card = pd.read_csv(parent / "faithfulness" / "tables" / "decision_card.csv")
+    assert card.set_index("metric").loc["faithfulness", "label_state"] == final
+    assert final.startswith(f"{len(PAIR_RECORDS)} labels · ") and NAMED.search(final)
     exported = export_labels(parent / "faithfulness")
     details = [json.loads(d) for d in exported["detail"].dropna()]
     assert all(d["preferred"].endswith(":preferred") for d in details)

@@ -29,7 +29,7 @@ from judgegrid.analyses.consistency import (
 )
 from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
-from judgegrid.analyses.decision.label_state import LabelState, metric_state, right_of
+from judgegrid.analyses.decision.label_state import LabelState, state_of
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.frames import juries
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
@@ -405,10 +405,12 @@ def label_state_of(
     answers: pd.DataFrame,
     draws: pd.DataFrame,
     facts: RunFacts,
+    people_pairs: pd.DataFrame | None = None,
 ) -> LabelState | None:
     """One metric's labelling state as the card gives it (``decision.label_state``), for the
     labelling page, which has only this metric's labels to show: the card's right/wrong of
-    this metric alone (a criterion's, a pairwise criterion's, or a built-in metric's)."""
+    this metric alone (a criterion's, a pairwise criterion's, a built-in metric's, or people's
+    preferences, ``people_pairs``, on a pairs run)."""
     run = run_scores(scores, facts)
     labelled = answers[answers["value"].notna()]
     _, criterion_labels = split_labels(labelled, run.criteria)
@@ -422,8 +424,19 @@ def label_state_of(
         mine = {metric: spec}
         outcomes = criterion_validity.outcome_table(run.called, criterion_labels, mine)
         right = criterion_validity.people_right(outcomes)
-    found = right_of(metric, right, run.scores, labelled, run.scales)
-    return metric_state(metric, found, run.scores, answers, draws)
+    pairs = preference_pairs(facts.sample_info)
+    if people_pairs is not None and not people_pairs.empty:
+        pairs = pd.concat([pairs, people_pairs], ignore_index=True)
+    sources = CardSources(
+        scores=run.scores,
+        ranking=pd.DataFrame(),
+        pairs=pairs,
+        scales=run.scales,
+        people_right=right,
+        draws=draws,
+        answers=answers,
+    )
+    return state_of(metric, sources)
 
 
 def split_labels(

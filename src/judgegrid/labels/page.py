@@ -42,7 +42,12 @@ from judgegrid.core.records import DRAW_COLUMNS, PREFERENCE, Label, LabelDraw
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.pairwise import DEFAULT_SEED
-from judgegrid.labels.files import check_annotator_option, human_labels, note_problem
+from judgegrid.labels.files import (
+    check_annotator_option,
+    human_labels,
+    note_problem,
+    people_pairs,
+)
 from judgegrid.labels.pairwise import (
     answer_titles,
     is_pairwise,
@@ -548,19 +553,29 @@ def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
 def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
     """Where labelling ``metric`` stands (``analyses.label_state_of``): labels, verdict, about
     how many more. Blind (no judge named, no score) unless the judges are shown or the person
-    has answered the whole queue (stopped labelling). A pairs run's preferences have none yet
-    (their judges are rated per metric of the aspect, not on the preference itself)."""
-    if metric == PREFERENCE or session.scores.empty:
+    has answered the whole queue (stopped labelling). A pairs run's preference: one line per
+    metric the judges scored (the pairs rung rates them per metric)."""
+    if session.scores.empty:
         return ""
     stored = store.labels_frame()
     answers = human_labels(stored, session.sample_info, session.criteria.values(), skips=True)
     facts = RunFacts(sample_info=session.sample_info, criteria=session.criteria)
-    found = label_state_of(metric, session.scores, answers, store.draws_frame(), facts)
+    draws = store.draws_frame()
+    named = session.show_judges or queue_ended(session, store)
+    if metric == PREFERENCE:  # the pairs rung scores a preference on each metric of the run
+        people = people_pairs(stored)
+        lines = []
+        for scored in sorted(session.scores["metric"].unique()):
+            found = label_state_of(scored, session.scores, answers, draws, facts, people)
+            if found is not None:
+                lines.append(f"{scored}: {found.words(named)}")
+        return "; ".join(lines) or "0 labels · no verdict yet"
+    found = label_state_of(metric, session.scores, answers, draws, facts)
     if found is None:
         given = answers[(answers["metric"] == metric) & answers["value"].notna()]
         labels = given["sample_id"].nunique()
         return f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
-    return found.words(named=session.show_judges or queue_ended(session, store))
+    return found.words(named)
 
 
 def queue_ended(session: LabelSession, store: RunStore) -> bool:

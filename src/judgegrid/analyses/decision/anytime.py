@@ -157,10 +157,13 @@ def state_words(labels: int, found: AnytimeVerdict, judges: tuple[str, ...], mor
 
 
 def more_words(more: float) -> str:
-    """How many more labels: ``about 15 more``, or none in sight where the present difference
-    would not reach a verdict within the projection's horizon (or there is none yet)."""
+    """How many more labels: ``about 15 more``; none in sight where the present difference
+    would not reach a verdict within the projection's horizon (or there is none yet); none left
+    where every sample is labelled."""
     if not np.isfinite(more):
         return "none in sight at the present difference"
+    if more <= 0:  # every sample the queue draws is labelled: a draw asks for none
+        return "no sample left to label"
     return f"about {int(np.ceil(more))} more"
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.decision.label_state import metric_state, right_of
+from judgegrid.analyses.decision.label_state import state_of
 from judgegrid.analyses.decision.ladder import MIN_AGREEMENT_JUDGES, CardSources, first_evidence
 from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
 from judgegrid.analyses.decision.recommendation import metric_sentence
@@ -110,11 +110,7 @@ def label_state_line(metric: str, sources: CardSources) -> str:
     """The labelling state of ``metric`` with the judges named (``decision.label_state``:
     labels, the anytime verdict, about how many more), the line the labelling page shows
     blind; empty where people labelled none of its samples."""
-    if sources.answers.empty or not (sources.answers["metric"] == metric).any():
-        return ""
-    labelled = sources.answers[sources.answers["value"].notna()]
-    right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales)
-    found = metric_state(metric, right, sources.scores, sources.answers, sources.draws)
+    found = state_of(metric, sources)
     return found.words(named=True) if found is not None else ""
 
 

@@ -37,11 +37,15 @@ from judgegrid.analyses.decision.anytime import (
     more_words,
     state_words,
 )
-from judgegrid.analyses.decision.sampling import LabelDesign, metric_design
+from judgegrid.analyses.decision.ladder import CardSources, pair_right
+from judgegrid.analyses.decision.sampling import LabelDesign, metric_design, preference_design
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.analyses.validity.people import mean_labels
+from judgegrid.core.records import PREFERENCE
 from judgegrid.core.scales import Scales
+
+BINARY_CHANCE = 0.5  # a preference pair's, as on the card's pairs rung
 
 SEQUENCE_COLUMNS = ["sample_id", "probability", "population"]
 
@@ -90,7 +94,8 @@ def threshold_right(
     """A built-in metric's draws as the rule reads them: per labelled sample and judge, right
     when the judge's rating (the mean of its scored repeats, pooled as the user chooses) and
     the people's mean label fall on the same side of ``threshold`` (the accuracy of
-    ``validity.people``); NaN where the judge has no rating. Chance: the no-information rate
+    ``validity.people``); NaN where the judge has no rating (a sample no judge rated, as one
+    the metric skips for lacking a field, takes no part). Chance: the no-information rate
     of the people's pass/fail. None without a label of ``metric`` on the 0-1 scale."""
     labels = labels[labels["metric"] == metric]
     if labels.empty or not labels["value"].dropna().between(0, 1).all():
@@ -101,24 +106,32 @@ def threshold_right(
     if human.empty or pooled.empty:
         return None
     wide = pooled.pivot_table(index="sample_id", columns="judge", values="rating")
-    wide = wide.reindex(human.index)
-    passed = human.to_numpy(float) >= threshold
+    wide = wide.reindex(human.index).dropna(how="all")  # a sample no judge rated: no part
+    if wide.empty:
+        return None
+    passed = human.reindex(wide.index).to_numpy(float) >= threshold
     right = (wide.to_numpy(float) >= threshold) == passed[:, None]
     table = pd.DataFrame(
         np.where(wide.notna().to_numpy(), right.astype(float), np.nan),
-        index=human.index,
+        index=wide.index,
         columns=[str(c) for c in wide.columns],
     )
     return PeopleRight(table, no_information_rate(passed.astype(float)))
 
 
 def draw_sequence(
-    draws: pd.DataFrame, labels: pd.DataFrame, metric: str, population: int
+    draws: pd.DataFrame,
+    labels: pd.DataFrame,
+    metric: str,
+    population: int,
+    per_person: bool = False,
 ) -> tuple[pd.DataFrame, int]:
     """The draws the rule reads for ``metric`` (``SEQUENCE_COLUMNS``, in order, module
     docstring) and how many of them were skipped. ``draws``: the stored draws
     (``records.DRAW_COLUMNS``); ``labels``: the stored answers and the data set's, in label
-    order, with ``sample_id, metric, annotator, value`` (value None: a skip)."""
+    order, with ``sample_id, metric, annotator, value`` (value None: a skip). ``per_person``:
+    each person's answer is an item of its own, ``sample/annotator`` (a preference: the pairs
+    rung scores each person's preference as one pair)."""
     mine = labels[labels["metric"] == metric]
     answers = {
         (str(a), str(s)): v
@@ -129,7 +142,7 @@ def draw_sequence(
     rows: list[tuple[str, float, int]] = []
     for (annotator, sample), value in answers.items():
         if (annotator, sample) not in covered and pd.notna(value):
-            rows.append((sample, 1.0 / population, population))
+            rows.append((_item(sample, annotator, per_person), 1.0 / population, population))
     skipped = 0
     for person, block in drawn.groupby("annotator", sort=True) if not drawn.empty else []:
         for sample, q, n in zip(
@@ -141,8 +154,12 @@ def draw_sequence(
             if pd.isna(answers[key]):
                 skipped += 1
                 continue
-            rows.append((str(sample), float(q), int(n)))
+            rows.append((_item(str(sample), str(person), per_person), float(q), int(n)))
     return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS), skipped
+
+
+def _item(sample: str, annotator: str, per_person: bool) -> str:
+    return f"{sample}/{annotator}" if per_person else sample
 
 
 def label_state(
@@ -219,3 +236,59 @@ def queue_design(scores: pd.DataFrame, metric: str) -> LabelDesign | None:
         return metric_design(scores, metric)
     except ValueError:
         return None
+
+
+def preference_state(
+    metric: str,
+    scores: pd.DataFrame,
+    pairs: pd.DataFrame,
+    scales: Scales,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+) -> LabelState | None:
+    """The labelling state of ``metric`` in a pairs run, from people's preferences (``pairs``
+    of source ``people``, one per person and pair, as the card's pairs rung scores them): per
+    preference and judge, whether the judge rates the preferred answer better (``pair_right``;
+    chance one half); the draws are the preference queue's (metric ``preference``), its design
+    from the data set's pairs. None without a person's preference for ``metric``."""
+    people = pairs[(pairs["source"] == "people") & (pairs["metric"] == metric)]
+    right = pair_right(scores, people, scales) if not people.empty else None
+    if right is None:
+        return None
+    given = pairs[pairs["source"] == "labels"].drop_duplicates("pair")
+    members = dict(
+        zip(given["pair"], zip(given["preferred"], given["other"], strict=True), strict=True)
+    )
+    design = _preference_design(scores, members)
+    population = design.population if design is not None else max(len(members), 1)
+    sequence, skipped = draw_sequence(draws, answers, PREFERENCE, population, per_person=True)
+    found = PeopleRight(right.astype(float), BINARY_CHANCE)
+    return label_state(metric, found, sequence, design, skipped)
+
+
+def _preference_design(
+    scores: pd.DataFrame, members: Mapping[str, tuple[str, str]]
+) -> LabelDesign | None:
+    try:
+        return preference_design(scores, members) if members else None
+    except ValueError:
+        return None
+
+
+def state_of(metric: str, sources: CardSources) -> LabelState | None:
+    """The labelling state of ``metric`` from what the card reads: people's preferences where
+    the pairs rung has them for it (``preference_state``), else its labels and draws
+    (``metric_state``, the card's right/wrong of the metric: ``right_of``). None where people
+    labelled nothing of it."""
+    answers, pairs = sources.answers, sources.pairs
+    if answers.empty:
+        return None
+    if not pairs.empty and ((pairs["source"] == "people") & (pairs["metric"] == metric)).any():
+        return preference_state(
+            metric, sources.scores, pairs, sources.scales, answers, sources.draws
+        )
+    if not (answers["metric"] == metric).any():
+        return None
+    labelled = answers[answers["value"].notna()]
+    right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales)
+    return metric_state(metric, right, sources.scores, answers, sources.draws)

@@ -145,14 +145,22 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     pairs = pairs[pairs["metric"] == metric] if not pairs.empty else pairs
     if pairs.empty:
         return None
-    outcomes = pair_outcomes(pooled_by_choice(sources.scores), pairs, sources.scales)
-    if outcomes.empty or not outcomes["scored"].any():
+    right = pair_right(sources.scores, pairs, sources.scales)
+    if right is None:
         return None
-    right = outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")
     from_people = (pairs["source"] == "labels").any()
     return binary_evidence(
         right, "pairs", "preference pairs" if from_people else "designed contrasts"
     )
+
+
+def pair_right(scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales) -> pd.DataFrame | None:
+    """Per preference pair and judge: whether the judge rates the preferred member better (an
+    unscored pair or a tie: wrong); None where no judge scored a pair."""
+    outcomes = pair_outcomes(pooled_by_choice(scores), pairs, scales)
+    if outcomes.empty or not outcomes["scored"].any():
+        return None
+    return outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")
 
 
 def probe_evidence(metric: str, sources: CardSources) -> Evidence | None:
