@@ -296,7 +296,7 @@ def metric_queue(
     40% of every draw uniform, with replacement), after the annotator's draws stored and not
     yet answered. A pairwise criterion's ``pairs`` (the samples holding both answers) bound it:
     the pairs the judges scored are drawn, then the others follow in the data set's order, not
-    drawn (as today: a pairwise criterion can be labelled before, or without, its judges'
+    drawn (so a pairwise criterion can be labelled before, or without, its judges'
     cells; such a label counts as drawn uniformly). A sample no judge scored is outside the
     design and never offered (nothing to compare a label with)."""
     if pairs is not None:

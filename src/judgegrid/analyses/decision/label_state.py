@@ -10,8 +10,8 @@ people's modal label, a pairwise criterion's verdict against the people's; for a
 metric, ``threshold_right``: pass or fail at the metric's threshold, as the accuracy of
 ``validity.people``), weighted ``1 / (N q)``.
 
-Order: the labels no draw stands behind (a data set's, ``labels import``, a page label from
-before the queue drew) come first, each as a uniform draw (``q = 1 / N``) in label order; then
+Order: the labels no draw stands behind (a data set's, ``labels import``, a label given on
+``judgegrid view``'s page, one stored with no draw) come first, each as a uniform draw (``q = 1 / N``) in label order; then
 each annotator's draws in draw order, up to the first draw the annotator has not answered (the
 rest are not yet drawn as far as the rule knows). An annotator's sequences are independent draws
 from designs fixed by the scores alone, so one after another they are still a sequence of
