@@ -11,8 +11,8 @@ metric, ``threshold_right``: pass or fail at the metric's threshold, as the accu
 ``validity.people``), weighted ``1 / (N q)``.
 
 Order: the labels no draw stands behind (a data set's, ``labels import``, a label given on
-``judgegrid view``'s page, one stored with no draw) come first, each as a uniform draw (``q = 1 / N``) in label order; then
-each annotator's draws in draw order, up to the first draw the annotator has not answered (the
+``judgegrid view``'s page) come first, each as a uniform draw (``q = 1 / N``) in label order;
+then each annotator's draws in draw order, up to the first draw the annotator has not answered (the
 rest are not yet drawn as far as the rule knows). An annotator's sequences are independent draws
 from designs fixed by the scores alone, so one after another they are still a sequence of
 independent draws, each with its own known weight, which is what the rule needs.
