@@ -124,7 +124,7 @@ def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_d
     for item in faithfulness:
         assert item.probability == pytest.approx(q[item.sample_id])
     assert (mine["population"] == 12).all()
-    design = metric_design(RunStore(run_dir / "run.sqlite").scores_frame(), "faithfulness")
+    design = metric_design(_stored(run_dir, RunStore.scores_frame), "faithfulness")
     chance = dict(zip(design.samples, design.probability, strict=True))
     assert sum(chance.values()) == pytest.approx(1.0)
     others = [p for s, p in chance.items() if s not in DISAGREED]
