@@ -220,7 +220,8 @@ def test_the_form_follows_the_type_and_stays_blind(server):
 
 
 def test_each_types_answer_is_saved_as_its_score(server, tmp_path):
-    assert server.label("s1", "polite", value=0) == (200, {"saved": True, "value": 0.0})
+    status, reply = server.label("s1", "polite", value=0)
+    assert (status, reply["saved"], reply["value"]) == (200, True, 0.0)
     assert server.label("s1", "correctness", value=0.5)[1]["value"] == 0.5
     assert server.label("s2", "helpfulness", value=3, note="clear")[1]["value"] == 3.0
     assert server.label("s3", "helpfulness", skip=True)[1]["value"] is None

@@ -187,3 +187,61 @@ def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matri
     assert errors == []
     labels = stored_labels(parent / "faithfulness")
     assert len(labels) == len(PAIR_RECORDS) and set(labels["metric"]) == {"preference"}
+
+
+def test_the_state_line_moves_with_each_answer_blind_and_the_report_names_the_same(tmp_path):
+    """After each answer the page says where labelling stands, naming no judge while blind;
+    once the queue is done it names them, and the report's card gives the same line."""
+    matrix = tmp_path / "m.yaml"
+    judges = [
+        {"id": "scripted/judge-a", "label": "judge-alpha"},
+        {"id": "scripted/judge-b", "label": "judge-beta"},
+    ]
+    matrix.write_text(
+        yaml.safe_dump(
+            matrix_dict(
+                metrics=["faithfulness"],
+                judges=judges,
+                embeddings=[],
+                repeats=1,
+                strictness=[1],
+            )
+        )
+    )
+    run_dir = run_grid(matrix, run_dir=tmp_path / "run").run_dir
+    options = ["--annotator", "ann", "--metric", "faithfulness", "--n", "12"]
+    lines = []
+    with (
+        command_server("label", str(run_dir), *options) as url,
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, url)
+        wait_until(tools, "!document.getElementById('item').hidden")
+        total = evaluate(tools, "state.items.length")
+        for k in range(total):
+            press(tools, "15"[k % 2])  # 0 or 1 in turn
+            done = f"'{k + 1} answered'" if k + 1 < total else "'all done'"
+            wait_until(tools, f"document.getElementById('progress').textContent.includes({done})")
+            if k + 1 < total:
+                wait_until(
+                    tools,
+                    f"document.getElementById('state-line').textContent.includes('{k + 1} label')",
+                )
+                page = str(evaluate(tools, "document.body.innerText"))
+                assert "judge-alpha" not in page and "judge-beta" not in page, page
+                lines.append(
+                    str(evaluate(tools, "document.getElementById('state-line').textContent"))
+                )
+        final = wait_until(
+            tools,
+            "document.getElementById('state-line').textContent.includes('judge-')"
+            " && document.getElementById('state-line').textContent",
+        )
+        errors = console_errors(tools)
+    assert errors == []
+    assert len(set(lines)) == len(lines) == total - 1  # it moved with every answer
+    assert lines[0].startswith("Faithfulness: 1 label · ")
+    result = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    stated = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+    assert str(final).removeprefix("Faithfulness: ") == stated.loc["faithfulness", "label_state"]

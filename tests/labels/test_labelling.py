@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from judgegrid import run_grid
+from judgegrid.analyses import metric_design
 from judgegrid.core.errors import DatasetError, OptionError, RunDirError
 from judgegrid.core.records import ScoreRow
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
@@ -24,6 +25,8 @@ from judgegrid.store.run_db import RunStore
 from support.servers import LabelServer as Server
 from support.servers import command_server, in_thread
 
+# a state line that names a judge (the run's judges are labelled a and b)
+NAMED = re.compile(r"\b(a|b) (leads|is better)")
 DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
 
 
@@ -74,7 +77,7 @@ def run_dir(base_run, tmp_path) -> Path:
 
 @pytest.fixture
 def server(run_dir) -> Iterator[Server]:
-    session = open_session(run_dir, "ann", n=12)
+    session = open_session(run_dir, "ann", n=24)  # every sample of both metrics: all drawn
     yield from _running(session)
 
 
@@ -83,10 +86,18 @@ def _running(session: LabelSession) -> Iterator[Server]:
         yield Server(session, port, runner)
 
 
+def stored_draws(run_dir: Path) -> pd.DataFrame:
+    return _stored(run_dir, RunStore.draws_frame)
+
+
 def stored_labels(run_dir: Path) -> pd.DataFrame:
+    return _stored(run_dir, RunStore.labels_frame)
+
+
+def _stored(run_dir: Path, read: Callable[[RunStore], pd.DataFrame]) -> pd.DataFrame:
     store = RunStore(run_dir / "run.sqlite")
     try:
-        return store.labels_frame()
+        return read(store)
     finally:
         store.close()
 
@@ -94,19 +105,51 @@ def stored_labels(run_dir: Path) -> pd.DataFrame:
 # -- which samples come first ------------------------------------------------------------------
 
 
-def test_the_samples_the_judges_disagree_on_are_offered_first(server):
-    status, state = server.request("GET", "/api/state")
-    assert status == 200
-    faithfulness = [i for i in state["items"] if i["metric"] == "faithfulness"]
-    assert {i["sample_id"] for i in faithfulness[:2]} == set(DISAGREED)
-    assert "the judges disagree" in faithfulness[0]["reason"]
+def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_draw(run_dir):
+    session = open_session(run_dir, "ann", n=6)
+    faithfulness = [i for i in session.queue if i.metric == "faithfulness"]
     # metrics take turns, so each gets its share of the labels
-    assert [i["metric"] for i in state["items"][:4]] == [
+    assert [i.metric for i in session.queue[:4]] == [
         "faithfulness",
         "context_precision",
         "faithfulness",
         "context_precision",
     ]
+    draws = stored_draws(run_dir)
+    mine = draws[draws["metric"] == "faithfulness"]
+    # numbered from 1, every queue item among them, each with the probability it was drawn with
+    assert list(mine["draw"]) == list(range(1, len(mine) + 1))
+    assert len(mine) >= len(faithfulness) == 3
+    q = dict(zip(mine["sample_id"], mine["probability"], strict=False))
+    for item in faithfulness:
+        assert item.probability == pytest.approx(q[item.sample_id])
+    assert (mine["population"] == 12).all()
+    design = metric_design(_stored(run_dir, RunStore.scores_frame), "faithfulness")
+    chance = dict(zip(design.samples, design.probability, strict=True))
+    assert sum(chance.values()) == pytest.approx(1.0)
+    others = [p for s, p in chance.items() if s not in DISAGREED]
+    assert min(chance[s] for s in DISAGREED) > max(others) > 0
+    assert min(others) >= 0.4 / 12 - 1e-12  # the uniform share: no sample left out
+
+
+def test_an_annotators_sequence_goes_on_across_sessions_and_a_skip_stays_drawn(run_dir):
+    first = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    again = open_session(run_dir, "ann", ["faithfulness"], n=2)  # nothing answered yet
+    assert [i.sample_id for i in again.queue] == [i.sample_id for i in first.queue]
+    drawn = len(stored_draws(run_dir))
+    for server in _running(again):
+        server.label(again.queue[0].sample_id, "faithfulness", value=0.5)
+        server.label(again.queue[1].sample_id, "faithfulness", skip=True)
+    labels = stored_labels(run_dir).set_index("sample_id")
+    assert labels.loc[again.queue[0].sample_id, "probability"] == pytest.approx(
+        again.queue[0].probability
+    )
+    later = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    asked = {i.sample_id for i in again.queue}
+    assert not asked & {i.sample_id for i in later.queue}  # neither the label nor the skip
+    draws = stored_draws(run_dir)
+    assert draws["draw"].min() == 1 and list(draws["draw"]) == list(range(1, len(draws) + 1))
+    assert len(draws) > drawn  # the new session's draws numbered on from the stored ones
 
 
 def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
@@ -116,7 +159,11 @@ def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
     reasons = " | ".join(i["reason"] for i in state["items"])
     assert "the judges disagree on this one" in reasons
     assert not re.search(r"\b(a|b) gives|\d\.\d\d|prefers", reasons), reasons
-    server.label(DISAGREED[0], "faithfulness", value=0.5)
+    _, blind = server.label(DISAGREED[0], "faithfulness", value=0.5)
+    # where labelling stands, naming no judge and no score
+    assert blind["state"].startswith("1 label · no verdict yet"), blind
+    assert not NAMED.search(blind["state"])
+    assert not NAMED.search(json.dumps(server.request("GET", "/api/state")[1]["states"]))
     sighted = open_session(run_dir, "seer", n=12, show_judges=True)
     for server_seen in _running(sighted):
         _, seen = server_seen.request("GET", "/api/state")
@@ -124,8 +171,13 @@ def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
         first = next(i for i in seen["items"] if i["sample_id"] == DISAGREED[0])
         assert re.search(r"the judges disagree: (a|b) gives \d\.\d\d", first["reason"])
         server_seen.label(DISAGREED[0], "faithfulness", value=0.75)
+        # the first draw answered: the rule reads it, and --show-judges names the judges (a
+        # label answered out of the draws' order waits for the draws before it)
+        first = next(i for i in sighted.queue if i.metric == "faithfulness")
+        _, named = server_seen.label(first.sample_id, "faithfulness", value=1.0)
+        assert NAMED.search(named["state"]), named
     labels = stored_labels(run_dir).set_index("annotator")
-    assert labels.loc["ann", "blind"] == 1 and labels.loc["seer", "blind"] == 0
+    assert labels.loc["ann", "blind"] == 1 and (labels.loc["seer", "blind"] == 0).all()
 
 
 def test_a_report_can_leave_out_the_labels_given_with_the_judges_shown(run_dir):
@@ -161,11 +213,11 @@ def test_what_the_annotator_answered_is_not_offered_again(run_dir):
     store = RunStore(run_dir / "run.sqlite")
     store.write_labels([Label(DISAGREED[0], "faithfulness", "ann", 0.5, labelled_at=1.0)])
     store.close()
-    again = open_session(run_dir, "ann", ["faithfulness"], n=3)
-    other = open_session(run_dir, "someone-else", ["faithfulness"], n=3)
+    again = open_session(run_dir, "ann", ["faithfulness"], n=11)
+    other = open_session(run_dir, "someone-else", ["faithfulness"], n=12)
     assert DISAGREED[0] not in [i.sample_id for i in again.queue]
-    assert DISAGREED[1] == again.queue[0].sample_id
-    assert other.queue[0].sample_id in DISAGREED
+    assert len(again.queue) == 11  # every other sample, drawn
+    assert DISAGREED[0] in [i.sample_id for i in other.queue]
 
 
 # -- answers are saved at once ----------------------------------------------------------------
@@ -389,6 +441,7 @@ BAD_REQUESTS = {
 def test_bad_requests_get_a_4xx_that_says_why_and_write_nothing(server, run_dir, name):
     options, method, path, body, status, words = BAD_REQUESTS[name]
     if body == "outside":  # a real sample of the run that this page was not asked to show
+        server.session.queue = server.session.queue[:4]
         queued = {i.sample_id for i in server.session.queue if i.metric == "faithfulness"}
         outside = sorted(set(server.session.samples) - queued)[0]
         body = {"sample_id": outside, "metric": "faithfulness", "value": 1}
@@ -644,10 +697,17 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
         assert status == 200 and "id" not in answer and answer["response"]
         assert server.request("GET", "/api/pair/0/2")[0] == 404
         assert server.request("GET", "/api/pair/99/0")[0] == 404
+        lines = []
         for item in session.queue:  # this person prefers the data set's preferred answer
             assert item.members is not None
             choice = 0 if item.members[0].endswith(":preferred") else 1
-            assert server.label(item.sample_id, "preference", choice=choice)[0] == 200
+            status, reply = server.label(item.sample_id, "preference", choice=choice)
+            assert status == 200
+            lines.append(reply["state"])
+        # the state line moved with each preference, blind until the last (the queue done)
+        assert lines[0].startswith("faithfulness: 1 label · ")
+        assert not any(NAMED.search(line) for line in lines[:-1]), lines
+        final = lines[-1].removeprefix("faithfulness: ")
         assert server.label(session.queue[0].sample_id, "preference", choice=2)[0] == 400
         assert server.label("nope", "preference", choice=0)[0] == 400
     finally:
@@ -660,6 +720,9 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
     # a preference is no label on a metric's scale: it must not reach validity against people
     agreement = pd.read_csv(parent / "faithfulness" / "tables" / "human_agreement.csv")
     assert "preference" not in set(agreement["metric"])
+    card = pd.read_csv(parent / "faithfulness" / "tables" / "decision_card.csv")
+    assert card.set_index("metric").loc["faithfulness", "label_state"] == final
+    assert final.startswith(f"{len(PAIR_RECORDS)} labels · ") and NAMED.search(final)
     exported = export_labels(parent / "faithfulness")
     details = [json.loads(d) for d in exported["detail"].dropna()]
     assert all(d["preferred"].endswith(":preferred") for d in details)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         ValidityInputs,
         analyse,
         consistency_tables,
+        label_state_of,
         preference_pairs,
         run_overview,
         run_scores,
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
         NOT_ABOVE_CHANCE,
         decide_every_metric,
     )
+    from judgegrid.analyses.decision.label_state import LabelState
     from judgegrid.analyses.decision.ladder import CardSources, first_evidence
     from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
     from judgegrid.analyses.decision.recommendation import RANKING_SUMMARY_COLUMNS
@@ -71,6 +73,8 @@ if TYPE_CHECKING:
         LabelDesign,
         draw_labels,
         label_design,
+        metric_design,
+        preference_design,
     )
     from judgegrid.analyses.decision.selection import label_queue, preference_queue
     from judgegrid.analyses.frames.criteria import (
@@ -125,6 +129,7 @@ _HOMES = {
         "ValidityInputs",
         "analyse",
         "consistency_tables",
+        "label_state_of",
         "preference_pairs",
         "run_overview",
         "run_scores",
@@ -141,10 +146,18 @@ _HOMES = {
         "state_words",
     ),
     "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
+    "decision.label_state": ("LabelState",),
     "decision.ladder": ("CardSources", "first_evidence"),
     "decision.outcome": ("Outcome", "outcome", "usage_of"),
     "decision.recommendation": ("RANKING_SUMMARY_COLUMNS",),
-    "decision.sampling": ("UNIFORM_SHARE", "LabelDesign", "draw_labels", "label_design"),
+    "decision.sampling": (
+        "UNIFORM_SHARE",
+        "LabelDesign",
+        "draw_labels",
+        "label_design",
+        "metric_design",
+        "preference_design",
+    ),
     "decision.selection": ("label_queue", "preference_queue"),
     "frames.criteria": (
         "Criteria",
@@ -207,6 +220,7 @@ __all__ = [
     "Criteria",
     "Estimate",
     "LabelDesign",
+    "LabelState",
     "MeanInterval",
     "Outcome",
     "Ruling",
@@ -239,13 +253,16 @@ __all__ = [
     "hansen_hurwitz",
     "label_design",
     "label_queue",
+    "label_state_of",
     "lower_confidence_sequence",
+    "metric_design",
     "modal_codes",
     "outcome",
     "pair_accuracy",
     "pair_outcomes",
     "power_tuning",
     "ppi_mean",
+    "preference_design",
     "preference_pairs",
     "preference_queue",
     "rule",

@@ -29,6 +29,7 @@ from judgegrid.analyses.consistency import (
 )
 from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
+from judgegrid.analyses.decision.label_state import LabelState, state_of
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
@@ -326,6 +327,8 @@ class ValidityInputs:
     people_pairs: pd.DataFrame | None = None
     # the labelling queues' draws (``records.DRAW_COLUMNS``): the labels' weights
     label_draws: pd.DataFrame | None = None
+    # every answer in label order, the skips kept (value None): the labelling state's
+    answers: pd.DataFrame | None = None
 
 
 def validity_analysis(
@@ -388,6 +391,8 @@ def validity_analysis(
         people_right=criterion_validity.people_right(outcomes, weights) | pair_right,
         label_weights=weights,
         sampling=label_weights.sampling_words(weights, inputs.label_draws, populations),
+        draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
+        answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles
@@ -411,6 +416,46 @@ def validity_analysis(
         validity.aspect_notes(info),
         usage=usage_tables(run.every_row, calls, inputs.step_names),
     )
+
+
+def label_state_of(
+    metric: str,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+    facts: RunFacts,
+    people_pairs: pd.DataFrame | None = None,
+) -> LabelState | None:
+    """One metric's labelling state as the card gives it (``decision.label_state``), for the
+    labelling page, which has only this metric's labels to show: the card's right/wrong of
+    this metric alone (a criterion's, a pairwise criterion's, a built-in metric's, or people's
+    preferences, ``people_pairs``, on a pairs run)."""
+    run = run_scores(scores, facts)
+    labelled = answers[answers["value"].notna()]
+    _, criterion_labels = split_labels(labelled, run.criteria)
+    spec = run.criteria.get(metric)
+    right: Mapping[str, criterion_validity.PeopleRight] = {}
+    if spec is not None and spec.type == "pairwise":
+        _, right = pairwise_tables.pairwise_run_tables(
+            run.every_row, criterion_labels, {metric: spec}, facts.sample_info
+        )
+    elif spec is not None:
+        mine = {metric: spec}
+        outcomes = criterion_validity.outcome_table(run.called, criterion_labels, mine)
+        right = criterion_validity.people_right(outcomes)
+    pairs = preference_pairs(facts.sample_info)
+    if people_pairs is not None and not people_pairs.empty:
+        pairs = pd.concat([pairs, people_pairs], ignore_index=True)
+    sources = CardSources(
+        scores=run.scores,
+        ranking=pd.DataFrame(),
+        pairs=pairs,
+        scales=run.scales,
+        people_right=right,
+        draws=draws,
+        answers=answers,
+    )
+    return state_of(metric, sources)
 
 
 def split_labels(

@@ -22,7 +22,15 @@ def label(
             help="Only this metric or criterion of the run; repeat for several (default: all).",
         ),
     ] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="How many samples to ask about.")] = 20,
+    n: Annotated[
+        int,
+        typer.Option(
+            "--n",
+            min=1,
+            help="How many labels to ask for in this session (drawn from the queue's design; "
+            "draws left unanswered last time come first).",
+        ),
+    ] = 20,
     annotator: Annotated[
         str | None,
         typer.Option("--annotator", help="Who is labelling (default: your login name)."),
@@ -34,9 +42,10 @@ def label(
         bool,
         typer.Option(
             "--show-judges",
-            help="Show the judges' names and scores in 'why this sample' (the page is blind "
-            "by default: labels given after seeing a judge's number drift towards it); the "
-            "labels record that they were not blind.",
+            help="Show the judges' names and scores in 'why this sample' and name the judges "
+            "in the state line after each answer (the page is blind by default, naming them "
+            "only once the queue is answered: labels given after seeing a judge's number "
+            "drift towards it); the labels record that they were not blind.",
         ),
     ] = False,
 ) -> None:

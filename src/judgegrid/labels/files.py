@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -226,12 +226,34 @@ def _imported(
     value: float | None,
     detail: Any,
 ) -> Label:
-    """The label of a checked row: its note, time and blindness as the file gives them."""
+    """The label of a checked row: its note, time, blindness and probability a draw as the
+    file gives them."""
     when, blind = _when(row.get("labelled_at")), _blind(row.get("blind"))
     who, note = _who(row, annotator), _text(row.get("note"))
     if reason := note_problem(note):
         raise ValueError(f"note: {reason}")
-    return Label(sample_id, metric, who, value, note, when, "import", detail, blind)
+    chance = _probability(row.get("probability"))
+    return Label(sample_id, metric, who, value, note, when, "import", detail, blind, chance)
+
+
+def _probability(raw: Any) -> float | None:
+    """The probability a queue drew the label with (an export writes it); none: the label
+    counts as drawn uniformly."""
+    return _number(raw, "probability", "a number in (0, 1]", lambda q: 0 < q <= 1)
+
+
+def _number(raw: Any, name: str, expected: str, within: Callable[[float], bool]) -> float | None:
+    """A number of a row (None where the cell is empty), or ValueError naming the field and
+    what it ``expected``."""
+    if _missing(raw):
+        return None
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected {expected}, got {raw!r}") from None
+    if isinstance(raw, bool) or not within(number):
+        raise ValueError(f"{name}: expected {expected}, got {raw!r}")
+    return number
 
 
 def _who(row: dict[str, Any], annotator: str | None) -> str:
@@ -283,16 +305,7 @@ def _value(row: dict[str, Any]) -> float | None:
     error."""
     if "value" not in row:
         raise ValueError("value: expected a number from 0 to 1, got nothing (no value column)")
-    raw = row["value"]
-    if _missing(raw):
-        return None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"value: expected a number from 0 to 1, got {raw!r}") from None
-    if isinstance(raw, bool) or not 0 <= value <= 1:
-        raise ValueError(f"value: expected a number from 0 to 1, got {raw!r}")
-    return value
+    return _number(row["value"], "value", "a number from 0 to 1", lambda v: 0 <= v <= 1)
 
 
 def export_labels(run_dir: str | Path) -> pd.DataFrame:
@@ -377,12 +390,16 @@ def human_labels(
     stored: pd.DataFrame,
     sample_info: Mapping[str, Mapping[str, Any]],
     criteria: Iterable[CriterionSpec] = (),
+    skips: bool = False,
 ) -> pd.DataFrame:
     """The labels the analyses read: stored answers (skips and preferences dropped) and the
     data set's (its labels of metrics and of the run's ``criteria``), as ``sample_id, metric,
     annotator, value, probability`` (the probability a queue drew the sample with; blank for
-    the data set's and every label drawn by no queue of known design: drawn uniformly)."""
-    answers = stored[stored["value"].notna() & (stored["metric"] != PREFERENCE)]
+    the data set's and every label drawn by no queue of known design: drawn uniformly), in
+    label order. ``skips``: the answers as the labelling state reads them, the skips kept
+    (value None: drawn and declined) and the preferences too."""
+    kept = stored["value"].notna() | skips
+    answers = stored[kept & ((stored["metric"] != PREFERENCE) | skips)]
     both = pd.concat(
         [
             answers.reindex(columns=[*HUMAN_LABEL_COLUMNS, "probability"]),

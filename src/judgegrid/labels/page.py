@@ -17,24 +17,37 @@ import asyncio
 import secrets
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from aiohttp import web
 
-from judgegrid.analyses import label_queue, preference_queue
+from judgegrid.analyses import (
+    LabelDesign,
+    RunFacts,
+    draw_labels,
+    label_design,
+    label_queue,
+    label_state_of,
+    preference_queue,
+)
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.names import given_twice, repeats
 from judgegrid.core.pairwise import Order
-from judgegrid.core.records import PREFERENCE, Label
+from judgegrid.core.records import DRAW_COLUMNS, PREFERENCE, Label, LabelDraw
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.pairwise import DEFAULT_SEED
-from judgegrid.labels.files import check_annotator_option, note_problem
+from judgegrid.labels.files import (
+    check_annotator_option,
+    human_labels,
+    note_problem,
+    people_pairs,
+)
 from judgegrid.labels.pairwise import (
     answer_titles,
     is_pairwise,
@@ -61,7 +74,7 @@ from judgegrid.metrics.context_precision import average_precision
 from judgegrid.metrics.criterion import field_title
 from judgegrid.store.lock import RunLock, lock_run
 from judgegrid.store.run_db import DB_NAME, RunStore
-from judgegrid.store.run_dir import open_run, stored_dataset
+from judgegrid.store.run_dir import open_run, stored_dataset, stored_sample_info
 
 NOTE_CHARS = 4000
 LABEL_WAIT_S = 2.0  # how long a label waits for the run's lock before the page is told 409
@@ -69,6 +82,7 @@ SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
 # Why the page asks about a pair no judge has scored (a pairwise criterion's run not yet scored,
 # or a pair whose cells failed): said the same with or without the judges shown.
 UNSCORED_PAIR = "a pair no judge has compared yet"
+MAX_DRAWS = 1_000_000  # draws looked at to find a session's new samples (a with-replacement queue)
 PAGE_FILES = {"/": "index.html", "/label.js": "label.js", "/label.css": "label.css"}
 
 
@@ -83,6 +97,9 @@ class QueueItem:
     members: tuple[str, str] | None = None
     aspect: str = ""
     blind_reason: str = ""  # the same without them (shown by default)
+    # the sample's probability a draw when the queue drew it (None: not drawn, as an unscored
+    # pair: its label counts as drawn uniformly)
+    probability: float | None = None
 
 
 @dataclass
@@ -97,6 +114,9 @@ class LabelSession:
     show_judges: bool = False  # False: blind, no judge's score, name or preference on the page
     criteria: dict[str, CriterionSpec] = field(default_factory=dict)  # the run's, by name
     seed: int = DEFAULT_SEED  # draws the order each person sees a pair's answers in
+    # what the state line reads besides the labels and draws (``analyses.label_state_of``)
+    scores: pd.DataFrame = field(default_factory=pd.DataFrame)
+    sample_info: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -159,21 +179,32 @@ def session_over(
     criteria = matrix.criteria_by_name
     chosen = chosen_metrics(metrics, matrix.scored_names)
     samples = {s.id: s for s in stored_dataset(store)}
-    done = answered(store, annotator.strip())
+    person = annotator.strip()
+    done = answered(store, person)
     pairs = preference_members(samples.values())
     scores = store.scores_frame()
     scores = scores[scores["sample_id"].isin(set(samples))]  # people never label probes
+    stored = store.draws_frame()
+    stored = stored[stored["annotator"] == person]
     if pairs:
-        queue = build_preference_queue(scores, pairs, done, n)
+        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person)
     else:
         compared = {
             m: pairs_of(samples.values(), criteria[m])
             for m in chosen
             if is_pairwise(criteria.get(m))
         }
-        queue = build_queue(scores, chosen, done, n, compared)
+        queue, draws = build_queue(scores, chosen, done, n, compared, stored, person)
+    record_draws(target, draws)  # every draw stored before the page shows it
     session = LabelSession(
-        target, samples, annotator.strip(), queue, show_judges=show_judges, criteria=criteria
+        target,
+        samples,
+        person,
+        queue,
+        show_judges=show_judges,
+        criteria=criteria,
+        scores=scores,
+        sample_info=stored_sample_info(store),
     )
     if show_judges:
         for item in queue:
@@ -213,40 +244,138 @@ def build_queue(
     done: set[tuple[str, str]],
     n: int,
     compared: Mapping[str, list[str]] | None = None,
-) -> list[QueueItem]:
-    """Each metric's queue (``analyses.selection``), taken in turns until ``n`` items; a
-    pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge scored."""
+    stored: pd.DataFrame | None = None,
+    annotator: str = "",
+) -> tuple[list[QueueItem], list[LabelDraw]]:
+    """Each metric's queue (``metric_queue``), taken in turns until ``n`` items (``--n``: the
+    labels asked this session), and the new draws behind the items taken, to store before they
+    are shown. A pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge
+    scored."""
     per_metric = [
         metric_queue(
-            scores, metric, {s for s, m in done if m == metric}, (compared or {}).get(metric)
+            scores,
+            metric,
+            {s for s, m in done if m == metric},
+            (compared or {}).get(metric),
+            _draws_of(stored, metric),
+            annotator,
+            n,
         )
         for metric in metrics
     ]
+    return taken_in_turns(per_metric, n)
+
+
+def taken_in_turns(
+    per_metric: list[list[tuple[QueueItem, list[LabelDraw]]]], n: int
+) -> tuple[list[QueueItem], list[LabelDraw]]:
+    """Items from each queue in turn until ``n``, with the draws up to the last one taken."""
     items: list[QueueItem] = []
-    while len(items) < n and any(per_metric):
-        for queue in per_metric:
+    draws: list[LabelDraw] = []
+    queues = [list(q) for q in per_metric]
+    while len(items) < n and any(queues):
+        for queue in queues:
             if queue and len(items) < n:
-                items.append(queue.pop(0))
-    return items
+                item, behind = queue.pop(0)
+                items.append(item)
+                draws += behind
+    return items, draws
 
 
 def metric_queue(
-    scores: pd.DataFrame, metric: str, done: set[str], pairs: list[str] | None = None
-) -> list[QueueItem]:
-    """One metric's items, most informative first. A pairwise criterion's ``pairs`` (the
-    samples holding both answers) bound it: the pairs the judges scored first, as for any
-    criterion, then the others in the data set's order, so a pairwise criterion can be labelled
-    before (or without) its judges' cells."""
-    table = label_queue(scores, metric, done)
+    scores: pd.DataFrame,
+    metric: str,
+    done: set[str],
+    pairs: list[str] | None = None,
+    stored: pd.DataFrame | None = None,
+    annotator: str = "",
+    n: int = 20,
+) -> list[tuple[QueueItem, list[LabelDraw]]]:
+    """Up to ``n`` of one metric's items, each with the new draws that lead to it: drawn from
+    the metric's design (``analyses.metric_design``: strata by how much the judges disagree,
+    40% of every draw uniform, with replacement), after the annotator's draws stored and not
+    yet answered. A pairwise criterion's ``pairs`` (the samples holding both answers) bound it:
+    the pairs the judges scored are drawn, then the others follow in the data set's order, not
+    drawn (so a pairwise criterion can be labelled before, or without, its judges'
+    cells; such a label counts as drawn uniformly). A sample no judge scored is outside the
+    design and never offered (nothing to compare a label with)."""
     if pairs is not None:
-        table = table[table["sample_id"].isin(set(pairs))]
+        scores = scores[scores["sample_id"].isin(set(pairs))]
+    table = label_queue(scores, metric)
+    reasons = {str(r.sample_id): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
+    design = label_design(table.set_index("sample_id")["priority"]) if len(table) else None
+    drawn = queue_draws(design, metric, annotator, stored, done, n)
     items = [
-        QueueItem(str(row.sample_id), metric, str(row.reason), blind_reason=str(row.blind_reason))
-        for row in table.itertuples()
+        (QueueItem(sid, metric, reasons[sid][0], None, "", reasons[sid][1], q), behind)
+        for sid, q, behind in drawn
+        if sid in reasons
     ]
-    queued = {item.sample_id for item in items} | done
-    items += [QueueItem(p, metric, UNSCORED_PAIR) for p in pairs or [] if p not in queued]
-    return items
+    queued = {item.sample_id for item, _ in items} | done
+    items += [
+        (QueueItem(p, metric, UNSCORED_PAIR), [])
+        for p in pairs or []
+        if p not in queued and p not in reasons
+    ]
+    return items[:n]
+
+
+def queue_draws(
+    design: LabelDesign | None,
+    metric: str,
+    annotator: str,
+    stored: pd.DataFrame | None,
+    done: set[str],
+    n: int,
+) -> list[tuple[str, float, list[LabelDraw]]]:
+    """Up to ``n`` samples to ask about, in the order drawn: first the annotator's stored
+    draws not yet answered (or skipped), then new draws from ``design``, numbered on from the
+    stored ones (a person's sequence goes on across sessions). Each sample comes with its
+    probability a draw and the new draws up to it: a draw of a sample already answered or
+    already asked asks nothing (it counts that label again) but is stored all the same."""
+    mine = stored if stored is not None else pd.DataFrame(columns=DRAW_COLUMNS)
+    found: list[tuple[str, float, list[LabelDraw]]] = []
+    asked = set(done)
+    for sid, q in zip(mine["sample_id"], mine["probability"], strict=True):
+        if sid not in asked and len(found) < n:
+            found.append((str(sid), float(q), []))
+        asked.add(str(sid))
+    if design is None or len(found) >= n or asked >= set(design.samples):
+        return found
+    first = int(mine["draw"].max()) + 1 if len(mine) else 1
+    size = min(MAX_DRAWS, max(50 * n, 10 * design.population))
+    seed = int(text_sha(f"{annotator}/{metric}/{first}")[:8], 16)
+    picks = draw_labels(design, size, seed, asked)
+    behind: list[LabelDraw] = []
+    for k, (sid, q, new) in enumerate(
+        zip(picks["sample_id"], picks["probability"], picks["new"], strict=True)
+    ):
+        behind.append(
+            LabelDraw(metric, annotator, first + k, str(sid), float(q), design.population)
+        )
+        if new:
+            found.append((str(sid), float(q), behind))
+            behind = []
+            if len(found) >= n:
+                break
+    return found
+
+
+def _draws_of(stored: pd.DataFrame | None, metric: str) -> pd.DataFrame | None:
+    if stored is None or stored.empty:
+        return None
+    return stored[stored["metric"] == metric].sort_values("draw")
+
+
+def record_draws(run_dir: Path, draws: list[LabelDraw]) -> None:
+    """Store a session's new draws under the run's lock (a report or an import holding it
+    is named in the error), before any is shown."""
+    if not draws:
+        return
+    store = RunStore(run_dir / DB_NAME, lock_run(run_dir))
+    try:
+        store.write_draws(draws)
+    finally:
+        store.close()
 
 
 def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, str]]:
@@ -275,24 +404,37 @@ def build_preference_queue(
     pairs: Mapping[str, tuple[str, str, str]],
     done: set[tuple[str, str]],
     n: int,
-) -> list[QueueItem]:
-    table = preference_queue(
-        scores,
-        {pair: (a, b) for pair, (a, b, _) in pairs.items()},
-        {s for s, m in done if m == PREFERENCE},
-        n,
+    stored: pd.DataFrame | None = None,
+    annotator: str = "",
+) -> tuple[list[QueueItem], list[LabelDraw]]:
+    """A pairs run's queue: up to ``n`` pairs drawn from the preference design
+    (``analyses.preference_design``, as ``metric_queue`` draws), each shown with its members in
+    the page's order, and the new draws to store."""
+    members = {pair: (a, b) for pair, (a, b, _) in pairs.items()}
+    table = preference_queue(scores, members)
+    design = label_design(table.set_index("pair")["priority"]) if len(table) else None
+    reasons = {str(r.pair): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
+    answered_pairs = {s for s, m in done if m == PREFERENCE}
+    drawn = queue_draws(
+        design, PREFERENCE, annotator, _draws_of(stored, PREFERENCE), answered_pairs, n
     )
-    return [
-        QueueItem(pair, PREFERENCE, reason, (first, second), pairs[pair][2], blind)
-        for pair, first, second, reason, blind in zip(
-            table["pair"],
-            table["first"],
-            table["second"],
-            table["reason"],
-            table["blind_reason"],
-            strict=True,
+    per_pair = [
+        (
+            QueueItem(
+                pair,
+                PREFERENCE,
+                reasons[pair][0],
+                members[pair],
+                pairs[pair][2],
+                reasons[pair][1],
+                q,
+            ),
+            behind,
         )
+        for pair, q, behind in drawn
+        if pair in reasons
     ]
+    return taken_in_turns([per_pair], n)
 
 
 # -- what the page reads and writes ------------------------------------------------------------
@@ -408,6 +550,40 @@ def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
     return [{"value": v, "text": text, "description": about} for v, text, about in answers]
 
 
+def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
+    """Where labelling ``metric`` stands (``analyses.label_state_of``): labels, verdict, about
+    how many more. Blind (no judge named, no score) unless the judges are shown or the person
+    has answered the whole queue (stopped labelling). A pairs run's preference: one line per
+    metric the judges scored (the pairs rung rates them per metric)."""
+    if session.scores.empty:
+        return ""
+    stored = store.labels_frame()
+    answers = human_labels(stored, session.sample_info, session.criteria.values(), skips=True)
+    facts = RunFacts(sample_info=session.sample_info, criteria=session.criteria)
+    draws = store.draws_frame()
+    named = session.show_judges or queue_ended(session, store)
+    if metric == PREFERENCE:  # the pairs rung scores a preference on each metric of the run
+        people = people_pairs(stored)
+        lines = []
+        for scored in sorted(session.scores["metric"].unique()):
+            found = label_state_of(scored, session.scores, answers, draws, facts, people)
+            if found is not None:
+                lines.append(f"{scored}: {found.words(named)}")
+        return "; ".join(lines) or "0 labels · no verdict yet"
+    found = label_state_of(metric, session.scores, answers, draws, facts)
+    if found is None:
+        given = answers[(answers["metric"] == metric) & answers["value"].notna()]
+        labels = given["sample_id"].nunique()
+        return f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
+    return found.words(named)
+
+
+def queue_ended(session: LabelSession, store: RunStore) -> bool:
+    """Whether the person has answered (or skipped) every item of the queue."""
+    done = answered(store, session.annotator)
+    return all((item.sample_id, item.metric) in done for item in session.queue)
+
+
 def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
     done = answered(store, session.annotator)
     return {
@@ -429,11 +605,25 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
             item.metric: metric_view(item.metric, item.aspect, session.criteria.get(item.metric))
             for item in session.queue
         },
+        "states": {
+            metric: state_line(session, store, metric)
+            for metric in dict.fromkeys(item.metric for item in session.queue)
+        },
     }
 
 
 def label_from_request(session: LabelSession, body: Any) -> Label:
-    """A Label from a POSTed answer, or web.HTTPBadRequest naming what is wrong."""
+    """A Label from a POSTed answer, with the probability its queue drew it with, or
+    web.HTTPBadRequest naming what is wrong."""
+    label = _answer(session, body)
+    item = next(
+        (i for i in session.queue if (i.sample_id, i.metric) == (label.sample_id, label.metric)),
+        None,
+    )
+    return replace(label, probability=item.probability if item is not None else None)
+
+
+def _answer(session: LabelSession, body: Any) -> Label:
     if not isinstance(body, dict):
         raise _bad("expected a JSON object")
     sample_id, metric = body.get("sample_id"), body.get("metric")
@@ -573,10 +763,11 @@ def add_label_routes(
             return _error(409, f"{exc.problems[0].message}; your label was not saved, try again")
         with lock:
             store.write_labels([label])  # committed before the reply
+        line = state_line(session, store, label.metric)
         if is_pairwise(session.criteria.get(label.metric)) and label.value is not None:
             # the page's own terms: the pair's would tell which answer is compare[0]
-            return web.json_response({"saved": True, "value": body["value"]})
-        return web.json_response({"saved": True, "value": label.value})
+            return web.json_response({"saved": True, "value": body["value"], "state": line})
+        return web.json_response({"saved": True, "value": label.value, "state": line})
 
     files = {path: name for path, name in PAGE_FILES.items() if path != "/"}
     add_static(app, "judgegrid.labels", {**files, at: PAGE_FILES["/"]})

@@ -22,4 +22,11 @@ def card_markdown(card: pd.DataFrame) -> str:
         for record in card.to_dict("records")
         if record["detail"]
     ]
-    return "\n".join(lines + (["", *reasons] if reasons else []))
+    states = [
+        f"- **{record['metric']}** labelling: {record['label_state']}"
+        for record in card.to_dict("records")
+        if record.get("label_state")
+    ]
+    return "\n".join(
+        lines + (["", *reasons] if reasons else []) + (["", *states] if states else [])
+    )

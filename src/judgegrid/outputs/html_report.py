@@ -338,6 +338,8 @@ def decision_block(record: Mapping[Hashable, Any], rows: pd.DataFrame) -> str:
         "</span>",
     ]
     chips += [f'<span class="chip flag">{esc(flag)}</span>' for flag in flag_list(record)]
+    if record.get("label_state"):  # where labelling stands (the labelling page's line, named)
+        chips.append(f'<span class="chip">labelling: {esc(record["label_state"])}</span>')
     step = str(record["next_step"])
     detail = f'<p class="note">{esc(record["detail"])}</p>' if record.get("detail") else ""
     return (

@@ -573,6 +573,7 @@ def validity_inputs(
         human_labels=human_labels(labels, info, matrix.criteria),
         people_pairs=people_pairs(labels),
         label_draws=store.draws_frame(),
+        answers=human_labels(labels, info, matrix.criteria, skips=True),
     )
 
 

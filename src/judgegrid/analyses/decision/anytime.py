@@ -143,18 +143,43 @@ def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: fl
     return float(np.sum(1 - (1 - q) ** draws))
 
 
-def state_words(labels: int, found: AnytimeVerdict, judges: tuple[str, ...], more: float) -> str:
-    """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``more``
+def count_words(samples: int, labels: int | None = None) -> str:
+    """How much the state rests on: ``23 labels``, or ``5 samples, 15 labels`` where several
+    people labelled a sample (the card's figure says it the same way)."""
+    if labels is None or labels == samples:
+        return f"{samples} label{'s' if samples != 1 else ''}"
+    return f"{samples} sample{'s' if samples != 1 else ''}, {labels} labels"
+
+
+def state_words(
+    labels: int,
+    found: AnytimeVerdict,
+    judges: tuple[str, ...],
+    more: float,
+    given: int | None = None,
+) -> str:
+    """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``labels``
+    the samples labelled, ``given`` the labels on them where more (``count_words``); ``more``
     the labels still needed (``expected_new_labels`` of ``found.about_more`` draws)."""
-    head = f"{labels} label{'s' if labels != 1 else ''}"
+    head = count_words(labels, given)
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
         return f"{head} · {found.named} is better than {others} and chance"
     if found.leader is None:
         return f"{head} · no verdict yet"
     rest = ", ".join(j for j in judges if j != found.leader)
-    about = "more than the run has" if not np.isfinite(more) else f"about {int(np.ceil(more))}"
-    return f"{head} · {found.leader} leads {rest}, not yet separated · {about} more"
+    return f"{head} · {found.leader} leads {rest}, not yet separated · {more_words(more)}"
+
+
+def more_words(more: float) -> str:
+    """How many more labels: ``about 15 more``; none in sight where the present difference
+    would not reach a verdict within the projection's horizon (or there is none yet); none left
+    where every sample is labelled."""
+    if not np.isfinite(more):
+        return "none in sight at the present difference"
+    if more <= 0:  # every sample the queue draws is labelled: a draw asks for none
+        return "no sample left to label"
+    return f"about {int(np.ceil(more))} more"
 
 
 def _bet(test: Test) -> tuple[float, float, float, float]:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.decision.label_state import state_of
 from judgegrid.analyses.decision.ladder import MIN_AGREEMENT_JUDGES, CardSources, first_evidence
 from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
 from judgegrid.analyses.decision.recommendation import metric_sentence
@@ -55,6 +56,7 @@ CARD_COLUMNS = [
     "detail",
     *FIGURE_COLUMNS,
     "top_value",
+    "label_state",
 ]
 NO_VERDICT = "no verdict"
 # ends a verdict whose set left out judges not separated from the top but not clear of chance
@@ -98,9 +100,18 @@ def decide_every_metric(
             row = decide(metric, evidence, sources, run_ref, found)
             candidates += candidate_rows(metric, evidence, found)
         row = with_robustness_flag(row, metric, sources.probe_pairs)
+        row["label_state"] = label_state_line(metric, sources)
         rows.append({"metric": metric, "flags": "", **row, "detail": detail})
     card = pd.DataFrame(rows, columns=CARD_COLUMNS)
     return card, pd.DataFrame(candidates, columns=EVIDENCE_COLUMNS)
+
+
+def label_state_line(metric: str, sources: CardSources) -> str:
+    """The labelling state of ``metric`` with the judges named (``decision.label_state``:
+    labels, the anytime verdict, about how many more), the line the labelling page shows
+    blind; empty where people labelled none of its samples."""
+    found = state_of(metric, sources)
+    return found.words(named=True) if found is not None else ""
 
 
 def candidate_rows(metric: str, evidence: Evidence, found: Outcome) -> list[dict[str, Any]]:

@@ -80,6 +80,10 @@ class CardSources:
     # what the people rung's figures stand for in words ("labels drawn uniformly")
     label_weights: pd.DataFrame = field(default_factory=pd.DataFrame)
     sampling: Mapping[str, str] = field(default_factory=dict)
+    # the labelling queue's stored draws (``records.DRAW_COLUMNS``) and every answer in label
+    # order, skips with no value (``sample_id, metric, annotator, value``): the state line's
+    draws: pd.DataFrame = field(default_factory=pd.DataFrame)
+    answers: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
@@ -183,14 +187,22 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     pairs = pairs[pairs["metric"] == metric] if not pairs.empty else pairs
     if pairs.empty:
         return None
-    outcomes = pair_outcomes(pooled_by_choice(sources.scores), pairs, sources.scales)
-    if outcomes.empty or not outcomes["scored"].any():
+    right = pair_right(sources.scores, pairs, sources.scales)
+    if right is None:
         return None
-    right = outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")
     from_people = (pairs["source"] == "labels").any()
     return binary_evidence(
         right, "pairs", "preference pairs" if from_people else "designed contrasts"
     )
+
+
+def pair_right(scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales) -> pd.DataFrame | None:
+    """Per preference pair and judge: whether the judge rates the preferred member better (an
+    unscored pair or a tie: wrong); None where no judge scored a pair."""
+    outcomes = pair_outcomes(pooled_by_choice(scores), pairs, scales)
+    if outcomes.empty or not outcomes["scored"].any():
+        return None
+    return outcomes.pivot_table(index="pair", columns="judge", values="agree", aggfunc="max")
 
 
 def probe_evidence(metric: str, sources: CardSources) -> Evidence | None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.decision.selection import label_queue, preference_queue
+from judgegrid.analyses.decision.selection import label_priority, preference_queue
 
 UNIFORM_SHARE = 0.4  # measured by benches/bench_labels.py: 0.25 under-covers, 0.5 asks more
 STRATA = 3
@@ -83,9 +83,10 @@ def label_design(
 def metric_design(
     scores: pd.DataFrame, metric: str, uniform_share: float = UNIFORM_SHARE
 ) -> LabelDesign:
-    """The design of a metric's samples, by today's queue's priority (``label_queue``)."""
-    queue = label_queue(scores, metric)
-    return label_design(queue.set_index("sample_id")["priority"], uniform_share)
+    """The design of a metric's samples, by the labelling queue's priority
+    (``selection.label_priority``)."""
+    table, _ = label_priority(scores, metric)
+    return label_design(table["priority"], uniform_share)
 
 
 def preference_design(

@@ -46,22 +46,10 @@ def label_queue(
     n: int | None = None,
 ) -> pd.DataFrame:
     """The samples of ``metric`` to ask about, most informative first, each with its reason."""
-    ok = scored(scores[scores["metric"] == metric])
-    if ok.empty:
+    table, by_judge = label_priority(scores, metric)
+    if table.empty:
         return pd.DataFrame(columns=QUEUE_COLUMNS)
-    by_judge = ok.groupby(["sample_id", "judge"])["score"].mean().unstack("judge")
-    repeats = ok.groupby(["sample_id", "judge", "embedding", "dimension", "strictness"])["score"]
-    repeat_range = (repeats.max() - repeats.min()).groupby("sample_id").max()
-    table = pd.DataFrame(
-        {
-            "judge_range": (by_judge.max(axis=1) - by_judge.min(axis=1)).fillna(0.0),
-            "repeat_range": repeat_range.reindex(by_judge.index).fillna(0.0),
-            "mean": by_judge.mean(axis=1),
-        }
-    )
     table = table[~table.index.isin(set(already))]
-    # judges disagreeing outweighs one judge's repeats disagreeing with each other
-    table["priority"] = table["judge_range"] + 0.5 * table["repeat_range"]
     order = _spread_over_range(table)[:n]
     picked = table.loc[order]
     rows = [
@@ -83,6 +71,29 @@ def label_queue(
         )
     ]
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def label_priority(scores: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per sample of ``metric`` a judge scored: how far the judges' ratings are apart
+    (``judge_range``), how far one judge's repeats are (``repeat_range``), the judges' mean,
+    and the ``priority`` a label there has (judges disagreeing outweighs one judge's repeats
+    disagreeing with each other); and each judge's rating (samples x judges). The labelling
+    queue's design reads the priority alone (``decision.sampling``)."""
+    ok = scored(scores[scores["metric"] == metric])
+    if ok.empty:
+        return pd.DataFrame(columns=["judge_range", "repeat_range", "mean", "priority"]), ok
+    by_judge = ok.groupby(["sample_id", "judge"])["score"].mean().unstack("judge")
+    repeats = ok.groupby(["sample_id", "judge", "embedding", "dimension", "strictness"])["score"]
+    repeat_range = (repeats.max() - repeats.min()).groupby("sample_id").max()
+    table = pd.DataFrame(
+        {
+            "judge_range": (by_judge.max(axis=1) - by_judge.min(axis=1)).fillna(0.0),
+            "repeat_range": repeat_range.reindex(by_judge.index).fillna(0.0),
+            "mean": by_judge.mean(axis=1),
+        }
+    )
+    table["priority"] = table["judge_range"] + 0.5 * table["repeat_range"]
+    return table, by_judge
 
 
 def _spread_over_range(table: pd.DataFrame) -> list[str]:

@@ -96,6 +96,7 @@ async function show(k) {
   buildScale(metric);
   $("note").value = "";
   say(item.done ? "answered already — a new answer replaces it" : "", false);
+  showStates([item.metric]);
   $("item").hidden = false;
   $("finished").hidden = true;
   $("loading").hidden = true;
@@ -226,6 +227,7 @@ async function answer(payload) {
   try {
     const saved = await api("/api/label", body);
     item.done = true;
+    state.states[item.metric] = saved.state || "";
     say(saved.value === null ? "skipped" : `saved: ${savedText(item, saved.value)}`, false);
     await show(firstOpen(index + 1));
   } catch (err) {
@@ -239,7 +241,23 @@ function savedText(item, value) {
   return choice ? choice.text : value.toFixed(2);
 }
 
-function finish() {
+// where labelling stands for each metric shown: the server words it blind (no judge named, no
+// score) unless the judges are shown or the queue is done
+function showStates(metrics) {
+  const lines = metrics
+    .filter((m) => (state.states || {})[m])
+    .map((m) => `${state.metrics[m].title}: ${state.states[m]}`);
+  $("state-line").textContent = lines.join("\n");
+  $("state-line").hidden = !lines.length;
+}
+
+async function finish() {
+  try {
+    state.states = (await api("/api/state")).states; // the queue is done: the judges named
+  } catch (err) {
+    say(`cannot load the state: ${err.message}`, true);
+  }
+  showStates(Object.keys(state.metrics));
   $("item").hidden = true;
   $("finished").hidden = false;
   $("loading").hidden = true;

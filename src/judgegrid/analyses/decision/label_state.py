@@ -1,0 +1,320 @@
+"""Where labelling stands for one metric or criterion: how many labels, whether the anytime
+rule (``decision.anytime``) has reached a verdict, and about how many more labels would reach
+one if the present differences hold. The labelling page shows it after every answer (blind:
+no judge named), the card and the report with the judges named.
+
+Each draw of an annotator's queue (``decision.sampling``, stored in order as ``label_draws``)
+is one draw of the rule: per judge, right or wrong against the people's label of the drawn
+sample, as the card's people rung defines it (``PeopleRight``: a criterion's answer against the
+people's modal label, a pairwise criterion's verdict against the people's; for a built-in
+metric, ``threshold_right``: pass or fail at the metric's threshold, as the accuracy of
+``validity.people``), weighted ``1 / (N q)``.
+
+Order: the labels no draw stands behind (a data set's, ``labels import``, a label given on
+``judgegrid view``'s page) come first, each as a uniform draw (``q = 1 / N``) in label order;
+then each annotator's draws in draw order, up to the first draw the annotator has not answered (the
+rest are not yet drawn as far as the rule knows). An annotator's sequences are independent draws
+from designs fixed by the scores alone, so one after another they are still a sequence of
+independent draws, each with its own known weight, which is what the rule needs.
+
+Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
+declined) stays in the stored sequence but is left out of the rule, as missing; the state says
+how many were skipped. A judge with no answer on a draw counts as wrong there (the rule's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from judgegrid.analyses.decision.anytime import (
+    AnytimeVerdict,
+    anytime_verdict,
+    count_words,
+    expected_new_labels,
+    more_words,
+    state_words,
+)
+from judgegrid.analyses.decision.ladder import CardSources, pair_right
+from judgegrid.analyses.decision.sampling import LabelDesign, metric_design, preference_design
+from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
+from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
+from judgegrid.analyses.validity.people import mean_labels
+from judgegrid.core.records import PREFERENCE
+from judgegrid.core.scales import Scales
+
+BINARY_CHANCE = 0.5  # a preference pair's, as on the card's pairs rung
+
+SEQUENCE_COLUMNS = ["sample_id", "probability", "population"]
+
+
+@dataclass(frozen=True)
+class LabelState:
+    """One metric's labelling state: ``labels`` the samples people labelled (``given`` the
+    labels on them, where several people labelled one), ``skipped`` the draws declined, the
+    rule's ``verdict`` on the draws, ``more`` the new labels still needed in expectation (0
+    once a verdict is reached; inf: more than the run has), and ``measure`` what a judge's
+    right or wrong is where that is not the card's own figure (a built-in metric's pass or fail
+    at its threshold, while the card ranks by rho: the two may lead with different judges)."""
+
+    metric: str
+    judges: tuple[str, ...]
+    labels: int
+    skipped: int
+    verdict: AnytimeVerdict
+    more: float
+    given: int | None = None
+    measure: str = ""
+
+    def words(self, named: bool) -> str:
+        """The state line: with the judges ``named`` (``23 labels · a leads b, not yet
+        separated · about 15 more``), or blind, naming no judge and no score (``23 labels ·
+        no verdict yet · about 15 more``)."""
+        if named:
+            line = state_words(self.labels, self.verdict, self.judges, self.more, self.given)
+            if self.measure:
+                head, _, rest = line.partition(" · ")
+                line = f"{head} · {self.measure}: {rest}"
+        else:
+            line = blind_words(self.labels, self.verdict, self.more, self.given)
+        return line + _skipped_words(self.skipped)
+
+
+def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | None = None) -> str:
+    """The state line a blind page shows: whether a verdict is reached, never whose."""
+    head = count_words(labels, given)
+    if found.named is not None:
+        return f"{head} · a verdict is reached"
+    if found.leader is None:
+        return f"{head} · no verdict yet"
+    return f"{head} · no verdict yet · {more_words(more)}"
+
+
+def _skipped_words(skipped: int) -> str:
+    return f" · {skipped} skipped (left out)" if skipped else ""
+
+
+def threshold_right(
+    scores: pd.DataFrame, labels: pd.DataFrame, metric: str, threshold: float
+) -> PeopleRight | None:
+    """A built-in metric's draws as the rule reads them: per labelled sample and judge, right
+    when the judge's rating (the mean of its scored repeats, pooled as the user chooses) and
+    the people's mean label fall on the same side of ``threshold`` (the accuracy of
+    ``validity.people``); NaN where the judge has no rating (a sample no judge rated, as one
+    the metric skips for lacking a field, takes no part). Chance: the no-information rate
+    of the people's pass/fail. None without a label of ``metric`` on the 0-1 scale."""
+    labels = labels[labels["metric"] == metric]
+    if labels.empty or not labels["value"].dropna().between(0, 1).all():
+        return None  # no label, or a criterion's levels: not a built-in metric's 0-1 scale
+    means = mean_labels(labels)
+    human = means[means["metric"] == metric].set_index("sample_id")["label"]
+    pooled = ratings(pooled_by_choice(scores[scores["metric"] == metric]))
+    if human.empty or pooled.empty:
+        return None
+    wide = pooled.pivot_table(index="sample_id", columns="judge", values="rating")
+    wide = wide.reindex(human.index).dropna(how="all")  # a sample no judge rated: no part
+    if wide.empty:
+        return None
+    passed = human.reindex(wide.index).to_numpy(float) >= threshold
+    right = (wide.to_numpy(float) >= threshold) == passed[:, None]
+    table = pd.DataFrame(
+        np.where(wide.notna().to_numpy(), right.astype(float), np.nan),
+        index=wide.index,
+        columns=[str(c) for c in wide.columns],
+    )
+    return PeopleRight(table, no_information_rate(passed.astype(float)))
+
+
+def draw_sequence(
+    draws: pd.DataFrame,
+    labels: pd.DataFrame,
+    metric: str,
+    population: int,
+    per_person: bool = False,
+) -> tuple[pd.DataFrame, int]:
+    """The draws the rule reads for ``metric`` (``SEQUENCE_COLUMNS``, in order, module
+    docstring) and how many of them were skipped. ``draws``: the stored draws
+    (``records.DRAW_COLUMNS``); ``labels``: the stored answers and the data set's, in label
+    order, with ``sample_id, metric, annotator, value`` (value None: a skip). ``per_person``:
+    each person's answer is an item of its own, ``sample/annotator`` (a preference: the pairs
+    rung scores each person's preference as one pair)."""
+    mine = labels[labels["metric"] == metric]
+    answers = {
+        (str(a), str(s)): v
+        for a, s, v in zip(mine["annotator"], mine["sample_id"], mine["value"], strict=True)
+    }
+    drawn = draws[draws["metric"] == metric] if not draws.empty else draws
+    covered = set(zip(drawn.get("annotator", []), drawn.get("sample_id", []), strict=True))
+    rows: list[tuple[str, float, int]] = []
+    undrawn: set[str] = set()
+    for (annotator, sample), value in answers.items():
+        item = _item(sample, annotator, per_person)
+        if (annotator, sample) not in covered and pd.notna(value) and item not in undrawn:
+            undrawn.add(item)  # one draw a sample: several people's labels of it are not
+            rows.append((item, 1.0 / population, population))  # independent draws of it
+    skipped = 0
+    for person, block in drawn.groupby("annotator", sort=True) if not drawn.empty else []:
+        for sample, q, n in zip(
+            block["sample_id"], block["probability"], block["population"], strict=True
+        ):
+            key = (str(person), str(sample))
+            if key not in answers:
+                break  # drawn, not yet answered: the sequence ends here
+            if pd.isna(answers[key]):
+                skipped += 1
+                continue
+            rows.append((_item(str(sample), str(person), per_person), float(q), int(n)))
+    return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS), skipped
+
+
+def _item(sample: str, annotator: str, per_person: bool) -> str:
+    return f"{sample}/{annotator}" if per_person else sample
+
+
+def label_state(
+    metric: str,
+    right: PeopleRight | None,
+    sequence: pd.DataFrame,
+    design: LabelDesign | None,
+    skipped: int = 0,
+    given: int | None = None,
+    measure: str = "",
+) -> LabelState | None:
+    """The state of ``metric`` from the people's right/wrong per sample and judge (``right``),
+    the draws in order (``draw_sequence``) and the queue's design (for how many new labels the
+    draws still needed would ask; None: uniform over the labelled samples' population). None
+    when no judge can be measured (no label, or no judge's answer on one)."""
+    if right is None or right.right.empty or sequence.empty:
+        return None
+    table = right.right
+    judges = tuple(str(j) for j in table.columns)
+    usable = sequence[sequence["sample_id"].isin(set(table.index))]
+    values = table.reindex(usable["sample_id"]).to_numpy(float)
+    weight = 1.0 / (usable["population"].to_numpy(float) * usable["probability"].to_numpy(float))
+    share = design.uniform_share if design is not None else 1.0
+    bound = max(1.0 / share, float(weight.max(initial=1.0)))
+    found = anytime_verdict(judges, values, weight, bound, right.chance)
+    labels = int(table.index.nunique())
+    more = (
+        0.0
+        if found.named is not None
+        else _new_labels(design, set(map(str, table.index)), found.about_more, labels)
+    )
+    return LabelState(metric, judges, labels, skipped, found, more, given, measure)
+
+
+def _new_labels(design: LabelDesign | None, labelled: set[str], draws: float, labels: int) -> float:
+    """The new labels ``draws`` more draws of the design ask for; without a design, the draws
+    themselves (a uniform queue over a population much larger than the labels)."""
+    if design is None:
+        return draws
+    mask = np.array([s in labelled for s in design.samples], bool)
+    return expected_new_labels(design.probability, mask, draws)
+
+
+def right_of(
+    metric: str,
+    people_right: Mapping[str, PeopleRight],
+    scores: pd.DataFrame,
+    labels: pd.DataFrame,
+    scales: Scales,
+) -> PeopleRight | None:
+    """The card's right/wrong for ``metric``: a criterion's (``people_right``, made by the
+    criteria's analyses), else a built-in metric's at its threshold (``threshold_right``)."""
+    found = people_right.get(metric)
+    if found is not None:
+        return found
+    return threshold_right(scores, labels, metric, scales.threshold(metric))
+
+
+def metric_state(
+    metric: str,
+    right: PeopleRight | None,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+    measure: str = "",
+) -> LabelState | None:
+    """``label_state`` of ``metric`` from the scores (the queue's design, ``metric_design``),
+    the answers in label order (skips with no value) and the stored draws; ``measure``: what
+    right or wrong is, where the card's figure is another (``right_of``)."""
+    design = queue_design(scores, metric)
+    scored = scores.loc[scores["metric"] == metric, "sample_id"].nunique()
+    population = design.population if design is not None else max(int(scored), 1)
+    sequence, skipped = draw_sequence(draws, answers, metric, population)
+    mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
+    given = mine[mine["sample_id"].isin(set(map(str, right.right.index)))] if right else mine
+    return label_state(metric, right, sequence, design, skipped, len(given), measure)
+
+
+def queue_design(scores: pd.DataFrame, metric: str) -> LabelDesign | None:
+    """The labelling queue's design of ``metric`` (None: no judge scored a sample of it)."""
+    try:
+        return metric_design(scores, metric)
+    except ValueError:
+        return None
+
+
+def preference_state(
+    metric: str,
+    scores: pd.DataFrame,
+    pairs: pd.DataFrame,
+    scales: Scales,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+) -> LabelState | None:
+    """The labelling state of ``metric`` in a pairs run, from people's preferences (``pairs``
+    of source ``people``, one per person and pair, as the card's pairs rung scores them): per
+    preference and judge, whether the judge rates the preferred answer better (``pair_right``;
+    chance one half); the draws are the preference queue's (metric ``preference``), its design
+    from the data set's pairs. None without a person's preference for ``metric``."""
+    people = pairs[(pairs["source"] == "people") & (pairs["metric"] == metric)]
+    right = pair_right(scores, people, scales) if not people.empty else None
+    if right is None:
+        return None
+    given = pairs[pairs["source"] == "labels"].drop_duplicates("pair")
+    members = dict(
+        zip(given["pair"], zip(given["preferred"], given["other"], strict=True), strict=True)
+    )
+    design = _preference_design(scores, members)
+    population = design.population if design is not None else max(len(members), 1)
+    sequence, skipped = draw_sequence(draws, answers, PREFERENCE, population, per_person=True)
+    found = PeopleRight(right.astype(float), BINARY_CHANCE)
+    return label_state(metric, found, sequence, design, skipped)
+
+
+def _preference_design(
+    scores: pd.DataFrame, members: Mapping[str, tuple[str, str]]
+) -> LabelDesign | None:
+    try:
+        return preference_design(scores, members) if members else None
+    except ValueError:
+        return None
+
+
+def state_of(metric: str, sources: CardSources) -> LabelState | None:
+    """The labelling state of ``metric`` from what the card reads: people's preferences where
+    the pairs rung has them for it (``preference_state``), else its labels and draws
+    (``metric_state``, the card's right/wrong of the metric: ``right_of``). None where people
+    labelled nothing of it."""
+    answers, pairs = sources.answers, sources.pairs
+    if answers.empty:
+        return None
+    if not pairs.empty and ((pairs["source"] == "people") & (pairs["metric"] == metric)).any():
+        return preference_state(
+            metric, sources.scores, pairs, sources.scales, answers, sources.draws
+        )
+    if not (answers["metric"] == metric).any():
+        return None
+    labelled = answers[answers["value"].notna()]
+    right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales)
+    measure = "" if metric in sources.people_right else threshold_words(sources.scales, metric)
+    return metric_state(metric, right, sources.scores, answers, sources.draws, measure)
+
+
+def threshold_words(scales: Scales, metric: str) -> str:
+    """What a built-in metric's right or wrong is on the state line (the card ranks by rho)."""
+    return f"pass/fail at {scales.threshold(metric):g}"

@@ -1,0 +1,134 @@
+"""The labelling state line (``decision.label_state``): the draws read in order (labels from
+elsewhere first, as uniform draws; an annotator's sequence up to the first unanswered draw; a
+skip left out and counted), the card's right/wrong for a built-in metric the same as the
+people validity's accuracy, and the words blind or named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgegrid.analyses import anytime_verdict
+from judgegrid.analyses.decision.label_state import (
+    draw_sequence,
+    label_state,
+    metric_state,
+    threshold_right,
+)
+from judgegrid.analyses.validity.criteria import PeopleRight
+from judgegrid.analyses.validity.people import validity_by_judge
+from judgegrid.core.scales import PLAIN
+from support.frames import scores_frame
+
+DRAW_COLUMNS = ["metric", "annotator", "draw", "sample_id", "probability", "population"]
+
+
+def _answers(rows):
+    return pd.DataFrame(rows, columns=["sample_id", "metric", "annotator", "value"])
+
+
+def _draws(rows):
+    return pd.DataFrame(rows, columns=DRAW_COLUMNS)
+
+
+def test_the_sequence_reads_labels_from_elsewhere_first_then_each_annotators_draws_in_order():
+    answers = _answers(
+        [
+            ("s9", "m", "dataset", 1.0),  # no draw behind it: a uniform draw
+            ("s1", "m", "ann", 0.0),
+            ("s2", "m", "ann", None),  # a skip
+            ("s3", "m", "ann", 1.0),  # drawn after an unanswered draw: not read yet
+            ("s1", "other", "ann", 1.0),  # another metric
+        ]
+    )
+    draws = _draws(
+        [
+            ("m", "ann", 1, "s1", 0.2, 10),
+            ("m", "ann", 2, "s1", 0.2, 10),  # drawn again: the label counts again
+            ("m", "ann", 3, "s2", 0.05, 10),
+            ("m", "ann", 4, "s4", 0.1, 10),  # not answered: the sequence ends here
+            ("m", "ann", 5, "s3", 0.1, 10),
+        ]
+    )
+    sequence, skipped = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ["s9", "s1", "s1"]
+    assert list(sequence["probability"]) == pytest.approx([0.1, 0.2, 0.2])
+    assert skipped == 1
+
+
+def _right(values: dict[str, tuple[float, float]], chance: float = 0.5) -> PeopleRight:
+    table = pd.DataFrame.from_dict(values, orient="index", columns=["alpha", "beta"])
+    return PeopleRight(table, chance)
+
+
+def test_uniform_labels_give_the_anytime_rule_on_the_labels_in_order_with_weight_one():
+    rng = np.random.default_rng(3)
+    ids = [f"s{i:02d}" for i in range(40)]
+    alpha = (rng.random(40) < 0.9).astype(float)
+    beta = (rng.random(40) < 0.5).astype(float)
+    right = _right({s: (a, b) for s, a, b in zip(ids, alpha, beta, strict=True)})
+    answers = _answers([(s, "m", "dataset", 1.0) for s in ids])
+    sequence, skipped = draw_sequence(_draws([]), answers, "m", 100)
+    found = label_state("m", right, sequence, None, skipped)
+    assert found is not None
+    expected = anytime_verdict(
+        ("alpha", "beta"), np.column_stack([alpha, beta]), np.ones(40), 1.0, 0.5
+    )
+    assert found.verdict == expected
+    assert found.labels == 40
+
+
+def test_the_words_name_no_judge_while_blind_and_the_leader_once_named():
+    ids = [f"s{i}" for i in range(8)]
+    right = _right({s: (1.0, float(i % 2)) for i, s in enumerate(ids)})
+    answers = _answers([(s, "m", "ann", 1.0) for s in ids] + [("s8", "m", "ann", None)])
+    draws = _draws([("m", "ann", k + 1, s, 0.1, 10) for k, s in enumerate([*ids, "s8"])])
+    sequence, skipped = draw_sequence(draws, answers, "m", 10)
+    found = label_state("m", right, sequence, None, skipped)
+    assert found is not None and found.verdict.named is None
+    blind, named = found.words(named=False), found.words(named=True)
+    assert blind.startswith("8 labels · no verdict yet · ")
+    assert blind.endswith(" · 1 skipped (left out)")
+    assert "alpha" not in blind and "beta" not in blind
+    assert named.startswith("8 labels · alpha leads beta, not yet separated · ")
+
+
+def test_a_clearly_better_judge_is_named_and_the_blind_line_only_says_a_verdict_is_reached():
+    ids = [f"s{i:03d}" for i in range(200)]
+    rng = np.random.default_rng(5)
+    right = _right({s: (1.0, float(rng.random() < 0.3)) for s in ids})
+    answers = _answers([(s, "m", "ann", 1.0) for s in ids])
+    found = label_state("m", right, draw_sequence(_draws([]), answers, "m", 200)[0], None)
+    assert found is not None and found.verdict.named == "alpha" and found.more == 0
+    assert found.words(named=False) == "200 labels · a verdict is reached"
+    assert found.words(named=True) == "200 labels · alpha is better than beta and chance"
+
+
+def test_a_built_in_metrics_right_is_the_people_validitys_accuracy_at_its_threshold():
+    """Checked against ``validity_by_judge``'s accuracy (its own pass/fail count, Wilson's
+    input), a different path through the same rule."""
+    rng = np.random.default_rng(11)
+    values = {}
+    for i in range(30):
+        for judge, noise in (("alpha", 0.1), ("beta", 0.4)):
+            score = float(np.clip(0.5 + rng.normal(0, noise), 0, 1))
+            values[("faithfulness", judge, "", 0, 1, f"s{i:02d}", 0)] = score
+    scores = scores_frame(values)
+    labels = _answers(
+        [(f"s{i:02d}", "faithfulness", "ann", float(rng.random() < 0.5)) for i in range(30)]
+    )
+    found = threshold_right(scores, labels, "faithfulness", PLAIN.threshold("faithfulness"))
+    assert found is not None
+    validity = validity_by_judge(scores, labels).set_index("judge")
+    for judge in ("alpha", "beta"):
+        assert found.right[judge].mean() == pytest.approx(validity.loc[judge, "accuracy"])
+    state = metric_state("faithfulness", found, scores, labels, _draws([]))
+    assert state is not None and state.labels == 30 and state.judges == ("alpha", "beta")
+
+
+def test_no_state_without_a_label_of_the_metric():
+    scores = scores_frame({("faithfulness", "alpha", "", 0, 1, "s1", 0): 0.5})
+    labels = _answers([("s1", "other", "ann", 1.0)])
+    assert threshold_right(scores, labels, "faithfulness", 0.5) is None
+    assert metric_state("faithfulness", None, scores, labels, _draws([])) is None
