@@ -132,3 +132,22 @@ def test_no_state_without_a_label_of_the_metric():
     labels = _answers([("s1", "other", "ann", 1.0)])
     assert threshold_right(scores, labels, "faithfulness", 0.5) is None
     assert metric_state("faithfulness", None, scores, labels, _draws([])) is None
+
+
+def test_three_peoples_labels_of_one_sample_are_one_draw_of_it_and_the_line_says_both_counts():
+    """Labels from elsewhere count as a uniform draw of their sample, once: three people who
+    labelled the same five samples did not draw fifteen samples, and counting them so would
+    let the rule reach a verdict on evidence it does not have."""
+    answers = _answers(
+        [(f"s{i}", "m", person, 1.0) for person in ("ann", "bob", "cy") for i in range(5)]
+    )
+    sequence, skipped = draw_sequence(_draws([]), answers, "m", 10)
+    assert sorted(sequence["sample_id"]) == [f"s{i}" for i in range(5)] and skipped == 0
+    right = PeopleRight(
+        pd.DataFrame({"a": [1.0] * 5, "b": [0.0] * 5}, index=[f"s{i}" for i in range(5)]), 0.5
+    )
+    found = label_state("m", right, sequence, None, given=15, measure="pass/fail at 0.5")
+    assert found is not None and found.verdict.draws == 5
+    assert found.words(named=False).startswith("5 samples, 15 labels · ")
+    named = found.words(named=True)
+    assert named.startswith("5 samples, 15 labels · pass/fail at 0.5: a leads b")
