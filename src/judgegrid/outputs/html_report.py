@@ -347,9 +347,16 @@ def decision_block(record: Mapping[Hashable, Any], rows: pd.DataFrame) -> str:
         f'<span class="badge {badge}">{esc(verdict)}</span></h3>'
         f'<div class="chips">{"".join(chips)}</div>'
         f"{forest_svg(rows, standalone=False)}"
-        f"<details><summary>why, and the next step</summary><p>{esc(record['verdict'])}: "
-        f"{esc(record['reason'])}</p><p>next: <code>{esc(step)}</code></p>{detail}</details></div>"
+        f"<details><summary>why, and the next step</summary><p>{esc(_reason_words(record))}</p>"
+        f"<p>next: <code>{esc(step)}</code></p>{detail}</details></div>"
     )
+
+
+def _reason_words(record: Mapping[str, Any]) -> str:
+    """The verdict and its reason, the verdict once: a named judge's reason already starts with
+    its name ("judge-4: accuracy 0.56 …"), a set's or no verdict's does not."""
+    verdict, reason = str(record["verdict"]), str(record["reason"])
+    return reason if reason.startswith(f"{verdict}:") else f"{verdict}: {reason}"
 
 
 def _metric_rows(evidence: pd.DataFrame, metric: str) -> pd.DataFrame:

@@ -70,3 +70,14 @@ def card_of(scores: pd.DataFrame, pairs: pd.DataFrame | None = None) -> pd.DataF
     pairs = pairs if pairs is not None else pd.DataFrame()
     sources = CardSources(scores=scores, ranking=judge_ranking(scores, pairs), pairs=pairs)
     return decision_card(sources, "RUN").set_index("metric")
+
+
+def test_a_judge_whose_time_is_unknown_reads_unknown_time_not_nan():
+    """An import whose source kept no latency: the paragraph says the time is unknown, as it
+    says of an unknown cost, and never prints ``nan s``."""
+    frame = simulated(seed=9, samples=20, judges=("good", "also", "noisy"))
+    frame["latency_s"] = np.nan
+    frame["cost"] = np.nan
+    row = card_of(frame).loc["faithfulness"]
+    assert "unknown time per score" in row["detail"] and "unknown cost" in row["detail"]
+    assert "nan" not in row["detail"]

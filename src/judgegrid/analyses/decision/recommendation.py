@@ -188,7 +188,9 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
         if has_ci
         else " (too few samples for an interval)"
     )
-    usage = f"{_money(best['cost_per_score'])} and {best['latency_per_score_s']:.2f} s per score"
+    usage = (
+        f"{_money(best['cost_per_score'])} and {_seconds(best['latency_per_score_s'])} per score"
+    )
     if np.isfinite(best.get("failure_rate", np.nan)) and best["failure_rate"] > 0:
         usage += f", with {best['failure_rate']:.0%} of its cells failed"
     if np.isfinite(best.get("mean_run_sd", np.nan)):
@@ -217,6 +219,11 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
     if not validity:
         text += " Agreement with other judges is not validity: label a few pairs to check it."
     return text
+
+
+def _seconds(value: float) -> str:
+    """A judge's time per score, or that it is unknown (an import whose source kept none)."""
+    return f"{value:.2f} s" if np.isfinite(value) else "unknown time"
 
 
 def _money(cost: float) -> str:
