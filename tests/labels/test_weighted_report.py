@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 from typer.testing import CliRunner
@@ -33,6 +34,10 @@ def _faithfulness_row(run_dir: Path) -> pd.Series:
     return card.loc["faithfulness"]
 
 
+def _true_scores(run_dir: Path) -> pd.DataFrame:
+    return pd.read_csv(run_dir / "tables" / "true_score.csv").sort_values("judge")
+
+
 def test_the_report_weights_labels_by_their_queues_draws_and_says_so(tmp_path):
     run_dir = _scripted_run(tmp_path)
     store = RunStore(run_dir / "run.sqlite")
@@ -45,6 +50,8 @@ def test_the_report_weights_labels_by_their_queues_draws_and_says_so(tmp_path):
     )
     store.close()
     uniform = _faithfulness_row(run_dir)
+    uniform_true = _true_scores(run_dir)
+    assert uniform_true["weights"].str.startswith("uniform").all()
     assert uniform["basis"] == "people"
     assert f"on {n} labels drawn uniformly" in uniform["reason"]
 
@@ -63,5 +70,8 @@ def test_the_report_weights_labels_by_their_queues_draws_and_says_so(tmp_path):
     words = f"on {n} labels weighted by the queue's draw probabilities over {n} samples"
     assert words in weighted["reason"]
     assert weighted["value"] != uniform["value"]
+    weighted_true = _true_scores(run_dir)  # the corrected mean reads the same weights
+    assert weighted_true["weights"].eq(words.removeprefix(f"on {n} ")).all()
+    assert not np.allclose(weighted_true["people_mean"], uniform_true["people_mean"])
     table = pd.read_csv(run_dir / "tables" / "validity_people_by_judge.csv")
     assert table["ci_method"].str.startswith("weighted by the queue's draw probabilities").all()

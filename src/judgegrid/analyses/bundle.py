@@ -365,6 +365,7 @@ def validity_analysis(
     outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
     populations = label_weights.populations(scores, human_labels)
     weights = label_weights.sample_weights(human_labels, inputs.label_draws, populations)
+    sampling = label_weights.sampling_words(weights, inputs.label_draws, populations)
     tables |= people_tables(scores, metric_labels, scales, weights)
     tables |= criterion_tables(run, criterion_labels, outcomes, weights)
     paired, pair_right = pairwise_tables.pairwise_run_tables(
@@ -390,7 +391,7 @@ def validity_analysis(
         probe_pairs=tables["probe_pairs"],
         people_right=criterion_validity.people_right(outcomes, weights) | pair_right,
         label_weights=weights,
-        sampling=label_weights.sampling_words(weights, inputs.label_draws, populations),
+        sampling=sampling,
         draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
         answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
     )
@@ -401,7 +402,9 @@ def validity_analysis(
         card, tables["wording_flags"], tables["weighting"], tables["pairwise_position"]
     )
     chosen = chosen_judges(card)
-    pointwise_scores = true_score.true_scores(scores, human_labels, pairwise_names(run.criteria))
+    pointwise_scores = true_score.true_scores(
+        scores, human_labels, pairwise_names(run.criteria), weights, sampling
+    )
     tables["true_score"] = true_score.with_chosen(pointwise_scores, chosen)
     tables["pairwise_true_score"] = true_score.with_chosen(
         tables.get("pairwise_true_score", pd.DataFrame()), chosen

@@ -18,21 +18,33 @@ Missing data, stated:
   people's and the corrected mean (counted in ``labels_unscored``);
 - people's value of a sample is the mean over its annotators (an annotator's repeated labels
   averaged first); a label with no value is dropped;
-- the labels count as a uniform draw from the samples (weight 1): the labels table does not
-  carry the queue's draw probabilities yet (``weights`` says so).
+- each labelled sample weighs what ``frames.label_weights.sample_weights`` gives it (the
+  queue's draws at ``1 / (N q)``, a label's own ``probability``, else 1: a uniform draw). All 1:
+  the figures are the unweighted ones, exactly, and ``weights`` says "uniform". Otherwise the
+  weights are scaled to mean 1 over the labels the judge scored (a ratio, Hajek, as ppi_py
+  does: ``N`` and the judge's unscored samples drop out), a sample drawn ``k`` times is ``k``
+  observations (with-replacement draws are independent), and, the draws having come from all
+  the samples, PPI's unlabelled set is every sample the judge scored (``stats.ppi``);
+  ``weights`` then says "labels weighted by the queue's draw probabilities over N samples".
 
 A pairwise criterion (``pairwise_true_scores``) corrects each system's win rate instead: a
 pair's outcome for a system is 1 when the combined verdict (or people's preference) is its
 answer, 0.5 a tie, 0 the other's; a judge's ``scored`` pairs are those with a combined verdict
 (the criterion's rule), and a pair people preferred with no combined verdict is in
-``labels_unscored``. The card's line is the pointwise metrics' alone (two systems, two figures).
+``labels_unscored``. People's preferences count unweighted (uniform): the queue's draw weights
+(issue 42) do not cover preferences yet. The card's line is the pointwise metrics' alone (two
+systems, two figures).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.frames.label_weights import is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.stats.ppi import classical_mean, ppi_mean
 
@@ -60,10 +72,21 @@ PAIRWISE_TRUE_SCORE_COLUMNS = ["judge", "system", *TRUE_SCORE_COLUMNS[2:]]
 SYSTEM_COLUMNS = ["pair", "system_a", "system_b"]
 OUTCOME = {"a": 1.0, "tie": 0.5, "b": 0.0}  # answer a's outcome; b's is 1 minus it
 UNIFORM = "uniform (draw probabilities not recorded with the labels)"
+WEIGHTED = "labels weighted by the queue's draw probabilities"
 TRUE_SCORE_MISSING = (
     "the judge's scored samples (mean of scored repeats); labels on samples it did not score "
     "left out (labels_unscored)"
 )
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A metric's labelled samples' weights (``label_weights.sample_weights``; index: sample
+    id), the observations each stands for, and the words for ``weights``."""
+
+    weight: pd.Series
+    observations: pd.Series
+    words: str
 
 
 def people_values(labels: pd.DataFrame) -> pd.DataFrame:
@@ -77,10 +100,16 @@ def people_values(labels: pd.DataFrame) -> pd.DataFrame:
 
 
 def true_scores(
-    scores: pd.DataFrame, labels: pd.DataFrame | None, skip: frozenset[str] = frozenset()
+    scores: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    skip: frozenset[str] = frozenset(),
+    weights: pd.DataFrame | None = None,
+    sampling: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per labelled metric and judge (``TRUE_SCORE_COLUMNS``); ``skip``: metrics not
-    scored per sample (pairwise criteria). ``chosen`` is False until ``with_chosen``."""
+    scored per sample (pairwise criteria); ``weights``: ``frames.label_weights.sample_weights``
+    (None: every label a uniform draw); ``sampling``: its ``sampling_words``, for ``weights``.
+    ``chosen`` is False until ``with_chosen``."""
     if labels is None or labels.empty or scores.empty:
         return pd.DataFrame(columns=TRUE_SCORE_COLUMNS)
     people = people_values(labels)
@@ -91,8 +120,23 @@ def true_scores(
         mine = people[people["metric"] == metric]
         if mine.empty:
             continue
-        rows.append({**_row(block, mine), "metric": metric, "judge": judge, "chosen": False})
+        drawn = _draws(weights, str(metric), (sampling or {}).get(str(metric), ""))
+        row = _row(block, mine, drawn)
+        rows.append({**row, "metric": metric, "judge": judge, "chosen": False})
     return pd.DataFrame(rows, columns=TRUE_SCORE_COLUMNS)
+
+
+def _draws(weights: pd.DataFrame | None, metric: str, words: str) -> Drawn | None:
+    """The metric's labelled samples' weights and observations, or None where every weight is
+    1 (today's unweighted figures)."""
+    if weights is None or weights.empty:
+        return None
+    mine = metric_weights(weights, metric)
+    if mine.empty or is_uniform(mine["weight"].to_numpy(float)):
+        return None
+    # observations a sample stands for, per annotator (their mean: label_weights' rule)
+    each = (mine["draws"].astype(float) / mine["labels"].astype(float)).round().clip(lower=1)
+    return Drawn(mine["weight"].astype(float), each.astype(int), words or WEIGHTED)
 
 
 def with_chosen(table: pd.DataFrame, chosen: dict[str, str]) -> pd.DataFrame:
@@ -103,17 +147,22 @@ def with_chosen(table: pd.DataFrame, chosen: dict[str, str]) -> pd.DataFrame:
     return table.assign(chosen=[chosen.get(str(m)) == str(j) for m, j in keys])
 
 
-def _row(block: pd.DataFrame, people: pd.DataFrame) -> dict[str, object]:
-    """One judge on one metric: its ratings (``block``) against people's values; PPI's
-    unlabelled set is the judge's other samples (``stats.ppi``)."""
+def _row(
+    block: pd.DataFrame, people: pd.DataFrame, drawn: Drawn | None = None
+) -> dict[str, object]:
+    """One judge on one metric: its ratings (``block``) against people's values. Unweighted,
+    PPI's unlabelled set is the judge's other samples; weighted (``drawn``), every sample it
+    scored, each labelled sample repeated by its observations (module docstring)."""
     rating = pd.Series(block["rating"].to_numpy(), index=_ids(block))
     value = pd.Series(people["value"].to_numpy(), index=_ids(people))
     known = value.index.isin(rating.index)
     if not known.any():
-        return _unpaired(block, len(people))
+        return _unpaired(block, len(people), drawn.words if drawn else UNIFORM)
     y, f = value.to_numpy()[known], rating.reindex(value.index[known]).to_numpy()
-    rest = rating.to_numpy()[~rating.index.isin(value.index)]
     note = "" if len(y) >= 2 else "fewer than 2 labelled samples the judge scored"
+    if drawn is not None:
+        return _weighted_row(block, people, value.index[known], y, f, drawn, note)
+    rest = rating.to_numpy()[~rating.index.isin(value.index)]
     if len(rest):
         found = ppi_mean(y, f, rest)
         corrected, lam, effective = found.corrected, found.lam, found.effective_labels
@@ -142,6 +191,44 @@ def _row(block: pd.DataFrame, people: pd.DataFrame) -> dict[str, object]:
     }
 
 
+def _weighted_row(
+    block: pd.DataFrame,
+    people: pd.DataFrame,
+    samples: pd.Index,
+    y: np.ndarray,
+    f: np.ndarray,
+    drawn: Drawn,
+    note: str,
+) -> dict[str, object]:
+    """The weighted figures (module docstring): each labelled sample's observations as rows,
+    each row its share of the sample's weight, scaled to mean 1 over the rows."""
+    keys = samples.astype(str)
+    repeat = drawn.observations.reindex(keys).fillna(1).to_numpy(int)
+    w = drawn.weight.reindex(keys).fillna(1.0).to_numpy(float) / repeat
+    y, f, w = np.repeat(y, repeat), np.repeat(f, repeat), np.repeat(w, repeat)
+    w = w / w.mean()
+    found = ppi_mean(y, f, block["rating"].to_numpy(float), weights=w)
+    if len(samples) >= 2 and not found.corrected.se > 0:
+        note = "people and the judge agree on every labelled sample: no spread to measure"
+    return {
+        "scored": len(block),
+        "judge_mean": float(block["rating"].mean()),
+        "labels": len(samples),
+        "labels_unscored": len(people) - len(samples),
+        "people_mean": found.people.mean,
+        "people_low": found.people.low,
+        "people_high": found.people.high,
+        "corrected": found.corrected.mean,
+        "corrected_low": found.corrected.low,
+        "corrected_high": found.corrected.high,
+        "lam": found.lam,
+        "effective_labels": found.effective_labels,
+        "weights": drawn.words,
+        "note": note,
+        "missing": TRUE_SCORE_MISSING,
+    }
+
+
 def _ids(frame: pd.DataFrame) -> pd.Index:
     """The sample ids as whole numbers or Python objects: a hash lookup, where pandas' Arrow
     strings' ``isin`` loops in Python (a merge a judge was 15 ms on 200,000 scores)."""
@@ -149,14 +236,14 @@ def _ids(frame: pd.DataFrame) -> pd.Index:
     return pd.Index(ids if ids.dtype.kind in "iu" else ids.astype(object))
 
 
-def _unpaired(block: pd.DataFrame, labels: int) -> dict[str, object]:
+def _unpaired(block: pd.DataFrame, labels: int, weights: str) -> dict[str, object]:
     """A judge that scored none of the labelled samples: its own mean, nothing to correct."""
     return {
         "scored": len(block),
         "judge_mean": float(block["rating"].mean()),
         "labels": 0,
         "labels_unscored": labels,
-        "weights": UNIFORM,
+        "weights": weights,
         "note": "the judge scored none of the labelled samples",
         "missing": TRUE_SCORE_MISSING,
     }
