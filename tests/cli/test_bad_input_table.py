@@ -492,7 +492,7 @@ ROWS: dict[str, Row] = {
     ),
     "export format unknown": Row(
         cli=lambda p: ["export", p.run_dir(), "--format", "excel"],
-        names=("--format", "excel", "ragas or wide"),
+        names=("--format", "excel", "ragas, wide or true-score"),
     ),
     "export to an unknown extension": Row(
         cli=lambda p: ["export", p.run_dir(), "--out", str(p.tmp / "x.xlsx")],

@@ -115,7 +115,9 @@ def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_d
         "faithfulness",
         "context_precision",
     ]
-    draws = stored_draws(run_dir)
+    assert stored_draws(run_dir).empty  # nothing written before the page's port is bound
+    for _ in _running(session):  # the page made: every draw stored before it shows one
+        draws = stored_draws(run_dir)
     mine = draws[draws["metric"] == "faithfulness"]
     # numbered from 1, every queue item among them, each with the probability it was drawn with
     assert list(mine["draw"]) == list(range(1, len(mine) + 1))

@@ -117,6 +117,9 @@ class LabelSession:
     # what the state line reads besides the labels and draws (``analyses.label_state_of``)
     scores: pd.DataFrame = field(default_factory=pd.DataFrame)
     sample_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # this session's new draws, stored when its page is made (``add_label_routes``): after the
+    # server's socket is bound, so a port in use leaves the run as it was
+    unrecorded: list[LabelDraw] = field(default_factory=list)
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -195,7 +198,6 @@ def session_over(
             if is_pairwise(criteria.get(m))
         }
         queue, draws = build_queue(scores, chosen, done, n, compared, stored, person)
-    record_draws(target, draws)  # every draw stored before the page shows it
     session = LabelSession(
         target,
         samples,
@@ -205,6 +207,7 @@ def session_over(
         criteria=criteria,
         scores=scores,
         sample_info=stored_sample_info(store),
+        unrecorded=draws,  # stored before the page shows any (add_label_routes)
     )
     if show_judges:
         for item in queue:
@@ -729,7 +732,10 @@ def add_label_routes(
     app: web.Application, session: LabelSession, store: RunStore, at: str = "/"
 ) -> None:
     """The labelling page (its index at ``at``) and its API, added to a loopback app: its own,
-    or ``judgegrid view``'s, where it is one page of several."""
+    or ``judgegrid view``'s, where it is one page of several. The session's new draws are
+    stored first, before the page can show any."""
+    record_draws(session.run_dir, session.unrecorded)
+    session.unrecorded = []
 
     async def get_state(request: web.Request) -> web.StreamResponse:
         only(request, set())

@@ -59,7 +59,8 @@ WORDED_KEYS = [*KEYS, "wording"]
 def export_table(run_dir: str | Path, format: str = "ragas") -> pd.DataFrame:
     """The run's scores as a ``ragas`` or ``wide`` table (see the module's docstring)."""
     if format not in EXPORT_FORMATS or format == TRUE_SCORE_FORMAT:  # the run layer's
-        message = f"unknown format {format!r}; use {', '.join(EXPORT_FORMATS)}"
+        first, last = ", ".join(EXPORT_FORMATS[:-1]), EXPORT_FORMATS[-1]
+        message = f"unknown format {format!r}; use {first} or {last}"
         raise OptionError("--format", [Problem("", message)])
     _, matrix, store = open_run(run_dir)
     try:

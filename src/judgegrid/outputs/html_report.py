@@ -352,7 +352,7 @@ def decision_block(record: Mapping[Hashable, Any], rows: pd.DataFrame) -> str:
     )
 
 
-def _reason_words(record: Mapping[str, Any]) -> str:
+def _reason_words(record: Mapping[Hashable, Any]) -> str:
     """The verdict and its reason, the verdict once: a named judge's reason already starts with
     its name ("judge-4: accuracy 0.56 …"), a set's or no verdict's does not."""
     verdict, reason = str(record["verdict"]), str(record["reason"])
