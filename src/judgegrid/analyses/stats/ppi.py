@@ -169,20 +169,13 @@ def ppi_mean(
     people = classical_mean(y, level=level)
     if n < 2:
         nan = _interval(float("nan"), float("nan"), level)
-        return Corrected(people, nan, float("nan"), float("nan"), n, big_n)
+        return _found(people, nan, float("nan"), n, big_n)
     tuned = power_tuning(y, f, f_all) if lam is None else float(lam)
     point = _ppi_point(y, f, f_all, w, tuned)
     imputed = float(np.std(tuned * f_all)) / np.sqrt(big_n)
     rectifier = float(np.std(w * (y - tuned * f))) / np.sqrt(n)
     corrected = _interval(point, float(np.hypot(imputed, rectifier)), level)
-    return Corrected(
-        people=people,
-        corrected=corrected,
-        lam=tuned,
-        effective_labels=effective_labels(n, people.se, corrected.se),
-        labels=n,
-        unlabelled=big_n,
-    )
+    return _found(people, corrected, tuned, n, big_n)
 
 
 def effective_labels(labels: int, people_se: float, corrected_se: float) -> float:
@@ -194,6 +187,13 @@ def effective_labels(labels: int, people_se: float, corrected_se: float) -> floa
     return float(labels * (people_se / corrected_se) ** 2)
 
 
+def _found(
+    people: MeanInterval, corrected: MeanInterval, lam: float, n: int, big_n: int
+) -> Corrected:
+    """People's mean and the corrected one, with the labels the corrected one is worth."""
+    return Corrected(people, corrected, lam, effective_labels(n, people.se, corrected.se), n, big_n)
+
+
 def _drawn_mean(
     y: np.ndarray, f: np.ndarray, f_all: np.ndarray, w: np.ndarray, lam: float | None, level: float
 ) -> Corrected:
@@ -203,17 +203,10 @@ def _drawn_mean(
     people = _ratio_interval(y, w, 0.0, level)
     if n < 2:
         nan = _interval(float("nan"), float("nan"), level)
-        return Corrected(people, nan, float("nan"), float("nan"), n, big_n)
+        return _found(people, nan, float("nan"), n, big_n)
     tuned = _drawn_tuning(y, f, w) if lam is None else float(lam)
     corrected = _ratio_interval(y - tuned * f, w, tuned * float(f_all.mean()), level)
-    return Corrected(
-        people=people,
-        corrected=corrected,
-        lam=tuned,
-        effective_labels=effective_labels(n, people.se, corrected.se),
-        labels=n,
-        unlabelled=big_n,
-    )
+    return _found(people, corrected, tuned, n, big_n)
 
 
 def _drawn_tuning(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
