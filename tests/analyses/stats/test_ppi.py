@@ -3,9 +3,14 @@ library (Angelopoulos, Duchi & Zrnic), and by simulation: coverage and unbiasedn
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import numpy as np
 import ppi_py
 import pytest
+import statsmodels.api as sm
+from scipy import optimize
+from statsmodels.stats.weightstats import DescrStatsW
 
 from judgegrid.analyses import classical_mean, draw_weights, power_tuning, ppi_mean
 
@@ -30,20 +35,72 @@ def test_point_and_interval_equal_ppi_py(seed, lam):
     assert found.corrected.high == pytest.approx(float(np.ravel(high)[0]), abs=1e-9)
 
 
-def test_weighted_form_equals_ppi_py_with_sample_weights():
-    """ppi_py rescales sample weights to sum to n; weights that already do are the same
-    weights in both, so the weighted point, lam and interval must agree."""
-    rng = np.random.default_rng(11)
-    y, f, f_all = _arrays(11, n=80, big_n=1200, bias=-0.15)
-    w = rng.uniform(0.3, 3.0, 80)
-    w = w / w.sum() * 80
-    for lam in (None, 1.0):
+def _drawn(seed: int, n: int, big_n: int = 1500):
+    """``n`` draws with replacement from ``big_n`` samples, the hard third drawn four times as
+    often, a judge lenient on the hard ones; each draw's weight ``1 / (N q)``."""
+    rng = np.random.default_rng(seed)
+    hard = rng.random(big_n) < 1 / 3
+    y_all = np.where(hard, rng.uniform(0.0, 0.5, big_n), rng.uniform(0.5, 1.0, big_n))
+    f_all = y_all + np.where(hard, 0.3, 0.05) + rng.normal(0, 0.08, big_n)
+    q = np.where(hard, 4.0, 1.0)
+    q = q / q.sum()
+    picks = rng.choice(big_n, n, p=q)
+    return y_all[picks], f_all[picks], f_all, draw_weights(list(q[picks]), big_n)
+
+
+def _survey(values: np.ndarray, w: np.ndarray):
+    """statsmodels' weighted mean of ``values`` with its sandwich SE (HC1) and t interval:
+    the with-replacement design's ratio mean and its linearised variance, as survey packages
+    give it (Lohr, Sampling, ch. 6)."""
+    fit = sm.WLS(values, np.ones((len(values), 1)), weights=w).fit(cov_type="HC1", use_t=True)
+    low, high = fit.conf_int(alpha=0.05)[0]
+    return float(fit.params[0]), float(fit.bse[0]), float(low), float(high)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_form_equals_statsmodels_survey_mean_of_the_gap(seed):
+    """Weighted: the corrected mean is the judge's mean over all N plus the weighted mean of
+    the gap ``y - lam f`` over the draws, with the sandwich SE and t interval of that weighted
+    mean; people's is the weighted mean of ``y``. statsmodels' WLS computes both its own way."""
+    y, f, f_all, w = _drawn(seed, n=60 + 40 * seed)
+    assert not np.allclose(w, 1.0)
+    for lam in (None, 1.0, 0.3):
         found = ppi_mean(y, f, f_all, lam=lam, weights=w)
-        low, high = ppi_py.ppi_mean_ci(y, f, f_all, alpha=0.05, lam=lam, w=w)
-        point = ppi_py.ppi_mean_pointestimate(y, f, f_all, lam=lam, w=w)
-        assert found.corrected.mean == pytest.approx(float(np.ravel(point)[0]), abs=1e-9)
-        assert found.corrected.low == pytest.approx(float(np.ravel(low)[0]), abs=1e-9)
-        assert found.corrected.high == pytest.approx(float(np.ravel(high)[0]), abs=1e-9)
+        mean, se, low, high = _survey(y - found.lam * f, w)
+        shift = found.lam * f_all.mean()
+        assert found.corrected.mean == pytest.approx(shift + mean, abs=1e-9)
+        assert found.corrected.se == pytest.approx(se, abs=1e-9)
+        assert found.corrected.low == pytest.approx(shift + low, abs=1e-9)
+        assert found.corrected.high == pytest.approx(shift + high, abs=1e-9)
+    people = classical_mean(y, w)
+    mean, se, low, high = _survey(y, w)
+    assert (people.mean, people.se, people.low, people.high) == pytest.approx(
+        (mean, se, low, high), abs=1e-9
+    )
+    assert people.mean == pytest.approx(DescrStatsW(y, weights=w).mean, abs=1e-12)
+    assert found.people == people
+
+
+def test_weighted_tuning_minimises_the_survey_se():
+    """The tuned ``lam`` is the one at which statsmodels' SE of the corrected mean is least
+    (found by scipy's scalar minimiser over [0, 1]), and the weights' scale does not matter
+    (a ratio mean)."""
+    y, f, f_all, w = _drawn(9, n=150)
+    found = ppi_mean(y, f, f_all, weights=w)
+    best = optimize.minimize_scalar(
+        lambda lam: _survey(y - lam * f, w)[1],
+        bounds=(0, 1),
+        method="bounded",
+        options={"xatol": 1e-8},
+    )
+    assert 0 < found.lam < 1
+    assert found.lam == pytest.approx(best.x, abs=1e-4)
+    assert power_tuning(y, f, f_all, weights=w) == found.lam
+    scaled = ppi_mean(y, f, f_all, weights=3.7 * w)
+    assert astuple(scaled.corrected) == pytest.approx(astuple(found.corrected), abs=1e-12)
+    assert found.effective_labels == pytest.approx(
+        150 * (found.people.se / found.corrected.se) ** 2
+    )
 
 
 def test_classical_mean_equals_ppi_py_classical_interval():

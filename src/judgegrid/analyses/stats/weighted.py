@@ -81,10 +81,24 @@ def hajek(values: np.ndarray, probabilities: np.ndarray, level: float = 0.95) ->
     """The weighted ratio mean of ``values`` (weights ``1 / probabilities``) with its
     linearised SE: what a survey package quotes for a with-replacement design."""
     y, q = _checked(values, probabilities)
-    w = 1.0 / q
+    return ratio_mean(y, 1.0 / q, level)
+
+
+def ratio_mean(values: np.ndarray, weights: np.ndarray, level: float = 0.95) -> Estimate:
+    """``hajek`` on the draws' weights themselves (any scale: the ratio needs only how they
+    compare), for callers that hold ``1 / (N q)`` rather than ``q``."""
+    y, w = np.asarray(values, float), np.asarray(weights, float)
     mean = float(np.sum(w * y) / np.sum(w))
-    linear = w * (y - mean) / w.mean()  # the estimator's influence values, draw by draw
-    return _t_estimate(mean, linear, level)
+    return _t_estimate(mean, ratio_linear(y, w), level)
+
+
+def ratio_linear(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The ratio mean's influence values, draw by draw (``w (y - mean) / mean(w)``): their
+    spread over the draws is its SE, and they are what a second variable is regressed on to
+    lower it (``stats.ppi``'s weighted power tuning)."""
+    y, w = np.asarray(values, float), np.asarray(weights, float)
+    mean = float(np.sum(w * y) / np.sum(w))
+    return np.asarray(w * (y - mean) / w.mean())
 
 
 def _t_estimate(mean: float, spread: np.ndarray, level: float) -> Estimate:

@@ -20,12 +20,14 @@ Missing data, stated:
   averaged first); a label with no value is dropped;
 - each labelled sample weighs what ``frames.label_weights.sample_weights`` gives it (the
   queue's draws at ``1 / (N q)``, a label's own ``probability``, else 1: a uniform draw). All 1:
-  the figures are the unweighted ones, exactly, and ``weights`` says "uniform". Otherwise the
-  weights are scaled to mean 1 over the labels the judge scored (a ratio, Hajek, as ppi_py
-  does: ``N`` and the judge's unscored samples drop out), a sample drawn ``k`` times is ``k``
-  observations (with-replacement draws are independent), and, the draws having come from all
-  the samples, PPI's unlabelled set is every sample the judge scored (``stats.ppi``);
-  ``weights`` then says "labels weighted by the queue's draw probabilities over N samples".
+  the figures are the unweighted ones, exactly, and ``weights`` says "uniform". Otherwise a
+  sample drawn ``k`` times is ``k`` observations (with-replacement draws are independent),
+  each with its draw's weight, and the corrected mean is ``stats.ppi``'s design-based one:
+  the judge's mean over every sample it scored (the draws came from all of them) plus the
+  draws' ratio (Hajek) mean of the gap, its interval from the draws' own spread (t); people's
+  mean is that ratio mean of their values. A ratio needs only how the weights compare, so
+  ``N`` and the judge's unscored samples drop out. ``weights`` then says "labels weighted by
+  the queue's draw probabilities over N samples".
 
 A pairwise criterion (``pairwise_true_scores``) corrects each system's win rate instead: a
 pair's outcome for a system is 1 when the combined verdict (or people's preference) is its
@@ -201,12 +203,11 @@ def _weighted_row(
     note: str,
 ) -> dict[str, object]:
     """The weighted figures (module docstring): each labelled sample's observations as rows,
-    each row its share of the sample's weight, scaled to mean 1 over the rows."""
+    each row its share of the sample's weight (a draw's ``1 / (N q)``)."""
     keys = samples.astype(str)
     repeat = drawn.observations.reindex(keys).fillna(1).to_numpy(int)
     w = drawn.weight.reindex(keys).fillna(1.0).to_numpy(float) / repeat
     y, f, w = np.repeat(y, repeat), np.repeat(f, repeat), np.repeat(w, repeat)
-    w = w / w.mean()
     found = ppi_mean(y, f, block["rating"].to_numpy(float), weights=w)
     if len(samples) >= 2 and not found.corrected.se > 0:
         note = "people and the judge agree on every labelled sample: no spread to measure"
