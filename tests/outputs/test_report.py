@@ -127,14 +127,18 @@ def test_agreement_heatmaps_are_coloured_tables_of_the_pairs_csv(run_dir):
         assert cells[(pair["rater_b"], pair["rater_a"])] == expected
 
 
-def test_the_per_sample_table_written_by_arrow_reads_back_as_the_analysis_made_it(run_dir):
+@pytest.mark.parametrize("name", ["repeat_spread", "sample_disagreement"])
+def test_the_per_sample_tables_written_by_arrow_read_back_as_the_analysis_made_them(run_dir, name):
+    from judgegrid.analyses.consistency.disagreement import sample_disagreement
     from judgegrid.analyses.frames.tables import repeat_spread
     from judgegrid.store.run_db import RunStore
 
     store = RunStore(run_dir / "run.sqlite")
     expected = repeat_spread(store.scores_frame())
     store.close()
-    path = run_dir / "tables" / "repeat_spread.csv"
+    if name == "sample_disagreement":
+        expected = sample_disagreement(expected)
+    path = run_dir / "tables" / f"{name}.csv"
     assert path.read_text().splitlines()[1].startswith('"')  # Arrow quotes string values
     written = pd.read_csv(path, keep_default_na=False, na_values=[""])
     assert list(written.columns) == list(expected.columns) and len(written) == len(expected)

@@ -3,14 +3,17 @@ pandas' own SQL reader gives (the store reads its rows more quickly)."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from judgegrid import run_grid
 from judgegrid.core.records import SCORE_COLUMNS, ScoreRow
-from judgegrid.store.run_db import CALL_COLUMNS_WITHOUT_TEXTS, RunStore, read_scores
+from judgegrid.store.database import ColumnarReadError, open_read_only, read_columnar
+from judgegrid.store.run_db import CALL_COLUMNS_WITHOUT_TEXTS, RunStore, query_frame, read_scores
 from support.demo_sets import demo_with_hostile_sample
 
 
@@ -64,6 +67,71 @@ def test_the_read_only_reader_adds_no_missing_table(tmp_path):
         read_scores(path)
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT name FROM sqlite_master").fetchall() == []
+
+
+def _scores_table(path: Path, rows: list[tuple]) -> None:
+    store = RunStore(path)
+    store.close()
+    with sqlite3.connect(path) as db:
+        db.executemany(f"INSERT INTO scores VALUES ({', '.join('?' * len(SCORE_COLUMNS))})", rows)
+
+
+TEXT_COLUMNS = {"sample_id", "metric", "judge", "embedding", "status", "weighting", "reason"}
+TEXT_COLUMNS |= {"error", "details"}
+
+
+def _row(sample: str, **values: object) -> tuple:
+    """A score row with NULLs where a column may hold one, and ``values`` over it."""
+    row: dict[str, object] = dict.fromkeys(SCORE_COLUMNS)
+    row.update(sample_id=sample, metric="faithfulness", judge="a", embedding="", dimension=0)
+    row.update(strictness=0, repeat=0, wording=0, status="scored", calls=1, finished_at=1.0)
+    row.update(values)
+    return tuple(row[c] for c in SCORE_COLUMNS)
+
+
+def _row_by_row(path: Path) -> pd.DataFrame:
+    with contextlib.closing(open_read_only(path)) as db:
+        return query_frame(db, f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores ORDER BY rowid")
+
+
+def test_the_columnar_read_types_its_columns_as_the_row_by_row_read(tmp_path):
+    """ADBC's driver gives a column of NULLs as int64 and an integer column with NULLs as
+    int64 with nulls: read as the rows read them (None objects; floats), text with NULLs as
+    strings, and an empty table all objects."""
+    path = tmp_path / "run.sqlite"
+    _scores_table(path, [])
+    pd.testing.assert_frame_equal(read_scores(path), _row_by_row(path))
+    _scores_table(
+        path,
+        [
+            _row("s1", score=0.5, tokens_in=10, details='{"a": 1}'),
+            _row("s2", status="failed", error="cut off", tokens_in=None),
+            _row("s3", score=1.0, tokens_in=7, details=None, cost=0.25),
+        ],
+    )
+    frame = read_scores(path)
+    columnar = read_columnar(path, "SELECT * FROM scores", 3, TEXT_COLUMNS)
+    assert columnar["reason"].tolist() == [None] * 3
+    pd.testing.assert_frame_equal(frame, _row_by_row(path))
+    assert frame["tokens_in"].dtype == float and frame["reason"].dtype == object
+
+
+def test_a_column_of_two_types_is_read_row_by_row(tmp_path):
+    """SQLite lets a row hold text in an INTEGER column, or bytes in a TEXT one; the driver
+    gives such a column as text or bytes (``ColumnarReadError``), and the rows are read one by
+    one: the same frame as ever, each value of its own type."""
+    path = tmp_path / "run.sqlite"
+    _scores_table(path, [_row("s1", tokens_in=10), _row("s2", tokens_in="many")])
+    with pytest.raises(ColumnarReadError, match="tokens_in"):
+        read_columnar(path, "SELECT * FROM scores", 2, TEXT_COLUMNS)
+    frame = read_scores(path)
+    assert frame["tokens_in"].tolist() == [10, "many"]
+    pd.testing.assert_frame_equal(frame, _row_by_row(path))
+    path.unlink()
+    _scores_table(path, [_row("s1", reason="short"), _row("s2", reason=b"\x00")])
+    with pytest.raises(ColumnarReadError, match="reason"):
+        read_columnar(path, "SELECT * FROM scores", 2, TEXT_COLUMNS)
+    assert read_scores(path)["reason"].tolist() == ["short", b"\x00"]
 
 
 OLD_SCORES = """CREATE TABLE scores (

@@ -62,10 +62,12 @@ from judgegrid.core.redaction import redact_stored, redact_text
 from judgegrid.core.sample import Sample
 from judgegrid.core.usage import Usage
 from judgegrid.store.database import (
+    ColumnarReadError,
     Writes,
     close_writer,
     open_database,
     open_read_only,
+    read_columnar,
     read_vectors,
     vector_blob,
 )
@@ -196,7 +198,12 @@ def read_scores(db_path: Path, columns: Sequence[str] = SCORE_COLUMNS) -> pd.Dat
     (``open_read_only``)."""
     db = open_read_only(db_path)
     try:
-        return query_frame(db, _select_scores(columns))
+        (rows,) = db.execute("SELECT count(*) FROM scores").fetchone()
+        text = {row[1] for row in db.execute("PRAGMA table_info(scores)") if row[2] == "TEXT"}
+        try:
+            return read_columnar(db_path, _select_scores(columns), rows, text)
+        except ColumnarReadError:  # the driver cannot: row by row, the same frame
+            return query_frame(db, _select_scores(columns))
     finally:
         db.close()
 

@@ -40,6 +40,7 @@ from judgegrid.analyses.decision.anytime import (
 )
 from judgegrid.analyses.decision.ladder import CardSources, pair_right
 from judgegrid.analyses.decision.sampling import LabelDesign, metric_design, preference_design
+from judgegrid.analyses.frames.keys import among
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.analyses.validity.people import mean_labels
@@ -191,7 +192,7 @@ def label_state(
         return None
     table = right.right
     judges = tuple(str(j) for j in table.columns)
-    usable = sequence[sequence["sample_id"].isin(set(table.index))]
+    usable = sequence[among(sequence["sample_id"], table.index)]
     values = table.reindex(usable["sample_id"]).to_numpy(float)
     weight = 1.0 / (usable["population"].to_numpy(float) * usable["probability"].to_numpy(float))
     share = design.uniform_share if design is not None else 1.0
@@ -201,17 +202,17 @@ def label_state(
     more = (
         0.0
         if found.named is not None
-        else _new_labels(design, set(map(str, table.index)), found.about_more, labels)
+        else _new_labels(design, table.index.astype(str), found.about_more, labels)
     )
     return LabelState(metric, judges, labels, skipped, found, more, given, measure)
 
 
-def _new_labels(design: LabelDesign | None, labelled: set[str], draws: float, labels: int) -> float:
+def _new_labels(design: LabelDesign | None, labelled: pd.Index, draws: float, labels: int) -> float:
     """The new labels ``draws`` more draws of the design ask for; without a design, the draws
     themselves (a uniform queue over a population much larger than the labels)."""
     if design is None:
         return draws
-    mask = np.array([s in labelled for s in design.samples], bool)
+    mask = among(pd.Index(design.samples), labelled)
     return expected_new_labels(design.probability, mask, draws)
 
 
@@ -246,7 +247,7 @@ def metric_state(
     population = design.population if design is not None else max(int(scored), 1)
     sequence, skipped = draw_sequence(draws, answers, metric, population)
     mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
-    given = mine[mine["sample_id"].isin(set(map(str, right.right.index)))] if right else mine
+    given = mine[among(mine["sample_id"], right.right.index.astype(str))] if right else mine
     return label_state(metric, right, sequence, design, skipped, len(given), measure)
 
 

@@ -41,6 +41,7 @@ from judgegrid.analyses.frames.criteria import (
     people_answers,
 )
 from judgegrid.analyses.frames.juries import jury_rows
+from judgegrid.analyses.frames.keys import among
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.analyses.validity.true_score import pairwise_true_scores
@@ -341,7 +342,7 @@ def criterion_tables(
     tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems)
     if right.empty:
         return tables, None
-    judged = people[pairwise.among(people["pair"], right.index)]["preferred"]
+    judged = people[among(people["pair"], right.index)]["preferred"]
     return tables, PeopleRight(right, no_information_rate(pairwise.category_codes(judged)))
 
 

@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.frames.juries import jury_name
+from judgegrid.analyses.frames.keys import among
 from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
@@ -83,12 +84,6 @@ VALIDITY_MISSING = (
     "left out and counted in 'unjudged'"
 )
 WIN_MISSING = "pairs with a combined verdict (both orders judged)"
-
-
-def among(column: pd.Series, values: pd.Series | pd.Index) -> np.ndarray:
-    """``column.isin(values)`` for many values: pandas makes a pyarrow scalar of each value
-    to look up in a column of Arrow strings (seconds for 100,000 pairs); a set of them, once."""
-    return column.astype(object).isin(set(values.to_numpy(object))).to_numpy(bool)
 
 
 def _is_judged(winner: pd.Series) -> pd.Series:
