@@ -140,3 +140,19 @@ def test_the_weighted_accuracy_stays_unbiased_when_the_design_follows_the_draws(
     standard_error = np.std(weighted) / np.sqrt(len(weighted))
     assert abs(error) <= 3 * standard_error and abs(error) <= 0.02, (error, standard_error)
     assert np.mean(plain) - target < -0.04  # what the weights correct (-0.057 here)
+
+
+def test_a_bet_within_each_draws_own_bounds_is_the_same_bet_where_they_agree():
+    """Per-draw bounds equal to one bound give today's capital; a draw beyond its own bound is
+    refused; a looser bound on some draws bets less there (the clip is the draw's own)."""
+    from judgegrid.analyses.stats.betting import log_capital
+
+    z = np.random.default_rng(3).uniform(-0.2, 1.0, 50)
+    same = log_capital(z, 0.0, np.full(50, -1.0), np.full(50, 1.0))
+    assert same == pytest.approx(log_capital(z, 0.0, -1.0, 1.0))
+    later = np.arange(50) >= 25
+    wide = log_capital(z, 0.0, np.where(later, -10.0, -1.0), np.where(later, 10.0, 1.0))
+    assert wide[:25] == pytest.approx(same[:25])
+    assert wide[-1] < same[-1]
+    with pytest.raises(ValueError, match="bounds"):
+        log_capital(np.array([0.5, -2.0]), 0.0, np.array([-3.0, -1.0]), 1.0)
