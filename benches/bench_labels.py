@@ -7,13 +7,15 @@ often it is wrong when the card is looked at after every label, for three queue 
 A simulated person (``judgegrid.testing.labelling_person``) answers the truth (synthetic: with
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
 order and stops at the first verdict. Orders: uniform at random, today's preference queue, the
-new queue with known probabilities. Rules: the anytime rule (betting; weighted on the new
-queue) and the card's fixed-n rule. Figures and goals:
+new queue (adaptive: once the leader beats chance, it draws where the leader and its open rivals
+disagree; each draw's probability known before it). Rules: the anytime rule (betting; weighted
+on the new queue, each draw within its own bounds) and the card's fixed-n rule. Figures and
+goals:
 
 - labels to a verdict: the new queue's median <= half of uniform's, at wrong pick <= 5%;
 - wrong picks under peeking: the fixed-n rule's (measured) and the anytime rule's (<= 5%);
 - bias of the accuracy figure at 60 labels: today's queue unweighted (measured), the new
-  queue weighted (|bias| <= 0.01, 95% interval coverage >= 93%);
+  queue's first 60 draws weighted (|bias| <= 0.01, 95% interval coverage >= 93%);
 - "about N more" at 30 labels against the labels it then took: median ratio in 0.67-1.5.
 
 ``--quick``: a smoke run for CI (a few seeds, the fixed-n rule looked at up to 20 labels).

@@ -51,3 +51,25 @@ def test_a_database_made_before_draws_opens_with_its_labels_of_unknown_design(tm
     assert labels["probability"].isna().all() and labels["blind"].isna().all()
     assert labels["value"].tolist() == [1.0]
     assert drawn.empty
+
+
+def test_draws_stored_before_their_bounds_open_with_none_and_new_ones_keep_theirs(tmp_path):
+    """A label_draws table of the fixed design's days (no bounds column) is brought up to date:
+    its draws read back with no bounds (the fixed design's), an adaptive draw with its own."""
+    path = tmp_path / "run.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE label_draws (metric TEXT NOT NULL, annotator TEXT NOT NULL, draw INTEGER"
+            " NOT NULL, sample_id TEXT NOT NULL, probability REAL NOT NULL, population INTEGER"
+            " NOT NULL, PRIMARY KEY (metric, annotator, draw))"
+        )
+        db.execute("INSERT INTO label_draws VALUES ('m', 'ann', 1, 's1', 0.1, 10)")
+    db.close()
+    store = RunStore(path)
+    bounds = '{"largest": 20.0, "pairs": [["a", "b", 0.5]]}'
+    store.write_draws([LabelDraw("m", "ann", 2, "s2", 0.3, 10, bounds)])
+    drawn = store.draws_frame()
+    store.close()
+    assert drawn["sample_id"].tolist() == ["s1", "s2"]
+    assert drawn["bounds"].isna().tolist() == [True, False]
+    assert drawn["bounds"].iloc[1] == bounds

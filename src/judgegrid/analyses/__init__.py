@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         RunScores,
         UnknownTable,
         ValidityInputs,
+        adaptive_design_of,
         analyse,
         consistency_tables,
         label_state_of,
@@ -52,6 +53,13 @@ if TYPE_CHECKING:
     from judgegrid.analyses.consistency.agreement import AGREEMENT_SUMMARY_COLUMNS
     from judgegrid.analyses.consistency.stability import STABILITY_SUMMARY_COLUMNS
     from judgegrid.analyses.consistency.variance import VARIANCE_SUMMARY_COLUMNS
+    from judgegrid.analyses.decision.adaptive import (
+        ADAPTIVE_SHARE,
+        Standing,
+        adaptive_probability,
+        draw_bounds,
+        standing_of,
+    )
     from judgegrid.analyses.decision.anytime import (
         AnytimeVerdict,
         anytime_verdict,
@@ -127,6 +135,7 @@ _HOMES = {
         "RunScores",
         "UnknownTable",
         "ValidityInputs",
+        "adaptive_design_of",
         "analyse",
         "consistency_tables",
         "label_state_of",
@@ -139,6 +148,13 @@ _HOMES = {
     "consistency.agreement": ("AGREEMENT_SUMMARY_COLUMNS",),
     "consistency.stability": ("STABILITY_SUMMARY_COLUMNS",),
     "consistency.variance": ("VARIANCE_SUMMARY_COLUMNS",),
+    "decision.adaptive": (
+        "ADAPTIVE_SHARE",
+        "Standing",
+        "adaptive_probability",
+        "draw_bounds",
+        "standing_of",
+    ),
     "decision.anytime": (
         "AnytimeVerdict",
         "anytime_verdict",
@@ -199,6 +215,7 @@ _HOME_OF = {name: f"{__name__}.{module}" for module, names in _HOMES.items() for
 
 # the same names, spelled out for the type checker and linters (a test holds them equal)
 __all__ = [
+    "ADAPTIVE_SHARE",
     "AGREEMENT_SUMMARY_COLUMNS",
     "ASPECT_METRICS",
     "CARD_COLUMNS",
@@ -227,8 +244,11 @@ __all__ = [
     "RunFacts",
     "RunOverview",
     "RunScores",
+    "Standing",
     "UnknownTable",
     "ValidityInputs",
+    "adaptive_design_of",
+    "adaptive_probability",
     "analyse",
     "anytime_verdict",
     "best_words",
@@ -242,6 +262,7 @@ __all__ = [
     "consistency_tables",
     "criterion_rows",
     "decide_every_metric",
+    "draw_bounds",
     "draw_labels",
     "draw_weights",
     "draws_to_reject",
@@ -268,6 +289,7 @@ __all__ = [
     "rule",
     "run_overview",
     "run_scores",
+    "standing_of",
     "state_words",
     "uniform_probability",
     "usage_of",

@@ -29,8 +29,16 @@ from judgegrid.analyses.consistency import (
 )
 from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
-from judgegrid.analyses.decision.label_state import LabelState, state_of
+from judgegrid.analyses.decision.adaptive import (
+    Standing,
+    adaptive_probability,
+    bounds_text,
+    draw_bounds,
+    standing_of,
+)
+from judgegrid.analyses.decision.label_state import LabelState, pass_fail, state_of
 from judgegrid.analyses.decision.ladder import CardSources
+from judgegrid.analyses.decision.sampling import LabelDesign
 from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
 from judgegrid.analyses.frames.tables import (
@@ -47,6 +55,7 @@ from judgegrid.analyses.validity import calibration, probes, true_score
 from judgegrid.analyses.validity import criteria as criterion_validity
 from judgegrid.analyses.validity import pairs as validity
 from judgegrid.analyses.validity import people as human
+from judgegrid.core.records import PREFERENCE
 from judgegrid.core.scales import PLAIN, Scales
 
 # Every table ``analyse`` can make, by the name it is written under (tables/NAME.csv). Some
@@ -459,6 +468,34 @@ def label_state_of(
         answers=answers,
     )
     return state_of(metric, sources)
+
+
+def adaptive_design_of(
+    metric: str,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    draws: pd.DataFrame,
+    facts: RunFacts,
+    base: LabelDesign,
+) -> tuple[LabelDesign, str] | None:
+    """The labelling queue's design for the next draws of a built-in metric
+    (``decision.adaptive``: ``base``, the fixed design, until the rule has a leader; then
+    focused where the leader and its open rivals pass or fail differently), with the draws'
+    bounds as stored (``adaptive.bounds_text``). None for a criterion, a preference or a metric
+    fewer than two judges rated: the fixed design serves them."""
+    run = run_scores(scores, facts)
+    if metric in run.criteria or metric == PREFERENCE:
+        return None
+    judged = pass_fail(run.scores, metric, run.scales.threshold(metric))
+    if judged.shape[1] < 2:
+        return None
+    found = label_state_of(metric, scores, answers, draws, facts)
+    judges = found.judges if found is not None else tuple(map(str, judged.columns))
+    table = judged.reindex(index=list(base.samples), columns=list(judges)).to_numpy(float)
+    standing = standing_of(found.verdict, judges) if found is not None else Standing(None)
+    probability = adaptive_probability(base.probability, table, standing)
+    largest, pairs = draw_bounds(probability, table, judges)
+    return replace(base, probability=probability), bounds_text(largest, pairs)
 
 
 def split_labels(

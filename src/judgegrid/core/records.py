@@ -198,11 +198,14 @@ _LABEL_VALUES = operator.attrgetter(*LABEL_COLUMNS)
 class LabelDraw:
     """One draw of an annotator's labelling queue for one metric or criterion, in order.
 
-    The queue draws with replacement from a design fixed before the first label
-    (``analyses.decision.sampling``): ``probability`` is the sample's probability a draw and
-    ``population`` the number of samples in the design (``N``), so the draw's weight is
-    ``1 / (N q)``. A draw of a sample already labelled asks nothing and counts that label again;
-    a draw not yet answered ends the sequence the analyses read.
+    The queue draws with replacement from a design fixed before the draw (the fixed one,
+    ``analyses.decision.sampling``, or the adaptive one, ``analyses.decision.adaptive``, made
+    again from the labels so far before each batch): ``probability`` is the sample's
+    probability a draw and ``population`` the number of samples in the design (``N``), so the
+    draw's weight is ``1 / (N q)``; ``bounds`` (an adaptive draw's; None: the fixed design's)
+    the design's largest weights, overall and per pair of judges, that the anytime rule bets
+    within. A draw of a sample already labelled asks nothing and counts that label again; a
+    draw not yet answered ends the sequence the analyses read.
     """
 
     metric: str
@@ -211,6 +214,7 @@ class LabelDraw:
     sample_id: str
     probability: float
     population: int
+    bounds: str | None = None
 
 
 DRAW_COLUMNS = [f.name for f in dataclasses.fields(LabelDraw)]

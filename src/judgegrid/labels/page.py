@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from aiohttp import web
 from judgegrid.analyses import (
     LabelDesign,
     RunFacts,
+    adaptive_design_of,
     draw_labels,
     label_design,
     label_queue,
@@ -120,6 +121,10 @@ class LabelSession:
     # this session's new draws, stored when its page is made (``add_label_routes``): after the
     # server's socket is bound, so a port in use leaves the run as it was
     unrecorded: list[LabelDraw] = field(default_factory=list)
+    limit: int = 20  # the labels this session asks for (--n)
+    # draws made at a time: a metric's next batch is drawn, from the adaptive design as the
+    # labels so far make it, when its items run out (None: all ``limit`` at once)
+    batch: int | None = None
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -147,14 +152,17 @@ def open_session(
     metrics: list[str] | None = None,
     n: int = 20,
     show_judges: bool = False,
+    batch: int | None = None,
 ) -> LabelSession:
     """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
     answered, most informative first; metrics take turns so each gets its share. The page is
-    blind (no judge's score, name or preference before the answer) unless ``show_judges``."""
+    blind (no judge's score, name or preference before the answer) unless ``show_judges``.
+    ``batch``: draw that many at first and a metric's next batch when its items run out, each
+    from the adaptive design of the labels given by then (None: all ``n`` at once)."""
     check_session_options(annotator, n)
     target, matrix, store = open_run(run_dir)
     try:
-        return session_over(target, matrix, store, annotator, metrics, n, show_judges)
+        return session_over(target, matrix, store, annotator, metrics, n, show_judges, batch)
     finally:
         store.close()
 
@@ -176,6 +184,7 @@ def session_over(
     metrics: list[str] | None,
     n: int,
     show_judges: bool,
+    batch: int | None = None,
 ) -> LabelSession:
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
@@ -187,17 +196,20 @@ def session_over(
     pairs = preference_members(samples.values())
     scores = store.scores_frame()
     scores = scores[scores["sample_id"].isin(set(samples))]  # people never label probes
-    stored = store.draws_frame()
-    stored = stored[stored["annotator"] == person]
+    every_draw = store.draws_frame()
+    stored = every_draw[every_draw["annotator"] == person]
+    info = stored_sample_info(store)
+    first = min(n, batch) if batch else n
     if pairs:
-        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person)
+        queue, draws = build_preference_queue(scores, pairs, done, first, stored, person)
     else:
         compared = {
             m: pairs_of(samples.values(), criteria[m])
             for m in chosen
             if is_pairwise(criteria.get(m))
         }
-        queue, draws = build_queue(scores, chosen, done, n, compared, stored, person)
+        adapt = adapter(scores, store, criteria, info, every_draw)
+        queue, draws = build_queue(scores, chosen, done, first, compared, stored, person, adapt)
     session = LabelSession(
         target,
         samples,
@@ -206,8 +218,10 @@ def session_over(
         show_judges=show_judges,
         criteria=criteria,
         scores=scores,
-        sample_info=stored_sample_info(store),
+        sample_info=info,
         unrecorded=draws,  # stored before the page shows any (add_label_routes)
+        limit=n,
+        batch=batch,
     )
     if show_judges:
         for item in queue:
@@ -241,6 +255,30 @@ def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
     return chosen
 
 
+# the adaptive design of a metric's next draws from its fixed design (``adapter``); None: the
+# fixed design serves (a criterion, a preference)
+Adapt = Callable[[str, LabelDesign], tuple[LabelDesign, str] | None]
+
+
+def adapter(
+    scores: pd.DataFrame,
+    store: RunStore,
+    criteria: Mapping[str, CriterionSpec],
+    sample_info: dict[str, dict[str, Any]],
+    draws: pd.DataFrame,
+) -> Adapt:
+    """How a metric's next draws are designed from the labels and draws stored now
+    (``analyses.adaptive_design_of``: focused where the rule's leader and its open rivals
+    disagree once the leader beats chance)."""
+    answers = human_labels(store.labels_frame(), sample_info, criteria.values(), skips=True)
+    facts = RunFacts(sample_info=sample_info, criteria=dict(criteria))
+
+    def adapt(metric: str, base: LabelDesign) -> tuple[LabelDesign, str] | None:
+        return adaptive_design_of(metric, scores, answers, draws, facts, base)
+
+    return adapt
+
+
 def build_queue(
     scores: pd.DataFrame,
     metrics: list[str],
@@ -249,6 +287,7 @@ def build_queue(
     compared: Mapping[str, list[str]] | None = None,
     stored: pd.DataFrame | None = None,
     annotator: str = "",
+    adapt: Adapt | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """Each metric's queue (``metric_queue``), taken in turns until ``n`` items (``--n``: the
     labels asked this session), and the new draws behind the items taken, to store before they
@@ -263,6 +302,7 @@ def build_queue(
             _draws_of(stored, metric),
             annotator,
             n,
+            adapt,
         )
         for metric in metrics
     ]
@@ -293,21 +333,27 @@ def metric_queue(
     stored: pd.DataFrame | None = None,
     annotator: str = "",
     n: int = 20,
+    adapt: Adapt | None = None,
 ) -> list[tuple[QueueItem, list[LabelDraw]]]:
     """Up to ``n`` of one metric's items, each with the new draws that lead to it: drawn from
     the metric's design (``analyses.metric_design``: strata by how much the judges disagree,
-    40% of every draw uniform, with replacement), after the annotator's draws stored and not
-    yet answered. A pairwise criterion's ``pairs`` (the samples holding both answers) bound it:
-    the pairs the judges scored are drawn, then the others follow in the data set's order, not
-    drawn (so a pairwise criterion can be labelled before, or without, its judges'
-    cells; such a label counts as drawn uniformly). A sample no judge scored is outside the
+    40% of every draw uniform, with replacement; made adaptive by ``adapt`` from the labels so
+    far, ``decision.adaptive``), after the annotator's draws stored and not yet answered. A
+    pairwise criterion's ``pairs`` (the samples holding both answers) bound it: the pairs the
+    judges scored are drawn, then the others follow in the data set's order, not drawn (so a
+    pairwise criterion can be labelled before, or without, its judges' cells; such a label
+    counts as drawn uniformly). A sample no judge scored is outside the
     design and never offered (nothing to compare a label with)."""
     if pairs is not None:
         scores = scores[scores["sample_id"].isin(set(pairs))]
     table = label_queue(scores, metric)
     reasons = {str(r.sample_id): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
     design = label_design(table.set_index("sample_id")["priority"]) if len(table) else None
-    drawn = queue_draws(design, metric, annotator, stored, done, n)
+    adapted = adapt(metric, design) if adapt is not None and design is not None else None
+    bounds = None
+    if adapted is not None:
+        design, bounds = adapted
+    drawn = queue_draws(design, metric, annotator, stored, done, n, bounds)
     items = [
         (QueueItem(sid, metric, reasons[sid][0], None, "", reasons[sid][1], q), behind)
         for sid, q, behind in drawn
@@ -329,12 +375,14 @@ def queue_draws(
     stored: pd.DataFrame | None,
     done: set[str],
     n: int,
+    bounds: str | None = None,
 ) -> list[tuple[str, float, list[LabelDraw]]]:
     """Up to ``n`` samples to ask about, in the order drawn: first the annotator's stored
     draws not yet answered (or skipped), then new draws from ``design``, numbered on from the
     stored ones (a person's sequence goes on across sessions). Each sample comes with its
     probability a draw and the new draws up to it: a draw of a sample already answered or
-    already asked asks nothing (it counts that label again) but is stored all the same."""
+    already asked asks nothing (it counts that label again) but is stored all the same, with
+    the design's ``bounds`` (an adaptive design's, ``records.LabelDraw``)."""
     mine = stored if stored is not None else pd.DataFrame(columns=DRAW_COLUMNS)
     found: list[tuple[str, float, list[LabelDraw]]] = []
     asked = set(done)
@@ -353,7 +401,7 @@ def queue_draws(
         zip(picks["sample_id"], picks["probability"], picks["new"], strict=True)
     ):
         behind.append(
-            LabelDraw(metric, annotator, first + k, str(sid), float(q), design.population)
+            LabelDraw(metric, annotator, first + k, str(sid), float(q), design.population, bounds)
         )
         if new:
             found.append((str(sid), float(q), behind))
@@ -361,6 +409,31 @@ def queue_draws(
             if len(found) >= n:
                 break
     return found
+
+
+def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
+    """Once every item of ``metric`` is answered, a batch-drawing session (``batch``) draws the
+    metric's next ``batch`` from the adaptive design of the labels given so far and stores the
+    draws (the caller holds the run's lock) before the page can show them; whether it did. A
+    preference or a pairwise criterion is drawn all at once (their designs stay fixed)."""
+    if not session.batch or len(session.queue) >= session.limit:
+        return False
+    if metric == PREFERENCE or is_pairwise(session.criteria.get(metric)):
+        return False
+    done = answered(store, session.annotator)
+    if any((i.sample_id, i.metric) not in done for i in session.queue if i.metric == metric):
+        return False
+    every = store.draws_frame()
+    mine = every[every["annotator"] == session.annotator]
+    adapt = adapter(session.scores, store, session.criteria, session.sample_info, every)
+    size = min(session.batch, session.limit - len(session.queue))
+    asked = {s for s, m in done if m == metric}
+    found = metric_queue(
+        session.scores, metric, asked, None, _draws_of(mine, metric), session.annotator, size, adapt
+    )
+    store.write_draws([draw for _, behind in found for draw in behind])
+    session.queue += [item for item, _ in found]
+    return bool(found)
 
 
 def _draws_of(stored: pd.DataFrame | None, metric: str) -> pd.DataFrame | None:
@@ -587,23 +660,29 @@ def queue_ended(session: LabelSession, store: RunStore) -> bool:
     return all((item.sample_id, item.metric) in done for item in session.queue)
 
 
-def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
+def items_view(session: LabelSession, store: RunStore) -> list[dict[str, Any]]:
+    """The queue as the page reads it: each item, why it is asked (blind unless the judges are
+    shown) and whether it is answered."""
     done = answered(store, session.annotator)
+    return [
+        {
+            "sample_id": item.sample_id,
+            "metric": item.metric,
+            "reason": session.why(item),
+            "done": (item.sample_id, item.metric) in done,
+            # its answers: /api/pair/{position}/{0,1}, in the order shown to this annotator
+            "pair": item.members is not None or is_pairwise(session.criteria.get(item.metric)),
+        }
+        for item in session.queue
+    ]
+
+
+def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
     return {
         "annotator": session.annotator,
         "run": session.run_dir.name,
         "blind": not session.show_judges,
-        "items": [
-            {
-                "sample_id": item.sample_id,
-                "metric": item.metric,
-                "reason": session.why(item),
-                "done": (item.sample_id, item.metric) in done,
-                # its answers: /api/pair/{position}/{0,1}, in the order shown to this annotator
-                "pair": item.members is not None or is_pairwise(session.criteria.get(item.metric)),
-            }
-            for item in session.queue
-        ],
+        "items": items_view(session, store),
         "metrics": {
             item.metric: metric_view(item.metric, item.aspect, session.criteria.get(item.metric))
             for item in session.queue
@@ -769,11 +848,15 @@ def add_label_routes(
             return _error(409, f"{exc.problems[0].message}; your label was not saved, try again")
         with lock:
             store.write_labels([label])  # committed before the reply
+            grown = next_batch(session, store, label.metric)  # stored before it is shown
         line = state_line(session, store, label.metric)
+        reply: dict[str, Any] = {"saved": True, "value": label.value, "state": line}
         if is_pairwise(session.criteria.get(label.metric)) and label.value is not None:
             # the page's own terms: the pair's would tell which answer is compare[0]
-            return web.json_response({"saved": True, "value": body["value"], "state": line})
-        return web.json_response({"saved": True, "value": label.value, "state": line})
+            reply["value"] = body["value"]
+        if grown:  # the metric's next batch, drawn from the labels so far
+            reply["items"] = items_view(session, store)
+        return web.json_response(reply)
 
     files = {path: name for path, name in PAGE_FILES.items() if path != "/"}
     add_static(app, "judgegrid.labels", {**files, at: PAGE_FILES["/"]})

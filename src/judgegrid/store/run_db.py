@@ -117,7 +117,8 @@ CREATE TABLE IF NOT EXISTS labels (
 );
 CREATE TABLE IF NOT EXISTS label_draws (
     metric TEXT NOT NULL, annotator TEXT NOT NULL, draw INTEGER NOT NULL, sample_id TEXT NOT NULL,
-    probability REAL NOT NULL, population INTEGER NOT NULL, PRIMARY KEY (metric, annotator, draw)
+    probability REAL NOT NULL, population INTEGER NOT NULL, bounds TEXT,
+    PRIMARY KEY (metric, annotator, draw)
 );
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL, dimension INTEGER NOT NULL, text_sha TEXT NOT NULL,
@@ -158,6 +159,8 @@ _ADDED_COLUMNS = {
     "calls": {"batch_id": "TEXT", "live_cost": "REAL"},
     # blind 1: judges hidden on the page, 0: shown, NULL: unknown; probability NULL: uniform
     "labels": {"blind": "INTEGER", "probability": "REAL"},
+    # an adaptive queue's draw's bounds (JSON); NULL: the fixed design's
+    "label_draws": {"bounds": "TEXT"},
 }
 # What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
 # and vectors are content-addressed, so the same one from two shards is the same row.

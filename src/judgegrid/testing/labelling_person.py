@@ -12,10 +12,12 @@ neither) and each pair's truth. The person answers the truth, flipped with proba
   the person answers the pair's known truth.
 
 Orders: ``uniform`` (draws uniformly at random, with replacement), ``today`` (today's preference
-queue, ``analyses.preference_queue``, in its order) and ``new`` (``analyses.label_design``, with
-replacement, each draw weighted). Rules: ``anytime`` (``analyses.anytime_verdict``; weighted on
-the new queue) and ``fixed-n`` (the card's own rule, ``first_evidence``'s pairs rung through
-``outcome``), each looked at after every label.
+queue, ``analyses.preference_queue``, in its order) and ``new`` (the adaptive queue,
+``analyses.adaptive_probability``: with replacement, its design recomputed before each new label
+from the rule's state, each draw weighted by its own probability and its bets clipped by its own
+bounds). Rules: ``anytime`` (``analyses.anytime_verdict``; weighted on the new queue) and
+``fixed-n`` (the card's own rule, ``first_evidence``'s pairs rung through ``outcome``), each
+looked at after every label.
 """
 
 from __future__ import annotations
@@ -29,13 +31,18 @@ import pandas as pd
 
 from judgegrid.analyses import (
     UNIFORM_SHARE,
+    AnytimeVerdict,
+    Standing,
+    adaptive_probability,
     anytime_verdict,
     binary_evidence,
+    draw_bounds,
     expected_new_labels,
     hansen_hurwitz,
     label_design,
     outcome,
     preference_queue,
+    standing_of,
     usage_of,
 )
 from judgegrid.inputs.recorded import judgebench
@@ -72,6 +79,18 @@ class World:
     noise: float = NOISE
     today: np.ndarray = field(default_factory=lambda: np.empty(0, int))
     probability: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+@dataclass(frozen=True)
+class Draws:
+    """An adaptive queue's draws in order: the sample, its probability when drawn, the
+    design's largest weight and per pair of judges the largest weight where their picks
+    differ (each known before the draw)."""
+
+    picked: np.ndarray
+    probability: np.ndarray
+    bound: np.ndarray
+    pair_bounds: dict[tuple[str, str], np.ndarray]
 
 
 def prepared(world: World, uniform_share: float = UNIFORM_SHARE) -> World:
@@ -189,23 +208,19 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     right = (world.picks == answers[:, None]).astype(float)
     population = right.mean(axis=0)
     n = len(answers)
-    q = world.probability
-    uniform = np.full(n, 1.0 / n)
-    drawn = {
-        "uniform": rng.integers(0, n, DRAW_CAP),
-        "new": rng.choice(n, DRAW_CAP, p=q / q.sum()),
-    }
+    uniform = rng.integers(0, n, DRAW_CAP)
+    new, drawn = _adaptive_run(world, right, rng)
     runs = [
-        _anytime_run(world, "uniform", right, drawn["uniform"], uniform),
-        _anytime_run(world, "new", right, drawn["new"], q),
-        _anytime_run(world, "today", right, world.today, None),
+        _anytime_run(world, "uniform", right, uniform),
+        new,
+        _anytime_run(world, "today", right, world.today),
     ]
     if fixed:
-        runs.append(_fixed_run(world, "uniform", right, _distinct(drawn["uniform"])[:fixed]))
+        runs.append(_fixed_run(world, "uniform", right, _distinct(uniform)[:fixed]))
         runs.append(_fixed_run(world, "today", right, world.today[:fixed]))
     first = right[world.today[:BIAS_LABELS]].mean(axis=0)
-    new_bias, covered = _weighted_errors(right, q, rng)
-    projected, realised = _projection(world, right, drawn["new"], runs[1])
+    new_bias, covered = _weighted_errors(right, drawn)
+    projected, realised = _projection(world, right, drawn, new)
     return Person(
         tuple(runs),
         float(np.mean(first - population)),
@@ -216,64 +231,106 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     )
 
 
-def _weighted_errors(
-    right: np.ndarray, q: np.ndarray, rng: np.random.Generator
-) -> tuple[float, float]:
-    """The weighted accuracy figure (Hansen-Hurwitz about chance) at ``BIAS_LABELS`` draws of
-    the new queue, on ``BIAS_QUEUES`` queues: its mean error against the run's accuracy over
-    judges and queues, and the share of its 95% intervals that hold the run's accuracy."""
+def _weighted_errors(right: np.ndarray, drawn: Draws) -> tuple[float, float]:
+    """The weighted accuracy figure (Hansen-Hurwitz about chance, each draw weighted by its own
+    probability) on the adaptive queue's first ``BIAS_LABELS`` draws: its mean error against
+    the run's accuracy over judges, and the share of its 95% intervals that hold it."""
     n = len(right)
     population = right.mean(axis=0)
+    picked, q = drawn.picked[:BIAS_LABELS], drawn.probability[:BIAS_LABELS]
     errors, covered = [], []
-    for _ in range(BIAS_QUEUES):
-        picked = rng.choice(n, BIAS_LABELS, p=q / q.sum())
-        for j, truth in enumerate(population):
-            found = hansen_hurwitz(right[picked, j], q[picked], n, centre=CHANCE)
-            errors.append(found.mean - truth)
-            covered.append(found.low <= truth <= found.high)
+    for j, truth in enumerate(population):
+        found = hansen_hurwitz(right[picked, j], q, n, centre=CHANCE)
+        errors.append(found.mean - truth)
+        covered.append(found.low <= truth <= found.high)
     return float(np.mean(errors)), float(np.mean(covered))
 
 
-def _anytime_run(
-    world: World, order: str, right: np.ndarray, picked: np.ndarray, q: np.ndarray | None
-) -> Run:
-    """The anytime rule after every draw, stopping at the first verdict or at ``BUDGET``
-    labels; ``q`` None: unweighted (today's queue has no probabilities)."""
-    n = len(right)
-    weight, bound, pair_bounds = _weights(world, picked, q)
+def _anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray) -> Run:
+    """The anytime rule after every draw of an unweighted order (uniform, or today's queue,
+    which has no probabilities), stopping at the first verdict or at ``BUDGET`` labels."""
     labels = _labels_so_far(picked)
-    within = int(np.searchsorted(labels, min(BUDGET, n), side="right"))
+    within = int(np.searchsorted(labels, min(BUDGET, len(right)), side="right"))
     found = anytime_verdict(
-        world.judges,
-        right[picked[:within]],
-        weight[:within],
-        bound,
-        CHANCE,
-        pair_bounds=pair_bounds,
-        project=False,
+        world.judges, right[picked[:within]], np.ones(within), 1.0, CHANCE, project=False
     )
+    return _run(world, order, labels, found)
+
+
+def _run(world: World, order: str, labels: np.ndarray, found: AnytimeVerdict) -> Run:
     if found.named is None:
         return Run(order, "anytime", 0, None, False)
     return Run(order, "anytime", int(labels[found.at - 1]), found.named, _wrong(world, found.named))
 
 
-def _weights(
-    world: World, picked: np.ndarray, q: np.ndarray | None
-) -> tuple[np.ndarray, float, dict[tuple[str, str], float]]:
-    """Each draw's weight ``1 / (N q)``, the largest weight, and per pair of judges the largest
-    weight where their picks differ (elsewhere their difference is 0 whatever the answer)."""
-    n = len(world.truth)
-    if q is None:
-        return np.ones(len(picked)), 1.0, {}
-    every = 1.0 / (n * q)
-    pair_bounds = {}
-    for a, first in enumerate(world.judges):
-        for b in range(a + 1, len(world.judges)):
-            differ = world.picks[:, a] != world.picks[:, b]
-            pair_bounds[(first, world.judges[b])] = (
-                float(every[differ].max()) if differ.any() else 1e-9
-            )
-    return every[picked], float(every.max()), pair_bounds
+def _adaptive_run(world: World, right: np.ndarray, rng: np.random.Generator) -> tuple[Run, Draws]:
+    """The adaptive queue: before each new label the design is recomputed from the rule's
+    state on the draws so far (``analyses.adaptive_probability``), then drawn from until a
+    draw asks for a new label (a draw of a pair already labelled counts its label again); the
+    rule is looked at after every label and the person stops at the first verdict, or at
+    ``BUDGET`` labels. The draws go on to ``BIAS_LABELS`` for the accuracy figure."""
+    n = len(right)
+    answers = world.picks.astype(float)
+    labelled = np.zeros(n, bool)
+    drawn = Draws(np.empty(0, int), np.empty(0), np.empty(0), {})
+    standing, stop = Standing(None), None
+    while len(drawn.picked) < DRAW_CAP and (stop is None or len(drawn.picked) < BIAS_LABELS):
+        q = adaptive_probability(world.probability, answers, standing)
+        drawn = _until_new(drawn, q, draw_bounds(q, answers, world.judges), labelled, rng)
+        labelled[drawn.picked[-1]] = True
+        if stop is not None or labelled.sum() > min(BUDGET, n):
+            continue
+        found = _verdict(world, right, drawn)
+        if found.named is not None:
+            stop = _run(world, "new", _labels_so_far(drawn.picked), found)
+        standing = standing_of(found, world.judges)
+    return stop or Run("new", "anytime", 0, None, False), drawn
+
+
+def _until_new(
+    drawn: Draws,
+    q: np.ndarray,
+    bounds: tuple[float, dict[tuple[str, str], float]],
+    labelled: np.ndarray,
+    rng: np.random.Generator,
+) -> Draws:
+    """``drawn`` and the draws from ``q`` up to the first of a sample not yet labelled (or to
+    ``DRAW_CAP`` draws), each with the design's bounds."""
+    room = DRAW_CAP - len(drawn.picked)
+    batch = rng.choice(len(q), size=min(room, 64), p=q)
+    fresh = np.flatnonzero(~labelled[batch])
+    while not len(fresh) and len(batch) < room:  # every draw a repeat: draw on
+        batch = np.concatenate([batch, rng.choice(len(q), size=min(room - len(batch), 256), p=q)])
+        fresh = np.flatnonzero(~labelled[batch])
+    batch = batch[: fresh[0] + 1] if len(fresh) else batch
+    largest, by_pair = bounds
+    more = len(batch)
+    return Draws(
+        np.concatenate([drawn.picked, batch]),
+        np.concatenate([drawn.probability, q[batch]]),
+        np.concatenate([drawn.bound, np.full(more, largest)]),
+        {
+            key: np.concatenate([drawn.pair_bounds.get(key, np.empty(0)), np.full(more, value)])
+            for key, value in by_pair.items()
+        },
+    )
+
+
+def _verdict(
+    world: World, right: np.ndarray, drawn: Draws, project: bool = False
+) -> AnytimeVerdict:
+    """The anytime rule on an adaptive queue's draws, each weighted ``1 / (N q_t)`` and bet on
+    within its own bounds."""
+    weight = 1.0 / (len(right) * drawn.probability)
+    return anytime_verdict(
+        world.judges,
+        right[drawn.picked],
+        weight,
+        drawn.bound,
+        CHANCE,
+        pair_bounds=drawn.pair_bounds,
+        project=project,
+    )
 
 
 def _fixed_run(world: World, order: str, right: np.ndarray, order_of: np.ndarray) -> Run:
@@ -288,21 +345,27 @@ def _fixed_run(world: World, order: str, right: np.ndarray, order_of: np.ndarray
     return Run(order, "fixed-n", 0, None, False)
 
 
-def _projection(
-    world: World, right: np.ndarray, picked: np.ndarray, run: Run
-) -> tuple[float, float]:
-    """ "About N more" at ``CHECKPOINT`` labels of the new queue, and what it took."""
-    labels = _labels_so_far(picked)
+def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tuple[float, float]:
+    """ "About N more" at ``CHECKPOINT`` labels of the adaptive queue (the new labels the
+    design it would then draw from asks in the draws the rule still needs), and what it
+    took."""
+    labels = _labels_so_far(drawn.picked)
     if not run.labels or run.labels <= CHECKPOINT:
         return float("nan"), float("nan")
     at = int(np.searchsorted(labels, CHECKPOINT, side="left")) + 1
-    weight, bound, pair_bounds = _weights(world, picked[:at], world.probability)
-    found = anytime_verdict(
-        world.judges, right[picked[:at]], weight, bound, CHANCE, pair_bounds=pair_bounds
+    head = Draws(
+        drawn.picked[:at],
+        drawn.probability[:at],
+        drawn.bound[:at],
+        {k: v[:at] for k, v in drawn.pair_bounds.items()},
     )
+    found = _verdict(world, right, head, project=True)
     labelled = np.zeros(len(right), bool)
-    labelled[picked[:at]] = True
-    more = expected_new_labels(world.probability, labelled, found.about_more)
+    labelled[head.picked] = True
+    design = adaptive_probability(
+        world.probability, world.picks.astype(float), standing_of(found, world.judges)
+    )
+    more = expected_new_labels(design, labelled, found.about_more)
     return more, float(run.labels - CHECKPOINT)
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgegrid.analyses.stats.betting import draws_to_reject, first_rejection
+from judgegrid.analyses.stats.betting import Bound, draws_to_reject, first_rejection
 
 ALPHA = 0.05
 HORIZON = 5000  # draws a projection looks ahead
@@ -41,8 +41,8 @@ class Test:
     judge: str
     against: str | None  # None: against chance
     null: float
-    low: float
-    high: float
+    low: Bound  # one bound for every draw, or each draw's own (known before the draw)
+    high: Bound
     alpha: float
 
 
@@ -57,20 +57,24 @@ class AnytimeVerdict:
     # what a person who stops at the first verdict sees
     at: int
     about_more: float  # draws still needed for the leader, if the present differences hold
+    # the tests rejected so far: (judge, rival) "judge beats rival", (judge, None) "beats
+    # chance" (what an adaptive queue reads, ``decision.adaptive``)
+    beaten: frozenset[tuple[str, str | None]] = frozenset()
 
 
 def hypotheses_of(
     judges: tuple[str, ...],
-    bound: float,
+    bound: Bound,
     chance: float,
     alpha: float,
-    pair_bounds: Mapping[tuple[str, str], float] | None = None,
+    pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
 ) -> list[Test]:
     """Every test the rule runs for ``judges``. ``bound`` is the largest weight a draw can
-    carry (1 for a uniform queue); ``pair_bounds`` may give a tighter bound of
-    ``|w (right_j - right_k)|`` per pair, known before any label (for two judges' picks on a
-    preference pair: the largest weight among the pairs where their picks differ, since where
-    they pick the same answer the difference is 0 whatever the person says)."""
+    carry (1 for a uniform queue; one per draw where the queue's design changes from draw to
+    draw); ``pair_bounds`` may give a tighter bound of ``|w (right_j - right_k)|`` per pair,
+    known before the draw (for two judges' picks on a preference pair: the largest weight
+    among the pairs where their picks differ, since where they pick the same answer the
+    difference is 0 whatever the person says)."""
     k = len(judges)
     pair_alpha = alpha / (2 * k * (k - 1)) if k > 1 else alpha
     chance_alpha = alpha / (2 * k) if k > 1 else alpha
@@ -102,36 +106,41 @@ def anytime_verdict(
     judges: tuple[str, ...],
     right: np.ndarray,
     weight: np.ndarray,
-    bound: float,
+    bound: Bound,
     chance: float,
     alpha: float = ALPHA,
     seed: int = 0,
-    pair_bounds: Mapping[tuple[str, str], float] | None = None,
+    pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
     project: bool = True,
 ) -> AnytimeVerdict:
     """The rule's state after the draws ``right`` (draws x judges, in [0, 1]; NaN: wrong) with
-    their ``weight`` (``1 / (N q)``, at most ``bound``; ``pair_bounds``: ``hypotheses_of``)."""
+    their ``weight`` (``1 / (N q)``, at most ``bound``, per draw or for all; ``pair_bounds``:
+    ``hypotheses_of``)."""
     right = np.nan_to_num(np.asarray(right, float), nan=0.0)
     weight = np.asarray(weight, float)
     tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
     at = {j: 0 for j in judges}
+    beaten = set()
     for test in tests:
         first = int(first_rejection(bet_values(test, judges, right, weight, chance), *_bet(test)))
         at[test.judge] = -1 if first == 0 or at[test.judge] < 0 else max(at[test.judge], first)
+        if first > 0:
+            beaten.add((test.judge, test.against))
     reached = {j: t for j, t in at.items() if t > 0}
     named = min(reached, key=lambda j: (reached[j], j)) if reached else None
     draws = len(right)
     if draws == 0:
         return AnytimeVerdict(None, None, 0, 0, float("inf"))
     leader = judges[int(np.argmax((weight[:, None] * right).mean(axis=0)))]
+    done = frozenset(beaten)
     if named is not None:
-        return AnytimeVerdict(named, leader, draws, reached[named], 0.0)
+        return AnytimeVerdict(named, leader, draws, reached[named], 0.0, done)
     if not project:
-        return AnytimeVerdict(None, leader, draws, 0, float("nan"))
+        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
     more = draws_to_reject(history, [_bet(t) for t in mine], HORIZON, seed=seed)
-    return AnytimeVerdict(None, leader, draws, 0, more)
+    return AnytimeVerdict(None, leader, draws, 0, more, done)
 
 
 def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
@@ -182,5 +191,5 @@ def more_words(more: float) -> str:
     return f"about {int(np.ceil(more))} more"
 
 
-def _bet(test: Test) -> tuple[float, float, float, float]:
+def _bet(test: Test) -> tuple[float, Bound, Bound, float]:
     return test.null, test.low, test.high, test.alpha

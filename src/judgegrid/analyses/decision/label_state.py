@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.decision.adaptive import bounds_of
 from judgegrid.analyses.decision.anytime import (
     AnytimeVerdict,
     anytime_verdict,
@@ -49,7 +50,7 @@ from judgegrid.core.scales import Scales
 
 BINARY_CHANCE = 0.5  # a preference pair's, as on the card's pairs rung
 
-SEQUENCE_COLUMNS = ["sample_id", "probability", "population"]
+SEQUENCE_COLUMNS = ["sample_id", "probability", "population", "bounds"]
 
 
 @dataclass(frozen=True)
@@ -112,21 +113,34 @@ def threshold_right(
         return None  # no label, or a criterion's levels: not a built-in metric's 0-1 scale
     means = mean_labels(labels)
     human = means[means["metric"] == metric].set_index("sample_id")["label"]
-    pooled = ratings(pooled_by_choice(scores[scores["metric"] == metric]))
-    if human.empty or pooled.empty:
+    judged = pass_fail(scores, metric, threshold)
+    if human.empty or judged.empty:
         return None
-    wide = pooled.pivot_table(index="sample_id", columns="judge", values="rating")
-    wide = wide.reindex(human.index).dropna(how="all")  # a sample no judge rated: no part
-    if wide.empty:
+    judged = judged.reindex(human.index).dropna(how="all")  # a sample no judge rated: no part
+    if judged.empty:
         return None
-    passed = human.reindex(wide.index).to_numpy(float) >= threshold
-    right = (wide.to_numpy(float) >= threshold) == passed[:, None]
+    passed = human.reindex(judged.index).to_numpy(float) >= threshold
+    right = judged.to_numpy(float) == passed[:, None]
     table = pd.DataFrame(
-        np.where(wide.notna().to_numpy(), right.astype(float), np.nan),
-        index=wide.index,
-        columns=[str(c) for c in wide.columns],
+        np.where(judged.notna().to_numpy(), right.astype(float), np.nan),
+        index=judged.index,
+        columns=judged.columns,
     )
     return PeopleRight(table, no_information_rate(passed.astype(float)))
+
+
+def pass_fail(scores: pd.DataFrame, metric: str, threshold: float) -> pd.DataFrame:
+    """Per sample and judge of a built-in metric: 1 where the judge's rating (the mean of its
+    scored repeats, pooled as the user chooses) passes ``threshold``, 0 where it fails, NaN
+    where it has none. Two judges' right and wrong against a label differ only where these
+    differ: what the adaptive queue reads (``decision.adaptive``)."""
+    pooled = ratings(pooled_by_choice(scores[scores["metric"] == metric]))
+    if pooled.empty:
+        return pd.DataFrame()
+    wide = pooled.pivot_table(index="sample_id", columns="judge", values="rating")
+    judged = (wide >= threshold).astype(float).where(wide.notna())
+    judged.columns = [str(c) for c in judged.columns]
+    return judged
 
 
 def draw_sequence(
@@ -149,17 +163,18 @@ def draw_sequence(
     }
     drawn = draws[draws["metric"] == metric] if not draws.empty else draws
     covered = set(zip(drawn.get("annotator", []), drawn.get("sample_id", []), strict=True))
-    rows: list[tuple[str, float, int]] = []
+    rows: list[tuple[str, float, int, str | None]] = []
     undrawn: set[str] = set()
     for (annotator, sample), value in answers.items():
         item = _item(sample, annotator, per_person)
         if (annotator, sample) not in covered and pd.notna(value) and item not in undrawn:
             undrawn.add(item)  # one draw a sample: several people's labels of it are not
-            rows.append((item, 1.0 / population, population))  # independent draws of it
+            rows.append((item, 1.0 / population, population, None))  # independent draws
     skipped = 0
     for person, block in drawn.groupby("annotator", sort=True) if not drawn.empty else []:
-        for sample, q, n in zip(
-            block["sample_id"], block["probability"], block["population"], strict=True
+        stored = block["bounds"] if "bounds" in block else pd.Series(None, index=block.index)
+        for sample, q, n, bounds in zip(
+            block["sample_id"], block["probability"], block["population"], stored, strict=True
         ):
             key = (str(person), str(sample))
             if key not in answers:
@@ -167,7 +182,8 @@ def draw_sequence(
             if pd.isna(answers[key]):
                 skipped += 1
                 continue
-            rows.append((_item(str(sample), str(person), per_person), float(q), int(n)))
+            text = bounds if isinstance(bounds, str) else None
+            rows.append((_item(str(sample), str(person), per_person), float(q), int(n), text))
     return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS), skipped
 
 
@@ -196,8 +212,8 @@ def label_state(
     values = table.reindex(usable["sample_id"]).to_numpy(float)
     weight = 1.0 / (usable["population"].to_numpy(float) * usable["probability"].to_numpy(float))
     share = design.uniform_share if design is not None else 1.0
-    bound = max(1.0 / share, float(weight.max(initial=1.0)))
-    found = anytime_verdict(judges, values, weight, bound, right.chance)
+    bound, pair_bounds = draw_bounds_of(usable, judges, values, weight, share)
+    found = anytime_verdict(judges, values, weight, bound, right.chance, pair_bounds=pair_bounds)
     labels = int(table.index.nunique())
     more = (
         0.0
@@ -205,6 +221,38 @@ def label_state(
         else _new_labels(design, table.index.astype(str), found.about_more, labels)
     )
     return LabelState(metric, judges, labels, skipped, found, more, given, measure)
+
+
+def draw_bounds_of(
+    usable: pd.DataFrame,
+    judges: tuple[str, ...],
+    values: np.ndarray,
+    weight: np.ndarray,
+    share: float,
+) -> tuple[float | np.ndarray, dict[tuple[str, str], np.ndarray] | None]:
+    """The bounds the rule bets within, draw by draw: an adaptive queue's draw carries its own
+    (``adaptive.bounds_of``: its design's largest weight, and per pair of judges the largest
+    where they answer differently); a fixed design's draw or a label no queue drew, the fixed
+    design's largest weight ``1 / share`` (or the largest weight among them, if more). Where
+    the scores changed since a draw (a resumed run), two judges may now differ where its
+    design saw them agree: that draw's pair bound falls back to its largest weight."""
+    texts = usable["bounds"] if "bounds" in usable else pd.Series(dtype=object)
+    if not texts.notna().any():
+        return max(1.0 / share, float(weight.max(initial=1.0))), None
+    fixed = weight[texts.isna().to_numpy()]
+    default = max(1.0 / share, float(fixed.max(initial=1.0)))
+    largest = np.full(len(usable), default)
+    pairs = {(a, b): np.full(len(usable), default) for a in judges for b in judges if a < b}
+    values = np.nan_to_num(values, nan=0.0)
+    for t, text in enumerate(texts):
+        if not isinstance(text, str):
+            continue
+        largest[t], by_pair = bounds_of(text)
+        for (a, b), column in pairs.items():
+            reach = by_pair.get((a, b), largest[t])
+            gap = weight[t] * abs(values[t, judges.index(a)] - values[t, judges.index(b)])
+            column[t] = reach if gap <= reach + 1e-12 else largest[t]
+    return largest, {k: v for k, v in pairs.items()}
 
 
 def _new_labels(design: LabelDesign | None, labelled: pd.Index, draws: float, labels: int) -> float:

@@ -10,7 +10,10 @@ probability at most ``alpha``: looking after every draw and stopping at the firs
 keeps the error at ``alpha``. The bet is aGRAPA (the paper's section 5.2): the Kelly bet of the
 draws so far, ``(mu - m) / (sigma^2 + (mu - m)^2)``, clipped to ``[0, c / (m - low)]``
 so that the capital stays positive. The draws may be weighted (``stats.weighted``), as long as
-the weights are bounded: the bounds are those of the weighted values.
+the weights are bounded: the bounds are those of the weighted values. The bounds may differ from
+draw to draw (an adaptive queue, ``decision.adaptive``, whose design, and so its largest weight,
+changes as labels come): each draw's bounds must be known before it is drawn, and the bet on it
+is clipped by its own, which keeps the capital positive and the bet predictable.
 
 A one-sided confidence sequence for the mean is the set of ``m`` no test has rejected yet
 (``lower_confidence_sequence``). ``draws_to_reject`` projects how many more draws the tests
@@ -28,29 +31,40 @@ import numpy as np
 BET_CAP = 0.5  # c: the capital never loses more than half on one draw
 
 
-def log_capital(z: np.ndarray, null: float, low: float, high: float) -> np.ndarray:
+Bound = float | np.ndarray  # one bound for every draw, or each draw's own (last axis)
+
+
+def log_capital(z: np.ndarray, null: float, low: Bound, high: Bound) -> np.ndarray:
     """``log K_t`` after each draw (last axis) of the bettor against ``E[z] <= null``; any
-    leading axes are independent sequences."""
+    leading axes are independent sequences. ``low`` and ``high``: the draws' bounds, one for
+    all or one per draw (each known before its draw)."""
     z = np.asarray(z, float)
-    if z.size and (z.min() < low - 1e-12 or z.max() > high + 1e-12):
-        raise ValueError(f"z: expected every draw in [{low}, {high}]")
-    if not low < null < high:
-        return np.full(z.shape, -np.inf if null >= high else 0.0)
+    low_at = np.broadcast_to(np.asarray(low, float), z.shape)
+    high_at = np.broadcast_to(np.asarray(high, float), z.shape)
+    if z.size and (np.any(z < low_at - 1e-12) or np.any(z > high_at + 1e-12)):
+        raise ValueError(f"z: expected every draw in its bounds [{low}, {high}]")
+    if z.size == 0:
+        return z.copy()
+    if np.all(null >= high_at):
+        return np.full(z.shape, -np.inf)
+    if not np.all((low_at < null) & (null < high_at)):
+        return np.zeros(z.shape)  # the null sits on a bound: nothing to bet on
     t = np.arange(1, z.shape[-1] + 1)
     sums = np.cumsum(z, axis=-1)
     # predictable mean and variance: one pseudo-draw at the null, then the draws before i
     mean = (null + sums) / (t + 1)
     before = np.concatenate([np.full((*z.shape[:-1], 1), null), mean[..., :-1]], axis=-1)
-    prior = ((high - low) / 4) ** 2
+    # the prior spread: the first draw's range (known before any draw)
+    prior = ((high_at[..., :1] - low_at[..., :1]) / 4) ** 2
     var = (prior + np.cumsum((z - before) ** 2, axis=-1)) / (t + 1)
-    var_before = np.concatenate([np.full((*z.shape[:-1], 1), prior), var[..., :-1]], axis=-1)
+    var_before = np.concatenate([prior, var[..., :-1]], axis=-1)
     edge = before - null
-    bet = np.clip(edge / (var_before + edge**2), 0.0, BET_CAP / (null - low))
+    bet = np.clip(edge / (var_before + edge**2), 0.0, BET_CAP / (null - low_at))
     return np.cumsum(np.log1p(bet * (z - null)), axis=-1)
 
 
 def first_rejection(
-    z: np.ndarray, null: float, low: float, high: float, alpha: float
+    z: np.ndarray, null: float, low: Bound, high: Bound, alpha: float
 ) -> np.ndarray:
     """The number of draws at which the test of ``E[z] <= null`` first rejects at ``alpha``
     (per sequence on the leading axes; 0 where it never does within the draws)."""
@@ -72,15 +86,16 @@ def lower_confidence_sequence(
 
 def draws_to_reject(
     history: np.ndarray,
-    tests: Sequence[tuple[float, float, float, float]],
+    tests: Sequence[tuple[float, Bound, Bound, float]],
     horizon: int,
     futures: int = 40,
     seed: int = 0,
 ) -> float:
     """How many more draws until every test rejects, if the draws to come are like the draws so
     far: ``history`` is draws x tests (one row a draw, each test's value on it), ``tests`` each
-    (null, low, high, alpha). The median over ``futures`` bootstrap continuations of up to
-    ``horizon`` draws; ``inf`` where most never get there."""
+    (null, low, high, alpha), the bounds one for all draws or one per draw of the history (a
+    future draw then takes the bounds of the draw it repeats). The median over ``futures``
+    bootstrap continuations of up to ``horizon`` draws; ``inf`` where most never get there."""
     history = np.asarray(history, float)
     if history.ndim != 2 or history.shape[1] != len(tests) or len(history) == 0:
         raise ValueError("history: expected draws x tests, with at least one draw")
@@ -91,9 +106,18 @@ def draws_to_reject(
         path = np.concatenate(
             [np.broadcast_to(history[:, k], (futures, len(history))), history[rows, k]], axis=1
         )
-        crossed = log_capital(path, null, low, high) >= np.log(1 / alpha)
+        lows, highs = (_continued(b, rows, len(history)) for b in (low, high))
+        crossed = log_capital(path, null, lows, highs) >= np.log(1 / alpha)
         crossed = np.maximum.accumulate(crossed, axis=1)[:, len(history) - 1 :]
         # 0 if already rejected now; else the first future draw at which it has
         at = np.where(crossed.any(axis=1), crossed.argmax(axis=1).astype(float), np.inf)
         done = np.maximum(done, at)
     return float(np.median(done))
+
+
+def _continued(bound: Bound, rows: np.ndarray, draws: int) -> Bound:
+    """A bound along a bootstrap continuation: the history's, then the repeated draws'."""
+    if np.ndim(bound) == 0:
+        return bound
+    every = np.broadcast_to(np.asarray(bound, float), (draws,))
+    return np.concatenate([np.broadcast_to(every, (len(rows), draws)), every[rows]], axis=1)

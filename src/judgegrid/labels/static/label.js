@@ -227,6 +227,7 @@ async function answer(payload) {
   try {
     const saved = await api("/api/label", body);
     item.done = true;
+    if (saved.items) state.items = saved.items; // the next batch, drawn from the labels so far
     state.states[item.metric] = saved.state || "";
     say(saved.value === null ? "skipped" : `saved: ${savedText(item, saved.value)}`, false);
     await show(firstOpen(index + 1));

@@ -1,0 +1,82 @@
+"""The labelling page draws from the adaptive design as labels arrive (``decision.adaptive``):
+a session drawing in batches draws a metric's next batch when its items run out, each draw
+stored with its probability and bounds before the page shows it, from the labels given by then;
+once the rule's leader beats chance, the draws go where it and its open rival pass or fail
+differently. A scripted run (two judges a and b, made to disagree on two samples), answered
+through the page's own API."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import test_labelling as labelling
+
+from judgegrid.analyses import ADAPTIVE_SHARE
+from judgegrid.analyses.decision.label_state import pass_fail
+from judgegrid.core.records import Label, LabelDraw
+from judgegrid.core.scales import PLAIN
+from judgegrid.labels.page import open_session
+from judgegrid.store.run_db import RunStore
+
+# the labelling tests' scripted run, a fresh copy a test
+base_run, run_dir = labelling.base_run, labelling.run_dir
+DISAGREED = labelling.DISAGREED
+METRIC = "faithfulness"
+ROUNDS = 5  # an earlier annotator's uniform draws: each of the 12 samples this many times
+
+
+def _an_earlier_annotator(folder, person) -> None:
+    """60 uniform draws and 12 labels by another annotator: judges a and b right on 11 of 12
+    each (the person sides with a on one disagreement, with b on the other), so the rule finds
+    its leader clear of chance and not separated from its rival."""
+    store = RunStore(folder / "run.sqlite")
+    samples = sorted(person.index)
+    n = len(samples)
+    draws = [LabelDraw(METRIC, "adam", k + 1, samples[k % n], 1 / n, n) for k in range(ROUNDS * n)]
+    store.write_draws(draws)
+    store.write_labels([Label(s, METRIC, "adam", float(person[s])) for s in samples])
+    store.close()
+
+
+def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_dir):
+    scores = labelling._stored(run_dir, RunStore.scores_frame)
+    judged = pass_fail(scores, METRIC, PLAIN.threshold(METRIC))
+    assert set(judged.index[judged["a"] != judged["b"]]) == set(DISAGREED)
+    person = judged["a"].copy()
+    person[DISAGREED[0]] = judged.loc[DISAGREED[0], "b"]
+    _an_earlier_annotator(run_dir, person)
+    session = open_session(run_dir, "ann", [METRIC], n=6, batch=2)
+    assert len(session.queue) == 2  # the first batch alone
+    asked: list[str] = []
+    grown = 0
+    for server in labelling._running(session):
+        while len(asked) < len(session.queue):
+            item = session.queue[len(asked)]
+            status, reply = server.label(
+                item.sample_id, METRIC, value=float(person[item.sample_id])
+            )
+            assert status == 200, reply
+            asked.append(item.sample_id)
+            if "items" in reply:  # the next batch, drawn after this answer
+                grown += 1
+                assert len(reply["items"]) == len(session.queue)
+                assert all("gives" not in i["reason"] for i in reply["items"])  # still blind
+                assert "a leads" not in reply["state"] and "b leads" not in reply["state"]
+    assert grown >= 2 and len(asked) == 6  # batches of up to two (fewer where its draws ran out)
+    draws = labelling.stored_draws(run_dir)
+    mine = draws[draws["annotator"] == "ann"]
+    assert set(asked) <= set(mine["sample_id"])
+    # every draw of every batch: 95% on the two samples where a and b differ, 5% uniform
+    n = len(judged)
+    focus = ADAPTIVE_SHARE / n + (1 - ADAPTIVE_SHARE) / len(DISAGREED)
+    expected = np.where(mine["sample_id"].isin(DISAGREED), focus, ADAPTIVE_SHARE / n)
+    assert mine["probability"].to_numpy() == pytest.approx(expected)
+    assert mine["sample_id"].isin(DISAGREED).mean() > 0.6
+    for text in mine["bounds"]:
+        bounds = json.loads(text)
+        assert bounds["largest"] == pytest.approx(1 / ADAPTIVE_SHARE)
+        assert bounds["pairs"] == [["a", "b", pytest.approx(1 / (n * focus))]]
+    # the earlier annotator's draws (of the fixed design: read first, by name) carry no bounds
+    assert draws.loc[draws["annotator"] == "adam", "bounds"].isna().all()
