@@ -14,7 +14,7 @@ from judgegrid.analyses import (
     label_design,
     state_words,
 )
-from judgegrid.analyses.decision.anytime import hypotheses_of
+from judgegrid.analyses.decision.anytime import count_words, hypotheses_of
 
 JUDGES = ("a", "b")
 
@@ -89,3 +89,27 @@ def test_the_error_is_split_over_every_hypothesis():
     assert sum(t.alpha for t in tests) == pytest.approx(0.05)
     ab = [t for t in tests if {t.judge, t.against} == {"a", "b"}]
     assert all(t.high == 0.5 for t in ab) and len(tests) == 3 + 6
+
+
+@pytest.mark.parametrize(
+    ("samples", "labels", "kind", "words"),
+    [
+        (23, None, "labels", "23 labels"),
+        (1, None, "labels", "1 label"),
+        (5, 15, "labels", "5 samples, 15 labels"),
+        (24, 24, "labels drawn uniformly", "24 labels drawn uniformly"),
+        (1, 1, "labels drawn uniformly", "1 label drawn uniformly"),
+        (
+            12,
+            36,
+            "labels weighted by the queue's draw probabilities over 400 samples",
+            "12 samples, 36 labels weighted by the queue's draw probabilities over 400 samples",
+        ),
+    ],
+)
+def test_one_count_of_labels_serves_the_state_line_and_the_cards_figure(
+    samples, labels, kind, words
+):
+    """The state line's count and the card's "on N labels drawn uniformly" are one helper's:
+    the labels' words (starting "labels") take the count, singular for one."""
+    assert count_words(samples, labels, kind) == words

@@ -143,12 +143,16 @@ def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: fl
     return float(np.sum(1 - (1 - q) ** draws))
 
 
-def count_words(samples: int, labels: int | None = None) -> str:
-    """How much the state rests on: ``23 labels``, or ``5 samples, 15 labels`` where several
-    people labelled a sample (the card's figure says it the same way)."""
+def count_words(samples: int, labels: int | None = None, kind: str = "labels") -> str:
+    """How much a figure or state rests on: ``23 labels``, or ``5 samples, 15 labels`` where
+    several people labelled a sample. ``kind``: the labels' words, starting with "labels", as
+    the card's figures say what they stand for (``label_weights.sampling_words``: "labels drawn
+    uniformly" gives ``23 labels drawn uniformly``); "labels" takes the count's number."""
+    count = samples if labels is None else labels
+    noun = ("labels" if count != 1 else "label") + kind.removeprefix("labels")
     if labels is None or labels == samples:
-        return f"{samples} label{'s' if samples != 1 else ''}"
-    return f"{samples} sample{'s' if samples != 1 else ''}, {labels} labels"
+        return f"{samples} {noun}"
+    return f"{samples} sample{'s' if samples != 1 else ''}, {labels} {noun}"
 
 
 def state_words(
