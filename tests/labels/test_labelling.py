@@ -623,6 +623,16 @@ BAD_LABEL_FILES: dict[str, tuple[str, Any, str]] = {
         "value: expected a number from 0 to 1",
     ),
     "value not a number": (".jsonl", [{**GOOD_ROWS[0], "value": "good"}], "got 'good'"),
+    "probability 0": (
+        ".csv",
+        [{**GOOD_ROWS[0], "probability": 0}],
+        "row 3: probability: expected a number in (0, 1], got '0.0'",
+    ),
+    "probability above 1": (
+        ".jsonl",
+        [{**GOOD_ROWS[0], "probability": 1.5}],
+        "line 2: probability: expected a number in (0, 1], got 1.5",
+    ),
     "value missing": (".jsonl", [{k: v for k, v in GOOD_ROWS[0].items() if k != "value"}], "value"),
     "no annotator": (".csv", [{**GOOD_ROWS[0], "annotator": ""}], "annotator is missing"),
     "unknown column": (".csv", [{**GOOD_ROWS[0], "score": 1}], "unknown field score"),
