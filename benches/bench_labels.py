@@ -2,7 +2,7 @@
 often it is wrong when the card is looked at after every label, for three queue orders.
 
     PYTHONPATH=src python benches/bench_labels.py [--seeds 100] [--fixed-seeds 20]
-        [--judgebench ../shared/validation/judgebench] [--quick]
+        [--judgebench ../shared/validation/judgebench] [--quick] [--plot PATH]
 
 A simulated person (``judgegrid.testing.labelling_person``) answers the truth (synthetic: with
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
@@ -19,6 +19,10 @@ goals:
 - "about N more" at 30 labels against the labels it then took: median ratio in 0.67-1.5.
 
 ``--quick``: a smoke run for CI (a few seeds, the fixed-n rule looked at up to 20 labels).
+``--plot PATH``: instead of the tables, the picture docs/labels.md shows: per world, the share
+of people with a verdict of the anytime rule against the labels they gave, one line per order
+(an empirical distribution function of labels to a verdict, cut at the budget), the wrong picks
+dotted beneath; a PNG at PATH.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,13 +43,16 @@ from common import Row, emit, load_average, verdict
 
 from judgegrid.testing.labelling_person import (
     BIAS_GOAL,
+    BUDGET,
     COVERAGE_GOAL,
     LABELS_GOAL,
+    ORDERS,
     RATIO_GOAL,
     RULES,
     WRONG_PICK_GOAL,
     World,
     bank_worlds,
+    label_person,
     replay_worlds,
     world_figures,
 )
@@ -59,6 +68,12 @@ def main() -> None:
     parser.add_argument("--fixed-budget", type=int, default=150, help="labels it is looked at")
     parser.add_argument("--judgebench", type=Path, default=DEFAULT_JUDGEBENCH)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 3 seeds, 1 fixed")
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="PATH",
+        help="draw labels to a verdict per world and order (PNG) instead of the tables",
+    )
     args = parser.parse_args()
     if args.quick:
         args.seeds, args.fixed_seeds, args.fixed_budget = 3, 1, 20
@@ -70,6 +85,13 @@ def main() -> None:
         print(f"no JudgeBench judge files in {args.judgebench}: the replay is left out")
     if args.quick:
         worlds, replays = worlds[:2], replays[:1]
+    if args.plot is not None:
+        plot_labels_to_verdict([*worlds, *replays], range(args.seeds), args.plot)
+        print(
+            f"wrote {args.plot}, {time.perf_counter() - started:.0f} s, "
+            f"load average {load_average()}"
+        )
+        return
     every = []
     for world in [*worlds, *replays]:
         figures = world_figures(world, range(args.seeds), args.fixed_seeds, args.fixed_budget)
@@ -83,6 +105,75 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s, load average {load_average()}"
     )
     emit(rows)
+
+
+ORDER_WORDS = {  # as docs/labels.md names them
+    "uniform": "uniform random",
+    "today": "disagreements first (unweighted)",
+    "new": "known probabilities (weighted)",
+}
+ORDER_COLOURS = {"uniform": "#7f7f7f", "today": "#d62728", "new": "#1f77b4"}
+
+
+def verdict_curves(
+    world: World, seeds: range
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per order: labels given 0..budget, the share of people whose anytime verdict came by
+    then, and the share whose verdict by then was a wrong pick (the fixed-n rule not run)."""
+    people = [label_person(world, seed, fixed=0) for seed in seeds]
+    budget = min(BUDGET, len(world.truth))
+    given = np.arange(budget + 1)
+    curves = {}
+    for order in ORDERS:
+        runs = [r for p in people for r in p.runs if r.order == order and r.rule == "anytime"]
+        at = np.array([r.labels for r in runs if r.labels], int)
+        wrong = np.array([r.labels for r in runs if r.labels and r.wrong], int)
+        share = np.searchsorted(np.sort(at), given, side="right") / len(runs)
+        wrong_share = np.searchsorted(np.sort(wrong), given, side="right") / len(runs)
+        curves[order] = (given, share, wrong_share)
+    return curves
+
+
+def plot_labels_to_verdict(worlds: list[World], seeds: range, path: Path) -> None:
+    """One panel per world: the share of people with a verdict against labels given, one
+    line per order (``verdict_curves``), the wrong picks dotted."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    columns = min(4, len(worlds))
+    rows = -(-len(worlds) // columns)
+    fig, axes = plt.subplots(
+        rows, columns, figsize=(3.4 * columns, 3.0 * rows), sharey=True, squeeze=False
+    )
+    for ax, world in zip(axes.flat, worlds, strict=False):
+        for order, (given, share, wrong) in verdict_curves(world, seeds).items():
+            colour = ORDER_COLOURS[order]
+            ax.step(given, share, where="post", color=colour, label=ORDER_WORDS[order])
+            if wrong[-1] > 0:
+                ax.step(given, wrong, where="post", color=colour, linestyle=":", linewidth=1)
+        ax.set_title(textwrap.fill(world.name, 34), fontsize=9)
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        print(f"{world.name}: drawn", flush=True)
+    for ax in axes.flat[len(worlds) :]:
+        ax.axis("off")
+    for ax in axes[-1]:
+        ax.set_xlabel("labels given")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("share of people with a verdict")
+    handles, names = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=3, frameon=False)
+    fig.suptitle(
+        f"Labels to a verdict, anytime rule, {len(seeds)} simulated people a world "
+        "(dotted: wrong picks)",
+        fontsize=11,
+    )
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def _print_world(world: World, f: dict[str, object]) -> None:

@@ -206,19 +206,6 @@ def demo_summary(ws: Workspace) -> str:
     return sections(text, [*wanted, ("## By language", "### Faithfulness")])
 
 
-DEMO_LABELS = "docs/examples/demo-labels.csv"
-
-
-def demo_labelled(ws: Workspace) -> str:
-    """The demo's labels imported (a copy of its run directory), and the card they give."""
-    run_dir = copy_run(ws.demo.folder / ws.demo.run_dir, ws.root / "labelled")
-    args = ["labels", "import", str(run_dir), DEMO_LABELS]
-    imported = ws.run(args, cwd=ws.root / "labelled")
-    report = ["report", str(run_dir)]
-    card = card_of(ws.run(report, cwd=ws.root / "labelled").out)
-    return transcript(args, imported.both) + "\n" + transcript(report, "…\n" + card)
-
-
 def copy_run(run_dir: Path, folder: Path) -> Path:
     """A copy of a run directory at ``folder/reports/<its name>``; returns that relative path."""
     relative = Path("reports") / run_dir.name
@@ -533,7 +520,6 @@ OUTPUTS = {
         Output("demo-card", "demo", demo_card),
         Output("demo-card-120", "demo", demo_card_wide),
         Output("demo-summary", "demo", demo_summary),
-        Output("demo-labelled", "demo", demo_labelled),
         Output("criteria-card", "stand-ins", criteria_card),
         Output("pairwise-position", "stand-ins", pairwise_position),
         Output("run-retry", "stand-ins", retry_line),

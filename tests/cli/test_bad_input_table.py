@@ -2273,6 +2273,7 @@ SPRING_KEY_DEFAULT = f"""spring:
 judgegrid: {{metrics: [faithfulness]}}
 """
 NOTE_HEADER = "sample_id,metric,annotator,value,note\n"
+PROBABILITY_HEADER = "sample_id,metric,annotator,value,probability\n"
 
 
 def _headers(headers: Any) -> dict[str, Any]:
@@ -2360,6 +2361,23 @@ def secrets_rows() -> dict[str, Row]:
         names=note_words,
         error=DatasetError,
     )
+    # a label's draw probability (an export writes it; a weight is 1 / (N q)) out of (0, 1]
+    for value, through in (("0", "cli"), ("1.5", "cli"), ("1.5", "api"), ("often", "api")):
+        drawn = PROBABILITY_HEADER + f"s1,faithfulness,ann,1,{value}\n"
+        says = ("l.csv", "row 2", "probability", "a number in (0, 1]", repr(value))
+        name = f"labels import, probability {value}" + (", api" if through == "api" else "")
+        rows[name] = (
+            Row(
+                cli=lambda p, t=drawn: ["labels", "import", p.run_dir(), p.write("l.csv", t)],
+                names=says,
+            )
+            if through == "cli"
+            else Row(
+                api=lambda p, t=drawn: api.import_labels(p.run_dir(), p.write("l.csv", t)),
+                names=says,
+                error=DatasetError,
+            )
+        )
     masked = (
         "judges[0].options.api_base",
         "masked",

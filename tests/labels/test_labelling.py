@@ -17,10 +17,12 @@ import pytest
 
 from judgegrid import run_grid
 from judgegrid.analyses import metric_design
-from judgegrid.core.errors import DatasetError, OptionError, RunDirError
+from judgegrid.core.errors import DatasetError, OptionError, RunDirError, RunLockedError
 from judgegrid.core.records import ScoreRow
+from judgegrid.labels import page
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
 from judgegrid.labels.page import LabelSession, open_session, serve
+from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import RunStore
 from support.servers import LabelServer as Server
 from support.servers import command_server, in_thread
@@ -103,6 +105,37 @@ def _stored(run_dir: Path, read: Callable[[RunStore], pd.DataFrame]) -> pd.DataF
 
 
 # -- which samples come first ------------------------------------------------------------------
+
+
+def test_the_sessions_draws_go_through_the_serving_store_under_the_runs_lock(run_dir, monkeypatch):
+    """The page's new draws are written by the store the server holds, not by a second one
+    opened beside it; under the run's lock, let go after (a report can run), and refused whole
+    while another process holds it."""
+    opened: list[Path] = []
+
+    class Counted(RunStore):
+        def __init__(self, path: Any, *args: Any, **kwargs: Any) -> None:
+            opened.append(Path(path))
+            super().__init__(path, *args, **kwargs)
+
+    monkeypatch.setattr(page, "RunStore", Counted)
+    store = RunStore(run_dir / "run.sqlite")  # the server's own
+    try:
+        with lock_run(run_dir), pytest.raises(RunLockedError):  # a report at work on the run
+            page.make_app(open_session(run_dir, "ann", n=4), store)
+        assert store.draws_frame().empty  # nothing of the session's draws was written
+        session = open_session(run_dir, "ann", n=4)
+        drawn = sorted((d.metric, d.draw, d.sample_id) for d in session.unrecorded)
+        assert drawn
+        opened.clear()
+        page.make_app(session, store)
+        assert opened == []  # no store opened but the server's
+        stored = store.draws_frame()
+    finally:
+        store.close()
+    columns = (stored["metric"], stored["draw"], stored["sample_id"])
+    assert sorted(zip(*columns, strict=True)) == drawn
+    lock_run(run_dir).release()  # the lock was let go once the draws were written
 
 
 def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_draw(run_dir):
@@ -623,6 +656,16 @@ BAD_LABEL_FILES: dict[str, tuple[str, Any, str]] = {
         "value: expected a number from 0 to 1",
     ),
     "value not a number": (".jsonl", [{**GOOD_ROWS[0], "value": "good"}], "got 'good'"),
+    "probability 0": (
+        ".csv",
+        [{**GOOD_ROWS[0], "probability": 0}],
+        "row 3: probability: expected a number in (0, 1], got '0.0'",
+    ),
+    "probability above 1": (
+        ".jsonl",
+        [{**GOOD_ROWS[0], "probability": 1.5}],
+        "line 2: probability: expected a number in (0, 1], got 1.5",
+    ),
     "value missing": (".jsonl", [{k: v for k, v in GOOD_ROWS[0].items() if k != "value"}], "value"),
     "no annotator": (".csv", [{**GOOD_ROWS[0], "annotator": ""}], "annotator is missing"),
     "unknown column": (".csv", [{**GOOD_ROWS[0], "score": 1}], "unknown field score"),

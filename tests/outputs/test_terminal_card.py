@@ -79,6 +79,7 @@ def card_record(draw: Any, metric: str) -> tuple[dict[str, Any], list[str]]:
     top = draw(st.one_of(st.just(""), st.floats(-1, 1)))
     n = draw(st.integers(1, 100_000))
     flags = draw(st.lists(flag(judges), max_size=6))
+    state, state_figures = draw(label_state(judges))
     record = dict.fromkeys(CARD_COLUMNS, "")
     record |= {
         "metric": metric,
@@ -92,10 +93,30 @@ def card_record(draw: Any, metric: str) -> tuple[dict[str, Any], list[str]]:
         "top_value": top,
         "n": n,
         "flags": "; ".join(f for f, _ in flags),
+        "label_state": state,
     }
     figures = [f"{x:.2f}".lstrip("-") for x in (value, low, high)] + [str(n)]
     figures += [f"{top:.2f}".lstrip("-")] if top != "" else []
-    return record, figures + counts + [x for _, numbers in flags for x in numbers]
+    figures += counts + state_figures
+    return record, figures + [x for _, numbers in flags for x in numbers]
+
+
+@st.composite
+def label_state(draw: Any, judges: list[str]) -> tuple[str, list[str]]:
+    """A labelling state line as the card's CSV holds it (empty: nothing labelled), and the
+    counts in it."""
+    labels, more = draw(st.integers(1, 9999)), draw(st.integers(1, 9999))
+    leader, *others = judges
+    kind = draw(st.sampled_from(["none", "leads", "named"]))
+    if kind == "none":
+        return "", []
+    if kind == "named" or not others:
+        return f"{labels} labels · {leader} is better than {', '.join(others)} and chance", [
+            str(labels)
+        ]
+    rest = ", ".join(others)
+    line = f"{labels} labels · {leader} leads {rest}, not yet separated · about {more} more"
+    return line, [str(labels), str(more)]
 
 
 @st.composite
@@ -214,6 +235,34 @@ def _demo_card() -> list[dict[str, Any]]:
         "smollm2-135m: injection 4/16",
     }
     return [record]
+
+
+STATE = (
+    "23 labels · pass/fail at 0.5: gemma-270m / e5-small leads smollm2-135m / e5-small, "
+    "not yet separated · about 15 more"
+)
+
+
+def _labelled_card() -> list[dict[str, Any]]:
+    """The demo's row with people's labels on its samples: the card's labelling state."""
+    return [record | {"label_state": STATE} for record in _demo_card()]
+
+
+def test_the_labelling_state_is_shown_under_its_metric_at_any_width():
+    """The line summary.md and report.html give (judges named) is on the terminal's card too,
+    whole over lines, in the stacked card and in the table alike; a metric nobody labelled
+    has none."""
+    for width in (60, 80, 120):
+        lines = card_of(_labelled_card(), pd.DataFrame(), RUN).plain_lines(width)
+        text = " ".join(" ".join(lines).split())
+        assert f"labelling: {STATE}" in text, "\n".join(lines)
+        assert max(len(line) for line in lines) <= width
+        start = next(k for k, line in enumerate(lines) if "labelling:" in line)
+        assert lines[start].startswith("  "), lines[start]  # under its metric, not a row
+        flag = next(k for k, line in enumerate(lines) if "! gemma-270m: injection" in line)
+        assert start < flag  # the state before the flags
+    unlabelled = card_of(_demo_card(), pd.DataFrame(), RUN).plain_lines(120)
+    assert not any("labelling:" in line for line in unlabelled)
 
 
 def test_at_80_columns_the_card_stacks_each_metric_over_its_figures():

@@ -21,6 +21,7 @@ STYLES = {
     "metric": "bold",
     "verdict": "bold green",
     "flag": "yellow",
+    "state": "cyan",
     "note": "dim",
 }
 

@@ -442,16 +442,14 @@ def _draws_of(stored: pd.DataFrame | None, metric: str) -> pd.DataFrame | None:
     return stored[stored["metric"] == metric].sort_values("draw")
 
 
-def record_draws(run_dir: Path, draws: list[LabelDraw]) -> None:
-    """Store a session's new draws under the run's lock (a report or an import holding it
-    is named in the error), before any is shown."""
+def record_draws(store: RunStore, draws: list[LabelDraw]) -> None:
+    """Store a session's new draws, before any is shown, through the store the server already
+    holds (a second writer beside it would only contend with it), under the run's lock: a
+    report or an import holding it is named in the error."""
     if not draws:
         return
-    store = RunStore(run_dir / DB_NAME, lock_run(run_dir))
-    try:
+    with lock_run(store.path.parent):
         store.write_draws(draws)
-    finally:
-        store.close()
 
 
 def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, str]]:
@@ -813,7 +811,7 @@ def add_label_routes(
     """The labelling page (its index at ``at``) and its API, added to a loopback app: its own,
     or ``judgegrid view``'s, where it is one page of several. The session's new draws are
     stored first, before the page can show any."""
-    record_draws(session.run_dir, session.unrecorded)
+    record_draws(store, session.unrecorded)
     session.unrecorded = []
 
     async def get_state(request: web.Request) -> web.StreamResponse:

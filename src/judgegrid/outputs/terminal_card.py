@@ -1,14 +1,14 @@
 """The decision card as a person reads it in a terminal, fitted to the terminal's width.
 
 summary.md and report.html keep every figure and test behind a verdict; the terminal gets what a
-person takes in at a glance (the metric, the verdict, its basis, the one figure it rests on with
-its n, the flags) and a pointer to the rest. The card is kept whole (``TerminalCard``) and
-fitted only when drawn, at the width it is drawn at: a table when the verdict has room beside
-the short columns, else each metric stacked over its figures. Nothing is cut but a word too
-long for its line, a name in practice: cut in the middle, never through a run of digits, and
-only where the cut reads as that one word of the card (``Shortener``). A figure is never cut:
-a long verdict or flag goes on over lines instead. The probes come as one grid (metric x
-judge, the directional probes detected) when it fits, else as a pointer.
+person takes in at a glance (the metric, the verdict, its basis, the one figure it rests on with its
+n, where labelling stands, the flags) and a pointer to the rest. The card is kept whole
+(``TerminalCard``) and fitted only when drawn, at the width it is drawn at: a table when the verdict
+has room beside the short columns, else each metric stacked over its figures. Nothing is cut but a
+word too long for its line, a name in practice: cut in the middle, never through a run of digits,
+and only where the cut reads as that one word of the card (``Shortener``). A figure is never cut: a
+long verdict or flag goes on over lines instead. The probes come as one grid (metric x judge, the
+directional probes detected) when it fits, else as a pointer.
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ MIN_VERDICT = 24  # the verdict column a table needs; with less room the card st
 TITLE = "decision per metric (basis, strongest first: people > pairs > probes > judges)"
 STACKED_KEY = "under each metric: its verdict; basis · figure (95% CI) · n; ! a flag"
 PROBES_TITLE = "probes: directional probes detected (score rose on injection)"
+STATE_LEAD = "labelling: "  # as summary.md and report.html lead the same line
 _GAP = "  "
 _INDENT = "  "
 
 # A drawn line: its pieces of text, each with what it is (the terminal colours by it):
-# "" plain, "head", "rule", "metric", "verdict" (a judge named), "flag", "note".
+# "" plain, "head", "rule", "metric", "verdict" (a judge named), "flag", "state" (where labelling
+# stands), "note".
 Piece = tuple[str, str]
 Line = tuple[Piece, ...]
 
@@ -50,6 +52,7 @@ class CardEntry:
     figure: str
     n: str
     flags: tuple[str, ...]
+    state: str = ""  # where labelling stands, judges named (``analyses.decision.label_state``)
 
     def cells(self) -> tuple[str, ...]:
         return (self.metric, self.verdict, self.basis, self.figure, self.n)
@@ -58,6 +61,10 @@ class CardEntry:
         """Basis, figure and n on one line, as the stacked card gives them."""
         words = [self.basis] + ([self.figure] if self.figure != "–" else [])
         return " · ".join(words + ([f"n {self.n}"] if self.n else []))
+
+    def state_words(self) -> str:
+        """The labelling state line as the card shows it (empty: people labelled none)."""
+        return f"{STATE_LEAD}{self.state}" if self.state else ""
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,7 @@ class TerminalCard:
 
     def _words(self) -> set[str]:
         """Every word and judge the card shows: what a cut must not be mistaken for."""
-        texts = [t for e in self.entries for t in (*e.cells(), *e.flags)]
+        texts = [t for e in self.entries for t in (*e.cells(), *e.flags, e.state)]
         texts += [cell for row in self.probes for cell in row]
         return {w for t in texts for w in t.split()} | set(texts)
 
@@ -129,7 +136,8 @@ def card_of(
 def _entry(record: Mapping[Hashable, object]) -> CardEntry:
     metric, verdict, basis, figure, n, _ = card_row(record)
     named = verdict != NO_VERDICT
-    return CardEntry(metric, verdict, named, basis, figure, n, tuple(flag_list(record)))
+    state = str(record.get("label_state") or "")
+    return CardEntry(metric, verdict, named, basis, figure, n, tuple(flag_list(record)), state)
 
 
 def probe_grid(brief: pd.DataFrame) -> list[tuple[str, ...]]:
@@ -237,8 +245,9 @@ def _wrapped_line(text: str, width: int, style: str) -> list[Line]:
 
 
 def _table(entries: Sequence[CardEntry], width: int, short: Shortener) -> list[Line] | None:
-    """The card as columns, each verdict over lines within its column and each flag on a line
-    of its own under its row; None when the verdict would have less than ``MIN_VERDICT``."""
+    """The card as columns, each verdict over lines within its column, then the labelling state
+    and each flag on a line of its own under its row; None when the verdict would have less
+    than ``MIN_VERDICT``."""
     rows = [CARD_HEADER, *(e.cells() for e in entries)]
     widths = [max(len(row[k]) for row in rows) for k in range(len(CARD_HEADER))]
     room = width - sum(widths) + widths[1] - len(_GAP) * (len(widths) - 1)
@@ -253,6 +262,9 @@ def _table(entries: Sequence[CardEntry], width: int, short: Shortener) -> list[L
         verdict = _wrapped(entry.verdict, widths[1], short)
         lines.append(_row([entry.metric, verdict[0], *entry.cells()[2:]], widths, styles))
         lines += [_row(["", more], widths, styles) for more in verdict[1:]]
+        if entry.state:
+            lead = flag_indent + " " * len(STATE_LEAD)
+            lines += _hanging(entry.state_words(), width, flag_indent, lead, "state", short)
         for flag in entry.flags:
             lines += _hanging("! " + flag, width, flag_indent, flag_indent + "  ", "flag", short)
     return lines
@@ -281,7 +293,8 @@ def _verdict_style(entry: CardEntry) -> str:
 
 
 def _stacked(entries: Sequence[CardEntry], width: int, short: Shortener) -> list[Line]:
-    """Each metric on a line of its own, its verdict, figures and flags on lines beneath."""
+    """Each metric on a line of its own, its verdict, figures, labelling state and flags on
+    lines beneath."""
     lines = [*_wrapped_line(TITLE, width, ""), *_wrapped_line(STACKED_KEY, width, "")]
     lines.append((("─" * min(width, len(TITLE)), "rule"),))
     deeper = _INDENT * 2
@@ -289,6 +302,8 @@ def _stacked(entries: Sequence[CardEntry], width: int, short: Shortener) -> list
         lines += _hanging(entry.metric, width, "", _INDENT, "metric", short)
         lines += _hanging(entry.verdict, width, _INDENT, deeper, _verdict_style(entry), short)
         lines += _hanging(entry.figure_words(), width, _INDENT, deeper, "", short)
+        if entry.state:
+            lines += _hanging(entry.state_words(), width, _INDENT, deeper, "state", short)
         for flag in entry.flags:
             lines += _hanging("! " + flag, width, _INDENT, deeper, "flag", short)
     return lines

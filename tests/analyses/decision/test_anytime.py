@@ -14,7 +14,8 @@ from judgegrid.analyses import (
     label_design,
     state_words,
 )
-from judgegrid.analyses.decision.anytime import hypotheses_of
+from judgegrid.analyses.decision.anytime import HORIZON, bet_values, count_words, hypotheses_of
+from judgegrid.analyses.stats.betting import draws_to_reject
 
 JUDGES = ("a", "b")
 
@@ -89,3 +90,44 @@ def test_the_error_is_split_over_every_hypothesis():
     assert sum(t.alpha for t in tests) == pytest.approx(0.05)
     ab = [t for t in tests if {t.judge, t.against} == {"a", "b"}]
     assert all(t.high == 0.5 for t in ab) and len(tests) == 3 + 6
+
+
+@pytest.mark.parametrize(
+    ("samples", "labels", "kind", "words"),
+    [
+        (23, None, "labels", "23 labels"),
+        (1, None, "labels", "1 label"),
+        (5, 15, "labels", "5 samples, 15 labels"),
+        (24, 24, "labels drawn uniformly", "24 labels drawn uniformly"),
+        (1, 1, "labels drawn uniformly", "1 label drawn uniformly"),
+        (
+            12,
+            36,
+            "labels weighted by the queue's draw probabilities over 400 samples",
+            "12 samples, 36 labels weighted by the queue's draw probabilities over 400 samples",
+        ),
+    ],
+)
+def test_one_count_of_labels_serves_the_state_line_and_the_cards_figure(
+    samples, labels, kind, words
+):
+    """The state line's count and the card's "on N labels drawn uniformly" are one helper's:
+    the labels' words (starting "labels") take the count, singular for one."""
+    assert count_words(samples, labels, kind) == words
+
+
+def test_about_n_more_projects_the_leaders_tests_at_the_error_split_over_its_own_comparisons():
+    """Three judges: the projection replays the leader's three tests (two rivals, chance) at
+    alpha / 3 each, not at the rule's finer split, which would ask for more draws."""
+    rng = np.random.default_rng(25)
+    judges = ("a", "b", "c")
+    right = _population(rng, (0.8, 0.65, 0.6), 30)
+    found = anytime_verdict(judges, right, np.ones(30), 1.0, 0.5, seed=4)
+    assert found.named is None and found.leader == "a"
+    mine = [t for t in hypotheses_of(judges, 1.0, 0.5, 0.05) if t.judge == "a"]
+    history = np.column_stack([bet_values(t, judges, right, np.ones(30), 0.5) for t in mine])
+    at = [(t.null, t.low, t.high, 0.05 / 3) for t in mine]
+    assert found.about_more == draws_to_reject(history, at, HORIZON, seed=4)
+    rule = [(t.null, t.low, t.high, t.alpha) for t in mine]
+    assert all(t.alpha < 0.05 / 3 for t in mine)  # the rule's own split is finer
+    assert draws_to_reject(history, rule, HORIZON, seed=4) > found.about_more

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.decision.anytime import count_words
 from judgegrid.analyses.decision.label_state import state_of
 from judgegrid.analyses.decision.ladder import MIN_AGREEMENT_JUDGES, CardSources, first_evidence
 from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
@@ -307,7 +308,8 @@ def _figure(evidence: Evidence, s: Standing) -> str:
 def _items_words(evidence: Evidence, s: Standing) -> str:
     """What a judge's figure rests on: its items; on the people rung, the labels behind them
     and what they stand for ("24 labels drawn uniformly", "30 labels weighted by the queue's
-    draw probabilities over 400 samples"; "12 samples, 36 labels ..." with several people)."""
+    draw probabilities over 400 samples"; "12 samples, 36 labels ..." with several people),
+    said as the labelling state says its count (``count_words``)."""
     if not evidence.sampling:
         return f"{s.n} {evidence.unit}"
     labels = s.n
@@ -317,8 +319,7 @@ def _items_words(evidence: Evidence, s: Standing) -> str:
         if evidence.target is not None:
             measured &= np.isfinite(evidence.target)
         labels = int(evidence.label_counts[measured].sum())
-    where = "" if labels == s.n else f"{s.n} samples, "
-    return f"{where}{labels} {evidence.sampling}"
+    return count_words(s.n, labels, evidence.sampling)
 
 
 def _none_beats_chance(evidence: Evidence) -> str:
