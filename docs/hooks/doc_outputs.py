@@ -206,6 +206,25 @@ def demo_summary(ws: Workspace) -> str:
     return sections(text, [*wanted, ("## By language", "### Faithfulness")])
 
 
+DEMO_LABELS = "docs/examples/demo-labels.csv"
+
+
+def demo_true_score(ws: Workspace) -> str:
+    """docs/true-score.md on the demo: its labels imported (a copy of its run directory) and
+    summary.md's section on the score by people's standard."""
+    folder = ws.root / "labelled-true"
+    run_dir = copy_run(ws.demo.folder / ws.demo.run_dir, folder)
+    ws.run(["labels", "import", str(run_dir), DEMO_LABELS], cwd=folder)
+    ws.run(["report", str(run_dir)], cwd=folder)
+    text = (folder / run_dir / "summary.md").read_text(encoding="utf-8")
+    section = sections(text, [("## Your system's score by people's standard",)])
+    shown = (
+        f"$ judgegrid labels import {run_dir} {DEMO_LABELS}\n…\n$ judgegrid report {run_dir}\n…\n"
+        f"$ cat {run_dir}/summary.md\n…\n"
+    )
+    return shown + section
+
+
 def copy_run(run_dir: Path, folder: Path) -> Path:
     """A copy of a run directory at ``folder/reports/<its name>``; returns that relative path."""
     relative = Path("reports") / run_dir.name
@@ -520,6 +539,7 @@ OUTPUTS = {
         Output("demo-card", "demo", demo_card),
         Output("demo-card-120", "demo", demo_card_wide),
         Output("demo-summary", "demo", demo_summary),
+        Output("demo-true-score", "demo", demo_true_score),
         Output("criteria-card", "stand-ins", criteria_card),
         Output("pairwise-position", "stand-ins", pairwise_position),
         Output("run-retry", "stand-ins", retry_line),
