@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from judgegrid.testing import labelling_person
 from judgegrid.testing.labelling_person import (
     ORDERS,
     RULES,
@@ -129,3 +130,26 @@ def test_naming_either_of_two_equal_judges_is_a_wrong_pick():
     assert worlds["pairs: two equally good judges"].acceptable == frozenset()
     assert worlds["pairs: all judges bad"].acceptable == frozenset()
     assert worlds["pairs: one better by 0.15"].acceptable == {"a"}
+
+
+def test_a_pick_is_also_judged_on_the_persons_own_answers():
+    """Two judges equal in the scenario differ a little on a noisy person's answers over the run:
+    naming the one better there is wrong by the scenario, not on the answers; naming the worse
+    one is wrong on both; naming none is wrong on neither."""
+    world = prepared(
+        synthetic_world(
+            next(s for s in SYNTHETIC if s.name == "pairs: two equally good judges"),
+            np.random.default_rng(0),
+        )
+    )
+    seed = 3
+    rng = np.random.default_rng(seed)  # label_person's first draw: the person's answers
+    answers = np.where(rng.random(len(world.truth)) < world.noise, -world.truth, world.truth)
+    accuracy = (world.picks == answers[:, None]).mean(axis=0)
+    better, worse = (world.judges[i] for i in np.argsort(-accuracy))
+    assert accuracy.max() > accuracy.min()  # the run separates them, a little
+    person = label_person(world, seed, fixed=0)
+    for run in person.runs:
+        assert run.wrong_on_answers == (run.named == worse)
+    flags = [labelling_person._wrong_on(world, j, accuracy) for j in (better, worse, None)]
+    assert flags == [False, True, False]

@@ -184,6 +184,10 @@ class Run:
     labels: int
     named: str | None
     wrong: bool
+    # wrong on the person's own answers over the run (what the rule tests): the judge named is
+    # not above every other and chance there; with a noisy person two judges equal in the
+    # scenario differ by a little on the run, and naming the better one there is no error
+    wrong_on_answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -218,6 +222,7 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     if fixed:
         runs.append(_fixed_run(world, "uniform", right, _distinct(uniform)[:fixed]))
         runs.append(_fixed_run(world, "today", right, world.today[:fixed]))
+    runs = [replace(r, wrong_on_answers=_wrong_on(world, r.named, population)) for r in runs]
     first = right[world.today[:BIAS_LABELS]].mean(axis=0)
     new_bias, covered = _weighted_errors(right, drawn)
     projected, realised = _projection(world, right, drawn, new)
@@ -388,6 +393,16 @@ def _wrong(world: World, named: str) -> bool:
     return named not in world.acceptable
 
 
+def _wrong_on(world: World, named: str | None, accuracy: np.ndarray) -> bool:
+    """Whether ``named`` is not above every other judge and chance in ``accuracy`` (each
+    judge's share right on the person's answers over the whole run)."""
+    if named is None:
+        return False
+    j = world.judges.index(named)
+    others = np.delete(accuracy, j)
+    return not (accuracy[j] > CHANCE and bool(np.all(accuracy[j] > others)))
+
+
 def _ranking(world: World) -> pd.DataFrame:
     return pd.DataFrame(
         {
@@ -445,6 +460,7 @@ def world_figures(
             runs, fixed_budget if rule == "fixed-n" else BUDGET
         )
         figures[f"{key}: wrong pick"] = sum(r.wrong for r in runs) / len(runs)
+        figures[f"{key}: wrong on answers"] = sum(r.wrong_on_answers for r in runs) / len(runs)
     figures["today bias"] = float(np.mean([p.today_bias for p in people]))
     figures["new bias"] = float(np.mean([p.new_bias for p in people]))
     figures["new coverage"] = float(np.mean([p.new_covered for p in people]))
