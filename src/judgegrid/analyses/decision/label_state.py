@@ -252,7 +252,7 @@ def draw_bounds_of(
             reach = by_pair.get((a, b), largest[t])
             gap = weight[t] * abs(values[t, judges.index(a)] - values[t, judges.index(b)])
             column[t] = reach if gap <= reach + 1e-12 else largest[t]
-    return largest, {k: v for k, v in pairs.items()}
+    return largest, pairs
 
 
 def _new_labels(design: LabelDesign | None, labelled: pd.Index, draws: float, labels: int) -> float:
