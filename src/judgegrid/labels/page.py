@@ -101,6 +101,9 @@ class QueueItem:
     # the sample's probability a draw when the queue drew it (None: not drawn, as an unscored
     # pair: its label counts as drawn uniformly)
     probability: float | None = None
+    # chosen by the person on ``judgegrid view``'s page, not drawn: its label is no probability
+    # sample (``records.Label.chosen``)
+    chosen: bool = False
 
 
 @dataclass
@@ -693,14 +696,16 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
 
 
 def label_from_request(session: LabelSession, body: Any) -> Label:
-    """A Label from a POSTed answer, with the probability its queue drew it with, or
-    web.HTTPBadRequest naming what is wrong."""
+    """A Label from a POSTed answer, with the probability its queue drew it with (or whether
+    the person chose it on the view page), or web.HTTPBadRequest naming what is wrong."""
     label = _answer(session, body)
     item = next(
         (i for i in session.queue if (i.sample_id, i.metric) == (label.sample_id, label.metric)),
         None,
     )
-    return replace(label, probability=item.probability if item is not None else None)
+    if item is None:
+        return label
+    return replace(label, probability=item.probability, chosen=item.chosen)
 
 
 def _answer(session: LabelSession, body: Any) -> Label:

@@ -430,13 +430,15 @@ def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[
 
 
 def queue_for_labelling(session: ViewSession, sample_id: str, metric: str) -> int:
-    """Put (sample, metric) first in the labelling page's queue; returns its position."""
+    """Put (sample, metric) first in the labelling page's queue; returns its position. A sample
+    the queue drew keeps its draw; one the person picks here is marked chosen (its label is no
+    probability sample: ``records.Label.chosen``)."""
     queue = session.labels.queue
     for k, item in enumerate(queue):
         if item.sample_id == sample_id and item.metric == metric and item.members is None:
             queue.insert(0, queue.pop(k))
             return 0
-    queue.insert(0, QueueItem(sample_id, metric, "chosen in judgegrid view"))
+    queue.insert(0, QueueItem(sample_id, metric, "chosen in judgegrid view", chosen=True))
     return 0
 
 
