@@ -162,7 +162,7 @@ def open_session(
     blind (no judge's score, name or preference before the answer) unless ``show_judges``.
     ``batch``: draw that many at first and a metric's next batch when its items run out, each
     from the adaptive design of the labels given by then (None: all ``n`` at once)."""
-    check_session_options(annotator, n)
+    check_session_options(annotator, n, batch)
     target, matrix, store = open_run(run_dir)
     try:
         return session_over(target, matrix, store, annotator, metrics, n, show_judges, batch)
@@ -170,13 +170,15 @@ def open_session(
         store.close()
 
 
-def check_session_options(annotator: str, n: int) -> None:
+def check_session_options(annotator: str, n: int, batch: int | None = None) -> None:
     """The options' own errors, raised before the run directory is looked at."""
     if not annotator.strip():
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
     check_annotator_option(annotator)
     if n < 1:
         raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
+    if batch is not None and batch < 1:
+        raise OptionError("--batch", [Problem("", f"expected a whole number ≥ 1, got {batch}")])
 
 
 def session_over(
