@@ -8,17 +8,21 @@ through the page's own API."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import test_labelling as labelling
+from typer.testing import CliRunner
 
 from judgegrid.analyses import ADAPTIVE_SHARE
 from judgegrid.analyses.decision.label_state import pass_fail
+from judgegrid.cli import app
 from judgegrid.core.records import Label, LabelDraw
 from judgegrid.core.scales import PLAIN
 from judgegrid.labels.page import open_session
 from judgegrid.store.run_db import RunStore
+from support.servers import LabelServer, command_server
 
 # the labelling tests' scripted run, a fresh copy a test
 base_run, run_dir = labelling.base_run, labelling.run_dir
@@ -80,3 +84,32 @@ def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_di
         assert bounds["pairs"] == [["a", "b", pytest.approx(1 / (n * focus))]]
     # the earlier annotator's draws (of the fixed design: read first, by name) carry no bounds
     assert draws.loc[draws["annotator"] == "adam", "bounds"].isna().all()
+
+
+def test_judgegrid_label_batch_draws_a_batch_at_a_time_through_the_command(run_dir):
+    """``judgegrid label --batch 2 --n 4``: the page first asks two, stores only their draws,
+    and draws the next two once both are answered, as ``open_session(batch=2)`` does."""
+    options = ["--annotator", "kim", "--metric", METRIC, "--n", "4", "--batch", "2"]
+    with command_server("label", str(run_dir), *options) as url:
+        port, token = int(url.split(":")[2].split("/")[0]), url.split("token=")[1]
+        session = SimpleNamespace(token=token)
+        server = LabelServer(session, port, None)
+        status, state = server.get("/api/state")
+        assert status == 200 and len(state["items"]) == 2  # the first batch alone
+        first = labelling.stored_draws(run_dir)
+        assert (
+            first.loc[first["annotator"] == "kim", "sample_id"]
+            .isin([i["sample_id"] for i in state["items"]])
+            .all()
+        )
+        replies = [server.label(item["sample_id"], METRIC, value=1.0)[1] for item in state["items"]]
+        assert "items" not in replies[0]  # the batch is not answered yet
+        assert len(replies[1]["items"]) == 4  # the next batch, drawn after the last answer
+    labels = labelling.stored_labels(run_dir)
+    assert sorted(labels["sample_id"]) == sorted(i["sample_id"] for i in state["items"])
+
+
+def test_judgegrid_label_batch_0_is_refused_before_anything_is_served(run_dir):
+    result = CliRunner().invoke(app, ["label", str(run_dir), "--batch", "0"])
+    assert result.exit_code == 2 and "--batch" in result.output
+    assert labelling.stored_draws(run_dir).empty

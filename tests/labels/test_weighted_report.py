@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -75,3 +76,40 @@ def test_the_report_weights_labels_by_their_queues_draws_and_says_so(tmp_path):
     assert not np.allclose(weighted_true["people_mean"], uniform_true["people_mean"])
     table = pd.read_csv(run_dir / "tables" / "validity_people_by_judge.csv")
     assert table["ci_method"].str.startswith("weighted by the queue's draw probabilities").all()
+
+
+PEOPLE_FIGURES = ["spearman", "tau_b", "accuracy", "kappa"]
+
+
+def _people_figures(run_dir: Path) -> pd.DataFrame:
+    table = pd.read_csv(run_dir / "tables" / "validity_people_by_judge.csv")
+    return table.set_index("judge")[["n", *PEOPLE_FIGURES]].sort_index()
+
+
+def test_labels_chosen_on_the_view_page_are_left_out_of_the_weighted_figures_and_said(tmp_path):
+    """A person's uniform labels, then two more chosen on the view page (``chosen``): the people
+    rung's figures are those of the uniform labels alone (the same run without the chosen
+    two), and the card says the two are not counted."""
+    run_dir = _scripted_run(tmp_path)
+    store = RunStore(run_dir / "run.sqlite")
+    samples = sorted(set(store.scores_frame()["sample_id"]))
+    drawn, picked = samples[:-2], samples[-2:]
+    store.write_labels(
+        [Label(s, "faithfulness", "ann", float(i % 3) / 2) for i, s in enumerate(drawn)]
+    )
+    store.close()
+    row = _faithfulness_row(run_dir)
+    alone = _people_figures(run_dir)
+    assert f"on {len(drawn)} labels drawn uniformly" in row["reason"]
+
+    store = RunStore(run_dir / "run.sqlite")
+    store.write_labels([Label(s, "faithfulness", "cy", 1.0, chosen=True) for s in picked])
+    store.close()
+    chosen_row = _faithfulness_row(run_dir)
+    assert (
+        "2 labels chosen on the view page are not counted in the weighted figures"
+        in (chosen_row["reason"])
+    )
+    assert chosen_row["value"] == pytest.approx(row["value"])
+    with_chosen = _people_figures(run_dir)
+    pd.testing.assert_frame_equal(with_chosen, alone)

@@ -148,6 +148,25 @@ def test_the_label_page_is_a_page_of_the_app_and_labels_the_chosen_sample(server
     store.close()
     assert len(labels) == 1
     assert not labels["blind"].astype(bool).iloc[0]  # given after the viewer showed the judges
+    # chosen by the person, not drawn: no probability sample (the weighted figures leave it out)
+    assert labels["chosen"].iloc[0] == 1 and pd.isna(labels["probability"].iloc[0])
+
+
+def test_a_sample_the_queue_drew_and_the_viewer_moved_first_keeps_its_draw(run_dir):
+    """``judgegrid label --show-judges`` serves the viewer too: sending a sample the queue
+    already drew to the front keeps its draw's probability, and its label is not chosen."""
+    session = open_label_view(run_dir, "ann", ["faithfulness"], 3, show_judges=True)
+    with serving(session) as server:
+        drawn = session.labels.queue[-1]
+        body = {"sample_id": drawn.sample_id, "metric": "faithfulness"}
+        assert server.request("POST", "/api/view/label", body)[0] == 200
+        assert session.labels.queue[0] is drawn
+        assert server.request("POST", "/api/label", body | {"value": 1.0})[0] == 200
+    store = RunStore(run_dir / "run.sqlite")
+    labels = store.labels_frame().set_index("sample_id")
+    store.close()
+    assert labels.loc[drawn.sample_id, "chosen"] == 0
+    assert labels.loc[drawn.sample_id, "probability"] == pytest.approx(drawn.probability)
 
 
 def test_the_decision_page_reads_the_card_the_report_wrote(server):

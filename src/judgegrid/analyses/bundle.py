@@ -369,12 +369,13 @@ def validity_analysis(
         "failures_by_metric": metric_failure_rates(run.worded),
         "failure_causes": top_failure_causes(run.worded),
     }
-    metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
-    pointwise = pointwise_criteria(run.criteria)
-    outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
     populations = label_weights.populations(scores, human_labels)
     weights = label_weights.sample_weights(human_labels, inputs.label_draws, populations)
     sampling = label_weights.sampling_words(weights, inputs.label_draws, populations)
+    human_labels, weights = label_weights.without_chosen(human_labels, weights)
+    metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
+    pointwise = pointwise_criteria(run.criteria)
+    outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
     tables |= people_tables(scores, metric_labels, scales, weights)
     tables |= criterion_tables(run, criterion_labels, outcomes, weights)
     paired, pair_right = pairwise_tables.pairwise_run_tables(

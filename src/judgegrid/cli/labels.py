@@ -35,6 +35,17 @@ def label(
         str | None,
         typer.Option("--annotator", help="Who is labelling (default: your login name)."),
     ] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            "--batch",
+            min=1,
+            help="Draw this many labels at a time: a metric's next batch is drawn when its "
+            "last is answered, from the queue's design as the labels given by then make it "
+            "(focused where the leading judge and its rivals disagree); default: all --n at "
+            "once, from the labels given before the session.",
+        ),
+    ] = None,
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")
     ] = 0,
@@ -58,6 +69,7 @@ def label(
             metric,
             n,
             show_judges=show_judges,
+            batch=batch,
         )
     except InputError as exc:
         fail(exc)

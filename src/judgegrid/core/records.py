@@ -169,7 +169,11 @@ class Label:
     ``probability``: the sample's probability a draw when the queue drew it
     (``analyses.decision.sampling``), so that figures from the labels can be weighted to stand
     for all the run's samples; None where the label was not drawn by a queue of known design
-    (imported without one, the data set's): it counts as drawn uniformly.
+    (imported without one, the data set's): it counts as drawn uniformly. ``chosen``: the
+    person chose the sample on ``judgegrid view``'s page instead of a queue drawing it: not a
+    probability sample, so the weighted figures and the anytime rule leave it out where no
+    draw of its annotator stands behind it (a database older than this column: NULL, read as
+    not chosen).
     """
 
     sample_id: str
@@ -182,16 +186,20 @@ class Label:
     detail: dict[str, Any] | None = None
     blind: bool | None = None
     probability: float | None = None
+    chosen: bool = False
 
     def values(self) -> tuple[Any, ...]:
         """The row in the order of ``LABEL_COLUMNS`` (detail as JSON text; no deep copy of it
         on the way, as ``dataclasses.astuple`` would make)."""
-        detail = json.dumps(self.detail) if self.detail is not None else None
-        return (*_LABEL_VALUES(self)[:-3], detail, self.blind, self.probability)
+        row = list(_LABEL_VALUES(self))
+        if self.detail is not None:
+            row[_DETAIL_AT] = json.dumps(self.detail)
+        return tuple(row)
 
 
 LABEL_COLUMNS = [f.name for f in dataclasses.fields(Label)]
 _LABEL_VALUES = operator.attrgetter(*LABEL_COLUMNS)
+_DETAIL_AT = LABEL_COLUMNS.index("detail")
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,8 @@ from judgegrid.store.table_file import TABLE_FORMATS
 LABEL_FILE_FIELDS = ("sample_id", "metric", "annotator", "value")
 OPTIONAL_FIELDS = tuple(f for f in LABEL_COLUMNS if f not in LABEL_FILE_FIELDS)
 DATASET_ANNOTATOR = "dataset"
+# how each label the analyses read was given: its probability a draw, its time, whether chosen
+HOW_GIVEN = ("probability", "labelled_at", "chosen")
 ANNOTATOR_SHOWN = "an annotator's name is shown in every report"
 NOTE_SHOWN = "a note is stored with the label, exported and shown in the view"
 # How a person may write a binary criterion's answer in words: pass (1.0) or fail (0.0).
@@ -232,8 +234,8 @@ def _imported(
     who, note = _who(row, annotator), _text(row.get("note"))
     if reason := note_problem(note):
         raise ValueError(f"note: {reason}")
-    chance = _probability(row.get("probability"))
-    return Label(sample_id, metric, who, value, note, when, "import", detail, blind, chance)
+    chance, chosen = _probability(row.get("probability")), _chosen(row.get("chosen"))
+    return Label(sample_id, metric, who, value, note, when, "import", detail, blind, chance, chosen)
 
 
 def _probability(raw: Any) -> float | None:
@@ -290,6 +292,16 @@ def _when(raw: Any) -> float:
 
 def _blind(raw: Any) -> bool | None:
     """Whether the judges were hidden (an export writes 1.0, 0.0, True or nothing)."""
+    return _flag(raw, "blind")
+
+
+def _chosen(raw: Any) -> bool:
+    """Whether the person chose the sample on the view page (nothing: not chosen)."""
+    return bool(_flag(raw, "chosen"))
+
+
+def _flag(raw: Any, name: str) -> bool | None:
+    """A yes-or-no column as an export writes it (1.0, 0.0, True or nothing: None)."""
     if _missing(raw):
         return None
     text = str(raw).strip().lower()
@@ -297,7 +309,7 @@ def _blind(raw: Any) -> bool | None:
         return True
     if text in {"0", "0.0", "false"}:
         return False
-    raise ValueError(f"blind: expected 1 or 0 (true or false), got {raw!r}")
+    raise ValueError(f"{name}: expected 1 or 0 (true or false), got {raw!r}")
 
 
 def _value(row: dict[str, Any]) -> float | None:
@@ -394,17 +406,23 @@ def human_labels(
 ) -> pd.DataFrame:
     """The labels the analyses read: stored answers (skips and preferences dropped) and the
     data set's (its labels of metrics and of the run's ``criteria``), as ``sample_id, metric,
-    annotator, value, probability`` (the probability a queue drew the sample with; blank for
-    the data set's and every label drawn by no queue of known design: drawn uniformly), in
-    label order. ``skips``: the answers as the labelling state reads them, the skips kept
-    (value None: drawn and declined) and the preferences too."""
+    annotator, value, probability, labelled_at, chosen`` (the probability a queue drew the
+    sample with; blank for the data set's and every label drawn by no queue of known design:
+    drawn uniformly; when it was given, 0 for the data set's; whether the person chose the
+    sample on ``judgegrid view``'s page), in label order. ``skips``: the answers as the
+    labelling state reads them, the skips kept (value None: drawn and declined) and the
+    preferences too."""
     kept = stored["value"].notna() | skips
     answers = stored[kept & ((stored["metric"] != PREFERENCE) | skips)]
+    columns = [*HUMAN_LABEL_COLUMNS, *HOW_GIVEN]
     both = pd.concat(
         [
-            answers.reindex(columns=[*HUMAN_LABEL_COLUMNS, "probability"]),
-            dataset_labels(sample_info, criteria)[HUMAN_LABEL_COLUMNS],
+            answers.reindex(columns=columns),
+            dataset_labels(sample_info, criteria).reindex(columns=columns),
         ],
         ignore_index=True,
     )
-    return both.astype({"value": float, "probability": float})
+    chosen = both["chosen"].astype(float).fillna(0.0) == 1
+    return both.astype({"value": float, "probability": float, "labelled_at": float}).assign(
+        chosen=chosen
+    )

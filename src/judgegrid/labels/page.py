@@ -101,6 +101,9 @@ class QueueItem:
     # the sample's probability a draw when the queue drew it (None: not drawn, as an unscored
     # pair: its label counts as drawn uniformly)
     probability: float | None = None
+    # chosen by the person on ``judgegrid view``'s page, not drawn: its label is no probability
+    # sample (``records.Label.chosen``)
+    chosen: bool = False
 
 
 @dataclass
@@ -159,7 +162,7 @@ def open_session(
     blind (no judge's score, name or preference before the answer) unless ``show_judges``.
     ``batch``: draw that many at first and a metric's next batch when its items run out, each
     from the adaptive design of the labels given by then (None: all ``n`` at once)."""
-    check_session_options(annotator, n)
+    check_session_options(annotator, n, batch)
     target, matrix, store = open_run(run_dir)
     try:
         return session_over(target, matrix, store, annotator, metrics, n, show_judges, batch)
@@ -167,13 +170,15 @@ def open_session(
         store.close()
 
 
-def check_session_options(annotator: str, n: int) -> None:
+def check_session_options(annotator: str, n: int, batch: int | None = None) -> None:
     """The options' own errors, raised before the run directory is looked at."""
     if not annotator.strip():
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
     check_annotator_option(annotator)
     if n < 1:
         raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
+    if batch is not None and batch < 1:
+        raise OptionError("--batch", [Problem("", f"expected a whole number ≥ 1, got {batch}")])
 
 
 def session_over(
@@ -693,14 +698,16 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
 
 
 def label_from_request(session: LabelSession, body: Any) -> Label:
-    """A Label from a POSTed answer, with the probability its queue drew it with, or
-    web.HTTPBadRequest naming what is wrong."""
+    """A Label from a POSTed answer, with the probability its queue drew it with (or whether
+    the person chose it on the view page), or web.HTTPBadRequest naming what is wrong."""
     label = _answer(session, body)
     item = next(
         (i for i in session.queue if (i.sample_id, i.metric) == (label.sample_id, label.metric)),
         None,
     )
-    return replace(label, probability=item.probability if item is not None else None)
+    if item is None:
+        return label
+    return replace(label, probability=item.probability, chosen=item.chosen)
 
 
 def _answer(session: LabelSession, body: Any) -> Label:

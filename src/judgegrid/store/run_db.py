@@ -113,7 +113,7 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE TABLE IF NOT EXISTS labels (
     sample_id TEXT NOT NULL, metric TEXT NOT NULL, annotator TEXT NOT NULL, value REAL,
     note TEXT NOT NULL, labelled_at REAL NOT NULL, source TEXT NOT NULL, detail TEXT, blind INTEGER,
-    probability REAL, PRIMARY KEY (sample_id, metric, annotator)
+    probability REAL, chosen INTEGER, PRIMARY KEY (sample_id, metric, annotator)
 );
 CREATE TABLE IF NOT EXISTS label_draws (
     metric TEXT NOT NULL, annotator TEXT NOT NULL, draw INTEGER NOT NULL, sample_id TEXT NOT NULL,
@@ -157,8 +157,9 @@ CALL_COLUMNS_WITHOUT_TEXTS = ["id"] + [
 _ADDED_COLUMNS = {
     "scores": {"wording": "INTEGER NOT NULL DEFAULT 0", "answer": "REAL", "weighting": "TEXT"},
     "calls": {"batch_id": "TEXT", "live_cost": "REAL"},
-    # blind 1: judges hidden on the page, 0: shown, NULL: unknown; probability NULL: uniform
-    "labels": {"blind": "INTEGER", "probability": "REAL"},
+    # blind 1: judges hidden on the page, 0: shown, NULL: unknown; probability NULL: uniform;
+    # chosen 1: chosen on `judgegrid view`'s page, not drawn (NULL: older, read as not chosen)
+    "labels": {"blind": "INTEGER", "probability": "REAL", "chosen": "INTEGER"},
     # an adaptive queue's draw's bounds (JSON); NULL: the fixed design's
     "label_draws": {"bounds": "TEXT"},
 }

@@ -124,14 +124,17 @@ def open_label_view(
     metrics: list[str] | None = None,
     n: int = 20,
     show_judges: bool = False,
+    batch: int | None = None,
 ) -> ViewSession:
     """``judgegrid label``: its session as always (the queue of the most informative samples).
     The labelling page is blind unless ``show_judges``; only then is the viewer beside it at
-    ``/view`` (it shows every judge's answers, which a blind annotator must not see)."""
-    check_session_options(annotator, n)
+    ``/view`` (it shows every judge's answers, which a blind annotator must not see).
+    ``batch``: draw that many at a time, each batch from the labels given by then
+    (``labels.page.open_session``)."""
+    check_session_options(annotator, n, batch)
     target, matrix, store = open_run(run_dir)  # once: the session and the viewer read it
     try:
-        labels = session_over(target, matrix, store, annotator, metrics, n, show_judges)
+        labels = session_over(target, matrix, store, annotator, metrics, n, show_judges, batch)
     finally:
         store.close()
     return ViewSession(target, _run_view(target, matrix, labels.samples), labels, "label")
@@ -430,13 +433,15 @@ def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[
 
 
 def queue_for_labelling(session: ViewSession, sample_id: str, metric: str) -> int:
-    """Put (sample, metric) first in the labelling page's queue; returns its position."""
+    """Put (sample, metric) first in the labelling page's queue; returns its position. A sample
+    the queue drew keeps its draw; one the person picks here is marked chosen (its label is no
+    probability sample: ``records.Label.chosen``)."""
     queue = session.labels.queue
     for k, item in enumerate(queue):
         if item.sample_id == sample_id and item.metric == metric and item.members is None:
             queue.insert(0, queue.pop(k))
             return 0
-    queue.insert(0, QueueItem(sample_id, metric, "chosen in judgegrid view"))
+    queue.insert(0, QueueItem(sample_id, metric, "chosen in judgegrid view", chosen=True))
     return 0
 
 

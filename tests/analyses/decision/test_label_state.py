@@ -11,6 +11,7 @@ import pytest
 
 from judgegrid.analyses import anytime_verdict
 from judgegrid.analyses.decision.label_state import (
+    chosen_undrawn,
     draw_sequence,
     label_state,
     metric_state,
@@ -151,3 +152,108 @@ def test_three_peoples_labels_of_one_sample_are_one_draw_of_it_and_the_line_says
     assert found.words(named=False).startswith("5 samples, 15 labels · ")
     named = found.words(named=True)
     assert named.startswith("5 samples, 15 labels · pass/fail at 0.5: a leads b")
+
+
+def _timed(rows):
+    return pd.DataFrame(rows, columns=["sample_id", "metric", "annotator", "value", "labelled_at"])
+
+
+def test_two_peoples_draws_are_read_in_the_order_they_were_answered_not_by_name():
+    """zed labels first and amy after, then each once more: the rule reads zed, amy, zed,
+    amy, as the labels came (by name it would read amy's two before zed's two). A draw
+    answered out of turn is read once the draw before it is answered."""
+    answers = _timed(
+        [
+            ("s1", "m", "zed", 1.0, 100.0),
+            ("s2", "m", "amy", 0.0, 200.0),
+            ("s4", "m", "amy", 1.0, 250.0),  # amy's second draw, answered before her first?
+            ("s3", "m", "zed", 1.0, 300.0),  # no: s4 is her second; this is zed's second
+        ]
+    )
+    draws = _draws(
+        [
+            ("m", "amy", 1, "s2", 0.1, 10),
+            ("m", "amy", 2, "s4", 0.4, 10),
+            ("m", "zed", 1, "s1", 0.2, 10),
+            ("m", "zed", 2, "s3", 0.3, 10),
+        ]
+    )
+    sequence, _ = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ["s1", "s2", "s4", "s3"]
+    assert list(sequence["probability"]) == pytest.approx([0.2, 0.1, 0.4, 0.3])
+
+    # amy answers her second draw (s4) at 150, before her first (s2, at 200): it is read at 200
+    answers.loc[answers["sample_id"] == "s4", "labelled_at"] = 150.0
+    sequence, _ = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ["s1", "s2", "s4", "s3"]
+
+    # labels given at the same moment: by annotator, then draw (stable whatever the row order)
+    answers["labelled_at"] = 5.0
+    first = draw_sequence(draws, answers, "m", 10)[0]
+    again = draw_sequence(draws.iloc[::-1], answers.iloc[::-1], "m", 10)[0]
+    assert list(first["sample_id"]) == list(again["sample_id"]) == ["s2", "s4", "s1", "s3"]
+
+
+def test_labels_from_elsewhere_take_their_place_in_time_and_the_data_sets_come_first():
+    answers = _timed(
+        [
+            ("s1", "m", "ann", 1.0, 10.0),
+            ("s7", "m", "import", 1.0, 20.0),  # imported after ann's first label
+            ("s9", "m", "dataset", 1.0, 0.0),
+            ("s2", "m", "ann", 1.0, 30.0),
+        ]
+    )
+    draws = _draws([("m", "ann", 1, "s1", 0.2, 10), ("m", "ann", 2, "s2", 0.2, 10)])
+    sequence, _ = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ["s9", "s1", "s7", "s2"]
+
+
+def test_the_verdict_depends_on_the_order_and_follows_the_time_order():
+    """The rule's bets are made in sequence: the same draws in name order and in time order
+    give different capital paths, and the state follows the time order's."""
+    ids = [f"s{i:02d}" for i in range(30)]
+    rng = np.random.default_rng(7)
+    alpha = (rng.random(30) < 0.95).astype(float)
+    beta = (rng.random(30) < 0.4).astype(float)
+    right = _right({s: (a, b) for s, a, b in zip(ids, alpha, beta, strict=True)})
+    # amy (first by name) labels the second half later in time; zed the first half earlier
+    people = ["zed"] * 15 + ["amy"] * 15
+    given = list(enumerate(zip(ids, people, strict=True)))
+    answers = _timed([(s, "m", p, 1.0, float(k)) for k, (s, p) in given])
+    q = np.linspace(0.01, 0.2, 30)
+    draws = _draws([("m", p, k + 1, s, float(q[k]), 30) for k, (s, p) in given])
+    sequence, _ = draw_sequence(draws, answers, "m", 30)
+    assert list(sequence["sample_id"]) == ids  # time order, not amy's fifteen first
+    found = label_state("m", right, sequence, None)
+    assert found is not None
+    weight = 1.0 / (30 * q)
+    values = np.column_stack([alpha, beta])
+    in_time = anytime_verdict(("alpha", "beta"), values, weight, float(weight.max()), 0.5)
+    by_name = np.r_[15:30, 0:15]
+    named_first = anytime_verdict(
+        ("alpha", "beta"), values[by_name], weight[by_name], float(weight.max()), 0.5
+    )
+    assert found.verdict == in_time != named_first
+
+
+def test_a_label_chosen_on_the_view_page_is_no_draw_and_the_line_says_so():
+    """Chosen labels (``chosen``) with no draw behind them are left out of the rule: the state
+    is the one of the drawn labels alone, and the line counts the chosen ones."""
+    ids = [f"s{i}" for i in range(8)]
+    right = _right({s: (1.0, float(i % 2)) for i, s in enumerate([*ids, "c1", "c2"])})
+    drawn = [(s, "m", "ann", 1.0, float(k), False) for k, s in enumerate(ids)]
+    chosen = [("c1", "m", "cy", 1.0, 3.5, True), ("c2", "m", "cy", 1.0, 4.5, True)]
+    columns = ["sample_id", "metric", "annotator", "value", "labelled_at", "chosen"]
+    answers = pd.DataFrame(drawn + chosen, columns=columns)
+    draws = _draws([("m", "ann", k + 1, s, 0.1, 10) for k, s in enumerate(ids)])
+    sequence, _ = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ids
+    assert chosen_undrawn(draws, answers, "m", sequence) == 2
+    scores = scores_frame(
+        {("m", j, "", 0, 1, s, 0): 0.5 for j in ("alpha", "beta") for s in [*ids, "c1", "c2"]}
+    )
+    state = metric_state("m", right, scores, answers, draws)
+    without = metric_state("m", right, scores, answers[~answers["chosen"]], draws)
+    assert state is not None and without is not None
+    assert state.verdict == without.verdict and state.chosen == 2
+    assert state.words(named=False).endswith(" · 2 chosen on the view page (not drawn: left out)")

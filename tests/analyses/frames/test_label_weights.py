@@ -11,6 +11,7 @@ import pytest
 
 from judgegrid.analyses.decision.sampling import draw_labels, label_design
 from judgegrid.analyses.frames.label_weights import (
+    CHOSEN_ONLY_WORDS,
     UNIFORM_WORDS,
     WEIGHT_COLUMNS,
     populations,
@@ -90,6 +91,53 @@ def test_a_draw_with_an_impossible_probability_is_refused():
     labels = _labels([("a", "ann", 1.0, None)])
     with pytest.raises(ValueError, match=r"draw 1 of m \(ann\) has probability 0.0"):
         sample_weights(labels, _draws([("a", 0.0)], population=10))
+
+
+def test_labels_chosen_on_the_view_page_weigh_nothing_beside_drawn_ones_and_are_said():
+    """A label the person chose (``chosen``) is no draw of any design: beside labels that are,
+    it weighs 0 (a weighted figure leaves it out: the weighted accuracy is the plain mean of
+    the drawn labels alone), still counts as a label, and the words say how many; a sample
+    also drawn by another annotator keeps that annotator's weight, not half of it, and the
+    chosen label of it is a second opinion, not left out."""
+    labels = _labels(
+        [
+            ("a", "ann", 1.0, None),
+            ("b", "ann", 0.0, None),
+            ("c", "ann", 1.0, None),
+            ("x", "cy", 1.0, None),  # chosen, nobody drew it
+            ("y", "cy", 1.0, None),  # chosen
+            ("a", "cy", 1.0, None),  # chosen by cy, drawn by ann
+        ]
+    ).assign(chosen=[False, False, False, True, True, True])
+    found = sample_weights(labels).set_index("sample_id")
+    assert found["weight"].to_dict() == {"a": 1.0, "b": 1.0, "c": 1.0, "x": 0.0, "y": 0.0}
+    assert found["labels"].to_dict() == {"a": 2, "b": 1, "c": 1, "x": 1, "y": 1}
+    assert found["chosen"].to_dict() == {"a": 1, "b": 0, "c": 0, "x": 1, "y": 1}
+    right = pd.Series({"a": 1.0, "b": 0.0, "c": 0.0, "x": 1.0, "y": 1.0})
+    weight = found["weight"].reindex(right.index).to_numpy()
+    assert weighted_share(right.to_numpy(), weight) == pytest.approx(np.mean([1.0, 0.0, 0.0]))
+    words = sampling_words(sample_weights(labels), None, {})
+    assert words == {
+        "m": f"{UNIFORM_WORDS}; 2 labels chosen on the view page are not counted in the "
+        "weighted figures"
+    }
+
+
+def test_a_chosen_label_a_draw_points_to_counts_as_that_draw():
+    labels = _labels([("a", "ann", 1.0, 0.05), ("b", "ann", 0.0, None)]).assign(
+        chosen=[True, False]
+    )
+    draws = _draws([("a", 0.05)], population=10)
+    found = sample_weights(labels, draws).set_index("sample_id")
+    assert found["weight"].to_dict() == pytest.approx({"a": 2.0, "b": 1.0})
+    assert found["chosen"].to_dict() == {"a": 0, "b": 0}
+
+
+def test_labels_all_chosen_on_the_view_page_weigh_one_and_say_they_describe_those_samples():
+    labels = _labels([("x", "cy", 1.0, None), ("y", "cy", 0.0, None)]).assign(chosen=True)
+    found = sample_weights(labels).set_index("sample_id")
+    assert found["weight"].to_dict() == {"x": 1.0, "y": 1.0}
+    assert sampling_words(sample_weights(labels), None, {}) == {"m": CHOSEN_ONLY_WORDS}
 
 
 def test_the_weighted_accuracy_is_unbiased_through_the_queues_design_where_todays_is_not():

@@ -10,12 +10,18 @@ people's modal label, a pairwise criterion's verdict against the people's; for a
 metric, ``threshold_right``: pass or fail at the metric's threshold, as the accuracy of
 ``validity.people``), weighted ``1 / (N q)``.
 
-Order: the labels no draw stands behind (a data set's, ``labels import``, a label given on
-``judgegrid view``'s page) come first, each as a uniform draw (``q = 1 / N``) in label order;
-then each annotator's draws in draw order, up to the first draw the annotator has not answered (the
-rest are not yet drawn as far as the rule knows). An annotator's sequences are independent draws
-from designs fixed by the scores alone, so one after another they are still a sequence of
-independent draws, each with its own known weight, which is what the rule needs.
+Order: the draws as they were answered. Each annotator's draws are read in draw order, up to
+the first draw the annotator has not answered (the rest are not yet drawn as far as the rule
+knows), each at the time its label was given, or the time the draw before it was, if later (a
+draw answered out of turn is read when its turn comes); the labels no draw stands behind (a
+data set's, at time 0, ``labels import``'s) each as a uniform draw (``q = 1 / N``) at its own
+time; all of them in time order, then by annotator, then by draw. Two people's draws are so
+read interleaved as they came, not one person's after another's by name: each draw's design
+(``decision.adaptive``) was made from the labels given before it, and each bet of the rule
+must be fixed by the draws before it, so the order the rule reads is the order they were made.
+
+A label a person chose on ``judgegrid view``'s page (``chosen``) with no draw of theirs behind it
+is no draw of any design: it is left out, and counted (``chosen_undrawn``).
 
 Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
 declined) stays in the stored sequence but is left out of the rule, as missing; the state says
@@ -25,7 +31,7 @@ how many were skipped. A judge with no answer on a draw counts as wrong there (t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -51,6 +57,7 @@ from judgegrid.core.scales import Scales
 BINARY_CHANCE = 0.5  # a preference pair's, as on the card's pairs rung
 
 SEQUENCE_COLUMNS = ["sample_id", "probability", "population", "bounds"]
+SequenceRow = tuple[str, float, int, str | None]  # a row of SEQUENCE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class LabelState:
     more: float
     given: int | None = None
     measure: str = ""
+    chosen: int = 0  # labels chosen on the view page with no draw behind them: left out
 
     def words(self, named: bool) -> str:
         """The state line: with the judges ``named`` (``23 labels · a leads b, not yet
@@ -82,7 +90,7 @@ class LabelState:
                 line = f"{head} · {self.measure}: {rest}"
         else:
             line = blind_words(self.labels, self.verdict, self.more, self.given)
-        return line + _skipped_words(self.skipped)
+        return line + _skipped_words(self.skipped) + _chosen_words(self.chosen)
 
 
 def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | None = None) -> str:
@@ -97,6 +105,10 @@ def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | No
 
 def _skipped_words(skipped: int) -> str:
     return f" · {skipped} skipped (left out)" if skipped else ""
+
+
+def _chosen_words(chosen: int) -> str:
+    return f" · {chosen} chosen on the view page (not drawn: left out)" if chosen else ""
 
 
 def threshold_right(
@@ -150,41 +162,91 @@ def draw_sequence(
     population: int,
     per_person: bool = False,
 ) -> tuple[pd.DataFrame, int]:
-    """The draws the rule reads for ``metric`` (``SEQUENCE_COLUMNS``, in order, module
-    docstring) and how many of them were skipped. ``draws``: the stored draws
-    (``records.DRAW_COLUMNS``); ``labels``: the stored answers and the data set's, in label
-    order, with ``sample_id, metric, annotator, value`` (value None: a skip). ``per_person``:
-    each person's answer is an item of its own, ``sample/annotator`` (a preference: the pairs
-    rung scores each person's preference as one pair)."""
-    mine = labels[labels["metric"] == metric]
-    answers = {
-        (str(a), str(s)): v
-        for a, s, v in zip(mine["annotator"], mine["sample_id"], mine["value"], strict=True)
-    }
+    """The draws the rule reads for ``metric`` (``SEQUENCE_COLUMNS``, in the order they were
+    answered, module docstring) and how many of them were skipped. ``draws``: the stored draws
+    (``records.DRAW_COLUMNS``); ``labels``: the stored answers and the data set's, with
+    ``sample_id, metric, annotator, value`` (value None: a skip) and, where known,
+    ``labelled_at`` (without it: label order) and ``chosen`` (a label chosen on ``judgegrid
+    view``'s page, which no draw stands behind, is left out: ``chosen_undrawn``).
+    ``per_person``: each person's answer is an item of its own, ``sample/annotator`` (a
+    preference: the pairs rung scores each person's preference as one pair)."""
+    answers = _answers_of(labels, metric)
     drawn = draws[draws["metric"] == metric] if not draws.empty else draws
-    covered = set(zip(drawn.get("annotator", []), drawn.get("sample_id", []), strict=True))
-    rows: list[tuple[str, float, int, str | None]] = []
+    covered = _covered(drawn)
+    timed: list[tuple[float, str, int, SequenceRow]] = []
     undrawn: set[str] = set()
-    for (annotator, sample), value in answers.items():
+    in_time = sorted(answers.items(), key=lambda entry: entry[1][1])  # stable: label order
+    for (annotator, sample), (value, when, chosen) in in_time:
         item = _item(sample, annotator, per_person)
-        if (annotator, sample) not in covered and pd.notna(value) and item not in undrawn:
-            undrawn.add(item)  # one draw a sample: several people's labels of it are not
-            rows.append((item, 1.0 / population, population, None))  # independent draws
+        if (annotator, sample) in covered or pd.isna(value) or chosen or item in undrawn:
+            continue
+        undrawn.add(item)  # one draw a sample: several people's labels of it are not
+        row: SequenceRow = (item, 1.0 / population, population, None)  # independent draws
+        timed.append((when, annotator, len(timed), row))
     skipped = 0
     for person, block in drawn.groupby("annotator", sort=True) if not drawn.empty else []:
+        block = block.sort_values("draw", kind="stable")
         stored = block["bounds"] if "bounds" in block else pd.Series(None, index=block.index)
-        for sample, q, n, bounds in zip(
-            block["sample_id"], block["probability"], block["population"], stored, strict=True
-        ):
+        reached = -np.inf  # a draw is read once it and every draw before it are answered
+        columns = ("draw", "sample_id", "probability", "population")
+        for number, sample, q, n, bounds in zip(*(block[c] for c in columns), stored, strict=True):
             key = (str(person), str(sample))
             if key not in answers:
                 break  # drawn, not yet answered: the sequence ends here
-            if pd.isna(answers[key]):
+            value, when, _ = answers[key]
+            reached = max(reached, when)
+            if pd.isna(value):
                 skipped += 1
                 continue
             text = bounds if isinstance(bounds, str) else None
-            rows.append((_item(str(sample), str(person), per_person), float(q), int(n), text))
-    return pd.DataFrame(rows, columns=SEQUENCE_COLUMNS), skipped
+            row = (_item(str(sample), str(person), per_person), float(q), int(n), text)
+            timed.append((reached, str(person), int(number), row))
+    timed.sort(key=lambda entry: entry[:3])  # time, then annotator, then draw: a stable order
+    return pd.DataFrame([entry[3] for entry in timed], columns=SEQUENCE_COLUMNS), skipped
+
+
+def chosen_undrawn(
+    draws: pd.DataFrame, labels: pd.DataFrame, metric: str, sequence: pd.DataFrame
+) -> int:
+    """How many labels of ``metric`` the rule leaves out as chosen on ``judgegrid view``'s page:
+    chosen with no draw of their annotator behind them, of a sample not in the ``sequence``
+    otherwise (``draw_sequence``). Not a probability sample, as the weighted figures also
+    leave them out (``frames.label_weights``); the state line says how many."""
+    drawn = draws[draws["metric"] == metric] if not draws.empty else draws
+    covered = _covered(drawn)
+    read = set(sequence["sample_id"].astype(str))
+    return sum(
+        1
+        for key, (value, _, chosen) in _answers_of(labels, metric).items()
+        if chosen and pd.notna(value) and key not in covered and key[1] not in read
+    )
+
+
+def _answers_of(
+    labels: pd.DataFrame, metric: str
+) -> dict[tuple[str, str], tuple[float, float, bool]]:
+    """(annotator, sample) -> (value, when given, chosen on the view page) of ``metric``'s
+    labels; a label of unknown time (the data set's) counts as given first, one with no time
+    column at all in label order."""
+    mine = labels[labels["metric"] == metric]
+    if "labelled_at" in mine:
+        when = mine["labelled_at"].astype(float).fillna(0.0).to_numpy()
+    else:
+        when = np.arange(len(mine), dtype=float)
+    chosen = mine["chosen"].fillna(0).astype(bool) if "chosen" in mine else [False] * len(mine)
+    return {
+        (str(a), str(s)): (v, float(t), bool(c))
+        for a, s, v, t, c in zip(
+            mine["annotator"], mine["sample_id"], mine["value"], when, chosen, strict=True
+        )
+    }
+
+
+def _covered(drawn: pd.DataFrame) -> set[tuple[str, str]]:
+    """The (annotator, sample) pairs some stored draw points to."""
+    if drawn.empty:
+        return set()
+    return set(zip(drawn["annotator"].astype(str), drawn["sample_id"].astype(str), strict=True))
 
 
 def _item(sample: str, annotator: str, per_person: bool) -> str:
@@ -296,7 +358,9 @@ def metric_state(
     sequence, skipped = draw_sequence(draws, answers, metric, population)
     mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
     given = mine[among(mine["sample_id"], right.right.index.astype(str))] if right else mine
-    return label_state(metric, right, sequence, design, skipped, len(given), measure)
+    found = label_state(metric, right, sequence, design, skipped, len(given), measure)
+    chosen = chosen_undrawn(draws, answers, metric, sequence)
+    return replace(found, chosen=chosen) if found is not None and chosen else found
 
 
 def queue_design(scores: pd.DataFrame, metric: str) -> LabelDesign | None:

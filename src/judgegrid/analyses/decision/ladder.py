@@ -36,7 +36,12 @@ import pandas as pd
 
 from judgegrid.analyses.decision.outcome import outcome, usage_of
 from judgegrid.analyses.frames.juries import is_jury
-from judgegrid.analyses.frames.label_weights import UNIFORM_WORDS, is_uniform, metric_weights
+from judgegrid.analyses.frames.label_weights import (
+    CHOSEN_ONLY_WORDS,
+    UNIFORM_WORDS,
+    is_uniform,
+    metric_weights,
+)
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
@@ -140,9 +145,10 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
 def _sampling(sources: CardSources, metric: str, weighted: bool) -> str:
     """What the rung's labels stand for, in words; a queue's labels whose evidence is not
     weighted (a pairwise criterion's preferences, whose pairs carry no weight yet) say so
-    rather than claim to stand for all the samples."""
+    rather than claim to stand for all the samples (labels all chosen on the view page say
+    that instead: no queue drew them)."""
     words = sources.sampling.get(metric, UNIFORM_WORDS)
-    return words if weighted or words == UNIFORM_WORDS else UNWEIGHTED_WORDS
+    return words if weighted or words in (UNIFORM_WORDS, CHOSEN_ONLY_WORDS) else UNWEIGHTED_WORDS
 
 
 def _weights_of(sources: CardSources, metric: str, samples: pd.Index) -> np.ndarray | None:

@@ -9,13 +9,19 @@ Per metric (or criterion) and annotator, the observations are:
   twice: Hansen-Hurwitz); a label of that annotator no draw points to counts once, as below;
 - otherwise each label once, with weight ``1 / (N q)`` from its own ``probability``; a label
   with none (a data set's, one imported without a design, one from before the queue drew)
-  counts as drawn uniformly: weight 1.
+  counts as drawn uniformly: weight 1;
+- a label the person chose on ``judgegrid view``'s page (``records.Label.chosen``) that no
+  draw of theirs points to is no probability sample: no observation of the design. Its
+  sample, if nothing else put it in, weighs 0, and the figures leave it out
+  (``without_chosen``), unless every label of its metric was chosen so: then there is no
+  design-based figure to give, and each weighs 1 (the figures describe the chosen samples,
+  and ``sampling_words`` says so).
 
 A sample's weight is the sum of its observations' weights over each annotator, averaged over
-the annotators who labelled it: with one annotator, exactly the Hansen-Hurwitz draws; with
-every label drawn uniformly, 1 for every sample (the figures are today's, unweighted). Several
-annotators drawing from different designs make it an approximation (their draws are not
-pooled), which the docs say.
+the annotators who labelled it (those who only chose it take no part): with one annotator,
+exactly the Hansen-Hurwitz draws; with every label drawn uniformly, 1 for every sample (the
+figures are today's, unweighted). Several annotators drawing from different designs make it an
+approximation (their draws are not pooled), which the docs say.
 
 Missing data: a label with no value (a skip) is no observation, and a draw of a sample the
 annotator has not labelled (not yet answered, or skipped) counts for nothing.
@@ -28,8 +34,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-WEIGHT_COLUMNS = ["metric", "sample_id", "weight", "labels", "draws"]
+WEIGHT_COLUMNS = ["metric", "sample_id", "weight", "labels", "draws", "chosen"]
 UNIFORM_WORDS = "labels drawn uniformly"
+CHOSEN_ONLY_WORDS = (
+    "labels chosen on the view page, not drawn: the figures describe those samples, not the run"
+)
 
 
 def sample_weights(
@@ -37,10 +46,12 @@ def sample_weights(
     draws: pd.DataFrame | None = None,
     populations: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
-    """Per metric and labelled sample: its weight (module docstring), how many labels it has
-    and how many observations (draws, or labels counted once) stand behind its weight.
+    """Per metric and labelled sample: its weight (module docstring), how many labels it has,
+    how many observations (draws, or labels counted once) stand behind its weight and how many
+    of its labels were chosen on the view page with no draw behind them.
 
-    ``labels``: ``sample_id, metric, annotator, value`` and optionally ``probability``;
+    ``labels``: ``sample_id, metric, annotator, value`` and optionally ``probability`` and
+    ``chosen``;
     ``draws``: ``records.DRAW_COLUMNS``; ``populations``: each metric's number of samples
     (``N`` for a label with a probability and no draw, where the metric has no queue's draws
     to give its design's). Columns: ``WEIGHT_COLUMNS``."""
@@ -59,6 +70,8 @@ def sample_weights(
     if not drawn.empty:  # a label some draw points to counts by its draws instead
         pointed = pd.MultiIndex.from_frame(drawn[keys])
         alone = ~pd.MultiIndex.from_frame(table[keys]).isin(pointed)
+    chosen = _chosen(table) & alone
+    alone &= ~chosen
     sizes = {**dict(populations or {}), **_design_sizes(draws)}
     once = table.loc[alone, keys].assign(
         weight=_label_weights(table["metric"][alone], probability[alone], sizes),
@@ -75,7 +88,45 @@ def sample_weights(
         labels=("annotator", "count"),
         draws=("observations", "sum"),
     )
-    return out.reindex(columns=WEIGHT_COLUMNS)
+    if chosen.any():
+        out = _with_chosen(out, table.loc[chosen, keys])
+    return out.assign(chosen=out.get("chosen", 0)).reindex(columns=WEIGHT_COLUMNS)
+
+
+def without_chosen(
+    labels: pd.DataFrame | None, weights: pd.DataFrame
+) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """The labels and weights the figures read: less the samples only a choice on the view page
+    put in (weight 0 beside a metric's sampled labels), which the weighted figures leave out,
+    so that no figure meets a weight of 0; ``sampling_words`` (read first) says how many."""
+    out = weights["weight"] == 0
+    if labels is None or labels.empty or not out.any():
+        return labels, weights
+    dropped = pd.MultiIndex.from_frame(weights.loc[out, ["metric", "sample_id"]].astype(str))
+    keys = pd.MultiIndex.from_frame(labels[["metric", "sample_id"]].astype(str))
+    return labels[~keys.isin(dropped)], weights[~out]
+
+
+def _chosen(table: pd.DataFrame) -> np.ndarray:
+    """Which labels the person chose on the view page (``records.Label.chosen``)."""
+    if "chosen" not in table:
+        return np.zeros(len(table), bool)
+    return (table["chosen"].astype(float).fillna(0.0) == 1).to_numpy()
+
+
+def _with_chosen(out: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """``out`` with the labels chosen on the view page counted: a sample only chosen weighs 0
+    (no observation of a design), or 1 where every label of its metric was chosen."""
+    counts = chosen.groupby(["metric", "sample_id"], as_index=False).agg(
+        chosen=("annotator", "count")
+    )
+    merged = out.merge(counts, on=["metric", "sample_id"], how="outer")
+    merged["chosen"] = merged["chosen"].fillna(0).astype(int)
+    merged["labels"] = merged["labels"].fillna(0).astype(int) + merged["chosen"]
+    merged["draws"] = merged["draws"].fillna(0).astype(int)
+    only_chosen = merged.groupby("metric")["weight"].transform(lambda w: w.isna().all())
+    merged["weight"] = merged["weight"].fillna(0.0).where(~only_chosen, 1.0)
+    return merged
 
 
 def _label_weights(
@@ -149,16 +200,34 @@ def sampling_words(
 ) -> dict[str, str]:
     """Per labelled metric, what its figures from labels stand for, in words for the report
     and the card: "labels drawn uniformly", or "labels weighted by the queue's draw
-    probabilities over N samples" (N: the queue's design, else the run's samples)."""
+    probabilities over N samples" (N: the queue's design, else the run's samples); with
+    labels chosen on the view page, that "N labels chosen on the view page are not counted in
+    the weighted figures" (``CHOSEN_ONLY_WORDS`` where every label was chosen so)."""
     if weights.empty:
         return {}
     drawn = _design_sizes(draws)
     out = {}
     for metric, block in weights.groupby("metric"):
-        if is_uniform(block["weight"].to_numpy(float)):
-            out[str(metric)] = UNIFORM_WORDS
+        # a label chosen on a sample some draw (or uniform label) stands behind is a second
+        # opinion of a sampled sample: only the samples nothing but a choice put in are left out
+        sampled = block[block["draws"] > 0]
+        chosen = int(block["labels"].sum() - sampled["labels"].sum())
+        if sampled.empty:
+            out[str(metric)] = CHOSEN_ONLY_WORDS
             continue
-        population = drawn.get(str(metric), sizes.get(str(metric)))
-        over = f" over {population} samples" if population else ""
-        out[str(metric)] = f"labels weighted by the queue's draw probabilities{over}"
+        if is_uniform(sampled["weight"].to_numpy(float)):
+            words = UNIFORM_WORDS
+        else:
+            population = drawn.get(str(metric), sizes.get(str(metric)))
+            over = f" over {population} samples" if population else ""
+            words = f"labels weighted by the queue's draw probabilities{over}"
+        out[str(metric)] = words + (f"; {chosen_words(chosen)}" if chosen else "")
     return out
+
+
+def chosen_words(chosen: int) -> str:
+    """What the report and the state line say of labels chosen on the view page."""
+    return (
+        f"{chosen} label{'s' if chosen != 1 else ''} chosen on the view page "
+        f"{'are' if chosen != 1 else 'is'} not counted in the weighted figures"
+    )
