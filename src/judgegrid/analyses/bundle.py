@@ -41,6 +41,7 @@ from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.sampling import LabelDesign
 from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
+from judgegrid.analyses.frames.keys import with_category_keys, with_text_keys
 from judgegrid.analyses.frames.tables import (
     calls_by_metric,
     calls_by_step,
@@ -289,7 +290,24 @@ def consistency_tables(
     """How far the scores move and how far their raters agree: the means, repeat to repeat,
     judge to judge, embedding to embedding, and by language. Nothing here needs
     ``validity_analysis``, so the two halves can be computed apart (the report does, on two
-    cores)."""
+    cores). Inside, the key columns are categories (``with_category_keys``); the tables come
+    out with them as text."""
+    tables = _consistency_tables(_with_category_keys(run), sample_info)
+    return {name: with_text_keys(table) for name, table in tables.items()}
+
+
+def _with_category_keys(run: RunScores) -> RunScores:
+    return replace(
+        run,
+        called=with_category_keys(run.called),
+        scores=with_category_keys(run.scores),
+        worded=with_category_keys(run.worded),
+    )
+
+
+def _consistency_tables(
+    run: RunScores, sample_info: Mapping[str, Mapping[str, Any]] | None
+) -> dict[str, pd.DataFrame]:
     called, scores, scales = run.called, run.scores, run.scales
     components = variance.variance_components(run.worded)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()

@@ -87,6 +87,23 @@ class Forked(Generic[T]):
         return value
 
 
+class FirstFree:
+    """A piece of work that either of two processes may do, done by the first to come to it
+    (``take`` answers True once, in whichever process asks first): the report's scores.csv goes
+    to whichever half finishes its own work first, so neither core waits on the other for it.
+    Made before the fork, so that both processes share its flag."""
+
+    def __init__(self) -> None:
+        self._taken = multiprocessing.get_context("fork" if can_fork() else None).Value("b", 0)
+
+    def take(self) -> bool:
+        with self._taken.get_lock():
+            if self._taken.value:
+                return False
+            self._taken.value = 1
+            return True
+
+
 def _answer_with(work: Callable[[], object], sender: Connection) -> None:
     try:
         sender.send(("ok", work(), ""))
