@@ -42,6 +42,7 @@ from judgegrid.analyses.decision.sampling import LabelDesign
 from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
 from judgegrid.analyses.frames.keys import with_category_keys, with_text_keys
+from judgegrid.analyses.frames.ratings import choice_ratings
 from judgegrid.analyses.frames.tables import (
     calls_by_metric,
     calls_by_step,
@@ -376,7 +377,8 @@ def validity_analysis(
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(scores["metric"].unique())] if not pairs.empty else pairs
-    ranking = recommendation.judge_ranking(scores, pairs, scales)
+    choices = choice_ratings(scores)
+    ranking = recommendation.judge_ranking(scores, pairs, scales, choices)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
     tables = {
         "preference_pairs": pairs,
@@ -421,6 +423,7 @@ def validity_analysis(
         sampling=sampling,
         draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
         answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
+        choices=choices,
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles
