@@ -97,11 +97,21 @@ class FirstFree:
         self._taken = multiprocessing.get_context("fork" if can_fork() else None).Value("b", 0)
 
     def take(self) -> bool:
-        with self._taken.get_lock():
+        lock = self._taken.get_lock()
+        # held for two statements: still held after seconds, it was by a process killed in
+        # between (out of memory), which will not do the work
+        if not lock.acquire(timeout=LOCK_WAIT_S):
+            return True
+        try:
             if self._taken.value:
                 return False
             self._taken.value = 1
             return True
+        finally:
+            lock.release()
+
+
+LOCK_WAIT_S = 10.0
 
 
 def _answer_with(work: Callable[[], object], sender: Connection) -> None:
