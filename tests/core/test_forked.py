@@ -95,3 +95,16 @@ def test_an_unwanted_child_with_a_sigterm_handler_is_still_stopped():
         timeout=60,  # the bug this guards against hangs
     )
     assert done.returncode == 0 and done.stdout == "left\n", done.stderr
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_first_free_work_goes_to_one_process_only(fork):
+    claim = forked.FirstFree()
+    child = Forked(claim.take, fork=fork)
+    if fork:
+        child._process.join()  # the child asks first
+    mine = claim.take()
+    theirs = child.result()
+    assert [mine, theirs].count(True) == 1
+    assert theirs is fork  # a forked child came first; without a fork, this process did
+    assert claim.take() is False

@@ -41,6 +41,8 @@ from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.sampling import LabelDesign
 from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
+from judgegrid.analyses.frames.keys import with_category_keys, with_text_keys
+from judgegrid.analyses.frames.ratings import choice_ratings
 from judgegrid.analyses.frames.tables import (
     calls_by_metric,
     calls_by_step,
@@ -289,7 +291,24 @@ def consistency_tables(
     """How far the scores move and how far their raters agree: the means, repeat to repeat,
     judge to judge, embedding to embedding, and by language. Nothing here needs
     ``validity_analysis``, so the two halves can be computed apart (the report does, on two
-    cores)."""
+    cores). Inside, the key columns are categories (``with_category_keys``); the tables come
+    out with them as text."""
+    tables = _consistency_tables(_with_category_keys(run), sample_info)
+    return {name: with_text_keys(table) for name, table in tables.items()}
+
+
+def _with_category_keys(run: RunScores) -> RunScores:
+    return replace(
+        run,
+        called=with_category_keys(run.called),
+        scores=with_category_keys(run.scores),
+        worded=with_category_keys(run.worded),
+    )
+
+
+def _consistency_tables(
+    run: RunScores, sample_info: Mapping[str, Mapping[str, Any]] | None
+) -> dict[str, pd.DataFrame]:
     called, scores, scales = run.called, run.scores, run.scales
     components = variance.variance_components(run.worded)
     study = variance.decision_study(components) if not components.empty else pd.DataFrame()
@@ -358,7 +377,8 @@ def validity_analysis(
     if people_pairs is not None and not people_pairs.empty:
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(scores["metric"].unique())] if not pairs.empty else pairs
-    ranking = recommendation.judge_ranking(scores, pairs, scales)
+    choices = choice_ratings(scores)
+    ranking = recommendation.judge_ranking(scores, pairs, scales, choices)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
     tables = {
         "preference_pairs": pairs,
@@ -404,6 +424,7 @@ def validity_analysis(
         sampling=sampling,
         draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
         answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
+        choices=choices,
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles

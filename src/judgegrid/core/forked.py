@@ -87,6 +87,33 @@ class Forked(Generic[T]):
         return value
 
 
+class FirstFree:
+    """A piece of work that either of two processes may do, done by the first to come to it
+    (``take`` answers True once, in whichever process asks first): the report's scores.csv goes
+    to whichever half finishes its own work first, so neither core waits on the other for it.
+    Made before the fork, so that both processes share its flag."""
+
+    def __init__(self) -> None:
+        self._taken = multiprocessing.get_context("fork" if can_fork() else None).Value("b", 0)
+
+    def take(self) -> bool:
+        lock = self._taken.get_lock()
+        # held for two statements: still held after seconds, it was by a process killed in
+        # between (out of memory), which will not do the work
+        if not lock.acquire(timeout=LOCK_WAIT_S):
+            return True
+        try:
+            if self._taken.value:
+                return False
+            self._taken.value = 1
+            return True
+        finally:
+            lock.release()
+
+
+LOCK_WAIT_S = 10.0
+
+
 def _answer_with(work: Callable[[], object], sender: Connection) -> None:
     try:
         sender.send(("ok", work(), ""))

@@ -32,7 +32,7 @@ from judgegrid.analyses import (
     validity_analysis,
     with_consistency,
 )
-from judgegrid.core.forked import Forked
+from judgegrid.core.forked import FirstFree, Forked
 from judgegrid.core.records import SCORE_COLUMNS, SCORE_KEY
 from judgegrid.core.scales import Scale, Scales
 from judgegrid.metrics import METRICS
@@ -92,6 +92,7 @@ def true_score_table(scores: pd.DataFrame, facts: RunFacts, inputs: ValidityInpu
 # 200,000 scores), written by Arrow as scores.csv is (pandas took 0.3 s of the report on the
 # first; 100,000 rows of the second, 2.5 s of the second process on a million scores)
 PER_SAMPLE_TABLES = frozenset({"repeat_spread", "sample_disagreement"})
+SCORES_CSV = "scores.csv"
 
 
 def write_tables(tables: Mapping[str, pd.DataFrame], run_dir: Path) -> list[Path]:
@@ -125,7 +126,7 @@ def write_html(run_dir: Path, text: str) -> Path:
 def write_scores_csv(scores: pd.DataFrame, run_dir: Path) -> Path:
     """Every score row, sorted by cell, by Arrow (pandas' ``to_csv`` took 1.3 s of
     ``judgegrid report`` on 200,000 rows, Arrow 0.15 s)."""
-    path = run_dir / "scores.csv"
+    path = run_dir / SCORES_CSV
     write_csv_by_arrow(scores.sort_values(SCORE_KEY)[SCORE_COLUMNS], path)
     return path
 
@@ -435,21 +436,24 @@ def write_all(
     """scores.csv, summary.md, tables/*.csv and report.html, from the tables alone and what is
     known of the run (``facts``; its ``run_ref`` is replaced by ``run_dir``).
 
-    The analyses' two halves run on two cores: a forked child computes how far the scores move,
-    draws those sections and writes scores.csv (``consistency_part``), while this process
-    computes which judge is right (``forked``: where a fork is unsafe, one after the other).
-    ``inputs`` may be a function that reads them: it is called once the child has started."""
+    The analyses' two halves run on two cores: a forked child computes how far the scores move
+    and draws those sections (``consistency_part``), while this process computes which judge is
+    right (``forked``: where a fork is unsafe, one after the other). scores.csv is written by
+    whichever half is done first (a pointwise run's child has the longer half, a pairwise run's
+    parent). ``inputs`` may be a function that reads them: it is called once the child has
+    started."""
     titles = metric_titles()
     view_command = f"judgegrid view {run_dir}"
     facts = dataclasses.replace(with_metric_scales(facts), run_ref=str(run_dir))
     sample_info = facts.sample_info
     run = run_scores(scores, facts)
+    scores_csv = FirstFree()
     # one BLAS thread a process: two processes on two cores, and BLAS threads of its own made
     # the parent's tau-b bootstrap wait on the child's core (2.8 s instead of 0.2 s)
     with (
         threadpool_limits(limits=1, user_api="blas"),
         Forked(
-            lambda: consistency_part(run, run_dir, sample_info, titles, view_command),
+            lambda: consistency_part(run, run_dir, sample_info, titles, view_command, scores_csv),
             name="the report's second process",
         ) as child,
     ):
@@ -463,11 +467,13 @@ def write_all(
             part, VALIDITY_FIGURES, sample_info=sample_info, metric_titles=titles
         )
         paths = write_tables(part.tables, run_dir)
+        if scores_csv.take():
+            write_scores_csv(run.every_row, run_dir)
         consistency, consistency_html, written = child.result()
     analysis = with_consistency(part, consistency)
     means = means_by_metric(analysis.table("config_summary"))
     text = summary_markdown(analysis, title, means, expected_cells, dimension_methods)
-    paths += [write_summary(run_dir, text), *written]
+    paths += [write_summary(run_dir, text), run_dir / SCORES_CSV, *written]
     page = html_report.render(
         analysis,
         title=title,
@@ -492,11 +498,16 @@ def consistency_part(
     sample_info: Mapping[str, Mapping[str, Any]],
     titles: Mapping[str, str],
     view_command: str,
+    scores_csv: FirstFree,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, str], list[Path]]:
     """``consistency_tables``, written under RUN_DIR/tables/, and the report's sections drawn
-    from them; and scores.csv (every row of the run), which balances the two processes' work."""
+    from them; scores.csv (every row of the run) if the other half has not taken it. The tables
+    handed back leave out those with a row per sample, which only these sections draw: sent
+    through the pipe, a million verdicts' took 0.9 s."""
     tables = consistency_tables(run, sample_info=sample_info)
-    written = [write_scores_csv(run.every_row, run_dir), *write_tables(tables, run_dir)]
+    written = write_tables(tables, run_dir)
+    if scores_csv.take():
+        write_scores_csv(run.every_row, run_dir)
     sections = html_report.render_sections(
         Analysis(tables, pd.DataFrame(), run_overview(run.every_row, pd.DataFrame())),
         html_report.CONSISTENCY_SECTIONS,
@@ -504,7 +515,8 @@ def consistency_part(
         metric_titles=titles,
         view_command=view_command,
     )
-    return tables, sections, written
+    wanted = {name: t for name, t in tables.items() if name not in PER_SAMPLE_TABLES}
+    return wanted, sections, written
 
 
 def overview_lines(a: Analysis, expected: int | None) -> list[str]:

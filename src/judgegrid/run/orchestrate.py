@@ -524,18 +524,19 @@ def write_outputs(
     expected: int | None,
     scores: pd.DataFrame | None = None,
     calls: pd.DataFrame | None = None,
+    info: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """scores.csv, summary.md, tables/*.csv and report.html from the database (also after an
-    interrupt: partial is shown); the paths of the last three. ``scores`` and ``calls``: the
-    tables if already read; else they are read here, the calls without their prompts and
-    replies, which no analysis reads, and while the report's second process is at work on the
-    scores."""
+    interrupt: partial is shown); the paths of the last three. ``scores``, ``calls`` and the
+    samples' ``info``: the tables if already read; else they are read here, the calls without
+    their prompts and replies, which no analysis reads, and while the report's second process
+    is at work on the scores."""
     # The products bring scipy and matplotlib (1 to 3 s): imported when outputs are written,
     # so that checking a run (`judgegrid plan`, `validate`) starts without them.
     from judgegrid.outputs import report
 
     scores = store.scores_frame() if scores is None else scores
-    info = stored_sample_info(store)
+    info = stored_sample_info(store) if info is None else info
 
     methods = {
         matrix.embedding_label(i): resolve_dimension_method(e.id, e.dimension_method)
@@ -628,7 +629,7 @@ def rebuild_outputs(
         probe_metrics = [i["probe"]["metric"] for i in info.values() if i.get("probe")]
         n_user = len(info) - len(probe_metrics)
         expected = expected_cell_count(matrix, n_user, probe_metrics) if info else None
-        return write_outputs(target, store, matrix, expected, ahead)
+        return write_outputs(target, store, matrix, expected, ahead, info=info)
     finally:
         store.close()
 

@@ -253,3 +253,17 @@ def test_kappa_interval_between_two_judges_switches_unweighted_only():
     )
     assert weighted[0] == pytest.approx(expected_weighted.kappa, abs=1e-12)
     assert weighted[1] != pytest.approx(expected_weighted.kappa_low, abs=1e-9)  # bootstrap
+
+
+@pytest.mark.parametrize("n, levels", [(40, 4), (3000, 1000)])
+def test_the_consensus_tau_on_every_item_is_scipys_and_the_bootstraps(n, levels):
+    """On every item once, the statistic is read from the jackknife's cached tau-b: the same
+    figure as scipy's tau-b and as the statistic on a draw that takes every item once."""
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, levels, size=(n, 4)).astype(float)
+    others = (values.sum(axis=1, keepdims=True) - values) / 3
+    scipy_tau = [stats.kendalltau(values[:, j], others[:, j]).statistic for j in range(4)]
+    once = consensus_tau_statistic(values, None, np.arange(n)[None])[0]
+    shuffled = consensus_tau_statistic(values, None, rng.permutation(n)[None])[0]
+    assert once == pytest.approx(scipy_tau, abs=1e-12)
+    assert shuffled == pytest.approx(once, abs=1e-12)  # the general path, same items

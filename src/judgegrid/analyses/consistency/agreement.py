@@ -57,7 +57,11 @@ def rating_tables(scores: pd.DataFrame, rater: str = "judge") -> RatingTables:
     """(group key, samples x raters table) per group, raters being judges or embeddings."""
     if rater != "judge":  # the embeddings' rows first: a run without any rates nothing here
         scores = scores[scores["embedding"] != ""]
-    r = ratings(scores)
+    return tables_of_ratings(ratings(scores), rater)
+
+
+def tables_of_ratings(r: pd.DataFrame, rater: str = "judge") -> RatingTables:
+    """``rating_tables`` from the ratings (``frames.ratings.ratings``'s columns) already made."""
     if r.empty:
         return []
     if rater == "judge":

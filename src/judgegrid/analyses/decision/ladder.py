@@ -42,7 +42,7 @@ from judgegrid.analyses.frames.label_weights import (
     is_uniform,
     metric_weights,
 )
-from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
+from judgegrid.analyses.frames.ratings import choice_ratings, pooled_by_choice
 from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
     consensus_tau_jackknife,
@@ -89,6 +89,8 @@ class CardSources:
     # order, skips with no value (``sample_id, metric, annotator, value``): the state line's
     draws: pd.DataFrame = field(default_factory=pd.DataFrame)
     answers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # ``frames.ratings.choice_ratings(scores)`` if already made (else made for each metric)
+    choices: pd.DataFrame | None = None
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
@@ -120,7 +122,7 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     labelled = mean_labels(sources.labels)
     mine = labelled[labelled["metric"] == metric].set_index("sample_id")
     human = mine["label"]
-    wide = _wide_ratings(sources.scores, metric).reindex(human.index)
+    wide = _wide_ratings(sources, metric).reindex(human.index)
     judges = tuple(str(j) for j in measured["judge"] if j in wide.columns)
     weights = _weights_of(sources, metric, human.index)
     return Evidence(
@@ -223,7 +225,7 @@ def probe_evidence(metric: str, sources: CardSources) -> Evidence | None:
 
 def agreement_evidence(metric: str, sources: CardSources) -> Evidence | None:
     """Rung 3: tau-b with the other judges' mean, on the samples every judge scored."""
-    wide = _wide_ratings(sources.scores, metric)
+    wide = _wide_ratings(sources, metric)
     wide = wide[[c for c in wide.columns if not is_jury(c)]].dropna()  # a jury agrees with its own
     if wide.shape[1] < 2 or len(wide) < 5 or (wide.nunique() > 1).sum() < 2:
         return None  # no two judges whose scores vary on the same samples
@@ -255,8 +257,11 @@ LADDER: Sequence[Callable[[str, CardSources], Evidence | None]] = (
 )
 
 
-def _wide_ratings(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
-    pooled = ratings(pooled_by_choice(scores[scores["metric"] == metric]))
+def _wide_ratings(sources: CardSources, metric: str) -> pd.DataFrame:
+    scores, pooled = sources.scores, sources.choices
+    if pooled is None:
+        pooled = choice_ratings(scores[scores["metric"] == metric])
+    pooled = pooled[pooled["metric"] == metric]
     if pooled.empty:
         return pd.DataFrame()
     return pooled.pivot_table(index="sample_id", columns="judge", values="rating")

@@ -16,10 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.consistency.agreement import rater_offsets
+from judgegrid.analyses.consistency.agreement import rater_offsets, tables_of_ratings
 from judgegrid.analyses.frames.juries import JURY_PREFIX
-from judgegrid.analyses.frames.ratings import pooled_by_choice, scored
-from judgegrid.analyses.frames.tables import repeat_spread
+from judgegrid.analyses.frames.ratings import choice_ratings, pooled_by_choice, scored
 from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
 from judgegrid.analyses.validity.pairs import pair_accuracy
 from judgegrid.core.scales import PLAIN, Scales
@@ -54,22 +53,27 @@ RANKING_MISSING = {
 
 
 def judge_ranking(
-    scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales = PLAIN
+    scores: pd.DataFrame,
+    pairs: pd.DataFrame,
+    scales: Scales = PLAIN,
+    choices: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per metric and judge (judge / embedding model for an embedding metric): quality
-    with CI, cost, latency, failures, Pareto flag."""
+    with CI, cost, latency, failures, Pareto flag. ``choices``: ``choice_ratings(scores)`` if
+    already made."""
     if scores.empty:
         return pd.DataFrame(columns=RANKING_COLUMNS)
+    choices = choice_ratings(scores) if choices is None else choices
     scores = pooled_by_choice(scores)  # costs, too, are per choice
     quality = _validity(scores, pairs, scales)
-    consensus = _consensus(scores)
+    consensus = _consensus(choices)
     if not quality.empty and not consensus.empty:
         with_pairs = set(quality["metric"])
         consensus = consensus[~consensus["metric"].isin(with_pairs)]
     table = pd.concat([quality, consensus], ignore_index=True)
     if table.empty:
         return pd.DataFrame(columns=RANKING_COLUMNS)
-    table = table.merge(_costs(scores), on=["metric", "judge"], how="left")
+    table = table.merge(_costs(scores, choices), on=["metric", "judge"], how="left")
     table["pareto"] = _pareto(table)
     table["missing"] = [RANKING_MISSING[b.startswith("pairwise")] for b in table["basis"]]
     table["rank"] = (
@@ -97,10 +101,11 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, scales: Scales) -> pd.D
     return acc.drop(columns=["agree", "sources"])
 
 
-def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
+def _consensus(choices: pd.DataFrame) -> pd.DataFrame:
     """Agreement with the other judges' consensus; a jury has none (it would agree with its
     own members by construction, and weigh them twice in the others' consensus)."""
-    offsets = rater_offsets(pooled[~pooled["judge"].str.startswith(JURY_PREFIX)], "judge")
+    judges = choices[~choices["judge"].str.startswith(JURY_PREFIX)]
+    offsets = rater_offsets(judges, "judge", tables_of_ratings(judges, "judge"))
     if offsets.empty:
         return pd.DataFrame()
     offsets = offsets[offsets["n"] > 0].rename(columns={"rater": "judge"})
@@ -119,7 +124,7 @@ def _consensus(pooled: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _costs(scores: pd.DataFrame) -> pd.DataFrame:
+def _costs(scores: pd.DataFrame, choices: pd.DataFrame) -> pd.DataFrame:
     ok = scored(scores)
     grouped = ok.groupby(["metric", "judge"])
     usage = grouped.agg(latency_per_score_s=("latency_s", "mean"))
@@ -133,7 +138,7 @@ def _costs(scores: pd.DataFrame) -> pd.DataFrame:
         .rename("failure_rate"),
         how="outer",
     )
-    sd = repeat_spread(scores).groupby(["metric", "judge"])["sd"].mean().rename("mean_run_sd")
+    sd = choices.groupby(["metric", "judge"])["sd"].mean().rename("mean_run_sd")
     return usage.join(sd, how="left").reset_index()
 
 

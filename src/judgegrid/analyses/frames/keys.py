@@ -14,3 +14,23 @@ def among(column: pd.Series | pd.Index, values: pd.Series | pd.Index) -> np.ndar
     """``column.isin(values)`` as a boolean array, for many values: a set of them, once, and
     the column looked up as objects."""
     return pd.Series(column).astype(object).isin(set(values.to_numpy(object))).to_numpy(bool)
+
+
+# The text columns a table of scores is grouped by: as categories they are factorised once,
+# not again by each of thirty groupbys (a million scores' consistency tables: 7.9 s -> 5.0 s)
+TEXT_KEYS = ("sample_id", "metric", "judge", "embedding", "status")
+
+
+def with_category_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its ``TEXT_KEYS`` as categories (sorted, so sorting and grouping order
+    as on the text)."""
+    present = [c for c in TEXT_KEYS if c in frame.columns]
+    return frame.astype(dict.fromkeys(present, "category")) if present else frame
+
+
+def with_text_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every category column back as text: the tables other analyses compare,
+    merge and concatenate, which two categories of different values would refuse or turn to
+    objects."""
+    kept = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    return frame.astype(dict.fromkeys(kept, "str")) if kept else frame

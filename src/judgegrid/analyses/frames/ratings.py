@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgegrid.analyses.frames.tables import CONFIG_AXES
+from judgegrid.analyses.frames.tables import CONFIG_AXES, repeat_spread
 
 LISTWISE = "listwise: only samples scored by every rater"
 PAIRWISE = "pairwise-complete: each pair of raters on the samples both scored"
@@ -36,6 +36,14 @@ def pooled_by_choice(scores: pd.DataFrame) -> pd.DataFrame:
     embedding = scores["embedding"].astype(str)
     chosen = judge.where(embedding == "", judge + " / " + embedding)
     return pooled_by_judge(scores).assign(judge=chosen)
+
+
+def choice_ratings(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per metric, choice (``pooled_by_choice``) and sample: the rating, and the scored
+    repeats' count and spread (``repeat_spread``'s columns, its mean named ``rating``). The
+    ranking and the card's rungs each read it: made once, not four times (a million scores:
+    0.5 s a time)."""
+    return repeat_spread(pooled_by_choice(scores)).rename(columns={"mean": "rating"})
 
 
 def ratings(scores: pd.DataFrame) -> pd.DataFrame:

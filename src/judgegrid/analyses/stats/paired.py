@@ -236,11 +236,18 @@ def consensus_tau_statistic(
     values: np.ndarray, target: np.ndarray | None, draws: np.ndarray
 ) -> np.ndarray:
     """Per judge: Kendall's tau-b of its ratings with the mean of the other judges' (the
-    leave-one-out consensus)."""
+    leave-one-out consensus). On every item once (the card's standings), the full tau-b of
+    ``_consensus_left_out``, which the jackknife then reads again rather than recomputes."""
     k = values.shape[1]
+    if _every_item_once(draws, len(values)):
+        return np.array([[_consensus_left_out(values, j)[0] for j in range(k)]])
     others = (values.sum(axis=1, keepdims=True) - values) / max(k - 1, 1)
     counts = _draw_counts(draws, len(values))
     return np.column_stack([weighted_tau_b(values[:, j], others[:, j], counts) for j in range(k)])
+
+
+def _every_item_once(draws: np.ndarray, n: int) -> bool:
+    return draws.shape == (1, n) and bool((draws[0] == np.arange(n)).all())
 
 
 def consensus_tau_jackknife(values: np.ndarray, first: int, second: int) -> PairedDifference:
