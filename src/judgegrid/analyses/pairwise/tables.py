@@ -45,7 +45,7 @@ from judgegrid.analyses.frames.keys import among
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.analyses.validity.true_score import pairwise_true_scores
-from judgegrid.core.pairwise import ORDERS, Combine
+from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine
 
 TABLES = (
     "pairwise_position",
@@ -318,10 +318,11 @@ def criterion_tables(
     without people's preferences): the probes' pairs count only in the probe moves."""
     own = verdicts[~verdicts["pair"].isin(inputs.probed)]
     orders = pairwise.order_table(own)  # once: each rule and table combines the same pivot
-    both = pairwise.combined_orders(orders, inputs.rule)
+    each = {way: pairwise.combined_orders(orders, way) for way in COMBINE_RULES}
+    both = each[inputs.rule]
     rates = pairwise.win_rates(both, inputs.systems)
     tables = {
-        "pairwise_position": pairwise.position_bias(own, orders=orders),
+        "pairwise_position": pairwise.position_bias(own, orders=orders, both=each["mt-bench"]),
         "pairwise_combined": both,
         "pairwise_win_rates": rates,
         "pairwise_rankings": pairwise.ranking_agreement(rates),
@@ -333,11 +334,13 @@ def criterion_tables(
     people = inputs.people
     if people.empty:
         return tables, None
-    tables["pairwise_validity"] = pairwise.validity(both, people)
-    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders)
+    # once a rule: the join of a million verdicts with the people's preferences
+    merged = {way: pairwise.with_people(table, people) for way, table in each.items()}
+    tables["pairwise_validity"] = pairwise.validity(both, people, merged[inputs.rule])
+    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders, merged)
     if inputs.groups is not None and not inputs.groups.empty:
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
-    right = pairwise.right_table(both, people)  # once: the comparisons and the card's
+    right = pairwise.right_table(both, people, merged[inputs.rule])  # the comparisons' and card's
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
     tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems)
     if right.empty:
