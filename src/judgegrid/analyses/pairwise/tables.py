@@ -22,7 +22,6 @@ A pairwise criterion's cell is one pair (a sample) judged in both orders
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,7 +87,7 @@ def judged_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     systems (``system_a`` and ``system_b``: what wrote each answer, None where the details do
     not name two)."""
     rows = judged_rows(scores, criteria)
-    read = _read_details(rows["details"].to_numpy())
+    read = _read_details(rows["details"])
     return rows.drop(columns="details").assign(**{c: read[c] for c in (*ORDERS, *SYSTEMS)})
 
 
@@ -102,26 +101,52 @@ _DETAILS_SCHEMA = pa.schema(
 )
 
 
-def _read_details(texts: np.ndarray) -> dict[str, Any]:
+def _read_details(details: pd.Series) -> dict[str, Any]:
     """Each cell's winners and systems from its details (JSON text, or a dict). Half a million
     cells are read by pyarrow's JSON reader as one document of lines (a second, where
-    ``json.loads`` a cell took twenty); details it cannot read so (not JSON text, a winner that
-    is no text) are read one by one, as ``details_of`` reads them."""
-    if all(isinstance(t, str) and t and "\n" not in t for t in texts):
+    ``json.loads`` a cell took twenty), their text never a Python string; details it cannot
+    read so (not JSON text, a winner that is no text) are read one by one, as ``details_of``
+    reads them."""
+    document = _json_lines(details)
+    if document is not None:
+        options = pa_json.ParseOptions(
+            explicit_schema=_DETAILS_SCHEMA, unexpected_field_behavior="ignore"
+        )
         try:
-            lines = "\n".join(texts).encode("utf-8")
-            options = pa_json.ParseOptions(
-                explicit_schema=_DETAILS_SCHEMA, unexpected_field_behavior="ignore"
-            )
-            table = pa_json.read_json(io.BytesIO(lines), parse_options=options)
-        except (pa.ArrowInvalid, UnicodeEncodeError):
+            table = pa_json.read_json(pa.BufferReader(document), parse_options=options)
+        except pa.ArrowInvalid:
             pass
         else:
             orders = table.column("orders")
             read: dict[str, Any] = {
-                o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS
+                o: pd.array(pc.struct_field(orders, [o, "winner"]), dtype="str") for o in ORDERS
             }
             return read | _arrow_systems(table.column("systems").combine_chunks())
+    return _details_one_by_one(details.to_numpy(object))
+
+
+def _json_lines(details: pd.Series) -> pa.Buffer | None:
+    """The cells' details as one document, a line each, made by Arrow from the column's own
+    text; None where a cell is not text, is empty or holds a line break (a line a cell is
+    then not a cell a line)."""
+    try:
+        texts = pa.array(details.array, type=pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    if texts.null_count or pc.any(pc.equal(pc.binary_length(texts), 0)).as_py():
+        return None
+    newline = pa.scalar("\n", pa.large_string())
+    lines = pc.binary_join_element_wise(texts, pa.scalar("", pa.large_string()), newline)
+    bounds = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset :][[0, len(lines)]]
+    document = lines.buffers()[2][bounds[0] : bounds[1]]
+    breaks = np.count_nonzero(np.frombuffer(document, dtype=np.uint8) == ord("\n"))
+    return document if breaks == len(texts) else None
+
+
+def _details_one_by_one(texts: np.ndarray) -> dict[str, Any]:
+    """``_read_details`` of details Arrow cannot read as lines, a cell at a time."""
     details = [details_of(t) for t in texts]
     out: dict[str, list[Any]] = {o: [] for o in ORDERS}
     for found in details:
@@ -140,18 +165,19 @@ def _two_systems(systems: Any) -> tuple[str, str] | None:
     return None
 
 
-def _arrow_systems(systems: pa.Array) -> dict[str, np.ndarray]:
+def _arrow_systems(systems: pa.Array) -> dict[str, pd.api.extensions.ExtensionArray]:
     """``_two_systems`` of each cell, from the column of lists pyarrow read (a missing name
-    reads "None", as ``str`` writes it), without a Python list a cell."""
+    reads "None", as ``str`` writes it), without a Python object a cell."""
     two = pc.fill_null(pc.equal(pc.list_value_length(systems), 2), False)
-    mask = two.to_numpy(zero_copy_only=False)
-    both = systems.filter(two)
-    out = {}
-    for k, name in enumerate(SYSTEMS):
-        column = np.full(len(systems), None, dtype=object)
-        column[mask] = pc.fill_null(pc.list_element(both, k), "None").to_numpy(zero_copy_only=False)
-        out[name] = column
-    return out
+    named = pc.if_else(two, systems, pa.scalar(None, systems.type))
+    unnamed = pa.scalar(None, pa.string())
+    return {
+        name: pd.array(
+            pc.if_else(two, pc.fill_null(pc.list_element(named, k), "None"), unnamed),
+            dtype="str",
+        )
+        for k, name in enumerate(SYSTEMS)
+    }
 
 
 def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
@@ -164,9 +190,7 @@ def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
     """``verdict_rows`` of ``judged_cells``' table."""
     keys = cells[["metric", "judge", "sample_id"]].rename(columns={"sample_id": "pair"})
     each = [
-        keys.assign(
-            order=order, winner=cells[order].to_numpy(object), at=2 * np.arange(len(cells)) + k
-        )
+        keys.assign(order=order, winner=cells[order].array, at=2 * np.arange(len(cells)) + k)
         for k, order in enumerate(ORDERS)
     ]
     rows = pd.concat(each, ignore_index=True).sort_values("at", kind="stable")
