@@ -37,6 +37,7 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.frames.juries import jury_name
+from judgegrid.analyses.frames.keys import codes_among
 from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
@@ -122,7 +123,7 @@ def combined_orders(orders: pd.DataFrame, rule: Combine = "mt-bench") -> pd.Data
     wide.columns.name = None
     # a verdict's place in ``SIDES``: its category's code + 1, and 0 for None, NaN or NA (the
     # table holds only verdicts a, b and tie: ``order_table``)
-    ab, ba = (pd.Categorical(wide[o], categories=SIDES[1:]).codes.astype(int) + 1 for o in ORDERS)
+    ab, ba = (codes_among(wide[o], SIDES[1:]) + 1 for o in ORDERS)
     wide["consistent"] = (ab == ba) & (ab > 0)
     wide["combined"] = _combine_each(ab, ba, rule)
     return wide[["judge", "pair", "ab", "ba", "consistent", "combined"]]
@@ -193,9 +194,9 @@ class VerdictCounts:
 def _verdict_counts(verdicts: pd.DataFrame, judges: Sequence[str]) -> VerdictCounts:
     """``VerdictCounts`` of a million verdicts by codes: a verdict's code in ``CODES`` against
     the code of its order's first answer (``ab``: a, ``ba``: b)."""
-    judge = pd.Index(judges).get_indexer(pd.Index(verdicts["judge"]))
-    winner = pd.Categorical(verdicts["winner"], categories=list(CODES)).codes
-    shown_first = pd.Categorical(verdicts["order"], categories=list(ORDERS)).codes
+    judge = codes_among(verdicts["judge"], judges)
+    winner = codes_among(verdicts["winner"], list(CODES))
+    shown_first = codes_among(verdicts["order"], ORDERS)
     decided = (winner == CODES["a"]) | (winner == CODES["b"])
 
     def per_judge(mask: np.ndarray) -> np.ndarray:
@@ -236,7 +237,7 @@ def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float
 def category_codes(values: pd.Series) -> np.ndarray:
     """Each value's code in ``CODES`` (NaN where it is none of a, b or tie): what
     ``values.map(CODES)`` gives, without a Python call a value (a million verdicts)."""
-    found = pd.Categorical(values.to_numpy(object), categories=list(CODES)).codes
+    found = codes_among(values, list(CODES))
     return np.where(found < 0, np.nan, found.astype(float))
 
 
@@ -245,7 +246,7 @@ def with_people(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     and the position of its row in ``people`` (``person``): the join every table against people
     reads, made once per rule (a million verdicts)."""
     preferred = people[["pair", "preferred"]].assign(person=np.arange(len(people)))
-    return both.merge(preferred, on="pair")
+    return both[["judge", "pair", "combined"]].merge(preferred, on="pair")
 
 
 def validity(
@@ -504,7 +505,7 @@ def win_rates(both: pd.DataFrame, systems: pd.DataFrame, seed: int = 0) -> pd.Da
     FastChat's ``show_result.py`` counts them: ``win_rate`` = wins / pairs (Wilson interval),
     ``win_rate_adjusted`` = (wins + ties / 2) / pairs (bootstrap interval), the figure the
     systems are ranked by. Missing: pairs with a combined verdict."""
-    merged = both.merge(systems, on="pair")
+    merged = both[["judge", "pair", "combined"]].merge(systems, on="pair")
     sides = []
     for side, other in (("a", "b"), ("b", "a")):
         outcome = np.where(

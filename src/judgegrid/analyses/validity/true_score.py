@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.frames.keys import codes_among
 from judgegrid.analyses.frames.label_weights import is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.stats.ppi import classical_mean, ppi_mean
@@ -310,7 +311,7 @@ def _games(verdicts: pd.DataFrame, at: np.ndarray, wrote: Wrote, column: str) ->
     look up fast): its outcome as ``rating`` and ``value`` (the one the judge's rows and the
     other people's rows are read by). Judge and system are categories (sorted), so that
     grouping a million games by them counts codes."""
-    said = pd.Categorical(verdicts[column], categories=list(OUTCOME)).codes
+    said = codes_among(verdicts[column], list(OUTCOME))
     known = said >= 0
     at = at[known]
     outcome = np.array(list(OUTCOME.values()))[said[known]]
