@@ -26,4 +26,4 @@ def codes_among(values: pd.Series | pd.Index, categories: Sequence[Any]) -> np.n
     each into a Python string first)."""
     found, distinct = pd.factorize(values)
     place = pd.Index(list(categories), dtype=object).get_indexer(distinct.astype(object))
-    return np.where(found >= 0, place[found], -1)
+    return np.append(place, -1)[found]  # a missing value's code, -1, takes the last: -1

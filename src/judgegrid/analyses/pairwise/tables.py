@@ -220,8 +220,10 @@ def people_preferences(labels: pd.DataFrame | None, criteria: Criteria) -> pd.Da
     answers = people_answers(labels, found)
     if answers.empty:
         return pd.DataFrame(columns=PEOPLE_COLUMNS)
-    named = {m: category_names(found[str(m)]) for m in answers["metric"].unique()}
-    names = [named[m][int(c)] for m, c in zip(answers["metric"], answers["code"], strict=True)]
+    names = np.empty(len(answers), dtype=object)
+    code = answers["code"].to_numpy(int)
+    for metric, at in answers.groupby("metric", sort=False).indices.items():
+        names[at] = np.asarray(category_names(found[str(metric)]), dtype=object)[code[at]]
     return pd.DataFrame(
         {"metric": answers["metric"], "pair": answers["sample_id"], "preferred": names},
         columns=PEOPLE_COLUMNS,
