@@ -205,9 +205,9 @@ def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:
     named = named.drop_duplicates(["metric", "sample_id"], keep="first")
     return pd.DataFrame(
         {
-            "metric": named["metric"].tolist(),
-            "pair": named["sample_id"].tolist(),
-            **{s: named[s].tolist() for s in SYSTEMS},
+            "metric": named["metric"].array,
+            "pair": named["sample_id"].array,
+            **{s: named[s].array for s in SYSTEMS},
         },
         columns=["metric", "pair", *SYSTEMS],
     )
