@@ -13,12 +13,6 @@ import numpy as np
 import pandas as pd
 
 
-def among(column: pd.Series | pd.Index, values: pd.Series | pd.Index) -> np.ndarray:
-    """``column.isin(values)`` as a boolean array, for many values: a set of them, once, and
-    the column looked up as objects."""
-    return pd.Series(column).astype(object).isin(set(values.to_numpy(object))).to_numpy(bool)
-
-
 def codes_among(values: pd.Series | pd.Index, categories: Sequence[Any]) -> np.ndarray:
     """Each value's position in ``categories``, -1 where it is none of them (or missing):
     ``pd.Categorical(values, categories).codes``, with only the distinct values looked up
@@ -27,3 +21,9 @@ def codes_among(values: pd.Series | pd.Index, categories: Sequence[Any]) -> np.n
     found, distinct = pd.factorize(values)
     place = pd.Index(list(categories), dtype=object).get_indexer(distinct.astype(object))
     return np.append(place, -1)[found]  # a missing value's code, -1, takes the last: -1
+
+
+def among(column: pd.Series | pd.Index, values: pd.Series | pd.Index) -> np.ndarray:
+    """``column.isin(values)`` as a boolean array, for many values: a set of them, once, and
+    the column looked up as objects."""
+    return pd.Series(column).astype(object).isin(set(values.to_numpy(object))).to_numpy(bool)
