@@ -6,8 +6,21 @@ pandas' ``isin`` on a column of Arrow strings makes a pyarrow scalar of each val
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
+
+
+def codes_among(values: pd.Series | pd.Index, categories: Sequence[Any]) -> np.ndarray:
+    """Each value's position in ``categories``, -1 where it is none of them (or missing):
+    ``pd.Categorical(values, categories).codes``, with only the distinct values looked up
+    (Arrow text dictionary-encodes a million values in 0.02 s, where a look-up a value turns
+    each into a Python string first)."""
+    found, distinct = pd.factorize(values)
+    place = pd.Index(list(categories), dtype=object).get_indexer(distinct.astype(object))
+    return np.append(place, -1)[found]  # a missing value's code, -1, takes the last: -1
 
 
 def among(column: pd.Series | pd.Index, values: pd.Series | pd.Index) -> np.ndarray:

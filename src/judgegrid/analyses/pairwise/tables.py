@@ -22,7 +22,6 @@ A pairwise criterion's cell is one pair (a sample) judged in both orders
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,7 @@ from judgegrid.analyses.frames.keys import among
 from judgegrid.analyses.pairwise import verdicts as pairwise
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.analyses.validity.true_score import pairwise_true_scores
-from judgegrid.core.pairwise import ORDERS, Combine
+from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine
 
 TABLES = (
     "pairwise_position",
@@ -88,7 +87,7 @@ def judged_cells(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
     systems (``system_a`` and ``system_b``: what wrote each answer, None where the details do
     not name two)."""
     rows = judged_rows(scores, criteria)
-    read = _read_details(rows["details"].to_numpy())
+    read = _read_details(rows["details"])
     return rows.drop(columns="details").assign(**{c: read[c] for c in (*ORDERS, *SYSTEMS)})
 
 
@@ -102,26 +101,52 @@ _DETAILS_SCHEMA = pa.schema(
 )
 
 
-def _read_details(texts: np.ndarray) -> dict[str, Any]:
+def _read_details(details: pd.Series) -> dict[str, Any]:
     """Each cell's winners and systems from its details (JSON text, or a dict). Half a million
     cells are read by pyarrow's JSON reader as one document of lines (a second, where
-    ``json.loads`` a cell took twenty); details it cannot read so (not JSON text, a winner that
-    is no text) are read one by one, as ``details_of`` reads them."""
-    if all(isinstance(t, str) and t and "\n" not in t for t in texts):
+    ``json.loads`` a cell took twenty), their text never a Python string; details it cannot
+    read so (not JSON text, a winner that is no text) are read one by one, as ``details_of``
+    reads them."""
+    document = _json_lines(details)
+    if document is not None:
+        options = pa_json.ParseOptions(
+            explicit_schema=_DETAILS_SCHEMA, unexpected_field_behavior="ignore"
+        )
         try:
-            lines = "\n".join(texts).encode("utf-8")
-            options = pa_json.ParseOptions(
-                explicit_schema=_DETAILS_SCHEMA, unexpected_field_behavior="ignore"
-            )
-            table = pa_json.read_json(io.BytesIO(lines), parse_options=options)
-        except (pa.ArrowInvalid, UnicodeEncodeError):
+            table = pa_json.read_json(pa.BufferReader(document), parse_options=options)
+        except pa.ArrowInvalid:
             pass
         else:
             orders = table.column("orders")
             read: dict[str, Any] = {
-                o: pc.struct_field(orders, [o, "winner"]).to_pylist() for o in ORDERS
+                o: pd.array(pc.struct_field(orders, [o, "winner"]), dtype="str") for o in ORDERS
             }
             return read | _arrow_systems(table.column("systems").combine_chunks())
+    return _details_one_by_one(details.to_numpy(object))
+
+
+def _json_lines(details: pd.Series) -> pa.Buffer | None:
+    """The cells' details as one document, a line each, made by Arrow from the column's own
+    text; None where a cell is not text, is empty or holds a line break (a line a cell is
+    then not a cell a line)."""
+    try:
+        texts = pa.array(details.array, type=pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    if texts.null_count or pc.any(pc.equal(pc.binary_length(texts), 0)).as_py():
+        return None
+    newline = pa.scalar("\n", pa.large_string())
+    lines = pc.binary_join_element_wise(texts, pa.scalar("", pa.large_string()), newline)
+    bounds = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset :][[0, len(lines)]]
+    document = lines.buffers()[2][bounds[0] : bounds[1]]
+    breaks = np.count_nonzero(np.frombuffer(document, dtype=np.uint8) == ord("\n"))
+    return document if breaks == len(texts) else None
+
+
+def _details_one_by_one(texts: np.ndarray) -> dict[str, Any]:
+    """``_read_details`` of details Arrow cannot read as lines, a cell at a time."""
     details = [details_of(t) for t in texts]
     out: dict[str, list[Any]] = {o: [] for o in ORDERS}
     for found in details:
@@ -140,18 +165,19 @@ def _two_systems(systems: Any) -> tuple[str, str] | None:
     return None
 
 
-def _arrow_systems(systems: pa.Array) -> dict[str, np.ndarray]:
+def _arrow_systems(systems: pa.Array) -> dict[str, pd.api.extensions.ExtensionArray]:
     """``_two_systems`` of each cell, from the column of lists pyarrow read (a missing name
-    reads "None", as ``str`` writes it), without a Python list a cell."""
+    reads "None", as ``str`` writes it), without a Python object a cell."""
     two = pc.fill_null(pc.equal(pc.list_value_length(systems), 2), False)
-    mask = two.to_numpy(zero_copy_only=False)
-    both = systems.filter(two)
-    out = {}
-    for k, name in enumerate(SYSTEMS):
-        column = np.full(len(systems), None, dtype=object)
-        column[mask] = pc.fill_null(pc.list_element(both, k), "None").to_numpy(zero_copy_only=False)
-        out[name] = column
-    return out
+    named = pc.if_else(two, systems, pa.scalar(None, systems.type))
+    unnamed = pa.scalar(None, pa.string())
+    return {
+        name: pd.array(
+            pc.if_else(two, pc.fill_null(pc.list_element(named, k), "None"), unnamed),
+            dtype="str",
+        )
+        for k, name in enumerate(SYSTEMS)
+    }
 
 
 def verdict_rows(scores: pd.DataFrame, criteria: Criteria) -> pd.DataFrame:
@@ -164,9 +190,7 @@ def cell_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
     """``verdict_rows`` of ``judged_cells``' table."""
     keys = cells[["metric", "judge", "sample_id"]].rename(columns={"sample_id": "pair"})
     each = [
-        keys.assign(
-            order=order, winner=cells[order].to_numpy(object), at=2 * np.arange(len(cells)) + k
-        )
+        keys.assign(order=order, winner=cells[order].array, at=2 * np.arange(len(cells)) + k)
         for k, order in enumerate(ORDERS)
     ]
     rows = pd.concat(each, ignore_index=True).sort_values("at", kind="stable")
@@ -181,9 +205,9 @@ def cell_systems(cells: pd.DataFrame) -> pd.DataFrame:
     named = named.drop_duplicates(["metric", "sample_id"], keep="first")
     return pd.DataFrame(
         {
-            "metric": named["metric"].tolist(),
-            "pair": named["sample_id"].tolist(),
-            **{s: named[s].tolist() for s in SYSTEMS},
+            "metric": named["metric"].array,
+            "pair": named["sample_id"].array,
+            **{s: named[s].array for s in SYSTEMS},
         },
         columns=["metric", "pair", *SYSTEMS],
     )
@@ -196,8 +220,10 @@ def people_preferences(labels: pd.DataFrame | None, criteria: Criteria) -> pd.Da
     answers = people_answers(labels, found)
     if answers.empty:
         return pd.DataFrame(columns=PEOPLE_COLUMNS)
-    named = {m: category_names(found[str(m)]) for m in answers["metric"].unique()}
-    names = [named[m][int(c)] for m, c in zip(answers["metric"], answers["code"], strict=True)]
+    names = np.empty(len(answers), dtype=object)
+    code = answers["code"].to_numpy(int)
+    for metric, at in answers.groupby("metric", sort=False).indices.items():
+        names[at] = np.asarray(category_names(found[str(metric)]), dtype=object)[code[at]]
     return pd.DataFrame(
         {"metric": answers["metric"], "pair": answers["sample_id"], "preferred": names},
         columns=PEOPLE_COLUMNS,
@@ -318,10 +344,11 @@ def criterion_tables(
     without people's preferences): the probes' pairs count only in the probe moves."""
     own = verdicts[~verdicts["pair"].isin(inputs.probed)]
     orders = pairwise.order_table(own)  # once: each rule and table combines the same pivot
-    both = pairwise.combined_orders(orders, inputs.rule)
+    each = {way: pairwise.combined_orders(orders, way) for way in COMBINE_RULES}
+    both = each[inputs.rule]
     rates = pairwise.win_rates(both, inputs.systems)
     tables = {
-        "pairwise_position": pairwise.position_bias(own, orders=orders),
+        "pairwise_position": pairwise.position_bias(own, orders=orders, both=each["mt-bench"]),
         "pairwise_combined": both,
         "pairwise_win_rates": rates,
         "pairwise_rankings": pairwise.ranking_agreement(rates),
@@ -333,11 +360,13 @@ def criterion_tables(
     people = inputs.people
     if people.empty:
         return tables, None
-    tables["pairwise_validity"] = pairwise.validity(both, people)
-    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders)
+    # once a rule: the join of a million verdicts with the people's preferences
+    merged = {way: pairwise.with_people(table, people) for way, table in each.items()}
+    tables["pairwise_validity"] = pairwise.validity(both, people, merged[inputs.rule])
+    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders, merged)
     if inputs.groups is not None and not inputs.groups.empty:
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
-    right = pairwise.right_table(both, people)  # once: the comparisons and the card's
+    right = pairwise.right_table(both, people, merged[inputs.rule])  # the comparisons' and card's
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
     tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems)
     if right.empty:

@@ -28,7 +28,8 @@ Each function states its missing-data rule in a ``missing`` column or its docstr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -36,11 +37,11 @@ import pandas as pd
 from scipy import stats
 
 from judgegrid.analyses.frames.juries import jury_name
-from judgegrid.analyses.frames.keys import among
+from judgegrid.analyses.frames.keys import codes_among
 from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
-from judgegrid.core.pairwise import COMBINE_RULES, Combine, combine
+from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine, combine
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
 POSITION_COLUMNS = [
@@ -120,62 +121,92 @@ def combined_orders(orders: pd.DataFrame, rule: Combine = "mt-bench") -> pd.Data
     wide = orders.dropna() if rule == "mt-bench" else orders
     wide = wide.reset_index()
     wide.columns.name = None
-    ab, ba = (wide[o].where(wide[o].notna(), None) for o in ("ab", "ba"))
-    wide["consistent"] = (ab == ba).to_numpy(dtype=bool)
+    # a verdict's place in ``SIDES``: its category's code + 1, and 0 for None, NaN or NA (the
+    # table holds only verdicts a, b and tie: ``order_table``)
+    ab, ba = (codes_among(wide[o], SIDES[1:]) + 1 for o in ORDERS)
+    wide["consistent"] = (ab == ba) & (ab > 0)
     wide["combined"] = _combine_each(ab, ba, rule)
     return wide[["judge", "pair", "ab", "ba", "consistent", "combined"]]
 
 
-def _combine_each(ab: pd.Series, ba: pd.Series, rule: Combine) -> np.ndarray:
-    """``combine`` of every pair's two orders, computed once for each of the 16 possible
-    (ab, ba) (a verdict or None in each) and looked up: an import brings a million pairs."""
-    sides: list[str | None] = [None, *CODES]
-    table = np.array([combine((x, y), rule) for x in sides for y in sides], dtype=object)
-    # a verdict's place in ``sides``: its category's code + 1, and 0 for None, NaN or NA
-    first, second = (
-        pd.Categorical(o.to_numpy(object), categories=sides[1:]).codes + 1 for o in (ab, ba)
-    )
-    return table[first.astype(int) * len(sides) + second]
+SIDES: list[str | None] = [None, *CODES]  # an order's verdict, or None: not judged
+
+
+def _combine_each(ab: np.ndarray, ba: np.ndarray, rule: Combine) -> np.ndarray:
+    """``combine`` of every pair's two orders (each its place in ``SIDES``), computed once for
+    each of the 16 possible (ab, ba) and looked up: an import brings a million pairs."""
+    table = np.array([combine((x, y), rule) for x in SIDES for y in SIDES], dtype=object)
+    return table[ab * len(SIDES) + ba]
 
 
 def position_bias(
     verdicts: pd.DataFrame,
     floor: float = CONSISTENCY_FLOOR,
     orders: pd.DataFrame | None = None,
+    both: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per judge: consistency over the swap and the first-position rate with its Wilson
     interval; ``flag`` says why the card flags the judge (its first-position interval excludes
     0.5, or fewer than ``floor`` of its verdicts survive the swap), empty when it does not.
-    ``orders``: the verdicts' ``order_table``, if already made."""
-    both = combined_orders(order_table(verdicts) if orders is None else orders)
-    judged = verdicts[_is_judged(verdicts["winner"])]
-    decided = judged[judged["winner"] != "tie"]
-    first = decided["winner"] == decided["order"].str[0]
+    ``orders``: the verdicts' ``order_table``, and ``both``: its MT-Bench ``combined_orders``,
+    if already made."""
+    if both is None:
+        both = combined_orders(order_table(verdicts) if orders is None else orders)
+    judges = sorted(verdicts["judge"].unique(), key=str)
+    counts = _verdict_counts(verdicts, judges)
+    pairs = both.groupby("judge", sort=False)["consistent"].agg(["size", "sum"])
     rows = []
-    for judge in sorted(verdicts["judge"].unique(), key=str):
-        pairs = both[both["judge"] == judge]
-        mine = (decided["judge"] == judge).to_numpy()
-        n, k = int(mine.sum()), int(first[mine].sum())
+    for j, judge in enumerate(judges):
+        size, agreed = pairs.loc[judge] if judge in pairs.index else (0, 0)
+        n, k = int(counts.decided[j]), int(counts.first[j])
         low, high = wilson_interval(k, n)
-        consistency = float(pairs["consistent"].mean()) if len(pairs) else float("nan")
+        consistency = agreed / size if size else float("nan")
         rows.append(
             {
                 "judge": judge,
-                "pairs": len(pairs),
-                "consistent": int(pairs["consistent"].sum()),
-                "consistency": consistency,
+                "pairs": int(size),
+                "consistent": int(agreed),
+                "consistency": float(consistency),
                 "verdicts": n,
                 "first": k,
                 "first_rate": k / n if n else float("nan"),
                 "ci_low": low,
                 "ci_high": high,
-                "ties": int(((judged["judge"] == judge) & (judged["winner"] == "tie")).sum()),
+                "ties": int(counts.ties[j]),
                 "flag": _position_flag(consistency, low, high, floor),
                 "ci_method": "Wilson score, 95%",
                 "missing": POSITION_MISSING,
             }
         )
     return pd.DataFrame(rows, columns=POSITION_COLUMNS)
+
+
+@dataclass(frozen=True)
+class VerdictCounts:
+    """Per judge (in the order asked): its non-tie verdicts, those that went to the answer
+    shown first, and its ties."""
+
+    decided: np.ndarray
+    first: np.ndarray
+    ties: np.ndarray
+
+
+def _verdict_counts(verdicts: pd.DataFrame, judges: Sequence[str]) -> VerdictCounts:
+    """``VerdictCounts`` of a million verdicts by codes: a verdict's code in ``CODES`` against
+    the code of its order's first answer (``ab``: a, ``ba``: b)."""
+    judge = codes_among(verdicts["judge"], judges)
+    winner = codes_among(verdicts["winner"], list(CODES))
+    shown_first = codes_among(verdicts["order"], ORDERS)
+    decided = (winner == CODES["a"]) | (winner == CODES["b"])
+
+    def per_judge(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(judge[mask], minlength=len(judges))
+
+    return VerdictCounts(
+        decided=per_judge(decided),
+        first=per_judge(decided & (winner == shown_first)),
+        ties=per_judge(winner == CODES["tie"]),
+    )
 
 
 def _position_flag(consistency: float, low: float, high: float, floor: float) -> str:
@@ -206,11 +237,21 @@ def kappa_with_interval(verdict: pd.Series, preferred: pd.Series) -> tuple[float
 def category_codes(values: pd.Series) -> np.ndarray:
     """Each value's code in ``CODES`` (NaN where it is none of a, b or tie): what
     ``values.map(CODES)`` gives, without a Python call a value (a million verdicts)."""
-    found = pd.Categorical(values.to_numpy(object), categories=list(CODES)).codes
+    found = codes_among(values, list(CODES))
     return np.where(found < 0, np.nan, found.astype(float))
 
 
-def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+def with_people(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+    """``both``' rows of the pairs people judged, each with their preference (``preferred``)
+    and the position of its row in ``people`` (``person``): the join every table against people
+    reads, made once per rule (a million verdicts)."""
+    preferred = people[["pair", "preferred"]].assign(person=np.arange(len(people)))
+    return both[["judge", "pair", "combined"]].merge(preferred, on="pair")
+
+
+def validity(
+    both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per judge, its combined verdicts (``combined``'s table) against people's preferences
     (``pair``, ``preferred``: a, b or tie; the pairs of this criterion: a pair of theirs the
     judge has no combined verdict for counts in ``unjudged``):
@@ -225,34 +266,41 @@ def validity(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
     - ``accuracy_half_credit``: over every pair, 1 right, 0.5 when exactly one side is a tie,
       0 wrong (bootstrap interval);
     - ``kappa``: Cohen's kappa over the categories a, b and tie (bootstrap interval).
+
+    ``merged``: ``with_people(both, people)``, if already made.
     """
-    merged = both.merge(people[["pair", "preferred"]], on="pair")
-    people_pairs = people["pair"].astype(object)  # once, not per judge (``among``)
+    merged = with_people(both, people) if merged is None else merged
+    verdict, preferred = merged["combined"], merged["preferred"]
+    same = (verdict == preferred).to_numpy(bool)
+    tie = (verdict == "tie").to_numpy(bool)
+    decided = ~tie & (preferred != "tie").to_numpy(bool)
+    credit = half_credit(verdict, preferred)
+    codes = np.column_stack([category_codes(verdict), category_codes(preferred)])
+    person = merged["person"].to_numpy(int)
+    at = merged.groupby("judge", sort=False).indices
     rows = []
     for judge in sorted(both["judge"].unique(), key=str):
-        mine = merged[merged["judge"] == judge]
-        decided = mine[(mine["combined"] != "tie") & (mine["preferred"] != "tie")]
-        right = int((decided["combined"] == decided["preferred"]).sum())
-        strict = int((mine["combined"] == mine["preferred"]).sum())
-        strict_low, strict_high = wilson_interval(strict, len(mine))
-        low, high = wilson_interval(right, len(decided))
-        credit = half_credit(mine["combined"], mine["preferred"])
-        credit_low, credit_high = mean_interval(credit)
-        kappa, kappa_low, kappa_high = kappa_with_interval(mine["combined"], mine["preferred"])
+        mine = at.get(judge, np.array([], dtype=int))
+        n, judged = len(mine), int(decided[mine].sum())
+        right, strict = int((same & decided)[mine].sum()), int(same[mine].sum())
+        strict_low, strict_high = wilson_interval(strict, n)
+        low, high = wilson_interval(right, judged)
+        credit_low, credit_high = mean_interval(credit[mine])
+        kappa, kappa_low, kappa_high = kappa_interval(codes[mine], len(CODES))
         rows.append(
             {
                 "judge": judge,
-                "pairs": len(mine),
-                "unjudged": int((~among(people_pairs, mine["pair"])).sum()),
-                "ties": int((mine["combined"] == "tie").sum()),
-                "accuracy": strict / len(mine) if len(mine) else float("nan"),
+                "pairs": n,
+                "unjudged": len(people) - len(np.unique(person[mine])),
+                "ties": int(tie[mine].sum()),
+                "accuracy": strict / n if n else float("nan"),
                 "accuracy_low": strict_low,
                 "accuracy_high": strict_high,
-                "decided": len(decided),
-                "accuracy_tie_excluded": right / len(decided) if len(decided) else float("nan"),
+                "decided": judged,
+                "accuracy_tie_excluded": right / judged if judged else float("nan"),
                 "ci_low": low,
                 "ci_high": high,
-                "accuracy_half_credit": float(credit.mean()) if len(credit) else float("nan"),
+                "accuracy_half_credit": float(credit[mine].mean()) if n else float("nan"),
                 "half_credit_low": credit_low,
                 "half_credit_high": credit_high,
                 "kappa": kappa,
@@ -275,27 +323,32 @@ def rule_accuracy(
     people: pd.DataFrame,
     chosen: Combine,
     orders: pd.DataFrame | None = None,
+    merged: Mapping[Combine, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Per judge, its accuracy against people's preferences under each combination rule
     (``COMBINE_RULES``), side by side: right = the combined verdict is the people's answer (a
     tie is right only against a tie), Wilson interval; ``chosen`` marks the criterion's own
-    rule, the one the card and ``pairwise_validity`` use. ``orders``: as ``position_bias``."""
-    orders = order_table(verdicts) if orders is None else orders
+    rule, the one the card and ``pairwise_validity`` use. ``orders``: as ``position_bias``;
+    ``merged``: per rule, ``with_people`` of its combined verdicts, if already made."""
     rows = []
     for way in COMBINE_RULES:
-        merged = combined_orders(orders, way).merge(people[["pair", "preferred"]], on="pair")
-        for judge in sorted(merged["judge"].unique(), key=str):
-            mine = merged[merged["judge"] == judge]
-            right, n = int((mine["combined"] == mine["preferred"]).sum()), len(mine)
-            low, high = wilson_interval(right, n)
+        joined = (merged or {}).get(way)
+        if joined is None:
+            orders = order_table(verdicts) if orders is None else orders
+            joined = with_people(combined_orders(orders, way), people)
+        right = (joined["combined"] == joined["preferred"]).to_numpy(bool)
+        by_judge = pd.Series(right, index=joined.index).groupby(joined["judge"], sort=True)
+        counts = by_judge.agg(["sum", "size"])
+        for judge, (k, n) in zip(counts.index, counts.to_numpy(), strict=True):
+            low, high = wilson_interval(int(k), int(n))
             rows.append(
                 {
                     "judge": judge,
                     "rule": way,
                     "chosen": way == chosen,
-                    "pairs": n,
-                    "right": right,
-                    "accuracy": right / n if n else float("nan"),
+                    "pairs": int(n),
+                    "right": int(k),
+                    "accuracy": k / n if n else float("nan"),
                     "ci_low": low,
                     "ci_high": high,
                     "ci_method": "Wilson score, 95%",
@@ -338,12 +391,17 @@ def group_accuracy(
     return table.sort_values(["judge", "group", "rule"], kind="stable").reset_index(drop=True)
 
 
-def right_table(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
+def right_table(
+    both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Pairs x judges: whether the judge's combined verdict is the people's preference (a tie
-    is not); NaN where the judge has no combined verdict for the pair."""
-    merged = both.merge(people[["pair", "preferred"]], on="pair")
-    merged["right"] = (merged["combined"] == merged["preferred"]).astype(float)
-    return merged.pivot_table(index="pair", columns="judge", values="right", aggfunc="first")
+    is not); NaN where the judge has no combined verdict for the pair. ``merged``:
+    ``with_people(both, people)``, if already made."""
+    merged = with_people(both, people) if merged is None else merged
+    right = merged[["pair", "judge"]].assign(
+        right=(merged["combined"] == merged["preferred"]).astype(float)
+    )
+    return right.pivot_table(index="pair", columns="judge", values="right", aggfunc="first")
 
 
 def comparisons(
@@ -447,7 +505,7 @@ def win_rates(both: pd.DataFrame, systems: pd.DataFrame, seed: int = 0) -> pd.Da
     FastChat's ``show_result.py`` counts them: ``win_rate`` = wins / pairs (Wilson interval),
     ``win_rate_adjusted`` = (wins + ties / 2) / pairs (bootstrap interval), the figure the
     systems are ranked by. Missing: pairs with a combined verdict."""
-    merged = both.merge(systems, on="pair")
+    merged = both[["judge", "pair", "combined"]].merge(systems, on="pair")
     sides = []
     for side, other in (("a", "b"), ("b", "a")):
         outcome = np.where(

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.frames.keys import codes_among
 from judgegrid.analyses.frames.label_weights import is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.stats.ppi import classical_mean, ppi_mean
@@ -259,12 +260,16 @@ def pairwise_true_scores(
     system_a, system_b`` (none recorded: the systems are the answers, ``a`` and ``b``)."""
     if both.empty or people.empty:
         return pd.DataFrame(columns=PAIRWISE_TRUE_SCORE_COLUMNS)
-    pairs = pd.Index(pd.unique(np.concatenate([_pairs(both), _pairs(people)])))
-    games = _games(both[["judge", "pair", "combined"]], systems, "combined", pairs)
-    said = _games(people[["pair", "preferred"]].assign(judge=""), systems, "preferred", pairs)
+    # each pair's position among both tables' pairs (first seen first): its ``sample_id``
+    at, pairs = pd.factorize(pd.concat([both["pair"], people["pair"]], ignore_index=True))
+    wrote = _wrote(systems, pd.Index(pairs))
+    games = _games(both[["judge", "combined"]], at[: len(both)], wrote, "combined")
+    said = _games(
+        people.assign(judge="")[["judge", "preferred"]], at[len(both) :], wrote, "preferred"
+    )
     rows = []
-    for (judge, system), block in games.groupby(["judge", "system"], sort=True):
-        mine = said.loc[said["system"] == system, ["sample_id", "value"]]
+    for (judge, system), block in games.groupby(["judge", "system"], sort=True, observed=True):
+        mine = said.loc[(said["system"] == system).to_numpy(bool), ["sample_id", "value"]]
         rows.append({**_row(block, mine), "judge": judge, "system": system, "chosen": False})
     return pd.DataFrame(rows, columns=PAIRWISE_TRUE_SCORE_COLUMNS)
 
@@ -273,27 +278,54 @@ def _pairs(frame: pd.DataFrame) -> np.ndarray:
     return frame["pair"].to_numpy(dtype=object)
 
 
-def _games(
-    verdicts: pd.DataFrame, systems: pd.DataFrame, column: str, pairs: pd.Index
-) -> pd.DataFrame:
-    """Each pair twice, once a system (``sample_id`` the pair's position in ``pairs``: whole
-    numbers look up fast): its outcome as ``rating`` and ``value`` (the one the judge's rows
-    and the other people's rows are read by)."""
-    known = verdicts[verdicts[column].isin(list(OUTCOME)).to_numpy(bool)]
-    at = pairs.get_indexer(pd.Index(_pairs(known)))
+@dataclass(frozen=True)
+class Wrote:
+    """Per pair (its position in the pairs' index): the code of the system that wrote answer a
+    and of the one that wrote b (a pair none is recorded for: the answer's own name, ``a`` or
+    ``b``), and the systems' names, sorted, that the codes index."""
+
+    a: np.ndarray
+    b: np.ndarray
+    names: pd.Index
+
+
+def _wrote(systems: pd.DataFrame, pairs: pd.Index) -> Wrote:
+    """Each pair's systems as codes, looked up once a pair (the first row that names it), so
+    that the games of a million verdicts take them by position, not by a pair's name."""
     by_pair = systems.reindex(columns=SYSTEM_COLUMNS).drop_duplicates("pair")
-    wrote = by_pair.set_index(pd.Index(_pairs(by_pair))).reindex(pairs[at])
-    outcome = known[column].map(OUTCOME).to_numpy(float)
+    where = pairs.get_indexer(pd.Index(_pairs(by_pair)))
+    found = where >= 0
+    sides = {}
+    for side in ("a", "b"):
+        named = np.full(len(pairs), side, dtype=object)
+        given = by_pair[f"system_{side}"].to_numpy(object)[found]
+        named[where[found]] = np.where(pd.isna(given), side, given)
+        sides[side] = named
+    names = pd.Index(pd.unique(np.concatenate(list(sides.values())))).sort_values()
+    a, b = (names.get_indexer(sides[side]) for side in ("a", "b"))
+    return Wrote(a, b, names)
+
+
+def _games(verdicts: pd.DataFrame, at: np.ndarray, wrote: Wrote, column: str) -> pd.DataFrame:
+    """Each pair twice, once a system (``sample_id`` the pair's code, ``at``: whole numbers
+    look up fast): its outcome as ``rating`` and ``value`` (the one the judge's rows and the
+    other people's rows are read by). Judge and system are categories (sorted), so that
+    grouping a million games by them counts codes."""
+    said = codes_among(verdicts[column], list(OUTCOME))
+    known = said >= 0
+    at = at[known]
+    outcome = np.array(list(OUTCOME.values()))[said[known]]
+    judges = pd.Categorical(verdicts["judge"][known])
     sides = [
         pd.DataFrame(
             {
-                "judge": known["judge"].to_numpy(),
+                "judge": judges,
                 "sample_id": at,
-                "system": wrote[f"system_{side}"].fillna(side).to_numpy(),
+                "system": pd.Categorical.from_codes(codes[at], wrote.names),
                 "rating": won,
                 "value": won,
             }
         )
-        for side, won in (("a", outcome), ("b", 1.0 - outcome))
+        for codes, won in ((wrote.a, outcome), (wrote.b, 1.0 - outcome))
     ]
     return pd.concat(sides, ignore_index=True)
