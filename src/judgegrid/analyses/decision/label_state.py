@@ -212,6 +212,8 @@ def chosen_undrawn(
     chosen with no draw of their annotator behind them, of a sample not in the ``sequence``
     otherwise (``draw_sequence``). Not a probability sample, as the weighted figures also
     leave them out (``frames.label_weights``); the state line says how many."""
+    if "chosen" not in labels or not labels["chosen"].fillna(0).astype(bool).any():
+        return 0  # the common case, without a look at every label
     drawn = draws[draws["metric"] == metric] if not draws.empty else draws
     covered = _covered(drawn)
     read = set(sequence["sample_id"].astype(str))
@@ -233,12 +235,13 @@ def _answers_of(
         when = mine["labelled_at"].astype(float).fillna(0.0).to_numpy()
     else:
         when = np.arange(len(mine), dtype=float)
-    chosen = mine["chosen"].fillna(0).astype(bool) if "chosen" in mine else [False] * len(mine)
+    chosen = (
+        mine["chosen"].fillna(0).astype(bool).tolist() if "chosen" in mine else [False] * len(mine)
+    )
+    columns = (mine[c].tolist() for c in ("annotator", "sample_id", "value"))  # not Arrow's scalars
     return {
-        (str(a), str(s)): (v, float(t), bool(c))
-        for a, s, v, t, c in zip(
-            mine["annotator"], mine["sample_id"], mine["value"], when, chosen, strict=True
-        )
+        (str(a), str(s)): (v, t, c)
+        for a, s, v, t, c in zip(*columns, when.tolist(), chosen, strict=True)
     }
 
 
