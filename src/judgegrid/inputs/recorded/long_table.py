@@ -469,6 +469,9 @@ def _as_lists(rows: pd.DataFrame, column: str) -> tuple[pd.Series, list[Problem]
     cells: list[str | None] = []
     problems = []
     for value, file, line in zip(rows[column], rows["file"], rows["line"], strict=True):
+        if value is None or (type(value) is float and value != value):  # the common empty cell
+            cells.append(None)
+            continue
         items: Any = list(value) if isinstance(value, list | tuple | np.ndarray) else value
         if isinstance(items, str):
             text, (items, _) = items, parse_list(items, None, False)
