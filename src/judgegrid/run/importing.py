@@ -299,9 +299,8 @@ def _pair_cell(
         "rule": rule,
         "imported": _origin(str(columns["file"][rows[0]]), [columns["line"][i] for i in rows]),
     }
-    cost, tokens_in, tokens_out, latency = (
-        _usage([columns[c][i] for i in rows]) for c in USAGE_COLUMNS
-    )
+    usage = [columns[c] for c in USAGE_COLUMNS]
+    cost, tokens_in, tokens_out, latency = [_usage([col[i] for i in rows]) for col in usage]
     score = None if combined is None else PAIR_WORDS[combined]
     return ScoreRow(
         str(sample_id), str(metric), str(judge), "", 0, 0, int(repeat), 0,

@@ -330,7 +330,8 @@ def _criteria(rows: pd.DataFrame, combine: Combine) -> dict[str, CriterionSpec]:
     """A criterion for each metric that is no judgegrid metric: pairwise where its rows give an
     order, else binary."""
     criteria = {}
-    ordered = set(rows.loc[~_missing(rows["order"]), "metric"].astype(str).str.strip())
+    given = rows.loc[~_missing(rows["order"]), "metric"].astype(str).str.strip()
+    ordered = set(given.unique().tolist())  # not a set of the column: a cell at a time
     for metric in rows["metric"].astype(str).str.strip().unique().tolist():
         if builtin_metric_named(metric) == metric:
             continue
