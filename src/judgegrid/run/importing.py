@@ -24,7 +24,6 @@ place and renamed into it at the end: a refusal or a crash leaves no half run be
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import time
@@ -43,7 +42,7 @@ from judgegrid.core.sample import Dataset
 from judgegrid.inputs.matrix import Matrix, matrix_from_data
 from judgegrid.inputs.recorded.formats import AUTO, ReadOptions, read_recorded
 from judgegrid.inputs.recorded.lines import MAX_LINE_BYTES
-from judgegrid.inputs.recorded.verdicts import Recorded
+from judgegrid.inputs.recorded.verdicts import USAGE_COLUMNS, Recorded
 from judgegrid.inputs.tasks import metric_axes
 from judgegrid.metrics import METRICS
 from judgegrid.store.lock import lock_run
@@ -60,6 +59,7 @@ NOT_CALLED = f"{IMPORTED}/"  # an imported judge's id: a provider no one routes
 UNRECORDED = "unrecorded-embedding"  # the embedding of an imported metric that needs one
 # json.dumps(..., ensure_ascii=False) builds an encoder every call: one kept, the same text
 _JSON = json.JSONEncoder(ensure_ascii=False)
+_ASCII = json.JSONEncoder()  # json.dumps' own defaults
 
 
 @dataclass(frozen=True)
@@ -197,14 +197,10 @@ def score_rows(recorded: Recorded, matrix: Matrix) -> Iterator[ScoreRow]:
     yield from _pairwise_rows(frame[ordered], criteria, now)
 
 
-def _usage(values: Sequence[Any]) -> float | None:
-    """A known figure, or None: NaN is unknown."""
-    total = 0.0
-    for value in values:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            return None
-        total += float(value)
-    return total
+def _usage(values: Sequence[float | None]) -> float | None:
+    """A cell's figure from its rows' (``_figures``), or None: one unknown makes it unknown."""
+    known = [v for v in values if v is not None]
+    return sum(known, 0.0) if len(known) == len(values) else None
 
 
 def _whole(value: float | None) -> int | None:
@@ -221,33 +217,34 @@ def _pointwise_rows(
     axes: Mapping[str, tuple[str, int, int]],
     now: float,
 ) -> Iterator[ScoreRow]:
-    columns = [frame[c].tolist() for c in ("sample_id", "metric", "judge", "repeat", "score")]
-    usage = [frame[c].tolist() for c in ("cost", "tokens_in", "tokens_out", "latency_s")]
-    places = [frame[c].tolist() for c in ("file", "line", "details")]
-    for (
-        sample_id,
-        metric,
-        judge,
-        repeat,
-        score,
-        cost,
-        t_in,
-        t_out,
-        latency,
-        file,
-        line,
-        more,
-    ) in zip(*columns, *usage, *places, strict=True):
-        details = _point_details(file, line, more)
-        criterion = metric in criteria
-        embedding, dimension, strictness = axes.get(metric, ("", 0, 0))
+    """A cell a verdict. Built a column at a time (the usage figures, the details' text, each
+    metric's axes): a cell's own Python work was most of a million-row import's writing."""
+    metrics = frame["metric"].tolist()
+    known = {m: (m in criteria, *axes.get(m, ("", 0, 0))) for m in set(metrics)}
+    scores = [float(s) for s in frame["score"].tolist()]
+    cost, latency = (_figures(frame[c]) for c in ("cost", "latency_s"))
+    t_in, t_out = (_counts(frame[c]) for c in ("tokens_in", "tokens_out"))
+    details = _point_details(frame["file"].tolist(), frame["line"].tolist(), frame["details"])
+    for sample_id, metric, judge, repeat, score, details_of, tokens_in, tokens_out, c, t in zip(
+        frame["sample_id"].tolist(), metrics, frame["judge"].tolist(),
+        frame["repeat"].tolist(), scores, details, t_in, t_out, cost, latency, strict=True,
+    ):  # fmt: skip
+        criterion, embedding, dimension, strictness = known[metric]
         yield ScoreRow(
             sample_id, metric, judge, embedding, dimension, strictness, int(repeat), 0, "scored",
-            float(score),
-            float(score) if criterion else None, "none" if criterion else None, None, None,
-            details, 0, _whole(_usage([t_in])),
-            _whole(_usage([t_out])), _usage([cost]), _usage([latency]), now,
+            score, score if criterion else None, "none" if criterion else None, None, None,
+            details_of, 0, tokens_in, tokens_out, c, t, now,
         )  # fmt: skip
+
+
+def _figures(values: pd.Series) -> list[float | None]:
+    """A column's figures, None where unknown (NaN): never read as 0."""
+    return [None if v != v else v for v in values.astype(float).tolist()]
+
+
+def _counts(values: pd.Series) -> list[int | None]:
+    """A column's counts (tokens) as whole numbers, None where unknown."""
+    return [None if v != v else int(v) for v in values.astype(float).tolist()]
 
 
 def _pairwise_rows(
@@ -256,7 +253,9 @@ def _pairwise_rows(
     """A pair's orders as one cell, its details as ``metrics.pairwise.pairwise_result`` keeps
     them (per order: the position chosen and the winner in the pair's terms). Grouped on plain
     lists: a pandas group a pair costs 0.1 ms, a minute for half a million pairs."""
-    columns = {c: frame[c].tolist() for c in frame.columns}
+    kept = ("metric", "judge", "sample_id", "repeat", "order", "winner", "details", "file", "line")
+    columns = {c: frame[c].tolist() for c in kept}
+    columns.update({c: _figures(frame[c]) for c in USAGE_COLUMNS})  # NaN as None, once a column
     cells: dict[tuple[Any, ...], list[int]] = {}
     keys = zip(
         columns["metric"], columns["judge"], columns["sample_id"], columns["repeat"], strict=True
@@ -300,10 +299,8 @@ def _pair_cell(
         "rule": rule,
         "imported": _origin(str(columns["file"][rows[0]]), [columns["line"][i] for i in rows]),
     }
-    cost, tokens_in, tokens_out, latency = (
-        _usage([columns[c][i] for i in rows])
-        for c in ("cost", "tokens_in", "tokens_out", "latency_s")
-    )
+    usage = [columns[c] for c in USAGE_COLUMNS]
+    cost, tokens_in, tokens_out, latency = [_usage([col[i] for i in rows]) for col in usage]
     score = None if combined is None else PAIR_WORDS[combined]
     return ScoreRow(
         str(sample_id), str(metric), str(judge), "", 0, 0, int(repeat), 0,
@@ -315,15 +312,20 @@ def _pair_cell(
     )  # fmt: skip
 
 
-def _point_details(file: str, line: str, more: Any) -> str:
-    """A pointwise cell's details as JSON text: where it came from, that no call was made, and
-    what else the source recorded (written without ``json.dumps`` in the common case, a row
-    with nothing more: a third of a million-row import's time went to it)."""
-    if isinstance(more, str):
-        details = {"imported": _origin(file, line), **_kept(more)}
-        return _JSON.encode(details)
-    where = json.dumps(file, ensure_ascii=False)
-    return f'{{"imported": {{"file": {where}, "line": {json.dumps(line)}, "calls": 0}}}}'
+def _point_details(files: list[str], lines: list[Any], more: pd.Series) -> list[str]:
+    """Each pointwise cell's details as JSON text: where it came from, that no call was made,
+    and what else the source recorded. A row with nothing more (the common case) is written as
+    text around its file's and line's JSON, not through ``json.dumps`` of a dict: a third of a
+    million-row import's time went to it."""
+    wheres = {file: json.dumps(file, ensure_ascii=False) for file in set(files)}
+    texts = [
+        f'{{"imported": {{"file": {wheres[file]}, "line": {_ASCII.encode(line)}, "calls": 0}}}}'
+        for file, line in zip(files, lines, strict=True)
+    ]
+    for i, extra in enumerate(more.tolist()):
+        if isinstance(extra, str):
+            texts[i] = _JSON.encode({"imported": _origin(files[i], lines[i]), **_kept(extra)})
+    return texts
 
 
 def _kept(details: Any) -> dict[str, Any]:

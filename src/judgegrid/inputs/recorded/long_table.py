@@ -330,7 +330,8 @@ def _criteria(rows: pd.DataFrame, combine: Combine) -> dict[str, CriterionSpec]:
     """A criterion for each metric that is no judgegrid metric: pairwise where its rows give an
     order, else binary."""
     criteria = {}
-    ordered = set(rows.loc[~_missing(rows["order"]), "metric"].astype(str).str.strip())
+    given = rows.loc[~_missing(rows["order"]), "metric"].astype(str).str.strip()
+    ordered = set(given.unique().tolist())  # not a set of the column: a cell at a time
     for metric in rows["metric"].astype(str).str.strip().unique().tolist():
         if builtin_metric_named(metric) == metric:
             continue
@@ -469,6 +470,9 @@ def _as_lists(rows: pd.DataFrame, column: str) -> tuple[pd.Series, list[Problem]
     cells: list[str | None] = []
     problems = []
     for value, file, line in zip(rows[column], rows["file"], rows["line"], strict=True):
+        if value is None or (type(value) is float and value != value):  # the common empty cell
+            cells.append(None)
+            continue
         items: Any = list(value) if isinstance(value, list | tuple | np.ndarray) else value
         if isinstance(items, str):
             text, (items, _) = items, parse_list(items, None, False)
