@@ -99,7 +99,7 @@ def test_an_unwanted_child_with_a_sigterm_handler_is_still_stopped():
 
 @pytest.mark.parametrize("fork", [True, False])
 def test_first_free_work_goes_to_one_process_only(fork):
-    claim = forked.FirstFree()
+    claim = forked.FirstFree(lambda: None)
     child = Forked(claim.take, fork=fork)
     if fork:
         child._process.join()  # the child asks first

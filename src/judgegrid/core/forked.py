@@ -89,12 +89,18 @@ class Forked(Generic[T]):
 
 class FirstFree:
     """A piece of work that either of two processes may do, done by the first to come to it
-    (``take`` answers True once, in whichever process asks first): the report's scores.csv goes
-    to whichever half finishes its own work first, so neither core waits on the other for it.
-    Made before the fork, so that both processes share its flag."""
+    (``take`` answers True once, in whichever process asks first; ``do`` does the work then):
+    the report's scores.csv goes to whichever half finishes its own work first, so neither core
+    waits on the other for it. Made before the fork, so that both processes share its flag."""
 
-    def __init__(self) -> None:
+    def __init__(self, work: Callable[[], object]) -> None:
+        self._work = work
         self._taken = multiprocessing.get_context("fork" if can_fork() else None).Value("b", 0)
+
+    def do(self) -> None:
+        """The work, if no process has taken it yet."""
+        if self.take():
+            self._work()
 
     def take(self) -> bool:
         lock = self._taken.get_lock()
