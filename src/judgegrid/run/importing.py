@@ -244,7 +244,7 @@ def _figures(values: pd.Series) -> list[float | None]:
 
 def _counts(values: pd.Series) -> list[int | None]:
     """A column's counts (tokens) as whole numbers, None where unknown."""
-    return [None if v != v else int(v) for v in values.astype(float).tolist()]
+    return [_whole(v) for v in _figures(values)]
 
 
 def _pairwise_rows(

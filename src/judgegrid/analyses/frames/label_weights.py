@@ -226,7 +226,8 @@ def sampling_words(
 
 
 def chosen_words(chosen: int) -> str:
-    """What the report and the state line say of labels chosen on the view page."""
+    """What the report and the card say of labels chosen on the view page (the state line,
+    shorter: ``decision.label_state``)."""
     return (
         f"{chosen} label{'s' if chosen != 1 else ''} chosen on the view page "
         f"{'are' if chosen != 1 else 'is'} not counted in the weighted figures"
