@@ -789,6 +789,10 @@ ROWS: dict[str, Row] = {
         names=("--annotator", "a name is needed"),
         one_line=True,
     ),
+    "label with --batch 0": Row(
+        cli=lambda p: ["label", p.run_dir(), "--batch", "0"],
+        names=("--batch", "greater than or equal to 1"),
+    ),
     "label with an empty --annotator": Row(
         cli=lambda p: ["label", p.run_dir(), "--annotator", ""],
         names=("--annotator", "a name is needed"),
