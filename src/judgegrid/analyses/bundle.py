@@ -400,7 +400,7 @@ def validity_analysis(
     tables |= people_tables(scores, metric_labels, scales, weights)
     tables |= criterion_tables(run, criterion_labels, outcomes, weights)
     paired, pair_right = pairwise_tables.pairwise_run_tables(
-        run.every_row, criterion_labels, run.criteria, info, facts.jury_panels
+        run.every_row, criterion_labels, run.criteria, info, facts.jury_panels, weights, sampling
     )
     tables |= paired
     probed = pairwise_tables.without_pairwise(run.probe_rows, run.criteria)

@@ -24,8 +24,8 @@ the weighted one, its interval read at its effective number of samples, and each
 comparison (and the margin's bound) the weighted paired bootstrap (``stats.weighted``); where
 every label counts as drawn uniformly, the figures are the unweighted ones. Either way the
 evidence says which (``sampling``) and how many labels each item rests on. People's
-preferences on the pairs rung (a pairs run's, one item a person and pair) are weighted the
-same way, by their queue's draws of each pair.
+preferences on the pairs rung (a pairs run's, one item a person and pair) and a pairwise
+criterion's are weighted the same way, by their queue's draws of each pair.
 """
 
 from __future__ import annotations
@@ -38,12 +38,7 @@ import pandas as pd
 
 from judgegrid.analyses.decision.outcome import outcome, usage_of
 from judgegrid.analyses.frames.juries import is_jury
-from judgegrid.analyses.frames.label_weights import (
-    CHOSEN_ONLY_WORDS,
-    UNIFORM_WORDS,
-    is_uniform,
-    metric_weights,
-)
+from judgegrid.analyses.frames.label_weights import UNIFORM_WORDS, is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import choice_ratings, pooled_by_choice
 from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
@@ -62,7 +57,6 @@ from judgegrid.core.records import PREFERENCE
 from judgegrid.core.scales import PLAIN, Scales
 
 MIN_AGREEMENT_JUDGES = 3
-UNWEIGHTED_WORDS = "labels drawn by a queue, not weighted"
 
 
 @dataclass(frozen=True)
@@ -148,15 +142,6 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     )
 
 
-def _sampling(sources: CardSources, metric: str, weighted: bool) -> str:
-    """What the rung's labels stand for, in words; a queue's labels whose evidence is not
-    weighted (a pairwise criterion's preferences, whose pairs carry no weight yet) say so
-    rather than claim to stand for all the samples (labels all chosen on the view page say
-    that instead: no queue drew them)."""
-    words = sources.sampling.get(metric, UNIFORM_WORDS)
-    return words if weighted or words in (UNIFORM_WORDS, CHOSEN_ONLY_WORDS) else UNWEIGHTED_WORDS
-
-
 def _weights_of(sources: CardSources, metric: str, samples: pd.Index) -> np.ndarray | None:
     """The labelled ``samples``' weights for ``metric``, or None where all are 1."""
     if sources.label_weights.empty:
@@ -187,7 +172,7 @@ def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | N
         interval=accuracy_interval,
         next_if_named="none needed: the interval excludes chance",
         weighting=None if weights is None else share_weighting(weights.to_numpy(float)),
-        sampling=_sampling(sources, metric, weighted=weights is not None),
+        sampling=sources.sampling.get(metric, UNIFORM_WORDS),
         label_counts=None if counts is None else counts.to_numpy(int),
     )
 
