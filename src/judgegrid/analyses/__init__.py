@@ -93,6 +93,7 @@ if TYPE_CHECKING:
         modal_codes,
         wordings,
     )
+    from judgegrid.analyses.frames.keys import person_item
     from judgegrid.analyses.frames.tables import (
         CONFIG_AXES,
         by_judge_and_embedding,
@@ -183,6 +184,7 @@ _HOMES = {
         "modal_codes",
         "wordings",
     ),
+    "frames.keys": ("person_item",),
     "frames.tables": (
         "CONFIG_AXES",
         "by_judge_and_embedding",
@@ -281,6 +283,7 @@ __all__ = [
     "outcome",
     "pair_accuracy",
     "pair_outcomes",
+    "person_item",
     "power_tuning",
     "ppi_mean",
     "preference_design",

@@ -393,13 +393,14 @@ def validity_analysis(
     weights = label_weights.sample_weights(human_labels, inputs.label_draws, populations)
     sampling = label_weights.sampling_words(weights, inputs.label_draws, populations)
     human_labels, weights = label_weights.without_chosen(human_labels, weights)
+    preferred, preference_sampling = preference_weights(inputs, pairs)
     metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
     pointwise = pointwise_criteria(run.criteria)
     outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
     tables |= people_tables(scores, metric_labels, scales, weights)
     tables |= criterion_tables(run, criterion_labels, outcomes, weights)
     paired, pair_right = pairwise_tables.pairwise_run_tables(
-        run.every_row, criterion_labels, run.criteria, info, facts.jury_panels
+        run.every_row, criterion_labels, run.criteria, info, facts.jury_panels, weights, sampling
     )
     tables |= paired
     probed = pairwise_tables.without_pairwise(run.probe_rows, run.criteria)
@@ -420,8 +421,10 @@ def validity_analysis(
         margin=facts.margin,
         probe_pairs=tables["probe_pairs"],
         people_right=criterion_validity.people_right(outcomes, weights) | pair_right,
-        label_weights=weights,
-        sampling=sampling,
+        label_weights=pd.concat([weights, preferred], ignore_index=True)
+        if not preferred.empty
+        else weights,
+        sampling={**sampling, **preference_sampling},
         draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
         answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
         choices=choices,
@@ -450,6 +453,26 @@ def validity_analysis(
         validity.aspect_notes(info),
         usage=usage_tables(run.every_row, calls, inputs.step_names),
     )
+
+
+def preference_weights(
+    inputs: ValidityInputs, pairs: pd.DataFrame
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """People's preferences' weights for the card's pairs rung (``label_weights.person_weights``:
+    each person's draws of a pair, under metric ``preference``) and what they stand for in
+    words; nothing where no one gave a preference. ``N`` of a preference with a probability
+    and no draw: the data set's pairs (``pairs`` of source ``labels``)."""
+    answers = inputs.answers
+    given = pd.DataFrame() if answers is None or answers.empty else answers
+    if not given.empty:
+        given = given[(given["metric"] == PREFERENCE) & given["value"].notna()]
+    if given.empty:
+        return pd.DataFrame(columns=label_weights.WEIGHT_COLUMNS), {}
+    dataset = pairs.loc[pairs["source"] == "labels", "pair"].nunique() if not pairs.empty else 0
+    sizes = {PREFERENCE: int(dataset)} if dataset else {}
+    weights = label_weights.person_weights(given, inputs.label_draws, sizes)
+    words = label_weights.sampling_words(weights, inputs.label_draws, sizes, unit="pairs")
+    return weights, words
 
 
 def label_state_of(

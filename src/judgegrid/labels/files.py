@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgegrid.analyses import ASPECT_METRICS, PAIR_COLUMNS
+from judgegrid.analyses import ASPECT_METRICS, PAIR_COLUMNS, person_item
 from judgegrid.analyses import LABEL_COLUMNS as HUMAN_LABEL_COLUMNS
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError, OptionError, Problem
@@ -351,7 +351,7 @@ def people_pairs(stored: pd.DataFrame) -> pd.DataFrame:
             rows.append(
                 {
                     "source": "people",
-                    "pair": f"{info['pair']}/{annotator}",
+                    "pair": person_item(info["pair"], annotator),
                     "aspect": info["aspect"],
                     "metric": metric,
                     "preferred": info["preferred"],

@@ -4,56 +4,19 @@ per order, and the card's evidence and flags; checked against counts made by han
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
 import pandas as pd
 import pytest
 
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.analyses.pairwise import tables as pairwise_tables
 from judgegrid.core.criterion import CriterionSpec
+from support.pairwise_judges import pairwise_cell as cell
 
 BETTER = CriterionSpec(
     name="better", definition="Which?", type="pairwise", compare=("response", "response_b")
 )
 POLITE = CriterionSpec(name="polite", definition="Polite?", type="binary")
 CRITERIA = {"better": BETTER, "polite": POLITE}
-
-
-def cell(judge, pair, ab, ba, repeat=0, status="scored", wording=0):
-    """A pairwise cell's score row with the winners of its two orders."""
-    orders = {
-        order: {"winner": winner, "position": "A" if winner == order[0] else "B"}
-        for order, winner in (("ab", ab), ("ba", ba))
-    }
-    combined = ab if ab == ba else "tie"
-    score = {"a": 1.0, "tie": 0.5, "b": 0.0}[combined]
-    return {
-        "metric": "better",
-        "judge": judge,
-        "embedding": "",
-        "dimension": 0,
-        "strictness": 0,
-        "sample_id": pair,
-        "repeat": repeat,
-        "wording": wording,
-        "status": status,
-        "score": score if status == "scored" else np.nan,
-        "answer": score if status == "scored" else np.nan,
-        "weighting": "none",
-        "details": json.dumps(
-            {"orders": orders, "combined": combined, "systems": ["model-x", "model-y"]}
-        ),
-        "calls": 2,
-        "tokens_in": 10,
-        "tokens_out": 2,
-        "cost": 0.0,
-        "latency_s": 0.1,
-        "reason": "",
-        "error": None if status == "scored" else "failed",
-        "finished_at": 0.0,
-    }
 
 
 def labels(preferred):

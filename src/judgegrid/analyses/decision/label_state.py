@@ -47,7 +47,7 @@ from judgegrid.analyses.decision.anytime import (
 )
 from judgegrid.analyses.decision.ladder import CardSources, pair_right
 from judgegrid.analyses.decision.sampling import LabelDesign, metric_design, preference_design
-from judgegrid.analyses.frames.keys import among
+from judgegrid.analyses.frames.keys import among, person_item
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
 from judgegrid.analyses.validity.people import mean_labels
@@ -253,7 +253,7 @@ def _covered(drawn: pd.DataFrame) -> set[tuple[str, str]]:
 
 
 def _item(sample: str, annotator: str, per_person: bool) -> str:
-    return f"{sample}/{annotator}" if per_person else sample
+    return person_item(sample, annotator) if per_person else sample
 
 
 def label_state(

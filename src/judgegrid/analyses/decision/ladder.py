@@ -23,25 +23,22 @@ probabilities (``frames.label_weights``: weights not all 1), each judge's rho or
 the weighted one, its interval read at its effective number of samples, and each paired
 comparison (and the margin's bound) the weighted paired bootstrap (``stats.weighted``); where
 every label counts as drawn uniformly, the figures are the unweighted ones. Either way the
-evidence says which (``sampling``) and how many labels each item rests on.
+evidence says which (``sampling``) and how many labels each item rests on. People's
+preferences on the pairs rung (a pairs run's, one item a person and pair) and a pairwise
+criterion's are weighted the same way, by their queue's draws of each pair.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.decision.outcome import outcome, usage_of
 from judgegrid.analyses.frames.juries import is_jury
-from judgegrid.analyses.frames.label_weights import (
-    CHOSEN_ONLY_WORDS,
-    UNIFORM_WORDS,
-    is_uniform,
-    metric_weights,
-)
+from judgegrid.analyses.frames.label_weights import UNIFORM_WORDS, is_uniform, metric_weights
 from judgegrid.analyses.frames.ratings import choice_ratings, pooled_by_choice
 from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
@@ -56,10 +53,10 @@ from judgegrid.analyses.validity.criteria import PeopleRight
 from judgegrid.analyses.validity.pairs import pair_outcomes
 from judgegrid.analyses.validity.people import by_rho, mean_labels
 from judgegrid.analyses.validity.probes import probe_outcomes
+from judgegrid.core.records import PREFERENCE
 from judgegrid.core.scales import PLAIN, Scales
 
 MIN_AGREEMENT_JUDGES = 3
-UNWEIGHTED_WORDS = "labels drawn by a queue, not weighted"
 
 
 @dataclass(frozen=True)
@@ -82,7 +79,8 @@ class CardSources:
     # per criterion: its answers right or wrong against people (``validity.criteria``)
     people_right: Mapping[str, PeopleRight] = field(default_factory=dict)
     # each labelled sample's weight (``frames.label_weights.sample_weights``) and, per metric,
-    # what the people rung's figures stand for in words ("labels drawn uniformly")
+    # what the people rung's figures stand for in words ("labels drawn uniformly"); people's
+    # preferences under metric ``preference``, one item a person and pair (``person_weights``)
     label_weights: pd.DataFrame = field(default_factory=pd.DataFrame)
     sampling: Mapping[str, str] = field(default_factory=dict)
     # the labelling queue's stored draws (``records.DRAW_COLUMNS``) and every answer in label
@@ -144,15 +142,6 @@ def people_evidence(metric: str, sources: CardSources) -> Evidence | None:
     )
 
 
-def _sampling(sources: CardSources, metric: str, weighted: bool) -> str:
-    """What the rung's labels stand for, in words; a queue's labels whose evidence is not
-    weighted (a pairwise criterion's preferences, whose pairs carry no weight yet) say so
-    rather than claim to stand for all the samples (labels all chosen on the view page say
-    that instead: no queue drew them)."""
-    words = sources.sampling.get(metric, UNIFORM_WORDS)
-    return words if weighted or words in (UNIFORM_WORDS, CHOSEN_ONLY_WORDS) else UNWEIGHTED_WORDS
-
-
 def _weights_of(sources: CardSources, metric: str, samples: pd.Index) -> np.ndarray | None:
     """The labelled ``samples``' weights for ``metric``, or None where all are 1."""
     if sources.label_weights.empty:
@@ -183,14 +172,19 @@ def criterion_people_evidence(metric: str, sources: CardSources) -> Evidence | N
         interval=accuracy_interval,
         next_if_named="none needed: the interval excludes chance",
         weighting=None if weights is None else share_weighting(weights.to_numpy(float)),
-        sampling=_sampling(sources, metric, weighted=weights is not None),
+        sampling=sources.sampling.get(metric, UNIFORM_WORDS),
         label_counts=None if counts is None else counts.to_numpy(int),
     )
 
 
 def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     """Rung 2: right or wrong on each preference pair (or designed contrast); a pair a judge
-    did not score (a failed cell) is wrong, as a tie is."""
+    did not score (a failed cell) is wrong, as a tie is. People's preferences (source
+    ``people``, one item a person and pair) stand for all the pairs, as the people rung's
+    labels for all the samples: each weighs its person's draws of the pair
+    (``label_weights.person_weights``, in ``label_weights`` under metric ``preference``), a
+    data set's pair or a preference no draw stands behind weight 1; the figures say so
+    (``sampling``)."""
     pairs = sources.pairs
     pairs = pairs[pairs["metric"] == metric] if not pairs.empty else pairs
     if pairs.empty:
@@ -198,9 +192,17 @@ def pair_evidence(metric: str, sources: CardSources) -> Evidence | None:
     right = pair_right(sources.scores, pairs, sources.scales)
     if right is None:
         return None
-    from_people = (pairs["source"] == "labels").any()
-    return binary_evidence(
-        right, "pairs", "preference pairs" if from_people else "designed contrasts"
+    preferred = pairs["source"].isin(["labels", "people"]).any()
+    evidence = binary_evidence(
+        right, "pairs", "preference pairs" if preferred else "designed contrasts"
+    )
+    if not (pairs["source"] == "people").any():
+        return evidence  # the data set's pairs (or contrasts) alone: every one counts once
+    weights = _weights_of(sources, PREFERENCE, right.index)
+    return replace(
+        evidence,
+        weighting=None if weights is None else share_weighting(weights),
+        sampling=sources.sampling.get(PREFERENCE, UNIFORM_WORDS),
     )
 
 

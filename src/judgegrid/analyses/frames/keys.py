@@ -47,3 +47,11 @@ def with_text_keys(frame: pd.DataFrame) -> pd.DataFrame:
     objects."""
     kept = [c for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)]
     return frame.astype(dict.fromkeys(kept, "str")) if kept else frame
+
+
+def person_item(item: str, annotator: str) -> str:
+    """One person's answer on ``item`` as an item of its own (``pair/annotator``): the pairs rung
+    scores each person's preference as one pair, and its weight is that person's draws of the
+    pair (``label_weights.person_weights``), so the preference, its draws and the labelling
+    state's sequence must name it alike."""
+    return f"{item}/{annotator}"

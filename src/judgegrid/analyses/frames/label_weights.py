@@ -23,6 +23,9 @@ exactly the Hansen-Hurwitz draws; with every label drawn uniformly, 1 for every 
 figures are today's, unweighted). Several annotators drawing from different designs make it an
 approximation (their draws are not pooled), which the docs say.
 
+People's preferences in a pairs run (``person_weights``) are weighted alike, with each
+person's preference of a pair an item of its own: the pairs rung scores one per person and pair.
+
 Missing data: a label with no value (a skip) is no observation, and a draw of a sample the
 annotator has not labelled (not yet answered, or skipped) counts for nothing.
 """
@@ -33,6 +36,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+
+from judgegrid.analyses.frames.keys import person_item
 
 WEIGHT_COLUMNS = ["metric", "sample_id", "weight", "labels", "draws", "chosen"]
 UNIFORM_WORDS = "labels drawn uniformly"
@@ -91,6 +96,30 @@ def sample_weights(
     if chosen.any():
         out = _with_chosen(out, table.loc[chosen, keys])
     return out.assign(chosen=out.get("chosen", 0)).reindex(columns=WEIGHT_COLUMNS)
+
+
+def person_weights(
+    labels: pd.DataFrame | None,
+    draws: pd.DataFrame | None = None,
+    populations: Mapping[str, int] | None = None,
+) -> pd.DataFrame:
+    """``sample_weights`` with each person's answer an item of its own (``keys.person_item``,
+    ``pair/annotator``): people's preferences, which the pairs rung scores one per person. A
+    preference weighs the sum of its person's draws of the pair, ``1 / (N q)`` each (a pair
+    drawn twice counts twice), not an average over the people who answered the pair; one no
+    draw stands behind counts as drawn uniformly (weight 1)."""
+    return sample_weights(_per_person(labels), _per_person(draws), populations)
+
+
+def _per_person(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+    """``frame`` (labels or draws) with each sample id made its annotator's own item."""
+    if frame is None or frame.empty:
+        return frame
+    items = [
+        person_item(str(s), str(a))
+        for s, a in zip(frame["sample_id"], frame["annotator"], strict=True)
+    ]
+    return frame.assign(sample_id=items)
 
 
 def without_chosen(
@@ -196,11 +225,15 @@ def populations(scores: pd.DataFrame, labels: pd.DataFrame | None) -> dict[str, 
 
 
 def sampling_words(
-    weights: pd.DataFrame, draws: pd.DataFrame | None, sizes: Mapping[str, int]
+    weights: pd.DataFrame,
+    draws: pd.DataFrame | None,
+    sizes: Mapping[str, int],
+    unit: str = "samples",
 ) -> dict[str, str]:
     """Per labelled metric, what its figures from labels stand for, in words for the report
     and the card: "labels drawn uniformly", or "labels weighted by the queue's draw
-    probabilities over N samples" (N: the queue's design, else the run's samples); with
+    probabilities over N samples" (N: the queue's design, else the run's samples; ``unit``:
+    what the design draws, "pairs" for people's preferences); with
     labels chosen on the view page, that "N labels chosen on the view page are not counted in
     the weighted figures" (``CHOSEN_ONLY_WORDS`` where every label was chosen so)."""
     if weights.empty:
@@ -219,7 +252,7 @@ def sampling_words(
             words = UNIFORM_WORDS
         else:
             population = drawn.get(str(metric), sizes.get(str(metric)))
-            over = f" over {population} samples" if population else ""
+            over = f" over {population} {unit}" if population else ""
             words = f"labels weighted by the queue's draw probabilities{over}"
         out[str(metric)] = words + (f"; {chosen_words(chosen)}" if chosen else "")
     return out

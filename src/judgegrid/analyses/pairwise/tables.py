@@ -40,10 +40,9 @@ from judgegrid.analyses.frames.criteria import (
     people_answers,
 )
 from judgegrid.analyses.frames.juries import jury_rows
-from judgegrid.analyses.frames.keys import among
 from judgegrid.analyses.pairwise import verdicts as pairwise
-from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
-from judgegrid.analyses.validity.true_score import pairwise_true_scores
+from judgegrid.analyses.validity.criteria import PeopleRight, weighted_right
+from judgegrid.analyses.validity.true_score import drawn_of, pairwise_true_scores
 from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine
 
 TABLES = (
@@ -284,6 +283,11 @@ class PairInputs:
     probed: set[str]
     rule: Combine = "mt-bench"
     groups: pd.DataFrame | None = None
+    # the labels' weights (``frames.label_weights.sample_weights``) and what they stand for in
+    # words (``sampling_words``): the criterion's own draws weight its people's preferences
+    metric: str = ""
+    weights: pd.DataFrame | None = None
+    sampling: str = ""
 
 
 def pairwise_run_tables(
@@ -292,12 +296,17 @@ def pairwise_run_tables(
     criteria: Criteria,
     sample_info: Mapping[str, Mapping[str, Any]] | None = None,
     panels: Sequence[Sequence[str]] = (),
+    weights: pd.DataFrame | None = None,
+    sampling: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, PeopleRight]]:
     """Every pairwise table of the run (``TABLES``, each with a ``metric`` column first) and,
     per criterion with people's preferences, the card's evidence (right or wrong per pair and
     judge, the combined verdict against the people's; a tie or no verdict is wrong) with its
     no-information rate. ``scores``: every row, the probes' too; ``labels``: the criteria's
-    people's labels (``sample_id, metric, annotator, value``); ``panels``: the juries."""
+    people's labels (``sample_id, metric, annotator, value``); ``panels``: the juries;
+    ``weights``: each labelled pair's (``frames.label_weights.sample_weights``: the criterion
+    queue's draws), which the card's evidence and the true score read, ``sampling`` their
+    words (None: every pair counts once)."""
     info = sample_info or {}
     found = pairwise_criteria(criteria)
     cells = judged_cells(scores, found)
@@ -317,6 +326,9 @@ def pairwise_run_tables(
             probed=probe_ids(info),
             rule=found[metric].combine,
             groups=group_rows(info),
+            metric=metric,
+            weights=weights,
+            sampling=(sampling or {}).get(metric, ""),
         )
         tables, evidence = criterion_tables(_with_juries(mine, panels), inputs)
         if evidence is not None:
@@ -368,11 +380,13 @@ def criterion_tables(
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
     right = pairwise.right_table(both, people, merged[inputs.rule])  # the comparisons' and card's
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
-    tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems)
+    drawn = drawn_of(inputs.weights, inputs.metric, inputs.sampling)
+    tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems, drawn)
     if right.empty:
         return tables, None
-    judged = people[among(people["pair"], right.index)]["preferred"]
-    return tables, PeopleRight(right, no_information_rate(pairwise.category_codes(judged)))
+    judged = people.drop_duplicates("pair").set_index("pair")["preferred"].reindex(right.index)
+    labelled = pairwise.category_codes(judged)
+    return tables, weighted_right(right, labelled, inputs.weights, inputs.metric)
 
 
 def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -131,17 +131,26 @@ def people_right(
     for metric, block in outcomes.groupby("metric"):
         right = block.pivot_table(index="sample_id", columns="judge", values="right")
         labelled = block.drop_duplicates("sample_id").set_index("sample_id")["label"]
-        mine = _sample_weights(weights, str(metric), right.index)
-        counts = None
-        if weights is not None and not weights.empty:
-            found = metric_weights(weights, str(metric))["labels"]
-            counts = found.reindex(right.index.astype(str)).fillna(1).astype(int)
-        chance = no_information_rate(
-            labelled.reindex(right.index).to_numpy(float),
-            None if mine is None else mine.to_numpy(float),
+        out[str(metric)] = weighted_right(
+            right, labelled.reindex(right.index).to_numpy(float), weights, str(metric)
         )
-        out[str(metric)] = PeopleRight(right, chance, mine, counts)
     return out
+
+
+def weighted_right(
+    right: pd.DataFrame, labelled: np.ndarray, weights: pd.DataFrame | None, metric: str
+) -> PeopleRight:
+    """``metric``'s right/wrong table (items x judges) as the card reads it: with ``weights``
+    (``frames.label_weights.sample_weights``), each item's weight and label count, and the
+    chance level of the people's labels (``labelled``, in ``right``'s order) weighted too. A
+    pointwise criterion's samples and a pairwise criterion's pairs alike."""
+    mine = _sample_weights(weights, metric, right.index)
+    counts = None
+    if weights is not None and not weights.empty:
+        found = metric_weights(weights, metric)["labels"]
+        counts = found.reindex(right.index.astype(str)).fillna(1).astype(int)
+    chance = no_information_rate(labelled, None if mine is None else mine.to_numpy(float))
+    return PeopleRight(right, chance, mine, counts)
 
 
 def _sample_weights(

@@ -33,9 +33,9 @@ A pairwise criterion (``pairwise_true_scores``) corrects each system's win rate 
 pair's outcome for a system is 1 when the combined verdict (or people's preference) is its
 answer, 0.5 a tie, 0 the other's; a judge's ``scored`` pairs are those with a combined verdict
 (the criterion's rule), and a pair people preferred with no combined verdict is in
-``labels_unscored``. People's preferences count unweighted (uniform): the queue's draw weights
-(issue 42) do not cover preferences yet. The card's line is the pointwise metrics' alone (two
-systems, two figures).
+``labels_unscored``. People's preferences weigh what the criterion's own queue drew them with
+(``frames.label_weights``, each pair a sample), as a pointwise metric's labels do. The card's
+line is the pointwise metrics' alone (two systems, two figures).
 """
 
 from __future__ import annotations
@@ -123,13 +123,13 @@ def true_scores(
         mine = people[people["metric"] == metric]
         if mine.empty:
             continue
-        drawn = _draws(weights, str(metric), (sampling or {}).get(str(metric), ""))
+        drawn = drawn_of(weights, str(metric), (sampling or {}).get(str(metric), ""))
         row = _row(block, mine, drawn)
         rows.append({**row, "metric": metric, "judge": judge, "chosen": False})
     return pd.DataFrame(rows, columns=TRUE_SCORE_COLUMNS)
 
 
-def _draws(weights: pd.DataFrame | None, metric: str, words: str) -> Drawn | None:
+def drawn_of(weights: pd.DataFrame | None, metric: str, words: str) -> Drawn | None:
     """The metric's labelled samples' weights and observations, or None where every weight is
     1 (today's unweighted figures)."""
     if weights is None or weights.empty:
@@ -252,16 +252,22 @@ def _unpaired(block: pd.DataFrame, labels: int, weights: str) -> dict[str, objec
 
 
 def pairwise_true_scores(
-    both: pd.DataFrame, people: pd.DataFrame, systems: pd.DataFrame
+    both: pd.DataFrame,
+    people: pd.DataFrame,
+    systems: pd.DataFrame,
+    drawn: Drawn | None = None,
 ) -> pd.DataFrame:
     """Per judge and system of one pairwise criterion: its win rate under the judge over the
     pairs it took part in, corrected by people's preferences (``PAIRWISE_TRUE_SCORE_COLUMNS``).
     ``both``: ``judge, pair, combined``; ``people``: ``pair, preferred``; ``systems``: ``pair,
-    system_a, system_b`` (none recorded: the systems are the answers, ``a`` and ``b``)."""
+    system_a, system_b`` (none recorded: the systems are the answers, ``a`` and ``b``);
+    ``drawn``: the labelled pairs' weights (``drawn_of``, by pair; None: every weight 1),
+    read as a pointwise metric's samples'."""
     if both.empty or people.empty:
         return pd.DataFrame(columns=PAIRWISE_TRUE_SCORE_COLUMNS)
     # each pair's position among both tables' pairs (first seen first): its ``sample_id``
     at, pairs = pd.factorize(pd.concat([both["pair"], people["pair"]], ignore_index=True))
+    coded = None if drawn is None else _by_code(drawn, pd.Index(pairs))
     wrote = _wrote(systems, pd.Index(pairs))
     games = _games(both[["judge", "combined"]], at[: len(both)], wrote, "combined")
     said = _games(
@@ -270,8 +276,22 @@ def pairwise_true_scores(
     rows = []
     for (judge, system), block in games.groupby(["judge", "system"], sort=True, observed=True):
         mine = said.loc[(said["system"] == system).to_numpy(bool), ["sample_id", "value"]]
-        rows.append({**_row(block, mine), "judge": judge, "system": system, "chosen": False})
+        found = _row(block, mine, coded)
+        rows.append({**found, "judge": judge, "system": system, "chosen": False})
     return pd.DataFrame(rows, columns=PAIRWISE_TRUE_SCORE_COLUMNS)
+
+
+def _by_code(drawn: Drawn, pairs: pd.Index) -> Drawn:
+    """``drawn`` keyed as the games key a pair (its position in ``pairs``, as text, as
+    ``_weighted_row`` looks a sample up); a weighted pair none of the games has is left out."""
+    where = pairs.get_indexer(drawn.weight.index.astype(object))
+    kept = where >= 0
+    codes = pd.Index(where[kept].astype(str))
+    return Drawn(
+        drawn.weight[kept].set_axis(codes),
+        drawn.observations.reindex(drawn.weight.index)[kept].set_axis(codes),
+        drawn.words,
+    )
 
 
 def _pairs(frame: pd.DataFrame) -> np.ndarray:

@@ -1,0 +1,182 @@
+"""A pairwise criterion's people's preferences weighted by its own queue's draws, as a pointwise
+criterion's labels are: the card's rung (accuracy, chance, the paired test) and the true score
+read each labelled pair at ``1 / (N q)`` a draw; every weight 1 leaves them as they were."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.weightstats import DescrStatsW
+
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.decision.ladder import CardSources, criterion_people_evidence
+from judgegrid.analyses.frames.label_weights import sample_weights, sampling_words
+from judgegrid.analyses.pairwise import tables as pairwise_tables
+from judgegrid.analyses.stats.ruling import WEIGHTED_TEST, standings
+from judgegrid.analyses.validity.true_score import drawn_of, pairwise_true_scores
+from judgegrid.core.criterion import CriterionSpec
+from support.pairwise_judges import pairwise_cell
+
+BETTER = CriterionSpec(
+    name="better", definition="Which?", type="pairwise", compare=("response", "response_b")
+)
+N = 400
+HARD = 100  # the first 100 pairs: where the biased judge always says a
+
+
+def _people() -> np.ndarray:
+    """People's preference of each of the N pairs: a on every other pair, b on the rest."""
+    return np.where(np.arange(N) % 2 == 0, "a", "b")
+
+
+PEOPLE = _people()
+IDS = [f"p{i:03d}" for i in range(N)]
+# on the hard pairs, "biased" says a where people say b; elsewhere both judges are right
+BIASED = np.where(np.arange(N) < HARD, "a", PEOPLE)
+FAIR = np.where(np.arange(N) % 10 == 9, np.where(PEOPLE == "a", "b", "a"), PEOPLE)
+
+
+def _scores() -> pd.DataFrame:
+    """Both judges' cells on the N pairs, each judge's two orders agreeing."""
+    return pd.DataFrame(
+        [
+            pairwise_cell(judge, pair, winner, winner)
+            for judge, said in (("biased", BIASED), ("fair", FAIR))
+            for pair, winner in zip(IDS, said, strict=True)
+        ]
+    )
+
+
+SCORES = _scores()
+
+
+def _queue(drawn: np.ndarray, q: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A person's answers (people's preference of each drawn pair, once a pair) and the draws."""
+    answered = list(dict.fromkeys(drawn.tolist()))
+    labels = pd.DataFrame(
+        {
+            "sample_id": [IDS[k] for k in answered],
+            "metric": "better",
+            "annotator": "ann",
+            "value": [1.0 if PEOPLE[k] == "a" else 0.0 for k in answered],
+        }
+    )
+    draws = pd.DataFrame(
+        {
+            "metric": "better",
+            "annotator": "ann",
+            "draw": np.arange(1, len(drawn) + 1),
+            "sample_id": [IDS[k] for k in drawn],
+            "probability": q[drawn],
+            "population": N,
+        }
+    )
+    return labels, draws
+
+
+def _overdrawn() -> np.ndarray:
+    q = np.where(np.arange(N) < HARD, 4.0, 1.0)
+    return q / q.sum()
+
+
+def _card_evidence(labels: pd.DataFrame, draws: pd.DataFrame | None):
+    """The card's rung of ``better`` as the report makes it from these labels and draws."""
+    weights = sample_weights(labels, draws)
+    words = sampling_words(weights, draws, {})
+    _, right = pairwise_tables.pairwise_run_tables(
+        SCORES, labels, {"better": BETTER}, weights=weights, sampling=words
+    )
+    sources = CardSources(SCORES, pd.DataFrame(), people_right=right, sampling=words)
+    return right["better"], criterion_people_evidence("better", sources)
+
+
+def test_the_criterions_rung_weighs_each_pair_by_its_draws():
+    rng = np.random.default_rng(5)
+    q = _overdrawn()
+    drawn = rng.choice(N, 150, p=q)
+    found, evidence = _card_evidence(*_queue(drawn, q))
+    assert evidence is not None and evidence.weighting is not None
+    assert evidence.sampling == (
+        "labels weighted by the queue's draw probabilities over 400 samples"
+    )
+    pairs, counts = np.unique(drawn, return_counts=True)
+    w = pd.Series(counts / (N * q[pairs]), index=[IDS[k] for k in pairs])
+    assert found.weights is not None
+    assert found.weights.to_numpy() == pytest.approx(w.reindex(found.right.index).to_numpy())
+    ranked = {s.judge: s for s in standings(evidence)}
+    for judge, said in (("biased", BIASED), ("fair", FAIR)):
+        right = (said[pairs] == PEOPLE[pairs]).astype(float)
+        expected = DescrStatsW(right, weights=counts / (N * q[pairs])).mean
+        assert ranked[judge].quality == pytest.approx(expected)
+    said_a = (PEOPLE[pairs] == "a").astype(float)
+    share_a = DescrStatsW(said_a, weights=counts / (N * q[pairs])).mean
+    assert found.chance == pytest.approx(max(share_a, 1 - share_a))
+
+
+def test_a_queue_drawn_once_a_pair_uniformly_leaves_the_rung_as_without_draws():
+    q = np.full(N, 1 / N)
+    labels, draws = _queue(np.arange(60), q)
+    found, evidence = _card_evidence(labels, draws)
+    plain, today = _card_evidence(labels, None)
+    assert found.weights is None and evidence is not None and evidence.weighting is None
+    assert today is not None and evidence.sampling == today.sampling == "labels drawn uniformly"
+    assert found.chance == plain.chance
+    assert standings(evidence) == standings(today)
+
+
+def test_the_card_says_the_criterions_preferences_are_weighted():
+    rng = np.random.default_rng(7)
+    q = _overdrawn()
+    labels, draws = _queue(rng.choice(N, 150, p=q), q)
+    facts = RunFacts(criteria={"better": BETTER})
+    inputs = ValidityInputs(human_labels=labels, label_draws=draws)
+    analysis = analyse(SCORES, facts, inputs)
+    row = analysis.card.set_index("metric").loc["better"]
+    assert row["basis"] == "people" and row["judge"] == "fair"
+    answered = len(labels)
+    assert (
+        f"on {answered} labels weighted by the queue's draw probabilities over 400 samples"
+        in row["reason"]
+    )
+    assert WEIGHTED_TEST in row["reason"]
+    assert row["n"] == answered
+    true = analysis.table("pairwise_true_score")
+    assert set(true["weights"]) == {
+        "labels weighted by the queue's draw probabilities over 400 samples"
+    }
+
+
+def test_the_pairwise_true_score_is_unbiased_under_the_overdrawing_queue():
+    """120 queues of 120 draws that draw the hard pairs (where the biased judge says a and
+    people b) four times as often: answer a's win rate under the biased judge, corrected by
+    people's preferences weighted, misses people's win rate of a over all N pairs by less than
+    3 standard errors on average; corrected unweighted, by far more. People's weighted mean
+    is statsmodels' weighted mean of their outcomes."""
+    rng = np.random.default_rng(11)
+    q = _overdrawn()
+    truth = float((PEOPLE == "a").mean())
+    both = pd.DataFrame({"judge": "biased", "pair": IDS, "combined": BIASED})
+    errors: dict[str, list[float]] = {"weighted": [], "unweighted": []}
+    for _ in range(120):
+        drawn = rng.choice(N, 120, p=q)
+        labels, draws = _queue(drawn, q)
+        weights = sample_weights(labels, draws)
+        people = pd.DataFrame(
+            {"pair": labels["sample_id"], "preferred": np.where(labels["value"] == 1, "a", "b")}
+        )
+        mine = drawn_of(weights, "better", "weighted")
+        assert mine is not None
+        found = pairwise_true_scores(both, people, pd.DataFrame(), mine).set_index("system")
+        plain = pairwise_true_scores(both, people, pd.DataFrame()).set_index("system")
+        pairs, counts = np.unique(drawn, return_counts=True)
+        said_a = (PEOPLE[pairs] == "a").astype(float)
+        expected = DescrStatsW(said_a, weights=counts / (N * q[pairs])).mean
+        assert found.loc["a", "people_mean"] == pytest.approx(expected)
+        assert found.loc["a", "weights"] == "weighted"
+        errors["weighted"].append(found.loc["a", "corrected"] - truth)
+        errors["unweighted"].append(plain.loc["a", "corrected"] - truth)
+    bias = {k: float(np.mean(v)) for k, v in errors.items()}
+    se = {k: float(np.std(v, ddof=1) / np.sqrt(len(v))) for k, v in errors.items()}
+    assert abs(bias["weighted"]) < 3 * se["weighted"], (bias, se)
+    assert abs(bias["unweighted"]) > 10 * se["unweighted"], (bias, se)
