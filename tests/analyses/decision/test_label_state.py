@@ -256,4 +256,36 @@ def test_a_label_chosen_on_the_view_page_is_no_draw_and_the_line_says_so():
     without = metric_state("m", right, scores, answers[~answers["chosen"]], draws)
     assert state is not None and without is not None
     assert state.verdict == without.verdict and state.chosen == 2
-    assert state.words(named=False).endswith(" · 2 chosen on the view page (not drawn: left out)")
+    assert state.words(named=False).endswith(
+        " · 2 more labels chosen on the view page (not drawn: left out)"
+    )
+
+
+def test_the_line_counts_the_labels_the_rule_reads_and_the_chosen_ones_apart():
+    """10 drawn labels and 2 chosen on the view page: the line says 10 labels (as the card's
+    figures count them), then the 2 apart; a label chosen on a sample the queue drew is a
+    second opinion of a drawn sample, counted."""
+    ids = [f"s{i}" for i in range(10)]
+    right = _right({s: (1.0, float(i % 2)) for i, s in enumerate([*ids, "c1", "c2"])})
+    drawn = [(s, "m", "ann", 1.0, float(k), False) for k, s in enumerate(ids)]
+    chosen = [("c1", "m", "cy", 1.0, 3.5, True), ("c2", "m", "cy", 1.0, 4.5, True)]
+    columns = ["sample_id", "metric", "annotator", "value", "labelled_at", "chosen"]
+    answers = pd.DataFrame(drawn + chosen, columns=columns)
+    draws = _draws([("m", "ann", k + 1, s, 0.1, 20) for k, s in enumerate(ids)])
+    scores = scores_frame(
+        {("m", j, "", 0, 1, s, 0): 0.5 for j in ("alpha", "beta") for s in [*ids, "c1", "c2"]}
+    )
+    state = metric_state("m", right, scores, answers, draws)
+    assert state is not None and (state.labels, state.given, state.chosen) == (10, 10, 2)
+    tail = " · 2 more labels chosen on the view page (not drawn: left out)"
+    for named in (False, True):
+        line = state.words(named=named)
+        assert line.startswith("10 labels · ") and line.endswith(tail), line
+    second = pd.DataFrame([("s3", "m", "cy", 1.0, 5.5, True)], columns=columns)
+    both = metric_state("m", right, scores, pd.concat([answers, second]), draws)
+    assert both is not None and (both.labels, both.given, both.chosen) == (10, 11, 2)
+    assert both.words(named=False).startswith("10 samples, 11 labels · ")
+    one = metric_state("m", right, scores, answers.iloc[:-1], draws)
+    assert one is not None and one.words(named=False).endswith(
+        " · 1 more label chosen on the view page (not drawn: left out)"
+    )

@@ -21,7 +21,8 @@ read interleaved as they came, not one person's after another's by name: each dr
 must be fixed by the draws before it, so the order the rule reads is the order they were made.
 
 A label a person chose on ``judgegrid view``'s page (``chosen``) with no draw of theirs behind it
-is no draw of any design: it is left out, and counted (``chosen_undrawn``).
+is no draw of any design: it is left out of the rule and of the labels the line counts, and
+counted apart (``chosen_undrawn``), as the card's figures count it (``frames.label_weights``).
 
 Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
 declined) stays in the stored sequence but is left out of the rule, as missing; the state says
@@ -63,7 +64,9 @@ SequenceRow = tuple[str, float, int, str | None]  # a row of SEQUENCE_COLUMNS
 @dataclass(frozen=True)
 class LabelState:
     """One metric's labelling state: ``labels`` the samples people labelled (``given`` the
-    labels on them, where several people labelled one), ``skipped`` the draws declined, the
+    labels on them, where several people labelled one; neither counts a label ``chosen`` on
+    the view page with no draw behind it, which the rule leaves out), ``skipped`` the draws
+    declined, the
     rule's ``verdict`` on the draws, ``more`` the new labels still needed in expectation (0
     once a verdict is reached; inf: more than the run has), and ``measure`` what a judge's
     right or wrong is where that is not the card's own figure (a built-in metric's pass or fail
@@ -108,7 +111,11 @@ def _skipped_words(skipped: int) -> str:
 
 
 def _chosen_words(chosen: int) -> str:
-    return f" · {chosen} chosen on the view page (not drawn: left out)" if chosen else ""
+    """The labels chosen on the view page, said apart from the count the line starts with."""
+    if not chosen:
+        return ""
+    noun = "labels" if chosen != 1 else "label"
+    return f" · {chosen} more {noun} chosen on the view page (not drawn: left out)"
 
 
 def threshold_right(
@@ -397,9 +404,21 @@ def metric_state(
     read = read_sequence(draws, answers, metric, population)
     mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
     given = mine[among(mine["sample_id"], right.right.index.astype(str))] if right else mine
-    found = label_state(metric, right, read.rows, design, read.skipped, len(given), measure)
-    chosen = len(read.chosen)
-    return replace(found, chosen=chosen) if found is not None and chosen else found
+    counted = _without(given, read.chosen)
+    found = label_state(metric, right, read.rows, design, read.skipped, len(counted), measure)
+    if found is None or not read.chosen:
+        return found
+    only_chosen = set(given["sample_id"].astype(str)) - set(counted["sample_id"].astype(str))
+    return replace(found, labels=found.labels - len(only_chosen), chosen=len(read.chosen))
+
+
+def _without(labels: pd.DataFrame, left_out: frozenset[tuple[str, str]]) -> pd.DataFrame:
+    """``labels`` less the (annotator, sample) labels ``left_out``: the labels the rule reads
+    (or will: a draw answered out of turn), as the line counts them."""
+    if not left_out:
+        return labels
+    keys = zip(labels["annotator"].astype(str), labels["sample_id"].astype(str), strict=True)
+    return labels[[key not in left_out for key in keys]]
 
 
 def queue_design(scores: pd.DataFrame, metric: str) -> LabelDesign | None:
