@@ -12,14 +12,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from judgegrid.testing import labelling_person
 from judgegrid.testing.labelling_person import (
+    BIAS_LABELS,
     ORDERS,
     RULES,
     SYNTHETIC,
+    bias_draws,
+    bias_figures,
     label_person,
     prepared,
+    queue_errors,
     replay_world,
     replay_worlds,
     synthetic_world,
@@ -121,7 +126,9 @@ def test_the_quick_bench_prints_a_table_and_result_lines(tmp_path):
     rows = json.loads(result[-1][len("RESULT ") :])
     figures = {row["figure"] for row in rows}
     assert "wrong picks under peeking, anytime rule (worst world and order)" in figures
-    assert any(f.startswith("bias of the accuracy figure, new queue") for f in figures)
+    bias = next(r for r in rows if r["figure"].startswith("bias of the accuracy figure, new"))
+    assert "20 queues" in bias["unit"] and "2 SE of 0" in bias["unit"]  # --quick's 20
+    assert bias["verdict"] == ("met" if bias["value"] <= 0.01 else "MISSED")
     assert all(row["verdict"] in ("met", "MISSED", "") for row in rows)
 
 
@@ -153,3 +160,55 @@ def test_a_pick_is_also_judged_on_the_persons_own_answers():
         assert run.wrong_on_answers == (run.named == worse)
     flags = [labelling_person._wrong_on(world, j, accuracy) for j in (better, worse, None)]
     assert flags == [False, True, False]
+
+
+def _world(name: str) -> labelling_person.World:
+    scenario = next(s for s in SYNTHETIC if s.name == name)
+    return prepared(synthetic_world(scenario, np.random.default_rng(0)))
+
+
+def test_the_bias_queue_draws_the_persons_first_draws(monkeypatch):
+    """The bias figure's queue (``bias_draws``, run to ``BIAS_LABELS`` draws only) is the first
+    draws of the queue ``label_person`` draws for the same seed: the person's queue is caught
+    as ``label_person`` makes it."""
+    world = _world("pairs: two equally good judges")  # no verdict soon: the queue runs long
+    made = []
+
+    def caught(*args, **kwargs):
+        found = adaptive_run(*args, **kwargs)
+        made.append(found[1])
+        return found
+
+    adaptive_run = labelling_person._adaptive_run
+    monkeypatch.setattr(labelling_person, "_adaptive_run", caught)
+    label_person(world, seed=5, fixed=0)
+    monkeypatch.undo()
+    (full,) = made
+    right, alone = bias_draws(world, seed=5)
+    assert BIAS_LABELS <= len(alone.picked) < len(full.picked)  # stopped early
+    first = slice(0, BIAS_LABELS)
+    np.testing.assert_array_equal(alone.picked[first], full.picked[first])
+    np.testing.assert_array_equal(alone.probability[first], full.probability[first])
+    np.testing.assert_array_equal(alone.bound[first], full.bound[first])
+    assert alone.pair_bounds.keys() == full.pair_bounds.keys()
+    for pair, bounds in alone.pair_bounds.items():
+        np.testing.assert_array_equal(bounds[first], full.pair_bounds[pair][first])
+    assert len(np.unique(full.probability[first])) > 1  # the design moved: a real queue
+    assert right.shape == world.picks.shape
+    other = bias_draws(world, seed=6)[1]
+    assert not np.array_equal(other.picked[first], alone.picked[first])
+
+
+def test_the_bias_is_the_queues_mean_error_with_its_standard_error():
+    """The bias figure and its standard error over the queues, against scipy's ``sem`` of the
+    same per-queue errors."""
+    world = _world("pairs: one better by 0.15")
+    seeds = range(10, 22)
+    errors, covered = np.array([queue_errors(world, seed) for seed in seeds]).T
+    figures = bias_figures(world, seeds)
+    assert figures["new bias queues"] == 12
+    assert figures["new bias"] == pytest.approx(np.mean(errors))
+    assert figures["new bias SE"] == pytest.approx(stats.sem(errors))
+    assert figures["new bias SE"] > 0 and len(set(errors)) > 1
+    assert figures["new coverage"] == pytest.approx(np.mean(covered))
+    assert 0 <= figures["new coverage"] <= 1

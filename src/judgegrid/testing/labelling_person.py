@@ -55,7 +55,9 @@ CHANCE = 0.5  # a pair's
 NOISE = 0.1  # the synthetic person's share of wrong answers
 FIXED_BUDGET = 150  # labels the fixed-n rule is looked at up to (the whole rule each time)
 BIAS_LABELS = 60  # labels (draws) the accuracy figure rests on in the bias figure
-BIAS_QUEUES = 10  # queues a person draws for it (cheap: no sequential rule)
+# adaptive queues the bias figure rests on, a world: a queue's error has an SD of about 0.1, so
+# about 0.0035 of standard error, against a goal of 0.01 (100 queues could not tell 0.01 from 0)
+BIAS_SEEDS = 800
 CHECKPOINT = 30  # labels at which "about N more" is projected
 ORDERS = ("uniform", "today", "new")
 LABELS_GOAL = 0.5  # the new queue's median labels to a verdict over uniform's
@@ -192,13 +194,12 @@ class Run:
 
 @dataclass(frozen=True)
 class Person:
-    """What one seed measured: the runs, the accuracy figures' errors at ``BIAS_LABELS``, and
-    the projection at ``CHECKPOINT`` against what happened."""
+    """What one seed measured: the runs, today's queue's accuracy figure's error at
+    ``BIAS_LABELS`` (the new queue's: ``queue_errors``, on queues of their own), and the
+    projection at ``CHECKPOINT`` against what happened."""
 
     runs: tuple[Run, ...]
     today_bias: float  # today's queue: unweighted accuracy minus the run's, mean over judges
-    new_bias: float  # the new queue: weighted (Hansen-Hurwitz), the same
-    new_covered: float  # the share of judges whose interval holds the run's accuracy
     projected: float  # labels "about N more" said at the checkpoint (nan: no projection)
     realised: float  # labels it took from the checkpoint to the verdict
 
@@ -207,12 +208,8 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     """One person labelling a ``prepared`` world in each order (see the module docstring);
     ``fixed``: also run the card's fixed-n rule, looked at up to that many labels (0: not at
     all; it is slow, the whole rule at every label)."""
-    rng = np.random.default_rng(seed)
-    answers = np.where(rng.random(len(world.truth)) < world.noise, -world.truth, world.truth)
-    right = (world.picks == answers[:, None]).astype(float)
+    rng, right, uniform = _person(world, seed)
     population = right.mean(axis=0)
-    n = len(answers)
-    uniform = rng.integers(0, n, DRAW_CAP)
     new, drawn = _adaptive_run(world, right, rng)
     runs = [
         _anytime_run(world, "uniform", right, uniform),
@@ -224,16 +221,35 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
         runs.append(_fixed_run(world, "today", right, world.today[:fixed]))
     runs = [replace(r, wrong_on_answers=_wrong_on(world, r.named, population)) for r in runs]
     first = right[world.today[:BIAS_LABELS]].mean(axis=0)
-    new_bias, covered = _weighted_errors(right, drawn)
     projected, realised = _projection(world, right, drawn, new)
-    return Person(
-        tuple(runs),
-        float(np.mean(first - population)),
-        new_bias,
-        covered,
-        projected,
-        realised,
-    )
+    return Person(tuple(runs), float(np.mean(first - population)), projected, realised)
+
+
+def _person(world: World, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+    """``seed``'s person: the generator, each judge's right on the person's answers (drawn
+    first) and the uniform order (next); the adaptive queue draws from the generator after
+    them, so ``label_person`` and ``bias_draws`` draw the same queue for a seed."""
+    rng = np.random.default_rng(seed)
+    answers = np.where(rng.random(len(world.truth)) < world.noise, -world.truth, world.truth)
+    right = (world.picks == answers[:, None]).astype(float)
+    uniform = rng.integers(0, len(answers), DRAW_CAP)
+    return rng, right, uniform
+
+
+def bias_draws(world: World, seed: int) -> tuple[np.ndarray, Draws]:
+    """Each judge's right on ``seed``'s person's answers, and the person's adaptive queue run
+    only as far as ``BIAS_LABELS`` draws: the first draws of ``label_person``'s queue (the rule
+    is still looked at after every label, as the design follows it), without the rest of the
+    person (the other orders, the queue on to a verdict), so many more queues are affordable."""
+    rng, right, _ = _person(world, seed)
+    _, drawn = _adaptive_run(world, right, rng, to_verdict=False)
+    return right, drawn
+
+
+def queue_errors(world: World, seed: int) -> tuple[float, float]:
+    """The weighted accuracy figure's mean error over judges, and the share of judges its 95%
+    interval holds, on ``seed``'s adaptive queue's first ``BIAS_LABELS`` draws."""
+    return _weighted_errors(*bias_draws(world, seed))
 
 
 def _weighted_errors(right: np.ndarray, drawn: Draws) -> tuple[float, float]:
@@ -268,18 +284,24 @@ def _run(world: World, order: str, labels: np.ndarray, found: AnytimeVerdict) ->
     return Run(order, "anytime", int(labels[found.at - 1]), found.named, _wrong(world, found.named))
 
 
-def _adaptive_run(world: World, right: np.ndarray, rng: np.random.Generator) -> tuple[Run, Draws]:
+def _adaptive_run(
+    world: World, right: np.ndarray, rng: np.random.Generator, to_verdict: bool = True
+) -> tuple[Run, Draws]:
     """The adaptive queue: before each new label the design is recomputed from the rule's
     state on the draws so far (``analyses.adaptive_probability``), then drawn from until a
     draw asks for a new label (a draw of a pair already labelled counts its label again); the
     rule is looked at after every label and the person stops at the first verdict, or at
-    ``BUDGET`` labels. The draws go on to ``BIAS_LABELS`` for the accuracy figure."""
+    ``BUDGET`` labels. The draws go on to ``BIAS_LABELS`` for the accuracy figure; with
+    ``to_verdict`` False they stop there (the first draws the same: a batch of draws depends
+    only on the draws before it)."""
     n = len(right)
     answers = world.picks.astype(float)
     labelled = np.zeros(n, bool)
     drawn = Draws(np.empty(0, int), np.empty(0), np.empty(0), {})
     standing, stop = Standing(None), None
-    while len(drawn.picked) < DRAW_CAP and (stop is None or len(drawn.picked) < BIAS_LABELS):
+    while len(drawn.picked) < DRAW_CAP and (
+        len(drawn.picked) < BIAS_LABELS or (to_verdict and stop is None)
+    ):
         q = adaptive_probability(world.probability, answers, standing)
         drawn = _until_new(drawn, q, draw_bounds(q, answers, world.judges), labelled, rng)
         labelled[drawn.picked[-1]] = True
@@ -439,9 +461,11 @@ def world_figures(
     seeds: Iterable[int],
     fixed_seeds: int | None = None,
     fixed_budget: int = FIXED_BUDGET,
+    bias_seeds: Iterable[int] | None = None,
 ) -> dict[str, object]:
     """Per world: each order and rule's median labels to a verdict, verdict share and wrong
-    picks; the accuracy figure's bias and coverage; the projection's median ratio."""
+    picks; the accuracy figures' bias (the new queue's on queues of its own, ``bias_seeds``;
+    None: the people's seeds) and coverage; the projection's median ratio."""
     seeds = list(seeds)
     limit = len(seeds) if fixed_seeds is None else fixed_seeds
     people = [
@@ -462,14 +486,26 @@ def world_figures(
         figures[f"{key}: wrong pick"] = sum(r.wrong for r in runs) / len(runs)
         figures[f"{key}: wrong on answers"] = sum(r.wrong_on_answers for r in runs) / len(runs)
     figures["today bias"] = float(np.mean([p.today_bias for p in people]))
-    figures["new bias"] = float(np.mean([p.new_bias for p in people]))
-    figures["new coverage"] = float(np.mean([p.new_covered for p in people]))
+    figures |= bias_figures(world, seeds if bias_seeds is None else bias_seeds)
     ratios = [
         p.projected / p.realised for p in people if np.isfinite(p.projected) and p.realised > 0
     ]
     figures["about-N ratio"] = float(np.median(ratios)) if ratios else float("nan")
     figures["about-N cases"] = len(ratios)
     return figures
+
+
+def bias_figures(world: World, seeds: Iterable[int]) -> dict[str, float]:
+    """The weighted accuracy figure on each seed's adaptive queue's first ``BIAS_LABELS`` draws
+    (``queue_errors``): its mean error (the bias), the bias's standard error over the queues
+    (each queue one independent error), how many queues, and the intervals' coverage."""
+    errors, covered = np.array([queue_errors(world, seed) for seed in seeds]).T
+    return {
+        "new bias": float(errors.mean()),
+        "new bias SE": float(errors.std(ddof=1) / np.sqrt(len(errors))),
+        "new bias queues": len(errors),
+        "new coverage": float(covered.mean()),
+    }
 
 
 def _censored_median(runs: Sequence[Run], budget: int) -> float:

@@ -236,24 +236,57 @@ def test_the_verdict_depends_on_the_order_and_follows_the_time_order():
     assert found.verdict == in_time != named_first
 
 
-def test_a_label_chosen_on_the_view_page_is_no_draw_and_the_line_says_so():
-    """Chosen labels (``chosen``) with no draw behind them are left out of the rule: the state
-    is the one of the drawn labels alone, and the line counts the chosen ones."""
-    ids = [f"s{i}" for i in range(8)]
+CHOSEN_COLUMNS = ["sample_id", "metric", "annotator", "value", "labelled_at", "chosen"]
+
+
+def _drawn_and_chosen(drawn: int, population: int):
+    """``ann``'s ``drawn`` labels of the queue's draws, then ``cy``'s two labels chosen on the
+    view page (``c1``, ``c2``, no draw behind them), and two judges' scores of every sample:
+    (the drawn samples, their right/wrong, the answers, the draws, the scores)."""
+    ids = [f"s{i}" for i in range(drawn)]
     right = _right({s: (1.0, float(i % 2)) for i, s in enumerate([*ids, "c1", "c2"])})
-    drawn = [(s, "m", "ann", 1.0, float(k), False) for k, s in enumerate(ids)]
+    given = [(s, "m", "ann", 1.0, float(k), False) for k, s in enumerate(ids)]
     chosen = [("c1", "m", "cy", 1.0, 3.5, True), ("c2", "m", "cy", 1.0, 4.5, True)]
-    columns = ["sample_id", "metric", "annotator", "value", "labelled_at", "chosen"]
-    answers = pd.DataFrame(drawn + chosen, columns=columns)
-    draws = _draws([("m", "ann", k + 1, s, 0.1, 10) for k, s in enumerate(ids)])
-    sequence, _ = draw_sequence(draws, answers, "m", 10)
-    assert list(sequence["sample_id"]) == ids
-    assert chosen_undrawn(draws, answers, "m", sequence) == 2
+    answers = pd.DataFrame(given + chosen, columns=CHOSEN_COLUMNS)
+    draws = _draws([("m", "ann", k + 1, s, 0.1, population) for k, s in enumerate(ids)])
     scores = scores_frame(
         {("m", j, "", 0, 1, s, 0): 0.5 for j in ("alpha", "beta") for s in [*ids, "c1", "c2"]}
     )
+    return ids, right, answers, draws, scores
+
+
+def test_a_label_chosen_on_the_view_page_is_no_draw_and_the_line_says_so():
+    """Chosen labels (``chosen``) with no draw behind them are left out of the rule: the state
+    is the one of the drawn labels alone, and the line counts the chosen ones."""
+    ids, right, answers, draws, scores = _drawn_and_chosen(8, 10)
+    sequence, _ = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ids
+    assert chosen_undrawn(draws, answers, "m", sequence) == 2
     state = metric_state("m", right, scores, answers, draws)
     without = metric_state("m", right, scores, answers[~answers["chosen"]], draws)
     assert state is not None and without is not None
     assert state.verdict == without.verdict and state.chosen == 2
-    assert state.words(named=False).endswith(" · 2 chosen on the view page (not drawn: left out)")
+    assert state.words(named=False).endswith(
+        " · 2 more labels chosen on the view page (not drawn: left out)"
+    )
+
+
+def test_the_line_counts_the_labels_the_rule_reads_and_the_chosen_ones_apart():
+    """10 drawn labels and 2 chosen on the view page: the line says 10 labels (as the card's
+    figures count them), then the 2 apart; a label chosen on a sample the queue drew is a
+    second opinion of a drawn sample, counted."""
+    _, right, answers, draws, scores = _drawn_and_chosen(10, 20)
+    state = metric_state("m", right, scores, answers, draws)
+    assert state is not None and (state.labels, state.given, state.chosen) == (10, 10, 2)
+    tail = " · 2 more labels chosen on the view page (not drawn: left out)"
+    for named in (False, True):
+        line = state.words(named=named)
+        assert line.startswith("10 labels · ") and line.endswith(tail), line
+    second = pd.DataFrame([("s3", "m", "cy", 1.0, 5.5, True)], columns=CHOSEN_COLUMNS)
+    both = metric_state("m", right, scores, pd.concat([answers, second]), draws)
+    assert both is not None and (both.labels, both.given, both.chosen) == (10, 11, 2)
+    assert both.words(named=False).startswith("10 samples, 11 labels · ")
+    one = metric_state("m", right, scores, answers.iloc[:-1], draws)
+    assert one is not None and one.words(named=False).endswith(
+        " · 1 more label chosen on the view page (not drawn: left out)"
+    )

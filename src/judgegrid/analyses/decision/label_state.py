@@ -21,7 +21,8 @@ read interleaved as they came, not one person's after another's by name: each dr
 must be fixed by the draws before it, so the order the rule reads is the order they were made.
 
 A label a person chose on ``judgegrid view``'s page (``chosen``) with no draw of theirs behind it
-is no draw of any design: it is left out, and counted (``chosen_undrawn``).
+is no draw of any design: it is left out of the rule and of the labels the line counts, and
+counted apart (``chosen_undrawn``), as the card's figures count it (``frames.label_weights``).
 
 Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
 declined) stays in the stored sequence but is left out of the rule, as missing; the state says
@@ -63,7 +64,9 @@ SequenceRow = tuple[str, float, int, str | None]  # a row of SEQUENCE_COLUMNS
 @dataclass(frozen=True)
 class LabelState:
     """One metric's labelling state: ``labels`` the samples people labelled (``given`` the
-    labels on them, where several people labelled one), ``skipped`` the draws declined, the
+    labels on them, where several people labelled one; neither counts a label ``chosen`` on
+    the view page with no draw behind it, which the rule leaves out), ``skipped`` the draws
+    declined, the
     rule's ``verdict`` on the draws, ``more`` the new labels still needed in expectation (0
     once a verdict is reached; inf: more than the run has), and ``measure`` what a judge's
     right or wrong is where that is not the card's own figure (a built-in metric's pass or fail
@@ -108,7 +111,11 @@ def _skipped_words(skipped: int) -> str:
 
 
 def _chosen_words(chosen: int) -> str:
-    return f" · {chosen} chosen on the view page (not drawn: left out)" if chosen else ""
+    """The labels chosen on the view page, said apart from the count the line starts with."""
+    if not chosen:
+        return ""
+    noun = "labels" if chosen != 1 else "label"
+    return f" · {chosen} more {noun} chosen on the view page (not drawn: left out)"
 
 
 def threshold_right(
@@ -155,6 +162,17 @@ def pass_fail(scores: pd.DataFrame, metric: str, threshold: float) -> pd.DataFra
     return judged
 
 
+@dataclass(frozen=True)
+class ReadSequence:
+    """What the rule reads of ``metric``'s labels and draws (``read_sequence``), made in one
+    pass: the draws in order (``SEQUENCE_COLUMNS``), how many were skipped, and the labels
+    (annotator, sample) it leaves out as chosen on the view page (``chosen_undrawn``)."""
+
+    rows: pd.DataFrame
+    skipped: int
+    chosen: frozenset[tuple[str, str]]
+
+
 def draw_sequence(
     draws: pd.DataFrame,
     labels: pd.DataFrame,
@@ -162,14 +180,28 @@ def draw_sequence(
     population: int,
     per_person: bool = False,
 ) -> tuple[pd.DataFrame, int]:
+    """The draws the rule reads for ``metric`` and how many of them were skipped
+    (``read_sequence``, where the arguments are said)."""
+    found = read_sequence(draws, labels, metric, population, per_person)
+    return found.rows, found.skipped
+
+
+def read_sequence(
+    draws: pd.DataFrame,
+    labels: pd.DataFrame,
+    metric: str,
+    population: int,
+    per_person: bool = False,
+) -> ReadSequence:
     """The draws the rule reads for ``metric`` (``SEQUENCE_COLUMNS``, in the order they were
-    answered, module docstring) and how many of them were skipped. ``draws``: the stored draws
-    (``records.DRAW_COLUMNS``); ``labels``: the stored answers and the data set's, with
-    ``sample_id, metric, annotator, value`` (value None: a skip) and, where known,
-    ``labelled_at`` (without it: label order) and ``chosen`` (a label chosen on ``judgegrid
-    view``'s page, which no draw stands behind, is left out: ``chosen_undrawn``).
-    ``per_person``: each person's answer is an item of its own, ``sample/annotator`` (a
-    preference: the pairs rung scores each person's preference as one pair)."""
+    answered, module docstring), how many of them were skipped and the labels chosen on the
+    view page it leaves out. ``draws``: the stored draws (``records.DRAW_COLUMNS``);
+    ``labels``: the stored answers and the data set's, with ``sample_id, metric, annotator,
+    value`` (value None: a skip) and, where known, ``labelled_at`` (without it: label order)
+    and ``chosen`` (a label chosen on ``judgegrid view``'s page, which no draw stands behind,
+    is left out: ``chosen_undrawn``). ``per_person``: each person's answer is an item of its
+    own, ``sample/annotator`` (a preference: the pairs rung scores each person's preference as
+    one pair)."""
     answers = _answers_of(labels, metric)
     drawn = draws[draws["metric"] == metric] if not draws.empty else draws
     covered = _covered(drawn)
@@ -202,24 +234,35 @@ def draw_sequence(
             row = (_item(str(sample), str(person), per_person), float(q), int(n), text)
             timed.append((reached, str(person), int(number), row))
     timed.sort(key=lambda entry: entry[:3])  # time, then annotator, then draw: a stable order
-    return pd.DataFrame([entry[3] for entry in timed], columns=SEQUENCE_COLUMNS), skipped
+    rows = pd.DataFrame([entry[3] for entry in timed], columns=SEQUENCE_COLUMNS)
+    return ReadSequence(rows, skipped, _left_out(labels, answers, covered, rows))
 
 
 def chosen_undrawn(
     draws: pd.DataFrame, labels: pd.DataFrame, metric: str, sequence: pd.DataFrame
 ) -> int:
-    """How many labels of ``metric`` the rule leaves out as chosen on ``judgegrid view``'s page:
-    chosen with no draw of their annotator behind them, of a sample not in the ``sequence``
-    otherwise (``draw_sequence``). Not a probability sample, as the weighted figures also
-    leave them out (``frames.label_weights``); the state line says how many."""
-    if "chosen" not in labels or not labels["chosen"].fillna(0).astype(bool).any():
-        return 0  # the common case, without a look at every label
+    """How many labels of ``metric`` the rule leaves out as chosen on the view page, for a
+    ``sequence`` already made (``read_sequence`` counts them as it reads: ``chosen``)."""
     drawn = draws[draws["metric"] == metric] if not draws.empty else draws
-    covered = _covered(drawn)
+    return len(_left_out(labels, _answers_of(labels, metric), _covered(drawn), sequence))
+
+
+def _left_out(
+    labels: pd.DataFrame,
+    answers: Mapping[tuple[str, str], tuple[float, float, bool]],
+    covered: set[tuple[str, str]],
+    sequence: pd.DataFrame,
+) -> frozenset[tuple[str, str]]:
+    """The labels (annotator, sample) of ``answers`` the rule leaves out as chosen on
+    ``judgegrid view``'s page: chosen with no draw of their annotator behind them (``covered``),
+    of a sample not in the ``sequence`` otherwise. Not a probability sample, as the weighted
+    figures also leave them out (``frames.label_weights``); the state line says how many."""
+    if "chosen" not in labels or not labels["chosen"].fillna(0).astype(bool).any():
+        return frozenset()  # the common case, without a look at every label
     read = set(sequence["sample_id"].astype(str))
-    return sum(
-        1
-        for key, (value, _, chosen) in _answers_of(labels, metric).items()
+    return frozenset(
+        key
+        for key, (value, _, chosen) in answers.items()
         if chosen and pd.notna(value) and key not in covered and key[1] not in read
     )
 
@@ -358,12 +401,24 @@ def metric_state(
     design = queue_design(scores, metric)
     scored = scores.loc[scores["metric"] == metric, "sample_id"].nunique()
     population = design.population if design is not None else max(int(scored), 1)
-    sequence, skipped = draw_sequence(draws, answers, metric, population)
+    read = read_sequence(draws, answers, metric, population)
     mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
     given = mine[among(mine["sample_id"], right.right.index.astype(str))] if right else mine
-    found = label_state(metric, right, sequence, design, skipped, len(given), measure)
-    chosen = chosen_undrawn(draws, answers, metric, sequence)
-    return replace(found, chosen=chosen) if found is not None and chosen else found
+    counted = _without(given, read.chosen)
+    found = label_state(metric, right, read.rows, design, read.skipped, len(counted), measure)
+    if found is None or not read.chosen:
+        return found
+    only_chosen = set(given["sample_id"].astype(str)) - set(counted["sample_id"].astype(str))
+    return replace(found, labels=found.labels - len(only_chosen), chosen=len(read.chosen))
+
+
+def _without(labels: pd.DataFrame, left_out: frozenset[tuple[str, str]]) -> pd.DataFrame:
+    """``labels`` less the (annotator, sample) labels ``left_out``: the labels the rule reads
+    (or will: a draw answered out of turn), as the line counts them."""
+    if not left_out:
+        return labels
+    keys = zip(labels["annotator"].astype(str), labels["sample_id"].astype(str), strict=True)
+    return labels[[key not in left_out for key in keys]]
 
 
 def queue_design(scores: pd.DataFrame, metric: str) -> LabelDesign | None:
