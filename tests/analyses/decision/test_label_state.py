@@ -267,7 +267,7 @@ def test_a_label_chosen_on_the_view_page_is_no_draw_and_the_line_says_so():
     assert state is not None and without is not None
     assert state.verdict == without.verdict and state.chosen == 2
     assert state.words(named=False).endswith(
-        " · 2 more labels chosen on the view page (not drawn: left out)"
+        " · 2 labels chosen on the view page, left out (not drawn)"
     )
 
 
@@ -278,7 +278,7 @@ def test_the_line_counts_the_labels_the_rule_reads_and_the_chosen_ones_apart():
     _, right, answers, draws, scores = _drawn_and_chosen(10, 20)
     state = metric_state("m", right, scores, answers, draws)
     assert state is not None and (state.labels, state.given, state.chosen) == (10, 10, 2)
-    tail = " · 2 more labels chosen on the view page (not drawn: left out)"
+    tail = " · 2 labels chosen on the view page, left out (not drawn)"
     for named in (False, True):
         line = state.words(named=named)
         assert line.startswith("10 labels · ") and line.endswith(tail), line
@@ -288,5 +288,5 @@ def test_the_line_counts_the_labels_the_rule_reads_and_the_chosen_ones_apart():
     assert both.words(named=False).startswith("10 samples, 11 labels · ")
     one = metric_state("m", right, scores, answers.iloc[:-1], draws)
     assert one is not None and one.words(named=False).endswith(
-        " · 1 more label chosen on the view page (not drawn: left out)"
+        " · 1 label chosen on the view page, left out (not drawn)"
     )

@@ -115,7 +115,7 @@ def _chosen_words(chosen: int) -> str:
     if not chosen:
         return ""
     noun = "labels" if chosen != 1 else "label"
-    return f" · {chosen} more {noun} chosen on the view page (not drawn: left out)"
+    return f" · {chosen} {noun} chosen on the view page, left out (not drawn)"
 
 
 def threshold_right(
