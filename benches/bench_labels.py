@@ -231,6 +231,13 @@ def bias_words(f: dict[str, object] | pd.Series) -> str:
     return f"{bias:+.4f} (SE {se:.4f}, {f['new bias queues']} queues; {near} 2 SE of 0)"
 
 
+def _disputed_words(f: pd.Series) -> str:
+    """For two judges, |D| / N: the paired test alone needs about that share of uniform's
+    labels in any order (``labelling_person.disputed_share``)."""
+    share = f.get("disputed share", float("nan"))
+    return f"; they differ on {share:.2f} of the pairs" if math.isfinite(share) else ""
+
+
 def _results(table: pd.DataFrame) -> list[Row]:
     rows = []
     for _, f in table.iterrows():
@@ -244,7 +251,7 @@ def _results(table: pd.DataFrame) -> list[Row]:
                 NAME,
                 f"labels to a verdict, new / uniform median ({f['world']})",
                 round(ratio, 3) if math.isfinite(new) else "no verdict",
-                f"({new:.0f} / {uniform:.0f} labels)",
+                f"({new:.0f} / {uniform:.0f} labels{_disputed_words(f)})",
                 f"<= {LABELS_GOAL} at wrong pick <= {WRONG_PICK_GOAL:.0%}",
                 verdict(ok),
             )

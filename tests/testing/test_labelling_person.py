@@ -212,3 +212,17 @@ def test_the_bias_is_the_queues_mean_error_with_its_standard_error():
     assert figures["new bias SE"] > 0 and len(set(errors)) > 1
     assert figures["new coverage"] == pytest.approx(np.mean(covered))
     assert 0 <= figures["new coverage"] <= 1
+
+
+def test_the_disputed_share_is_where_two_judges_pick_differently(tmp_path):
+    """|D| / N, counted from the two judges' right answers: where exactly one of them is right
+    (each pair has one true answer, so right and wrong picks differ there and nowhere else);
+    NaN with three judges, where no single D exists."""
+    right = _judgebench(tmp_path)
+    world = replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl")))
+    expected = np.mean(right["good"] != right["bad"])
+    assert labelling_person.disputed_share(world) == pytest.approx(expected)
+    three = synthetic_world(
+        next(s for s in SYNTHETIC if "four" in s.name), np.random.default_rng(0)
+    )
+    assert np.isnan(labelling_person.disputed_share(three))

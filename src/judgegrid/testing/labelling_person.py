@@ -472,7 +472,11 @@ def world_figures(
         label_person(world, seed, fixed=fixed_budget if k < limit else 0)
         for k, seed in enumerate(seeds)
     ]
-    figures: dict[str, object] = {"world": world.name, "seeds": len(people)}
+    figures: dict[str, object] = {
+        "world": world.name,
+        "seeds": len(people),
+        "disputed share": disputed_share(world),
+    }
     for order, rule in RULES:
         runs = [r for p in people for r in p.runs if r.order == order and r.rule == rule]
         if not runs:
@@ -506,6 +510,16 @@ def bias_figures(world: World, seeds: Iterable[int]) -> dict[str, float]:
         "new bias queues": len(errors),
         "new coverage": float(covered.mean()),
     }
+
+
+def disputed_share(world: World) -> float:
+    """|D| / N for a world of two judges: the share of pairs on which they pick differently
+    (NaN with more judges). Only a label there moves their paired test, and in both orders the
+    labels there fall uniformly, so with the same rule a queue needs about this share of
+    uniform order's labels for the paired test alone (benches/README.md)."""
+    if len(world.judges) != 2:
+        return float("nan")
+    return float(np.mean(world.picks[:, 0] != world.picks[:, 1]))
 
 
 def _censored_median(runs: Sequence[Run], budget: int) -> float:
