@@ -8,9 +8,11 @@ BIN := $(VENV)/bin
 
 # llama-cpp-python has no binary wheel here and is compiled from source (~5 min on 2 cores).
 # A portable AVX2 build: llama.cpp's native build turns on AMX kernels, which crash on these
-# machines (segfault on the first decode).
+# machines (segfault on the first decode). LLAVA_BUILD=OFF: no multimodal library (mtmd), which
+# the text-only judges never load (llama_cpp imports it only for an image chat handler): 16% less
+# compile CPU (540 -> 454 s user+sys, the same sdist built both ways in one run), the same tokens.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
-	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAVA_BUILD=OFF
 # No hub, no price-map download: everything runs offline.
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
