@@ -8,7 +8,7 @@ import numpy as np
 from judgegrid.analyses.bundle import RunFacts, analyse
 from judgegrid.outputs import html_report
 from judgegrid.outputs.report import analysis_markdown
-from support.preference_queue import DISPUTED, N, SCORES, queue
+from support.preference_queue import DISPUTED, SCORES, N, queue
 
 WORDS = f"labels weighted by the queue's draw probabilities over {N} pairs"
 
