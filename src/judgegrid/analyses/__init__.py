@@ -124,6 +124,7 @@ if TYPE_CHECKING:
         PAIR_COLUMNS,
         pair_accuracy,
         pair_outcomes,
+        weighting_notes,
     )
     from judgegrid.analyses.validity.people import LABEL_COLUMNS
 
@@ -210,6 +211,7 @@ _HOMES = {
         "PAIR_COLUMNS",
         "pair_accuracy",
         "pair_outcomes",
+        "weighting_notes",
     ),
     "validity.people": ("LABEL_COLUMNS",),
 }
@@ -297,6 +299,7 @@ __all__ = [
     "uniform_probability",
     "usage_of",
     "validity_analysis",
+    "weighting_notes",
     "with_consistency",
     "wordings",
 ]

@@ -378,11 +378,18 @@ def validity_analysis(
         pairs = pd.concat([pairs, people_pairs], ignore_index=True)
     pairs = pairs[pairs["metric"].isin(scores["metric"].unique())] if not pairs.empty else pairs
     choices = choice_ratings(scores)
-    ranking = recommendation.judge_ranking(scores, pairs, scales, choices)
+    preferred, preference_sampling = preference_weights(inputs, pairs)
+    by_pair = recommendation.PairWeights(
+        label_weights.metric_weights(preferred, PREFERENCE)["weight"],
+        preference_sampling.get(PREFERENCE, ""),
+    )
+    ranking = recommendation.judge_ranking(scores, pairs, scales, choices, by_pair)
     labels = {sid: i.get("labels") or {} for sid, i in info.items()}
     tables = {
         "preference_pairs": pairs,
-        "validity_pairs": validity.pair_accuracy(scores, pairs, scales),
+        "validity_pairs": validity.pair_accuracy(
+            scores, pairs, scales, by_pair.weights, by_pair.words
+        ),
         "validity_labels": validity.label_correlations(scores, labels),
         "judge_ranking": ranking,
         "strictness": strictness.strictness_tradeoff(scores),
@@ -393,7 +400,6 @@ def validity_analysis(
     weights = label_weights.sample_weights(human_labels, inputs.label_draws, populations)
     sampling = label_weights.sampling_words(weights, inputs.label_draws, populations)
     human_labels, weights = label_weights.without_chosen(human_labels, weights)
-    preferred, preference_sampling = preference_weights(inputs, pairs)
     metric_labels, criterion_labels = split_labels(human_labels, run.criteria)
     pointwise = pointwise_criteria(run.criteria)
     outcomes = criterion_validity.outcome_table(run.called, criterion_labels, pointwise)
@@ -461,7 +467,9 @@ def preference_weights(
     """People's preferences' weights for the card's pairs rung (``label_weights.person_weights``:
     each person's draws of a pair, under metric ``preference``) and what they stand for in
     words; nothing where no one gave a preference. ``N`` of a preference with a probability
-    and no draw: the data set's pairs (``pairs`` of source ``labels``)."""
+    and no draw: the preference queue's design (its draws'), else the data set's pairs
+    (``pairs`` of source ``labels``); with neither (no design to say how many pairs it drew
+    from) the preference counts as drawn uniformly, weight 1, as a label with no probability."""
     answers = inputs.answers
     given = pd.DataFrame() if answers is None or answers.empty else answers
     if not given.empty:
@@ -470,9 +478,16 @@ def preference_weights(
         return pd.DataFrame(columns=label_weights.WEIGHT_COLUMNS), {}
     dataset = pairs.loc[pairs["source"] == "labels", "pair"].nunique() if not pairs.empty else 0
     sizes = {PREFERENCE: int(dataset)} if dataset else {}
+    if not sizes and not _has_draws(inputs.label_draws, PREFERENCE) and "probability" in given:
+        given = given.assign(probability=float("nan"))  # no N: counted as drawn uniformly
     weights = label_weights.person_weights(given, inputs.label_draws, sizes)
     words = label_weights.sampling_words(weights, inputs.label_draws, sizes, unit="pairs")
     return weights, words
+
+
+def _has_draws(draws: pd.DataFrame | None, metric: str) -> bool:
+    """Whether the labelling queue stored draws of ``metric`` (their design gives its N)."""
+    return draws is not None and not draws.empty and bool((draws["metric"] == metric).any())
 
 
 def label_state_of(

@@ -21,6 +21,7 @@ from judgegrid.analyses import (
     by_judge_and_embedding,
     configuration_labels,
     embedding_config,
+    weighting_notes,
 )
 from judgegrid.outputs import plots
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
@@ -295,7 +296,7 @@ def _usage(table: pd.DataFrame) -> str:
 
 
 def _recommendation(a: Analysis) -> str:
-    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
+    notes = _notes(a.notes)
     ranking = a.table("judge_ranking")
     figure = ""
     if not ranking.empty:
@@ -613,6 +614,14 @@ PAIRWISE_METHODS = (
     "intervals; win rates per system as FastChat counts them (adjusted: ties as half a win), "
     "Kendall's tau-b between judges' rankings of the systems.",
 )
+# what the weighting notes (``weighting_notes``) name: people's preferences' figures weighted
+PREFERENCES_WEIGHTED = (
+    "People's preferences' pairwise accuracy (validity_pairs' rows of source people, and the "
+    "judge ranking's quality)"
+)
+PAIRWISE_WEIGHTED = (
+    "pairwise_validity's accuracy and its interval (its other columns count each pair once)"
+)
 # every table of the pairwise section, in the order shown, with its heading
 PAIRWISE_TABLES = {
     "pairwise_position": "Position bias: consistency over the swap and first-position rate",
@@ -634,7 +643,14 @@ def _pairwise(a: Analysis) -> str:
     for name, title in PAIRWISE_TABLES.items():
         if not a.table(name).empty:
             parts.append(f"<h3>{esc(title)}</h3>" + frame_html(a.table(name), name))
+            if name == "pairwise_validity":
+                parts.append(_notes(weighting_notes(a.table(name), PAIRWISE_WEIGHTED)))
     return "".join(parts)
+
+
+def _notes(lines: list[str]) -> str:
+    """Each line a note paragraph (nothing where there are none)."""
+    return "".join(f'<p class="note">{esc(line)}</p>' for line in lines)
 
 
 def _position_pictures(a: Analysis) -> str:
@@ -654,7 +670,7 @@ def _position_pictures(a: Analysis) -> str:
 
 def _pairs(a: Analysis) -> str:
     accuracy = a.table("validity_pairs")
-    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in a.notes)
+    notes = _notes(a.notes)
     if accuracy.empty and a.table("validity_labels").empty:
         return notes + (
             '<h3>Preference pairs and contrasts</h3><p class="note">The data set has no '
@@ -665,6 +681,7 @@ def _pairs(a: Analysis) -> str:
         "<p>Accuracy = share of pairs where the preferred member scores strictly higher (ties "
         "count as disagreement), with a 95% Wilson interval.</p>"
         + notes
+        + _notes(weighting_notes(accuracy, PREFERENCES_WEIGHTED))
         + frame_html(accuracy_table(accuracy), index=True)
         + frame_html(accuracy, "validity_pairs")
         + "<h3>Spearman correlation with numeric labels</h3>"

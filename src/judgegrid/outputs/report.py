@@ -30,6 +30,7 @@ from judgegrid.analyses import (
     run_overview,
     run_scores,
     validity_analysis,
+    weighting_notes,
     with_consistency,
 )
 from judgegrid.core.forked import FirstFree, Forked
@@ -255,7 +256,14 @@ def pairwise_markdown(a: Analysis) -> list[str]:
         table = a.table(name)
         if not table.empty:
             lines += [f"### {title}", "", _md(table, PAIRWISE_SUMMARY[name]), ""]
+            if name == "pairwise_validity":
+                lines += _noted(weighting_notes(table, html_report.PAIRWISE_WEIGHTED))
     return lines
+
+
+def _noted(notes: list[str]) -> list[str]:
+    """Notes as a paragraph each (nothing where there are none)."""
+    return [line for note in notes for line in (note, "")]
 
 
 def probes_markdown(a: Analysis) -> list[str]:
@@ -354,6 +362,7 @@ def analysis_markdown(a: Analysis) -> list[str]:
         "Quality: pairwise-preference accuracy where the data set has pairs or contrasts for the "
         "metric, else Kendall tau-b with the other judges' consensus; 95% CIs.",
         "",
+        *_noted(weighting_notes(a.table("validity_pairs"), html_report.PREFERENCES_WEIGHTED)),
     ]
     people = a.table("validity_people_by_judge")
     if not people.empty:
@@ -385,6 +394,7 @@ def analysis_markdown(a: Analysis) -> list[str]:
             "",
             validity.to_markdown(),
             "",
+            *_noted(weighting_notes(a.table("validity_pairs"), html_report.PREFERENCES_WEIGHTED)),
         ]
     lines += [
         "## Run-to-run stability",

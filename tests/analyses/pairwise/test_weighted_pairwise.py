@@ -180,3 +180,52 @@ def test_the_pairwise_true_score_is_unbiased_under_the_overdrawing_queue():
     se = {k: float(np.std(v, ddof=1) / np.sqrt(len(v))) for k, v in errors.items()}
     assert abs(bias["weighted"]) < 3 * se["weighted"], (bias, se)
     assert abs(bias["unweighted"]) > 10 * se["unweighted"], (bias, se)
+
+
+def _validity(labels: pd.DataFrame, draws: pd.DataFrame | None) -> pd.DataFrame:
+    weights = sample_weights(labels, draws)
+    words = sampling_words(weights, draws, {})
+    tables, _ = pairwise_tables.pairwise_run_tables(
+        SCORES, labels, {"better": BETTER}, weights=weights, sampling=words
+    )
+    return tables["pairwise_validity"].set_index("judge")
+
+
+def test_the_validity_table_gives_the_cards_weighted_accuracy():
+    """``pairwise_validity``'s accuracy and interval are the card's for each judge, the
+    accuracy statsmodels' weighted mean (and numpy's mean of the rows replicated by whole
+    weights); the unweighted share is kept as ``accuracy_unweighted``, and the table says what
+    the weights stand for."""
+    rng = np.random.default_rng(13)
+    q = _overdrawn()
+    drawn = rng.choice(N, 150, p=q)
+    labels, draws = _queue(drawn, q)
+    table = _validity(labels, draws)
+    _, evidence = _card_evidence(labels, draws)
+    assert evidence is not None
+    ranked = {s.judge: s for s in standings(evidence)}
+    pairs, counts = np.unique(drawn, return_counts=True)
+    weights = counts / (N * q[pairs])
+    unit = 1 / (N * q.max())  # a hard pair's draw: every weight a whole number of it
+    whole = np.rint(weights / unit).astype(int)
+    assert np.allclose(weights / unit, whole)
+    for judge, said in (("biased", BIASED), ("fair", FAIR)):
+        right = (said[pairs] == PEOPLE[pairs]).astype(float)
+        row = table.loc[judge]
+        assert row["accuracy"] == pytest.approx(DescrStatsW(right, weights=weights).mean)
+        assert row["accuracy"] == pytest.approx(float(np.repeat(right, whole).mean()))
+        assert row["accuracy_unweighted"] == pytest.approx(right.mean())
+        standing = ranked[judge]
+        assert (row["accuracy"], row["accuracy_low"], row["accuracy_high"]) == pytest.approx(
+            (standing.quality, standing.low, standing.high), abs=1e-12
+        )
+        assert row["weighting"] == (
+            "labels weighted by the queue's draw probabilities over 400 samples"
+        )
+        assert row["pairs"] == len(pairs)  # still a count
+
+
+def test_a_queue_drawn_once_a_pair_uniformly_leaves_the_validity_table_as_it_was():
+    labels, draws = _queue(np.arange(60), np.full(N, 1 / N))
+    pd.testing.assert_frame_equal(_validity(labels, draws), _validity(labels, None))
+    assert "accuracy_unweighted" not in _validity(labels, draws).columns

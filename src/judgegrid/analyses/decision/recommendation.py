@@ -13,14 +13,18 @@ that differs from a wrong majority is penalised, and the paragraph says so.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from judgegrid.analyses.consistency.agreement import rater_offsets, tables_of_ratings
 from judgegrid.analyses.frames.juries import JURY_PREFIX
+from judgegrid.analyses.frames.label_weights import is_uniform
 from judgegrid.analyses.frames.ratings import choice_ratings, pooled_by_choice, scored
 from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
-from judgegrid.analyses.validity.pairs import pair_accuracy
+from judgegrid.analyses.stats.weighted import weighted_accuracy
+from judgegrid.analyses.validity.pairs import pair_accuracy, pair_outcomes, pair_weights
 from judgegrid.core.scales import PLAIN, Scales
 
 RANKING_COLUMNS = [
@@ -52,20 +56,32 @@ RANKING_MISSING = {
 }
 
 
+@dataclass(frozen=True)
+class PairWeights:
+    """People's preferences' weights by pair (``frames.label_weights.person_weights``, the
+    card's pairs rung's; a pair not in it weighs 1) and what they stand for in words
+    (``sampling_words``)."""
+
+    weights: pd.Series | None = None
+    words: str = ""
+
+
 def judge_ranking(
     scores: pd.DataFrame,
     pairs: pd.DataFrame,
     scales: Scales = PLAIN,
     choices: pd.DataFrame | None = None,
+    weights: PairWeights | None = None,
 ) -> pd.DataFrame:
     """One row per metric and judge (judge / embedding model for an embedding metric): quality
     with CI, cost, latency, failures, Pareto flag. ``choices``: ``choice_ratings(scores)`` if
-    already made."""
+    already made; ``weights``: people's preferences' (the pairwise accuracy is then the card's
+    weighted one, its interval at the effective number of pairs; none: each pair once)."""
     if scores.empty:
         return pd.DataFrame(columns=RANKING_COLUMNS)
     choices = choice_ratings(scores) if choices is None else choices
     scores = pooled_by_choice(scores)  # costs, too, are per choice
-    quality = _validity(scores, pairs, scales)
+    quality = _validity(scores, pairs, scales, weights or PairWeights())
     consensus = _consensus(choices)
     if not quality.empty and not consensus.empty:
         with_pairs = set(quality["metric"])
@@ -82,7 +98,9 @@ def judge_ranking(
     return table.sort_values(["metric", "rank"]).reindex(columns=RANKING_COLUMNS)
 
 
-def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, scales: Scales) -> pd.DataFrame:
+def _validity(
+    pooled: pd.DataFrame, pairs: pd.DataFrame, scales: Scales, weights: PairWeights
+) -> pd.DataFrame:
     if pairs.empty:
         return pd.DataFrame()
     acc = pair_accuracy(pooled, pairs, scales)
@@ -98,7 +116,36 @@ def _validity(pooled: pd.DataFrame, pairs: pd.DataFrame, scales: Scales) -> pd.D
         else "pairwise-preference accuracy (designed contrasts)"
         for sources in acc["sources"]
     ]
+    if weights.weights is not None and not weights.weights.empty:
+        acc = _weighted_quality(acc, pair_outcomes(pooled, pairs, scales), weights)
     return acc.drop(columns=["agree", "sources"])
+
+
+def _weighted_quality(
+    acc: pd.DataFrame, outcomes: pd.DataFrame, weights: PairWeights
+) -> pd.DataFrame:
+    """Each judge's accuracy weighted as the card's pairs rung weighs it (every pair of the
+    metric, people's preferences by their draws: ``stats.weighted.weighted_accuracy``), where
+    its pairs' weights are not all 1; the basis says by what."""
+    weight = pair_weights(outcomes, weights.weights)
+    if weight is None:
+        return acc
+    figures = {
+        key: weighted_accuracy(block["agree"].to_numpy(float), block["weight"].to_numpy(float))
+        for key, block in outcomes.assign(weight=weight).groupby(["metric", "judge"])
+        if not is_uniform(block["weight"].to_numpy(float))
+    }
+    keys = list(zip(acc["metric"], acc["judge"], strict=True))
+    acc = acc.copy()
+    for at, column in enumerate(("quality", "ci_low", "ci_high")):
+        acc[column] = [
+            figures[k][at] if k in figures else v for k, v in zip(keys, acc[column], strict=True)
+        ]
+    words = weights.words or "weighted"
+    acc["basis"] = [
+        f"{b}; {words}" if k in figures else b for k, b in zip(keys, acc["basis"], strict=True)
+    ]
+    return acc
 
 
 def _consensus(choices: pd.DataFrame) -> pd.DataFrame:

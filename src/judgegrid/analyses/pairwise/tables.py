@@ -374,19 +374,26 @@ def criterion_tables(
         return tables, None
     # once a rule: the join of a million verdicts with the people's preferences
     merged = {way: pairwise.with_people(table, people) for way, table in each.items()}
-    tables["pairwise_validity"] = pairwise.validity(both, people, merged[inputs.rule])
+    right = pairwise.right_table(both, people, merged[inputs.rule])  # the comparisons' and card's
+    evidence = None
+    if not right.empty:
+        judged = people.drop_duplicates("pair").set_index("pair")["preferred"].reindex(right.index)
+        labelled = pairwise.category_codes(judged)
+        evidence = weighted_right(right, labelled, inputs.weights, inputs.metric)
+    tables["pairwise_validity"] = pairwise.validity(
+        both,
+        people,
+        merged[inputs.rule],
+        None if evidence is None else evidence.weights,  # the card's weights, or None: all 1
+        inputs.sampling,
+    )
     tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders, merged)
     if inputs.groups is not None and not inputs.groups.empty:
         tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
-    right = pairwise.right_table(both, people, merged[inputs.rule])  # the comparisons' and card's
     tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
     drawn = drawn_of(inputs.weights, inputs.metric, inputs.sampling)
     tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems, drawn)
-    if right.empty:
-        return tables, None
-    judged = people.drop_duplicates("pair").set_index("pair")["preferred"].reindex(right.index)
-    labelled = pairwise.category_codes(judged)
-    return tables, weighted_right(right, labelled, inputs.weights, inputs.metric)
+    return tables, evidence
 
 
 def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:

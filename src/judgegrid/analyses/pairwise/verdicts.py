@@ -41,6 +41,7 @@ from judgegrid.analyses.frames.keys import codes_among
 from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
+from judgegrid.analyses.stats.weighted import weighted_accuracy
 from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine, combine
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
@@ -250,7 +251,11 @@ def with_people(both: pd.DataFrame, people: pd.DataFrame) -> pd.DataFrame:
 
 
 def validity(
-    both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame | None = None
+    both: pd.DataFrame,
+    people: pd.DataFrame,
+    merged: pd.DataFrame | None = None,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
     """Per judge, its combined verdicts (``combined``'s table) against people's preferences
     (``pair``, ``preferred``: a, b or tie; the pairs of this criterion: a pair of theirs the
@@ -267,9 +272,38 @@ def validity(
       0 wrong (bootstrap interval);
     - ``kappa``: Cohen's kappa over the categories a, b and tie (bootstrap interval).
 
-    ``merged``: ``with_people(both, people)``, if already made.
+    ``merged``: ``with_people(both, people)``, if already made. ``weights``: each pair's, where
+    the criterion's queue drew its pairs with unequal probabilities (``criteria.weighted_right``'s,
+    the card's; a pair not in it weighs 1): ``accuracy`` and its interval are then the card's
+    weighted figures (``stats.weighted.weighted_accuracy``), the unweighted share is kept as
+    ``accuracy_unweighted`` and ``weighting`` says what the weights stand for (``sampling``);
+    the other columns count each pair once. None: the table is the unweighted one.
     """
     merged = with_people(both, people) if merged is None else merged
+    table = _validity_rows(both, people, merged)
+    if weights is None:
+        return table
+    return _weighted_accuracy(table, merged, weights, sampling)
+
+
+def _weighted_accuracy(
+    table: pd.DataFrame, merged: pd.DataFrame, weights: pd.Series, sampling: str
+) -> pd.DataFrame:
+    """``validity``'s table with each judge's strict accuracy weighted by its pairs' weights."""
+    weight = weights.astype(float).reindex(merged["pair"]).fillna(1.0).to_numpy(float)
+    same = (merged["combined"] == merged["preferred"]).to_numpy(float)
+    at = merged.groupby("judge", sort=False).indices
+    out = table.assign(accuracy_unweighted=table["accuracy"], weighting=sampling or "weighted")
+    for row, judge in enumerate(out["judge"]):
+        mine = at.get(judge, np.array([], dtype=int))
+        if len(mine):
+            figures = weighted_accuracy(same[mine], weight[mine])
+            out.loc[out.index[row], ["accuracy", "accuracy_low", "accuracy_high"]] = figures
+    return out
+
+
+def _validity_rows(both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame) -> pd.DataFrame:
+    """``validity``'s table, each pair counted once."""
     verdict, preferred = merged["combined"], merged["preferred"]
     same = (verdict == preferred).to_numpy(bool)
     tie = (verdict == "tie").to_numpy(bool)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from judgegrid.analyses.stats.intervals import rho_interval, tau_interval
+from judgegrid.analyses.stats.intervals import accuracy_interval, rho_interval, tau_interval
 from judgegrid.analyses.stats.paired import (
     DRAW_CHUNK,
     Statistic,
@@ -169,6 +169,17 @@ def share_size(values: np.ndarray, weights: np.ndarray) -> float:
     if spread <= 0:
         return min(float(n), kish_size(w))
     return float(min(n, p * (1 - p) / spread))
+
+
+def weighted_accuracy(values: np.ndarray, weights: np.ndarray) -> tuple[float, float, float]:
+    """A right (1) / wrong (0) share weighted (``weighted_share``) with its Wilson 95% interval
+    at its effective number of items (``share_size``): the card's weighted accuracy
+    (``share_weighting`` read by ``ruling.standings``) for tables that show the same figure."""
+    share = weighted_share(values, weights)
+    if not np.isfinite(share):
+        return share, float("nan"), float("nan")
+    low, high = accuracy_interval(share, share_size(values, weights))
+    return share, low, high
 
 
 def fisher_size(point: float, drawn: np.ndarray, base: float, shift: float) -> float:

@@ -8,6 +8,13 @@ member was not scored (failed or skipped) counts against the configuration, as a
 wrong, and counted in ``pairs_unscored`` (``pairs`` counts the scored ones; accuracy is over
 both).
 
+People's preferences drawn by the preference queue (source ``people``) stand for all the pairs:
+given their weights (``frames.label_weights.person_weights``, the card's pairs rung's), a
+group whose weights are not all 1 shows the weighted accuracy (``stats.weighted``'s, with its
+Wilson interval at the effective number of pairs), the unweighted one beside it
+(``accuracy_unweighted``) and what the weights stand for (``weighting``); ``pairs``, ``agree``
+and ``ties`` stay counts. Every weight 1: the table is the unweighted one, unchanged.
+
 Preference pairs come from sample labels (``pair``; ``preferred``: 1 for the preferred member, 0
 for the other; ``aspect``: the quality the annotators judged) or from the demo set's contrasts
 (within a group a lower rank should score better; any two members of different rank form a pair).
@@ -25,14 +32,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.frames.label_weights import is_uniform
 from judgegrid.analyses.frames.ratings import ratings
 from judgegrid.analyses.frames.tables import CONFIG_AXES
 from judgegrid.analyses.stats.correlation import spearman_with_ci
 from judgegrid.analyses.stats.intervals import wilson_interval
+from judgegrid.analyses.stats.weighted import weighted_accuracy
 from judgegrid.core.scales import PLAIN, Scales
 
 PAIR_COLUMNS = ["source", "pair", "aspect", "metric", "preferred", "other"]
 PAIR_MISSING = "every pair: an unscored one (a failed cell) counts as wrong, like a tie"
+ONCE_WORDS = "each pair counts once"
 
 # The dimension a pair's annotators judged -> the metrics of the suite that measure it. Context
 # relevance (a focused vs a padded context) has none: context_precision judges whether a context
@@ -127,9 +137,15 @@ def pair_outcomes(
 
 
 def pair_accuracy(
-    scores: pd.DataFrame, pairs: pd.DataFrame, scales: Scales = PLAIN
+    scores: pd.DataFrame,
+    pairs: pd.DataFrame,
+    scales: Scales = PLAIN,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
-    """Per source, dimension and configuration: accuracy, Wilson 95% CI, ties, unscored pairs."""
+    """Per source, dimension and configuration: accuracy, Wilson 95% CI, ties, unscored pairs.
+    ``weights``: people's preferences' weights by pair (a pair not in it weighs 1), and
+    ``sampling`` what they stand for in words (module docstring)."""
     outcomes = pair_outcomes(scores, pairs, scales)
     keys = ["source", "aspect", *CONFIG_AXES]
     if outcomes.empty:
@@ -153,6 +169,47 @@ def pair_accuracy(
     table["ci_high"] = [b[1] for b in bounds]
     table["ci_method"] = "Wilson score, 95%"
     table["missing"] = PAIR_MISSING
+    weight = pair_weights(outcomes, weights)
+    if weight is None:
+        return table
+    return _weighted(table, outcomes.assign(weight=weight), keys, sampling)
+
+
+def weighting_notes(table: pd.DataFrame, figures: str) -> list[str]:
+    """What a table's weighted accuracies stand for (its ``weighting`` column), one line for
+    each distinct weighting, ``figures`` naming them: none where every row counts each pair
+    once, so a run without a queue's unequal draws reads as before."""
+    if table.empty or "weighting" not in table.columns:
+        return []
+    found = [w for w in dict.fromkeys(table["weighting"].astype(str)) if w != ONCE_WORDS]
+    return [
+        f"{figures}: weighted as the card weighs them, {w} (each pair once: accuracy_unweighted)."
+        for w in found
+    ]
+
+
+def pair_weights(outcomes: pd.DataFrame, weights: pd.Series | None) -> np.ndarray | None:
+    """Each outcome's pair's weight (1 for a pair ``weights`` lacks), or None where all are 1."""
+    if weights is None or weights.empty or outcomes.empty:
+        return None
+    found = weights.astype(float).reindex(outcomes["pair"].astype(str)).fillna(1.0)
+    weight = found.to_numpy(float)
+    return None if is_uniform(weight) else weight
+
+
+def _weighted(
+    table: pd.DataFrame, outcomes: pd.DataFrame, keys: list[str], sampling: str
+) -> pd.DataFrame:
+    """``table`` with each group's accuracy and interval weighted, the unweighted accuracy kept
+    beside it, and the words of its weights (a group whose weights are all 1: unchanged)."""
+    table = table.assign(accuracy_unweighted=table["accuracy"], weighting=ONCE_WORDS)
+    for at, (_, block) in enumerate(outcomes.groupby(keys, sort=True)):
+        w = block["weight"].to_numpy(float)
+        if is_uniform(w):
+            continue
+        figures = weighted_accuracy(block["agree"].to_numpy(float), w)
+        table.loc[table.index[at], ["accuracy", "ci_low", "ci_high"]] = figures
+        table.loc[table.index[at], "weighting"] = sampling or "weighted"
     return table
 
 
