@@ -66,6 +66,8 @@ def test_the_tables_give_the_cards_weighted_accuracy_for_each_judge():
         assert row["n"] == len(answered)  # still a count of preferences
         assert ranking.loc[judge, "quality"] == pytest.approx(row["accuracy"], abs=1e-12)
         assert ranking.loc[judge, "basis"].endswith(f"; {WORDS}")
+        # people's preferences alone: human labels, not designed contrasts
+        assert ranking.loc[judge, "basis"].startswith("pairwise-preference accuracy (human labels)")
         for side in ("ci_low", "ci_high"):
             assert ranking.loc[judge, side] == pytest.approx(row[side], abs=1e-12)
     assert card["value"] == pytest.approx(pairs_table.loc[card["judge"], "accuracy"], abs=1e-12)

@@ -112,7 +112,7 @@ def _validity(
     acc["ci_low"], acc["ci_high"] = [b[0] for b in bounds], [b[1] for b in bounds]
     acc["basis"] = [
         "pairwise-preference accuracy (human labels)"
-        if "labels" in sources
+        if sources & {"labels", "people"}  # the data set's preferences, or people's on the page
         else "pairwise-preference accuracy (designed contrasts)"
         for sources in acc["sources"]
     ]
