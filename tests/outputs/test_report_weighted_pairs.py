@@ -29,3 +29,24 @@ def test_the_summary_says_nothing_of_weights_where_every_preference_weighs_1():
     text = _summary(np.full(N, 1 / N), np.arange(40))
     assert html_report.PREFERENCES_WEIGHTED not in text
     assert "weighted" not in text
+
+
+def test_the_report_does_not_say_no_labels_yet_beside_peoples_preferences():
+    """A pairs run's people answer preferences, not labels on the metric's scale: the report's
+    "against people" part points to the preference pairs instead of asking for labels."""
+    q = np.full(N, 1 / N)
+    analysis = analyse(SCORES, RunFacts(), queue(np.arange(40), q))
+    page = html_report.render(
+        analysis,
+        title="t",
+        overview=[],
+        summary_sections={},
+        sample_info={},
+        metric_titles={},
+    )
+    assert "No labels yet" not in page
+    assert "preferences are scored under the preference pairs below" in page
+    bare = analyse(SCORES, RunFacts())
+    assert "No labels yet" in html_report.render(
+        bare, title="t", overview=[], summary_sections={}, sample_info={}, metric_titles={}
+    )

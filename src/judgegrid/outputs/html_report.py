@@ -517,6 +517,11 @@ def _true_score(a: Analysis) -> str:
 def _people(a: Analysis) -> str:
     """Validity against people's labels (judgegrid label / labels import / the data set)."""
     by_judge = a.table("validity_people_by_judge")
+    if by_judge.empty and _has_peoples_preferences(a):
+        return (
+            '<h3>Against people</h3><p class="note">No labels on the metrics\' own scales: '
+            "people's preferences are scored under the preference pairs below.</p>"
+        )
     if by_judge.empty:
         return (
             '<h3>Against people</h3><p class="note">No labels yet: '
@@ -534,6 +539,13 @@ def _people(a: Analysis) -> str:
         + "<h3>How many more labels</h3>"
         + frame_html(a.table("labels_needed"), "labels_needed")
     )
+
+
+def _has_peoples_preferences(a: Analysis) -> bool:
+    """Whether people gave preferences on the labelling page (a pairs run's aspect): labels
+    of a kind the people's-labels tables do not hold, so "no labels yet" would be wrong."""
+    pairs = a.table("validity_pairs")
+    return not pairs.empty and "source" in pairs and bool((pairs["source"] == "people").any())
 
 
 CRITERIA_NOTE = (
