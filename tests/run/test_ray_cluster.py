@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-import time
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +21,7 @@ import pytest
 
 from conftest import CELL_KEY, fault_server_matrix, save_matrix
 from judgegrid import run_grid
+from judgegrid.inputs import shards
 from judgegrid.testing.fault_server import FaultPlan, FaultServer, start_fault_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benches"))
@@ -62,7 +63,7 @@ def cluster(monkeypatch) -> Iterator[Any]:
 
 
 def _matrix(url: str, data: Path, execution: dict[str, Any]) -> dict[str, Any]:
-    """One judge, two metrics, one repeat: a few calls per sample, many small shards."""
+    """One judge, two metrics, one repeat: a few calls per sample."""
     matrix = fault_server_matrix(
         url, data, KEY_ENV, {"a": "openai/fake-a"}, "openai/fake-embed", name="cluster"
     )
@@ -105,8 +106,11 @@ def _score_rows(result: Any) -> list[tuple[Any, ...]]:
 
 
 def test_a_node_lost_mid_run_loses_no_cell_and_pays_for_no_finished_cell_twice(
-    tmp_path, slow_server, cluster
+    tmp_path, slow_server, cluster, monkeypatch
 ):
+    # a shard a sample (8), so that shards are still out after the first is written: at the
+    # usual size this grid is two shards, one a worker, which a loaded machine finishes together
+    monkeypatch.setattr(shards, "CELLS_PER_SLOT", 1)
     data = bench_grid.write_jsonl(tmp_path / "samples.jsonl", bench_grid.synthetic_samples(8))
     one = run_grid(
         save_matrix(tmp_path, "one", _matrix(slow_server.url, data, {})),
@@ -118,31 +122,42 @@ def test_a_node_lost_mid_run_loses_no_cell_and_pays_for_no_finished_cell_twice(
     before, asked_before = Counter(slow_server._seen), slow_server.requests
 
     removed: list[int] = []  # calls the driver had written when the node went
+    written = [0]  # calls the driver has written so far (its progress callback's tally)
+    finished = threading.Event()
 
-    def remove_a_node_after_the_first_shard(tally: Any, cell: Any, status: str) -> None:
-        """Once a shard is written, remove the worker node that holds another one, as soon as
-        that shard has sent a request the driver has not written (the driver waits meanwhile,
-        so the node that just finished gets no new shard)."""
-        deadline = time.monotonic() + 30
-        while not removed and time.monotonic() < deadline:
+    def remove_a_busy_node() -> None:
+        """Once a shard is written, remove a worker node while it runs a shard that has sent a
+        request the driver has not written. Watched from a thread of its own, not from the
+        driver's progress callback: the driver sends out two shards together, and on a loaded
+        machine both could finish between two callbacks in every round (CI once saw no node
+        busy at any callback, and nothing was removed)."""
+        while not removed and not finished.wait(0.05):
+            if not written[0]:
+                continue
             busy = [n for n in cluster.worker_nodes if _running_a_shard(n)]
-            if not busy:
-                return  # that shard finished meanwhile: try at the next one
-            if slow_server.requests - asked_before > tally.calls:
-                removed.append(tally.calls)
+            if busy and slow_server.requests - asked_before > written[0]:
+                removed.append(written[0])
                 cluster.remove_node(busy[0], allow_graceful=False)
-            time.sleep(0.05)
+
+    def note_progress(tally: Any, cell: Any, status: str) -> None:
+        written[0] = tally.calls
 
     # each answer later on the cluster: a shard then outlives its node's removal even on a
     # loaded machine (at 0.5 s, CI once saw the shard finish first, and nothing was lost)
     slow_server.plan.latency_s = 2.0
     execution = {"backend": "ray", "workers": 2, "address": cluster.address}
-    ray_run = run_grid(
-        save_matrix(tmp_path, "ray", _matrix(slow_server.url, data, execution)),
-        run_dir=tmp_path / "ray",
-        use_cache=False,
-        on_progress=remove_a_node_after_the_first_shard,
-    )
+    watcher = threading.Thread(target=remove_a_busy_node, daemon=True)
+    watcher.start()
+    try:
+        ray_run = run_grid(
+            save_matrix(tmp_path, "ray", _matrix(slow_server.url, data, execution)),
+            run_dir=tmp_path / "ray",
+            use_cache=False,
+            on_progress=note_progress,
+        )
+    finally:
+        finished.set()
+        watcher.join(timeout=60)
     assert removed and 0 < removed[0] < paid_one, "the node went mid-run"
     # no cell lost: every cell scored, and the same rows as one process
     assert ray_run.complete and set(ray_run.scores["status"]) == {"scored"}
