@@ -342,3 +342,53 @@ def test_a_queue_drawn_once_a_pair_uniformly_leaves_the_tables_as_they_were():
         pd.testing.assert_frame_equal(with_draws[name], without[name])
         assert "weighting" not in with_draws[name].columns
     assert set(with_draws["pairwise_comparisons"]["test"]) == {"exact McNemar"}
+
+
+def _grouped_tables(labels: pd.DataFrame, draws: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
+    """``_tables`` with each pair in a group: ``hard`` (the first ``HARD``) or ``easy``."""
+    weights = sample_weights(labels, draws)
+    words = sampling_words(weights, draws, {})
+    info = {pair: {"group": "hard" if k < HARD else "easy"} for k, pair in enumerate(IDS)}
+    tables, _ = pairwise_tables.pairwise_run_tables(
+        SCORES_WITH_TIES,
+        labels,
+        {"better": BETTER},
+        sample_info=info,
+        weights=weights,
+        sampling=words,
+    )
+    return tables
+
+
+def test_the_rules_and_groups_accuracies_are_weighted():
+    """``pairwise_rules`` and ``pairwise_groups``: each accuracy statsmodels' weighted mean of
+    its pairs, the chosen rule's the validity table's (the card's); counts stay counts."""
+    labels, draws, pairs, weights = _overdrawn_queue()
+    tables = _grouped_tables(labels, draws)
+    validity = tables["pairwise_validity"].set_index("judge")
+    verdict = {"biased": BIASED, "fair": FAIR, "tied": np.where(TIES, "tie", TIED)}
+    hard = pairs < HARD
+    for row in tables["pairwise_rules"].to_dict("records"):
+        right = (verdict[row["judge"]][pairs] == PEOPLE[pairs]).astype(float)
+        assert row["accuracy"] == pytest.approx(DescrStatsW(right, weights=weights).mean)
+        assert row["accuracy_unweighted"] == pytest.approx(right.mean())
+        assert row["pairs"] == len(pairs)
+        if row["chosen"]:
+            card = validity.loc[row["judge"], ["accuracy", "accuracy_low", "accuracy_high"]]
+            assert (row["accuracy"], row["ci_low"], row["ci_high"]) == pytest.approx(tuple(card))
+    groups = tables["pairwise_groups"]
+    assert len(groups) == 3 * 2 * 2  # judges x groups x rules
+    for row in groups.to_dict("records"):
+        mine = hard if row["group"] == "hard" else ~hard
+        right = (verdict[row["judge"]][pairs[mine]] == PEOPLE[pairs[mine]]).astype(float)
+        assert row["accuracy"] == pytest.approx(DescrStatsW(right, weights=weights[mine]).mean)
+        assert row["pairs"] == int(mine.sum())
+
+
+def test_a_uniform_queue_leaves_the_rules_and_groups_as_they_were():
+    labels, draws = _queue(np.arange(60), np.full(N, 1 / N))
+    with_draws, without = _grouped_tables(labels, draws), _grouped_tables(labels, None)
+    for name in ("pairwise_rules", "pairwise_groups"):
+        assert not with_draws[name].empty
+        pd.testing.assert_frame_equal(with_draws[name], without[name])
+        assert "weighting" not in with_draws[name].columns

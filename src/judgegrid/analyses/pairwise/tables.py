@@ -384,9 +384,13 @@ def criterion_tables(
     tables["pairwise_validity"] = pairwise.validity(
         both, people, merged[inputs.rule], weights, inputs.sampling
     )
-    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders, merged)
+    tables["pairwise_rules"] = pairwise.rule_accuracy(
+        own, people, inputs.rule, orders, merged, weights, inputs.sampling
+    )
     if inputs.groups is not None and not inputs.groups.empty:
-        tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
+        tables["pairwise_groups"] = pairwise.group_accuracy(
+            own, people, inputs.groups, inputs.rule, weights, inputs.sampling
+        )
     tables["pairwise_comparisons"] = pairwise.comparisons(
         both, people, right, weights, inputs.sampling
     )

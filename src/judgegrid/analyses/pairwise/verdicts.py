@@ -43,6 +43,7 @@ from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
 from judgegrid.analyses.stats.weighted import ratio_mean, share_weighting, weighted_accuracy
+from judgegrid.analyses.validity.pairs import weighted_accuracy_rows
 from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine, combine
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
@@ -406,19 +407,25 @@ def rule_accuracy(
     chosen: Combine,
     orders: pd.DataFrame | None = None,
     merged: Mapping[Combine, pd.DataFrame] | None = None,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
     """Per judge, its accuracy against people's preferences under each combination rule
     (``COMBINE_RULES``), side by side: right = the combined verdict is the people's answer (a
     tie is right only against a tie), Wilson interval; ``chosen`` marks the criterion's own
     rule, the one the card and ``pairwise_validity`` use. ``orders``: as ``position_bias``;
-    ``merged``: per rule, ``with_people`` of its combined verdicts, if already made."""
-    rows = []
+    ``merged``: per rule, ``with_people`` of its combined verdicts, if already made.
+    ``weights``: each pair's, as ``validity`` reads them: each accuracy and interval weighted
+    (``validity.pairs.weighted_accuracy_rows``), with ``accuracy_unweighted`` and ``weighting``;
+    None: each pair once."""
+    rows, outcomes = [], []
     for way in COMBINE_RULES:
         joined = (merged or {}).get(way)
         if joined is None:
             orders = order_table(verdicts) if orders is None else orders
             joined = with_people(combined_orders(orders, way), people)
         right = (joined["combined"] == joined["preferred"]).to_numpy(bool)
+        outcomes.append(joined[["judge", "pair"]].assign(rule=way, agree=right))
         by_judge = pd.Series(right, index=joined.index).groupby(joined["judge"], sort=True)
         counts = by_judge.agg(["sum", "size"])
         for judge, (k, n) in zip(counts.index, counts.to_numpy(), strict=True):
@@ -438,20 +445,44 @@ def rule_accuracy(
                 }
             )
     table = pd.DataFrame(rows, columns=RULE_COLUMNS)
-    return table.sort_values(["judge", "rule"], kind="stable").reset_index(drop=True)
+    table = table.sort_values(["judge", "rule"], kind="stable").reset_index(drop=True)
+    return _weighted_rows(table, outcomes, ["judge", "rule"], weights, sampling)
+
+
+def _weighted_rows(
+    table: pd.DataFrame,
+    outcomes: list[pd.DataFrame],
+    keys: list[str],
+    weights: pd.Series | None,
+    sampling: str,
+) -> pd.DataFrame:
+    """``table`` as it is without ``weights``, else each row's accuracy weighted by its pairs'
+    (``outcomes``: a row per pair and verdict with its ``keys`` and ``agree``)."""
+    if weights is None or table.empty:
+        return table
+    found = pd.concat(outcomes, ignore_index=True)
+    found = found.assign(weight=_pair_weights(weights, found["pair"]))
+    return weighted_accuracy_rows(table, found, keys, sampling)
 
 
 def group_accuracy(
-    verdicts: pd.DataFrame, people: pd.DataFrame, groups: pd.DataFrame, chosen: Combine
+    verdicts: pd.DataFrame,
+    people: pd.DataFrame,
+    groups: pd.DataFrame,
+    chosen: Combine,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
     """``rule_accuracy`` per group of pairs (``groups``: ``pair``, ``group``, e.g. a
-    benchmark's categories): per judge, group and rule, right / pairs with its Wilson interval.
-    Missing: as ``rule_accuracy``; a pair without a group is left out of this table."""
-    rows = []
+    benchmark's categories): per judge, group and rule, right / pairs with its Wilson interval
+    (``weights``: as ``rule_accuracy``). Missing: as ``rule_accuracy``; a pair without a group
+    is left out of this table."""
+    rows, outcomes = [], []
     for way in COMBINE_RULES:
         merged = combined(verdicts, way).merge(people[["pair", "preferred"]], on="pair")
         merged = merged.merge(groups[["pair", "group"]], on="pair")
         merged["right"] = merged["combined"] == merged["preferred"]
+        outcomes.append(merged[["judge", "group", "pair"]].assign(rule=way, agree=merged["right"]))
         for (judge, group), block in merged.groupby(["judge", "group"], sort=True):
             right, n = int(block["right"].sum()), len(block)
             low, high = wilson_interval(right, n)
@@ -470,7 +501,8 @@ def group_accuracy(
                 }
             )
     table = pd.DataFrame(rows, columns=GROUP_COLUMNS)
-    return table.sort_values(["judge", "group", "rule"], kind="stable").reset_index(drop=True)
+    table = table.sort_values(["judge", "group", "rule"], kind="stable").reset_index(drop=True)
+    return _weighted_rows(table, outcomes, ["judge", "group", "rule"], weights, sampling)
 
 
 def right_table(
