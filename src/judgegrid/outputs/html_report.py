@@ -632,7 +632,9 @@ PREFERENCES_WEIGHTED = (
     "judge ranking's quality)"
 )
 PAIRWISE_WEIGHTED = (
-    "pairwise_validity's accuracy and its interval (its other columns count each pair once)"
+    "pairwise_validity's accuracies, half credit and kappa with their intervals, "
+    "pairwise_rules' and pairwise_groups' accuracies, and pairwise_comparisons' paired test "
+    "(the weighted paired bootstrap, not McNemar)"
 )
 # every table of the pairwise section, in the order shown, with its heading
 PAIRWISE_TABLES = {

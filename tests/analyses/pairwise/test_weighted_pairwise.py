@@ -7,13 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.api as sm
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.weightstats import DescrStatsW
 
 from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.analyses.decision.ladder import CardSources, criterion_people_evidence
 from judgegrid.analyses.frames.label_weights import sample_weights, sampling_words
 from judgegrid.analyses.pairwise import tables as pairwise_tables
-from judgegrid.analyses.stats.ruling import WEIGHTED_TEST, standings
+from judgegrid.analyses.stats.ruling import WEIGHTED_TEST, compare, standings
 from judgegrid.analyses.validity.true_score import drawn_of, pairwise_true_scores
 from judgegrid.core.criterion import CriterionSpec
 from support.pairwise_judges import pairwise_cell
@@ -229,3 +232,163 @@ def test_a_queue_drawn_once_a_pair_uniformly_leaves_the_validity_table_as_it_was
     labels, draws = _queue(np.arange(60), np.full(N, 1 / N))
     pd.testing.assert_frame_equal(_validity(labels, draws), _validity(labels, None))
     assert "accuracy_unweighted" not in _validity(labels, draws).columns
+
+
+# a third judge that ties (its two orders disagree) on every third pair and errs on every
+# seventh: the tie-excluded, half-credit and kappa figures then differ from the strict accuracy
+TIED = np.where(np.arange(N) % 7 == 3, np.where(PEOPLE == "a", "b", "a"), PEOPLE)
+TIES = np.arange(N) % 3 == 1
+
+
+def _scores_with_ties() -> pd.DataFrame:
+    tied = [
+        pairwise_cell("tied", pair, "a" if tie else w, "b" if tie else w)
+        for pair, w, tie in zip(IDS, TIED, TIES, strict=True)
+    ]
+    return pd.concat([SCORES, pd.DataFrame(tied)], ignore_index=True)
+
+
+SCORES_WITH_TIES = _scores_with_ties()
+
+
+def _tables(labels: pd.DataFrame, draws: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
+    weights = sample_weights(labels, draws)
+    words = sampling_words(weights, draws, {})
+    tables, _ = pairwise_tables.pairwise_run_tables(
+        SCORES_WITH_TIES, labels, {"better": BETTER}, weights=weights, sampling=words
+    )
+    return tables
+
+
+def _overdrawn_queue() -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray]:
+    """150 draws of the queue that draws the hard pairs four times as often: the labels, the
+    draws, the pairs drawn and each one's weight ``draws / (N q)``."""
+    q = _overdrawn()
+    drawn = np.random.default_rng(21).choice(N, 150, p=q)
+    labels, draws = _queue(drawn, q)
+    pairs, counts = np.unique(drawn, return_counts=True)
+    return labels, draws, pairs, counts / (N * q[pairs])
+
+
+def test_the_validity_tables_other_figures_are_weighted_too():
+    """Tie-excluded accuracy and half credit: statsmodels' weighted means (the half credit's
+    interval: the robust (HC1) SE of a weighted least squares mean, the Hajek mean's linearised
+    SE); kappa: scikit-learn's ``cohen_kappa_score`` with ``sample_weight``."""
+    labels, draws, pairs, weights = _overdrawn_queue()
+    table = _tables(labels, draws)["pairwise_validity"].set_index("judge")
+    verdict = {"biased": BIASED, "fair": FAIR, "tied": np.where(TIES, "tie", TIED)}
+    for judge, said in verdict.items():
+        mine, people = said[pairs], PEOPLE[pairs]
+        row = table.loc[judge]
+        decided = mine != "tie"
+        right = (mine == people).astype(float)
+        assert row["accuracy_tie_excluded"] == pytest.approx(
+            DescrStatsW(right[decided], weights=weights[decided]).mean
+        )
+        assert row["ci_low"] < row["accuracy_tie_excluded"] < row["ci_high"]
+        credit = np.where(mine == people, 1.0, np.where(mine == "tie", 0.5, 0.0))
+        fit = sm.WLS(credit, np.ones(len(credit)), weights=weights).fit(cov_type="HC1")
+        half = stats.t.ppf(0.975, len(credit) - 1) * float(fit.bse[0])
+        assert (
+            row["accuracy_half_credit"],
+            row["half_credit_low"],
+            row["half_credit_high"],
+        ) == pytest.approx((fit.params[0], fit.params[0] - half, fit.params[0] + half))
+        assert row["kappa"] == pytest.approx(cohen_kappa_score(mine, people, sample_weight=weights))
+        assert row["kappa_low"] < row["kappa"] < row["kappa_high"]
+        assert row["decided"] == int(decided.sum())  # still a count
+    tied = table.loc["tied"]
+    assert tied["accuracy_tie_excluded"] != pytest.approx(tied["accuracy"])
+    assert tied["accuracy_half_credit"] != pytest.approx(tied["accuracy"])
+
+
+def test_the_comparisons_table_is_the_cards_weighted_paired_test():
+    """``pairwise_comparisons`` compares the judges as the card's rung does: the same top
+    judge, each difference statsmodels' weighted mean of the paired differences, and the card's
+    own weighted paired bootstrap (interval and p-value) for the same two judges."""
+    labels, draws, pairs, weights = _overdrawn_queue()
+    table = _tables(labels, draws)["pairwise_comparisons"]
+    weights_ = sample_weights(labels, draws)
+    words = sampling_words(weights_, draws, {})
+    _, right = pairwise_tables.pairwise_run_tables(
+        SCORES_WITH_TIES, labels, {"better": BETTER}, weights=weights_, sampling=words
+    )
+    sources = CardSources(SCORES_WITH_TIES, pd.DataFrame(), people_right=right, sampling=words)
+    evidence = criterion_people_evidence("better", sources)
+    assert evidence is not None
+    top = standings(evidence)[0].judge
+    verdict = {"biased": BIASED, "fair": FAIR, "tied": np.where(TIES, "tie", TIED)}
+    assert set(table["top"]) == {top}
+    assert len(table) == 2
+    for row in table.to_dict("records"):
+        card = compare(evidence, top, row["other"])
+        assert (row["diff"], row["low"], row["high"], row["p"]) == pytest.approx(
+            (card.diff, card.low, card.high, card.p_value)
+        )
+        gap = (verdict[top][pairs] == PEOPLE[pairs]).astype(float) - (
+            verdict[row["other"]][pairs] == PEOPLE[pairs]
+        ).astype(float)
+        assert row["diff"] == pytest.approx(DescrStatsW(gap, weights=weights).mean)
+        assert row["test"] == WEIGHTED_TEST
+        assert row["weighting"] == words["better"]
+
+
+def test_a_queue_drawn_once_a_pair_uniformly_leaves_the_tables_as_they_were():
+    """Every weight 1: the validity table's every figure and the comparisons' McNemar test as
+    without draws, no new column."""
+    labels, draws = _queue(np.arange(60), np.full(N, 1 / N))
+    with_draws, without = _tables(labels, draws), _tables(labels, None)
+    for name in ("pairwise_validity", "pairwise_comparisons"):
+        pd.testing.assert_frame_equal(with_draws[name], without[name])
+        assert "weighting" not in with_draws[name].columns
+    assert set(with_draws["pairwise_comparisons"]["test"]) == {"exact McNemar"}
+
+
+def _grouped_tables(labels: pd.DataFrame, draws: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
+    """``_tables`` with each pair in a group: ``hard`` (the first ``HARD``) or ``easy``."""
+    weights = sample_weights(labels, draws)
+    words = sampling_words(weights, draws, {})
+    info = {pair: {"group": "hard" if k < HARD else "easy"} for k, pair in enumerate(IDS)}
+    tables, _ = pairwise_tables.pairwise_run_tables(
+        SCORES_WITH_TIES,
+        labels,
+        {"better": BETTER},
+        sample_info=info,
+        weights=weights,
+        sampling=words,
+    )
+    return tables
+
+
+def test_the_rules_and_groups_accuracies_are_weighted():
+    """``pairwise_rules`` and ``pairwise_groups``: each accuracy statsmodels' weighted mean of
+    its pairs, the chosen rule's the validity table's (the card's); counts stay counts."""
+    labels, draws, pairs, weights = _overdrawn_queue()
+    tables = _grouped_tables(labels, draws)
+    validity = tables["pairwise_validity"].set_index("judge")
+    verdict = {"biased": BIASED, "fair": FAIR, "tied": np.where(TIES, "tie", TIED)}
+    hard = pairs < HARD
+    for row in tables["pairwise_rules"].to_dict("records"):
+        right = (verdict[row["judge"]][pairs] == PEOPLE[pairs]).astype(float)
+        assert row["accuracy"] == pytest.approx(DescrStatsW(right, weights=weights).mean)
+        assert row["accuracy_unweighted"] == pytest.approx(right.mean())
+        assert row["pairs"] == len(pairs)
+        if row["chosen"]:
+            card = validity.loc[row["judge"], ["accuracy", "accuracy_low", "accuracy_high"]]
+            assert (row["accuracy"], row["ci_low"], row["ci_high"]) == pytest.approx(tuple(card))
+    groups = tables["pairwise_groups"]
+    assert len(groups) == 3 * 2 * 2  # judges x groups x rules
+    for row in groups.to_dict("records"):
+        mine = hard if row["group"] == "hard" else ~hard
+        right = (verdict[row["judge"]][pairs[mine]] == PEOPLE[pairs[mine]]).astype(float)
+        assert row["accuracy"] == pytest.approx(DescrStatsW(right, weights=weights[mine]).mean)
+        assert row["pairs"] == int(mine.sum())
+
+
+def test_a_uniform_queue_leaves_the_rules_and_groups_as_they_were():
+    labels, draws = _queue(np.arange(60), np.full(N, 1 / N))
+    with_draws, without = _grouped_tables(labels, draws), _grouped_tables(labels, None)
+    for name in ("pairwise_rules", "pairwise_groups"):
+        assert not with_draws[name].empty
+        pd.testing.assert_frame_equal(with_draws[name], without[name])
+        assert "weighting" not in with_draws[name].columns

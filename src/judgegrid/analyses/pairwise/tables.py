@@ -380,17 +380,20 @@ def criterion_tables(
         judged = people.drop_duplicates("pair").set_index("pair")["preferred"].reindex(right.index)
         labelled = pairwise.category_codes(judged)
         evidence = weighted_right(right, labelled, inputs.weights, inputs.metric)
+    weights = None if evidence is None else evidence.weights  # the card's, or None: all 1
     tables["pairwise_validity"] = pairwise.validity(
-        both,
-        people,
-        merged[inputs.rule],
-        None if evidence is None else evidence.weights,  # the card's weights, or None: all 1
-        inputs.sampling,
+        both, people, merged[inputs.rule], weights, inputs.sampling
     )
-    tables["pairwise_rules"] = pairwise.rule_accuracy(own, people, inputs.rule, orders, merged)
+    tables["pairwise_rules"] = pairwise.rule_accuracy(
+        own, people, inputs.rule, orders, merged, weights, inputs.sampling
+    )
     if inputs.groups is not None and not inputs.groups.empty:
-        tables["pairwise_groups"] = pairwise.group_accuracy(own, people, inputs.groups, inputs.rule)
-    tables["pairwise_comparisons"] = pairwise.comparisons(both, people, right)
+        tables["pairwise_groups"] = pairwise.group_accuracy(
+            own, people, inputs.groups, inputs.rule, weights, inputs.sampling
+        )
+    tables["pairwise_comparisons"] = pairwise.comparisons(
+        both, people, right, weights, inputs.sampling
+    )
     drawn = drawn_of(inputs.weights, inputs.metric, inputs.sampling)
     tables["pairwise_true_score"] = pairwise_true_scores(both, people, inputs.systems, drawn)
     return tables, evidence

@@ -16,7 +16,8 @@ first, so a verdict for the first position is ``winner == order[0]``.
   answer came first; 0.5 is unbiased) with its Wilson interval, and the card's flag;
 - ``validity``: per judge, against people's preferences: accuracy with the ties stated both ways
   (tie-excluded, and with half credit), Cohen's kappa; ``comparisons``: the judges compared on
-  the same pairs by the card's own rule (exact McNemar, Holm);
+  the same pairs by the card's own rule (exact McNemar, Holm; under a queue's unequal draws
+  the card's weighted paired bootstrap);
 - ``jury_verdicts``: a panel of judges as one judge, the majority of its members in each order;
 - ``probe_moves``: how often a probe (a note to the evaluator on the worse answer, the worse
   answer padded) moves the combined verdict towards the worse answer;
@@ -29,7 +30,7 @@ Each function states its missing-data rule in a ``missing`` column or its docstr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -41,7 +42,8 @@ from judgegrid.analyses.frames.keys import codes_among
 from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
-from judgegrid.analyses.stats.weighted import weighted_accuracy
+from judgegrid.analyses.stats.weighted import ratio_mean, share_weighting, weighted_accuracy
+from judgegrid.analyses.validity.pairs import weighted_accuracy_rows
 from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine, combine
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
@@ -277,39 +279,86 @@ def validity(
     the card's; a pair not in it weighs 1): ``accuracy`` and its interval are then the card's
     weighted figures (``stats.weighted.weighted_accuracy``), the unweighted share is kept as
     ``accuracy_unweighted`` and ``weighting`` says what the weights stand for (``sampling``);
-    the other columns count each pair once. None: the table is the unweighted one.
+    the tie-excluded accuracy is weighted the same way over the decided pairs, the half credit
+    is the weighted (Hajek) mean with its linearised interval (``stats.weighted.ratio_mean``)
+    and kappa the weighted kappa with the weighted bootstrap's interval; ``pairs``, ``decided``,
+    ``ties`` and ``unjudged`` stay counts. None: the table is the unweighted one.
     """
     merged = with_people(both, people) if merged is None else merged
     table = _validity_rows(both, people, merged)
     if weights is None:
         return table
-    return _weighted_accuracy(table, merged, weights, sampling)
+    return _weighted_validity(table, merged, weights, sampling)
 
 
-def _weighted_accuracy(
+def _pair_weights(weights: pd.Series, pairs: pd.Series | pd.Index) -> np.ndarray:
+    """Each of ``pairs``' weight (a pair not in ``weights`` weighs 1)."""
+    return weights.astype(float).reindex(pairs).fillna(1.0).to_numpy(float)
+
+
+@dataclass(frozen=True)
+class _Outcomes:
+    """Per row of ``with_people``'s join: what the validity figures read."""
+
+    same: np.ndarray  # the verdict is the people's preference
+    tie: np.ndarray  # the judge tied
+    decided: np.ndarray  # neither the judge nor the people tied
+    credit: np.ndarray  # ``half_credit``
+    codes: np.ndarray  # rows x 2: the verdict's and the people's ``CODES``
+
+
+def _outcomes(merged: pd.DataFrame) -> _Outcomes:
+    verdict, preferred = merged["combined"], merged["preferred"]
+    tie = (verdict == "tie").to_numpy(bool)
+    return _Outcomes(
+        same=(verdict == preferred).to_numpy(bool),
+        tie=tie,
+        decided=~tie & (preferred != "tie").to_numpy(bool),
+        credit=half_credit(verdict, preferred),
+        codes=np.column_stack([category_codes(verdict), category_codes(preferred)]),
+    )
+
+
+WEIGHTED_VALIDITY = ["accuracy", "accuracy_low", "accuracy_high", "accuracy_tie_excluded"]
+WEIGHTED_VALIDITY += ["ci_low", "ci_high", "accuracy_half_credit", "half_credit_low"]
+WEIGHTED_VALIDITY += ["half_credit_high", "kappa", "kappa_low", "kappa_high"]
+
+
+def _weighted_validity(
     table: pd.DataFrame, merged: pd.DataFrame, weights: pd.Series, sampling: str
 ) -> pd.DataFrame:
-    """``validity``'s table with each judge's strict accuracy weighted by its pairs' weights."""
-    weight = weights.astype(float).reindex(merged["pair"]).fillna(1.0).to_numpy(float)
-    same = (merged["combined"] == merged["preferred"]).to_numpy(float)
+    """``validity``'s table with each judge's figures weighted by its pairs' weights."""
+    weight = _pair_weights(weights, merged["pair"])
+    found = _outcomes(merged)
     at = merged.groupby("judge", sort=False).indices
     out = table.assign(accuracy_unweighted=table["accuracy"], weighting=sampling or "weighted")
     for row, judge in enumerate(out["judge"]):
-        mine = at.get(judge, np.array([], dtype=int))
+        mine = np.asarray(at.get(judge, np.array([], dtype=int)), dtype=int)
         if len(mine):
-            figures = weighted_accuracy(same[mine], weight[mine])
-            out.loc[out.index[row], ["accuracy", "accuracy_low", "accuracy_high"]] = figures
+            figures = _weighted_figures(found, mine, weight[mine])
+            out.loc[out.index[row], WEIGHTED_VALIDITY] = figures
     return out
+
+
+def _weighted_figures(found: _Outcomes, mine: np.ndarray, weight: np.ndarray) -> list[float]:
+    """One judge's ``WEIGHTED_VALIDITY`` over its rows ``mine`` (``weight``: theirs)."""
+    decided = found.decided[mine]
+    credit = ratio_mean(found.credit[mine], weight)
+    return [
+        *weighted_accuracy(found.same[mine].astype(float), weight),
+        *weighted_accuracy(found.same[mine][decided].astype(float), weight[decided]),
+        credit.mean,
+        credit.low,
+        credit.high,
+        *kappa_interval(found.codes[mine], len(CODES), unit_weights=weight),
+    ]
 
 
 def _validity_rows(both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame) -> pd.DataFrame:
     """``validity``'s table, each pair counted once."""
-    verdict, preferred = merged["combined"], merged["preferred"]
-    same = (verdict == preferred).to_numpy(bool)
-    tie = (verdict == "tie").to_numpy(bool)
-    decided = ~tie & (preferred != "tie").to_numpy(bool)
-    credit = half_credit(verdict, preferred)
-    codes = np.column_stack([category_codes(verdict), category_codes(preferred)])
+    found = _outcomes(merged)
+    same, tie, decided, credit = found.same, found.tie, found.decided, found.credit
+    codes = found.codes
     person = merged["person"].to_numpy(int)
     at = merged.groupby("judge", sort=False).indices
     rows = []
@@ -358,19 +407,25 @@ def rule_accuracy(
     chosen: Combine,
     orders: pd.DataFrame | None = None,
     merged: Mapping[Combine, pd.DataFrame] | None = None,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
     """Per judge, its accuracy against people's preferences under each combination rule
     (``COMBINE_RULES``), side by side: right = the combined verdict is the people's answer (a
     tie is right only against a tie), Wilson interval; ``chosen`` marks the criterion's own
     rule, the one the card and ``pairwise_validity`` use. ``orders``: as ``position_bias``;
-    ``merged``: per rule, ``with_people`` of its combined verdicts, if already made."""
-    rows = []
+    ``merged``: per rule, ``with_people`` of its combined verdicts, if already made.
+    ``weights``: each pair's, as ``validity`` reads them: each accuracy and interval weighted
+    (``validity.pairs.weighted_accuracy_rows``), with ``accuracy_unweighted`` and ``weighting``;
+    None: each pair once."""
+    rows, outcomes = [], []
     for way in COMBINE_RULES:
         joined = (merged or {}).get(way)
         if joined is None:
             orders = order_table(verdicts) if orders is None else orders
             joined = with_people(combined_orders(orders, way), people)
         right = (joined["combined"] == joined["preferred"]).to_numpy(bool)
+        outcomes.append(joined[["judge", "pair"]].assign(rule=way, agree=right))
         by_judge = pd.Series(right, index=joined.index).groupby(joined["judge"], sort=True)
         counts = by_judge.agg(["sum", "size"])
         for judge, (k, n) in zip(counts.index, counts.to_numpy(), strict=True):
@@ -390,20 +445,44 @@ def rule_accuracy(
                 }
             )
     table = pd.DataFrame(rows, columns=RULE_COLUMNS)
-    return table.sort_values(["judge", "rule"], kind="stable").reset_index(drop=True)
+    table = table.sort_values(["judge", "rule"], kind="stable").reset_index(drop=True)
+    return _weighted_rows(table, outcomes, ["judge", "rule"], weights, sampling)
+
+
+def _weighted_rows(
+    table: pd.DataFrame,
+    outcomes: list[pd.DataFrame],
+    keys: list[str],
+    weights: pd.Series | None,
+    sampling: str,
+) -> pd.DataFrame:
+    """``table`` as it is without ``weights``, else each row's accuracy weighted by its pairs'
+    (``outcomes``: a row per pair and verdict with its ``keys`` and ``agree``)."""
+    if weights is None or table.empty:
+        return table
+    found = pd.concat(outcomes, ignore_index=True)
+    found = found.assign(weight=_pair_weights(weights, found["pair"]))
+    return weighted_accuracy_rows(table, found, keys, sampling)
 
 
 def group_accuracy(
-    verdicts: pd.DataFrame, people: pd.DataFrame, groups: pd.DataFrame, chosen: Combine
+    verdicts: pd.DataFrame,
+    people: pd.DataFrame,
+    groups: pd.DataFrame,
+    chosen: Combine,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
     """``rule_accuracy`` per group of pairs (``groups``: ``pair``, ``group``, e.g. a
-    benchmark's categories): per judge, group and rule, right / pairs with its Wilson interval.
-    Missing: as ``rule_accuracy``; a pair without a group is left out of this table."""
-    rows = []
+    benchmark's categories): per judge, group and rule, right / pairs with its Wilson interval
+    (``weights``: as ``rule_accuracy``). Missing: as ``rule_accuracy``; a pair without a group
+    is left out of this table."""
+    rows, outcomes = [], []
     for way in COMBINE_RULES:
         merged = combined(verdicts, way).merge(people[["pair", "preferred"]], on="pair")
         merged = merged.merge(groups[["pair", "group"]], on="pair")
         merged["right"] = merged["combined"] == merged["preferred"]
+        outcomes.append(merged[["judge", "group", "pair"]].assign(rule=way, agree=merged["right"]))
         for (judge, group), block in merged.groupby(["judge", "group"], sort=True):
             right, n = int(block["right"].sum()), len(block)
             low, high = wilson_interval(right, n)
@@ -422,7 +501,8 @@ def group_accuracy(
                 }
             )
     table = pd.DataFrame(rows, columns=GROUP_COLUMNS)
-    return table.sort_values(["judge", "group", "rule"], kind="stable").reset_index(drop=True)
+    table = table.sort_values(["judge", "group", "rule"], kind="stable").reset_index(drop=True)
+    return _weighted_rows(table, outcomes, ["judge", "group", "rule"], weights, sampling)
 
 
 def right_table(
@@ -439,18 +519,30 @@ def right_table(
 
 
 def comparisons(
-    both: pd.DataFrame, people: pd.DataFrame, right: pd.DataFrame | None = None
+    both: pd.DataFrame,
+    people: pd.DataFrame,
+    right: pd.DataFrame | None = None,
+    weights: pd.Series | None = None,
+    sampling: str = "",
 ) -> pd.DataFrame:
     """The judges compared on the same pairs as the card compares them (``analyses.decision``:
     the top judge by accuracy against each other, exact McNemar, Holm-corrected; a tie and a
     pair the judge has no verdict for count as wrong, as in the card's pair evidence).
-    ``right``: the ``right_table`` of ``both`` and ``people``, if already made."""
+    ``right``: the ``right_table`` of ``both`` and ``people``, if already made. ``weights``:
+    each pair's, as ``validity`` reads them (the card's): the top judge by weighted accuracy,
+    each difference by the card's weighted paired bootstrap (``stats.weighted.share_weighting``
+    in ``ruling.compare``), and ``weighting`` says what the weights stand for; None: every
+    pair counts once (McNemar), no ``weighting`` column."""
     right = right_table(both, people) if right is None else right
     if right.empty:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
-    ruling = rule(binary_evidence(right))
+    evidence = binary_evidence(right)
+    if weights is not None:
+        weight = _pair_weights(weights, right.index)
+        evidence = replace(evidence, weighting=share_weighting(weight))
+    ruling = rule(evidence)
     assert ruling.top is not None
-    return pd.DataFrame(
+    table = pd.DataFrame(
         [
             {
                 "top": ruling.top.judge,
@@ -467,6 +559,7 @@ def comparisons(
         ],
         columns=COMPARISON_COLUMNS,
     )
+    return table if weights is None else table.assign(weighting=sampling or "weighted")
 
 
 def jury_verdicts(verdicts: pd.DataFrame, members: Sequence[str]) -> pd.DataFrame:

@@ -286,14 +286,22 @@ def cohen_kappa(
 
 
 def kappa_interval(
-    table: np.ndarray, categories: int, kind: Weights = None
+    table: np.ndarray,
+    categories: int,
+    kind: Weights = None,
+    unit_weights: np.ndarray | None = None,
 ) -> tuple[float, float, float]:
     """Cohen's kappa of a units x 2 table of codes (NaN: not rated) with its 95% interval: the
     bootstrap's over units; unweighted over more than ``NORMAL_ABOVE`` units rated by both,
-    the normal interval of its large-sample standard error (``cohen_kappa_normal``)."""
-    if kind is None and len(table) > NORMAL_ABOVE and not np.isnan(table).any():
+    the normal interval of its large-sample standard error (``cohen_kappa_normal``).
+    ``unit_weights``: each unit's weight (a labelled pair's 1 / (N q)): the weighted kappa and
+    the weighted bootstrap's interval (``interval``) at any number of units."""
+    plain = kind is None and unit_weights is None
+    if plain and len(table) > NORMAL_ABOVE and not np.isnan(table).any():
         return cohen_kappa_normal(table[:, 0], table[:, 1], categories)
-    return interval(lambda t, w: cohen_from_table(t, categories, w, kind), table)
+    return interval(
+        lambda t, w: cohen_from_table(t, categories, w, kind), table, unit_weights=unit_weights
+    )
 
 
 def cohen_kappa_normal(a: np.ndarray, b: np.ndarray, categories: int) -> tuple[float, float, float]:

@@ -172,7 +172,7 @@ def pair_accuracy(
     weight = pair_weights(outcomes, weights)
     if weight is None:
         return table
-    return _weighted(table, outcomes.assign(weight=weight), keys, sampling)
+    return weighted_accuracy_rows(table, outcomes.assign(weight=weight), keys, sampling)
 
 
 def weighting_notes(table: pd.DataFrame, figures: str) -> list[str]:
@@ -197,11 +197,13 @@ def pair_weights(outcomes: pd.DataFrame, weights: pd.Series | None) -> np.ndarra
     return None if is_uniform(weight) else weight
 
 
-def _weighted(
+def weighted_accuracy_rows(
     table: pd.DataFrame, outcomes: pd.DataFrame, keys: list[str], sampling: str
 ) -> pd.DataFrame:
-    """``table`` with each group's accuracy and interval weighted, the unweighted accuracy kept
-    beside it, and the words of its weights (a group whose weights are all 1: unchanged)."""
+    """``table`` (a row per group of ``outcomes`` by ``keys``, in their sorted order) with each
+    group's accuracy and interval weighted (``outcomes``' ``agree`` by its ``weight``), the
+    unweighted accuracy kept beside it, and the words of its weights (a group whose weights are
+    all 1: unchanged): ``validity_pairs``, ``pairwise_rules`` and ``pairwise_groups``."""
     table = table.assign(accuracy_unweighted=table["accuracy"], weighting=ONCE_WORDS)
     for at, (_, block) in enumerate(outcomes.groupby(keys, sort=True)):
         w = block["weight"].to_numpy(float)
