@@ -43,7 +43,7 @@ from judgegrid.analyses.stats.categorical import kappa_interval
 from judgegrid.analyses.stats.intervals import mean_interval, wilson_interval
 from judgegrid.analyses.stats.ruling import binary_evidence, rule
 from judgegrid.analyses.stats.weighted import ratio_mean, share_weighting, weighted_accuracy
-from judgegrid.analyses.validity.pairs import weighted_accuracy_rows
+from judgegrid.analyses.validity.pairs import weighted_accuracy_rows, weights_by_pair
 from judgegrid.core.pairwise import COMBINE_RULES, ORDERS, Combine, combine
 
 VERDICT_COLUMNS = ["judge", "pair", "order", "winner"]
@@ -285,15 +285,11 @@ def validity(
     ``ties`` and ``unjudged`` stay counts. None: the table is the unweighted one.
     """
     merged = with_people(both, people) if merged is None else merged
-    table = _validity_rows(both, people, merged)
+    found = _outcomes(merged)
+    table = _validity_rows(both, people, merged, found)
     if weights is None:
         return table
-    return _weighted_validity(table, merged, weights, sampling)
-
-
-def _pair_weights(weights: pd.Series, pairs: pd.Series | pd.Index) -> np.ndarray:
-    """Each of ``pairs``' weight (a pair not in ``weights`` weighs 1)."""
-    return weights.astype(float).reindex(pairs).fillna(1.0).to_numpy(float)
+    return _weighted_validity(table, merged, found, weights, sampling)
 
 
 @dataclass(frozen=True)
@@ -325,11 +321,14 @@ WEIGHTED_VALIDITY += ["half_credit_high", "kappa", "kappa_low", "kappa_high"]
 
 
 def _weighted_validity(
-    table: pd.DataFrame, merged: pd.DataFrame, weights: pd.Series, sampling: str
+    table: pd.DataFrame,
+    merged: pd.DataFrame,
+    found: _Outcomes,
+    weights: pd.Series,
+    sampling: str,
 ) -> pd.DataFrame:
     """``validity``'s table with each judge's figures weighted by its pairs' weights."""
-    weight = _pair_weights(weights, merged["pair"])
-    found = _outcomes(merged)
+    weight = weights_by_pair(weights, merged["pair"])
     at = merged.groupby("judge", sort=False).indices
     out = table.assign(accuracy_unweighted=table["accuracy"], weighting=sampling or "weighted")
     for row, judge in enumerate(out["judge"]):
@@ -354,9 +353,10 @@ def _weighted_figures(found: _Outcomes, mine: np.ndarray, weight: np.ndarray) ->
     ]
 
 
-def _validity_rows(both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame) -> pd.DataFrame:
-    """``validity``'s table, each pair counted once."""
-    found = _outcomes(merged)
+def _validity_rows(
+    both: pd.DataFrame, people: pd.DataFrame, merged: pd.DataFrame, found: _Outcomes
+) -> pd.DataFrame:
+    """``validity``'s table, each pair counted once (``found``: ``_outcomes(merged)``)."""
     same, tie, decided, credit = found.same, found.tie, found.decided, found.credit
     codes = found.codes
     person = merged["person"].to_numpy(int)
@@ -461,7 +461,7 @@ def _weighted_rows(
     if weights is None or table.empty:
         return table
     found = pd.concat(outcomes, ignore_index=True)
-    found = found.assign(weight=_pair_weights(weights, found["pair"]))
+    found = found.assign(weight=weights_by_pair(weights, found["pair"]))
     return weighted_accuracy_rows(table, found, keys, sampling)
 
 
@@ -538,7 +538,7 @@ def comparisons(
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     evidence = binary_evidence(right)
     if weights is not None:
-        weight = _pair_weights(weights, right.index)
+        weight = weights_by_pair(weights, right.index)
         evidence = replace(evidence, weighting=share_weighting(weight))
     ruling = rule(evidence)
     assert ruling.top is not None

@@ -192,9 +192,13 @@ def pair_weights(outcomes: pd.DataFrame, weights: pd.Series | None) -> np.ndarra
     """Each outcome's pair's weight (1 for a pair ``weights`` lacks), or None where all are 1."""
     if weights is None or weights.empty or outcomes.empty:
         return None
-    found = weights.astype(float).reindex(outcomes["pair"].astype(str)).fillna(1.0)
-    weight = found.to_numpy(float)
+    weight = weights_by_pair(weights, outcomes["pair"].astype(str))
     return None if is_uniform(weight) else weight
+
+
+def weights_by_pair(weights: pd.Series, pairs: pd.Series | pd.Index) -> np.ndarray:
+    """Each of ``pairs``' weight (a pair not in ``weights`` weighs 1)."""
+    return weights.astype(float).reindex(pairs).fillna(1.0).to_numpy(float)
 
 
 def weighted_accuracy_rows(
