@@ -11,10 +11,10 @@ import pytest
 
 from judgegrid.analyses import anytime_verdict
 from judgegrid.analyses.decision.label_state import (
-    chosen_undrawn,
     draw_sequence,
     label_state,
     metric_state,
+    read_sequence,
     threshold_right,
 )
 from judgegrid.analyses.validity.criteria import PeopleRight
@@ -259,9 +259,9 @@ def test_a_label_chosen_on_the_view_page_is_no_draw_and_the_line_says_so():
     """Chosen labels (``chosen``) with no draw behind them are left out of the rule: the state
     is the one of the drawn labels alone, and the line counts the chosen ones."""
     ids, right, answers, draws, scores = _drawn_and_chosen(8, 10)
-    sequence, _ = draw_sequence(draws, answers, "m", 10)
-    assert list(sequence["sample_id"]) == ids
-    assert chosen_undrawn(draws, answers, "m", sequence) == 2
+    read = read_sequence(draws, answers, "m", 10)
+    assert list(read.rows["sample_id"]) == ids
+    assert len(read.chosen) == 2
     state = metric_state("m", right, scores, answers, draws)
     without = metric_state("m", right, scores, answers[~answers["chosen"]], draws)
     assert state is not None and without is not None

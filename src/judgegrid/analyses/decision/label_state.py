@@ -22,7 +22,7 @@ must be fixed by the draws before it, so the order the rule reads is the order t
 
 A label a person chose on ``judgegrid view``'s page (``chosen``) with no draw of theirs behind it
 is no draw of any design: it is left out of the rule and of the labels the line counts, and
-counted apart (``chosen_undrawn``), as the card's figures count it (``frames.label_weights``).
+counted apart (``ReadSequence.chosen``), as the card's figures count it (``frames.label_weights``).
 
 Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
 declined) stays in the stored sequence but is left out of the rule, as missing; the state says
@@ -166,7 +166,7 @@ def pass_fail(scores: pd.DataFrame, metric: str, threshold: float) -> pd.DataFra
 class ReadSequence:
     """What the rule reads of ``metric``'s labels and draws (``read_sequence``), made in one
     pass: the draws in order (``SEQUENCE_COLUMNS``), how many were skipped, and the labels
-    (annotator, sample) it leaves out as chosen on the view page (``chosen_undrawn``)."""
+    (annotator, sample) it leaves out as chosen on the view page (``_left_out``)."""
 
     rows: pd.DataFrame
     skipped: int
@@ -199,7 +199,7 @@ def read_sequence(
     ``labels``: the stored answers and the data set's, with ``sample_id, metric, annotator,
     value`` (value None: a skip) and, where known, ``labelled_at`` (without it: label order)
     and ``chosen`` (a label chosen on ``judgegrid view``'s page, which no draw stands behind,
-    is left out: ``chosen_undrawn``). ``per_person``: each person's answer is an item of its
+    is left out: ``ReadSequence.chosen``). ``per_person``: each person's answer is an item of its
     own, ``sample/annotator`` (a preference: the pairs rung scores each person's preference as
     one pair)."""
     answers = _answers_of(labels, metric)
@@ -236,15 +236,6 @@ def read_sequence(
     timed.sort(key=lambda entry: entry[:3])  # time, then annotator, then draw: a stable order
     rows = pd.DataFrame([entry[3] for entry in timed], columns=SEQUENCE_COLUMNS)
     return ReadSequence(rows, skipped, _left_out(labels, answers, covered, rows))
-
-
-def chosen_undrawn(
-    draws: pd.DataFrame, labels: pd.DataFrame, metric: str, sequence: pd.DataFrame
-) -> int:
-    """How many labels of ``metric`` the rule leaves out as chosen on the view page, for a
-    ``sequence`` already made (``read_sequence`` counts them as it reads: ``chosen``)."""
-    drawn = draws[draws["metric"] == metric] if not draws.empty else draws
-    return len(_left_out(labels, _answers_of(labels, metric), _covered(drawn), sequence))
 
 
 def _left_out(
