@@ -20,11 +20,14 @@ import pandas as pd
 
 from judgegrid.analyses.consistency.agreement import rater_offsets, tables_of_ratings
 from judgegrid.analyses.frames.juries import JURY_PREFIX
-from judgegrid.analyses.frames.label_weights import is_uniform
 from judgegrid.analyses.frames.ratings import choice_ratings, pooled_by_choice, scored
 from judgegrid.analyses.stats.intervals import tau_interval, wilson_interval
-from judgegrid.analyses.stats.weighted import weighted_accuracy
-from judgegrid.analyses.validity.pairs import pair_accuracy, pair_outcomes, pair_weights
+from judgegrid.analyses.validity.pairs import (
+    pair_accuracy,
+    pair_outcomes,
+    pair_weights,
+    weighted_groups,
+)
 from judgegrid.core.scales import PLAIN, Scales
 
 RANKING_COLUMNS = [
@@ -130,11 +133,7 @@ def _weighted_quality(
     weight = pair_weights(outcomes, weights.weights)
     if weight is None:
         return acc
-    figures = {
-        key: weighted_accuracy(block["agree"].to_numpy(float), block["weight"].to_numpy(float))
-        for key, block in outcomes.assign(weight=weight).groupby(["metric", "judge"])
-        if not is_uniform(block["weight"].to_numpy(float))
-    }
+    figures = weighted_groups(outcomes.assign(weight=weight), ["metric", "judge"])
     keys = list(zip(acc["metric"], acc["judge"], strict=True))
     acc = acc.copy()
     for at, column in enumerate(("quality", "ci_low", "ci_high")):

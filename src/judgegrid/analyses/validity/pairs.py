@@ -201,21 +201,33 @@ def weights_by_pair(weights: pd.Series, pairs: pd.Series | pd.Index) -> np.ndarr
     return weights.astype(float).reindex(pairs).fillna(1.0).to_numpy(float)
 
 
+def weighted_groups(
+    outcomes: pd.DataFrame, keys: list[str]
+) -> dict[Any, tuple[float, float, float]]:
+    """Per group of ``outcomes`` by ``keys`` whose weights are not all 1: the weighted
+    accuracy and its interval (``stats.weighted.weighted_accuracy`` of ``agree`` by
+    ``weight``). A group of equal weights is left out: its counted figures stand."""
+    found = {}
+    for key, block in outcomes.groupby(keys, sort=True):
+        w = block["weight"].to_numpy(float)
+        if not is_uniform(w):
+            found[key] = weighted_accuracy(block["agree"].to_numpy(float), w)
+    return found
+
+
 def weighted_accuracy_rows(
     table: pd.DataFrame, outcomes: pd.DataFrame, keys: list[str], sampling: str
 ) -> pd.DataFrame:
     """``table`` (a row per group of ``outcomes`` by ``keys``, in their sorted order) with each
-    group's accuracy and interval weighted (``outcomes``' ``agree`` by its ``weight``), the
-    unweighted accuracy kept beside it, and the words of its weights (a group whose weights are
-    all 1: unchanged): ``validity_pairs``, ``pairwise_rules`` and ``pairwise_groups``."""
+    group's accuracy and interval weighted (``weighted_groups``), the unweighted accuracy kept
+    beside it, and the words of its weights (a group whose weights are all 1: unchanged):
+    ``validity_pairs``, ``pairwise_rules`` and ``pairwise_groups``."""
     table = table.assign(accuracy_unweighted=table["accuracy"], weighting=ONCE_WORDS)
-    for at, (_, block) in enumerate(outcomes.groupby(keys, sort=True)):
-        w = block["weight"].to_numpy(float)
-        if is_uniform(w):
-            continue
-        figures = weighted_accuracy(block["agree"].to_numpy(float), w)
-        table.loc[table.index[at], ["accuracy", "ci_low", "ci_high"]] = figures
-        table.loc[table.index[at], "weighting"] = sampling or "weighted"
+    figures = weighted_groups(outcomes, keys)
+    for at, key in enumerate(outcomes.groupby(keys, sort=True).groups):
+        if key in figures:
+            table.loc[table.index[at], ["accuracy", "ci_low", "ci_high"]] = figures[key]
+            table.loc[table.index[at], "weighting"] = sampling or "weighted"
     return table
 
 
