@@ -757,7 +757,7 @@ ROWS: dict[str, Row] = {
     ),
     "labels export onto a directory": Row(
         cli=lambda p: ["labels", "export", p.run_dir(), "-o", _folder(p)],
-        names=("--output", "out.csv", "is a directory"),
+        names=("--out", "out.csv", "is a directory"),
         one_line=True,
     ),
     "export to .json": Row(
@@ -767,12 +767,12 @@ ROWS: dict[str, Row] = {
     ),
     "labels export to an unknown extension": Row(
         cli=lambda p: ["labels", "export", p.run_dir(), "-o", str(p.tmp / "x.json")],
-        names=("--output", "x.json", "'.json'", ".csv, .jsonl, .parquet"),
+        names=("--out", "x.json", "'.json'", ".csv, .jsonl, .parquet"),
         one_line=True,
     ),
     "labels export to no extension": Row(
         cli=lambda p: ["labels", "export", p.run_dir(), "-o", str(p.tmp / "labels")],
-        names=("--output", "no extension", ".csv, .jsonl, .parquet"),
+        names=("--out", "no extension", ".csv, .jsonl, .parquet"),
         one_line=True,
     ),
     "export of no run into a missing folder": Row(
@@ -1767,7 +1767,7 @@ ROWS.update(peer_rows())
 # -- files a command writes, and the environment (issue 39) ------------------------------------
 
 SPRING_FILE = Path(__file__).parents[1] / "data" / "spring_application.yaml"
-TABLE_WRITERS = {"export": "--out", "labels export": "--output"}
+TABLE_WRITERS = {"export": "--out", "labels export": "--out"}
 
 
 def _frame() -> pd.DataFrame:

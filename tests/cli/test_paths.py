@@ -124,6 +124,25 @@ def test_overwrite_replaces_what_is_refused_without_it(command, run_dir: Path, t
     assert target.read_text() != "mine\n"
 
 
+@pytest.mark.parametrize("spelling", ["--out", "--output", "-o"])
+@pytest.mark.parametrize("command", [["export"], ["labels", "export"]], ids=" ".join)
+def test_both_exports_take_the_same_out_option_and_name_it_alike(
+    command, spelling, run_dir: Path, tmp_path: Path
+):
+    """``export --out`` and ``labels export --output`` were two names for one option, so a
+    user who had learnt one met "No such option" at the other: both take every spelling now,
+    and a refusal names ``--out`` whichever was typed."""
+    target = tmp_path / "mine.csv"
+    target.write_text("mine\n")
+    refused = runner.invoke(app, [*command, str(run_dir), spelling, str(target)])
+    assert refused.exit_code == EXIT_BAD_INPUT, refused.output
+    assert "--out: " in refused.output and "already exists" in refused.output
+    fresh = tmp_path / "fresh.csv"
+    wrote = runner.invoke(app, [*command, str(run_dir), spelling, str(fresh)])
+    assert wrote.exit_code == 0, wrote.output
+    assert "sample_id" in pd.read_csv(fresh).columns  # a run with no labels: the header
+
+
 def test_write_table_replaces_with_overwrite_in_python(tmp_path: Path):
     target = tmp_path / "t.csv"
     target.write_text("mine\n")

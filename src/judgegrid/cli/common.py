@@ -89,6 +89,19 @@ MarginOption = Annotated[
         "{margin}).",
     ),
 ]
+# The table a command writes (export, labels export): the same option, --out as everywhere
+# (``--output`` kept for labels export, which had it first).
+OutFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        "--output",
+        "-o",
+        help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
+        "is made if missing; an existing file only with --overwrite; default: CSV on "
+        "stdout).",
+    ),
+]
 # Every command that writes a file the user names (init, export, labels export): the same flag.
 OverwriteOption = Annotated[
     bool,

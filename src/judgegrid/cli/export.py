@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import OverwriteOption, fail
+from judgegrid.cli.common import OutFileOption, OverwriteOption, fail
 from judgegrid.core.errors import InputError
 
 
@@ -27,16 +27,7 @@ def export(
             "with its 95% interval and the labels it is worth; the card's judge marked.",
         ),
     ] = "ragas",
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
-            "is made if missing; an existing file only with --overwrite; default: CSV on "
-            "stdout).",
-        ),
-    ] = None,
+    out: OutFileOption = None,
     overwrite: OverwriteOption = False,
 ) -> None:
     """The run's scores as a table for the tools you have: each metric is the mean of its

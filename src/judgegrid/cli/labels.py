@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import OverwriteOption, fail, login_name, serve_app
+from judgegrid.cli.common import OutFileOption, OverwriteOption, fail, login_name, serve_app
 from judgegrid.core.errors import InputError
 
 
@@ -119,16 +119,7 @@ def labels_import(
 @labels_app.command("export")
 def labels_export(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="A .csv, .jsonl or .parquet file, the format its extension names (its folder "
-            "is made if missing; an existing file only with --overwrite; default: CSV on "
-            "stdout).",
-        ),
-    ] = None,
+    output: OutFileOption = None,
     overwrite: OverwriteOption = False,
 ) -> None:
     """Every label of a run (from the page, imports and the data set), one row each, in the
@@ -136,10 +127,10 @@ def labels_export(
     try:
         inputs = api.run_input_files(run_dir)
         if output is not None:
-            api.check_output(output, "--output", overwrite=overwrite, inputs=inputs)
+            api.check_output(output, "--out", overwrite=overwrite, inputs=inputs)
         frame = api.export_labels(run_dir)
         if output is not None:
-            api.write_table_file(frame, output, "--output", overwrite=overwrite, inputs=inputs)
+            api.write_table_file(frame, output, "--out", overwrite=overwrite, inputs=inputs)
     except InputError as exc:
         fail(exc)
     if output is None:
