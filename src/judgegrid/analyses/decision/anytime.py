@@ -160,10 +160,14 @@ def anytime_verdict(
 
 def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
     """How many new labels ``draws`` more draws ask for, in expectation: each sample not yet
-    labelled is asked with probability ``1 - (1 - q)^draws``."""
+    labelled is asked with probability ``1 - (1 - q)^draws``. None, however many draws, once
+    every sample is labelled: then the line says no sample is left, not "none in sight"
+    (which reads as "label on")."""
+    q = np.asarray(probability, float)[~np.asarray(labelled, bool)]
+    if not q.size:
+        return 0.0
     if not np.isfinite(draws):
         return float("inf")
-    q = np.asarray(probability, float)[~np.asarray(labelled, bool)]
     return float(np.sum(1 - (1 - q) ** draws))
 
 
