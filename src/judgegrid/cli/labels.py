@@ -74,6 +74,9 @@ def label(
     except InputError as exc:
         fail(exc)
     labels = session.labels
+    if not labels.queue:  # a page with nothing to ask would only say so, after a browser trip
+        typer.echo(labels.nothing_to_ask(str(run_dir)))
+        return
     opening = (
         f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
         f"{labels.annotator!r} (every answer is saved at once)"

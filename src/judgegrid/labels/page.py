@@ -128,6 +128,7 @@ class LabelSession:
     # draws made at a time: a metric's next batch is drawn, from the adaptive design as the
     # labels so far make it, when its items run out (None: all ``limit`` at once)
     batch: int | None = None
+    metrics: tuple[str, ...] = ()  # what this session labels (a pairs run's: the preference)
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -140,6 +141,25 @@ class LabelSession:
     @property
     def database(self) -> Path:
         return self.run_dir / DB_NAME
+
+    def nothing_to_ask(self, run_ref: str) -> str:
+        """Why the queue is empty and what would give it a question, said by ``judgegrid
+        label`` in place of a page with nothing on it: no judge scored a sample of these
+        metrics yet, or this person answered or skipped every one the judges scored."""
+        names = ", ".join(self.metrics)
+        unscored = self.scores.empty or not self.scores["metric"].isin(self.metrics).any()
+        if unscored and PREFERENCE not in self.metrics:
+            return (
+                f"nothing to label: no judge has scored a sample of {names} in {run_ref} yet; "
+                f"finish the run first (judgegrid run --resume {run_ref})"
+            )
+        what = "pair" if PREFERENCE in self.metrics else "sample"
+        return (
+            f"nothing to label: {self.annotator!r} has answered or skipped every {what} of "
+            f"{names} the judges scored (a skip is not asked again); another person can label "
+            f"them too (--annotator NAME), or add {what}s to the data set and score them; "
+            f"where labelling stands: judgegrid report {run_ref}"
+        )
 
 
 def answered(store: RunStore, annotator: str) -> set[tuple[str, str]]:
@@ -227,6 +247,7 @@ def session_over(
         unrecorded=draws,  # stored before the page shows any (add_label_routes)
         limit=n,
         batch=batch,
+        metrics=(PREFERENCE,) if pairs else tuple(chosen),
     )
     if show_judges:
         for item in queue:
