@@ -237,8 +237,11 @@ def test_the_state_line_moves_with_each_answer_blind_and_the_report_names_the_sa
             "document.getElementById('state-line').textContent.includes('judge-')"
             " && document.getElementById('state-line').textContent",
         )
+        finished = str(evaluate(tools, "document.getElementById('finished-text').textContent"))
         errors = console_errors(tools)
     assert errors == []
+    # the command it ends with reports this run from any folder, not a run named 'run' in it
+    assert finished.endswith(f"Close this page and run: judgegrid report {run_dir.resolve()}")
     assert len(set(lines)) == len(lines) == total - 1  # it moved with every answer
     assert lines[0].startswith("Faithfulness: 1 label · ")
     result = CliRunner().invoke(app, ["report", str(run_dir)])

@@ -705,6 +705,8 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
     return {
         "annotator": session.annotator,
         "run": session.run_dir.name,
+        # the command the page ends with must work from any folder: the run's full path
+        "path": str(session.run_dir.resolve()),
         "blind": not session.show_judges,
         "items": items_view(session, store),
         "metrics": {
