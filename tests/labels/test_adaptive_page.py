@@ -113,3 +113,51 @@ def test_judgegrid_label_batch_0_is_refused_before_anything_is_served(run_dir):
     result = CliRunner().invoke(app, ["label", str(run_dir), "--batch", "0"])
     assert result.exit_code == 2 and "--batch" in result.output
     assert labelling.stored_draws(run_dir).empty
+
+
+def test_a_batch_session_over_several_metrics_asks_each_of_them(run_dir):
+    """``judgegrid label RUN --batch 2`` over a run of two metrics: the first batch is each
+    metric's first two (a metric's next batch is drawn when its own run out), not two in all,
+    which left context_precision with no question the whole session: only the metric answered
+    last ever grew."""
+    session = open_session(run_dir, "ann", n=8, batch=2)
+    asked = [i.metric for i in session.queue]
+    assert asked == ["faithfulness", "context_precision"] * 2
+    for server in labelling._running(session):
+        while todo := [
+            i for i in session.queue if (i.sample_id, i.metric) not in answered(run_dir)
+        ]:
+            item = todo[0]
+            answer = (
+                {"value": 1.0}
+                if item.metric == METRIC
+                else {"useful": [1] * contexts(session, item)}
+            )
+            status, reply = server.label(item.sample_id, item.metric, **answer)
+            assert status == 200, reply
+    labels = labelling.stored_labels(run_dir)
+    assert len(labels) == 8
+    assert labels["metric"].value_counts().to_dict() == {METRIC: 4, "context_precision": 4}
+
+
+def answered(run_dir) -> set[tuple[str, str]]:
+    labels = labelling.stored_labels(run_dir)
+    return set(zip(labels["sample_id"], labels["metric"], strict=True))
+
+
+def contexts(session, item) -> int:
+    return len(session.samples[item.sample_id].retrieved_contexts or [])
+
+
+def test_a_batch_session_of_preferences_asks_n_pairs_not_one_batch(tmp_path, write_matrix):
+    """A pairs run's preference queue is drawn all at once (its design stays fixed, so no
+    batch follows the first): ``--batch`` must not cut it to the first batch."""
+    from judgegrid import run_pairs
+    from support.demo_sets import PAIR_RECORDS
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
+    matrix = write_matrix(repeats=1, strictness=[1])
+    parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
+    session = open_session(parent / "faithfulness", "ann", n=len(PAIR_RECORDS), batch=1)
+    assert len(session.queue) == len(PAIR_RECORDS) > 1

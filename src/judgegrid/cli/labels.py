@@ -40,10 +40,10 @@ def label(
         typer.Option(
             "--batch",
             min=1,
-            help="Draw this many labels at a time: a metric's next batch is drawn when its "
-            "last is answered, from the queue's design as the labels given by then make it "
-            "(focused where the leading judge and its rivals disagree); default: all --n at "
-            "once, from the labels given before the session.",
+            help="Draw this many labels of each metric at a time: a metric's next batch is "
+            "drawn when its last is answered, from the queue's design as the labels given by "
+            "then make it (focused where the leading judge and its rivals disagree); default: "
+            "all --n at once, from the labels given before the session.",
         ),
     ] = None,
     port: Annotated[

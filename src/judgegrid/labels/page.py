@@ -180,8 +180,9 @@ def open_session(
     """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
     answered, most informative first; metrics take turns so each gets its share. The page is
     blind (no judge's score, name or preference before the answer) unless ``show_judges``.
-    ``batch``: draw that many at first and a metric's next batch when its items run out, each
-    from the adaptive design of the labels given by then (None: all ``n`` at once)."""
+    ``batch``: draw that many of each metric at first and a metric's next batch when its items
+    run out, each from the adaptive design of the labels given by then (None: all ``n`` at
+    once; a preference or a pairwise criterion is drawn all at once regardless)."""
     check_session_options(annotator, n, batch)
     target, matrix, store = open_run(run_dir)
     try:
@@ -224,9 +225,8 @@ def session_over(
     every_draw = store.draws_frame()
     stored = every_draw[every_draw["annotator"] == person]
     info = stored_sample_info(store)
-    first = min(n, batch) if batch else n
-    if pairs:
-        queue, draws = build_preference_queue(scores, pairs, done, first, stored, person)
+    if pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
+        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person)
     else:
         compared = {
             m: pairs_of(samples.values(), criteria[m])
@@ -234,7 +234,7 @@ def session_over(
             if is_pairwise(criteria.get(m))
         }
         adapt = adapter(scores, store, criteria, info, every_draw)
-        queue, draws = build_queue(scores, chosen, done, first, compared, stored, person, adapt)
+        queue, draws = build_queue(scores, chosen, done, n, compared, stored, person, adapt, batch)
     session = LabelSession(
         target,
         samples,
@@ -314,20 +314,24 @@ def build_queue(
     stored: pd.DataFrame | None = None,
     annotator: str = "",
     adapt: Adapt | None = None,
+    batch: int | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """Each metric's queue (``metric_queue``), taken in turns until ``n`` items (``--n``: the
     labels asked this session), and the new draws behind the items taken, to store before they
     are shown. A pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge
-    scored."""
+    scored. ``batch``: each metric's first batch only, at most that many of it (its next is
+    drawn when these are answered, ``next_batch``); a pairwise criterion's design stays fixed,
+    so it is drawn all at once."""
+    compared = compared or {}
     per_metric = [
         metric_queue(
             scores,
             metric,
             {s for s, m in done if m == metric},
-            (compared or {}).get(metric),
+            compared.get(metric),
             _draws_of(stored, metric),
             annotator,
-            n,
+            min(n, batch) if batch and metric not in compared else n,
             adapt,
         )
         for metric in metrics
