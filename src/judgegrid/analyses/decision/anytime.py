@@ -196,11 +196,13 @@ def state_words(
     head = count_words(labels, given)
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
-        return f"{head} · {found.named} is better than {others} and chance"
+        rivals = f"{others} and chance" if others else "chance"  # one judge: chance alone
+        return f"{head} · {found.named} is better than {rivals}"
     if found.leader is None:
         return f"{head} · no verdict yet"
     rest = ", ".join(j for j in judges if j != found.leader)
-    return f"{head} · {found.leader} leads {rest}, not yet separated · {more_words(more)}"
+    standing = f"leads {rest}, not yet separated" if rest else "does not yet beat chance"
+    return f"{head} · {found.leader} {standing} · {more_words(more)}"
 
 
 def more_words(more: float) -> str:
