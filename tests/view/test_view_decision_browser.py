@@ -88,3 +88,45 @@ def test_the_decision_page_and_a_wide_grid_fit_1280_pixels(tmp_path, scripted_pr
         assert block["picture"] > 0 and not block["reasonShown"]
     assert page_width <= 1280
     assert errors == []
+
+
+def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_path):
+    """After labelling and `judgegrid report`, the view's Decision page shows each labelled
+    metric's labelling state, the line report.html shows as a "labelling" chip in the same box
+    and the card prints under its row (docs/decision-card.md)."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app
+    from judgegrid.core.records import Label
+    from judgegrid.store.run_db import RunStore
+    from support.view_runs import make_view_run
+
+    run_dir = make_view_run(tmp_path)
+    store = RunStore(run_dir / "run.sqlite")
+    samples = sorted(set(store.scores_frame().query("metric == 'faithfulness'")["sample_id"]))
+    store.write_labels(
+        [
+            Label(s, "faithfulness", "ann", float(k % 2), labelled_at=k + 1.0)
+            for k, s in enumerate(samples)
+        ]
+    )
+    store.close()
+    assert CliRunner().invoke(app, ["report", str(run_dir)]).exit_code == 0
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
+    state = card.set_index("metric").loc["faithfulness", "label_state"]
+    assert state.startswith(f"{len(samples)} labels · ")
+    with (
+        command_server("view", str(run_dir), "--annotator", "ann") as url,
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, url + "#/decision")
+        wait_until(tools, "document.querySelectorAll('#card .decision').length > 0")
+        chips = evaluate(
+            tools,
+            """Object.fromEntries([...document.querySelectorAll('#card .decision')].map(d =>
+                [d.dataset.metric, [...d.querySelectorAll('.chip')].map(c => c.textContent)]))""",
+        )
+        errors = console_errors(tools)
+    assert errors == []
+    assert f"labelling: {state}" in chips["faithfulness"]
+    assert not any(c.startswith("labelling") for c in chips["context_precision"])  # unlabelled

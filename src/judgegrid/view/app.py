@@ -421,7 +421,7 @@ def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[
     return {
         **{
             k: record.get(k, "")
-            for k in ("metric", "verdict", "basis", "reason", "next_step", "detail")
+            for k in ("metric", "verdict", "basis", "reason", "next_step", "detail", "label_state")
         },
         "badge": short_verdict(record),
         "figure": f"{figure_words(record)} · n {count_words(record.get('n'))}",
