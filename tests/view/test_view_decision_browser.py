@@ -5,6 +5,8 @@ grouped, every configuration's full name on hover, the question readable."""
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import yaml
 
@@ -126,7 +128,24 @@ def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_p
             """Object.fromEntries([...document.querySelectorAll('#card .decision')].map(d =>
                 [d.dataset.metric, [...d.querySelectorAll('.chip')].map(c => c.textContent)]))""",
         )
+        fresh = evaluate(tools, "document.getElementById('card-note')")
+        # a label given after the report (on the labelling page beside the view): the card
+        # shown does not count it, and the page says so and how to make it again
+        store = RunStore(run_dir / "run.sqlite")
+        late = Label(samples[0], "context_precision", "ann", 1.0, labelled_at=time.time())
+        store.write_labels([late])
+        store.close()
+        tools.events.clear()
+        tools.send("Page.reload")
+        tools.wait_for("Page.loadEventFired")
+        note = "document.getElementById('card-note')"
+        stale = wait_until(tools, f"{note} && {note}.textContent")
         errors = console_errors(tools)
     assert errors == []
     assert f"labelling: {state}" in chips["faithfulness"]
     assert not any(c.startswith("labelling") for c in chips["context_precision"])  # unlabelled
+    assert fresh is None  # every label older than the card
+    assert stale == (
+        "labels were given after this card was written: it does not count them yet; "
+        f"judgegrid report {run_dir} makes it again"
+    )

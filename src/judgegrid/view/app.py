@@ -382,7 +382,20 @@ def decision(session: ViewSession) -> dict[str, Any]:
         if spec is not None:
             entry["judges"] = criterion_judges(spec.name, wording, weighting)
         entries.append(entry)
-    return {"card": entries, "note": ""}
+    return {"card": entries, "note": _stale_card_note(session, path)}
+
+
+def _stale_card_note(session: ViewSession, card: Path) -> str:
+    """A card older than the newest label does not count it (the view reads what the report
+    wrote): say so and how to make it again, so that a person who labels and looks here does
+    not read the old card as the new one."""
+    newest = session.run.last_labelled()
+    if newest is None or newest <= card.stat().st_mtime:
+        return ""
+    return (
+        "labels were given after this card was written: it does not count them yet; "
+        f"judgegrid report {session.run_dir} makes it again"
+    )
 
 
 def criterion_judges(

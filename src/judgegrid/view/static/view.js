@@ -535,6 +535,7 @@ async function showDecision(mine) {
   if (!data.card.length) return page("Decision", el("p", { class: "note", text: data.note || "no card" }));
   page(
     "Decision",
+    data.note ? el("p", { id: "card-note", class: "note", text: data.note }) : null,
     el("div", { id: "card", class: "decisions" }, ...data.card.map(decisionBlock)),
     el("p", {
       class: "note",
