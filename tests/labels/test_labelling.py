@@ -730,11 +730,12 @@ def test_label_with_nothing_left_to_ask_says_why_and_serves_no_page(run_dir, mon
     assert f"judgegrid report {run_dir}" in done.output
     other = runner.invoke(app, [*args[:-1], "bea", "--n", "2"])  # another person: served
     assert other.exit_code == 0 and len(served) == 1, other.output
-    unscored = replace(session, scores=session.scores.iloc[0:0])  # a run not scored yet
-    assert unscored.nothing_to_ask("R") == (
-        "nothing to label: no judge has scored a sample of faithfulness in R yet; finish the "
-        "run first (judgegrid run --resume R)"
-    )
+    failed = session.scores.assign(status="failed")  # every cell failed (or none run yet)
+    for scores in (failed, session.scores.iloc[0:0]):
+        assert replace(session, scores=scores).nothing_to_ask("R") == (
+            "nothing to label: no judge scored a sample of faithfulness (its cells were not run "
+            "yet, or skipped or failed: judgegrid report R says which)"
+        )
 
 
 def test_label_options_are_checked(run_dir):

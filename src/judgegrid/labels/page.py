@@ -147,11 +147,12 @@ class LabelSession:
         label`` in place of a page with nothing on it: no judge scored a sample of these
         metrics yet, or this person answered or skipped every one the judges scored."""
         names = ", ".join(self.metrics)
-        unscored = self.scores.empty or not self.scores["metric"].isin(self.metrics).any()
+        mine = self.scores[self.scores["metric"].isin(self.metrics)] if len(self.scores) else None
+        unscored = mine is None or not (mine["status"] == "scored").any()
         if unscored and PREFERENCE not in self.metrics:
             return (
-                f"nothing to label: no judge has scored a sample of {names} in {run_ref} yet; "
-                f"finish the run first (judgegrid run --resume {run_ref})"
+                f"nothing to label: no judge scored a sample of {names} (its cells were not run "
+                f"yet, or skipped or failed: judgegrid report {run_ref} says which)"
             )
         what = "pair" if PREFERENCE in self.metrics else "sample"
         return (
