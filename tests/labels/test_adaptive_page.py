@@ -149,15 +149,40 @@ def contexts(session, item) -> int:
     return len(session.samples[item.sample_id].retrieved_contexts or [])
 
 
-def test_a_batch_session_of_preferences_asks_n_pairs_not_one_batch(tmp_path, write_matrix):
-    """A pairs run's preference queue is drawn all at once (its design stays fixed, so no
-    batch follows the first): ``--batch`` must not cut it to the first batch."""
+def _pairs_run(tmp_path, write_matrix):
+    """A `judgegrid pairs` run of the demo's four pairs (scripted judges): its faithfulness
+    aspect's run directory."""
     from judgegrid import run_pairs
     from support.demo_sets import PAIR_RECORDS
 
     pairs_file = tmp_path / "pairs.jsonl"
     pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
     matrix = write_matrix(repeats=1, strictness=[1])
-    parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
-    session = open_session(parent / "faithfulness", "ann", n=len(PAIR_RECORDS), batch=1)
+    return run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir / METRIC
+
+
+def test_a_batch_session_of_preferences_asks_n_pairs_not_one_batch(tmp_path, write_matrix):
+    """A pairs run's preference queue is drawn all at once (its design stays fixed, so no
+    batch follows the first): ``--batch`` must not cut it to the first batch."""
+    from support.demo_sets import PAIR_RECORDS
+
+    run = _pairs_run(tmp_path, write_matrix)
+    session = open_session(run, "ann", n=len(PAIR_RECORDS), batch=1)
     assert len(session.queue) == len(PAIR_RECORDS) > 1
+
+
+def test_once_every_pair_is_preferred_the_line_says_none_is_left(tmp_path, write_matrix):
+    """A person states a preference on every pair of a pairs run: no pair is left to ask, and
+    the line must say so, as for a metric's samples. The pairs the design draws are named by
+    pair, the rule's items by pair and person: read as the same, else every pair looked
+    unlabelled and the line said "none in sight" or "about N more" of pairs all answered."""
+    from support.demo_sets import PAIR_RECORDS
+
+    session = open_session(_pairs_run(tmp_path, write_matrix), "ann", n=len(PAIR_RECORDS))
+    assert len(session.queue) == len(PAIR_RECORDS)
+    for server in labelling._running(session):
+        for k, item in enumerate(session.queue):
+            status, reply = server.label(item.sample_id, "preference", choice=k % 2)
+            assert status == 200, reply
+    assert reply["state"].startswith(f"{METRIC}: {len(PAIR_RECORDS)} labels · ")
+    assert reply["state"].endswith(" · no sample left to label"), reply["state"]
