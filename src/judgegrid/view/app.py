@@ -21,11 +21,11 @@ import pandas as pd
 from aiohttp import web
 
 from judgegrid.core.criterion import CriterionSpec
-from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.names import did_you_mean
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.tasks import with_probes
+from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.page import (
     LabelSession,
     QueueItem,
@@ -102,9 +102,10 @@ class ViewSession:
 
 def open_view(run_dir: str | Path, annotator: str) -> ViewSession:
     """``judgegrid view``: the run, and a labelling session whose queue fills with the samples
-    a person chooses to label from the viewer."""
-    if not annotator.strip():
-        raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
+    a person chooses to label from the viewer. ``annotator`` is checked as `judgegrid label`
+    checks it: a blank name, or one shaped like a key (it would be stored with each label,
+    exported and shown in reports), is refused."""
+    check_annotator_option(annotator)
     target, matrix, store = open_run(run_dir)
     try:
         samples = {s.id: s for s in stored_dataset(store)}
