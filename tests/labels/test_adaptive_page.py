@@ -186,3 +186,26 @@ def test_once_every_pair_is_preferred_the_line_says_none_is_left(tmp_path, write
             assert status == 200, reply
     assert reply["state"].startswith(f"{METRIC}: {len(PAIR_RECORDS)} labels · ")
     assert reply["state"].endswith(" · no sample left to label"), reply["state"]
+
+
+def test_the_opening_line_counts_in_words_and_says_a_batch_is_a_first_batch(run_dir, monkeypatch):
+    """`judgegrid label --n 60 --batch 10` opens on 10 questions: the line must say more follow
+    (a person told "10 questions" after asking for 60 thinks the rest were lost), and one
+    question is "1 question"."""
+    from judgegrid.cli import labels
+
+    opened: list[str] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(opening))
+    runner = CliRunner()
+    base = ["label", str(run_dir), "--metric", METRIC]
+    for options in (
+        ["--annotator", "ann", "--n", "4", "--batch", "2"],
+        ["--annotator", "bo", "--n", "1"],
+    ):
+        result = runner.invoke(app, [*base, *options])
+        assert result.exit_code == 0, result.output
+    assert opened[0].startswith(
+        "labelling: 2 questions (a first batch: more are drawn as you answer them, up to --n 4) "
+        f"about {run_dir}, as 'ann'"
+    )
+    assert opened[1].startswith(f"labelling: 1 question about {run_dir}, as 'bo'")

@@ -77,9 +77,13 @@ def label(
     if not labels.queue:  # a page with nothing to ask would only say so, after a browser trip
         typer.echo(labels.nothing_to_ask(str(run_dir)))
         return
+    count = len(labels.queue)
+    questions = f"{count} question{'s' if count != 1 else ''}"
+    if batch is not None and count < n:  # the rest follow: not a queue cut short
+        questions += f" (a first batch: more are drawn as you answer them, up to --n {n})"
     opening = (
-        f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
-        f"{labels.annotator!r} (every answer is saved at once)"
+        f"labelling: {questions} about {labels.run_dir}, as {labels.annotator!r} (every "
+        "answer is saved at once)"
     )
     serve_app(session, port, opening)
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
