@@ -731,6 +731,11 @@ ROWS: dict[str, Row] = {
         cli=lambda p: ["label", p.run_dir(), "--annotator", KEY],
         names=("--annotator", "looks like an API key"),
     ),
+    # the viewer's Label page stores its labels under this name too: exported, shown in reports
+    "annotator option a key (view)": Row(
+        cli=lambda p: ["view", p.run_dir(), "--annotator", KEY],
+        names=("--annotator", "looks like an API key"),
+    ),
     "api: import_labels annotator a key": Row(
         api=lambda p: api.import_labels(
             p.run_dir(), p.write("l.csv", "sample_id,metric,value\ns1,faithfulness,1\n"), KEY

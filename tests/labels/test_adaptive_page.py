@@ -113,3 +113,99 @@ def test_judgegrid_label_batch_0_is_refused_before_anything_is_served(run_dir):
     result = CliRunner().invoke(app, ["label", str(run_dir), "--batch", "0"])
     assert result.exit_code == 2 and "--batch" in result.output
     assert labelling.stored_draws(run_dir).empty
+
+
+def test_a_batch_session_over_several_metrics_asks_each_of_them(run_dir):
+    """``judgegrid label RUN --batch 2`` over a run of two metrics: the first batch is each
+    metric's first two (a metric's next batch is drawn when its own run out), not two in all,
+    which left context_precision with no question the whole session: only the metric answered
+    last ever grew."""
+    session = open_session(run_dir, "ann", n=8, batch=2)
+    asked = [i.metric for i in session.queue]
+    assert asked == ["faithfulness", "context_precision"] * 2
+    for server in labelling._running(session):
+        while todo := [
+            i for i in session.queue if (i.sample_id, i.metric) not in answered(run_dir)
+        ]:
+            item = todo[0]
+            answer = (
+                {"value": 1.0}
+                if item.metric == METRIC
+                else {"useful": [1] * contexts(session, item)}
+            )
+            status, reply = server.label(item.sample_id, item.metric, **answer)
+            assert status == 200, reply
+    labels = labelling.stored_labels(run_dir)
+    assert len(labels) == 8
+    assert labels["metric"].value_counts().to_dict() == {METRIC: 4, "context_precision": 4}
+
+
+def answered(run_dir) -> set[tuple[str, str]]:
+    labels = labelling.stored_labels(run_dir)
+    return set(zip(labels["sample_id"], labels["metric"], strict=True))
+
+
+def contexts(session, item) -> int:
+    return len(session.samples[item.sample_id].retrieved_contexts or [])
+
+
+def _pairs_run(tmp_path, write_matrix):
+    """A `judgegrid pairs` run of the demo's four pairs (scripted judges): its faithfulness
+    aspect's run directory."""
+    from judgegrid import run_pairs
+    from support.demo_sets import PAIR_RECORDS
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
+    matrix = write_matrix(repeats=1, strictness=[1])
+    return run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir / METRIC
+
+
+def test_a_batch_session_of_preferences_asks_n_pairs_not_one_batch(tmp_path, write_matrix):
+    """A pairs run's preference queue is drawn all at once (its design stays fixed, so no
+    batch follows the first): ``--batch`` must not cut it to the first batch."""
+    from support.demo_sets import PAIR_RECORDS
+
+    run = _pairs_run(tmp_path, write_matrix)
+    session = open_session(run, "ann", n=len(PAIR_RECORDS), batch=1)
+    assert len(session.queue) == len(PAIR_RECORDS) > 1
+
+
+def test_once_every_pair_is_preferred_the_line_says_none_is_left(tmp_path, write_matrix):
+    """A person states a preference on every pair of a pairs run: no pair is left to ask, and
+    the line must say so, as for a metric's samples. The pairs the design draws are named by
+    pair, the rule's items by pair and person: read as the same, else every pair looked
+    unlabelled and the line said "none in sight" or "about N more" of pairs all answered."""
+    from support.demo_sets import PAIR_RECORDS
+
+    session = open_session(_pairs_run(tmp_path, write_matrix), "ann", n=len(PAIR_RECORDS))
+    assert len(session.queue) == len(PAIR_RECORDS)
+    for server in labelling._running(session):
+        for k, item in enumerate(session.queue):
+            status, reply = server.label(item.sample_id, "preference", choice=k % 2)
+            assert status == 200, reply
+    assert reply["state"].startswith(f"{METRIC}: {len(PAIR_RECORDS)} labels · ")
+    assert reply["state"].endswith(" · no sample left to label"), reply["state"]
+
+
+def test_the_opening_line_counts_in_words_and_says_a_batch_is_a_first_batch(run_dir, monkeypatch):
+    """`judgegrid label --n 60 --batch 10` opens on 10 questions: the line must say more follow
+    (a person told "10 questions" after asking for 60 thinks the rest were lost), and one
+    question is "1 question"."""
+    from judgegrid.cli import labels
+
+    opened: list[str] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(opening))
+    runner = CliRunner()
+    base = ["label", str(run_dir), "--metric", METRIC]
+    for options in (
+        ["--annotator", "ann", "--n", "4", "--batch", "2"],
+        ["--annotator", "bo", "--n", "1"],
+    ):
+        result = runner.invoke(app, [*base, *options])
+        assert result.exit_code == 0, result.output
+    assert opened[0].startswith(
+        "labelling: 2 questions (a first batch: more are drawn as you answer them, up to --n 4) "
+        f"about {run_dir}, as 'ann'"
+    )
+    assert opened[1].startswith(f"labelling: 1 question about {run_dir}, as 'bo'")

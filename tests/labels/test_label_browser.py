@@ -237,11 +237,37 @@ def test_the_state_line_moves_with_each_answer_blind_and_the_report_names_the_sa
             "document.getElementById('state-line').textContent.includes('judge-')"
             " && document.getElementById('state-line').textContent",
         )
+        finished = str(evaluate(tools, "document.getElementById('finished-text').textContent"))
         errors = console_errors(tools)
     assert errors == []
+    # the command it ends with reports this run from any folder, not a run named 'run' in it
+    assert finished.endswith(f"Close this page and run: judgegrid report {run_dir.resolve()}")
     assert len(set(lines)) == len(lines) == total - 1  # it moved with every answer
     assert lines[0].startswith("Faithfulness: 1 label · ")
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output
     stated = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
     assert str(final).removeprefix("Faithfulness: ") == stated.loc["faithfulness", "label_state"]
+
+
+def test_an_answer_the_stopped_server_cannot_take_says_why_and_what_to_do(tmp_path):
+    """Ctrl-C on `judgegrid label` with the page still open: the next answer cannot be saved.
+    The page must say the server is gone and how to go on (its answers so far are kept), not
+    the browser's "Failed to fetch"."""
+    from judgegrid.labels.page import open_session, serve
+
+    session = open_session(make_run(tmp_path), "ann", ["faithfulness"], n=3)
+    with browser_page(tmp_path / "profile") as tools:
+        with in_thread(serve, session) as (_, port):
+            navigate(tools, f"http://127.0.0.1:{port}/?token={session.token}")
+            wait_until(tools, "!document.getElementById('item').hidden")
+        press(tools, "3")  # the server has stopped
+        status = wait_until(
+            tools,
+            "document.getElementById('status').textContent.startsWith('not saved')"
+            " && document.getElementById('status').textContent",
+        )
+    assert status == (
+        "not saved: the judgegrid server does not answer (was it stopped?); start it again and "
+        "open the address it prints: every answer saved so far is kept"
+    )

@@ -9,6 +9,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -700,6 +701,41 @@ def test_labels_on_something_that_is_not_a_run(tmp_path):
         import_labels(tmp_path, tmp_path / "x.csv")
     with pytest.raises(RunDirError):
         open_session(tmp_path / "nowhere", "ann")
+
+
+def test_label_with_nothing_left_to_ask_says_why_and_serves_no_page(run_dir, monkeypatch):
+    """A person who has answered (or skipped) every sample of a metric runs `judgegrid label`
+    again, as the card's footer suggests: it must say that nothing is left for them and what
+    would give them a question, not print a URL to a page that only says "nothing to label"."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app, labels
+
+    served: list[object] = []
+    monkeypatch.setattr(labels, "serve_app", lambda *args: served.append(args))
+    session = open_session(run_dir, "ann", ["faithfulness"], n=12)
+    for server in _running(session):
+        for k, item in enumerate(session.queue):
+            answer = {"skip": True} if k == 0 else {"value": 1.0}
+            assert server.label(item.sample_id, "faithfulness", **answer)[0] == 200
+    runner = CliRunner()
+    args = ["label", str(run_dir), "--metric", "faithfulness", "--annotator", "ann"]
+    done = runner.invoke(app, args)
+    assert done.exit_code == 0, done.output
+    assert served == [] and "http://" not in done.output
+    assert done.output.startswith(
+        "nothing to label: 'ann' has answered or skipped every sample of faithfulness"
+    )
+    assert "--annotator NAME" in done.output
+    assert f"judgegrid report {run_dir}" in done.output
+    other = runner.invoke(app, [*args[:-1], "bea", "--n", "2"])  # another person: served
+    assert other.exit_code == 0 and len(served) == 1, other.output
+    failed = session.scores.assign(status="failed")  # every cell failed (or none run yet)
+    for scores in (failed, session.scores.iloc[0:0]):
+        assert replace(session, scores=scores).nothing_to_ask("R") == (
+            "nothing to label: no judge scored a sample of faithfulness (its cells were not run "
+            "yet, or skipped or failed: judgegrid report R says which)"
+        )
 
 
 def test_label_options_are_checked(run_dir):

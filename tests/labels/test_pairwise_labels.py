@@ -226,6 +226,15 @@ def test_every_pair_with_both_answers_is_offered_the_judged_ones_first(ann):
     assert form["titles"] == {"user_input": "Question", "policy": "Policy"}
 
 
+def test_a_batch_session_offers_every_pair_at_once(run_dir):
+    """A pairwise criterion's design stays fixed (no batch follows the first), so ``--batch``
+    must not cut its queue to the first batch: every pair is offered, as without it."""
+    whole = open_session(run_dir, "ann", ["better_reply"], n=PAIRS)
+    batched = open_session(run_dir, "ann", ["better_reply"], n=PAIRS, batch=2)
+    assert [i.sample_id for i in batched.queue] == [i.sample_id for i in whole.queue]
+    assert len(batched.queue) == PAIRS - 1
+
+
 def test_each_person_sees_the_answers_in_their_own_order_the_same_on_every_visit(run_dir):
     """ann and bob see some pairs in opposite orders (drawn per person, seeded); ann, back on a
     new server, sees each pair as before. Answer A is reply A{k} exactly where the order is

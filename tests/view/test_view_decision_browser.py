@@ -5,6 +5,8 @@ grouped, every configuration's full name on hover, the question readable."""
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import yaml
 
@@ -88,3 +90,62 @@ def test_the_decision_page_and_a_wide_grid_fit_1280_pixels(tmp_path, scripted_pr
         assert block["picture"] > 0 and not block["reasonShown"]
     assert page_width <= 1280
     assert errors == []
+
+
+def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_path):
+    """After labelling and `judgegrid report`, the view's Decision page shows each labelled
+    metric's labelling state, the line report.html shows as a "labelling" chip in the same box
+    and the card prints under its row (docs/decision-card.md)."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app
+    from judgegrid.core.records import Label
+    from judgegrid.store.run_db import RunStore
+    from support.view_runs import make_view_run
+
+    run_dir = make_view_run(tmp_path)
+    store = RunStore(run_dir / "run.sqlite")
+    samples = sorted(set(store.scores_frame().query("metric == 'faithfulness'")["sample_id"]))
+    store.write_labels(
+        [
+            Label(s, "faithfulness", "ann", float(k % 2), labelled_at=k + 1.0)
+            for k, s in enumerate(samples)
+        ]
+    )
+    store.close()
+    assert CliRunner().invoke(app, ["report", str(run_dir)]).exit_code == 0
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
+    state = card.set_index("metric").loc["faithfulness", "label_state"]
+    assert state.startswith(f"{len(samples)} labels · ")
+    with (
+        command_server("view", str(run_dir), "--annotator", "ann") as url,
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, url + "#/decision")
+        wait_until(tools, "document.querySelectorAll('#card .decision').length > 0")
+        chips = evaluate(
+            tools,
+            """Object.fromEntries([...document.querySelectorAll('#card .decision')].map(d =>
+                [d.dataset.metric, [...d.querySelectorAll('.chip')].map(c => c.textContent)]))""",
+        )
+        fresh = evaluate(tools, "document.getElementById('card-note')")
+        # a label given after the report (on the labelling page beside the view): the card
+        # shown does not count it, and the page says so and how to make it again
+        store = RunStore(run_dir / "run.sqlite")
+        late = Label(samples[0], "context_precision", "ann", 1.0, labelled_at=time.time())
+        store.write_labels([late])
+        store.close()
+        tools.events.clear()
+        tools.send("Page.reload")
+        tools.wait_for("Page.loadEventFired")
+        note = "document.getElementById('card-note')"
+        stale = wait_until(tools, f"{note} && {note}.textContent")
+        errors = console_errors(tools)
+    assert errors == []
+    assert f"labelling: {state}" in chips["faithfulness"]
+    assert not any(c.startswith("labelling") for c in chips["context_precision"])  # unlabelled
+    assert fresh is None  # every label older than the card
+    assert stale == (
+        "labels were given after this card was written: it does not count them yet; "
+        f"judgegrid report {run_dir} makes it again"
+    )

@@ -40,10 +40,10 @@ def label(
         typer.Option(
             "--batch",
             min=1,
-            help="Draw this many labels at a time: a metric's next batch is drawn when its "
-            "last is answered, from the queue's design as the labels given by then make it "
-            "(focused where the leading judge and its rivals disagree); default: all --n at "
-            "once, from the labels given before the session.",
+            help="Draw this many labels of each metric at a time: a metric's next batch is "
+            "drawn when its last is answered, from the queue's design as the labels given by "
+            "then make it (focused where the leading judge and its rivals disagree); default: "
+            "all --n at once, from the labels given before the session.",
         ),
     ] = None,
     port: Annotated[
@@ -74,9 +74,16 @@ def label(
     except InputError as exc:
         fail(exc)
     labels = session.labels
+    if not labels.queue:  # a page with nothing to ask would only say so, after a browser trip
+        typer.echo(labels.nothing_to_ask(str(run_dir)))
+        return
+    count = len(labels.queue)
+    questions = f"{count} question{'s' if count != 1 else ''}"
+    if batch is not None and count < n:  # the rest follow: not a queue cut short
+        questions += f" (a first batch: more are drawn as you answer them, up to --n {n})"
     opening = (
-        f"labelling: {len(labels.queue)} questions about {labels.run_dir}, as "
-        f"{labels.annotator!r} (every answer is saved at once)"
+        f"labelling: {questions} about {labels.run_dir}, as {labels.annotator!r} (every "
+        "answer is saved at once)"
     )
     serve_app(session, port, opening)
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")

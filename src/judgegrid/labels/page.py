@@ -128,6 +128,7 @@ class LabelSession:
     # draws made at a time: a metric's next batch is drawn, from the adaptive design as the
     # labels so far make it, when its items run out (None: all ``limit`` at once)
     batch: int | None = None
+    metrics: tuple[str, ...] = ()  # what this session labels (a pairs run's: the preference)
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -140,6 +141,26 @@ class LabelSession:
     @property
     def database(self) -> Path:
         return self.run_dir / DB_NAME
+
+    def nothing_to_ask(self, run_ref: str) -> str:
+        """Why the queue is empty and what would give it a question, said by ``judgegrid
+        label`` in place of a page with nothing on it: no judge scored a sample of these
+        metrics yet, or this person answered or skipped every one the judges scored."""
+        names = ", ".join(self.metrics)
+        mine = self.scores[self.scores["metric"].isin(self.metrics)] if len(self.scores) else None
+        unscored = mine is None or not (mine["status"] == "scored").any()
+        if unscored and PREFERENCE not in self.metrics:
+            return (
+                f"nothing to label: no judge scored a sample of {names} (its cells were not run "
+                f"yet, or skipped or failed: judgegrid report {run_ref} says which)"
+            )
+        what = "pair" if PREFERENCE in self.metrics else "sample"
+        return (
+            f"nothing to label: {self.annotator!r} has answered or skipped every {what} of "
+            f"{names} the judges scored (a skip is not asked again); another person can label "
+            f"them too (--annotator NAME), or add {what}s to the data set and score them; "
+            f"where labelling stands: judgegrid report {run_ref}"
+        )
 
 
 def answered(store: RunStore, annotator: str) -> set[tuple[str, str]]:
@@ -160,8 +181,9 @@ def open_session(
     """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
     answered, most informative first; metrics take turns so each gets its share. The page is
     blind (no judge's score, name or preference before the answer) unless ``show_judges``.
-    ``batch``: draw that many at first and a metric's next batch when its items run out, each
-    from the adaptive design of the labels given by then (None: all ``n`` at once)."""
+    ``batch``: draw that many of each metric at first and a metric's next batch when its items
+    run out, each from the adaptive design of the labels given by then (None: all ``n`` at
+    once; a preference or a pairwise criterion is drawn all at once regardless)."""
     check_session_options(annotator, n, batch)
     target, matrix, store = open_run(run_dir)
     try:
@@ -204,9 +226,8 @@ def session_over(
     every_draw = store.draws_frame()
     stored = every_draw[every_draw["annotator"] == person]
     info = stored_sample_info(store)
-    first = min(n, batch) if batch else n
-    if pairs:
-        queue, draws = build_preference_queue(scores, pairs, done, first, stored, person)
+    if pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
+        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person)
     else:
         compared = {
             m: pairs_of(samples.values(), criteria[m])
@@ -214,7 +235,7 @@ def session_over(
             if is_pairwise(criteria.get(m))
         }
         adapt = adapter(scores, store, criteria, info, every_draw)
-        queue, draws = build_queue(scores, chosen, done, first, compared, stored, person, adapt)
+        queue, draws = build_queue(scores, chosen, done, n, compared, stored, person, adapt, batch)
     session = LabelSession(
         target,
         samples,
@@ -227,6 +248,7 @@ def session_over(
         unrecorded=draws,  # stored before the page shows any (add_label_routes)
         limit=n,
         batch=batch,
+        metrics=(PREFERENCE,) if pairs else tuple(chosen),
     )
     if show_judges:
         for item in queue:
@@ -293,20 +315,24 @@ def build_queue(
     stored: pd.DataFrame | None = None,
     annotator: str = "",
     adapt: Adapt | None = None,
+    batch: int | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """Each metric's queue (``metric_queue``), taken in turns until ``n`` items (``--n``: the
     labels asked this session), and the new draws behind the items taken, to store before they
     are shown. A pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge
-    scored."""
+    scored. ``batch``: each metric's first batch only, at most that many of it (its next is
+    drawn when these are answered, ``next_batch``); a pairwise criterion's design stays fixed,
+    so it is drawn all at once."""
+    compared = compared or {}
     per_metric = [
         metric_queue(
             scores,
             metric,
             {s for s, m in done if m == metric},
-            (compared or {}).get(metric),
+            compared.get(metric),
             _draws_of(stored, metric),
             annotator,
-            n,
+            min(n, batch) if batch and metric not in compared else n,
             adapt,
         )
         for metric in metrics
@@ -684,6 +710,8 @@ def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
     return {
         "annotator": session.annotator,
         "run": session.run_dir.name,
+        # the command the page ends with must work from any folder: the run's full path
+        "path": str(session.run_dir.resolve()),
         "blind": not session.show_judges,
         "items": items_view(session, store),
         "metrics": {

@@ -21,11 +21,11 @@ import pandas as pd
 from aiohttp import web
 
 from judgegrid.core.criterion import CriterionSpec
-from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.names import did_you_mean
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.tasks import with_probes
+from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.page import (
     LabelSession,
     QueueItem,
@@ -102,9 +102,10 @@ class ViewSession:
 
 def open_view(run_dir: str | Path, annotator: str) -> ViewSession:
     """``judgegrid view``: the run, and a labelling session whose queue fills with the samples
-    a person chooses to label from the viewer."""
-    if not annotator.strip():
-        raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
+    a person chooses to label from the viewer. ``annotator`` is checked as `judgegrid label`
+    checks it: a blank name, or one shaped like a key (it would be stored with each label,
+    exported and shown in reports), is refused."""
+    check_annotator_option(annotator)
     target, matrix, store = open_run(run_dir)
     try:
         samples = {s.id: s for s in stored_dataset(store)}
@@ -382,7 +383,20 @@ def decision(session: ViewSession) -> dict[str, Any]:
         if spec is not None:
             entry["judges"] = criterion_judges(spec.name, wording, weighting)
         entries.append(entry)
-    return {"card": entries, "note": ""}
+    return {"card": entries, "note": _stale_card_note(session, path)}
+
+
+def _stale_card_note(session: ViewSession, card: Path) -> str:
+    """A card older than the newest label does not count it (the view reads what the report
+    wrote): say so and how to make it again, so that a person who labels and looks here does
+    not read the old card as the new one."""
+    newest = session.run.last_labelled()
+    if newest is None or newest <= card.stat().st_mtime:
+        return ""
+    return (
+        "labels were given after this card was written: it does not count them yet; "
+        f"judgegrid report {session.run_dir} makes it again"
+    )
 
 
 def criterion_judges(
@@ -421,7 +435,7 @@ def decision_entry(record: dict[Hashable, Any], evidence: pd.DataFrame) -> dict[
     return {
         **{
             k: record.get(k, "")
-            for k in ("metric", "verdict", "basis", "reason", "next_step", "detail")
+            for k in ("metric", "verdict", "basis", "reason", "next_step", "detail", "label_state")
         },
         "badge": short_verdict(record),
         "figure": f"{figure_words(record)} · n {count_words(record.get('n'))}",

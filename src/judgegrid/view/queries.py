@@ -215,6 +215,12 @@ class RunView:
             self._configs[metric] = ordered_configs(self.cells(metric))
         return self._configs[metric]
 
+    def last_labelled(self) -> float | None:
+        """When the newest label was given (None: no label): read at each visit, since the
+        labelling page beside the view writes labels while it serves."""
+        row = self._db.execute("SELECT MAX(labelled_at) FROM labels").fetchone()
+        return float(row[0]) if row and row[0] is not None else None
+
     def judges(self) -> list[str]:
         """The run's judges, read once: every Samples request checks its filter against
         them, and the DISTINCT scans the whole scores table."""

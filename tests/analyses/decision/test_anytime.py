@@ -63,6 +63,24 @@ def test_a_clearly_better_judge_is_named_and_the_state_says_so():
     assert words == f"{found.at} labels · a is better than b and chance"
 
 
+def test_with_one_judge_the_line_speaks_of_chance_alone():
+    """A run of one judge: the rule tests it against chance only, and the line must not say
+    "solo leads , not yet separated" or "solo is better than  and chance" (no rival)."""
+    rng = np.random.default_rng(25)
+    good = (rng.random(300) < 0.95).astype(float)[:, None]
+    found = anytime_verdict(("solo",), good, np.ones(300), 1.0, 0.5)
+    assert found.named == "solo"
+    assert state_words(found.at, found, ("solo",), 0.0) == (
+        f"{found.at} labels · solo is better than chance"
+    )
+    coin = np.array([1.0, 0.0] * 6)[:, None]
+    found = anytime_verdict(("solo",), coin, np.ones(12), 1.0, 0.5)
+    assert found.named is None and found.leader == "solo"
+    assert state_words(12, found, ("solo",), np.inf) == (
+        "12 labels · solo does not yet beat chance · none in sight at the present difference"
+    )
+
+
 def test_before_a_verdict_the_leader_and_about_n_more_are_given():
     rng = np.random.default_rng(23)
     right = _population(rng, (0.85, 0.65), 25)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgegrid.analyses import anytime_verdict
+from judgegrid.analyses import anytime_verdict, label_design
 from judgegrid.analyses.decision.label_state import (
     draw_sequence,
     label_state,
@@ -104,6 +104,30 @@ def test_a_clearly_better_judge_is_named_and_the_blind_line_only_says_a_verdict_
     assert found is not None and found.verdict.named == "alpha" and found.more == 0
     assert found.words(named=False) == "200 labels · a verdict is reached"
     assert found.words(named=True) == "200 labels · alpha is better than beta and chance"
+
+
+def test_with_every_sample_labelled_the_line_says_none_is_left_even_with_no_verdict_in_sight():
+    """Every sample of the design labelled, alpha right on 5 of 10 and beta on 4: the present
+    difference would reach no verdict (no bet against chance can win at 0.5), but no label is
+    left to ask for either, and that is what the line must say (as docs/labels.md and the
+    card's "every sample is labelled" do), not "none in sight", which reads as "go on"."""
+    ids = [f"s{i}" for i in range(10)]
+    right = _right({s: (float(i >= 5), float(i >= 6)) for i, s in enumerate(ids)})
+    answers = _answers([(s, "m", "ann", 1.0) for s in ids])
+    sequence, _ = draw_sequence(_draws([]), answers, "m", 10)
+    design = label_design(pd.Series(1.0, index=ids))
+    found = label_state("m", right, sequence, design)
+    assert found is not None and found.verdict.leader == "alpha"
+    assert found.verdict.about_more == np.inf  # the present difference gets nowhere
+    assert found.more == 0
+    assert found.words(named=True) == (
+        "10 labels · alpha leads beta, not yet separated · no sample left to label"
+    )
+    assert found.words(named=False) == "10 labels · no verdict yet · no sample left to label"
+    fewer = label_state("m", right, sequence, label_design(pd.Series(1.0, index=[*ids, "s10"])))
+    assert fewer is not None and fewer.words(named=False).endswith(
+        " · none in sight at the present difference"
+    )
 
 
 def test_a_built_in_metrics_right_is_the_people_validitys_accuracy_at_its_threshold():

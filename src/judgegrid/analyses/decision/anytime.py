@@ -160,10 +160,14 @@ def anytime_verdict(
 
 def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
     """How many new labels ``draws`` more draws ask for, in expectation: each sample not yet
-    labelled is asked with probability ``1 - (1 - q)^draws``."""
+    labelled is asked with probability ``1 - (1 - q)^draws``. None, however many draws, once
+    every sample is labelled: then the line says no sample is left, not "none in sight"
+    (which reads as "label on")."""
+    q = np.asarray(probability, float)[~np.asarray(labelled, bool)]
+    if not q.size:
+        return 0.0
     if not np.isfinite(draws):
         return float("inf")
-    q = np.asarray(probability, float)[~np.asarray(labelled, bool)]
     return float(np.sum(1 - (1 - q) ** draws))
 
 
@@ -192,11 +196,13 @@ def state_words(
     head = count_words(labels, given)
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
-        return f"{head} · {found.named} is better than {others} and chance"
+        rivals = f"{others} and chance" if others else "chance"  # one judge: chance alone
+        return f"{head} · {found.named} is better than {rivals}"
     if found.leader is None:
         return f"{head} · no verdict yet"
     rest = ", ".join(j for j in judges if j != found.leader)
-    return f"{head} · {found.leader} leads {rest}, not yet separated · {more_words(more)}"
+    standing = f"leads {rest}, not yet separated" if rest else "does not yet beat chance"
+    return f"{head} · {found.leader} {standing} · {more_words(more)}"
 
 
 def more_words(more: float) -> str:

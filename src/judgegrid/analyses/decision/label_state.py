@@ -298,11 +298,14 @@ def label_state(
     skipped: int = 0,
     given: int | None = None,
     measure: str = "",
+    labelled: pd.Index | None = None,
 ) -> LabelState | None:
     """The state of ``metric`` from the people's right/wrong per sample and judge (``right``),
     the draws in order (``draw_sequence``) and the queue's design (for how many new labels the
     draws still needed would ask; None: uniform over the labelled samples' population). None
-    when no judge can be measured (no label, or no judge's answer on one)."""
+    when no judge can be measured (no label, or no judge's answer on one). ``labelled``: the
+    design's samples people labelled, where the rule's items name them otherwise (a
+    preference: ``pair/person``); by default the items of ``right``."""
     if right is None or right.right.empty or sequence.empty:
         return None
     table = right.right
@@ -314,11 +317,8 @@ def label_state(
     bound, pair_bounds = draw_bounds_of(usable, judges, values, weight, share)
     found = anytime_verdict(judges, values, weight, bound, right.chance, pair_bounds=pair_bounds)
     labels = int(table.index.nunique())
-    more = (
-        0.0
-        if found.named is not None
-        else _new_labels(design, table.index.astype(str), found.about_more, labels)
-    )
+    done = table.index.astype(str) if labelled is None else labelled.astype(str)
+    more = 0.0 if found.named is not None else _new_labels(design, done, found.about_more, labels)
     return LabelState(metric, judges, labels, skipped, found, more, given, measure)
 
 
@@ -445,7 +445,9 @@ def preference_state(
     population = design.population if design is not None else max(len(members), 1)
     sequence, skipped = draw_sequence(draws, answers, PREFERENCE, population, per_person=True)
     found = PeopleRight(right.astype(float), BINARY_CHANCE)
-    return label_state(metric, found, sequence, design, skipped)
+    mine = answers[(answers["metric"] == PREFERENCE) & answers["value"].notna()]
+    pairs_done = pd.Index(mine["sample_id"].astype(str).unique())  # the design names pairs
+    return label_state(metric, found, sequence, design, skipped, labelled=pairs_done)
 
 
 def _preference_design(

@@ -264,8 +264,8 @@ async function finish() {
   $("loading").hidden = true;
   const done = state.items.filter((i) => i.done).length;
   $("finished-text").textContent =
-    `${done} of ${state.items.length} answered and saved in ${state.run}/run.sqlite. ` +
-    `Close this page and run: judgegrid report ${state.run}`;
+    `${done} of ${state.items.length} answered and saved in ${state.path}/run.sqlite. ` +
+    `Close this page and run: judgegrid report ${state.path}`;
   $("progress").textContent = `all done · ${done} answered`;
 }
 

@@ -14,7 +14,17 @@ async function api(path, body) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const reply = await fetch(path, options);
+  let reply;
+  try {
+    reply = await fetch(path, options);
+  } catch {
+    // no answer at all (the browser's own words, "Failed to fetch", say neither why nor what to
+    // do): the server was stopped, and a new one has a new token
+    throw new Error(
+      "the judgegrid server does not answer (was it stopped?); start it again and open the " +
+        "address it prints: every answer saved so far is kept"
+    );
+  }
   const data = await reply.json().catch(() => ({ error: `HTTP ${reply.status}` }));
   if (!reply.ok) throw new Error(data.error || `HTTP ${reply.status}`);
   return data;

@@ -535,6 +535,7 @@ async function showDecision(mine) {
   if (!data.card.length) return page("Decision", el("p", { class: "note", text: data.note || "no card" }));
   page(
     "Decision",
+    data.note ? el("p", { id: "card-note", class: "note", text: data.note }) : null,
     el("div", { id: "card", class: "decisions" }, ...data.card.map(decisionBlock)),
     el("p", {
       class: "note",
@@ -556,6 +557,8 @@ function decisionBlock(r) {
     chips.unshift(el("span", { class: "chip criterion-chip", text: `criterion · ${r.criterion.type}${n > 1 ? ` · ${n} wordings` : ""} · weighting ${r.criterion.weighting}` }));
   }
   for (const flag of r.flags) chips.push(el("span", { class: "chip flag", text: flag }));
+  // where labelling stands (the labelling page's line, the judges named), as report.html shows it
+  if (r.label_state) chips.push(el("span", { class: "chip", text: `labelling: ${r.label_state}` }));
   return el(
     "section",
     { class: "decision", "data-metric": r.metric },
