@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         AnytimeVerdict,
         anytime_verdict,
         expected_new_labels,
+        first_rejections,
         state_words,
     )
     from judgegrid.analyses.decision.card import (
@@ -161,6 +162,7 @@ _HOMES = {
         "AnytimeVerdict",
         "anytime_verdict",
         "expected_new_labels",
+        "first_rejections",
         "state_words",
     ),
     "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
@@ -274,6 +276,7 @@ __all__ = [
     "embedding_config",
     "expected_new_labels",
     "first_evidence",
+    "first_rejections",
     "hajek",
     "hansen_hurwitz",
     "label_design",
