@@ -205,10 +205,10 @@ def floor_line(f: dict[str, object]) -> str:
     """The world's FLOOR line: each row's median over uniform's full-rule median (the goal's
     denominator), the oracle's over the paired tests alone, and what the oracle says of the
     goal."""
-    uniform = float(f["uniform: median labels"])  # type: ignore[arg-type]
+    uniform = float(f["uniform: median labels"])
 
     def share(key: str, over: float = uniform) -> str:
-        value = float(f.get(f"{key}: median labels", math.nan))  # type: ignore[arg-type]
+        value = float(f.get(f"{key}: median labels", math.nan))
         if not math.isfinite(value) or not math.isfinite(over):
             return "n/a"
         return f"{value / over:.3f} ({value:.0f} / {over:.0f})"
@@ -221,7 +221,7 @@ def floor_line(f: dict[str, object]) -> str:
         return line + "; (b) oracle: no single truly best judge, none"
     line += (
         f"; (b) oracle {share('oracle')}, over (a) "
-        f"{share('oracle', float(f['paired alone: median labels']))}"  # type: ignore[arg-type]
+        f"{share('oracle', float(f['paired alone: median labels']))}"
         f", its design {f['design share']:.3f} of uniform's draws in theory ({f['kinds']} kinds)"
         f"; (b') dropping beaten rivals {share('oracle dropping')}"
     )
@@ -233,10 +233,9 @@ def reach_words(f: dict[str, object]) -> str:
     the truly best judge and skips the chance test, so above the goal it is out of reach of
     every queue of its kind under this rule; the fixed oracle bounds fixed designs only (a
     queue that drops beaten rivals may beat it)."""
-    uniform = float(f["uniform: median labels"])  # type: ignore[arg-type]
+    uniform = float(f["uniform: median labels"])
     fixed, dropping = (
-        float(f[f"{key}: median labels"]) / uniform  # type: ignore[arg-type]
-        for key in ("oracle", "oracle dropping")
+        float(f[f"{key}: median labels"]) / uniform for key in ("oracle", "oracle dropping")
     )
     if not (math.isfinite(fixed) and math.isfinite(dropping)):
         return "no ratio"

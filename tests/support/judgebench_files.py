@@ -1,12 +1,17 @@
 """JudgeBench's files in small: a data set file and two judges' files in its format, for the
-labelling person's replay and the bench's smoke runs (tests/testing)."""
+labelling person's replay and the bench's smoke runs (tests/testing), and the bench run on them."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pair(i: int, truth: str) -> dict:
@@ -50,3 +55,18 @@ def judgebench_files(folder: Path, n: int = 60) -> dict[str, np.ndarray]:
         name = f"dataset=judgebench,response_model=x,judge_name=j,judge_model={judge}.jsonl"
         (folder / name).write_text("\n".join(lines[judge]))
     return right
+
+
+def run_bench_labels(folder: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    """``benches/bench_labels.py --quick`` with ``flags`` on JudgeBench's files in small
+    (written into ``folder``), this checkout's source first on the path."""
+    judgebench_files(folder)
+    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
+    script = str(ROOT / "benches/bench_labels.py")
+    return subprocess.run(
+        [sys.executable, script, "--quick", *flags, "--judgebench", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )

@@ -6,9 +6,6 @@ bench's ``--floors`` smoke run."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +27,7 @@ from judgegrid.testing.labelling_person import (
     person_of,
     synthetic_world,
 )
-from support.judgebench_files import judgebench_files
+from support.judgebench_files import run_bench_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -186,22 +183,7 @@ def test_the_oracles_name_the_best_sooner_than_uniform_order():
 
 
 def test_the_quick_bench_prints_the_floors(tmp_path):
-    judgebench_files(tmp_path)
-    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benches/bench_labels.py"),
-            "--floors",
-            "--quick",
-            "--judgebench",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    done = run_bench_labels(tmp_path, "--floors")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert not any(line.startswith("RESULT ") for line in lines)

@@ -5,9 +5,6 @@ benches/bench_labels.py's quick mode (a smoke run that prints its figures and a 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +27,7 @@ from judgegrid.testing.labelling_person import (
     synthetic_world,
     world_figures,
 )
-from support.judgebench_files import judgebench_files
+from support.judgebench_files import judgebench_files, run_bench_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,21 +60,7 @@ def test_a_person_labels_in_each_order_and_the_figures_add_up(tmp_path):
 
 
 def test_the_quick_bench_prints_a_table_and_result_lines(tmp_path):
-    judgebench_files(tmp_path)
-    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benches/bench_labels.py"),
-            "--quick",
-            "--judgebench",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    done = run_bench_labels(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "| order   | rule    |" in done.stdout and "### JudgeBench: bad vs good" in done.stdout
     result = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]

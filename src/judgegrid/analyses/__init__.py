@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         anytime_verdict,
         expected_new_labels,
         first_rejections,
+        hypotheses_of,
         state_words,
     )
     from judgegrid.analyses.decision.card import (
@@ -163,6 +164,7 @@ _HOMES = {
         "anytime_verdict",
         "expected_new_labels",
         "first_rejections",
+        "hypotheses_of",
         "state_words",
     ),
     "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
@@ -279,6 +281,7 @@ __all__ = [
     "first_rejections",
     "hajek",
     "hansen_hurwitz",
+    "hypotheses_of",
     "label_design",
     "label_queue",
     "label_state_of",

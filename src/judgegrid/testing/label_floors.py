@@ -31,7 +31,7 @@ from itertools import combinations
 import numpy as np
 from scipy import optimize
 
-from judgegrid.analyses import draw_bounds, first_rejections
+from judgegrid.analyses import draw_bounds, first_rejections, hypotheses_of
 from judgegrid.testing.labelling_person import (
     BUDGET,
     CHANCE,
@@ -225,13 +225,14 @@ def oracle_run(world: World, seed: int, designs: OracleDesigns, drop: bool = Fal
         trial = drawn.then(batch, design, n)
         labels = labels_so_far(trial.picked)
         within = int(np.searchsorted(labels, min(BUDGET, n), side="right"))
-        firsts = first_rejections(
+        tests = hypotheses_of(
             world.judges,
-            right[trial.picked[:within]],
-            trial.weight[:within],
             trial.largest[:within],
             CHANCE,
             pair_bounds={pair: b[:within] for pair, b in trial.pair_bounds.items()},
+        )
+        firsts = first_rejections(
+            tests, world.judges, right[trial.picked[:within]], trial.weight[:within], CHANCE
         )
         rejected = {r: firsts[(best, r)] for r in open_rivals if firsts[(best, r)] > 0}
         if not rejected or (not drop and len(rejected) < len(open_rivals)):
@@ -290,14 +291,8 @@ def _paired_run(
     (``only``, or any) named once its paired tests have all rejected."""
     labels = labels_so_far(picked)
     within = int(np.searchsorted(labels, min(BUDGET, len(right)), side="right"))
-    firsts = first_rejections(
-        world.judges,
-        right[picked[:within]],
-        weight[:within],
-        largest,
-        CHANCE,
-        pair_bounds=pair_bounds,
-    )
+    tests = hypotheses_of(world.judges, largest, CHANCE, pair_bounds=pair_bounds)
+    firsts = first_rejections(tests, world.judges, right[picked[:within]], weight[:within], CHANCE)
     named, at = named_at(firsts, world.judges if only is None else (only,))
     if named is None:
         return Run(order, "paired alone", 0, None, False)

@@ -141,8 +141,8 @@ def test_each_tests_first_rejection_is_the_betting_test_run_alone_and_names_as_t
     rng = np.random.default_rng(4)
     right = _population(rng, (0.85, 0.6, 0.55), n=400)
     judges = ("a", "b", "c")
-    firsts = first_rejections(judges, right, np.ones(400), 1.0, 0.5)
     tests = hypotheses_of(judges, 1.0, 0.5, 0.05)
+    firsts = first_rejections(tests, judges, right, np.ones(400), 0.5)
     assert set(firsts) == {(t.judge, t.against) for t in tests} and len(firsts) == 9
     for test in tests:
         alone = first_rejection(

@@ -80,7 +80,7 @@ def hypotheses_of(
     judges: tuple[str, ...],
     bound: Bound,
     chance: float,
-    alpha: float,
+    alpha: float = ALPHA,
     pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
 ) -> list[Test]:
     """Every test the rule runs for ``judges``. ``bound`` is the largest weight a draw can
@@ -135,7 +135,7 @@ def anytime_verdict(
     tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
     at = {j: 0 for j in judges}
     beaten = set()
-    for (judge, against), first in _first_rejections(tests, judges, right, weight, chance):
+    for (judge, against), first in first_rejections(tests, judges, right, weight, chance).items():
         at[judge] = -1 if first == 0 or at[judge] < 0 else max(at[judge], first)
         if first > 0:
             beaten.add((judge, against))
@@ -158,34 +158,19 @@ def anytime_verdict(
 
 
 def first_rejections(
-    judges: tuple[str, ...],
-    right: np.ndarray,
-    weight: np.ndarray,
-    bound: Bound,
-    chance: float,
-    alpha: float = ALPHA,
-    pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
-) -> dict[tuple[str, str | None], int]:
-    """Each of the rule's tests on its own (arguments as ``anytime_verdict``): ``(judge,
-    rival)`` "judge beats rival", ``(judge, None)`` "beats chance", and the draw at which it
-    first rejects (0: not within the draws). For a rule that takes some tests as given, such as
-    ``testing.label_floors``' floors, which must bet exactly as this rule does."""
-    right = np.nan_to_num(np.asarray(right, float), nan=0.0)
-    weight = np.asarray(weight, float)
-    tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
-    return dict(_first_rejections(tests, judges, right, weight, chance))
-
-
-def _first_rejections(
     tests: list[Test], judges: tuple[str, ...], right: np.ndarray, weight: np.ndarray, chance: float
-) -> list[tuple[tuple[str, str | None], int]]:
-    return [
-        (
-            (test.judge, test.against),
-            int(first_rejection(bet_values(test, judges, right, weight, chance), *_bet(test))),
+) -> dict[tuple[str, str | None], int]:
+    """Each test of ``tests`` (``hypotheses_of``) on the draws (NaN-free ``right``, ``weight``
+    as ``anytime_verdict``): ``(judge, rival)`` "judge beats rival", ``(judge, None)`` "beats
+    chance", and the draw at which it first rejects (0: not within the draws). The rule reads
+    its verdict from them; a rule that takes some tests as given, such as
+    ``testing.label_floors``' floors, reads them to bet exactly as this rule does."""
+    return {
+        (test.judge, test.against): int(
+            first_rejection(bet_values(test, judges, right, weight, chance), *_bet(test))
         )
         for test in tests
-    ]
+    }
 
 
 def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
