@@ -71,7 +71,10 @@ RATIO_GOAL = (0.67, 1.5)
 class World:
     """A run's pairs: each judge's pick (+1 a, -1 b, 0 neither) and the truth (+1 a, -1 b);
     ``today``: today's queue's order of the pairs, ``probability``: the new queue's
-    probability a draw of each pair (both from the judges' picks alone, made once)."""
+    probability a draw of each pair (both from the judges' picks alone, made once);
+    ``noise``: the person's share of answers flipped from the truth (the bank's ``NOISE``,
+    the replay's 0; ``dataclasses.replace`` gives the same world with another person, as
+    ``bench_labels.py --floors`` does at 0, 0.05 and 0.10)."""
 
     name: str
     judges: tuple[str, ...]
