@@ -54,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, emit, load_average, verdict
 
-from judgegrid.testing.label_floors import NOISES, floor_figures, wrong_picks
+from judgegrid.testing.label_floors import NOISES, best_share, floor_figures, wrong_picks
 from judgegrid.testing.labelling_person import (
     BIAS_GOAL,
     BIAS_SEEDS,
@@ -177,6 +177,8 @@ def print_floors(worlds: list[World], replays: list[World], seeds: range) -> Non
         ]
         print(pd.DataFrame(table).to_markdown(index=False, floatfmt=".3f"))
         print(floor_line(figures), flush=True)
+        if "chance scans" in figures:
+            print_chance_scans(figures)
     equal = next((w for w in worlds if w.name == EQUAL), None)
     if equal is None:
         return
@@ -199,6 +201,44 @@ def print_floors(worlds: list[World], replays: list[World], seeds: range) -> Non
             f"{row['on answers']:.3f} on the person's answers (goal <= {WRONG_PICK_GOAL})",
             flush=True,
         )
+
+
+def print_chance_scans(f: dict[str, object]) -> None:
+    """(b'') the oracle with the chance test required, by the rest's share: a table for one
+    share throughout, one for two phases, and a FLOOR line with the best of each over
+    uniform's full-rule median."""
+    scans = f["chance scans"]
+    assert isinstance(scans, dict)
+    for phased, words in (("", "one share s throughout"), ("two-phase ", "s1, then s2")):
+        rows = [
+            {
+                "share of the rest": f"s {a:g}" if not phased else f"s1 {a:g}, s2 {b:g}",
+                **{how: scans[f"{phased}{how}"][(a, b)] for how in ("fixed", "dropping")},
+            }
+            for a, b in scans[f"{phased}fixed"]
+        ]
+        print(f"\n(b'') oracle with the chance test required, {words}: median labels")
+        print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".1f"))
+    uniform = float(f["uniform: median labels"])
+    parts, ratios = [], []
+    for key, scan in scans.items():
+        (a, b), median = best_share(scan)
+        at = f"s {a:g}" if a == b else f"s1 {a:g}, s2 {b:g}"
+        ratios.append(median / uniform if math.isfinite(median * uniform) else math.nan)
+        value = f"{ratios[-1]:.3f} ({median:.0f} / {uniform:.0f})"
+        parts.append(f"{key}, best {at}: {value if math.isfinite(ratios[-1]) else 'n/a'}")
+    best = min(ratios)
+    if not math.isfinite(best):
+        reach = "no ratio"
+    elif best <= LABELS_GOAL:
+        reach = f"the best within {LABELS_GOAL}: not ruled out"
+    else:
+        reach = f"all above {LABELS_GOAL}: out of reach of such queues under this rule"
+    print(
+        "FLOOR labels to a verdict, chance test required / uniform's full-rule median "
+        f"({f['world']}): (b'') " + "; ".join(parts) + f"; {reach}",
+        flush=True,
+    )
 
 
 def floor_line(f: dict[str, object]) -> str:

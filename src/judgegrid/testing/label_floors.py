@@ -24,7 +24,8 @@ Missing data: none (a world's picks are complete).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -213,13 +214,98 @@ def oracle_run(world: World, seed: int, designs: OracleDesigns, drop: bool = Fal
     design turns to the rivals still open (``designs``; each stage's design fixed by the draws
     before it, each draw weighted ``1 / (N q)`` and bet within its own stage's bounds);
     otherwise the fixed design against every rival throughout."""
+    best = next(iter(designs.values())).best
+    return _staged_run(
+        world, seed, best, lambda rivals, _: designs[rivals], drop, chance=False, staged=drop
+    )
+
+
+def chance_design(world: World, base: OracleDesign | None, best: str, share: float) -> OracleDesign:
+    """The oracle's design ``base`` scaled by ``1 - share``, and ``share`` spread uniformly over
+    the rest: the samples where ``best`` agrees with every rival ``base`` draws for (None: no
+    rival left, uniform over every sample). Every sample then has ``q > 0``, so the best's
+    weighted accuracy is unbiased and its test against chance can run; the bounds are
+    ``draw_bounds``' over the whole design (the largest weight, for chance, is the rest's)."""
+    n = len(world.truth)
+    if base is None:
+        probability = np.full(n, 1.0 / n)
+    else:
+        rest = base.probability == 0
+        probability = (1 - share) * base.probability
+        probability[rest] = share / rest.sum() if rest.any() else 0.0
+        probability /= probability.sum()
+    largest, pairs = draw_bounds(probability, world.picks.astype(float), world.judges)
+    return OracleDesign(
+        best,
+        probability,
+        largest,
+        pairs,
+        np.empty(0) if base is None else base.allocation,
+        math.nan if base is None else base.worst,
+        math.nan if base is None else base.worst_uniform,
+    )
+
+
+ChanceDesigns = dict[tuple[frozenset[str], float], OracleDesign]  # by rivals open and share
+
+
+def chance_designs(world: World, designs: OracleDesigns, shares: Iterable[float]) -> ChanceDesigns:
+    """``chance_design`` for every set of rivals still open (``oracle_designs``; the empty set
+    too: every rival beaten, chance still to show) at every share of ``shares``."""
+    best = next(iter(designs.values())).best
+    found = {}
+    for share in set(shares):
+        found[(frozenset(), share)] = chance_design(world, None, best, share)
+        for rivals, base in designs.items():
+            found[(rivals, share)] = chance_design(world, base, best, share)
+    return found
+
+
+def oracle_chance_run(
+    world: World,
+    seed: int,
+    designs: ChanceDesigns,
+    shares: tuple[float, float],
+    drop: bool = False,
+) -> Run:
+    """``seed``'s person labelling in the oracle queue with the chance test required: the full
+    rule for the best judge (its tests against every rival and against chance, at the rule's
+    alpha split), share ``shares[0]`` of the draws on the rest until the chance test has
+    rejected and ``shares[1]`` after (equal: one share throughout). ``drop``: the design
+    turns to the rivals still open at each rival's first rejection, as ``oracle_run``."""
+    best = next(iter(designs.values())).best
+    before, after = shares
+
+    def design_of(rivals: frozenset[str], chance_open: bool) -> OracleDesign:
+        return designs[(rivals, before if chance_open else after)]
+
+    staged = drop or before != after
+    return _staged_run(world, seed, best, design_of, drop, chance=True, staged=staged)
+
+
+def _staged_run(
+    world: World,
+    seed: int,
+    best: str,
+    design_of: Callable[[frozenset[str], bool], OracleDesign],
+    drop: bool,
+    chance: bool,
+    staged: bool,
+) -> Run:
+    """The oracles' shared loop: ``design_of(rivals open, chance still open)`` the design to draw
+    from; ``staged``: at each of the best's tests' first rejections the state changes (a rival
+    beaten is dropped only if ``drop``) and the draws after it are drawn anew from the new
+    state's design; otherwise one design throughout, the verdict at the last test's
+    rejection. ``chance``: the best's test against chance is required too."""
     rng, right, _ = person_of(world, seed)
     n = len(right)
-    best = next(iter(designs.values())).best
     open_rivals = frozenset(j for j in world.judges if j != best)
+    chance_open = chance
+    rule = "anytime" if chance else "paired alone"
+    order = "oracle with chance" if chance else "oracle"
     drawn = _Stages(np.empty(0, int), np.empty(0), np.empty(0), {})
     while True:
-        design = designs[open_rivals]
+        design = design_of(open_rivals if drop else _all_rivals(world, best), chance_open)
         room = DRAW_CAP - len(drawn.picked)
         batch = rng.choice(n, size=room, p=design.probability)
         trial = drawn.then(batch, design, n)
@@ -234,16 +320,21 @@ def oracle_run(world: World, seed: int, designs: OracleDesigns, drop: bool = Fal
         firsts = first_rejections(
             tests, world.judges, right[trial.picked[:within]], trial.weight[:within], CHANCE
         )
-        rejected = {r: firsts[(best, r)] for r in open_rivals if firsts[(best, r)] > 0}
-        if not rejected or (not drop and len(rejected) < len(open_rivals)):
-            return Run("oracle", "paired alone", 0, None, False)
-        at = min(rejected.values()) if drop else max(rejected.values())
-        open_rivals = frozenset(r for r in open_rivals if rejected.get(r, at + 1) > at)
-        if not open_rivals:
-            return Run(
-                "oracle", "paired alone", int(labels[at - 1]), best, best not in world.acceptable
-            )
+        pending: list[str | None] = [*open_rivals, *([None] if chance_open else [])]
+        rejected = {r: firsts[(best, r)] for r in pending if firsts[(best, r)] > 0}
+        if not rejected or (not staged and len(rejected) < len(pending)):
+            return Run(order, rule, 0, None, False)
+        at = min(rejected.values()) if staged else max(rejected.values())
+        still = [r for r in pending if rejected.get(r, at + 1) > at]
+        open_rivals = frozenset(r for r in still if r is not None)
+        chance_open = None in still
+        if not still:
+            return Run(order, rule, int(labels[at - 1]), best, best not in world.acceptable)
         drawn = trial.head(at)
+
+
+def _all_rivals(world: World, best: str) -> frozenset[str]:
+    return frozenset(j for j in world.judges if j != best)
 
 
 @dataclass(frozen=True)
@@ -326,11 +417,58 @@ def floor_figures(
         design = designs[frozenset(j for j in world.judges if j != best)]
         figures["design share"] = design.worst / design.worst_uniform
         figures["kinds"] = len(design.allocation)
+        figures["chance scans"] = chance_scans(world, seeds, designs)
     for key, found in runs.items():
         figures[f"{key}: verdicts"] = sum(bool(r.labels) for r in found) / len(found)
         figures[f"{key}: median labels"] = censored_median(found, BUDGET)
         figures[f"{key}: wrong pick"] = sum(r.wrong for r in found) / len(found)
     return figures
+
+
+SHARES = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)  # (b''): the rest's share, scanned
+FIRST_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5)  # two phases: the rest's share until chance rejects
+LATER_SHARES = (0.01, 0.02, 0.05)  # and after (the new queue: 40%, then 5%)
+ShareScan = dict[tuple[float, float], float]  # median labels by (share before, share after)
+
+
+def share_scan(
+    world: World,
+    seeds: Sequence[int],
+    designs: ChanceDesigns,
+    shares: Iterable[tuple[float, float]],
+    drop: bool = False,
+) -> ShareScan:
+    """The median labels to a verdict (``censored_median``) of ``oracle_chance_run`` over
+    ``seeds`` at each pair of shares (before and after the chance test rejects)."""
+    return {
+        pair: censored_median(
+            [oracle_chance_run(world, s, designs, pair, drop) for s in seeds], BUDGET
+        )
+        for pair in shares
+    }
+
+
+def best_share(scan: ShareScan) -> tuple[tuple[float, float], float]:
+    """The shares with the fewest median labels (a tie: the first scanned) and that median."""
+    pair = min(scan, key=lambda p: scan[p])
+    return pair, scan[pair]
+
+
+def chance_scans(
+    world: World, seeds: Sequence[int], designs: OracleDesigns
+) -> dict[str, ShareScan]:
+    """(b'') the oracle with the chance test required, by the rest's share: one share
+    throughout (``SHARES``) with the fixed design and dropping beaten rivals, and two phases
+    (``FIRST_SHARES`` then ``LATER_SHARES``) with both."""
+    single = [(s, s) for s in SHARES]
+    phased = [(a, b) for a in FIRST_SHARES for b in LATER_SHARES]
+    mixed = chance_designs(world, designs, [*SHARES, *FIRST_SHARES, *LATER_SHARES])
+    return {
+        "fixed": share_scan(world, seeds, mixed, single),
+        "dropping": share_scan(world, seeds, mixed, single, drop=True),
+        "two-phase fixed": share_scan(world, seeds, mixed, phased),
+        "two-phase dropping": share_scan(world, seeds, mixed, phased, drop=True),
+    }
 
 
 def wrong_picks(people: Sequence[Person], order: str) -> tuple[float, float]:
