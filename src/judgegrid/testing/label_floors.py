@@ -253,7 +253,7 @@ def chance_designs(world: World, designs: OracleDesigns, shares: Iterable[float]
     """``chance_design`` for every set of rivals still open (``oracle_designs``; the empty set
     too: every rival beaten, chance still to show) at every share of ``shares``."""
     best = next(iter(designs.values())).best
-    found = {}
+    found: ChanceDesigns = {}
     for share in set(shares):
         found[(frozenset(), share)] = chance_design(world, None, best, share)
         for rivals, base in designs.items():
