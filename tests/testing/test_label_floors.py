@@ -1,7 +1,9 @@
 """The floors under the labels goals (``testing.label_floors``): the oracle's allocation against a
 brute-force grid, its design's weighted difference unbiased (an exact expectation over the
-design), two judges giving uniform draws over their disagreements, the person's noise, and the
-bench's ``--floors`` smoke run."""
+design), two judges giving uniform draws over their disagreements, the person's noise, the
+oracle with the chance test required (its mixture's weighted accuracies and differences
+unbiased, its bounds, the chance test holding back a judge at chance, the scan's minimum), and
+the bench's ``--floors`` smoke run."""
 
 from __future__ import annotations
 
@@ -14,7 +16,11 @@ import pytest
 
 from judgegrid.testing import label_floors
 from judgegrid.testing.label_floors import (
+    best_share,
+    chance_design,
+    chance_designs,
     named_at,
+    oracle_chance_run,
     oracle_design,
     oracle_designs,
     oracle_run,
@@ -182,6 +188,85 @@ def test_the_oracles_name_the_best_sooner_than_uniform_order():
         assert dropping.labels > 0
 
 
+def _four_judges() -> World:
+    return synthetic_world(next(s for s in SYNTHETIC if "four" in s.name), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("rivals", [None, ("b",), ("b", "c")])
+def test_the_mixture_with_the_rest_weighs_every_accuracy_and_difference_without_bias(rivals):
+    """By exact expectation over the mixture ``(1 - s) q_oracle + s uniform over the rest``: a
+    draw's ``right_j / (N q)`` has mean judge j's accuracy on the run and ``(right_b - right_r) /
+    (N q)`` the difference, for every judge and rival (the oracle's own design fails the first:
+    ``test_the_oracles_weighted_difference_is_unbiased_and_its_single_accuracies_are_not``)."""
+    world = _four_judges()
+    share = 0.1
+    base = oracle_design(world, "a", rivals)
+    mixed = chance_design(world, base, "a", share)
+    _, right, _ = person_of(world, seed=7)
+    n = len(right)
+    q = mixed.probability
+    assert (q > 0).all() and q.sum() == pytest.approx(1.0)
+    rest = base.probability == 0
+    assert q[rest].sum() == pytest.approx(share)
+    np.testing.assert_allclose(q[~rest], (1 - share) * base.probability[~rest])
+    for j in range(4):
+        assert float(np.sum(q * right[:, j] / (n * q))) == pytest.approx(right[:, j].mean())
+        d = right[:, 0] - right[:, j]
+        assert float(np.sum(q * d / (n * q))) == pytest.approx(d.mean(), abs=1e-12)
+    # the bounds: the largest weight (the rest's, s spread thin) and where a and b differ
+    weight = 1 / (n * q)
+    assert mixed.largest == pytest.approx(rest.sum() / (n * share)) == pytest.approx(weight.max())
+    apart = world.picks[:, 0] != world.picks[:, 1]
+    assert mixed.pair_bounds[("a", "b")] == pytest.approx(weight[apart].max())
+    assert mixed.pair_bounds[("a", "b")] < mixed.largest
+
+
+def test_no_rival_left_draws_uniformly_over_every_sample():
+    world = _four_judges()
+    mixed = chance_design(world, None, "a", 0.3)
+    np.testing.assert_allclose(mixed.probability, 1 / len(world.truth))
+    assert mixed.largest == pytest.approx(1.0)
+
+
+def _at_chance() -> World:
+    """Two judges on 400 pairs (truth always a): the best right on 200 (chance), the rival on
+    120: on the 160 where they differ the best is right on 120 of them."""
+    right = np.zeros((400, 2), bool)
+    right[:120, 0] = True  # differ: best right
+    right[120:160, 1] = True  # differ: rival right
+    right[160:240, :] = True  # agree, both right; 240-400 agree, both wrong
+    picks = np.where(right, 1, -1)
+    return World("at chance", ("best", "rival"), picks, np.ones(400, int), frozenset({"best"}), 0.0)
+
+
+def test_the_chance_test_required_holds_back_a_best_judge_at_chance():
+    world = _at_chance()
+    designs = oracle_designs(world, "best")
+    mixed = chance_designs(world, designs, (0.2, 0.05))
+    for seed in range(3):
+        assert oracle_run(world, seed, designs).named == "best"  # chance given free
+        for shares, drop in (((0.2, 0.2), False), ((0.2, 0.2), True), ((0.2, 0.05), True)):
+            found = oracle_chance_run(world, seed, mixed, shares, drop)
+            assert (found.named, found.labels) == (None, 0)
+
+
+def test_the_chance_test_required_names_the_best_of_four_judges():
+    world = _four_judges()
+    designs = oracle_designs(world, "a")
+    mixed = chance_designs(world, designs, (0.2, 0.05))
+    for seed in range(3):
+        for shares, drop in (((0.2, 0.2), False), ((0.2, 0.2), True), ((0.2, 0.05), True)):
+            found = oracle_chance_run(world, seed, mixed, shares, drop)
+            assert found.named == "a" and found.labels > 0 and not found.wrong
+            assert found.rule == "anytime"
+
+
+def test_the_scan_picks_the_fewest_labels_the_first_on_a_tie():
+    scan = {(0.01, 0.01): float("inf"), (0.1, 0.1): 180.0, (0.2, 0.2): 150.0, (0.3, 0.3): 150.0}
+    assert best_share(scan) == ((0.2, 0.2), 150.0)
+    assert best_share({(0.5, 0.01): float("inf")}) == ((0.5, 0.01), float("inf"))
+
+
 def test_the_quick_bench_prints_the_floors(tmp_path):
     done = run_bench_labels(tmp_path, "--floors")
     assert done.returncode == 0, done.stderr
@@ -190,6 +275,9 @@ def test_the_quick_bench_prints_the_floors(tmp_path):
     floors = [line for line in lines if line.startswith("FLOOR ")]
     assert any("(b) oracle" in line and "bad vs good" in line for line in floors)
     assert sum("wrong picks" in line for line in floors) == 6  # 3 noises x 2 orders
+    required = [line for line in floors if "chance test required" in line]
+    assert required and all("two-phase dropping, best s1" in line for line in required)
+    assert "| s1 0.4, s2 0.05" in done.stdout
     assert "| (a) uniform order, paired tests alone (chance free)" in done.stdout
     assert "load average at start" in done.stdout
     json.dumps(floors)  # plain text lines
