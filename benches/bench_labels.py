@@ -32,9 +32,12 @@ dotted beneath; a PNG at PATH.
 ``--floors``: instead of the tables, the floors under the goals (``testing.label_floors``), per
 world: the full rule in uniform order and the new queue; (a) the paired tests alone in uniform
 order (chance given free); (b) an oracle queue told the truly best judge, drawing only where it
-differs from a rival with the best fixed design over the kinds of sample (chance given free); and
-on the equal judges, (c) the anytime rule's wrong picks at the person's noise 0, 0.05 and 0.10.
-``FLOOR`` lines, not ``RESULT`` lines: they are no goals' verdicts.
+differs from a rival with the best fixed design over the kinds of sample (chance given free);
+(b'') the same oracle with the chance test required (its design scaled by 1 - s, s uniform over
+where the best agrees with every rival), s scanned, one share or two phases (s1 until chance
+rejects, then s2), fixed and dropping beaten rivals; and on the equal judges, (c) the anytime
+rule's wrong picks at the person's noise 0, 0.05 and 0.10. ``FLOOR`` lines, not ``RESULT``
+lines: they are no goals' verdicts.
 """
 
 from __future__ import annotations

@@ -425,9 +425,10 @@ def floor_figures(
     return figures
 
 
-SHARES = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)  # (b''): the rest's share, scanned
-FIRST_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5)  # two phases: the rest's share until chance rejects
-LATER_SHARES = (0.01, 0.02, 0.05)  # and after (the new queue: 40%, then 5%)
+# (b''): the rest's share, one throughout
+SHARES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
+FIRST_SHARES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)  # two phases: until chance rejects
+LATER_SHARES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)  # and after (new queue: 40%, then 5%)
 ShareScan = dict[tuple[float, float], float]  # median labels by (share before, share after)
 
 
@@ -459,9 +460,9 @@ def chance_scans(
 ) -> dict[str, ShareScan]:
     """(b'') the oracle with the chance test required, by the rest's share: one share
     throughout (``SHARES``) with the fixed design and dropping beaten rivals, and two phases
-    (``FIRST_SHARES`` then ``LATER_SHARES``) with both."""
+    (``FIRST_SHARES`` then a smaller one of ``LATER_SHARES``) with both."""
     single = [(s, s) for s in SHARES]
-    phased = [(a, b) for a in FIRST_SHARES for b in LATER_SHARES]
+    phased = [(a, b) for a in FIRST_SHARES for b in LATER_SHARES if b < a]
     mixed = chance_designs(world, designs, [*SHARES, *FIRST_SHARES, *LATER_SHARES])
     return {
         "fixed": share_scan(world, seeds, mixed, single),
