@@ -11,6 +11,10 @@ anytime rule needs where no queue could do better, measured on the bench's own p
   ``1 / (N q)``, the bets clipped by the design's bounds, and only the best's tests against its
   rivals run (chance given free). It knows more than any real queue and skips a test, so its
   labels to a verdict are a lower bound for a queue under this rule.
+- **The oracle with the chance test required** (``oracle_chance_run``): its design scaled by
+  ``1 - s`` and ``s`` spread over the rest (where the best agrees with every rival: only there
+  can its accuracy, hence its test against chance, be learnt), the best's full rule; ``s``
+  scanned (``chance_scans``), one share or two phases as the new queue's 40% then 5%.
 
 Why the allocation: a with-replacement draw's weighted difference ``x = (right_b - right_r) /
 (N q)`` has mean ``Delta_r`` (the run's difference; ``right_b - right_r`` is 0 off ``D_r``, where
