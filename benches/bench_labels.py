@@ -3,7 +3,7 @@ often it is wrong when the card is looked at after every label, for three queue 
 
     PYTHONPATH=src python benches/bench_labels.py [--seeds 100] [--fixed-seeds 20]
         [--bias-seeds 800] [--judgebench ../shared/validation/judgebench] [--quick]
-        [--plot PATH]
+        [--plot PATH] [--floors]
 
 A simulated person (``judgegrid.testing.labelling_person``) answers the truth (synthetic: with
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
@@ -29,11 +29,21 @@ goals:
 of people with a verdict of the anytime rule against the labels they gave, one line per order
 (an empirical distribution function of labels to a verdict, cut at the budget), the wrong picks
 dotted beneath; a PNG at PATH.
+``--floors``: instead of the tables, the floors under the goals (``testing.label_floors``), per
+world: the full rule in uniform order and the new queue; (a) the paired tests alone in uniform
+order (chance given free); (b) an oracle queue told the truly best judge, drawing only where it
+differs from a rival with the best fixed design over the kinds of sample (chance given free);
+(b'') the same oracle with the chance test required (its design scaled by 1 - s, s uniform over
+where the best agrees with every rival), s scanned, one share or two phases (s1 until chance
+rejects, then s2), fixed and dropping beaten rivals; and on the equal judges, (c) the anytime
+rule's wrong picks at the person's noise 0, 0.05 and 0.10. ``FLOOR`` lines, not ``RESULT``
+lines: they are no goals' verdicts.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import textwrap
@@ -47,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, emit, load_average, verdict
 
+from judgegrid.testing.label_floors import NOISES, best_share, floor_figures, wrong_picks
 from judgegrid.testing.labelling_person import (
     BIAS_GOAL,
     BIAS_SEEDS,
@@ -89,6 +100,11 @@ def main() -> None:
         metavar="PATH",
         help="draw labels to a verdict per world and order (PNG) instead of the tables",
     )
+    parser.add_argument(
+        "--floors",
+        action="store_true",
+        help="measure the floors under the labels goals (FLOOR lines) instead of the tables",
+    )
     args = parser.parse_args()
     if args.quick:
         args.seeds, args.fixed_seeds, args.fixed_budget, args.bias_seeds = 3, 1, 20, 20
@@ -104,6 +120,13 @@ def main() -> None:
         plot_labels_to_verdict([*worlds, *replays], range(args.seeds), args.plot)
         print(
             f"wrote {args.plot}, {time.perf_counter() - started:.0f} s, "
+            f"load average {load_average()}"
+        )
+        return
+    if args.floors:
+        print_floors(worlds, replays, range(args.seeds))
+        print(
+            f"{args.seeds} seeds a world, {time.perf_counter() - started:.0f} s, "
             f"load average {load_average()}"
         )
         return
@@ -123,6 +146,150 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s, load average {load_average()}"
     )
     emit(rows)
+
+
+FLOOR_ROWS = {  # the floors table's rows: the key in floor_figures and its words
+    "uniform": "uniform order, full rule",
+    "new": "new queue, full rule",
+    "paired alone": "(a) uniform order, paired tests alone (chance free)",
+    "oracle": "(b) oracle queue, fixed best design, best's paired tests (chance free)",
+    "oracle dropping": "(b') the same oracle, dropping each rival once beaten",
+}
+EQUAL = "pairs: two equally good judges"
+
+
+def print_floors(worlds: list[World], replays: list[World], seeds: range) -> None:
+    """Per world the floors table and its FLOOR line; then, on the equal judges, the anytime
+    rule's wrong picks at each of the person's noise levels (``NOISES``)."""
+    people_at: dict[float, list] = {}
+    for world in [*worlds, *replays]:
+        people = [label_person(world, seed, fixed=0) for seed in seeds]
+        if world.name == EQUAL:
+            people_at[world.noise] = people
+        figures = floor_figures(world, seeds, people)
+        print(f"\n### {world.name} ({len(seeds)} seeds; truly best: {figures['best'] or 'none'})")
+        table = [
+            {
+                "order and rule": words,
+                "verdicts": figures[f"{key}: verdicts"],
+                "median labels": figures[f"{key}: median labels"],
+                "wrong pick": figures[f"{key}: wrong pick"],
+            }
+            for key, words in FLOOR_ROWS.items()
+            if f"{key}: verdicts" in figures
+        ]
+        print(pd.DataFrame(table).to_markdown(index=False, floatfmt=".3f"))
+        print(floor_line(figures), flush=True)
+        if "chance scans" in figures:
+            print_chance_scans(figures)
+    equal = next((w for w in worlds if w.name == EQUAL), None)
+    if equal is None:
+        return
+    print(f"\n### {EQUAL}: the anytime rule's wrong picks by the person's noise")
+    rows = []
+    for noise in NOISES:
+        noisy = dataclasses.replace(equal, noise=noise)
+        if noise not in people_at:
+            people_at[noise] = [label_person(noisy, seed, fixed=0) for seed in seeds]
+        for order in ("new", "uniform"):
+            scenario, answers = wrong_picks(people_at[noise], order)
+            rows.append(
+                {"noise": noise, "order": order, "by the scenario": scenario, "on answers": answers}
+            )
+    print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".3f"))
+    for row in rows:
+        print(
+            f"FLOOR wrong picks, anytime rule, {EQUAL}, noise {row['noise']:.2f}, "
+            f"{row['order']}: {row['by the scenario']:.3f} by the scenario, "
+            f"{row['on answers']:.3f} on the person's answers (goal <= {WRONG_PICK_GOAL})",
+            flush=True,
+        )
+
+
+def print_chance_scans(f: dict[str, object]) -> None:
+    """(b'') the oracle with the chance test required, by the rest's share: a table for one
+    share throughout, one for two phases, and a FLOOR line with the best of each over
+    uniform's full-rule median."""
+    scans = f["chance scans"]
+    assert isinstance(scans, dict)
+    for phased, words in (("", "one share s throughout"), ("two-phase ", "s1, then s2")):
+        rows = [
+            {
+                "share of the rest": f"s {a:g}" if not phased else f"s1 {a:g}, s2 {b:g}",
+                **{how: scans[f"{phased}{how}"][(a, b)] for how in ("fixed", "dropping")},
+            }
+            for a, b in scans[f"{phased}fixed"]
+        ]
+        print(f"\n(b'') oracle with the chance test required, {words}: median labels")
+        print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".1f"))
+    uniform = float(f["uniform: median labels"])
+    parts, ratios = [], []
+    for key, scan in scans.items():
+        (a, b), median = best_share(scan)
+        at = f"s {a:g}" if a == b else f"s1 {a:g}, s2 {b:g}"
+        ratios.append(median / uniform if math.isfinite(median * uniform) else math.nan)
+        value = f"{ratios[-1]:.3f} ({median:.0f} / {uniform:.0f})"
+        parts.append(f"{key}, best {at}: {value if math.isfinite(ratios[-1]) else 'n/a'}")
+    best = min(ratios)
+    if not math.isfinite(best):
+        reach = "no ratio"
+    elif best <= LABELS_GOAL:
+        reach = f"the best within {LABELS_GOAL}: not ruled out"
+    else:
+        reach = f"all above {LABELS_GOAL}: out of reach of such queues under this rule"
+    print(
+        "FLOOR labels to a verdict, chance test required / uniform's full-rule median "
+        f"({f['world']}): (b'') " + "; ".join(parts) + f"; {reach}",
+        flush=True,
+    )
+
+
+def floor_line(f: dict[str, object]) -> str:
+    """The world's FLOOR line: each row's median over uniform's full-rule median (the goal's
+    denominator), the oracle's over the paired tests alone, and what the oracle says of the
+    goal."""
+    uniform = float(f["uniform: median labels"])
+
+    def share(key: str, over: float = uniform) -> str:
+        value = float(f.get(f"{key}: median labels", math.nan))
+        if not math.isfinite(value) or not math.isfinite(over):
+            return "n/a"
+        return f"{value / over:.3f} ({value:.0f} / {over:.0f})"
+
+    line = (
+        f"FLOOR labels to a verdict / uniform's full-rule median ({f['world']}): new "
+        f"{share('new')}; (a) paired alone {share('paired alone')}"
+    )
+    if "oracle: median labels" not in f:
+        return line + "; (b) oracle: no single truly best judge, none"
+    line += (
+        f"; (b) oracle {share('oracle')}, over (a) "
+        f"{share('oracle', float(f['paired alone: median labels']))}"
+        f", its design {f['design share']:.3f} of uniform's draws in theory ({f['kinds']} kinds)"
+        f"; (b') dropping beaten rivals {share('oracle dropping')}"
+    )
+    return line + "; " + reach_words(f)
+
+
+def reach_words(f: dict[str, object]) -> str:
+    """What the oracles say of the goal (new / uniform median <= ``LABELS_GOAL``): each is told
+    the truly best judge and skips the chance test, so above the goal it is out of reach of
+    every queue of its kind under this rule; the fixed oracle bounds fixed designs only (a
+    queue that drops beaten rivals may beat it)."""
+    uniform = float(f["uniform: median labels"])
+    fixed, dropping = (
+        float(f[f"{key}: median labels"]) / uniform for key in ("oracle", "oracle dropping")
+    )
+    if not (math.isfinite(fixed) and math.isfinite(dropping)):
+        return "no ratio"
+    if min(fixed, dropping) > LABELS_GOAL:
+        return f"both oracles above {LABELS_GOAL}: out of reach of such queues under this rule"
+    if fixed > LABELS_GOAL:
+        return (
+            f"fixed oracle above {LABELS_GOAL} (out of reach of fixed designs), the dropping "
+            "oracle within: not ruled out for an adaptive queue"
+        )
+    return f"oracles within {LABELS_GOAL}: the goal is not ruled out"
 
 
 ORDER_WORDS = {  # as docs/labels.md names them

@@ -5,9 +5,6 @@ benches/bench_labels.py's quick mode (a smoke run that prints its figures and a 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,55 +27,13 @@ from judgegrid.testing.labelling_person import (
     synthetic_world,
     world_figures,
 )
+from support.judgebench_files import judgebench_files, run_bench_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _pair(i: int, truth: str) -> dict:
-    return {
-        "pair_id": f"p{i:03d}",
-        "original_id": i,
-        "source": "mmlu-pro-law" if i % 2 else "livebench-math",
-        "question": f"question {i}",
-        "response_A": f"answer A {i}",
-        "response_B": f"answer B {i}",
-        "label": truth,
-    }
-
-
-def _judgebench(folder: Path, n: int = 60) -> dict[str, np.ndarray]:
-    """A data set file and two judges' files in JudgeBench's format: ``good`` right on 5 pairs
-    of 6, ``bad`` on every other pair; ``bad``'s second trial (order swapped) ties throughout,
-    so its sum rule rests on the first trial alone; the reward model's judgments a Python
-    literal, as JudgeBench writes them."""
-    rng = np.random.default_rng(0)
-    truth = np.where(rng.random(n) < 0.5, "A>B", "B>A")
-    flip = {"A>B": "B>A", "B>A": "A>B"}
-    right = {"good": np.arange(n) % 6 != 0, "bad": np.arange(n) % 2 == 0}
-    truth = [str(t) for t in truth]
-    lines = {"data": [json.dumps(_pair(i, t)) for i, t in enumerate(truth)]}
-    for judge, correct in right.items():
-        rows = []
-        for i, t in enumerate(truth):
-            first = str(t) if correct[i] else flip[str(t)]
-            second = flip[first] if judge == "good" else "A=B"  # in the swapped order's terms
-            trials = [
-                {"judgment": {"judge_model": judge, "response": "..."}, "decision": first},
-                {"judgment": {"judge_model": judge, "response": "..."}, "decision": second},
-            ]
-            record = _pair(i, t) | {"judge_name": "arena_hard" if judge == "good" else "rm"}
-            record["judgments"] = trials if judge == "good" else repr(trials)
-            rows.append(json.dumps(record))
-        lines[judge] = rows
-    (folder / "dataset=judgebench,response_model=x.jsonl").write_text("\n".join(lines["data"]))
-    for judge in right:
-        name = f"dataset=judgebench,response_model=x,judge_name=j,judge_model={judge}.jsonl"
-        (folder / name).write_text("\n".join(lines[judge]))
-    return right
-
-
 def test_the_replay_gives_each_judge_its_sum_rule_accuracy(tmp_path):
-    right = _judgebench(tmp_path)
+    right = judgebench_files(tmp_path)
     files = sorted(tmp_path.glob("*judge_model=*.jsonl"))
     world = replay_world(files)
     accuracy = dict(
@@ -90,7 +45,7 @@ def test_the_replay_gives_each_judge_its_sum_rule_accuracy(tmp_path):
 
 
 def test_a_person_labels_in_each_order_and_the_figures_add_up(tmp_path):
-    _judgebench(tmp_path, n=120)
+    judgebench_files(tmp_path, n=120)
     world = prepared(replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl"))))
     assert sorted(world.today) == list(range(120))  # today's queue: each pair once
     assert world.probability.sum() == pytest.approx(1.0) and world.probability.min() > 0
@@ -105,21 +60,7 @@ def test_a_person_labels_in_each_order_and_the_figures_add_up(tmp_path):
 
 
 def test_the_quick_bench_prints_a_table_and_result_lines(tmp_path):
-    _judgebench(tmp_path)
-    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benches/bench_labels.py"),
-            "--quick",
-            "--judgebench",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    done = run_bench_labels(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "| order   | rule    |" in done.stdout and "### JudgeBench: bad vs good" in done.stdout
     result = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
@@ -218,7 +159,7 @@ def test_the_disputed_share_is_where_two_judges_pick_differently(tmp_path):
     """|D| / N, counted from the two judges' right answers: where exactly one of them is right
     (each pair has one true answer, so right and wrong picks differ there and nowhere else);
     NaN with three judges, where no single D exists."""
-    right = _judgebench(tmp_path)
+    right = judgebench_files(tmp_path)
     world = replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl")))
     expected = np.mean(right["good"] != right["bad"])
     assert labelling_person.disputed_share(world) == pytest.approx(expected)

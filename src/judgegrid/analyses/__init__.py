@@ -64,6 +64,8 @@ if TYPE_CHECKING:
         AnytimeVerdict,
         anytime_verdict,
         expected_new_labels,
+        first_rejections,
+        hypotheses_of,
         state_words,
     )
     from judgegrid.analyses.decision.card import (
@@ -161,6 +163,8 @@ _HOMES = {
         "AnytimeVerdict",
         "anytime_verdict",
         "expected_new_labels",
+        "first_rejections",
+        "hypotheses_of",
         "state_words",
     ),
     "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
@@ -274,8 +278,10 @@ __all__ = [
     "embedding_config",
     "expected_new_labels",
     "first_evidence",
+    "first_rejections",
     "hajek",
     "hansen_hurwitz",
+    "hypotheses_of",
     "label_design",
     "label_queue",
     "label_state_of",

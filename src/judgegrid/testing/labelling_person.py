@@ -71,7 +71,10 @@ RATIO_GOAL = (0.67, 1.5)
 class World:
     """A run's pairs: each judge's pick (+1 a, -1 b, 0 neither) and the truth (+1 a, -1 b);
     ``today``: today's queue's order of the pairs, ``probability``: the new queue's
-    probability a draw of each pair (both from the judges' picks alone, made once)."""
+    probability a draw of each pair (both from the judges' picks alone, made once);
+    ``noise``: the person's share of answers flipped from the truth (the bank's ``NOISE``,
+    the replay's 0; ``dataclasses.replace`` gives the same world with another person, as
+    ``bench_labels.py --floors`` does at 0, 0.05 and 0.10)."""
 
     name: str
     judges: tuple[str, ...]
@@ -208,13 +211,13 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     """One person labelling a ``prepared`` world in each order (see the module docstring);
     ``fixed``: also run the card's fixed-n rule, looked at up to that many labels (0: not at
     all; it is slow, the whole rule at every label)."""
-    rng, right, uniform = _person(world, seed)
+    rng, right, uniform = person_of(world, seed)
     population = right.mean(axis=0)
     new, drawn = _adaptive_run(world, right, rng)
     runs = [
-        _anytime_run(world, "uniform", right, uniform),
+        anytime_run(world, "uniform", right, uniform),
         new,
-        _anytime_run(world, "today", right, world.today),
+        anytime_run(world, "today", right, world.today),
     ]
     if fixed:
         runs.append(_fixed_run(world, "uniform", right, _distinct(uniform)[:fixed]))
@@ -225,7 +228,7 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     return Person(tuple(runs), float(np.mean(first - population)), projected, realised)
 
 
-def _person(world: World, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+def person_of(world: World, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
     """``seed``'s person: the generator, each judge's right on the person's answers (drawn
     first) and the uniform order (next); the adaptive queue draws from the generator after
     them, so ``label_person`` and ``bias_draws`` draw the same queue for a seed."""
@@ -241,7 +244,7 @@ def bias_draws(world: World, seed: int) -> tuple[np.ndarray, Draws]:
     only as far as ``BIAS_LABELS`` draws: the first draws of ``label_person``'s queue (the rule
     is still looked at after every label, as the design follows it), without the rest of the
     person (the other orders, the queue on to a verdict), so many more queues are affordable."""
-    rng, right, _ = _person(world, seed)
+    rng, right, _ = person_of(world, seed)
     _, drawn = _adaptive_run(world, right, rng, to_verdict=False)
     return right, drawn
 
@@ -267,10 +270,10 @@ def _weighted_errors(right: np.ndarray, drawn: Draws) -> tuple[float, float]:
     return float(np.mean(errors)), float(np.mean(covered))
 
 
-def _anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray) -> Run:
+def anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray) -> Run:
     """The anytime rule after every draw of an unweighted order (uniform, or today's queue,
     which has no probabilities), stopping at the first verdict or at ``BUDGET`` labels."""
-    labels = _labels_so_far(picked)
+    labels = labels_so_far(picked)
     within = int(np.searchsorted(labels, min(BUDGET, len(right)), side="right"))
     found = anytime_verdict(
         world.judges, right[picked[:within]], np.ones(within), 1.0, CHANCE, project=False
@@ -309,7 +312,7 @@ def _adaptive_run(
             continue
         found = _verdict(world, right, drawn)
         if found.named is not None:
-            stop = _run(world, "new", _labels_so_far(drawn.picked), found)
+            stop = _run(world, "new", labels_so_far(drawn.picked), found)
         standing = standing_of(found, world.judges)
     return stop or Run("new", "anytime", 0, None, False), drawn
 
@@ -376,7 +379,7 @@ def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tupl
     """ "About N more" at ``CHECKPOINT`` labels of the adaptive queue (the new labels the
     design it would then draw from asks in the draws the rule still needs), and what it
     took."""
-    labels = _labels_so_far(drawn.picked)
+    labels = labels_so_far(drawn.picked)
     if not run.labels or run.labels <= CHECKPOINT:
         return float("nan"), float("nan")
     at = int(np.searchsorted(labels, CHECKPOINT, side="left")) + 1
@@ -396,7 +399,7 @@ def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tupl
     return more, float(run.labels - CHECKPOINT)
 
 
-def _labels_so_far(picked: np.ndarray) -> np.ndarray:
+def labels_so_far(picked: np.ndarray) -> np.ndarray:
     """After each draw, how many distinct samples have been labelled."""
     seen: set[int] = set()
     out = np.empty(len(picked), int)
@@ -484,7 +487,7 @@ def world_figures(
         reached = [r.labels for r in runs if r.labels]
         key = f"{order} {rule}"
         figures[f"{key}: verdicts"] = len(reached) / len(runs)
-        figures[f"{key}: median labels"] = _censored_median(
+        figures[f"{key}: median labels"] = censored_median(
             runs, fixed_budget if rule == "fixed-n" else BUDGET
         )
         figures[f"{key}: wrong pick"] = sum(r.wrong for r in runs) / len(runs)
@@ -522,7 +525,7 @@ def disputed_share(world: World) -> float:
     return float(np.mean(world.picks[:, 0] != world.picks[:, 1]))
 
 
-def _censored_median(runs: Sequence[Run], budget: int) -> float:
+def censored_median(runs: Sequence[Run], budget: int) -> float:
     """The median labels to a verdict, a run without one counting as the budget (so the median
     is a floor where fewer than half reach one: then it reads as the budget, not a number)."""
     values = [r.labels if r.labels else budget + 1 for r in runs]

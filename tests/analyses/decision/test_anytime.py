@@ -11,11 +11,12 @@ import pytest
 from judgegrid.analyses import (
     anytime_verdict,
     expected_new_labels,
+    first_rejections,
     label_design,
     state_words,
 )
 from judgegrid.analyses.decision.anytime import HORIZON, bet_values, count_words, hypotheses_of
-from judgegrid.analyses.stats.betting import draws_to_reject
+from judgegrid.analyses.stats.betting import draws_to_reject, first_rejection
 
 JUDGES = ("a", "b")
 
@@ -149,3 +150,28 @@ def test_about_n_more_projects_the_leaders_tests_at_the_error_split_over_its_own
     rule = [(t.null, t.low, t.high, t.alpha) for t in mine]
     assert all(t.alpha < 0.05 / 3 for t in mine)  # the rule's own split is finer
     assert draws_to_reject(history, rule, HORIZON, seed=4) > found.about_more
+
+
+def test_each_tests_first_rejection_is_the_betting_test_run_alone_and_names_as_the_rule_does():
+    """``first_rejections`` per test against ``stats.betting.first_rejection`` on the test's own
+    values and bounds, and the rule's verdict read from them: the judge whose tests (its rivals
+    and chance) all reject, at the last of them."""
+    rng = np.random.default_rng(4)
+    right = _population(rng, (0.85, 0.6, 0.55), n=400)
+    judges = ("a", "b", "c")
+    tests = hypotheses_of(judges, 1.0, 0.5, 0.05)
+    firsts = first_rejections(tests, judges, right, np.ones(400), 0.5)
+    assert set(firsts) == {(t.judge, t.against) for t in tests} and len(firsts) == 9
+    for test in tests:
+        alone = first_rejection(
+            bet_values(test, judges, right, np.ones(400), 0.5),
+            test.null,
+            test.low,
+            test.high,
+            test.alpha,
+        )
+        assert firsts[(test.judge, test.against)] == int(alone)
+    mine = [first for (judge, _), first in firsts.items() if judge == "a"]
+    assert min(mine) > 0  # a clearly better judge: every one of its tests rejects
+    found = anytime_verdict(judges, right, np.ones(400), 1.0, 0.5, project=False)
+    assert (found.named, found.at) == ("a", max(mine))

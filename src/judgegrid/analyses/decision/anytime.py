@@ -80,7 +80,7 @@ def hypotheses_of(
     judges: tuple[str, ...],
     bound: Bound,
     chance: float,
-    alpha: float,
+    alpha: float = ALPHA,
     pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
 ) -> list[Test]:
     """Every test the rule runs for ``judges``. ``bound`` is the largest weight a draw can
@@ -135,11 +135,10 @@ def anytime_verdict(
     tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
     at = {j: 0 for j in judges}
     beaten = set()
-    for test in tests:
-        first = int(first_rejection(bet_values(test, judges, right, weight, chance), *_bet(test)))
-        at[test.judge] = -1 if first == 0 or at[test.judge] < 0 else max(at[test.judge], first)
+    for (judge, against), first in first_rejections(tests, judges, right, weight, chance).items():
+        at[judge] = -1 if first == 0 or at[judge] < 0 else max(at[judge], first)
         if first > 0:
-            beaten.add((test.judge, test.against))
+            beaten.add((judge, against))
     reached = {j: t for j, t in at.items() if t > 0}
     named = min(reached, key=lambda j: (reached[j], j)) if reached else None
     draws = len(right)
@@ -156,6 +155,22 @@ def anytime_verdict(
     ahead = [(t.null, t.low, t.high, alpha / len(mine)) for t in mine]  # the leader's split
     more = draws_to_reject(history, ahead, HORIZON, seed=seed)
     return AnytimeVerdict(None, leader, draws, 0, more, done)
+
+
+def first_rejections(
+    tests: list[Test], judges: tuple[str, ...], right: np.ndarray, weight: np.ndarray, chance: float
+) -> dict[tuple[str, str | None], int]:
+    """Each test of ``tests`` (``hypotheses_of``) on the draws (NaN-free ``right``, ``weight``
+    as ``anytime_verdict``): ``(judge, rival)`` "judge beats rival", ``(judge, None)`` "beats
+    chance", and the draw at which it first rejects (0: not within the draws). The rule reads
+    its verdict from them; a rule that takes some tests as given, such as
+    ``testing.label_floors``' floors, reads them to bet exactly as this rule does."""
+    return {
+        (test.judge, test.against): int(
+            first_rejection(bet_values(test, judges, right, weight, chance), *_bet(test))
+        )
+        for test in tests
+    }
 
 
 def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
