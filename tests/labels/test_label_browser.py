@@ -55,6 +55,7 @@ BLIND_REASONS = (
     "the judges disagree on this one",
     "a judge's own repeats differ on this one",
     "the judges agree on this one; a label here checks this part of the range",
+    "one judge scored this one; a label here checks this part of the range",
 )
 
 

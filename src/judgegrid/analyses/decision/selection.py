@@ -36,6 +36,10 @@ JUDGES_DISAGREE = "the judges disagree on this one"
 REPEATS_DIFFER = "a judge's own repeats differ on this one"
 JUDGES_AGREE = "the judges agree on this one; a label here checks this part of the range"
 NOTHING_TO_COMPARE = "no judge scored both answers"
+# one judge's rating alone (a run of one judge, or the only one that scored the sample): there is
+# no "the judges agree" to report, only the one rating a label checks
+ONE_JUDGE = "one judge scored this one; a label here checks this part of the range"
+ONE_JUDGE_PAIR = "one judge compared these; a label checks it"
 RANGE_BINS = 4  # parts of the 0-1 score range the picks are spread over
 
 
@@ -120,7 +124,9 @@ def _disagree(by_judge: pd.Series) -> bool:
 def _blind_reason(by_judge: pd.Series, repeat_range: float) -> str:
     if _disagree(by_judge):
         return JUDGES_DISAGREE
-    return REPEATS_DIFFER if repeat_range >= 0.05 else JUDGES_AGREE
+    if repeat_range >= 0.05:
+        return REPEATS_DIFFER
+    return ONE_JUDGE if by_judge.count() < 2 else JUDGES_AGREE
 
 
 def _reason(by_judge: pd.Series, repeat_range: float) -> str:
@@ -134,6 +140,8 @@ def _reason(by_judge: pd.Series, repeat_range: float) -> str:
         )
     if repeat_range >= 0.05:
         return f"a judge's own repeats differ by {repeat_range:.2f}"
+    if len(ratings) < 2:
+        return f"only {ratings.index[0]} scored this one ({ratings.iloc[0]:.2f}); a label checks it"
     return f"the judges agree ({ratings.mean():.2f}); a label here checks this part of the range"
 
 
@@ -189,6 +197,8 @@ def _gaps(by_judge: pd.DataFrame, first: str, second: str) -> pd.Series:
 def _blind_preference_reason(gaps: pd.Series) -> str:
     if gaps.empty:
         return NOTHING_TO_COMPARE
+    if len(gaps) < 2:
+        return ONE_JUDGE_PAIR
     sides = set(np.sign(gaps.to_numpy(float)))
     return (
         JUDGES_DISAGREE if len(sides) > 1 else "the judges agree on this one; a label checks them"
@@ -204,4 +214,7 @@ def _preference_reason(gaps: pd.Series) -> str:
     }
     if len(set(prefers.values())) > 1:
         return "the judges disagree: " + ", ".join(f"{j} prefers {p}" for j, p in prefers.items())
+    if len(prefers) == 1:
+        (judge, pick), *_ = prefers.items()
+        return f"only {judge} compared these ({pick}); a label checks it"
     return f"the judges agree ({next(iter(prefers.values()))}); a label checks them"
