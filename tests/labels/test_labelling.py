@@ -188,6 +188,14 @@ def test_an_annotators_sequence_goes_on_across_sessions_and_a_skip_stays_drawn(r
     assert len(draws) > drawn  # the new session's draws numbered on from the stored ones
 
 
+def test_a_skip_before_any_label_shows_on_the_state_line(server):
+    """A person who has only skipped saw "0 labels · no verdict yet", as if the skip had not
+    been taken; the line counts it, as it does once labels come."""
+    first = server.session.queue[0]
+    _, state = server.label(first.sample_id, first.metric, skip=True)
+    assert state["state"] == "0 labels · no verdict yet · 1 skipped (left out)", state
+
+
 def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
     """No judge's name or score reaches the page (not even its JSON) before the answer."""
     _, state = server.request("GET", "/api/state")

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
         NOT_ABOVE_CHANCE,
         decide_every_metric,
     )
-    from judgegrid.analyses.decision.label_state import LabelState
+    from judgegrid.analyses.decision.label_state import LabelState, skipped_words
     from judgegrid.analyses.decision.ladder import CardSources, first_evidence
     from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
     from judgegrid.analyses.decision.recommendation import RANKING_SUMMARY_COLUMNS
@@ -168,7 +168,7 @@ _HOMES = {
         "state_words",
     ),
     "decision.card": ("CARD_COLUMNS", "NO_VERDICT", "NOT_ABOVE_CHANCE", "decide_every_metric"),
-    "decision.label_state": ("LabelState",),
+    "decision.label_state": ("LabelState", "skipped_words"),
     "decision.ladder": ("CardSources", "first_evidence"),
     "decision.outcome": ("Outcome", "outcome", "usage_of"),
     "decision.recommendation": ("RANKING_SUMMARY_COLUMNS",),
@@ -300,6 +300,7 @@ __all__ = [
     "rule",
     "run_overview",
     "run_scores",
+    "skipped_words",
     "standing_of",
     "state_words",
     "uniform_probability",

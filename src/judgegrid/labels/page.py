@@ -33,6 +33,7 @@ from judgegrid.analyses import (
     label_queue,
     label_state_of,
     preference_queue,
+    skipped_words,
 )
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
@@ -676,10 +677,12 @@ def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
                 lines.append(f"{scored}: {found.words(named)}")
         return "; ".join(lines) or "0 labels · no verdict yet"
     found = label_state_of(metric, session.scores, answers, draws, facts)
-    if found is None:
-        given = answers[(answers["metric"] == metric) & answers["value"].notna()]
-        labels = given["sample_id"].nunique()
-        return f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
+    if found is None:  # no label the rule can read yet: say what was given, skips too
+        mine = answers[answers["metric"] == metric]
+        labels = mine.loc[mine["value"].notna(), "sample_id"].nunique()
+        skipped = int(mine["value"].isna().sum())
+        words = f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
+        return words + skipped_words(skipped)
     return found.words(named)
 
 

@@ -93,7 +93,7 @@ class LabelState:
                 line = f"{head} · {self.measure}: {rest}"
         else:
             line = blind_words(self.labels, self.verdict, self.more, self.given)
-        return line + _skipped_words(self.skipped) + _chosen_words(self.chosen)
+        return line + skipped_words(self.skipped) + _chosen_words(self.chosen)
 
 
 def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | None = None) -> str:
@@ -106,7 +106,9 @@ def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | No
     return f"{head} · no verdict yet · {more_words(more)}"
 
 
-def _skipped_words(skipped: int) -> str:
+def skipped_words(skipped: int) -> str:
+    """`` · 3 skipped (left out)`` after a state line, or nothing: the page says it too where
+    only skips were given, so no verdict can be read yet."""
     return f" · {skipped} skipped (left out)" if skipped else ""
 
 
