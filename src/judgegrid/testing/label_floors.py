@@ -47,6 +47,7 @@ from judgegrid.testing.labelling_person import (
     censored_median,
     labels_so_far,
     person_of,
+    within_budget,
 )
 
 NOISES = (0.0, 0.05, 0.10)  # the person's noise levels the wrong picks are measured at
@@ -303,7 +304,7 @@ def _staged_run(
     rejection. ``chance``: the best's test against chance is required too."""
     rng, right, _ = person_of(world, seed)
     n = len(right)
-    open_rivals = frozenset(j for j in world.judges if j != best)
+    open_rivals = _all_rivals(world, best)
     chance_open = chance
     rule = "anytime" if chance else "paired alone"
     order = "oracle with chance" if chance else "oracle"
@@ -314,7 +315,7 @@ def _staged_run(
         batch = rng.choice(n, size=room, p=design.probability)
         trial = drawn.then(batch, design, n)
         labels = labels_so_far(trial.picked)
-        within = int(np.searchsorted(labels, min(BUDGET, n), side="right"))
+        within = within_budget(labels, n)
         tests = hypotheses_of(
             world.judges,
             trial.largest[:within],
@@ -385,7 +386,7 @@ def _paired_run(
     """The rule's tests on the draws up to ``BUDGET`` labels (as ``anytime_run``), a judge
     (``only``, or any) named once its paired tests have all rejected."""
     labels = labels_so_far(picked)
-    within = int(np.searchsorted(labels, min(BUDGET, len(right)), side="right"))
+    within = within_budget(labels, len(right))
     tests = hypotheses_of(world.judges, largest, CHANCE, pair_bounds=pair_bounds)
     firsts = first_rejections(tests, world.judges, right[picked[:within]], weight[:within], CHANCE)
     named, at = named_at(firsts, world.judges if only is None else (only,))
@@ -418,7 +419,7 @@ def floor_figures(
         designs = oracle_designs(world, best)
         runs["oracle"] = [oracle_run(world, seed, designs) for seed in seeds]
         runs["oracle dropping"] = [oracle_run(world, seed, designs, drop=True) for seed in seeds]
-        design = designs[frozenset(j for j in world.judges if j != best)]
+        design = designs[_all_rivals(world, best)]
         figures["design share"] = design.worst / design.worst_uniform
         figures["kinds"] = len(design.allocation)
         figures["chance scans"] = chance_scans(world, seeds, designs)

@@ -274,7 +274,7 @@ def anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray)
     """The anytime rule after every draw of an unweighted order (uniform, or today's queue,
     which has no probabilities), stopping at the first verdict or at ``BUDGET`` labels."""
     labels = labels_so_far(picked)
-    within = int(np.searchsorted(labels, min(BUDGET, len(right)), side="right"))
+    within = within_budget(labels, len(right))
     found = anytime_verdict(
         world.judges, right[picked[:within]], np.ones(within), 1.0, CHANCE, project=False
     )
@@ -397,6 +397,13 @@ def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tupl
     )
     more = expected_new_labels(design, labelled, found.about_more)
     return more, float(run.labels - CHECKPOINT)
+
+
+def within_budget(labels: np.ndarray, population: int) -> int:
+    """How many draws the rule reads: up to the last one before a label beyond ``BUDGET`` (or
+    beyond the run's ``population``, where every sample is labelled sooner); ``labels`` is
+    ``labels_so_far``'s."""
+    return int(np.searchsorted(labels, min(BUDGET, population), side="right"))
 
 
 def labels_so_far(picked: np.ndarray) -> np.ndarray:
