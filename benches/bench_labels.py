@@ -7,9 +7,12 @@ often it is wrong when the card is looked at after every label, for three queue 
 
 A simulated person (``judgegrid.testing.labelling_person``) answers the truth (synthetic: with
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
-order and stops at the first verdict. Orders: uniform at random, today's preference queue, the
-new queue (adaptive: once the leader beats chance, it draws where the leader and its open rivals
-disagree; each draw's probability known before it). Rules: the anytime rule (betting; weighted
+order and stops at the first verdict. In a synthetic world each person labels a run of their
+own, the scenario drawn anew (``person_world``: a wrong pick by the scenario is then one over
+many runs, as users meet it); the replay is JudgeBench's one set of pairs. Orders: uniform
+at random, today's preference queue, the new queue (adaptive: once the leader beats chance,
+it draws where the leader and its open rivals disagree; each draw's probability known before
+it). Rules: the anytime rule (betting; weighted
 on the new queue, each draw within its own bounds) and the card's fixed-n rule. Figures and
 goals:
 
@@ -35,9 +38,10 @@ order (chance given free); (b) an oracle queue told the truly best judge, drawin
 differs from a rival with the best fixed design over the kinds of sample (chance given free);
 (b'') the same oracle with the chance test required (its design scaled by 1 - s, s uniform over
 where the best agrees with every rival), s scanned, one share or two phases (s1 until chance
-rejects, then s2), fixed and dropping beaten rivals; and on the equal judges, (c) the anytime
-rule's wrong picks at the person's noise 0, 0.05 and 0.10. ``FLOOR`` lines, not ``RESULT``
-lines: they are no goals' verdicts.
+rejects, then s2), fixed and dropping beaten rivals (on the world as drawn once, whose kinds
+the oracle reads); and on the equal judges, (c) the anytime rule's wrong picks at the person's
+noise 0, 0.05 and 0.10, each person's own run beside one run drawn once for all. ``FLOOR``
+lines, not ``RESULT`` lines: they are no goals' verdicts.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ from judgegrid.testing.labelling_person import (
     World,
     bank_worlds,
     label_person,
+    person_world,
     replay_worlds,
     world_figures,
 )
@@ -191,17 +196,26 @@ def print_floors(worlds: list[World], replays: list[World], seeds: range) -> Non
         noisy = dataclasses.replace(equal, noise=noise)
         if noise not in people_at:
             people_at[noise] = [label_person(noisy, seed, fixed=0) for seed in seeds]
+        own = [label_person(person_world(noisy, seed), seed, fixed=0) for seed in seeds]
         for order in ("new", "uniform"):
-            scenario, answers = wrong_picks(people_at[noise], order)
+            scenario, answers = wrong_picks(own, order)
             rows.append(
-                {"noise": noise, "order": order, "by the scenario": scenario, "on answers": answers}
+                {
+                    "noise": noise,
+                    "order": order,
+                    "by the scenario": scenario,
+                    "on answers": answers,
+                    "one run for all, by the scenario": wrong_picks(people_at[noise], order)[0],
+                }
             )
     print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".3f"))
     for row in rows:
         print(
             f"FLOOR wrong picks, anytime rule, {EQUAL}, noise {row['noise']:.2f}, "
-            f"{row['order']}: {row['by the scenario']:.3f} by the scenario, "
-            f"{row['on answers']:.3f} on the person's answers (goal <= {WRONG_PICK_GOAL})",
+            f"{row['order']}, each person's own run: {row['by the scenario']:.3f} by the "
+            f"scenario, {row['on answers']:.3f} on the person's answers (goal <= "
+            f"{WRONG_PICK_GOAL}); one run drawn once for every person: "
+            f"{row['one run for all, by the scenario']:.3f} by the scenario",
             flush=True,
         )
 
@@ -305,7 +319,7 @@ def verdict_curves(
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per order: labels given 0..budget, the share of people whose anytime verdict came by
     then, and the share whose verdict by then was a wrong pick (the fixed-n rule not run)."""
-    people = [label_person(world, seed, fixed=0) for seed in seeds]
+    people = [label_person(person_world(world, seed), seed, fixed=0) for seed in seeds]
     budget = min(BUDGET, len(world.truth))
     given = np.arange(budget + 1)
     curves = {}
@@ -377,8 +391,13 @@ def _print_world(world: World, f: dict[str, object]) -> None:
         if f"{order} {rule}: verdicts" in f
     ]
     truth = (world.picks == world.truth[:, None]).mean(axis=0)
+    where = (
+        "the run's pairs"
+        if world.scenario is None
+        else "the run drawn once (the bias queues'; each person labels a run of their own)"
+    )
     print(
-        "each judge's accuracy on the run's pairs against the truth: "
+        f"each judge's accuracy on {where} against the truth: "
         + ", ".join(f"{j} {a:.4f}" for j, a in zip(world.judges, truth, strict=True))
     )
     print(pd.DataFrame(table).to_markdown(index=False, floatfmt=".3f"))

@@ -5,6 +5,7 @@ benches/bench_labels.py's quick mode (a smoke run that prints its figures and a 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from judgegrid.testing.labelling_person import (
     bias_draws,
     bias_figures,
     label_person,
+    person_world,
     prepared,
     queue_errors,
     replay_world,
@@ -167,3 +169,31 @@ def test_the_disputed_share_is_where_two_judges_pick_differently(tmp_path):
         next(s for s in SYNTHETIC if "four" in s.name), np.random.default_rng(0)
     )
     assert np.isnan(labelling_person.disputed_share(three))
+
+
+def test_each_person_labels_a_run_of_their_own_drawn_from_the_scenario(tmp_path):
+    """A synthetic world's person labels a run drawn anew from its scenario (one run drawn once
+    for every person let that run's luck stand for the scenario's), the same run for the same
+    seed, with the world's person (noise) and design; a replay is its one run."""
+    world = replace(_world("pairs: two equally good judges"), noise=0.05)
+    first, again, other = (person_world(world, s) for s in (3, 3, 4))
+    assert np.array_equal(first.picks, again.picks) and np.array_equal(first.truth, again.truth)
+    assert not np.array_equal(first.picks, other.picks)
+    assert not np.array_equal(first.picks, world.picks)
+    assert first.noise == 0.05 and first.scenario == world.scenario
+    assert first.probability.sum() == pytest.approx(1.0) and sorted(first.today) == list(
+        range(len(first.truth))
+    )
+    # the scenario's accuracies hold over runs (each judge right on about its quality of every
+    # run), each run with its own luck
+    accuracy = np.array(
+        [
+            (w.picks == w.truth[:, None]).mean(axis=0)
+            for w in map(person_world, [world] * 8, range(8))
+        ]
+    )
+    quality = np.array(list(world.scenario.quality.values()))
+    assert np.abs(accuracy - quality).max() < 0.06 and accuracy.std(axis=0).min() > 0
+    judgebench_files(tmp_path, n=40)
+    replay = replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl")))
+    assert person_world(replay, 3) is replay

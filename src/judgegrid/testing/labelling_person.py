@@ -59,6 +59,7 @@ BIAS_LABELS = 60  # labels (draws) the accuracy figure rests on in the bias figu
 # about 0.0035 of standard error, against a goal of 0.01 (100 queues could not tell 0.01 from 0)
 BIAS_SEEDS = 800
 CHECKPOINT = 30  # labels at which "about N more" is projected
+RUN_STREAM = 7  # a person's own run (person_world) draws from (RUN_STREAM, seed), not seed
 ORDERS = ("uniform", "today", "new")
 LABELS_GOAL = 0.5  # the new queue's median labels to a verdict over uniform's
 WRONG_PICK_GOAL = 0.05
@@ -74,7 +75,9 @@ class World:
     probability a draw of each pair (both from the judges' picks alone, made once);
     ``noise``: the person's share of answers flipped from the truth (the bank's ``NOISE``,
     the replay's 0; ``dataclasses.replace`` gives the same world with another person, as
-    ``bench_labels.py --floors`` does at 0, 0.05 and 0.10)."""
+    ``bench_labels.py --floors`` does at 0, 0.05 and 0.10); ``scenario``: the bank's scenario
+    a synthetic world was drawn from (``person_world`` draws each person a run of their own
+    from it), None for a replay."""
 
     name: str
     judges: tuple[str, ...]
@@ -84,6 +87,7 @@ class World:
     noise: float = NOISE
     today: np.ndarray = field(default_factory=lambda: np.empty(0, int))
     probability: np.ndarray = field(default_factory=lambda: np.empty(0))
+    scenario: Scenario | None = None
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,21 @@ def synthetic_world(scenario: Scenario, rng: np.random.Generator) -> World:
         picks,
         truth,
         frozenset(best if len(best) == 1 else ()),
+        scenario=scenario,
     )
+
+
+def person_world(world: World, seed: int) -> World:
+    """The run ``seed``'s person labels. A synthetic world's person gets a run of their own,
+    the scenario drawn anew (the same person, ``noise``, whatever the world's draw), as every
+    user has their own run: judges equal in the scenario differ a little over any one run's
+    pairs, and whether the rule takes that run's luck for a better judge shows only over many
+    runs (one run drawn once for every person hid it: docs/labels.md). A replay is one run by
+    nature (JudgeBench's pairs): itself."""
+    if world.scenario is None:
+        return world
+    drawn = synthetic_world(world.scenario, np.random.default_rng((RUN_STREAM, seed)))
+    return prepared(replace(drawn, noise=world.noise))
 
 
 SYNTHETIC = tuple(
@@ -475,11 +493,14 @@ def world_figures(
 ) -> dict[str, object]:
     """Per world: each order and rule's median labels to a verdict, verdict share and wrong
     picks; the accuracy figures' bias (the new queue's on queues of its own, ``bias_seeds``;
-    None: the people's seeds) and coverage; the projection's median ratio."""
+    None: the people's seeds) and coverage; the projection's median ratio. Each person labels
+    a run of their own (``person_world``); the bias queues run on ``world`` as drawn: their
+    figure is the error against that run's own accuracy, which no run's luck enters (and 800
+    runs drawn anew would take half an hour more)."""
     seeds = list(seeds)
     limit = len(seeds) if fixed_seeds is None else fixed_seeds
     people = [
-        label_person(world, seed, fixed=fixed_budget if k < limit else 0)
+        label_person(person_world(world, seed), seed, fixed=fixed_budget if k < limit else 0)
         for k, seed in enumerate(seeds)
     ]
     figures: dict[str, object] = {
