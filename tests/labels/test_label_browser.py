@@ -17,6 +17,7 @@ from conftest import matrix_dict
 from judgegrid import run_grid
 from judgegrid.cli import app
 from support.browser import (
+    DevTools,
     browser_page,
     click,
     console_errors,
@@ -188,6 +189,51 @@ def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matri
     assert errors == []
     labels = stored_labels(parent / "faithfulness")
     assert len(labels) == len(PAIR_RECORDS) and set(labels["metric"]) == {"preference"}
+
+
+STATE_LINE = "document.getElementById('state-line')"
+
+
+def shown_state_line(tools: DevTools, after: str) -> str:
+    """The state line once it holds ``after``; "" if it never does (the caller's assert says
+    what it held)."""
+    try:
+        return str(
+            wait_until(
+                tools,
+                f"{STATE_LINE}.textContent.includes({after!r}) && {STATE_LINE}.textContent",
+                timeout=10,
+            )
+        )
+    except AssertionError:
+        return str(evaluate(tools, f"{STATE_LINE}.textContent"))
+
+
+def test_a_skipped_pair_of_a_pairs_run_shows_on_the_state_line(tmp_path, write_matrix):
+    """A person who skips a pair of a pairs run before stating any preference saw "0 labels ·
+    no verdict yet", as if the skip had not been taken, where a metric's line counts it."""
+    import json
+
+    from judgegrid import run_pairs
+    from judgegrid.labels.page import open_session, serve
+    from support.demo_sets import PAIR_RECORDS
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
+    matrix = write_matrix(repeats=1, strictness=[1])
+    parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
+    session = open_session(parent / "faithfulness", "ann", n=3)
+    with (
+        in_thread(serve, session) as (_, port),
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, f"http://127.0.0.1:{port}/?token={session.token}")
+        wait_until(tools, "!document.getElementById('item').hidden")
+        press(tools, "s")
+        line = shown_state_line(tools, "skipped")
+        errors = console_errors(tools)
+    assert errors == []
+    assert line.endswith(": 0 labels · no verdict yet · 1 skipped (left out)"), line
 
 
 def test_the_state_line_moves_with_each_answer_blind_and_the_report_names_the_same(tmp_path):

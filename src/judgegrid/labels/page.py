@@ -675,15 +675,19 @@ def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
             found = label_state_of(scored, session.scores, answers, draws, facts, people)
             if found is not None:
                 lines.append(f"{scored}: {found.words(named)}")
-        return "; ".join(lines) or "0 labels · no verdict yet"
+        return "; ".join(lines) or _given_words(answers, metric)
     found = label_state_of(metric, session.scores, answers, draws, facts)
-    if found is None:  # no label the rule can read yet: say what was given, skips too
-        mine = answers[answers["metric"] == metric]
-        labels = mine.loc[mine["value"].notna(), "sample_id"].nunique()
-        skipped = int(mine["value"].isna().sum())
-        words = f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
-        return words + skipped_words(skipped)
-    return found.words(named)
+    return found.words(named) if found is not None else _given_words(answers, metric)
+
+
+def _given_words(answers: pd.DataFrame, metric: str) -> str:
+    """The state line where the rule can read no label of ``metric`` yet: what was given, the
+    skips counted as on every other line (``0 labels · no verdict yet · 1 skipped (left
+    out)``), a metric's or a pairs run's preference alike."""
+    mine = answers[answers["metric"] == metric]
+    labels = mine.loc[mine["value"].notna(), "sample_id"].nunique()
+    words = f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
+    return words + skipped_words(int(mine["value"].isna().sum()))
 
 
 def queue_ended(session: LabelSession, store: RunStore) -> bool:
