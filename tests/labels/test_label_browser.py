@@ -236,6 +236,42 @@ def test_a_skipped_pair_of_a_pairs_run_shows_on_the_state_line(tmp_path, write_m
     assert line.endswith(": 0 labels · no verdict yet · 1 skipped (left out)"), line
 
 
+def test_an_imported_skip_is_counted_on_the_state_line(tmp_path):
+    """A skip brought in by `judgegrid labels import` has no draw behind it: the line counted
+    the page's skips (drawn) and not this one, so a person saw fewer skips than were given."""
+    from judgegrid.labels.files import import_labels
+    from judgegrid.labels.page import open_session, serve
+    from judgegrid.store.run_db import RunStore
+
+    run_dir = make_run(tmp_path)
+    store = RunStore(run_dir / "run.sqlite")
+    scored = store.scores_frame()
+    store.close()
+    first, second = sorted(set(scored.loc[scored["metric"] == "faithfulness", "sample_id"]))[:2]
+    rows = pd.DataFrame(
+        {
+            "sample_id": [first, second],
+            "metric": "faithfulness",
+            "annotator": "cy",
+            "value": [1.0, None],  # a label and a skip
+        }
+    )
+    rows.to_csv(tmp_path / "labels.csv", index=False)
+    assert import_labels(run_dir, tmp_path / "labels.csv") == 2
+    session = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    with (
+        in_thread(serve, session) as (_, port),
+        browser_page(tmp_path / "profile") as tools,
+    ):
+        navigate(tools, f"http://127.0.0.1:{port}/?token={session.token}")
+        wait_until(tools, "!document.getElementById('item').hidden")
+        line = shown_state_line(tools, "skipped")
+        errors = console_errors(tools)
+    assert errors == []
+    assert line.startswith("Faithfulness: 1 label · no verdict yet"), line
+    assert line.endswith(" · 1 skipped (left out)"), line
+
+
 def test_the_state_line_moves_with_each_answer_blind_and_the_report_names_the_same(tmp_path):
     """After each answer the page says where labelling stands, naming no judge while blind;
     once the queue is done it names them, and the report's card gives the same line."""
