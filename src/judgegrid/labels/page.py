@@ -677,7 +677,26 @@ def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
                 lines.append(f"{scored}: {found.words(named)}")
         return "; ".join(lines) or _given_words(answers, metric)
     found = label_state_of(metric, session.scores, answers, draws, facts)
-    return found.words(named) if found is not None else _given_words(answers, metric)
+    if found is None:
+        return _given_words(answers, metric)
+    return replace(found, uncompared=uncompared_left(session, store, metric)).words(named)
+
+
+def uncompared_left(session: LabelSession, store: RunStore, metric: str) -> int:
+    """The pairs of a pairwise criterion this person has still to label that no judge compared:
+    the queue's items of ``metric`` not drawn (``metric_queue``: no probability) nor chosen on
+    the view page. Outside the design, they are not among the labels the line says are left."""
+    if not is_pairwise(session.criteria.get(metric)):
+        return 0
+    done = answered(store, session.annotator)
+    return sum(
+        1
+        for item in session.queue
+        if item.metric == metric
+        and item.probability is None
+        and not item.chosen
+        and (item.sample_id, metric) not in done
+    )
 
 
 def _given_words(answers: pd.DataFrame, metric: str) -> str:

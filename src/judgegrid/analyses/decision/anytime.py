@@ -204,10 +204,12 @@ def state_words(
     judges: tuple[str, ...],
     more: float,
     given: int | None = None,
+    uncompared: int = 0,
 ) -> str:
     """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``labels``
     the samples labelled, ``given`` the labels on them where more (``count_words``); ``more``
-    the labels still needed (``expected_new_labels`` of ``found.about_more`` draws)."""
+    the labels still needed (``expected_new_labels`` of ``found.about_more`` draws);
+    ``uncompared``: ``more_words``'."""
     head = count_words(labels, given)
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
@@ -217,15 +219,25 @@ def state_words(
         return f"{head} · no verdict yet"
     rest = ", ".join(j for j in judges if j != found.leader)
     standing = f"leads {rest}, not yet separated" if rest else "does not yet beat chance"
-    return f"{head} · {found.leader} {standing} · {more_words(more)}"
+    return f"{head} · {found.leader} {standing} · {more_words(more, uncompared)}"
 
 
-def more_words(more: float) -> str:
+def more_words(more: float, uncompared: int = 0) -> str:
     """How many more labels: ``about 15 more``; none in sight where the present difference
     would not reach a verdict within the projection's horizon (or there is none yet); none left
-    where every sample is labelled."""
+    where every sample is labelled. ``uncompared``: the pairs of a pairwise criterion still to
+    label that no judge compared, outside the queue's design: once every pair the design draws
+    is labelled, "no sample left" would be untrue of them, and a label of theirs moves nothing
+    until a judge compares the pair."""
     if not np.isfinite(more):
         return "none in sight at the present difference"
+    if more <= 0 and uncompared:
+        others = f"the {uncompared} others add" if uncompared != 1 else "the 1 other adds"
+        pronoun = "them" if uncompared != 1 else "it"
+        return (
+            "every pair the judges compared is labelled; "
+            f"{others} no evidence until a judge compares {pronoun}"
+        )
     if more <= 0:  # every sample the queue draws is labelled: a draw asks for none
         return "no sample left to label"
     return f"about {int(np.ceil(more))} more"

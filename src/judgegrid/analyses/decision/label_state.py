@@ -82,29 +82,40 @@ class LabelState:
     given: int | None = None
     measure: str = ""
     chosen: int = 0  # labels chosen on the view page with no draw behind them: left out
+    # a pairwise criterion's pairs left to label that no judge compared (outside the design,
+    # so ``more`` does not count them): known to the labelling page, which offers them
+    uncompared: int = 0
 
     def words(self, named: bool) -> str:
         """The state line: with the judges ``named`` (``23 labels · a leads b, not yet
         separated · about 15 more``), or blind, naming no judge and no score (``23 labels ·
         no verdict yet · about 15 more``)."""
         if named:
-            line = state_words(self.labels, self.verdict, self.judges, self.more, self.given)
+            line = state_words(
+                self.labels, self.verdict, self.judges, self.more, self.given, self.uncompared
+            )
             if self.measure:
                 head, _, rest = line.partition(" · ")
                 line = f"{head} · {self.measure}: {rest}"
         else:
-            line = blind_words(self.labels, self.verdict, self.more, self.given)
+            line = blind_words(self.labels, self.verdict, self.more, self.given, self.uncompared)
         return line + skipped_words(self.skipped) + _chosen_words(self.chosen)
 
 
-def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | None = None) -> str:
+def blind_words(
+    labels: int,
+    found: AnytimeVerdict,
+    more: float,
+    given: int | None = None,
+    uncompared: int = 0,
+) -> str:
     """The state line a blind page shows: whether a verdict is reached, never whose."""
     head = count_words(labels, given)
     if found.named is not None:
         return f"{head} · a verdict is reached"
     if found.leader is None:
         return f"{head} · no verdict yet"
-    return f"{head} · no verdict yet · {more_words(more)}"
+    return f"{head} · no verdict yet · {more_words(more, uncompared)}"
 
 
 def skipped_words(skipped: int) -> str:
