@@ -74,6 +74,9 @@ class AnytimeVerdict:
     # the tests rejected so far: (judge, rival) "judge beats rival", (judge, None) "beats
     # chance" (what an adaptive queue reads, ``decision.adaptive``)
     beaten: frozenset[tuple[str, str | None]] = frozenset()
+    # the judges as accurate as the leader on the draws (the leader is the first of them in
+    # order): the line says they are level, not that the leader leads them
+    level: tuple[str, ...] = ()
 
 
 def hypotheses_of(
@@ -144,17 +147,23 @@ def anytime_verdict(
     draws = len(right)
     if draws == 0:
         return AnytimeVerdict(None, None, 0, 0, float("inf"))
-    leader = judges[int(np.argmax((weight[:, None] * right).mean(axis=0)))]
+    accuracy = (weight[:, None] * right).mean(axis=0)
+    leader = judges[int(np.argmax(accuracy))]
+    level = tuple(
+        j
+        for j, a in zip(judges, accuracy, strict=True)
+        if j != leader and a >= accuracy.max() - 1e-12
+    )
     done = frozenset(beaten)
     if named is not None:
-        return AnytimeVerdict(named, leader, draws, reached[named], 0.0, done)
+        return AnytimeVerdict(named, leader, draws, reached[named], 0.0, done, level)
     if not project:
-        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done)
+        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
     ahead = [(t.null, t.low, t.high, alpha / len(mine)) for t in mine]  # the leader's split
     more = draws_to_reject(history, ahead, HORIZON, seed=seed)
-    return AnytimeVerdict(None, leader, draws, 0, more, done)
+    return AnytimeVerdict(None, leader, draws, 0, more, done, level)
 
 
 def first_rejections(
@@ -217,9 +226,21 @@ def state_words(
         return f"{head} · {found.named} is better than {rivals}"
     if found.leader is None:
         return f"{head} · no verdict yet"
+    return f"{head} · {_standing_words(found, judges)} · {more_words(more, uncompared)}"
+
+
+def _standing_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
+    """Where the judges stand before a verdict: ``a leads b, c, not yet separated``; ``a and b
+    are level, ahead of c, not yet separated`` where the top judges are as accurate as each
+    other on the draws (none leads: the leader is only the first of them in order)."""
+    if found.level:
+        top = [j for j in judges if j == found.leader or j in found.level]
+        behind = ", ".join(j for j in judges if j not in top)
+        names = f"{', '.join(top[:-1])} and {top[-1]}"
+        return f"{names} are level{f', ahead of {behind}' if behind else ''}, not yet separated"
     rest = ", ".join(j for j in judges if j != found.leader)
     standing = f"leads {rest}, not yet separated" if rest else "does not yet beat chance"
-    return f"{head} · {found.leader} {standing} · {more_words(more, uncompared)}"
+    return f"{found.leader} {standing}"
 
 
 def more_words(more: float, uncompared: int = 0) -> str:
