@@ -9,14 +9,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from test_pairwise_labels import (
-    CRITERIA,
-    JUDGE_SECRET,
-    PAIRS as LAID_OUT,
-    judge_rows,
-    lay_out_run,
-    stored,
-)
+from test_pairwise_labels import CRITERIA, JUDGE_SECRET, judge_rows, lay_out_run, stored
 
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_dataset
@@ -324,7 +317,7 @@ def test_once_the_compared_pairs_are_labelled_the_line_says_the_rest_add_no_evid
     to label" with 5 pairs still on the page to label; it must say what is true: every pair the
     judges compared is labelled, and the others add no evidence until a judge compares them."""
     run = lay_out_run(tmp_path / "run")
-    session = open_session(run, "ann", ["better_reply"], n=LAID_OUT)
+    session = open_session(run, "ann", ["better_reply"], n=20)  # every pair
     compared = sum(item.probability is not None for item in session.queue)
     left = len(session.queue) - compared
     assert (compared, left) == (6, 5)
