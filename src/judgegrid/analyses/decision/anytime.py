@@ -218,7 +218,7 @@ def state_words(
     """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``labels``
     the samples labelled, ``given`` the labels on them where more (``count_words``); ``more``
     the labels still needed (``expected_new_labels`` of ``found.about_more`` draws);
-    ``uncompared``: ``more_words``'."""
+    ``uncompared``: the pairs no judge compared, as ``more_words`` reads them."""
     head = count_words(labels, given)
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
