@@ -6,17 +6,23 @@ sample holding markup is shown as text, never run."""
 from __future__ import annotations
 
 import base64
+import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
 from typer.testing import CliRunner
 
 from conftest import matrix_dict
-from judgegrid import run_grid
+from judgegrid import run_grid, run_pairs
 from judgegrid.cli import app
+from judgegrid.labels.page import LabelSession, open_session, serve
 from support.browser import (
+    DevTools,
     browser_page,
     click,
     console_errors,
@@ -25,7 +31,7 @@ from support.browser import (
     press,
     wait_until,
 )
-from support.demo_sets import HOSTILE, demo_with_hostile_sample
+from support.demo_sets import HOSTILE, PAIR_RECORDS, demo_with_hostile_sample
 from support.servers import command_server, in_thread
 
 LABELS = 12
@@ -149,26 +155,31 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     assert "## Validity against people" in summary and "| people |" in summary
 
 
-def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matrix):
-    import json
-
-    from test_labelling import stored_labels
-
-    from judgegrid import run_pairs
-    from judgegrid.labels.page import open_session, serve
-    from support.demo_sets import PAIR_RECORDS
-
+def preference_session(tmp_path: Path, write_matrix: Any, n: int) -> LabelSession:
+    """ann's labelling session over a pairs run of PAIR_RECORDS (its faithfulness aspect),
+    asking ``n`` pairs."""
     pairs_file = tmp_path / "pairs.jsonl"
     pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
     matrix = write_matrix(repeats=1, strictness=[1])
     parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
-    session = open_session(parent / "faithfulness", "ann", n=10)
-    with (
-        in_thread(serve, session) as (_, port),
-        browser_page(tmp_path / "profile") as tools,
-    ):
+    return open_session(parent / "faithfulness", "ann", n=n)
+
+
+@contextmanager
+def page_open(session: LabelSession, profile: Path) -> Iterator[DevTools]:
+    """``session``'s page served in a thread and open in headless Chromium at its first
+    question."""
+    with in_thread(serve, session) as (_, port), browser_page(profile) as tools:
         navigate(tools, f"http://127.0.0.1:{port}/?token={session.token}")
         wait_until(tools, "!document.getElementById('item').hidden")
+        yield tools
+
+
+def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matrix):
+    from test_labelling import stored_labels
+
+    session = preference_session(tmp_path, write_matrix, n=10)
+    with page_open(session, tmp_path / "profile") as tools:
         for k in range(len(PAIR_RECORDS)):
             shown = evaluate(
                 tools,
@@ -186,8 +197,68 @@ def test_a_pairs_run_is_labelled_by_preference_in_the_page(tmp_path, write_matri
             )
         errors = console_errors(tools)
     assert errors == []
-    labels = stored_labels(parent / "faithfulness")
+    labels = stored_labels(session.run_dir)
     assert len(labels) == len(PAIR_RECORDS) and set(labels["metric"]) == {"preference"}
+
+
+STATE_LINE = "document.getElementById('state-line')"
+
+
+def shown_state_line(tools: DevTools, after: str) -> str:
+    """The state line once it holds ``after``; "" if it never does (the caller's assert says
+    what it held)."""
+    try:
+        return str(
+            wait_until(
+                tools,
+                f"{STATE_LINE}.textContent.includes({after!r}) && {STATE_LINE}.textContent",
+                timeout=10,
+            )
+        )
+    except AssertionError:
+        return str(evaluate(tools, f"{STATE_LINE}.textContent"))
+
+
+def test_a_skipped_pair_of_a_pairs_run_shows_on_the_state_line(tmp_path, write_matrix):
+    """A person who skips a pair of a pairs run before stating any preference saw "0 labels ·
+    no verdict yet", as if the skip had not been taken, where a metric's line counts it."""
+    session = preference_session(tmp_path, write_matrix, n=3)
+    with page_open(session, tmp_path / "profile") as tools:
+        press(tools, "s")
+        line = shown_state_line(tools, "skipped")
+        errors = console_errors(tools)
+    assert errors == []
+    assert line.endswith(": 0 labels · no verdict yet · 1 skipped (left out)"), line
+
+
+def test_an_imported_skip_is_counted_on_the_state_line(tmp_path):
+    """A skip brought in by `judgegrid labels import` has no draw behind it: the line counted
+    the page's skips (drawn) and not this one, so a person saw fewer skips than were given."""
+    from judgegrid.labels.files import import_labels
+    from judgegrid.store.run_db import RunStore
+
+    run_dir = make_run(tmp_path)
+    store = RunStore(run_dir / "run.sqlite")
+    scored = store.scores_frame()
+    store.close()
+    first, second = sorted(set(scored.loc[scored["metric"] == "faithfulness", "sample_id"]))[:2]
+    rows = pd.DataFrame(
+        {
+            "sample_id": [first, second],
+            "metric": "faithfulness",
+            "annotator": "cy",
+            "value": [1.0, None],  # a label and a skip
+        }
+    )
+    rows.to_csv(tmp_path / "labels.csv", index=False)
+    assert import_labels(run_dir, tmp_path / "labels.csv") == 2
+    session = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    with page_open(session, tmp_path / "profile") as tools:
+        line = shown_state_line(tools, "skipped")
+        errors = console_errors(tools)
+    assert errors == []
+    assert line.startswith("Faithfulness: 1 label · no verdict yet"), line
+    assert line.endswith(" · 1 skipped (left out)"), line
 
 
 def test_the_state_line_moves_with_each_answer_blind_and_the_report_names_the_same(tmp_path):
@@ -255,8 +326,6 @@ def test_an_answer_the_stopped_server_cannot_take_says_why_and_what_to_do(tmp_pa
     """Ctrl-C on `judgegrid label` with the page still open: the next answer cannot be saved.
     The page must say the server is gone and how to go on (its answers so far are kept), not
     the browser's "Failed to fetch"."""
-    from judgegrid.labels.page import open_session, serve
-
     session = open_session(make_run(tmp_path), "ann", ["faithfulness"], n=3)
     with browser_page(tmp_path / "profile") as tools:
         with in_thread(serve, session) as (_, port):

@@ -29,7 +29,7 @@ from support.servers import LabelServer as Server
 from support.servers import command_server, in_thread
 
 # a state line that names a judge (the run's judges are labelled a and b)
-NAMED = re.compile(r"\b(a|b) (leads|is better)")
+NAMED = re.compile(r"\b(a|b) (leads|is better|and (a|b) are level)")
 DISAGREED = ("tokyo-noisy", "water-off-topic")  # the samples the judges are made to disagree on
 
 

@@ -310,3 +310,27 @@ def test_an_extra_column_is_shown_in_the_criterions_order_under_its_title(tmp_pa
     row = stored(run).loc[(session.queue[graded].sample_id, "graded_reply", "ann")]
     assert row["value"] == 0.0
     assert json.loads(row["detail"]) == {"answer": "b", "shown": "ba", "level": 4}
+
+
+def test_once_the_compared_pairs_are_labelled_the_line_says_the_rest_add_no_evidence(tmp_path):
+    """Judges compared 6 of the 11 pairs. Once the 6 are labelled the line said "no sample left
+    to label" with 5 pairs still on the page to label; it must say what is true: every pair the
+    judges compared is labelled, and the others add no evidence until a judge compares them."""
+    run = lay_out_run(tmp_path / "run")
+    session = open_session(run, "ann", ["better_reply"], n=20)  # every pair
+    compared = sum(item.probability is not None for item in session.queue)
+    left = len(session.queue) - compared
+    assert (compared, left) == (6, 5)
+    with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
+        navigate(tools, page_of(server, session.token))
+        wait_until(tools, ITEM)
+        for count in range(1, compared + 1):  # the compared pairs come first
+            press(tools, "a")
+            wait_until(tools, answered(count))
+        line = str(evaluate(tools, "document.getElementById('state-line').textContent"))
+        errors = console_errors(tools)
+    assert errors == []
+    assert line == (
+        f"Better reply: {compared} labels · no verdict yet · every pair the judges compared is "
+        f"labelled; the {left} others add no evidence until a judge compares them"
+    )

@@ -24,6 +24,7 @@ from judgegrid.testing.labelling_person import (
     person_world,
     prepared,
     queue_errors,
+    recorded_world,
     replay_world,
     replay_worlds,
     synthetic_world,
@@ -44,6 +45,24 @@ def test_the_replay_gives_each_judge_its_sum_rule_accuracy(tmp_path):
     assert accuracy == pytest.approx({j: r.mean() for j, r in right.items()})
     assert world.acceptable == {"good"} and world.noise == 0.0
     assert [w.judges for w in replay_worlds(tmp_path)] == [("bad", "good"), ("bad", "good")]
+
+
+def test_a_replays_acceptable_judges_are_the_best_on_its_pairs_ties_and_all():
+    """The whole replay and each of its pairs of judges name their acceptable judges by one
+    rule (``recorded_world``): the best accuracy on the pairs, every judge of it where two tie,
+    a pick of neither answer (0) wrong; checked against sklearn's accuracy."""
+    from sklearn.metrics import accuracy_score
+
+    truth = np.array([1, -1, 1, 1, -1, 1])
+    picks = np.array([[1, 1, 1], [-1, -1, 1], [1, -1, 1], [0, 1, 1], [-1, -1, -1], [-1, 1, 1]])
+    judges = ("x", "y", "z")
+    world = recorded_world(judges, picks, truth, 0.0)
+    accuracy = {j: accuracy_score(truth, picks[:, k]) for k, j in enumerate(judges)}
+    assert accuracy == {"x": 4 / 6, "y": 5 / 6, "z": 5 / 6}
+    assert world.acceptable == {"y", "z"} and world.name == "JudgeBench: x vs y vs z"
+    two = labelling_person._sub_world(world, ("x", "y"))
+    assert two.acceptable == {"y"} and two.picks.tolist() == picks[:, :2].tolist()
+    assert labelling_person._sub_world(world, ("z", "y")).acceptable == {"y", "z"}
 
 
 def test_a_person_labels_in_each_order_and_the_figures_add_up(tmp_path):

@@ -92,10 +92,12 @@ def test_the_decision_page_and_a_wide_grid_fit_1280_pixels(tmp_path, scripted_pr
     assert errors == []
 
 
-def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_path):
+def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_path, monkeypatch):
     """After labelling and `judgegrid report`, the view's Decision page shows each labelled
     metric's labelling state, the line report.html shows as a "labelling" chip in the same box
-    and the card prints under its row (docs/decision-card.md)."""
+    and the card prints under its row (docs/decision-card.md). The view is opened on the run's
+    path relative to the folder it is typed in: the command its stale-card note gives must
+    name the run's full path, to work from any folder (as the labelling page's end does)."""
     from typer.testing import CliRunner
 
     from judgegrid.cli import app
@@ -117,8 +119,9 @@ def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_p
     card = pd.read_csv(run_dir / "tables" / "decision_card.csv", keep_default_na=False)
     state = card.set_index("metric").loc["faithfulness", "label_state"]
     assert state.startswith(f"{len(samples)} labels · ")
+    monkeypatch.chdir(run_dir.parent)
     with (
-        command_server("view", str(run_dir), "--annotator", "ann") as url,
+        command_server("view", run_dir.name, "--annotator", "ann") as url,
         browser_page(tmp_path / "profile") as tools,
     ):
         navigate(tools, url + "#/decision")
@@ -147,5 +150,5 @@ def test_the_decision_page_shows_where_labelling_stands_as_the_report_does(tmp_p
     assert fresh is None  # every label older than the card
     assert stale == (
         "labels were given after this card was written: it does not count them yet; "
-        f"judgegrid report {run_dir} makes it again"
+        f"judgegrid report {run_dir.resolve()} makes it again"
     )

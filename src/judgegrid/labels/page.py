@@ -675,15 +675,38 @@ def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
             found = label_state_of(scored, session.scores, answers, draws, facts, people)
             if found is not None:
                 lines.append(f"{scored}: {found.words(named)}")
-        return "; ".join(lines) or "0 labels · no verdict yet"
+        return "; ".join(lines) or _given_words(answers, metric)
     found = label_state_of(metric, session.scores, answers, draws, facts)
-    if found is None:  # no label the rule can read yet: say what was given, skips too
-        mine = answers[answers["metric"] == metric]
-        labels = mine.loc[mine["value"].notna(), "sample_id"].nunique()
-        skipped = int(mine["value"].isna().sum())
-        words = f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
-        return words + skipped_words(skipped)
-    return found.words(named)
+    if found is None:
+        return _given_words(answers, metric)
+    return replace(found, uncompared=uncompared_left(session, store, metric)).words(named)
+
+
+def uncompared_left(session: LabelSession, store: RunStore, metric: str) -> int:
+    """The pairs of a pairwise criterion this person has still to label that no judge compared:
+    the queue's items of ``metric`` not drawn (``metric_queue``: no probability) nor chosen on
+    the view page. Outside the design, they are not among the labels the line says are left."""
+    if not is_pairwise(session.criteria.get(metric)):
+        return 0
+    done = answered(store, session.annotator)
+    return sum(
+        1
+        for item in session.queue
+        if item.metric == metric
+        and item.probability is None
+        and not item.chosen
+        and (item.sample_id, metric) not in done
+    )
+
+
+def _given_words(answers: pd.DataFrame, metric: str) -> str:
+    """The state line where the rule can read no label of ``metric`` yet: what was given, the
+    skips counted as on every other line (``0 labels · no verdict yet · 1 skipped (left
+    out)``), a metric's or a pairs run's preference alike."""
+    mine = answers[answers["metric"] == metric]
+    labels = mine.loc[mine["value"].notna(), "sample_id"].nunique()
+    words = f"{labels} label{'s' if labels != 1 else ''} · no verdict yet"
+    return words + skipped_words(int(mine["value"].isna().sum()))
 
 
 def queue_ended(session: LabelSession, store: RunStore) -> bool:

@@ -165,10 +165,7 @@ def replay_world(paths: Sequence[Path], judges: Sequence[str] | None = None) -> 
     summed = votes.pivot_table(index="sample_id", columns="judge", values="vote", aggfunc="sum")
     names = tuple(judges) if judges else tuple(sorted(map(str, summed.columns)))
     picks = np.sign(summed.reindex(index=truth.index, columns=list(names)).fillna(0).to_numpy())
-    accuracy = (picks == truth.to_numpy()[:, None]).mean(axis=0)
-    best = frozenset(j for j, a in zip(names, accuracy, strict=True) if a >= accuracy.max())
-    short = " vs ".join(n.split("/")[-1][:18] for n in names)
-    return World(f"JudgeBench: {short}", names, picks.astype(int), truth.to_numpy(), best, 0.0)
+    return recorded_world(names, picks.astype(int), truth.to_numpy(), 0.0)
 
 
 def replay_worlds(folder: Path) -> list[World]:
@@ -187,11 +184,20 @@ def replay_worlds(folder: Path) -> list[World]:
 
 def _sub_world(world: World, judges: tuple[str, ...]) -> World:
     columns = [world.judges.index(j) for j in judges]
-    picks = world.picks[:, columns]
-    accuracy = (picks == world.truth[:, None]).mean(axis=0)
+    return recorded_world(judges, world.picks[:, columns], world.truth, world.noise)
+
+
+def recorded_world(
+    judges: tuple[str, ...], picks: np.ndarray, truth: np.ndarray, noise: float
+) -> World:
+    """A replay's world of ``judges``' recorded ``picks`` (pairs x judges) on pairs of known
+    ``truth``: the acceptable judges are those of the best accuracy on these pairs (all of
+    them where several tie; a pick of neither answer is wrong), the judges the replay and
+    each of its pairs of judges are scored by, so both read them the same way."""
+    accuracy = (picks == truth[:, None]).mean(axis=0)
     best = frozenset(j for j, a in zip(judges, accuracy, strict=True) if a >= accuracy.max())
     short = " vs ".join(n.split("/")[-1][:18] for n in judges)
-    return World(f"JudgeBench: {short}", judges, picks, world.truth, best, world.noise)
+    return World(f"JudgeBench: {short}", judges, picks, truth, best, noise)
 
 
 # ---------------------------------------------------------------- one person, one seed

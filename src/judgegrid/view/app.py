@@ -371,7 +371,7 @@ def decision(session: ViewSession) -> dict[str, Any]:
     wording (``wording_flags.csv``) and the weighting its cells got (``weighting.csv``)."""
     path = session.run_dir / CARD_TABLE
     if not path.exists():
-        return {"card": [], "note": f"no card yet: run  judgegrid report {session.run_dir}"}
+        return {"card": [], "note": f"no card yet: run  {_report_command(session)}"}
     card = pd.read_csv(path, keep_default_na=False)
     evidence = _table(session, EVIDENCE_TABLE)
     wording, weighting = _table(session, WORDING_TABLE), _table(session, WEIGHTING_TABLE)
@@ -395,8 +395,14 @@ def _stale_card_note(session: ViewSession, card: Path) -> str:
         return ""
     return (
         "labels were given after this card was written: it does not count them yet; "
-        f"judgegrid report {session.run_dir} makes it again"
+        f"{_report_command(session)} makes it again"
     )
+
+
+def _report_command(session: ViewSession) -> str:
+    """The command that writes the run's card, with the run's full path: it must work from any
+    folder, not only from where ``judgegrid view`` was typed (as the labelling page's end)."""
+    return f"judgegrid report {session.run_dir.resolve()}"
 
 
 def criterion_judges(

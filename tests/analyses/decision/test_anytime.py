@@ -92,6 +92,24 @@ def test_before_a_verdict_the_leader_and_about_n_more_are_given():
     assert words.startswith("25 labels · a leads b, not yet separated · about ")
 
 
+def test_judges_level_on_the_labels_are_said_level_not_one_leading():
+    """Two judges right and wrong on the same labels (the new-user walk: two scripted judges
+    that agree on every sample): the line said "a leads b", the first in order taken as the
+    leader; the judges at the top are level, and the line must say so."""
+    same = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
+    found = anytime_verdict(JUDGES, same[:, :2], np.ones(4), 1.0, 0.5)
+    assert found.named is None
+    assert state_words(4, found, JUDGES, np.inf) == (
+        "4 labels · a and b are level, not yet separated · none in sight at the present difference"
+    )
+    judges = ("c", "a", "b")  # c behind the two level ones, and first in order
+    found = anytime_verdict(judges, same[:, [2, 0, 1]], np.ones(4), 1.0, 0.5)
+    assert state_words(4, found, judges, np.inf) == (
+        "4 labels · a and b are level, ahead of c, not yet separated"
+        " · none in sight at the present difference"
+    )
+
+
 def test_expected_new_labels_matches_a_simulation():
     rng = np.random.default_rng(24)
     q = rng.random(200)

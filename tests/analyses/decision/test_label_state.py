@@ -5,6 +5,8 @@ people validity's accuracy, and the words blind or named."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -127,6 +129,12 @@ def test_with_every_sample_labelled_the_line_says_none_is_left_even_with_no_verd
     fewer = label_state("m", right, sequence, label_design(pd.Series(1.0, index=[*ids, "s10"])))
     assert fewer is not None and fewer.words(named=False).endswith(
         " · none in sight at the present difference"
+    )
+    # a pairwise criterion's one pair no judge compared, still on the page: not "none left"
+    one_left = replace(found, uncompared=1)
+    assert one_left.words(named=True) == (
+        "10 labels · alpha leads beta, not yet separated · every pair the judges compared is "
+        "labelled; the 1 other adds no evidence until a judge compares it"
     )
 
 

@@ -74,6 +74,9 @@ class AnytimeVerdict:
     # the tests rejected so far: (judge, rival) "judge beats rival", (judge, None) "beats
     # chance" (what an adaptive queue reads, ``decision.adaptive``)
     beaten: frozenset[tuple[str, str | None]] = frozenset()
+    # the judges as accurate as the leader on the draws (the leader is the first of them in
+    # order): the line says they are level, not that the leader leads them
+    level: tuple[str, ...] = ()
 
 
 def hypotheses_of(
@@ -144,17 +147,23 @@ def anytime_verdict(
     draws = len(right)
     if draws == 0:
         return AnytimeVerdict(None, None, 0, 0, float("inf"))
-    leader = judges[int(np.argmax((weight[:, None] * right).mean(axis=0)))]
+    accuracy = (weight[:, None] * right).mean(axis=0)
+    leader = judges[int(np.argmax(accuracy))]
+    level = tuple(
+        j
+        for j, a in zip(judges, accuracy, strict=True)
+        if j != leader and a >= accuracy.max() - 1e-12
+    )
     done = frozenset(beaten)
     if named is not None:
-        return AnytimeVerdict(named, leader, draws, reached[named], 0.0, done)
+        return AnytimeVerdict(named, leader, draws, reached[named], 0.0, done, level)
     if not project:
-        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done)
+        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
     ahead = [(t.null, t.low, t.high, alpha / len(mine)) for t in mine]  # the leader's split
     more = draws_to_reject(history, ahead, HORIZON, seed=seed)
-    return AnytimeVerdict(None, leader, draws, 0, more, done)
+    return AnytimeVerdict(None, leader, draws, 0, more, done, level)
 
 
 def first_rejections(
@@ -204,10 +213,12 @@ def state_words(
     judges: tuple[str, ...],
     more: float,
     given: int | None = None,
+    uncompared: int = 0,
 ) -> str:
     """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``labels``
     the samples labelled, ``given`` the labels on them where more (``count_words``); ``more``
-    the labels still needed (``expected_new_labels`` of ``found.about_more`` draws)."""
+    the labels still needed (``expected_new_labels`` of ``found.about_more`` draws);
+    ``uncompared``: the pairs no judge compared, as ``more_words`` reads them."""
     head = count_words(labels, given)
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
@@ -215,17 +226,39 @@ def state_words(
         return f"{head} · {found.named} is better than {rivals}"
     if found.leader is None:
         return f"{head} · no verdict yet"
+    return f"{head} · {_standing_words(found, judges)} · {more_words(more, uncompared)}"
+
+
+def _standing_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
+    """Where the judges stand before a verdict: ``a leads b, c, not yet separated``; ``a and b
+    are level, ahead of c, not yet separated`` where the top judges are as accurate as each
+    other on the draws (none leads: the leader is only the first of them in order)."""
+    if found.level:
+        top = [j for j in judges if j == found.leader or j in found.level]
+        behind = ", ".join(j for j in judges if j not in top)
+        names = f"{', '.join(top[:-1])} and {top[-1]}"
+        return f"{names} are level{f', ahead of {behind}' if behind else ''}, not yet separated"
     rest = ", ".join(j for j in judges if j != found.leader)
     standing = f"leads {rest}, not yet separated" if rest else "does not yet beat chance"
-    return f"{head} · {found.leader} {standing} · {more_words(more)}"
+    return f"{found.leader} {standing}"
 
 
-def more_words(more: float) -> str:
+def more_words(more: float, uncompared: int = 0) -> str:
     """How many more labels: ``about 15 more``; none in sight where the present difference
     would not reach a verdict within the projection's horizon (or there is none yet); none left
-    where every sample is labelled."""
+    where every sample is labelled. ``uncompared``: the pairs of a pairwise criterion still to
+    label that no judge compared, outside the queue's design: once every pair the design draws
+    is labelled, "no sample left" would be untrue of them, and a label of theirs moves nothing
+    until a judge compares the pair."""
     if not np.isfinite(more):
         return "none in sight at the present difference"
+    if more <= 0 and uncompared:
+        others = f"the {uncompared} others add" if uncompared != 1 else "the 1 other adds"
+        pronoun = "them" if uncompared != 1 else "it"
+        return (
+            "every pair the judges compared is labelled; "
+            f"{others} no evidence until a judge compares {pronoun}"
+        )
     if more <= 0:  # every sample the queue draws is labelled: a draw asks for none
         return "no sample left to label"
     return f"about {int(np.ceil(more))} more"

@@ -26,7 +26,8 @@ counted apart (``ReadSequence.chosen``), as the card's figures count it (``frame
 
 Missing data: a draw whose sample has no people's label (the annotator skipped it: seen and
 declined) stays in the stored sequence but is left out of the rule, as missing; the state says
-how many were skipped. A judge with no answer on a draw counts as wrong there (the rule's own).
+how many were skipped, a skip no draw stands behind (``labels import``'s, a pair no judge
+compared) among them. A judge with no answer on a draw counts as wrong there (the rule's own).
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ class LabelState:
     """One metric's labelling state: ``labels`` the samples people labelled (``given`` the
     labels on them, where several people labelled one; neither counts a label ``chosen`` on
     the view page with no draw behind it, which the rule leaves out), ``skipped`` the draws
-    declined, the
-    rule's ``verdict`` on the draws, ``more`` the new labels still needed in expectation (0
-    once a verdict is reached; inf: more than the run has), and ``measure`` what a judge's
-    right or wrong is where that is not the card's own figure (a built-in metric's pass or fail
-    at its threshold, while the card ranks by rho: the two may lead with different judges)."""
+    declined (and the skips no draw stands behind), the rule's ``verdict`` on the draws,
+    ``more`` the new labels still needed in expectation (0 once a verdict is reached; inf:
+    more than the run has), and ``measure`` what a judge's right or wrong is where that is not
+    the card's own figure (a built-in metric's pass or fail at its threshold, while the card
+    ranks by rho: the two may lead with different judges)."""
 
     metric: str
     judges: tuple[str, ...]
@@ -81,29 +82,40 @@ class LabelState:
     given: int | None = None
     measure: str = ""
     chosen: int = 0  # labels chosen on the view page with no draw behind them: left out
+    # a pairwise criterion's pairs left to label that no judge compared (outside the design,
+    # so ``more`` does not count them): known to the labelling page, which offers them
+    uncompared: int = 0
 
     def words(self, named: bool) -> str:
         """The state line: with the judges ``named`` (``23 labels · a leads b, not yet
         separated · about 15 more``), or blind, naming no judge and no score (``23 labels ·
         no verdict yet · about 15 more``)."""
         if named:
-            line = state_words(self.labels, self.verdict, self.judges, self.more, self.given)
+            line = state_words(
+                self.labels, self.verdict, self.judges, self.more, self.given, self.uncompared
+            )
             if self.measure:
                 head, _, rest = line.partition(" · ")
                 line = f"{head} · {self.measure}: {rest}"
         else:
-            line = blind_words(self.labels, self.verdict, self.more, self.given)
+            line = blind_words(self.labels, self.verdict, self.more, self.given, self.uncompared)
         return line + skipped_words(self.skipped) + _chosen_words(self.chosen)
 
 
-def blind_words(labels: int, found: AnytimeVerdict, more: float, given: int | None = None) -> str:
+def blind_words(
+    labels: int,
+    found: AnytimeVerdict,
+    more: float,
+    given: int | None = None,
+    uncompared: int = 0,
+) -> str:
     """The state line a blind page shows: whether a verdict is reached, never whose."""
     head = count_words(labels, given)
     if found.named is not None:
         return f"{head} · a verdict is reached"
     if found.leader is None:
         return f"{head} · no verdict yet"
-    return f"{head} · no verdict yet · {more_words(more)}"
+    return f"{head} · no verdict yet · {more_words(more, uncompared)}"
 
 
 def skipped_words(skipped: int) -> str:
@@ -209,15 +221,20 @@ def read_sequence(
     covered = _covered(drawn)
     timed: list[tuple[float, str, int, SequenceRow]] = []
     undrawn: set[str] = set()
+    skipped = 0
     in_time = sorted(answers.items(), key=lambda entry: entry[1][1])  # stable: label order
     for (annotator, sample), (value, when, chosen) in in_time:
         item = _item(sample, annotator, per_person)
-        if (annotator, sample) in covered or pd.isna(value) or chosen or item in undrawn:
+        if (annotator, sample) in covered:
+            continue
+        if pd.isna(value):  # a skip no draw stands behind (``labels import``'s): declined too
+            skipped += 1
+            continue
+        if chosen or item in undrawn:
             continue
         undrawn.add(item)  # one draw a sample: several people's labels of it are not
         row: SequenceRow = (item, 1.0 / population, population, None)  # independent draws
         timed.append((when, annotator, len(timed), row))
-    skipped = 0
     for person, block in drawn.groupby("annotator", sort=True) if not drawn.empty else []:
         block = block.sort_values("draw", kind="stable")
         stored = block["bounds"] if "bounds" in block else pd.Series(None, index=block.index)
