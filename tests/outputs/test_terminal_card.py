@@ -111,9 +111,11 @@ def label_state(draw: Any, judges: list[str]) -> tuple[str, list[str]]:
     if kind == "none":
         return "", []
     if kind == "named" or not others:
-        return f"{labels} labels · {leader} is better than {', '.join(others)} and chance", [
-            str(labels)
-        ]
+        return (
+            f"{labels} labels · {leader} is better than {', '.join(others)} and chance "
+            "on these samples",
+            [str(labels)],
+        )
     rest = ", ".join(others)
     line = f"{labels} labels · {leader} leads {rest}, not yet separated · about {more} more"
     return line, [str(labels), str(more)]

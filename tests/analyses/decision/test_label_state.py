@@ -105,7 +105,10 @@ def test_a_clearly_better_judge_is_named_and_the_blind_line_only_says_a_verdict_
     found = label_state("m", right, draw_sequence(_draws([]), answers, "m", 200)[0], None)
     assert found is not None and found.verdict.named == "alpha" and found.more == 0
     assert found.words(named=False) == "200 labels · a verdict is reached"
-    assert found.words(named=True) == "200 labels · alpha is better than beta and chance"
+    assert (
+        found.words(named=True)
+        == "200 labels · alpha is better than beta and chance on these samples"
+    )
 
 
 def test_with_every_sample_labelled_the_line_says_none_is_left_even_with_no_verdict_in_sight():
