@@ -10,7 +10,7 @@ own luck must count against the rule); the JudgeBench replays: one fixed pool (f
 nature). Per world and order: median labels to a verdict (censored at the budget), the share of
 people with a verdict, wrong picks (any judge named where the judges are equally good), the
 queue over uniform order under each rule, and how often the prototype's queue shifted or froze a
-test (a kind all labelled; ``population_rule.test_states``): filled in at its worst (the
+test (a kind all labelled; ``population_rule.states_of_tests``): filled in at its worst (the
 prototype), frozen, or neither (invalid: to see what the other two cost).
 ``FLOOR`` lines, not ``RESULT`` lines: a prototype's measure, no goal's verdict.
 """

@@ -66,7 +66,7 @@ TestKey = tuple[str, str | None]  # (judge, rival); rival None: against chance
 POOL_STREAM, QUEUE_STREAM, ORDER_STREAM = 1, 2, 3
 TINY = 1e-9  # a pair's bound where no drawable kind separates them (their values are all 0)
 VALUES = "values"  # the one judge of a test fed its values directly (``_first_of``)
-# what a test does once a kind runs out (``test_states``)
+# what a test does once a kind runs out (``states_of_tests``)
 FILL, FREEZE, LOOSE = "fill", "freeze", "loose"
 
 
@@ -158,7 +158,7 @@ def _kind_values(kinds: PoolKinds, judges: tuple[str, ...]) -> dict[TestKey, np.
     return found
 
 
-def test_states(
+def states_of_tests(
     mode: str,
     kinds: PoolKinds,
     rho: np.ndarray,
@@ -211,7 +211,7 @@ def population_verdict(
 ) -> AnytimeVerdict:
     """The product's tests (``hypotheses_of``: the same nulls, bounds and alpha split, bet by
     ``first_rejections``) on the prototype's labels, each value shifted or frozen as
-    ``test_states`` said before its label (the leader: the highest weighted accuracy)."""
+    ``states_of_tests`` said before its label (the leader: the highest weighted accuracy)."""
     values = right[labels.picked]
     firsts = {}
     for test in hypotheses_of(judges, labels.largest, CHANCE, pair_bounds=labels.pair_bounds):
@@ -268,7 +268,7 @@ def queue_run(
     """The adaptive design without replacement: before each label the design is recomputed from
     the rule's state, the label drawn among the unlabelled samples in proportion to it and
     weighted ``p_x / rho_t(x)``; the rule looked at after every label, up to ``BUDGET``.
-    ``mode``: what a test does once a kind is all labelled (``test_states``). Also: whether
+    ``mode``: what a test does once a kind is all labelled (``states_of_tests``). Also: whether
     some test was shifted or frozen before the verdict (or the budget)."""
     kinds = pool_kinds(world.picks)
     lowest = (moving_kinds if mode == FREEZE else lowest_values)(kinds, world.judges)
@@ -283,7 +283,7 @@ def queue_run(
         sample = int(rng.choice(len(q), p=open_q / open_q.sum()))
         weight = kind_weights(kinds, rho)[kinds.of_sample[sample]]
         bounds = label_bounds(kinds, rho, world.judges)
-        states = test_states(mode, kinds, rho, lowest, bounds)
+        states = states_of_tests(mode, kinds, rho, lowest, bounds)
         labels = _with_label(labels, sample, weight, bounds, states)
         labelled[sample] = True
         found = population_verdict(world.judges, right, labels)
