@@ -46,7 +46,6 @@ from judgegrid.analyses import (
     hypotheses_of,
     standing_of,
 )
-from judgegrid.analyses.decision.anytime import Test
 from judgegrid.testing.decision_bank import Scenario
 from judgegrid.testing.labelling_person import (
     BUDGET,
@@ -65,7 +64,7 @@ TestKey = tuple[str, str | None]  # (judge, rival); rival None: against chance
 # generator streams, apart from the person's own (``person_of``) so today's draws stay the bench's
 POOL_STREAM, QUEUE_STREAM, ORDER_STREAM = 1, 2, 3
 TINY = 1e-9  # a pair's bound where no drawable kind separates them (their values are all 0)
-VALUES = "values"  # the one judge of a test fed its values directly (``_first_of``)
+VALUES = "values"  # the one judge of a test fed its values directly (``population_verdict``)
 # what a test does once a kind runs out (``states_of_tests``)
 FILL, FREEZE, LOOSE = "fill", "freeze", "loose"
 
@@ -218,29 +217,34 @@ def population_verdict(
         key = (test.judge, test.against)
         rival = CHANCE if test.against is None else values[:, judges.index(test.against)]
         raw = labels.weight * (values[:, judges.index(test.judge)] - rival)
-        firsts[key] = _first_of(test, raw, labels.shift[key], labels.frozen[key])
+        z, low, high = _shifted(raw, test.low, test.high, labels.shift[key], labels.frozen[key])
+        # the product's betting on a test of these values alone (one "judge", chance 0)
+        alone = replace(test, judge=VALUES, against=None, low=low, high=high)
+        ones = np.ones(len(z))
+        firsts[key] = first_rejections([alone], (VALUES,), z[:, None], ones, 0.0)[(VALUES, None)]
     named, at = named_first(firsts, judges)
     leader = judges[int(np.argmax((labels.weight[:, None] * values).mean(axis=0)))]
     beaten = frozenset(key for key, first in firsts.items() if first > 0)
     return AnytimeVerdict(named, leader, len(values), at, float("nan"), beaten)
 
 
-def _first_of(test: Test, raw: np.ndarray, shift: np.ndarray, frozen: np.ndarray) -> int:
-    """The label at which ``test`` first rejects on ``raw + shift`` within the shifted bounds, a
-    frozen label giving 0 within the test's own (the capital unchanged there); the product's
-    betting through ``first_rejections`` on a test of these values alone."""
+def _shifted(
+    raw: np.ndarray,
+    low: float | np.ndarray,
+    high: float | np.ndarray,
+    shift: np.ndarray,
+    frozen: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A test's values and bounds label by label: ``raw + shift`` within the shifted bounds, a
+    frozen label 0 within the test's own (the capital unchanged there)."""
     n = len(raw)
-    low = np.broadcast_to(np.asarray(test.low, float), (n,))
-    high = np.broadcast_to(np.asarray(test.high, float), (n,))
-    moved = replace(
-        test,
-        judge=VALUES,
-        against=None,
-        low=np.where(frozen, low, low + shift),
-        high=np.where(frozen, high, high + shift),
+    low_at = np.broadcast_to(np.asarray(low, float), (n,))
+    high_at = np.broadcast_to(np.asarray(high, float), (n,))
+    return (
+        np.where(frozen, 0.0, raw + shift),
+        np.where(frozen, low_at, low_at + shift),
+        np.where(frozen, high_at, high_at + shift),
     )
-    z = np.where(frozen, 0.0, raw + shift)
-    return first_rejections([moved], (VALUES,), z[:, None], np.ones(n), 0.0)[(VALUES, None)]
 
 
 def _with_label(
