@@ -28,7 +28,7 @@ from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import load_average
+from common import load_average, verdict_rows
 
 from judgegrid.testing.labelling_person import SYNTHETIC, World, bank_worlds, replay_worlds
 from judgegrid.testing.population_rule import (
@@ -93,17 +93,10 @@ def person(world: World, fresh: bool, seed: int) -> PopulationPerson:
 
 
 def print_world(world: World, fresh: bool, f: dict[str, float]) -> None:
+    """The world's table (``verdict_rows``) and its FLOOR line."""
     pool = "a fresh pool per person" if fresh else "one fixed pool"
     print(f"\n{world.name}, noise {world.noise:.2f}, {pool}, {f['people']:.0f} people")
-    rows = [
-        {
-            "order": order,
-            "median labels": f[f"{order}: median labels"],
-            "verdicts": f[f"{order}: verdicts"],
-            "wrong pick": f[f"{order}: wrong pick"],
-        }
-        for order in ORDERS
-    ]
+    rows = verdict_rows(f, {order: order for order in ORDERS}, "order")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(
         f"FLOOR population rule ({world.name}, noise {world.noise:.2f}, {pool}): "
