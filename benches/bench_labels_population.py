@@ -3,15 +3,17 @@ only for the run's own samples (``judgegrid.testing.population_rule``), against 
 the same people.
 
     PYTHONPATH=src python benches/bench_labels_population.py [--seeds 100] [--jobs 2]
-        [--judgebench ../shared/validation/judgebench] [--quick]
+        [--judgebench ../shared/validation/judgebench] [--quick] [--resample]
 
 Synthetic worlds: a fresh pool per person (the claim is about judges in general, so the pool's
 own luck must count against the rule); the JudgeBench replays: one fixed pool (finite by
-nature). Per world and order: median labels to a verdict (censored at the budget), the share of
-people with a verdict, wrong picks (any judge named where the judges are equally good), the
-queue over uniform order under each rule, and how often the prototype's queue shifted or froze a
-test (a kind all labelled; ``population_rule.states_of_tests``): filled in at its worst (the
-prototype), frozen, or neither (invalid: to see what the other two cost).
+nature; ``--resample``: only the replays, each person's pool 1,000 pairs drawn with replacement
+from the replay's, its pairs taken as the population). Per world and order: median labels to a
+verdict (censored at the budget), the share of people with a verdict, wrong picks (any judge
+named where the judges are equally good), the queue over uniform order under each rule, and how
+often the prototype's queue shifted or froze a test (a kind all labelled;
+``population_rule.states_of_tests``): filled in at its worst (the prototype), frozen, or neither
+(invalid: to see what the other two cost).
 ``FLOOR`` lines, not ``RESULT`` lines: a prototype's measure, no goal's verdict.
 """
 
@@ -38,6 +40,7 @@ from judgegrid.testing.population_rule import (
     fresh_world,
     population_figures,
     population_person,
+    resampled_world,
 )
 
 DEFAULT_JUDGEBENCH = Path(__file__).resolve().parents[2] / "shared/validation/judgebench"
@@ -53,11 +56,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--judgebench", type=Path, default=DEFAULT_JUDGEBENCH)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 4 people a world")
+    parser.add_argument(
+        "--resample",
+        action="store_true",
+        help="only the JudgeBench replays, each person's pool 1,000 pairs drawn from the replay's",
+    )
     args = parser.parse_args()
     seeds = range(4 if args.quick else args.seeds)
     start = time.perf_counter()
     print(f"load before: {load_average()}")
-    for world, fresh in worlds(args.judgebench):
+    chosen = worlds(args.judgebench)
+    if args.resample:
+        chosen = [(w, True) for w, fresh in chosen if not fresh]
+    for world, fresh in chosen:
         people = Parallel(n_jobs=args.jobs)(delayed(person)(world, fresh, s) for s in seeds)
         print_world(world, fresh, population_figures(people))
     print(f"wall {time.perf_counter() - start:.0f} s, load after: {load_average()}")
@@ -85,8 +96,11 @@ def _names(world: World, first: str, second: str) -> bool:
 
 
 def person(world: World, fresh: bool, seed: int) -> PopulationPerson:
-    """``seed``'s person, on a pool of their own where ``fresh``."""
+    """``seed``'s person, on a pool of their own where ``fresh`` (a replay's: drawn from its
+    pairs, ``resampled_world``)."""
     scenario = next((s for s in SYNTHETIC if s.name == world.name), None)
+    if fresh and scenario is None:
+        return population_person(resampled_world(world, seed), seed)
     if fresh and scenario is not None:
         world = fresh_world(world, scenario, seed)
     return population_person(world, seed)
@@ -94,7 +108,9 @@ def person(world: World, fresh: bool, seed: int) -> PopulationPerson:
 
 def print_world(world: World, fresh: bool, f: dict[str, float]) -> None:
     """The world's table (``verdict_rows``) and its FLOOR line."""
-    pool = "a fresh pool per person" if fresh else "one fixed pool"
+    replay = world.name.startswith("JudgeBench")
+    pool = "one fixed pool" if not fresh else "a fresh pool per person"
+    pool += ", drawn from its pairs" if fresh and replay else ""
     print(f"\n{world.name}, noise {world.noise:.2f}, {pool}, {f['people']:.0f} people")
     rows = verdict_rows(f, {order: order for order in ORDERS}, "order")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3f}"))

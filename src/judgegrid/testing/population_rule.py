@@ -50,6 +50,7 @@ from judgegrid.testing.decision_bank import Scenario
 from judgegrid.testing.labelling_person import (
     BUDGET,
     CHANCE,
+    POPULATION,
     Run,
     World,
     _adaptive_run,
@@ -344,6 +345,16 @@ def fresh_world(world: World, scenario: Scenario, seed: int) -> World:
     draws their own run), with ``world``'s person noise; the designs made from its picks."""
     rng = np.random.default_rng((POOL_STREAM, seed))
     return replace(prepared(synthetic_world(scenario, rng)), noise=world.noise)
+
+
+def resampled_world(world: World, seed: int, size: int = POPULATION) -> World:
+    """A fresh pool of ``size`` pairs drawn with replacement from a replay's pairs (their
+    judges' picks and truth together), for ``seed``'s person: the replay's pairs as the
+    population, so that its pool is no longer the limit (a rule valid for judges in general
+    cannot learn more from 350 pairs than the 350 hold), the designs made from its picks."""
+    rows = np.random.default_rng((POOL_STREAM, seed)).integers(0, len(world.truth), size)
+    pool = replace(world, picks=world.picks[rows], truth=world.truth[rows])
+    return prepared(pool)
 
 
 def population_person(world: World, seed: int) -> PopulationPerson:
