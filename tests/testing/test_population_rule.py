@@ -24,6 +24,7 @@ from judgegrid.testing.population_rule import (
     pool_kinds,
     population_verdict,
     queue_run,
+    resampled_world,
     states_of_tests,
 )
 
@@ -181,3 +182,17 @@ def test_the_rule_keeps_its_error_under_a_null_for_fresh_pools():
     assert stats.binom.sf(wrong - 1, people, 0.025) > 0.001
     verdicts, wrong_better = _wrong_picks((0.95, 0.55), 20)
     assert verdicts >= 10 and wrong_better == 0
+
+
+def test_a_resampled_pool_keeps_each_pair_with_its_truth():
+    """``resampled_world`` draws whole pairs (picks and truth together) from the replay's, so
+    every kind's share of truths stays the replay's, up to the draw."""
+    world = _world(np.random.default_rng(4), (0.9, 0.6), 50)
+    pool = resampled_world(world, seed=0, size=1000)
+    rows = {tuple(r) for r in np.column_stack([world.picks, world.truth])}
+    drawn = np.column_stack([pool.picks, pool.truth])
+    assert len(pool.truth) == 1000 and all(tuple(r) in rows for r in drawn)
+    accuracy = (pool.picks == pool.truth[:, None]).mean(axis=0)
+    original = (world.picks == world.truth[:, None]).mean(axis=0)
+    assert accuracy == pytest.approx(original, abs=0.05)
+    assert pool.probability.sum() == pytest.approx(1.0)
