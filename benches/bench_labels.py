@@ -59,7 +59,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Row, emit, load_average, verdict
+from common import Row, emit, load_average, verdict, verdict_rows
 
 from judgegrid.testing.label_floors import NOISES, best_share, floor_figures, wrong_picks
 from judgegrid.testing.labelling_person import (
@@ -173,16 +173,7 @@ def print_floors(worlds: list[World], replays: list[World], seeds: range) -> Non
             people_at[world.noise] = people
         figures = floor_figures(world, seeds, people)
         print(f"\n### {world.name} ({len(seeds)} seeds; truly best: {figures['best'] or 'none'})")
-        table = [
-            {
-                "order and rule": words,
-                "verdicts": figures[f"{key}: verdicts"],
-                "median labels": figures[f"{key}: median labels"],
-                "wrong pick": figures[f"{key}: wrong pick"],
-            }
-            for key, words in FLOOR_ROWS.items()
-            if f"{key}: verdicts" in figures
-        ]
+        table = verdict_rows(figures, FLOOR_ROWS, "order and rule")
         print(pd.DataFrame(table).to_markdown(index=False, floatfmt=".3f"))
         print(floor_line(figures), flush=True)
         if "chance scans" in figures:

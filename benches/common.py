@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -116,3 +117,21 @@ def timed_judgegrid(
         print(done.stdout[-2000:], done.stderr[-4000:])
         raise SystemExit(f"judgegrid {args[0]} failed (exit {done.returncode})")
     return wall, done.stdout
+
+
+def verdict_rows(
+    figures: Mapping[str, object], rows: Mapping[str, str], heading: str
+) -> list[dict[str, object]]:
+    """The labels benches' table rows: per key of ``rows`` (``figures`` holds its figures as
+    ``"<key>: verdicts"`` and so on; keys without them left out) its words under ``heading``,
+    then the share of people with a verdict, the median labels to one and the wrong picks."""
+    return [
+        {
+            heading: words,
+            "verdicts": figures[f"{key}: verdicts"],
+            "median labels": figures[f"{key}: median labels"],
+            "wrong pick": figures[f"{key}: wrong pick"],
+        }
+        for key, words in rows.items()
+        if f"{key}: verdicts" in figures
+    ]
