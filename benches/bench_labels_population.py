@@ -32,12 +32,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import load_average, verdict_rows
 
-from judgegrid.testing.labelling_person import SYNTHETIC, World, bank_worlds, replay_worlds
+from judgegrid.testing.labelling_person import (
+    World,
+    bank_worlds,
+    person_world,
+    replay_worlds,
+)
 from judgegrid.testing.population_rule import (
     MODES,
     ORDERS,
     PopulationPerson,
-    fresh_world,
     population_figures,
     population_person,
     resampled_world,
@@ -98,12 +102,9 @@ def _names(world: World, first: str, second: str) -> bool:
 def person(world: World, fresh: bool, seed: int) -> PopulationPerson:
     """``seed``'s person, on a pool of their own where ``fresh`` (a replay's: drawn from its
     pairs, ``resampled_world``)."""
-    scenario = next((s for s in SYNTHETIC if s.name == world.name), None)
-    if fresh and scenario is None:
+    if fresh and world.scenario is None:
         return population_person(resampled_world(world, seed), seed)
-    if fresh and scenario is not None:
-        world = fresh_world(world, scenario, seed)
-    return population_person(world, seed)
+    return population_person(person_world(world, seed) if fresh else world, seed)
 
 
 def print_world(world: World, fresh: bool, f: dict[str, float]) -> None:

@@ -141,8 +141,8 @@ def test_the_bias_queue_draws_the_persons_first_draws(monkeypatch):
         made.append(found[1])
         return found
 
-    adaptive_run = labelling_person._adaptive_run
-    monkeypatch.setattr(labelling_person, "_adaptive_run", caught)
+    adaptive_run = labelling_person.adaptive_run
+    monkeypatch.setattr(labelling_person, "adaptive_run", caught)
     label_person(world, seed=5, fixed=0)
     monkeypatch.undo()
     (full,) = made

@@ -237,7 +237,7 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     all; it is slow, the whole rule at every label)."""
     rng, right, uniform = person_of(world, seed)
     population = right.mean(axis=0)
-    new, drawn = _adaptive_run(world, right, rng)
+    new, drawn = adaptive_run(world, right, rng)
     runs = [
         anytime_run(world, "uniform", right, uniform),
         new,
@@ -269,7 +269,7 @@ def bias_draws(world: World, seed: int) -> tuple[np.ndarray, Draws]:
     is still looked at after every label, as the design follows it), without the rest of the
     person (the other orders, the queue on to a verdict), so many more queues are affordable."""
     rng, right, _ = person_of(world, seed)
-    _, drawn = _adaptive_run(world, right, rng, to_verdict=False)
+    _, drawn = adaptive_run(world, right, rng, to_verdict=False)
     return right, drawn
 
 
@@ -311,7 +311,7 @@ def _run(world: World, order: str, labels: np.ndarray, found: AnytimeVerdict) ->
     return Run(order, "anytime", int(labels[found.at - 1]), found.named, _wrong(world, found.named))
 
 
-def _adaptive_run(
+def adaptive_run(
     world: World, right: np.ndarray, rng: np.random.Generator, to_verdict: bool = True
 ) -> tuple[Run, Draws]:
     """The adaptive queue: before each new label the design is recomputed from the rule's

@@ -1,7 +1,7 @@
 """A prototype (issue 42): the new queue's anytime rule made valid for judges *in general*, not
 only for the run's own samples.
 
-Why: the adaptive queue (``labelling_person._adaptive_run``) draws with replacement, weights a
+Why: the adaptive queue (``labelling_person.adaptive_run``) draws with replacement, weights a
 draw ``1 / (N q)`` and counts a repeat again. That is a martingale for the run's own mean, so
 the rule is valid for the run. But once the queue has labelled every sample where two judges
 disagree, its redraws pile up evidence about that pool's luck: with a fresh pool per person, two
@@ -49,19 +49,17 @@ from judgegrid.analyses import (
     hypotheses_of,
     standing_of,
 )
-from judgegrid.testing.decision_bank import Scenario
 from judgegrid.testing.labelling_person import (
     BUDGET,
     CHANCE,
     POPULATION,
     Run,
     World,
-    _adaptive_run,
+    adaptive_run,
     anytime_run,
     censored_median,
     person_of,
     prepared,
-    synthetic_world,
 )
 
 TestKey = tuple[str, str | None]  # (judge, rival); rival None: against chance
@@ -343,13 +341,6 @@ class PopulationPerson:
     touched: dict[str, bool]
 
 
-def fresh_world(world: World, scenario: Scenario, seed: int) -> World:
-    """A fresh pool of ``scenario`` for ``seed``'s person (the superpopulation claim: each person
-    draws their own run), with ``world``'s person noise; the designs made from its picks."""
-    rng = np.random.default_rng((POOL_STREAM, seed))
-    return replace(prepared(synthetic_world(scenario, rng)), noise=world.noise)
-
-
 def resampled_world(world: World, seed: int, size: int = POPULATION) -> World:
     """A fresh pool of ``size`` pairs drawn with replacement from a replay's pairs (their
     judges' picks and truth together), for ``seed``'s person: the replay's pairs as the
@@ -366,7 +357,7 @@ def population_person(world: World, seed: int) -> PopulationPerson:
     prototype's (without; their own generators, so today's draws are ``label_person``'s, and
     every mode of the queue draws alike until a verdict differs)."""
     rng, right, uniform = person_of(world, seed)
-    today, _ = _adaptive_run(world, right, rng)
+    today, _ = adaptive_run(world, right, rng)
     runs = {
         "today queue": today,
         "today uniform": anytime_run(world, "uniform", right, uniform),
