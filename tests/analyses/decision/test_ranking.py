@@ -3,6 +3,8 @@ chance is not excluded."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,3 +83,24 @@ def test_a_judge_whose_time_is_unknown_reads_unknown_time_not_nan():
     row = card_of(frame).loc["faithfulness"]
     assert "unknown time per score" in row["detail"] and "unknown cost" in row["detail"]
     assert "nan" not in row["detail"]
+
+
+def test_judges_level_on_the_figure_are_said_level_by_the_card_and_its_detail():
+    """Judges level on the figure: the card breaks the tie by the judges' order, its detail by
+    cost, so each named a different "best" (a walk through the labelling loop met "the best, a"
+    beside "the best, b"); both now say who is level with the one they name, and the two name
+    the same judges between them."""
+    frame = simulated(seed=4, samples=6, judges=("a", "b", "c"))
+    for judge in ("b", "c"):  # three judges scoring alike: level on any figure
+        frame.loc[frame["judge"] == judge, "score"] = frame.loc[
+            frame["judge"] == "a", "score"
+        ].to_numpy()
+    row = card_of(frame).loc["faithfulness"]
+    said = {}
+    for field in ("reason", "detail"):
+        found = re.search(r"the best, (\w+) \(level with ([\w, ]+)\)", row[field])
+        assert found, row[field]
+        said[field] = {found.group(1), *found.group(2).split(", ")}
+    assert said["reason"] == said["detail"] == {"a", "b", "c"}
+    alone = simulated(seed=9, samples=20, judges=("good", "also", "noisy"))
+    assert "level with" not in " ".join(card_of(alone).loc["faithfulness", ["reason", "detail"]])

@@ -26,7 +26,7 @@ from judgegrid.analyses.decision.anytime import count_words
 from judgegrid.analyses.decision.label_state import state_of
 from judgegrid.analyses.decision.ladder import MIN_AGREEMENT_JUDGES, CardSources, first_evidence
 from judgegrid.analyses.decision.outcome import Outcome, outcome, usage_of
-from judgegrid.analyses.decision.recommendation import metric_sentence
+from judgegrid.analyses.decision.recommendation import level_words, metric_sentence
 from judgegrid.analyses.stats.paired import ALPHA
 from judgegrid.analyses.stats.ruling import Evidence, Ruling, Standing
 from judgegrid.analyses.validity.probes import ROBUSTNESS_LIMIT, injection_rises
@@ -182,8 +182,8 @@ def decide(
     if found.kind == "chance":
         reason = (
             _none_beats_chance(evidence)
-            + f"the best, {top.judge}, has {figure}: that does not exclude chance "
-            f"({evidence.chance:.2g}{_bonferroni(ruling)})"
+            + f"the best, {top.judge}{_level(top, ruling)}, has {figure}: that does not exclude "
+            f"chance ({evidence.chance:.2g}{_bonferroni(ruling)})"
             + _too_few_to_tell(evidence, top, ruling)
             + _runner_up(evidence, ruling)
         )
@@ -349,6 +349,11 @@ def _perfect_excludes_chance(evidence: Evidence, n: int, looks: int) -> bool:
 def _bonferroni(ruling: Ruling) -> str:
     looks = len(ruling.others) + 1
     return f", at 95% over {looks} judges (Bonferroni)" if looks > 1 else ""
+
+
+def _level(top: Standing, ruling: Ruling) -> str:
+    """`` (level with b)`` where other judges' figures equal the top's (``level_words``)."""
+    return level_words(s.judge for s, _, _ in ruling.others if s.quality == top.quality)
 
 
 def _runner_up(evidence: Evidence, ruling: Ruling) -> str:

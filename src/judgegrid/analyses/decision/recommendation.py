@@ -13,6 +13,7 @@ that differs from a wrong majority is penalised, and the paragraph says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -224,6 +225,9 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
             "judges' scores do not vary enough across samples to compare them with each other."
         )
     best = measured.iloc[0]
+    level = level_words(
+        measured.iloc[1:].loc[measured["quality"].iloc[1:] == best["quality"], "judge"]
+    )
     validity = best["basis"].startswith("pairwise")
     chance = 0.5 if validity else 0.0
     reference = "the human preference" if "human" in best["basis"] else "the designed contrasts"
@@ -248,12 +252,13 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
         usage += f"; its repeats of a sample differ by an SD of {best['mean_run_sd']:.3f}"
     if not has_ci or best["ci_low"] <= chance:
         text = (
-            f"For {title}, the data support no judge yet: the best, {best['judge']}, {what}{ci}, "
+            f"For {title}, the data support no judge yet: the best, {best['judge']}{level}, "
+            f"{what}{ci}, "
             f"which does not exclude chance ({chance:.2g}), at {usage}. Score or label more "
             "samples before choosing."
         )
     else:
-        text = f"For {title}, {best['judge']} ranks first: it {what}{ci}, at {usage}."
+        text = f"For {title}, {best['judge']} ranks first{level}: it {what}{ci}, at {usage}."
         rivals = measured.iloc[1:]
         if len(rivals):
             text += (
@@ -270,6 +275,15 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
     if not validity:
         text += " Agreement with other judges is not validity: label a few pairs to check it."
     return text
+
+
+def level_words(judges: Iterable[object]) -> str:
+    """`` (level with b, c)``: the judges whose figure equals the one named first, said where
+    the first is named (the card and its detail break a tie each their own way, the card by the
+    judges' order, the detail by cost; saying who is level keeps either from reading as a
+    lead)."""
+    names = [str(j) for j in judges]
+    return f" (level with {', '.join(names)})" if names else ""
 
 
 def _seconds(value: float) -> str:
