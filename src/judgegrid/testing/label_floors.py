@@ -36,7 +36,7 @@ from itertools import combinations
 import numpy as np
 from scipy import optimize
 
-from judgegrid.analyses import draw_bounds, first_rejections, hypotheses_of
+from judgegrid.analyses import draw_bounds, first_named, first_rejections, hypotheses_of
 from judgegrid.testing.labelling_person import (
     BUDGET,
     CHANCE,
@@ -193,16 +193,10 @@ def named_at(
     firsts: dict[tuple[str, str | None], int], candidates: Iterable[str]
 ) -> tuple[str | None, int]:
     """The candidate that first beats every other judge (its tests against chance not asked)
-    and the draw at which it does (None, 0: none within the draws)."""
-    reached = {}
-    for judge in candidates:
-        mine = [first for (j, rival), first in firsts.items() if j == judge and rival is not None]
-        if mine and min(mine) > 0:
-            reached[judge] = max(mine)
-    if not reached:
-        return None, 0
-    named = min(reached, key=lambda j: (reached[j], j))
-    return named, reached[named]
+    and the draw at which it does (None, 0: none within the draws): the rule's naming
+    (``first_named``) on the paired tests alone."""
+    paired = {key: first for key, first in firsts.items() if key[1] is not None}
+    return first_named(paired, candidates)
 
 
 def paired_alone_run(world: World, seed: int) -> Run:

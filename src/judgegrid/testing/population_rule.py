@@ -45,6 +45,7 @@ from judgegrid.analyses import (
     AnytimeVerdict,
     Standing,
     adaptive_probability,
+    first_named,
     first_rejections,
     hypotheses_of,
     standing_of,
@@ -193,20 +194,6 @@ def _pair_bound(pairs: Mapping[tuple[str, str], float], judge: str, rival: str) 
     return pairs.get((judge, rival), pairs.get((rival, judge), TINY))
 
 
-def named_first(firsts: Mapping[TestKey, int], judges: tuple[str, ...]) -> tuple[str | None, int]:
-    """The judge whose tests (against every other judge and chance) have all rejected first,
-    and the label at which the last of them did (``anytime_verdict``'s naming)."""
-    reached = {}
-    for judge in judges:
-        mine = [first for (j, _), first in firsts.items() if j == judge]
-        if min(mine) > 0:
-            reached[judge] = max(mine)
-    if not reached:
-        return None, 0
-    named = min(reached, key=lambda j: (reached[j], j))
-    return named, reached[named]
-
-
 def population_verdict(
     judges: tuple[str, ...], right: np.ndarray, labels: Labels
 ) -> AnytimeVerdict:
@@ -224,7 +211,7 @@ def population_verdict(
         alone = replace(test, judge=VALUES, against=None, low=low, high=high)
         ones = np.ones(len(z))
         firsts[key] = first_rejections([alone], (VALUES,), z[:, None], ones, 0.0)[(VALUES, None)]
-    named, at = named_first(firsts, judges)
+    named, at = first_named(firsts, judges)
     leader = judges[int(np.argmax((labels.weight[:, None] * values).mean(axis=0)))]
     beaten = frozenset(key for key, first in firsts.items() if first > 0)
     return AnytimeVerdict(named, leader, len(values), at, float("nan"), beaten)

@@ -37,7 +37,7 @@ Missing data: a judge with no answer on a draw counts as wrong there, as on the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,14 +136,9 @@ def anytime_verdict(
     right = np.nan_to_num(np.asarray(right, float), nan=0.0)
     weight = np.asarray(weight, float)
     tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
-    at = {j: 0 for j in judges}
-    beaten = set()
-    for (judge, against), first in first_rejections(tests, judges, right, weight, chance).items():
-        at[judge] = -1 if first == 0 or at[judge] < 0 else max(at[judge], first)
-        if first > 0:
-            beaten.add((judge, against))
-    reached = {j: t for j, t in at.items() if t > 0}
-    named = min(reached, key=lambda j: (reached[j], j)) if reached else None
+    firsts = first_rejections(tests, judges, right, weight, chance)
+    named, named_at = first_named(firsts, judges)
+    beaten = {key for key, first in firsts.items() if first > 0}
     draws = len(right)
     if draws == 0:
         return AnytimeVerdict(None, None, 0, 0, float("inf"))
@@ -156,7 +151,7 @@ def anytime_verdict(
     )
     done = frozenset(beaten)
     if named is not None:
-        return AnytimeVerdict(named, leader, draws, reached[named], 0.0, done, level)
+        return AnytimeVerdict(named, leader, draws, named_at, 0.0, done, level)
     if not project:
         return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
@@ -180,6 +175,24 @@ def first_rejections(
         )
         for test in tests
     }
+
+
+def first_named(
+    firsts: Mapping[tuple[str, str | None], int], candidates: Iterable[str]
+) -> tuple[str | None, int]:
+    """The candidate whose tests in ``firsts`` (``first_rejections``) have all rejected first,
+    and the draw at which the last of them did (None, 0: none within the draws; ties by name).
+    The rule names a judge so; a rule that reads only some tests, such as
+    ``testing.label_floors``' paired tests alone, passes only those."""
+    reached = {}
+    for judge in candidates:
+        mine = [first for (j, _), first in firsts.items() if j == judge]
+        if mine and min(mine) > 0:
+            reached[judge] = max(mine)
+    if not reached:
+        return None, 0
+    named = min(reached, key=lambda j: (reached[j], j))
+    return named, reached[named]
 
 
 def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
