@@ -12,9 +12,8 @@ own, the scenario drawn anew (``person_world``: a wrong pick by the scenario is 
 many runs, as users meet it); the replay is JudgeBench's one set of pairs. Orders: uniform
 at random, today's preference queue, the new queue (adaptive: once the leader beats chance,
 it draws where the leader and its open rivals disagree; each draw's probability known before
-it). Rules: the anytime rule (betting; weighted
-on the new queue, each draw within its own bounds) and the card's fixed-n rule. Figures and
-goals:
+it). Rules: the anytime rule (betting; weighted on the new queue, each draw within its own
+bounds) and the card's fixed-n rule. Figures and goals:
 
 - labels to a verdict: the new queue's median <= half of uniform's, at wrong pick <= 5%;
 - wrong picks under peeking: the fixed-n rule's (measured) and the anytime rule's (<= 5%), the

@@ -224,10 +224,8 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
             f"For {title}, no judge could be assessed: no preference pair was scored, and the "
             "judges' scores do not vary enough across samples to compare them with each other."
         )
-    best = measured.iloc[0]
-    level = level_words(
-        measured.iloc[1:].loc[measured["quality"].iloc[1:] == best["quality"], "judge"]
-    )
+    best, rivals = measured.iloc[0], measured.iloc[1:]
+    level = level_words(rivals.loc[rivals["quality"] == best["quality"], "judge"])
     validity = best["basis"].startswith("pairwise")
     chance = 0.5 if validity else 0.0
     reference = "the human preference" if "human" in best["basis"] else "the designed contrasts"
@@ -259,7 +257,6 @@ def metric_sentence(title: str, block: pd.DataFrame) -> str:
         )
     else:
         text = f"For {title}, {best['judge']} ranks first{level}: it {what}{ci}, at {usage}."
-        rivals = measured.iloc[1:]
         if len(rivals):
             text += (
                 " Then "
