@@ -11,11 +11,13 @@ import json
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 import test_labelling as labelling
 from typer.testing import CliRunner
 
-from judgegrid.analyses import ADAPTIVE_SHARE
+from judgegrid.analyses import ADAPTIVE_SHARE, metric_design
+from judgegrid.analyses.decision.kinds import TINY
 from judgegrid.analyses.decision.label_state import pass_fail
 from judgegrid.cli import app
 from judgegrid.core.records import Label, LabelDraw
@@ -72,16 +74,38 @@ def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_di
     draws = labelling.stored_draws(run_dir)
     mine = draws[draws["annotator"] == "ann"]
     assert set(asked) <= set(mine["sample_id"])
-    # every draw of every batch: 95% on the two samples where a and b differ, 5% uniform
+    assert mine["sample_id"].is_unique  # drawn without replacement: every draw a new label
+    # the two samples where a and b differ carry 95% of a draw while open: drawn first
+    assert set(mine["sample_id"][:2]) == set(DISAGREED)
+    # every draw of every batch: 95% on the two samples where a and b differ, 5% uniform,
+    # among the samples not yet drawn; each weighs its kind's share over the chance a draw is
+    # of its kind (a kind: the stratum and a's and b's pass or fail), stored as 1 / (N w)
     n = len(judged)
     focus = ADAPTIVE_SHARE / n + (1 - ADAPTIVE_SHARE) / len(DISAGREED)
-    expected = np.where(mine["sample_id"].isin(DISAGREED), focus, ADAPTIVE_SHARE / n)
-    assert mine["probability"].to_numpy() == pytest.approx(expected)
-    assert mine["sample_id"].isin(DISAGREED).mean() > 0.6
-    for text in mine["bounds"]:
+    q = pd.Series(np.where(judged.index.isin(DISAGREED), focus, ADAPTIVE_SHARE / n), judged.index)
+    design = metric_design(scores, METRIC)
+    stratum = pd.Series(design.stratum, list(design.samples)).reindex(judged.index)
+    kind = stratum.astype(str) + "/" + judged["a"].astype(str) + "/" + judged["b"].astype(str)
+    share = kind.map(kind.value_counts() / n)
+    drawn: set[str] = set()
+    for sid, stored, text in zip(
+        *(mine[c] for c in ("sample_id", "probability", "bounds")), strict=True
+    ):
+        open_q = q[~q.index.isin(drawn)]
+        rho = open_q.groupby(kind[open_q.index]).sum() / open_q.sum()
+        weight = share[sid] / rho[kind[sid]]
+        assert 1 / (n * stored) == pytest.approx(weight)
         bounds = json.loads(text)
-        assert bounds["largest"] == pytest.approx(1 / ADAPTIVE_SHARE)
-        assert bounds["pairs"] == [["a", "b", pytest.approx(1 / (n * focus))]]
+        weights = share.groupby(kind).first()[rho.index] / rho
+        assert bounds["largest"] == pytest.approx(weights.max())
+        apart = [k for k in rho.index if k.split("/")[1] != k.split("/")[2]]
+        reach = weights[apart].max() if apart else TINY  # no drawable sample tells them apart
+        assert bounds["pairs"] == [["a", "b", pytest.approx(reach)]]
+        gone = kind.isin(set(kind) - set(rho.index))
+        assert bounds["gone"] == pytest.approx(float(gone.mean()))
+        apart_gone = gone & (judged["a"] != judged["b"])
+        assert bounds["gone_pairs"] == [["a", "b", pytest.approx(float(apart_gone.mean()))]]
+        drawn.add(sid)
     # the earlier annotator's draws (of the fixed design: read first, by name) carry no bounds
     assert draws.loc[draws["annotator"] == "adam", "bounds"].isna().all()
 

@@ -29,13 +29,8 @@ from judgegrid.analyses.consistency import (
 )
 from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
-from judgegrid.analyses.decision.adaptive import (
-    Standing,
-    adaptive_probability,
-    bounds_text,
-    draw_bounds,
-    standing_of,
-)
+from judgegrid.analyses.decision.adaptive import Standing, adaptive_probability, standing_of
+from judgegrid.analyses.decision.kinds import QueueDesign, kinds_of
 from judgegrid.analyses.decision.label_state import LabelState, pass_fail, state_of
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.sampling import LabelDesign
@@ -537,12 +532,13 @@ def adaptive_design_of(
     draws: pd.DataFrame,
     facts: RunFacts,
     base: LabelDesign,
-) -> tuple[LabelDesign, str] | None:
+) -> QueueDesign | None:
     """The labelling queue's design for the next draws of a built-in metric
     (``decision.adaptive``: ``base``, the fixed design, until the rule has a leader; then
-    focused where the leader and its open rivals pass or fail differently), with the draws'
-    bounds as stored (``adaptive.bounds_text``). None for a criterion, a preference or a metric
-    fewer than two judges rated: the fixed design serves them."""
+    focused where the leader and its open rivals pass or fail differently), with the samples'
+    kinds (``decision.kinds``: stratum and the judges' pass or fail, all the design reads).
+    None for a criterion, a preference or a metric fewer than two judges rated: the fixed
+    design serves them (``kinds.fixed_queue``)."""
     run = run_scores(scores, facts)
     if metric in run.criteria or metric == PREFERENCE:
         return None
@@ -554,8 +550,8 @@ def adaptive_design_of(
     table = judged.reindex(index=list(base.samples), columns=list(judges)).to_numpy(float)
     standing = standing_of(found.verdict, judges) if found is not None else Standing(None)
     probability = adaptive_probability(base.probability, table, standing)
-    largest, pairs = draw_bounds(probability, table, judges)
-    return replace(base, probability=probability), bounds_text(largest, pairs)
+    design = replace(base, probability=probability)
+    return QueueDesign(design, kinds_of(base.stratum, table), judges)
 
 
 def split_labels(

@@ -21,18 +21,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from aiohttp import web
 
 from judgegrid.analyses import (
     LabelDesign,
+    QueueDesign,
     RunFacts,
     adaptive_design_of,
-    draw_labels,
+    fixed_queue,
     label_design,
     label_queue,
     label_state_of,
     preference_queue,
+    queue_draw,
     skipped_words,
 )
 from judgegrid.core.criterion import CriterionSpec, criterion_label
@@ -84,7 +87,6 @@ SCALE = (0.0, 0.25, 0.5, 0.75, 1.0)
 # Why the page asks about a pair no judge has scored (a pairwise criterion's run not yet scored,
 # or a pair whose cells failed): said the same with or without the judges shown.
 UNSCORED_PAIR = "a pair no judge has compared yet"
-MAX_DRAWS = 1_000_000  # draws looked at to find a session's new samples (a with-replacement queue)
 PAGE_FILES = {"/": "index.html", "/label.js": "label.js", "/label.css": "label.css"}
 
 
@@ -285,7 +287,7 @@ def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
 
 # the adaptive design of a metric's next draws from its fixed design (``adapter``); None: the
 # fixed design serves (a criterion, a preference)
-Adapt = Callable[[str, LabelDesign], tuple[LabelDesign, str] | None]
+Adapt = Callable[[str, LabelDesign], QueueDesign | None]
 
 
 def adapter(
@@ -301,7 +303,7 @@ def adapter(
     answers = human_labels(store.labels_frame(), sample_info, criteria.values(), skips=True)
     facts = RunFacts(sample_info=sample_info, criteria=dict(criteria))
 
-    def adapt(metric: str, base: LabelDesign) -> tuple[LabelDesign, str] | None:
+    def adapt(metric: str, base: LabelDesign) -> QueueDesign | None:
         return adaptive_design_of(metric, scores, answers, draws, facts, base)
 
     return adapt
@@ -367,10 +369,11 @@ def metric_queue(
     n: int = 20,
     adapt: Adapt | None = None,
 ) -> list[tuple[QueueItem, list[LabelDraw]]]:
-    """Up to ``n`` of one metric's items, each with the new draws that lead to it: drawn from
+    """Up to ``n`` of one metric's items, each with the new draw that leads to it: drawn from
     the metric's design (``analyses.metric_design``: strata by how much the judges disagree,
-    40% of every draw uniform, with replacement; made adaptive by ``adapt`` from the labels so
-    far, ``decision.adaptive``), after the annotator's draws stored and not yet answered. A
+    40% of every draw uniform; made adaptive by ``adapt`` from the labels so far,
+    ``decision.adaptive``) without replacement, each weighted by its kind (``decision.kinds``),
+    after the annotator's draws stored and not yet answered. A
     pairwise criterion's ``pairs`` (the samples holding both answers) bound it: the pairs the
     judges scored are drawn, then the others follow in the data set's order, not drawn (so a
     pairwise criterion can be labelled before, or without, its judges' cells; such a label
@@ -381,11 +384,10 @@ def metric_queue(
     table = label_queue(scores, metric)
     reasons = {str(r.sample_id): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
     design = label_design(table.set_index("sample_id")["priority"]) if len(table) else None
-    adapted = adapt(metric, design) if adapt is not None and design is not None else None
-    bounds = None
-    if adapted is not None:
-        design, bounds = adapted
-    drawn = queue_draws(design, metric, annotator, stored, done, n, bounds)
+    queue = adapt(metric, design) if adapt is not None and design is not None else None
+    if queue is None and design is not None:
+        queue = fixed_queue(design)
+    drawn = queue_draws(queue, metric, annotator, stored, done, n)
     items = [
         (QueueItem(sid, metric, reasons[sid][0], None, "", reasons[sid][1], q), behind)
         for sid, q, behind in drawn
@@ -401,20 +403,19 @@ def metric_queue(
 
 
 def queue_draws(
-    design: LabelDesign | None,
+    queue: QueueDesign | None,
     metric: str,
     annotator: str,
     stored: pd.DataFrame | None,
     done: set[str],
     n: int,
-    bounds: str | None = None,
 ) -> list[tuple[str, float, list[LabelDraw]]]:
     """Up to ``n`` samples to ask about, in the order drawn: first the annotator's stored
-    draws not yet answered (or skipped), then new draws from ``design``, numbered on from the
-    stored ones (a person's sequence goes on across sessions). Each sample comes with its
-    probability a draw and the new draws up to it: a draw of a sample already answered or
-    already asked asks nothing (it counts that label again) but is stored all the same, with
-    the design's ``bounds`` (an adaptive design's, ``records.LabelDraw``)."""
+    draws not yet answered (or skipped), then new draws from ``queue`` among the samples the
+    annotator has not been asked (``analyses.queue_draw``: without replacement, each with its
+    probability and bounds as ``records.LabelDraw`` stores them), numbered on from the stored
+    ones (a person's sequence goes on across sessions), deterministic for the annotator, the
+    metric and the draw they start at. Each sample comes with its probability and its draw."""
     mine = stored if stored is not None else pd.DataFrame(columns=DRAW_COLUMNS)
     found: list[tuple[str, float, list[LabelDraw]]] = []
     asked = set(done)
@@ -422,24 +423,20 @@ def queue_draws(
         if sid not in asked and len(found) < n:
             found.append((str(sid), float(q), []))
         asked.add(str(sid))
-    if design is None or len(found) >= n or asked >= set(design.samples):
+    if queue is None:
         return found
-    first = int(mine["draw"].max()) + 1 if len(mine) else 1
-    size = min(MAX_DRAWS, max(50 * n, 10 * design.population))
-    seed = int(text_sha(f"{annotator}/{metric}/{first}")[:8], 16)
-    picks = draw_labels(design, size, seed, asked)
-    behind: list[LabelDraw] = []
-    for k, (sid, q, new) in enumerate(
-        zip(picks["sample_id"], picks["probability"], picks["new"], strict=True)
-    ):
-        behind.append(
-            LabelDraw(metric, annotator, first + k, str(sid), float(q), design.population, bounds)
-        )
-        if new:
-            found.append((str(sid), float(q), behind))
-            behind = []
-            if len(found) >= n:
-                break
+    number = int(mine["draw"].max()) + 1 if len(mine) else 1
+    rng = np.random.default_rng(int(text_sha(f"{annotator}/{metric}/{number}")[:8], 16))
+    while len(found) < n:
+        drawn = queue_draw(queue, asked, rng)
+        if drawn is None:
+            break
+        sid, q, bounds = drawn
+        population = queue.design.population
+        draw = LabelDraw(metric, annotator, number, sid, q, population, bounds)
+        found.append((sid, q, [draw]))
+        asked.add(sid)
+        number += 1
     return found
 
 
@@ -519,10 +516,11 @@ def build_preference_queue(
     members = {pair: (a, b) for pair, (a, b, _) in pairs.items()}
     table = preference_queue(scores, members)
     design = label_design(table.set_index("pair")["priority"]) if len(table) else None
+    queue = fixed_queue(design) if design is not None else None
     reasons = {str(r.pair): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
     answered_pairs = {s for s, m in done if m == PREFERENCE}
     drawn = queue_draws(
-        design, PREFERENCE, annotator, _draws_of(stored, PREFERENCE), answered_pairs, n
+        queue, PREFERENCE, annotator, _draws_of(stored, PREFERENCE), answered_pairs, n
     )
     per_pair = [
         (

@@ -37,7 +37,6 @@ from judgegrid.analyses import (
     anytime_verdict,
     binary_evidence,
     draw_bounds,
-    expected_new_labels,
     hansen_hurwitz,
     label_design,
     outcome,
@@ -419,8 +418,17 @@ def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tupl
     design = adaptive_probability(
         world.probability, world.picks.astype(float), standing_of(found, world.judges)
     )
-    more = expected_new_labels(design, labelled, found.about_more)
+    more = _expected_new(design, labelled, found.about_more)
     return more, float(run.labels - CHECKPOINT)
+
+
+def _expected_new(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
+    """How many new labels ``draws`` more draws with replacement ask for, in expectation: each
+    sample not yet labelled is asked with probability ``1 - (1 - q)^draws``."""
+    q = np.asarray(probability, float)[~labelled]
+    if not q.size:
+        return 0.0
+    return float(np.sum(1 - (1 - q) ** draws)) if np.isfinite(draws) else float("inf")
 
 
 def within_budget(labels: np.ndarray, population: int) -> int:

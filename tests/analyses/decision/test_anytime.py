@@ -10,9 +10,9 @@ import pytest
 
 from judgegrid.analyses import (
     anytime_verdict,
-    expected_new_labels,
     first_rejections,
     label_design,
+    labels_to_come,
     state_words,
 )
 from judgegrid.analyses.decision.anytime import HORIZON, bet_values, count_words, hypotheses_of
@@ -110,16 +110,39 @@ def test_judges_level_on_the_labels_are_said_level_not_one_leading():
     )
 
 
-def test_expected_new_labels_matches_a_simulation():
-    rng = np.random.default_rng(24)
-    q = rng.random(200)
-    q /= q.sum()
-    labelled = rng.random(200) < 0.2
-    counts = []
-    for _ in range(3000):
-        drawn = np.unique(rng.choice(200, 80, p=q))
-        counts.append((~labelled[drawn]).sum())
-    assert expected_new_labels(q, labelled, 80) == pytest.approx(np.mean(counts), rel=0.02)
+def test_labels_to_come_is_a_label_a_draw_within_the_samples_left():
+    assert labels_to_come(50, 12.0) == 12.0
+    assert labels_to_come(50, 50.0) == 50.0
+    assert labels_to_come(50, 51.0) == np.inf  # more than the run holds: none in sight
+    assert labels_to_come(50, np.inf) == np.inf
+    assert labels_to_come(0, 12.0) == 0.0  # none left: "no sample left to label"
+
+
+def test_a_shift_that_leaves_no_room_above_the_null_freezes_the_draw():
+    # a kind all labelled fills in at its lowest: the draw's value moves down by the shift, and
+    # where the shift leaves nothing above the null the draw bets nothing (capital unchanged)
+    shift = np.array([0.0, -0.3, -1.2])
+    test = hypotheses_of(("a", "b"), 1.0, 0.5, shifts={("a", "b"): shift})[2]
+    assert (test.judge, test.against) == ("a", "b")
+    raw = np.array([1.0, 1.0, 1.0])
+    assert test.values(raw).tolist() == pytest.approx([1.0, 0.7, 0.0])
+    low, high = test.bounds()
+    assert np.asarray(low).tolist() == pytest.approx([-1.0, -1.3, -1.0])
+    assert np.asarray(high).tolist() == pytest.approx([1.0, 0.7, 1.0])
+
+
+def test_shifts_lower_the_evidence_never_raise_it():
+    rng = np.random.default_rng(5)
+    right = np.column_stack([rng.random(300) < 0.85, rng.random(300) < 0.6]).astype(float)
+    plain = anytime_verdict(("a", "b"), right, np.ones(300), 1.0, 0.5, project=False)
+    gone = np.linspace(0, 0.2, 300)
+    shifts = {("a", None): -0.5 * gone, ("b", None): -0.5 * gone}
+    shifts |= {("a", "b"): -gone, ("b", "a"): -gone}
+    shifted = anytime_verdict(
+        ("a", "b"), right, np.ones(300), 1.0, 0.5, project=False, shifts=shifts
+    )
+    assert plain.named == "a" and shifted.named in ("a", None)
+    assert shifted.named is None or shifted.at >= plain.at
 
 
 def test_the_error_is_split_over_every_hypothesis():

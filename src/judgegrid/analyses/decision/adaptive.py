@@ -26,8 +26,6 @@ Missing data: a judge with no answer on a sample (NaN) differs there from every 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,18 +113,3 @@ def draw_bounds(
             apart = differ(answers, a, b)
             pairs[(first, judges[b])] = float(weight[apart].max()) if apart.any() else 1e-9
     return float(weight.max()), pairs
-
-
-def bounds_text(largest: float, pairs: Mapping[tuple[str, str], float]) -> str:
-    """A draw's bounds as stored with it (``records.LabelDraw.bounds``): JSON."""
-    return json.dumps({"largest": largest, "pairs": [[a, b, v] for (a, b), v in pairs.items()]})
-
-
-def bounds_of(text: str) -> tuple[float, dict[tuple[str, str], float]]:
-    """A stored draw's bounds (``bounds_text``): the largest weight, and per pair of judges
-    (both orders) the largest where they differ."""
-    found = json.loads(text)
-    pairs = {}
-    for first, second, value in found["pairs"]:
-        pairs[(str(first), str(second))] = pairs[(str(second), str(first))] = float(value)
-    return float(found["largest"]), pairs

@@ -58,6 +58,26 @@ class Test:
     low: Bound  # one bound for every draw, or each draw's own (known before the draw)
     high: Bound
     alpha: float
+    # added to each draw's value (and bounds), known before the draw: a queue without
+    # replacement fills in the kinds all labelled at their lowest (``decision.kinds``)
+    shift: Bound = 0.0
+
+    def values(self, raw: np.ndarray) -> np.ndarray:
+        """The draws' values as bet on: ``raw + shift``, and the null (no bet: the capital
+        unchanged) on a draw whose shift leaves no room above it (``frozen``)."""
+        return np.where(self.frozen(), self.null, raw + self.shift)
+
+    def bounds(self) -> tuple[Bound, Bound]:
+        """The bounds of ``values``: the test's own, shifted (on a frozen draw, its own)."""
+        if np.ndim(self.shift) == 0 and self.shift == 0:
+            return self.low, self.high
+        frozen = self.frozen()
+        low = np.where(frozen, self.low, np.add(self.low, self.shift))
+        return low, np.where(frozen, self.high, np.add(self.high, self.shift))
+
+    def frozen(self) -> np.ndarray:
+        """Per draw (or for all): whether the shift leaves the values no room above the null."""
+        return np.asarray(np.add(self.high, self.shift) <= self.null)
 
 
 @dataclass(frozen=True)
@@ -85,25 +105,29 @@ def hypotheses_of(
     chance: float,
     alpha: float = ALPHA,
     pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
+    shifts: Mapping[tuple[str, str | None], Bound] | None = None,
 ) -> list[Test]:
     """Every test the rule runs for ``judges``. ``bound`` is the largest weight a draw can
     carry (1 for a uniform queue; one per draw where the queue's design changes from draw to
     draw); ``pair_bounds`` may give a tighter bound of ``|w (right_j - right_k)|`` per pair,
     known before the draw (for two judges' picks on a preference pair: the largest weight
     among the pairs where their picks differ, since where they pick the same answer the
-    difference is 0 whatever the person says)."""
+    difference is 0 whatever the person says); ``shifts`` what each test (``(judge, rival)``,
+    rival None against chance) adds to its draws' values (``Test.shift``)."""
     k = len(judges)
     pair_alpha = alpha / (2 * k * (k - 1)) if k > 1 else alpha
     chance_alpha = alpha / (2 * k) if k > 1 else alpha
     bounds = dict(pair_bounds or {})
+    moved = dict(shifts or {})
     # against chance: w (right - chance), whose mean is accuracy - chance since E[w] = 1
     low, high = -chance * bound, (1 - chance) * bound
-    found = [Test(j, None, 0.0, low, high, chance_alpha) for j in judges]
+    found = [Test(j, None, 0.0, low, high, chance_alpha, moved.get((j, None), 0.0)) for j in judges]
     for j in judges:
         for o in judges:
             if o != j:
                 reach = bounds.get((j, o), bounds.get((o, j), bound))
-                found.append(Test(j, o, 0.0, -reach, reach, pair_alpha))
+                shift = moved.get((j, o), 0.0)
+                found.append(Test(j, o, 0.0, -reach, reach, pair_alpha, shift))
     return found
 
 
@@ -112,11 +136,12 @@ def bet_values(
 ) -> np.ndarray:
     """The weighted values a test bets on, draw by draw: each has mean 0 under its null's
     boundary, the weights' mean 1 cancelling the chance level (a control variate: the
-    spread of the weights then adds less to the spread of the values)."""
+    spread of the weights then adds less to the spread of the values); shifted
+    (``Test.values``)."""
     mine = right[:, judges.index(test.judge)]
     if test.against is None:
-        return weight * (mine - chance)
-    return weight * (mine - right[:, judges.index(test.against)])
+        return test.values(weight * (mine - chance))
+    return test.values(weight * (mine - right[:, judges.index(test.against)]))
 
 
 def anytime_verdict(
@@ -129,13 +154,14 @@ def anytime_verdict(
     seed: int = 0,
     pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
     project: bool = True,
+    shifts: Mapping[tuple[str, str | None], Bound] | None = None,
 ) -> AnytimeVerdict:
     """The rule's state after the draws ``right`` (draws x judges, in [0, 1]; NaN: wrong) with
-    their ``weight`` (``1 / (N q)``, at most ``bound``, per draw or for all; ``pair_bounds``:
-    ``hypotheses_of``)."""
+    their ``weight`` (``1 / (N q)``, at most ``bound``, per draw or for all; ``pair_bounds``
+    and ``shifts``: ``hypotheses_of``)."""
     right = np.nan_to_num(np.asarray(right, float), nan=0.0)
     weight = np.asarray(weight, float)
-    tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds)
+    tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds, shifts)
     firsts = first_rejections(tests, judges, right, weight, chance)
     named, named_at = first_named(firsts, judges)
     beaten = {key for key, first in firsts.items() if first > 0}
@@ -156,7 +182,7 @@ def anytime_verdict(
         return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
-    ahead = [(t.null, t.low, t.high, alpha / len(mine)) for t in mine]  # the leader's split
+    ahead = [(t.null, *t.bounds(), alpha / len(mine)) for t in mine]  # the leader's split
     more = draws_to_reject(history, ahead, HORIZON, seed=seed)
     return AnytimeVerdict(None, leader, draws, 0, more, done, level)
 
@@ -195,17 +221,14 @@ def first_named(
     return named, reached[named]
 
 
-def expected_new_labels(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
-    """How many new labels ``draws`` more draws ask for, in expectation: each sample not yet
-    labelled is asked with probability ``1 - (1 - q)^draws``. None, however many draws, once
-    every sample is labelled: then the line says no sample is left, not "none in sight"
-    (which reads as "label on")."""
-    q = np.asarray(probability, float)[~np.asarray(labelled, bool)]
-    if not q.size:
+def labels_to_come(open_samples: int, draws: float) -> float:
+    """How many new labels ``draws`` more draws ask for: one each, since the queue draws without
+    replacement (``decision.kinds``); inf where the draws needed are more than the ``open``
+    samples left (no label can reach a verdict at the present difference); 0 once none is left,
+    so that the line says no sample is left, not "none in sight" (which reads as "label on")."""
+    if open_samples <= 0:
         return 0.0
-    if not np.isfinite(draws):
-        return float("inf")
-    return float(np.sum(1 - (1 - q) ** draws))
+    return float(draws) if draws <= open_samples else float("inf")
 
 
 def count_words(samples: int, labels: int | None = None, kind: str = "labels") -> str:
@@ -230,7 +253,7 @@ def state_words(
 ) -> str:
     """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``labels``
     the samples labelled, ``given`` the labels on them where more (``count_words``); ``more``
-    the labels still needed (``expected_new_labels`` of ``found.about_more`` draws);
+    the labels still needed (``labels_to_come`` of ``found.about_more`` draws);
     ``uncompared``: the pairs no judge compared, as ``more_words`` reads them."""
     head = count_words(labels, given)
     if found.named is not None:
@@ -278,4 +301,4 @@ def more_words(more: float, uncompared: int = 0) -> str:
 
 
 def _bet(test: Test) -> tuple[float, Bound, Bound, float]:
-    return test.null, test.low, test.high, test.alpha
+    return test.null, *test.bounds(), test.alpha

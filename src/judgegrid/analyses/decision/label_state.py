@@ -38,15 +38,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from judgegrid.analyses.decision.adaptive import bounds_of
 from judgegrid.analyses.decision.anytime import (
     AnytimeVerdict,
     anytime_verdict,
     count_words,
-    expected_new_labels,
+    labels_to_come,
     more_words,
     state_words,
 )
+from judgegrid.analyses.decision.kinds import DrawBounds, bounds_of, shifts_of
 from judgegrid.analyses.decision.ladder import CardSources, pair_right
 from judgegrid.analyses.decision.sampling import LabelDesign, metric_design, preference_design
 from judgegrid.analyses.frames.keys import among, person_item
@@ -333,8 +333,11 @@ def label_state(
     values = table.reindex(usable["sample_id"]).to_numpy(float)
     weight = 1.0 / (usable["population"].to_numpy(float) * usable["probability"].to_numpy(float))
     share = design.uniform_share if design is not None else 1.0
-    bound, pair_bounds = draw_bounds_of(usable, judges, values, weight, share)
-    found = anytime_verdict(judges, values, weight, bound, right.chance, pair_bounds=pair_bounds)
+    bound, pair_bounds, stored = draw_bounds_of(usable, judges, values, weight, share)
+    shifts = shifts_of(stored, judges, right.chance) if any(stored) else None
+    found = anytime_verdict(
+        judges, values, weight, bound, right.chance, pair_bounds=pair_bounds, shifts=shifts
+    )
     labels = int(table.index.nunique())
     done = table.index.astype(str) if labelled is None else labelled.astype(str)
     more = 0.0 if found.named is not None else _new_labels(design, done, found.about_more, labels)
@@ -347,39 +350,44 @@ def draw_bounds_of(
     values: np.ndarray,
     weight: np.ndarray,
     share: float,
-) -> tuple[float | np.ndarray, dict[tuple[str, str], np.ndarray] | None]:
-    """The bounds the rule bets within, draw by draw: an adaptive queue's draw carries its own
-    (``adaptive.bounds_of``: its design's largest weight, and per pair of judges the largest
-    where they answer differently); a fixed design's draw or a label no queue drew, the fixed
-    design's largest weight ``1 / share`` (or the largest weight among them, if more). Where
-    the scores changed since a draw (a resumed run), two judges may now differ where its
-    design saw them agree: that draw's pair bound falls back to its largest weight."""
+) -> tuple[float | np.ndarray, dict[tuple[str, str], np.ndarray] | None, list[DrawBounds | None]]:
+    """The bounds the rule bets within, draw by draw, and each draw's stored bounds (None where
+    it has none), whose shares gone shift its tests (``kinds.shifts_of``): a queue's draw
+    carries its own (``kinds.bounds_of``: the largest weight it could carry, and per pair of
+    judges the largest where they answer differently); a fixed design's draw stored before
+    draws carried bounds, or a label no queue drew, the fixed design's largest weight ``1 /
+    share`` (or the largest weight among them, if more). Where the scores changed since a draw
+    (a resumed run), two judges may now differ where its design saw them agree: that draw's
+    pair bound falls back to its largest weight."""
     texts = usable["bounds"] if "bounds" in usable else pd.Series(dtype=object)
     if not texts.notna().any():
-        return max(1.0 / share, float(weight.max(initial=1.0))), None
+        return max(1.0 / share, float(weight.max(initial=1.0))), None, [None] * len(usable)
     fixed = weight[texts.isna().to_numpy()]
     default = max(1.0 / share, float(fixed.max(initial=1.0)))
     largest = np.full(len(usable), default)
     pairs = {(a, b): np.full(len(usable), default) for a in judges for b in judges if a < b}
     values = np.nan_to_num(values, nan=0.0)
+    stored: list[DrawBounds | None] = [None] * len(usable)
     for t, text in enumerate(texts):
         if not isinstance(text, str):
             continue
-        largest[t], by_pair = bounds_of(text)
+        found = stored[t] = bounds_of(text)
+        largest[t] = found.largest
         for (a, b), column in pairs.items():
-            reach = by_pair.get((a, b), largest[t])
+            reach = found.pair(a, b)
             gap = weight[t] * abs(values[t, judges.index(a)] - values[t, judges.index(b)])
             column[t] = reach if gap <= reach + 1e-12 else largest[t]
-    return largest, pairs
+    return largest, pairs, stored
 
 
 def _new_labels(design: LabelDesign | None, labelled: pd.Index, draws: float, labels: int) -> float:
-    """The new labels ``draws`` more draws of the design ask for; without a design, the draws
-    themselves (a uniform queue over a population much larger than the labels)."""
+    """The new labels ``draws`` more draws of the design ask for (``labels_to_come``: one a
+    draw, among the samples not yet labelled); without a design, the draws themselves (a
+    uniform queue over a population much larger than the labels)."""
     if design is None:
         return draws
-    mask = among(pd.Index(design.samples), labelled)
-    return expected_new_labels(design.probability, mask, draws)
+    left = int((~among(pd.Index(design.samples), labelled)).sum())
+    return labels_to_come(left, draws)
 
 
 def right_of(
