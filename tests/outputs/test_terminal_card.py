@@ -112,8 +112,7 @@ def label_state(draw: Any, judges: list[str]) -> tuple[str, list[str]]:
         return "", []
     if kind == "named" or not others:
         return (
-            f"{labels} labels · {leader} is better than {', '.join(others)} and chance "
-            "on these samples",
+            f"{labels} labels · {leader} is better than {', '.join(others)} and chance",
             [str(labels)],
         )
     rest = ", ".join(others)

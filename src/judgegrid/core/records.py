@@ -206,14 +206,16 @@ _DETAIL_AT = LABEL_COLUMNS.index("detail")
 class LabelDraw:
     """One draw of an annotator's labelling queue for one metric or criterion, in order.
 
-    The queue draws with replacement from a design fixed before the draw (the fixed one,
-    ``analyses.decision.sampling``, or the adaptive one, ``analyses.decision.adaptive``, made
-    again from the labels so far before each batch): ``probability`` is the sample's
-    probability a draw and ``population`` the number of samples in the design (``N``), so the
-    draw's weight is ``1 / (N q)``; ``bounds`` (an adaptive draw's; None: the fixed design's)
-    the design's largest weights, overall and per pair of judges, that the anytime rule bets
-    within. A draw of a sample already labelled asks nothing and counts that label again; a
-    draw not yet answered ends the sequence the analyses read.
+    The queue draws without replacement, among the samples the annotator has not been asked,
+    from a design fixed before the draw (the fixed one, ``analyses.decision.sampling``, or the
+    adaptive one, ``analyses.decision.adaptive``, made again from the labels so far before each
+    batch), each label weighted by its kind (``analyses.decision.kinds``): ``probability`` is
+    stored so that ``1 / (N q)`` is that weight, ``population`` the number of samples in the
+    design (``N``); ``bounds`` the largest weights a draw could carry, overall and per pair of
+    judges, and the shares of the samples in kinds all labelled, that the anytime rule bets
+    within and shifts by (None: a draw stored before draws carried bounds). A draw stored before
+    the queue drew without replacement may repeat a sample: it counts that label again. A draw
+    not yet answered ends the sequence the analyses read.
     """
 
     metric: str

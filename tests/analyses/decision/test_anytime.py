@@ -61,7 +61,7 @@ def test_a_clearly_better_judge_is_named_and_the_state_says_so():
     found = anytime_verdict(JUDGES, right, np.ones(400), 1.0, 0.5)
     assert found.named == "a" and 0 < found.at <= 400
     words = state_words(found.at, found, JUDGES, 0.0)
-    assert words == f"{found.at} labels · a is better than b and chance on these samples"
+    assert words == f"{found.at} labels · a is better than b and chance"
 
 
 def test_with_one_judge_the_line_speaks_of_chance_alone():
@@ -72,7 +72,7 @@ def test_with_one_judge_the_line_speaks_of_chance_alone():
     found = anytime_verdict(("solo",), good, np.ones(300), 1.0, 0.5)
     assert found.named == "solo"
     assert state_words(found.at, found, ("solo",), 0.0) == (
-        f"{found.at} labels · solo is better than chance on these samples"
+        f"{found.at} labels · solo is better than chance"
     )
     coin = np.array([1.0, 0.0] * 6)[:, None]
     found = anytime_verdict(("solo",), coin, np.ones(12), 1.0, 0.5)

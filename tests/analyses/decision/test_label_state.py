@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgegrid.analyses import anytime_verdict, label_design
+from judgegrid.analyses import DrawBounds, anytime_verdict, bounds_text, label_design
 from judgegrid.analyses.decision.label_state import (
     draw_sequence,
     label_state,
@@ -105,10 +105,7 @@ def test_a_clearly_better_judge_is_named_and_the_blind_line_only_says_a_verdict_
     found = label_state("m", right, draw_sequence(_draws([]), answers, "m", 200)[0], None)
     assert found is not None and found.verdict.named == "alpha" and found.more == 0
     assert found.words(named=False) == "200 labels · a verdict is reached"
-    assert (
-        found.words(named=True)
-        == "200 labels · alpha is better than beta and chance on these samples"
-    )
+    assert found.words(named=True) == "200 labels · alpha is better than beta and chance"
 
 
 def test_with_every_sample_labelled_the_line_says_none_is_left_even_with_no_verdict_in_sight():
@@ -325,3 +322,44 @@ def test_the_line_counts_the_labels_the_rule_reads_and_the_chosen_ones_apart():
     assert one is not None and one.words(named=False).endswith(
         " · 1 label chosen on the view page, left out (not drawn)"
     )
+
+
+def test_a_draws_shares_gone_shift_the_rule_as_stored_with_it():
+    # a queue without replacement stores, with each draw, the shares of the run in kinds all
+    # labelled before it (``decision.kinds``): the rule reads them as shifts of its tests, the
+    # lowest a label of those kinds could give (-chance against chance, -1 where the two differ)
+    rng = np.random.default_rng(8)
+    ids = [f"s{i:02d}" for i in range(60)]
+    alpha = (rng.random(60) < 0.95).astype(float)
+    beta = (rng.random(60) < 0.55).astype(float)
+    right = _right({s: (a, b) for s, a, b in zip(ids, alpha, beta, strict=True)})
+    gone = np.linspace(0.0, 0.3, 60)
+    apart = gone / 3
+    texts = [
+        bounds_text(DrawBounds(2.0, {("alpha", "beta"): 1.5}, g, {("alpha", "beta"): a}))
+        for g, a in zip(gone, apart, strict=True)
+    ]
+    rows = [("m", "ann", k + 1, s, 1 / 30, 60) for k, s in enumerate(ids)]  # weight 0.5
+    draws = _draws(rows).assign(bounds=texts)
+    answers = _answers([(s, "m", "ann", 1.0) for s in ids])
+    sequence, _ = draw_sequence(draws, answers, "m", 60)
+    found = label_state("m", right, sequence, None)
+    assert found is not None
+    values = np.column_stack([alpha, beta])
+    shifts = {("alpha", None): -0.5 * gone, ("beta", None): -0.5 * gone}
+    shifts |= {("alpha", "beta"): -apart, ("beta", "alpha"): -apart}
+    pair = {("alpha", "beta"): np.full(60, 1.5)}
+    expected = anytime_verdict(
+        ("alpha", "beta"),
+        values,
+        np.full(60, 0.5),
+        np.full(60, 2.0),
+        0.5,
+        pair_bounds=pair,
+        shifts=shifts,
+    )
+    assert found.verdict == expected
+    unshifted = anytime_verdict(
+        ("alpha", "beta"), values, np.full(60, 0.5), np.full(60, 2.0), 0.5, pair_bounds=pair
+    )
+    assert unshifted.beaten != expected.beaten or unshifted.at != expected.at  # the shift bites

@@ -12,14 +12,15 @@ so far:
 - a leader clear of chance: only ``share`` (5%) uniform, the rest over the focus;
 - no open rival left, or no disagreement with one: uniform.
 
-Every sample keeps a probability of at least ``share / N`` (never 0), so the weights
-``1 / (N q_t)`` stay bounded. Each draw's probabilities are fixed before the draw from earlier
-draws alone, so the weighted value of draw ``t`` has conditional mean equal to the run's mean
-whatever the design (active testing, Kossen et al. 2021): the Hansen-Hurwitz mean stays
-unbiased and the betting tests stay valid, as long as each bet is clipped by that draw's own
-bounds (``draw_bounds``: the largest weight of the design, and per pair of judges the largest
-weight where their answers differ). Measured by ``benches/bench_labels.py``: 15-30% fewer
-labels to a verdict than the fixed design.
+Every sample keeps a probability of at least ``share / N`` (never 0), so every kind of sample
+can be drawn and no weight is unbounded. Each draw's probabilities are fixed before the draw
+from earlier draws alone, and read nothing of a sample but its kind (its stratum and the
+judges' answers), which is what drawing without replacement and weighting by kind needs
+(``decision.kinds``): the weighted value of each label then has, given the labels before it,
+the mean of samples like the run's whatever the design, and the betting tests stay valid as
+long as each bet is clipped by that draw's own bounds (``kinds.DrawBounds``). ``draw_bounds``
+gives the bounds of a draw with replacement from the whole design, which the bench's floors
+(``testing.label_floors``) read.
 
 Missing data: a judge with no answer on a sample (NaN) differs there from every other judge.
 """

@@ -259,7 +259,7 @@ def state_words(
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
         rivals = f"{others} and chance" if others else "chance"  # one judge: chance alone
-        return f"{head} · {found.named} is better than {rivals} on these samples"
+        return f"{head} · {found.named} is better than {rivals}"
     if found.leader is None:
         return f"{head} · no verdict yet"
     return f"{head} · {_standing_words(found, judges)} · {more_words(more, uncompared)}"

@@ -12,11 +12,12 @@ split into strata by how much the judges disagree (today's queue's priority,
   (disagreement), then a sample uniformly within it.
 
 So a sample's probability a draw is ``q_i = s / N + (1 - s) a_h / N_h``, and its weight
-``1 / (N q_i)``: with-replacement importance sampling as in active testing (Kossen et al.
-2021), with Hansen-Hurwitz estimators. A draw of a sample already labelled asks nothing: the
-stored label counts again (the draws stay independent, which the weights and the anytime tests
-need). Why with replacement: each draw's probability is then the same at every point of the
-sequence, and no draw's weight depends on the draws before it.
+``1 / (N q_i)``: importance sampling as in active testing (Kossen et al. 2021). The labelling
+page draws from it *without* replacement, among the samples not yet asked, each label weighted
+by its kind (``decision.kinds``, which says why); ``draw_labels`` draws with replacement
+(Hansen-Hurwitz: a repeat draw counts its label again), as the figures' tests and
+``benches/bench_true_score.py`` simulate a queue, and as draws stored before the page drew
+without replacement were made.
 
 Missing data: a sample with no priority (no judge scored it) is not in the design.
 """

@@ -5,8 +5,10 @@ Per metric (or criterion) and annotator, the observations are:
 
 - the annotator's queue's draws (``label_draws``, ``records.LabelDraw``), where it has any: each
   draw of a sample the annotator labelled is one observation with weight ``1 / (N q)``, ``q``
-  the sample's probability a draw and ``N`` the design's samples (a sample drawn twice counts
-  twice: Hansen-Hurwitz); a label of that annotator no draw points to counts once, as below;
+  the probability stored with the draw and ``N`` the design's samples (the page draws without
+  replacement and stores ``q`` so that this is the label's kind weight, ``decision.kinds``; a
+  sample drawn twice by a queue of old, with replacement, counts twice: Hansen-Hurwitz); a
+  label of that annotator no draw points to counts once, as below;
 - otherwise each label once, with weight ``1 / (N q)`` from its own ``probability``; a label
   with none (a data set's, one imported without a design, one from before the queue drew)
   counts as drawn uniformly: weight 1;

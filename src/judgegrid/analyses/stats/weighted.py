@@ -2,8 +2,9 @@
 
 A queue that asks first where the judges disagree over-represents the hard samples; a judge's
 accuracy on those is not its accuracy on the run. Each label is therefore drawn with a known
-probability (``decision.sampling``: with replacement, ``q_i`` a draw) and weighted by its
-inverse, as in survey sampling and active testing (Kossen et al. 2021):
+probability (``decision.sampling``, ``q_i`` a draw; the labelling page's draws without
+replacement store the probability whose inverse is their kind's weight, ``decision.kinds``)
+and weighted by its inverse, as in survey sampling and active testing (Kossen et al. 2021):
 
 - ``hansen_hurwitz``: the mean over the run's ``N`` samples, ``mean(y_i / (N q_i))`` over the
   draws, unbiased for every design with ``q_i > 0``; its SE is the draws' own spread, since the
