@@ -10,16 +10,17 @@ import json
 import numpy as np
 import pytest
 
-from judgegrid.analyses import (
+from judgegrid.analyses.decision.kinds import (
+    TINY,
     DrawBounds,
     bounds_of,
     bounds_text,
+    draw_bounds_by_kind,
     draw_without_replacement,
     kind_chances,
     kinds_of,
     shifts_of,
 )
-from judgegrid.analyses.decision.kinds import TINY, draw_bounds_by_kind
 
 JUDGES = ("a", "b")
 

@@ -65,12 +65,18 @@ def _right(values: dict[str, tuple[float, float]], chance: float = 0.5) -> Peopl
     return PeopleRight(table, chance)
 
 
+def _two_judges(
+    seed: int, n: int, accuracies: tuple[float, float]
+) -> tuple[list[str], np.ndarray, np.ndarray, PeopleRight]:
+    """``n`` samples where alpha and beta are right at random with these accuracies."""
+    rng = np.random.default_rng(seed)
+    ids = [f"s{i:02d}" for i in range(n)]
+    alpha, beta = ((rng.random(n) < a).astype(float) for a in accuracies)
+    return ids, alpha, beta, _right({s: (a, b) for s, a, b in zip(ids, alpha, beta, strict=True)})
+
+
 def test_uniform_labels_give_the_anytime_rule_on_the_labels_in_order_with_weight_one():
-    rng = np.random.default_rng(3)
-    ids = [f"s{i:02d}" for i in range(40)]
-    alpha = (rng.random(40) < 0.9).astype(float)
-    beta = (rng.random(40) < 0.5).astype(float)
-    right = _right({s: (a, b) for s, a, b in zip(ids, alpha, beta, strict=True)})
+    ids, alpha, beta, right = _two_judges(3, 40, (0.9, 0.5))
     answers = _answers([(s, "m", "dataset", 1.0) for s in ids])
     sequence, skipped = draw_sequence(_draws([]), answers, "m", 100)
     found = label_state("m", right, sequence, None, skipped)
@@ -328,11 +334,7 @@ def test_a_draws_shares_gone_shift_the_rule_as_stored_with_it():
     # a queue without replacement stores, with each draw, the shares of the run in kinds all
     # labelled before it (``decision.kinds``): the rule reads them as shifts of its tests, the
     # lowest a label of those kinds could give (-chance against chance, -1 where the two differ)
-    rng = np.random.default_rng(8)
-    ids = [f"s{i:02d}" for i in range(60)]
-    alpha = (rng.random(60) < 0.95).astype(float)
-    beta = (rng.random(60) < 0.55).astype(float)
-    right = _right({s: (a, b) for s, a, b in zip(ids, alpha, beta, strict=True)})
+    ids, alpha, beta, right = _two_judges(8, 60, (0.95, 0.55))
     gone = np.linspace(0.0, 0.3, 60)
     apart = gone / 3
     texts = [
