@@ -108,7 +108,8 @@ def queue_draw(
     before): its sample, its stored probability and bounds (``draw_without_replacement``,
     ``bounds_text``); None once every sample is asked."""
     samples = queue.design.samples
-    open_ = ~np.isin(np.asarray(samples, dtype=object), list(asked))
+    taken = set(asked)
+    open_ = np.fromiter((s not in taken for s in samples), bool, len(samples))
     if not open_.any():
         return None
     sample, probability, bounds = draw_without_replacement(

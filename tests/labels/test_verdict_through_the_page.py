@@ -1,0 +1,97 @@
+"""A scripted annotator labels through the page's own API until the state line says a verdict is
+reached, and ``judgegrid report`` then names the same state (issue 42). The run: 60 samples of
+faithfulness, judge a passing half of them, judge b answering as a but for every third sample;
+the annotator answers as judge a did, so a is right on every label and b on two of three. The
+page draws without replacement, in batches, from the adaptive design (``decision.kinds``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from typer.testing import CliRunner
+
+from conftest import matrix_dict
+from judgegrid import run_grid
+from judgegrid.cli import app
+from judgegrid.core.records import ScoreRow
+from judgegrid.labels.page import open_session, serve
+from judgegrid.store.run_db import RunStore
+from support import scripted
+from support.servers import LabelServer, in_thread
+
+SAMPLES = 60
+METRIC = "faithfulness"
+LINE = re.compile(r"(\d+) labels? · ")
+
+
+def _passes(k: int) -> float:
+    return float(k % 2 == 0)
+
+
+def _run(root: Path) -> Path:
+    """The scripted run, then the judges' faithfulness scores set: a passes the even samples,
+    b answers as a but for every third sample."""
+    scripted.register()
+    scripted.SCRIPT.reset()
+    data = root / "data.jsonl"
+    rows = [
+        {
+            "id": f"s{k:02d}",
+            "user_input": f"Which river runs through city number {k}?",
+            "response": f"The river of city {k} is the Nile.",
+            "retrieved_contexts": [f"City {k} lies on the Nile."],
+        }
+        for k in range(SAMPLES)
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    matrix = root / "m.yaml"
+    settings = matrix_dict(
+        dataset=str(data), metrics=[METRIC], embeddings=[], strictness=[1], repeats=1
+    )
+    matrix.write_text(yaml.safe_dump(settings))
+    run_dir = run_grid(matrix, run_dir=root / "run").run_dir
+    store = RunStore(run_dir / "run.sqlite")
+    for row in store.scores_frame().itertuples(index=False):
+        k = int(str(row.sample_id)[1:])
+        score = _passes(k) if row.judge == "a" or k % 3 else 1.0 - _passes(k)
+        store.write_score(ScoreRow(**{**row._asdict(), "score": score}), replace=True)
+    store.close()
+    return run_dir
+
+
+def test_a_scripted_annotator_reaches_a_verdict_through_the_page_and_the_report_names_it(
+    tmp_path,
+):
+    run_dir = _run(tmp_path)
+    session = open_session(run_dir, "ann", [METRIC], n=SAMPLES, batch=5)
+    lines: list[str] = []
+    with in_thread(serve, session) as (runner, port):
+        server = LabelServer(session, port, runner)
+        asked = 0
+        while asked < len(session.queue) and "a verdict is reached" not in "".join(lines[-1:]):
+            item = session.queue[asked]
+            k = int(item.sample_id[1:])
+            status, reply = server.label(item.sample_id, METRIC, value=_passes(k))
+            assert status == 200, reply
+            lines.append(str(reply["state"]))
+            asked += 1
+    blind = lines[-1]
+    assert "a verdict is reached" in blind, lines[-5:]
+    assert len(set(lines)) == len(lines)  # the line moved with every answer
+    found = LINE.search(blind)
+    assert found is not None, blind
+    labels = int(found.group(1))
+    assert labels == asked < SAMPLES  # a verdict before every sample was asked
+    assert blind == f"{labels} labels · a verdict is reached"  # blind: no judge named
+    draws = RunStore(run_dir / "run.sqlite").draws_frame()
+    assert draws["sample_id"].is_unique  # drawn without replacement
+    result = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+    stated = str(card.loc[METRIC, "label_state"])
+    assert stated.startswith(f"{labels} labels · ")
+    assert stated.endswith("a is better than b and chance"), stated
