@@ -15,6 +15,7 @@ from judgegrid.analyses.decision.card import decide_every_metric, decision_card
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.outcome import cheapest_then_fastest
 from judgegrid.analyses.decision.recommendation import judge_ranking
+from judgegrid.analyses.stats.intervals import rho_interval
 from judgegrid.analyses.stats.paired import (
     bootstrap_draws,
     consensus_tau_statistic,
@@ -24,6 +25,7 @@ from judgegrid.analyses.stats.paired import (
     paired_bootstrap,
     spearman_statistic,
 )
+from judgegrid.analyses.stats.ruling import Evidence, excludes_chance, standings
 from judgegrid.analyses.validity.pairs import pairs_from_labels
 from judgegrid.analyses.validity.people import validity_by_judge
 from support.frames import scores_frame
@@ -288,3 +290,51 @@ def test_a_set_not_separated_marks_its_members_and_its_pick():
     assert "not separated" in row["verdict"]
     roles = dict(zip(evidence["judge"], evidence["role"], strict=True))
     assert sorted(roles.values()) == ["chosen", "set"] and roles[row["judge"]] == "chosen"
+
+
+def test_a_judge_agreeing_perfectly_with_peoples_labels_beats_chance_though_rho_has_no_interval():
+    # rho 1.00 on 25 pass/fail labels has no Fisher-z interval (z is infinite): the exact chance
+    # of agreement that perfect (1 / C(25, 12)) decides; on 4 labels (1 / C(4, 2)) it cannot
+    labels = np.array([float(k % 2 == 0) for k in range(25)])
+    other = np.where(np.arange(25) % 3 == 0, 1 - labels, labels)
+    for n, beats in ((25, True), (4, False)):
+        evidence = Evidence(
+            basis="people",
+            measure="rho",
+            unit="samples people labelled",
+            chance=0.0,
+            judges=("a", "b"),
+            values=np.column_stack([labels[:n], other[:n]]),
+            target=labels[:n],
+            statistic=spearman_statistic,
+            binary=False,
+            interval=rho_interval,
+        )
+        top = standings(evidence)[0]
+        assert top.judge == "a" and top.quality == pytest.approx(1.0) and np.isnan(top.low)
+        assert excludes_chance(evidence, top, judges=2) is beats
+
+
+def test_the_card_says_a_perfect_agreement_has_no_interval_and_was_tested_exactly():
+    labels = {f"s{k:02d}": float(k % 2 == 0) for k in range(25)}
+    values = {}
+    for sid, label in labels.items():
+        values[("faithfulness", "a", "", 0, 0, sid, 0)] = label
+        flip = int(sid[1:]) % 3 == 0
+        values[("faithfulness", "b", "", 0, 0, sid, 0)] = 1 - label if flip else label
+    scores = scores_frame(values)
+    frame = pd.DataFrame(
+        [(sid, "faithfulness", "ann", v) for sid, v in labels.items()],
+        columns=["sample_id", "metric", "annotator", "value"],
+    )
+    people = validity_by_judge(scores, frame)
+    sources = CardSources(
+        scores=scores, ranking=judge_ranking(scores, pd.DataFrame()), labels=frame, people=people
+    )
+    row = decision_card(sources, "RUN").set_index("metric").loc["faithfulness"]
+    assert row["verdict"] == "a"
+    assert (
+        "rho 1.00 (perfect agreement: no interval; tested against chance exactly)"
+        in (row["reason"])
+    )
+    assert row["next_step"] == "none needed: agreement this perfect excludes chance"

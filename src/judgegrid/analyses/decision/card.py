@@ -189,7 +189,7 @@ def decide(
         )
         return row | figure_fields(evidence, top) | {"verdict": NO_VERDICT, "reason": reason}
     step = (
-        evidence.next_if_named
+        _none_needed(evidence, top)
         if evidence.next_if_named.startswith("none")
         else f"{evidence.next_if_named}: {label_step}"
     )
@@ -300,9 +300,29 @@ def _margin_verdict(
 # ---------------------------------------------------------------- words
 
 
+def _none_needed(evidence: Evidence, top: Standing) -> str:
+    """The next step of a rung that needs none: its words, unless the top judge's figure has no
+    interval to exclude chance with (perfect agreement, tested exactly instead)."""
+    if np.isfinite(top.low):
+        return evidence.next_if_named
+    return "none needed: agreement this perfect excludes chance"
+
+
 def _figure(evidence: Evidence, s: Standing) -> str:
-    ci = f"95% CI {s.low:.2f} to {s.high:.2f}" if np.isfinite(s.low) else "no interval"
-    return f"{evidence.measure} {s.quality:.2f} ({ci}) on {_items_words(evidence, s)}"
+    return (
+        f"{evidence.measure} {s.quality:.2f} ({_interval_words(s)}) on {_items_words(evidence, s)}"
+    )
+
+
+def _interval_words(s: Standing) -> str:
+    """The figure's interval, or why it has none: a correlation of exactly 1 has no Fisher-z
+    interval, and the rule then reads the exact chance of agreement that perfect
+    (``ruling.perfect_beyond_chance``)."""
+    if np.isfinite(s.low):
+        return f"95% CI {s.low:.2f} to {s.high:.2f}"
+    if s.quality >= 1 - 1e-9:
+        return "perfect agreement: no interval; tested against chance exactly"
+    return "no interval"
 
 
 def _items_words(evidence: Evidence, s: Standing) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from judgegrid.analyses.stats.intervals import rho_interval
 
@@ -35,3 +35,13 @@ def spearman_with_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
     if len(x) < 4 or abs(rho) == 1:
         return rho, np.nan, np.nan, "too few samples for an interval"
     return (rho, *rho_interval(rho, len(x)), "")
+
+
+def perfect_agreement_p(labels: np.ndarray) -> float:
+    """The exact chance, with no association, of a rank correlation of exactly 1 against these
+    ``labels``: that a random arrangement of the labels over the items is the very one seen,
+    ``prod(m!) / n!`` over the labels' multiplicities (only that arrangement ranks the items as
+    the rater does). Where Fisher's z gives no interval (at |r| = 1, z is infinite), this
+    decides whether a perfect correlation excludes chance."""
+    _, counts = np.unique(np.asarray(labels, float), return_counts=True)
+    return float(np.exp(special.gammaln(counts + 1).sum() - special.gammaln(counts.sum() + 1)))

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from judgegrid.analyses.stats.correlation import perfect_agreement_p
 from judgegrid.analyses.stats.intervals import accuracy_interval
 from judgegrid.analyses.stats.paired import (
     ALPHA,
@@ -240,5 +241,24 @@ def excludes_chance(evidence: Evidence, standing: Standing, judges: int) -> bool
     reads the interval at the judge's effective number of items."""
     if not np.isfinite(standing.size):
         return False
-    low, _ = evidence.interval(standing.quality, standing.size, 1 - 0.05 / max(judges, 1))
-    return bool(np.isfinite(low) and low > evidence.chance)
+    alpha = 0.05 / max(judges, 1)
+    low, _ = evidence.interval(standing.quality, standing.size, 1 - alpha)
+    if np.isfinite(low):
+        return bool(low > evidence.chance)
+    return perfect_beyond_chance(evidence, standing, alpha)
+
+
+def perfect_beyond_chance(evidence: Evidence, standing: Standing, alpha: float) -> bool:
+    """Whether a judge whose rank correlation with people is exactly 1 (no Fisher-z interval)
+    beats chance: the exact chance of agreement that perfect with no association
+    (``correlation.perfect_agreement_p``, a permutation test of its labelled items) below
+    ``alpha``. Valid under a queue's draws too: each reads the judges' scores and the labels
+    given before it, never the label to come, so with no association the labels of the items
+    drawn are still exchangeable."""
+    if evidence.target is None or evidence.measure not in ("rho", "tau-b"):
+        return False
+    if standing.quality < 1 - 1e-9:
+        return False
+    k = evidence.judges.index(standing.judge)
+    mask = np.isfinite(evidence.values[:, k]) & np.isfinite(evidence.target)
+    return perfect_agreement_p(evidence.target[mask]) < alpha
