@@ -52,6 +52,7 @@ from judgegrid.testing.labelling_person import (
     Run,
     World,
     censored_median,
+    first_draws,
     person_of,
 )
 
@@ -335,7 +336,7 @@ def _staged_run(
         chance_open = None in still
         if not still:
             return Run(order, rule, int(labels[at - 1]), best, best not in world.acceptable)
-        drawn = trial.head(at)
+        drawn = first_draws(trial, at)
 
 
 def _all_rivals(world: World, best: str) -> frozenset[str]:
@@ -362,14 +363,6 @@ class _Stages:
                 pair: np.concatenate([self.pair_bounds.get(pair, np.empty(0)), np.full(more, b)])
                 for pair, b in design.pair_bounds.items()
             },
-        )
-
-    def head(self, draws: int) -> _Stages:
-        return _Stages(
-            self.picked[:draws],
-            self.weight[:draws],
-            self.largest[:draws],
-            {pair: b[:draws] for pair, b in self.pair_bounds.items()},
         )
 
 

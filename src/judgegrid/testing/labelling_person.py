@@ -29,9 +29,10 @@ here computes them again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -57,6 +58,9 @@ from judgegrid.analyses import (
 )
 from judgegrid.inputs.recorded import judgebench
 from judgegrid.testing.decision_bank import BANK, METRIC, Scenario, _scores_table
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 POPULATION = 1000  # pairs in a synthetic run
 BUDGET = 400  # labels a person gives at most
@@ -101,6 +105,9 @@ class World:
     stratum: np.ndarray = field(default_factory=lambda: np.empty(0, int))
 
 
+DrawsT = TypeVar("DrawsT", bound="DataclassInstance")
+
+
 @dataclass(frozen=True)
 class Draws:
     """The new queue's labels in order, as the label page stores them and ``label_state`` reads
@@ -131,15 +138,18 @@ class Draws:
             {key: np.append(self.shifts.get(key, np.empty(0)), v) for key, v in shift.items()},
         )
 
-    def head(self, labels: int) -> Draws:
-        """The first ``labels`` draws."""
-        return Draws(
-            self.picked[:labels],
-            self.probability[:labels],
-            self.bound[:labels],
-            {pair: b[:labels] for pair, b in self.pair_bounds.items()},
-            {key: v[:labels] for key, v in self.shifts.items()},
-        )
+
+def first_draws(draws: DrawsT, count: int) -> DrawsT:
+    """``draws`` (a dataclass of per-draw arrays, and of dicts of them) cut to its first
+    ``count`` draws: the new queue's (``Draws``) and the oracles' (``label_floors``)."""
+    cut = {f.name: _first(getattr(draws, f.name), count) for f in fields(draws)}
+    return replace(draws, **cut)
+
+
+def _first(value: np.ndarray | dict, count: int) -> np.ndarray | dict:
+    if isinstance(value, dict):
+        return {key: v[:count] for key, v in value.items()}
+    return value[:count]
 
 
 NO_DRAWS = Draws(np.empty(0, int), np.empty(0), np.empty(0), {}, {})
@@ -429,7 +439,7 @@ def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tupl
     draw, within the pairs left), and what it took."""
     if not run.labels or run.labels <= CHECKPOINT:
         return float("nan"), float("nan")
-    found = _verdict(world, right, drawn.head(CHECKPOINT), project=True)
+    found = _verdict(world, right, first_draws(drawn, CHECKPOINT), project=True)
     more = labels_to_come(len(right) - CHECKPOINT, found.about_more)
     return more, float(run.labels - CHECKPOINT)
 
