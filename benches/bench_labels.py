@@ -9,21 +9,27 @@ A simulated person (``judgegrid.testing.labelling_person``) answers the truth (s
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
 order and stops at the first verdict. In a synthetic world each person labels a run of their
 own, the scenario drawn anew (``person_world``: a wrong pick by the scenario is then one over
-many runs, as users meet it); the replay is JudgeBench's one set of pairs. Orders: uniform
-at random, today's preference queue, the new queue (adaptive: once the leader beats chance,
-it draws where the leader and its open rivals disagree; each draw's probability known before
-it). Rules: the anytime rule (betting; weighted on the new queue, each draw within its own
-bounds) and the card's fixed-n rule. Figures and goals:
+many runs, as users meet it); the replay is JudgeBench's one set of pairs. Orders, each pair
+labelled at most once: uniform at random (a random permutation of the run's pairs), today's
+preference queue (disagreements first, unweighted), the new queue (the product's labelling
+queue since issue 42's commit 56c32c7: adaptive, once the leader beats chance it draws where
+the leader and its open rivals disagree; drawn without replacement, each label weighted by its
+kind, ``p_x / rho_t(x)``, and its tests filled in for the kinds all labelled). Rules: the
+anytime rule (betting; weighted on the new queue, each draw within its own bounds) and the
+card's fixed-n rule. Figures and goals:
 
 - labels to a verdict: the new queue's median <= half of uniform's, at wrong pick <= 5%;
 - wrong picks under peeking: the fixed-n rule's (measured) and the anytime rule's (<= 5%), the
   latter also judged on the person's own answers over the run (what the rule tests: a noisy
   person makes two judges equal in the scenario differ a little on the run);
 - bias of the accuracy figure at 60 labels: today's queue unweighted (measured), the new
-  queue's first 60 draws weighted (|bias| <= 0.01, 95% interval coverage >= 93%), on queues of
-  its own (``--bias-seeds`` a world, the queue run to 60 draws only: with the people's 100 its
-  standard error, about 0.01, could not tell 0.01 from 0), said with its standard error;
-- "about N more" at 30 labels against the labels it then took: median ratio in 0.67-1.5.
+  queue's first 60 labels weighted as the product weighs them (Hansen-Hurwitz about chance, its
+  t interval; |bias| <= 0.01 against the run's accuracy, 95% interval coverage >= 93%), on
+  queues of its own (``--bias-seeds`` a world, the queue run to 60 labels only: with the
+  people's 100 its standard error, about 0.01, could not tell 0.01 from 0), said with its
+  standard error;
+- "about N more" at 30 labels (``labels_to_come``: a label a draw, within the pairs left)
+  against the labels it then took: median ratio in 0.67-1.5.
 
 ``--quick``: a smoke run for CI (a few seeds, 20 bias queues, the fixed-n rule looked at up to
 20 labels).
@@ -32,13 +38,16 @@ of people with a verdict of the anytime rule against the labels they gave, one l
 (an empirical distribution function of labels to a verdict, cut at the budget), the wrong picks
 dotted beneath; a PNG at PATH.
 ``--floors``: instead of the tables, the floors under the goals (``testing.label_floors``), per
-world: the full rule in uniform order and the new queue; (a) the paired tests alone in uniform
-order (chance given free); (b) an oracle queue told the truly best judge, drawing only where it
-differs from a rival with the best fixed design over the kinds of sample (chance given free);
-(b'') the same oracle with the chance test required (its design scaled by 1 - s, s uniform over
-where the best agrees with every rival), s scanned, one share or two phases (s1 until chance
-rejects, then s2), fixed and dropping beaten rivals (on the world as drawn once, whose kinds
-the oracle reads); and on the equal judges, (c) the anytime rule's wrong picks at the person's
+world: the full rule in uniform order and the new queue (as above, without replacement); (a)
+the paired tests alone in uniform order (chance given free); (b) an oracle queue told the
+truly best judge, drawing only where it differs from a rival with the best fixed design over
+the kinds of sample (chance given free); (b'') the same oracle with the chance test required
+(its design scaled by 1 - s, s uniform over where the best agrees with every rival), s
+scanned, one share or two phases (s1 until chance rejects, then s2), fixed and dropping
+beaten rivals (on the world as drawn once, whose kinds
+the oracle reads; the oracles draw *with* replacement, weighted by their own probabilities:
+the floors of the rule the new queue followed before it drew without replacement, not of the
+product's queue); and on the equal judges, (c) the anytime rule's wrong picks at the person's
 noise 0, 0.05 and 0.10, each person's own run beside one run drawn once for all. ``FLOOR``
 lines, not ``RESULT`` lines: they are no goals' verdicts.
 """
@@ -299,7 +308,7 @@ def reach_words(f: dict[str, object]) -> str:
 ORDER_WORDS = {  # as docs/labels.md names them
     "uniform": "uniform random",
     "today": "disagreements first (unweighted)",
-    "new": "known probabilities (weighted)",
+    "new": "known probabilities (weighted by kind)",
 }
 ORDER_COLOURS = {"uniform": "#7f7f7f", "today": "#d62728", "new": "#1f77b4"}
 

@@ -21,6 +21,7 @@ from judgegrid.testing.labelling_person import (
     bias_draws,
     bias_figures,
     label_person,
+    person_of,
     person_world,
     prepared,
     queue_errors,
@@ -70,6 +71,8 @@ def test_a_person_labels_in_each_order_and_the_figures_add_up(tmp_path):
     world = prepared(replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl"))))
     assert sorted(world.today) == list(range(120))  # today's queue: each pair once
     assert world.probability.sum() == pytest.approx(1.0) and world.probability.min() > 0
+    _, _, uniform = person_of(world, seed=1)
+    assert sorted(uniform) == list(range(120))  # uniform order: each pair once
     person = label_person(world, seed=1, fixed=30)
     assert {(r.order, r.rule) for r in person.runs} == set(RULES)
     for run in person.runs:
@@ -130,8 +133,8 @@ def _world(name: str) -> labelling_person.World:
 
 
 def test_the_bias_queue_draws_the_persons_first_draws(monkeypatch):
-    """The bias figure's queue (``bias_draws``, run to ``BIAS_LABELS`` draws only) is the first
-    draws of the queue ``label_person`` draws for the same seed: the person's queue is caught
+    """The bias figure's queue (``bias_draws``, run to ``BIAS_LABELS`` labels only) is the first
+    labels of the queue ``label_person`` draws for the same seed: the person's queue is caught
     as ``label_person`` makes it."""
     world = _world("pairs: two equally good judges")  # no verdict soon: the queue runs long
     made = []
@@ -147,7 +150,7 @@ def test_the_bias_queue_draws_the_persons_first_draws(monkeypatch):
     monkeypatch.undo()
     (full,) = made
     right, alone = bias_draws(world, seed=5)
-    assert BIAS_LABELS <= len(alone.picked) < len(full.picked)  # stopped early
+    assert len(alone.picked) == BIAS_LABELS < len(full.picked)  # stopped early
     first = slice(0, BIAS_LABELS)
     np.testing.assert_array_equal(alone.picked[first], full.picked[first])
     np.testing.assert_array_equal(alone.probability[first], full.probability[first])
@@ -155,7 +158,9 @@ def test_the_bias_queue_draws_the_persons_first_draws(monkeypatch):
     assert alone.pair_bounds.keys() == full.pair_bounds.keys()
     for pair, bounds in alone.pair_bounds.items():
         np.testing.assert_array_equal(bounds[first], full.pair_bounds[pair][first])
+    assert alone.shifts.keys() == full.shifts.keys()
     assert len(np.unique(full.probability[first])) > 1  # the design moved: a real queue
+    assert len(set(full.picked.tolist())) == len(full.picked)  # without replacement
     assert right.shape == world.picks.shape
     other = bias_draws(world, seed=6)[1]
     assert not np.array_equal(other.picked[first], alone.picked[first])

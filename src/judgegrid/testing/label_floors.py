@@ -1,6 +1,14 @@
 """The floors under issue 42's labels goals (benches/README.md, "Labels that count"): what the
 anytime rule needs where no queue could do better, measured on the bench's own people
-(``labelling_person``: the same seeds, answers, ``DRAW_CAP`` and label counting).
+(``labelling_person``: the same seeds and answers; the full rule's rows, uniform order and the
+new queue, are ``label_person``'s, the product's queue without replacement).
+
+The oracles below are the *with-replacement* rule's floors (each draw weighted ``1 / (N q)``
+by the design's own probability, a repeat draw counting its label again, ``DRAW_CAP`` draws):
+valid for the run's own samples, the rule the new queue followed until it drew without
+replacement (issue 42, commit 56c32c7). They were not moved to the product's kind weights
+(``analyses.draw_without_replacement``): read them as the floors of a with-replacement queue,
+not of the product's; the paired tests alone run on uniform order's permutation.
 
 - **Paired tests alone, uniform order** (``paired_alone_run``): the person's uniform draws, a
   judge named once it beats every other judge, the test against chance given free: the
@@ -40,17 +48,16 @@ from judgegrid.analyses import draw_bounds, first_named, first_rejections, hypot
 from judgegrid.testing.labelling_person import (
     BUDGET,
     CHANCE,
-    DRAW_CAP,
     Person,
     Run,
     World,
     censored_median,
-    labels_so_far,
+    first_draws,
     person_of,
-    within_budget,
 )
 
 NOISES = (0.0, 0.05, 0.10)  # the person's noise levels the wrong picks are measured at
+DRAW_CAP = 4000  # an oracle's draws (with replacement: a draw of a pair labelled asks nothing)
 
 
 @dataclass(frozen=True)
@@ -329,7 +336,7 @@ def _staged_run(
         chance_open = None in still
         if not still:
             return Run(order, rule, int(labels[at - 1]), best, best not in world.acceptable)
-        drawn = trial.head(at)
+        drawn = first_draws(trial, at)
 
 
 def _all_rivals(world: World, best: str) -> frozenset[str]:
@@ -356,14 +363,6 @@ class _Stages:
                 pair: np.concatenate([self.pair_bounds.get(pair, np.empty(0)), np.full(more, b)])
                 for pair, b in design.pair_bounds.items()
             },
-        )
-
-    def head(self, draws: int) -> _Stages:
-        return _Stages(
-            self.picked[:draws],
-            self.weight[:draws],
-            self.largest[:draws],
-            {pair: b[:draws] for pair, b in self.pair_bounds.items()},
         )
 
 
@@ -479,3 +478,20 @@ def wrong_picks(people: Sequence[Person], order: str) -> tuple[float, float]:
         sum(r.wrong for r in runs) / len(runs),
         sum(r.wrong_on_answers for r in runs) / len(runs),
     )
+
+
+def within_budget(labels: np.ndarray, population: int) -> int:
+    """How many draws the rule reads: up to the last one before a label beyond ``BUDGET`` (or
+    beyond the run's ``population``, where every sample is labelled sooner); ``labels`` is
+    ``labels_so_far``'s."""
+    return int(np.searchsorted(labels, min(BUDGET, population), side="right"))
+
+
+def labels_so_far(picked: np.ndarray) -> np.ndarray:
+    """After each draw (with replacement), how many distinct samples have been labelled."""
+    seen: set[int] = set()
+    out = np.empty(len(picked), int)
+    for i, p in enumerate(picked):
+        seen.add(int(p))
+        out[i] = len(seen)
+    return out

@@ -11,20 +11,28 @@ neither) and each pair's truth. The person answers the truth, flipped with proba
   judgegrid's own reader (``inputs.recorded.judgebench``), combined by JudgeBench's sum rule;
   the person answers the pair's known truth.
 
-Orders: ``uniform`` (draws uniformly at random, with replacement), ``today`` (today's preference
-queue, ``analyses.preference_queue``, in its order) and ``new`` (the adaptive queue,
-``analyses.adaptive_probability``: with replacement, its design recomputed before each new label
-from the rule's state, each draw weighted by its own probability and its bets clipped by its own
-bounds). Rules: ``anytime`` (``analyses.anytime_verdict``; weighted on the new queue) and
-``fixed-n`` (the card's own rule, ``first_evidence``'s pairs rung through ``outcome``), each
-looked at after every label.
+Orders, each a new label at every draw (no sample twice): ``uniform`` (a random permutation of
+the run's pairs, weight 1), ``today`` (today's preference queue, ``analyses.preference_queue``,
+in its order, weight 1) and ``new`` (the product's labelling queue, as the label page draws it:
+before each label the adaptive design, ``analyses.adaptive_probability``, recomputed from the
+rule's state; the label drawn without replacement among the pairs not yet labelled,
+``analyses.draw_without_replacement``, over kinds of the base design's stratum and the judges'
+picks, ``analyses.kinds_of``; weighted ``1 / (N q)`` with the probability it stores, which is
+the kind's ``p_x / rho_t(x)``; its bets clipped by its own bounds and its tests shifted for the
+kinds all labelled, ``analyses.shifts_of``, as ``label_state`` reads the stored draws). Rules:
+``anytime`` (``analyses.anytime_verdict``; weighted on the new queue) and ``fixed-n`` (the
+card's own rule, ``first_evidence``'s pairs rung through ``outcome``), each looked at after
+every label. The product's functions are the one source of the weights and bounds: nothing
+here computes them again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -32,28 +40,34 @@ import pandas as pd
 from judgegrid.analyses import (
     UNIFORM_SHARE,
     AnytimeVerdict,
+    DrawBounds,
     Standing,
     adaptive_probability,
     anytime_verdict,
     binary_evidence,
-    draw_bounds,
+    draw_without_replacement,
     hansen_hurwitz,
+    kinds_of,
     label_design,
+    labels_to_come,
     outcome,
     preference_queue,
+    shifts_of,
     standing_of,
     usage_of,
 )
 from judgegrid.inputs.recorded import judgebench
 from judgegrid.testing.decision_bank import BANK, METRIC, Scenario, _scores_table
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 POPULATION = 1000  # pairs in a synthetic run
 BUDGET = 400  # labels a person gives at most
-DRAW_CAP = 4000  # draws (a draw of a pair already labelled asks nothing)
 CHANCE = 0.5  # a pair's
 NOISE = 0.1  # the synthetic person's share of wrong answers
 FIXED_BUDGET = 150  # labels the fixed-n rule is looked at up to (the whole rule each time)
-BIAS_LABELS = 60  # labels (draws) the accuracy figure rests on in the bias figure
+BIAS_LABELS = 60  # labels the accuracy figure rests on in the bias figure
 # adaptive queues the bias figure rests on, a world: a queue's error has an SD of about 0.1, so
 # about 0.0035 of standard error, against a goal of 0.01 (100 queues could not tell 0.01 from 0)
 BIAS_SEEDS = 800
@@ -70,8 +84,9 @@ RATIO_GOAL = (0.67, 1.5)
 @dataclass(frozen=True)
 class World:
     """A run's pairs: each judge's pick (+1 a, -1 b, 0 neither) and the truth (+1 a, -1 b);
-    ``today``: today's queue's order of the pairs, ``probability``: the new queue's
-    probability a draw of each pair (both from the judges' picks alone, made once);
+    ``today``: today's queue's order of the pairs, ``probability``: the new queue's base
+    design's probability of each pair and ``stratum`` its stratum (``label_design``; all from
+    the judges' picks alone, made once: the kinds are the stratum and the picks);
     ``noise``: the person's share of answers flipped from the truth (the bank's ``NOISE``,
     the replay's 0; ``dataclasses.replace`` gives the same world with another person, as
     ``bench_labels.py --floors`` does at 0, 0.05 and 0.10); ``scenario``: the bank's scenario
@@ -87,30 +102,73 @@ class World:
     today: np.ndarray = field(default_factory=lambda: np.empty(0, int))
     probability: np.ndarray = field(default_factory=lambda: np.empty(0))
     scenario: Scenario | None = None
+    stratum: np.ndarray = field(default_factory=lambda: np.empty(0, int))
+
+
+DrawsT = TypeVar("DrawsT", bound="DataclassInstance")
 
 
 @dataclass(frozen=True)
 class Draws:
-    """An adaptive queue's draws in order: the sample, its probability when drawn, the
-    design's largest weight and per pair of judges the largest weight where their picks
-    differ (each known before the draw)."""
+    """The new queue's labels in order, as the label page stores them and ``label_state`` reads
+    them: the sample, the probability stored with it (``draw_without_replacement``: its weight
+    ``1 / (N q)`` is the kind's ``p_x / rho_t(x)``), and from its bounds (``DrawBounds``,
+    known before the draw) the largest weight, per pair of judges the largest where their
+    picks differ, and per test of the rule its shift (``shifts_of``)."""
 
     picked: np.ndarray
     probability: np.ndarray
     bound: np.ndarray
     pair_bounds: dict[tuple[str, str], np.ndarray]
+    shifts: dict[tuple[str, str | None], np.ndarray]
+
+    def then(
+        self, sample: int, probability: float, bounds: DrawBounds, judges: tuple[str, ...]
+    ) -> Draws:
+        """These draws and one more, read from its stored bounds."""
+        shift = shifts_of([bounds], judges, CHANCE)
+        return Draws(
+            np.append(self.picked, sample),
+            np.append(self.probability, probability),
+            np.append(self.bound, bounds.largest),
+            {
+                pair: np.append(self.pair_bounds.get(pair, np.empty(0)), bounds.pair(*pair))
+                for pair in combinations(judges, 2)
+            },
+            {key: np.append(self.shifts.get(key, np.empty(0)), v) for key, v in shift.items()},
+        )
+
+
+def first_draws(draws: DrawsT, count: int) -> DrawsT:
+    """``draws`` (a dataclass of per-draw arrays, and of dicts of them) cut to its first
+    ``count`` draws: the new queue's (``Draws``) and the oracles' (``label_floors``)."""
+    cut = {f.name: _first(getattr(draws, f.name), count) for f in fields(draws)}
+    return replace(draws, **cut)
+
+
+def _first(value: np.ndarray | dict, count: int) -> np.ndarray | dict:
+    if isinstance(value, dict):
+        return {key: v[:count] for key, v in value.items()}
+    return value[:count]
+
+
+NO_DRAWS = Draws(np.empty(0, int), np.empty(0), np.empty(0), {}, {})
 
 
 def prepared(world: World, uniform_share: float = UNIFORM_SHARE) -> World:
-    """``world`` with today's queue and the new queue's design, from the judges' picks."""
+    """``world`` with today's queue and the new queue's base design (its probabilities and
+    strata), from the judges' picks."""
     scores, members = _as_scores(world)
     queue = preference_queue(scores, members)
     index = {p: i for i, p in enumerate(members)}
     plan = label_design(queue.set_index("pair")["priority"], uniform_share)
+    at = [index[p] for p in plan.samples]
     probability = np.empty(len(world.truth))
-    probability[[index[p] for p in plan.samples]] = plan.probability
+    probability[at] = plan.probability
+    stratum = np.empty(len(world.truth), int)
+    stratum[at] = plan.stratum
     today = np.array([index[p] for p in queue["pair"]])
-    return replace(world, today=today, probability=probability)
+    return replace(world, today=today, probability=probability, stratum=stratum)
 
 
 def synthetic_world(scenario: Scenario, rng: np.random.Generator) -> World:
@@ -221,8 +279,8 @@ class Run:
 @dataclass(frozen=True)
 class Person:
     """What one seed measured: the runs, today's queue's accuracy figure's error at
-    ``BIAS_LABELS`` (the new queue's: ``queue_errors``, on queues of their own), and the
-    projection at ``CHECKPOINT`` against what happened."""
+    ``BIAS_LABELS`` labels (the new queue's: ``queue_errors``, on queues of their own), and
+    the projection at ``CHECKPOINT`` against what happened."""
 
     runs: tuple[Run, ...]
     today_bias: float  # today's queue: unweighted accuracy minus the run's, mean over judges
@@ -243,7 +301,7 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
         anytime_run(world, "today", right, world.today),
     ]
     if fixed:
-        runs.append(_fixed_run(world, "uniform", right, _distinct(uniform)[:fixed]))
+        runs.append(_fixed_run(world, "uniform", right, uniform[:fixed]))
         runs.append(_fixed_run(world, "today", right, world.today[:fixed]))
     runs = [replace(r, wrong_on_answers=_wrong_on(world, r.named, population)) for r in runs]
     first = right[world.today[:BIAS_LABELS]].mean(axis=0)
@@ -253,19 +311,20 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
 
 def person_of(world: World, seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
     """``seed``'s person: the generator, each judge's right on the person's answers (drawn
-    first) and the uniform order (next); the adaptive queue draws from the generator after
-    them, so ``label_person`` and ``bias_draws`` draw the same queue for a seed."""
+    first) and the uniform order (next: a random permutation of the pairs, each labelled once);
+    the new queue draws from the generator after them, so ``label_person`` and ``bias_draws``
+    draw the same queue for a seed."""
     rng = np.random.default_rng(seed)
     answers = np.where(rng.random(len(world.truth)) < world.noise, -world.truth, world.truth)
     right = (world.picks == answers[:, None]).astype(float)
-    uniform = rng.integers(0, len(answers), DRAW_CAP)
+    uniform = rng.permutation(len(answers))
     return rng, right, uniform
 
 
 def bias_draws(world: World, seed: int) -> tuple[np.ndarray, Draws]:
-    """Each judge's right on ``seed``'s person's answers, and the person's adaptive queue run
-    only as far as ``BIAS_LABELS`` draws: the first draws of ``label_person``'s queue (the rule
-    is still looked at after every label, as the design follows it), without the rest of the
+    """Each judge's right on ``seed``'s person's answers, and the person's new queue run only as
+    far as ``BIAS_LABELS`` labels: the first labels of ``label_person``'s queue (the rule is
+    still looked at after every label, as the design follows it), without the rest of the
     person (the other orders, the queue on to a verdict), so many more queues are affordable."""
     rng, right, _ = person_of(world, seed)
     _, drawn = adaptive_run(world, right, rng, to_verdict=False)
@@ -274,14 +333,15 @@ def bias_draws(world: World, seed: int) -> tuple[np.ndarray, Draws]:
 
 def queue_errors(world: World, seed: int) -> tuple[float, float]:
     """The weighted accuracy figure's mean error over judges, and the share of judges its 95%
-    interval holds, on ``seed``'s adaptive queue's first ``BIAS_LABELS`` draws."""
+    interval holds, on ``seed``'s new queue's first ``BIAS_LABELS`` labels."""
     return _weighted_errors(*bias_draws(world, seed))
 
 
 def _weighted_errors(right: np.ndarray, drawn: Draws) -> tuple[float, float]:
-    """The weighted accuracy figure (Hansen-Hurwitz about chance, each draw weighted by its own
-    probability) on the adaptive queue's first ``BIAS_LABELS`` draws: its mean error against
-    the run's accuracy over judges, and the share of its 95% intervals that hold it."""
+    """The weighted accuracy figure (Hansen-Hurwitz about chance, its t interval; each label
+    weighted as the product weighs it, ``1 / (N q)`` with its stored probability: the kind's
+    ``p_x / rho_t(x)``) on the new queue's first ``BIAS_LABELS`` labels: its mean error
+    against the run's accuracy over judges, and the share of its 95% intervals that hold it."""
     n = len(right)
     population = right.mean(axis=0)
     picked, q = drawn.picked[:BIAS_LABELS], drawn.probability[:BIAS_LABELS]
@@ -294,86 +354,61 @@ def _weighted_errors(right: np.ndarray, drawn: Draws) -> tuple[float, float]:
 
 
 def anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray) -> Run:
-    """The anytime rule after every draw of an unweighted order (uniform, or today's queue,
-    which has no probabilities), stopping at the first verdict or at ``BUDGET`` labels."""
-    labels = labels_so_far(picked)
-    within = within_budget(labels, len(right))
+    """The anytime rule after every label of an unweighted order (a permutation, or today's
+    queue, which has no probabilities; each pair once), stopping at the first verdict or at
+    ``BUDGET`` labels."""
+    within = picked[: min(BUDGET, len(right))]
     found = anytime_verdict(
-        world.judges, right[picked[:within]], np.ones(within), 1.0, CHANCE, project=False
+        world.judges, right[within], np.ones(len(within)), 1.0, CHANCE, project=False
     )
-    return _run(world, order, labels, found)
+    return _run(world, order, found)
 
 
-def _run(world: World, order: str, labels: np.ndarray, found: AnytimeVerdict) -> Run:
+def _run(world: World, order: str, found: AnytimeVerdict) -> Run:
+    """The person's run: a label a draw, so the verdict's draw is its labels."""
     if found.named is None:
         return Run(order, "anytime", 0, None, False)
-    return Run(order, "anytime", int(labels[found.at - 1]), found.named, _wrong(world, found.named))
+    return Run(order, "anytime", found.at, found.named, _wrong(world, found.named))
 
 
 def adaptive_run(
     world: World, right: np.ndarray, rng: np.random.Generator, to_verdict: bool = True
 ) -> tuple[Run, Draws]:
-    """The adaptive queue: before each new label the design is recomputed from the rule's
-    state on the draws so far (``analyses.adaptive_probability``), then drawn from until a
-    draw asks for a new label (a draw of a pair already labelled counts its label again); the
-    rule is looked at after every label and the person stops at the first verdict, or at
-    ``BUDGET`` labels. The draws go on to ``BIAS_LABELS`` for the accuracy figure; with
-    ``to_verdict`` False they stop there (the first draws the same: a batch of draws depends
-    only on the draws before it)."""
+    """The product's queue: before each label the adaptive design is recomputed from the rule's
+    state on the labels so far (``analyses.adaptive_probability``), then one label drawn
+    without replacement among the pairs not yet labelled (``draw_without_replacement``, over
+    the kinds of the base design's stratum and the judges' picks); the rule is looked at after
+    every label and the person stops at the first verdict, or at ``BUDGET`` labels. The draws
+    go on to ``BIAS_LABELS`` for the accuracy figure; with ``to_verdict`` False they stop there
+    (the first draws the same: a draw depends only on the draws before it)."""
     n = len(right)
     answers = world.picks.astype(float)
-    labelled = np.zeros(n, bool)
-    drawn = Draws(np.empty(0, int), np.empty(0), np.empty(0), {})
-    standing, stop = Standing(None), None
-    while len(drawn.picked) < DRAW_CAP and (
-        len(drawn.picked) < BIAS_LABELS or (to_verdict and stop is None)
+    kinds = kinds_of(world.stratum, answers)
+    open_ = np.ones(n, bool)
+    drawn, standing, stop = NO_DRAWS, Standing(None), None
+    budget = min(BUDGET, n)
+    while open_.any() and (
+        len(drawn.picked) < BIAS_LABELS
+        or (to_verdict and stop is None and len(drawn.picked) < budget)
     ):
         q = adaptive_probability(world.probability, answers, standing)
-        drawn = _until_new(drawn, q, draw_bounds(q, answers, world.judges), labelled, rng)
-        labelled[drawn.picked[-1]] = True
-        if stop is not None or labelled.sum() > min(BUDGET, n):
+        sample, probability, bounds = draw_without_replacement(q, kinds, open_, world.judges, rng)
+        open_[sample] = False
+        drawn = drawn.then(sample, probability, bounds, world.judges)
+        if stop is not None or len(drawn.picked) > budget:
             continue
         found = _verdict(world, right, drawn)
         if found.named is not None:
-            stop = _run(world, "new", labels_so_far(drawn.picked), found)
+            stop = _run(world, "new", found)
         standing = standing_of(found, world.judges)
     return stop or Run("new", "anytime", 0, None, False), drawn
-
-
-def _until_new(
-    drawn: Draws,
-    q: np.ndarray,
-    bounds: tuple[float, dict[tuple[str, str], float]],
-    labelled: np.ndarray,
-    rng: np.random.Generator,
-) -> Draws:
-    """``drawn`` and the draws from ``q`` up to the first of a sample not yet labelled (or to
-    ``DRAW_CAP`` draws), each with the design's bounds."""
-    room = DRAW_CAP - len(drawn.picked)
-    batch = rng.choice(len(q), size=min(room, 64), p=q)
-    fresh = np.flatnonzero(~labelled[batch])
-    while not len(fresh) and len(batch) < room:  # every draw a repeat: draw on
-        batch = np.concatenate([batch, rng.choice(len(q), size=min(room - len(batch), 256), p=q)])
-        fresh = np.flatnonzero(~labelled[batch])
-    batch = batch[: fresh[0] + 1] if len(fresh) else batch
-    largest, by_pair = bounds
-    more = len(batch)
-    return Draws(
-        np.concatenate([drawn.picked, batch]),
-        np.concatenate([drawn.probability, q[batch]]),
-        np.concatenate([drawn.bound, np.full(more, largest)]),
-        {
-            key: np.concatenate([drawn.pair_bounds.get(key, np.empty(0)), np.full(more, value)])
-            for key, value in by_pair.items()
-        },
-    )
 
 
 def _verdict(
     world: World, right: np.ndarray, drawn: Draws, project: bool = False
 ) -> AnytimeVerdict:
-    """The anytime rule on an adaptive queue's draws, each weighted ``1 / (N q_t)`` and bet on
-    within its own bounds."""
+    """The anytime rule on the new queue's labels as ``label_state`` reads stored draws: each
+    weighted ``1 / (N q)``, bet on within its own bounds, its tests shifted."""
     weight = 1.0 / (len(right) * drawn.probability)
     return anytime_verdict(
         world.judges,
@@ -383,6 +418,7 @@ def _verdict(
         CHANCE,
         pair_bounds=drawn.pair_bounds,
         project=project,
+        shifts=drawn.shifts,
     )
 
 
@@ -399,58 +435,13 @@ def _fixed_run(world: World, order: str, right: np.ndarray, order_of: np.ndarray
 
 
 def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tuple[float, float]:
-    """ "About N more" at ``CHECKPOINT`` labels of the adaptive queue (the new labels the
-    design it would then draw from asks in the draws the rule still needs), and what it
-    took."""
-    labels = labels_so_far(drawn.picked)
+    """ "About N more" at ``CHECKPOINT`` labels of the new queue (``labels_to_come``: a label a
+    draw, within the pairs left), and what it took."""
     if not run.labels or run.labels <= CHECKPOINT:
         return float("nan"), float("nan")
-    at = int(np.searchsorted(labels, CHECKPOINT, side="left")) + 1
-    head = Draws(
-        drawn.picked[:at],
-        drawn.probability[:at],
-        drawn.bound[:at],
-        {k: v[:at] for k, v in drawn.pair_bounds.items()},
-    )
-    found = _verdict(world, right, head, project=True)
-    labelled = np.zeros(len(right), bool)
-    labelled[head.picked] = True
-    design = adaptive_probability(
-        world.probability, world.picks.astype(float), standing_of(found, world.judges)
-    )
-    more = _expected_new(design, labelled, found.about_more)
+    found = _verdict(world, right, first_draws(drawn, CHECKPOINT), project=True)
+    more = labels_to_come(len(right) - CHECKPOINT, found.about_more)
     return more, float(run.labels - CHECKPOINT)
-
-
-def _expected_new(probability: np.ndarray, labelled: np.ndarray, draws: float) -> float:
-    """How many new labels ``draws`` more draws with replacement ask for, in expectation: each
-    sample not yet labelled is asked with probability ``1 - (1 - q)^draws``."""
-    q = np.asarray(probability, float)[~labelled]
-    if not q.size:
-        return 0.0
-    return float(np.sum(1 - (1 - q) ** draws)) if np.isfinite(draws) else float("inf")
-
-
-def within_budget(labels: np.ndarray, population: int) -> int:
-    """How many draws the rule reads: up to the last one before a label beyond ``BUDGET`` (or
-    beyond the run's ``population``, where every sample is labelled sooner); ``labels`` is
-    ``labels_so_far``'s."""
-    return int(np.searchsorted(labels, min(BUDGET, population), side="right"))
-
-
-def labels_so_far(picked: np.ndarray) -> np.ndarray:
-    """After each draw, how many distinct samples have been labelled."""
-    seen: set[int] = set()
-    out = np.empty(len(picked), int)
-    for i, p in enumerate(picked):
-        seen.add(int(p))
-        out[i] = len(seen)
-    return out
-
-
-def _distinct(picked: np.ndarray) -> np.ndarray:
-    """The samples in the order first drawn (a fixed-n rule sees each label once)."""
-    return np.asarray(pd.unique(picked))
 
 
 def _wrong(world: World, named: str) -> bool:
@@ -545,7 +536,7 @@ def world_figures(
 
 
 def bias_figures(world: World, seeds: Iterable[int]) -> dict[str, float]:
-    """The weighted accuracy figure on each seed's adaptive queue's first ``BIAS_LABELS`` draws
+    """The weighted accuracy figure on each seed's new queue's first ``BIAS_LABELS`` labels
     (``queue_errors``): its mean error (the bias), the bias's standard error over the queues
     (each queue one independent error), how many queues, and the intervals' coverage."""
     errors, covered = np.array([queue_errors(world, seed) for seed in seeds]).T
