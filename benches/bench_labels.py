@@ -90,6 +90,7 @@ from judgegrid.testing.labelling_person import (
 
 NAME = "labels"
 DEFAULT_JUDGEBENCH = Path(__file__).resolve().parents[2] / "shared/validation/judgebench"
+MIN_PROJECTIONS = 10  # people with a projection below which "about N more" is not judged
 
 
 def main() -> None:
@@ -148,7 +149,7 @@ def main() -> None:
         figures = world_figures(
             world, range(args.seeds), args.fixed_seeds, args.fixed_budget, range(args.bias_seeds)
         )
-        every.append(figures)
+        every.append({**figures, "has a best": bool(world.acceptable)})
         _print_world(world, figures)
     rows = _results(pd.DataFrame(every))
     for row in rows:
@@ -428,7 +429,9 @@ def _results(table: pd.DataFrame) -> list[Row]:
     for _, f in table.iterrows():
         new, uniform = f["new anytime: median labels"], f["uniform anytime: median labels"]
         if math.isinf(new) and math.isinf(uniform):
-            continue  # no verdict either way within the budget (equal or chance judges)
+            if f["has a best"]:  # a best judge no order finds within the pairs: said, MISSED
+                rows.append(_no_verdict_row(f))
+            continue  # else no verdict is right (equal or chance judges)
         ratio = new / uniform if math.isfinite(uniform) else 0.0
         ok = ratio <= LABELS_GOAL and f["new anytime: wrong pick"] <= WRONG_PICK_GOAL
         rows.append(
@@ -507,18 +510,36 @@ def _results(table: pd.DataFrame) -> list[Row]:
     )
     ratios = table["about-N ratio"].dropna()
     low, high = RATIO_GOAL
-    for world, value in zip(table.loc[ratios.index, "world"], ratios, strict=True):
+    for i, value in ratios.items():
+        cases = int(table.at[i, "about-N cases"])
+        few = cases < MIN_PROJECTIONS  # a median of a handful of ratios is no measurement
         rows.append(
             Row(
                 NAME,
-                f"about N more / realised, median ({world})",
+                f"about N more / realised, median ({table.at[i, 'world']})",
                 round(float(value), 2),
-                "",
+                f"(on {cases} people: too few to judge)" if few else f"(on {cases} people)",
                 f"in {low}-{high}",
-                verdict(low <= value <= high),
+                "" if few else verdict(low <= value <= high),
             )
         )
     return rows
+
+
+def _no_verdict_row(f: pd.Series) -> Row:
+    """A world with a best judge where neither the new queue nor uniform order names it within
+    the pairs there are: the ratio is not there to read, and the goal is not shown."""
+    shares = ", ".join(
+        f"{order} {f[f'{order} anytime: verdicts']:.2f}" for order in ("uniform", "new")
+    )
+    return Row(
+        NAME,
+        f"labels to a verdict, new / uniform median ({f['world']})",
+        "no verdict",
+        f"(no verdict for most people in either order within the pairs; share with one: {shares})",
+        f"<= {LABELS_GOAL} at wrong pick <= {WRONG_PICK_GOAL:.0%}",
+        verdict(False),
+    )
 
 
 if __name__ == "__main__":
