@@ -20,7 +20,10 @@ Weighted labels (the labelling queue's draws): per data set, N = 2,000 samples, 
 hard (people's score Beta(2, 3) there, Beta(4, 2) elsewhere); the chosen judge and two others
 score each, and the queue's design is built from how far the three are apart
 (``decision.sampling.label_design``: 40% uniform share, three strata by disagreement, the
-queue's own code), then ``draw_labels`` draws 60, 150 or 400 labels with replacement. Two
+queue's own code), then the labelling page's own draw (``analyses.queue_draw``: without
+replacement, each label weighted by its kind, here its stratum) draws 60, 150 or 400 labels;
+``--with-replacement`` draws them with replacement instead (``draw_labels``, Hansen-Hurwitz),
+as the queue did before it drew without. Two
 chosen judges: one lenient mostly where the judges disagree (+0.3 on the hard samples, +0.05
 elsewhere: the queue draws where it errs) and one lenient everywhere (+0.15). The target is
 people's mean over the data set's N samples. Goal: the weighted 95% interval covers it in 93%
@@ -48,7 +51,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, emit, load_average, verdict
 
-from judgegrid.analyses import classical_mean, draw_labels, label_design, ppi_mean
+from judgegrid.analyses import (
+    LabelDesign,
+    classical_mean,
+    draw_labels,
+    fixed_queue,
+    label_design,
+    ppi_mean,
+    queue_draw,
+)
 from judgegrid.inputs.recorded import judgebench
 
 NAME = "true-score"
@@ -76,6 +87,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=1000)
     parser.add_argument("--judgebench", type=Path, default=DEFAULT_JUDGEBENCH)
+    parser.add_argument(
+        "--with-replacement",
+        action="store_true",
+        help="the queue's labels drawn with replacement (Hansen-Hurwitz), not as the page draws",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     print(f"load average at start: {load_average()}", flush=True)
@@ -83,7 +99,7 @@ def main() -> None:
     for name, judge in JUDGES.items():
         rows += _simulated(name, judge, args.datasets)
     for name, queue_judge in QUEUE_JUDGES.items():
-        rows += _weighted(name, queue_judge, args.datasets)
+        rows += _weighted(name, queue_judge, args.datasets, args.with_replacement)
     files = sorted(args.judgebench.glob("*judge_name=*.jsonl")) if args.judgebench.is_dir() else []
     if files:
         rows += _judgebench(files, args.datasets)
@@ -192,11 +208,15 @@ QUEUE_JUDGES: dict[str, QueueJudge] = {
 }
 
 
-def _weighted(name: str, judge: QueueJudge, datasets: int) -> list[Row]:
+def _weighted(
+    name: str, judge: QueueJudge, datasets: int, with_replacement: bool = False
+) -> list[Row]:
     rng = np.random.default_rng(4343)
     table = []
     for n in DRAWS:
-        frame = pd.DataFrame([_queue_dataset(judge, n, rng) for _ in range(datasets)])
+        frame = pd.DataFrame(
+            [_queue_dataset(judge, n, rng, with_replacement) for _ in range(datasets)]
+        )
         table.append(
             {
                 "draws": n,
@@ -230,7 +250,9 @@ def _weighted(name: str, judge: QueueJudge, datasets: int) -> list[Row]:
     ]
 
 
-def _queue_dataset(judge: QueueJudge, draws: int, rng: np.random.Generator) -> dict[str, float]:
+def _queue_dataset(
+    judge: QueueJudge, draws: int, rng: np.random.Generator, with_replacement: bool = False
+) -> dict[str, float]:
     """One data set: people's scores, three judges, the queue's design from how far the
     judges are apart, and ``draws`` labels drawn by it."""
     hard = rng.random(BIG_N) < HARD_SHARE
@@ -243,9 +265,9 @@ def _queue_dataset(judge: QueueJudge, draws: int, rng: np.random.Generator) -> d
     all_three = np.vstack([f, *others])
     ids = [f"s{i:05d}" for i in range(BIG_N)]
     plan = label_design(pd.Series(all_three.max(0) - all_three.min(0), index=ids))
-    drawn = draw_labels(plan, draws, int(rng.integers(2**31)))
-    picks = pd.Index(ids).get_indexer(drawn["sample_id"])
-    w = drawn["weight"].to_numpy(float)
+    picked, probability = _drawn(plan, draws, int(rng.integers(2**31)), with_replacement)
+    picks = pd.Index(ids).get_indexer(picked)
+    w = 1.0 / (BIG_N * probability)
     found = ppi_mean(y[picks], f[picks], f, weights=w)
     c, p = found.corrected, found.people
     plain = classical_mean(y[picks])
@@ -262,6 +284,27 @@ def _queue_dataset(judge: QueueJudge, draws: int, rng: np.random.Generator) -> d
         "lam": found.lam,
         "spread": float(w.max() / w.min()),
     }
+
+
+def _drawn(
+    plan: LabelDesign, draws: int, seed: int, with_replacement: bool
+) -> tuple[list[str], np.ndarray]:
+    """``draws`` labels from ``plan`` as the labelling page draws them (``queue_draw``: without
+    replacement, each stored with the probability whose ``1 / (N q)`` is its kind's weight), or
+    with replacement (``draw_labels``) under ``--with-replacement``: the samples, in order, and
+    their stored probabilities."""
+    if with_replacement:
+        found = draw_labels(plan, draws, seed)
+        return list(found["sample_id"]), found["probability"].to_numpy(float)
+    queue, rng = fixed_queue(plan), np.random.default_rng(seed)
+    asked: list[str] = []
+    probabilities = []
+    for _ in range(draws):
+        drawn = queue_draw(queue, asked, rng)
+        assert drawn is not None  # fewer draws than samples
+        asked.append(drawn[0])
+        probabilities.append(drawn[1])
+    return asked, np.asarray(probabilities)
 
 
 # ---------------------------------------------------------------- JudgeBench
