@@ -42,7 +42,6 @@ def test_a_kind_is_the_stratum_and_the_answers_a_missing_answer_a_value_of_its_o
     assert kinds.shares.sum() == pytest.approx(1.0)
     assert kinds.shares[kinds.of_sample[0]] == pytest.approx(0.4)
     assert np.isnan(kinds.answers[kinds.of_sample[2], 1])  # NaN kept in the kind's answers
-    assert kinds.sizes.tolist() == np.bincount(kinds.of_sample).tolist()
     assert len(set(kinds_of(stratum).of_sample.tolist())) == 2  # strata alone
 
 

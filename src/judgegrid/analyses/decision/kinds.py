@@ -55,11 +55,6 @@ class Kinds:
     answers: np.ndarray
     shares: np.ndarray
 
-    @property
-    def sizes(self) -> np.ndarray:
-        """Each kind's number of samples ``N_x``."""
-        return np.bincount(self.of_sample, minlength=len(self.shares))
-
 
 @dataclass(frozen=True)
 class DrawBounds:
