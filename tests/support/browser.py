@@ -134,10 +134,20 @@ def evaluate(tools: DevTools, expression: str) -> Any:
     return reply["result"].get("value")
 
 
+# what the browser says when the page navigates while an expression is evaluated: the
+# question is asked again of the new page (a wait for ``location.pathname`` meets it)
+NAVIGATED = ("Inspected target navigated or closed", "Execution context was destroyed")
+
+
 def wait_until(tools: DevTools, expression: str, timeout: float = 15) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = evaluate(tools, expression)
+        try:
+            value = evaluate(tools, expression)
+        except AssertionError as error:
+            if not any(words in str(error) for words in NAVIGATED):
+                raise
+            value = None
         if value:
             return value
         time.sleep(0.1)

@@ -88,7 +88,8 @@ def test_a_run_whose_judge_server_dies_fails_cells_by_cause_and_resumes_to_compl
     assert failed["error"].str.contains("Connection error|connect", case=False).any()
     calls = first.calls
     assert set(calls[calls["kind"] == "completion"]["model"]) == {"openai/smollm2-135m"}
-    assert set(calls[calls["kind"] == "embedding"]["model"]) == {"openai/multilingual-e5-small"}
+    # embeddings come after a judge's answer: on a loaded machine the kill may come first
+    assert set(calls[calls["kind"] == "embedding"]["model"]) <= {"openai/multilingual-e5-small"}
 
     judge.start()  # back on the same port
     second = resume_run(tmp_path / "run", retry_failed=True)
@@ -97,3 +98,5 @@ def test_a_run_whose_judge_server_dies_fails_cells_by_cause_and_resumes_to_compl
     assert not still_failed["error"].str.contains("Connection error|connect", case=False).any()
     assert still_failed["error"].str.len().gt(0).all()  # a weak judge's bad answers, by cause
     assert (second.scores["status"] == "scored").sum() > len(scored)
+    every = second.calls
+    assert set(every[every["kind"] == "embedding"]["model"]) == {"openai/multilingual-e5-small"}
