@@ -427,12 +427,12 @@ def queue_draws(
         return found
     number = int(mine["draw"].max()) + 1 if len(mine) else 1
     rng = np.random.default_rng(int(text_sha(f"{annotator}/{metric}/{number}")[:8], 16))
+    population = queue.design.population
     while len(found) < n:
         drawn = queue_draw(queue, asked, rng)
         if drawn is None:
             break
         sid, q, bounds = drawn
-        population = queue.design.population
         draw = LabelDraw(metric, annotator, number, sid, q, population, bounds)
         found.append((sid, q, [draw]))
         asked.add(sid)

@@ -340,7 +340,7 @@ def label_state(
     )
     labels = int(table.index.nunique())
     done = table.index.astype(str) if labelled is None else labelled.astype(str)
-    more = 0.0 if found.named is not None else _new_labels(design, done, found.about_more, labels)
+    more = 0.0 if found.named is not None else _new_labels(design, done, found.about_more)
     return LabelState(metric, judges, labels, skipped, found, more, given, measure)
 
 
@@ -380,7 +380,7 @@ def draw_bounds_of(
     return largest, pairs, stored
 
 
-def _new_labels(design: LabelDesign | None, labelled: pd.Index, draws: float, labels: int) -> float:
+def _new_labels(design: LabelDesign | None, labelled: pd.Index, draws: float) -> float:
     """The new labels ``draws`` more draws of the design ask for (``labels_to_come``: one a
     draw, among the samples not yet labelled); without a design, the draws themselves (a
     uniform queue over a population much larger than the labels)."""
