@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -112,3 +113,67 @@ def test_the_wikieval_pairs_matrix_labelled_blind_to_the_systems(tmp_path, scrip
     text = " ".join(read)
     for word in ("ungrounded_answer", "more_faithful_a", "_system", "scripted"):
         assert word not in text, word
+
+
+UNJUDGED = "NOT-YET"  # in a pair's question: the scripted judges' answer can't be read there
+
+
+def judged_but_marked(step: str, prompt: str, model: str) -> dict[str, Any] | str:
+    """``scripted_pairwise``, but no verdict on a pair whose question says ``UNJUDGED``: its
+    cells fail, so no judge compared it (as in a run still under way)."""
+    if step == "pairwise" and UNJUDGED in prompt:
+        return "I would rather not say."
+    return scripted_pairwise(step, prompt, model)
+
+
+def test_the_report_names_the_pairs_no_judge_compared_and_nobody_labelled(
+    tmp_path, scripted_provider
+):
+    """A run of 12 pairs whose judges could not compare the last four (their cells failed).
+    ann labels every compared pair on the page, and one of the four: the page says the other
+    three add no evidence until a judge compares them. The report's card said "no sample
+    left to label" there, untrue while three pairs of the data set can still be labelled: it
+    must say what the page says."""
+    scripted_provider.answer = judged_but_marked
+    rows = pair_rows()
+    for row in rows[-4:]:
+        row["user_input"] += f" {UNJUDGED}"
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fields = {"metrics": [], "embeddings": [], "criteria": [BETTER], "repeats": 1,
+              "judges": JUDGES[:2], "dataset": str(data)}  # fmt: skip
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text(yaml.safe_dump(matrix_dict(**fields), sort_keys=False))
+    run_dir = api.run_grid(matrix, use_cache=False, run_dir=tmp_path / "run").run_dir
+    session = open_session(run_dir, "ann", ["better"], n=PAIRS)
+    unjudged = [item.sample_id for item in session.queue if item.probability is None]
+    assert sorted(unjudged) == [f"pair-{k:02d}" for k in range(PAIRS - 4, PAIRS)]
+    with in_thread(serve, session) as (runner, port):
+        server = LabelServer(session, port, runner)
+        for k, item in enumerate(session.queue[: PAIRS - 3]):
+            first = server.request("GET", f"/api/pair/{k}/0")[1]["answer"]
+            sure = k % 3 != 2  # the person picks the good answer, bar every third pair
+            position = "A" if ("GOOD" in first) == sure else "B"
+            status, reply = server.label(item.sample_id, "better", value=position)
+            assert status == 200, reply
+    words = (
+        "every pair the judges compared is labelled; the 3 others add no evidence until a "
+        "judge compares them"
+    )
+    assert reply["state"].endswith(f" · {words}"), reply["state"]
+    result = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+    line = str(card.loc["better", "label_state"])
+    assert line == f"8 labels · follow leads first, not yet separated · {words}"
+    assert f"**better** labelling: {line}" in (run_dir / "summary.md").read_text("utf-8")
+    # the report speaks for everyone: a pair bob labelled is left to label no more
+    bob = tmp_path / "bob.csv"
+    bob.write_text("sample_id,metric,annotator,value\npair-11,better,bob,a\n", encoding="utf-8")
+    assert CliRunner().invoke(app, ["labels", "import", str(run_dir), str(bob)]).exit_code == 0
+    assert CliRunner().invoke(app, ["report", str(run_dir)]).exit_code == 0
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+    assert str(card.loc["better", "label_state"]).endswith(
+        " · every pair the judges compared is labelled; the 2 others add no evidence until a "
+        "judge compares them"
+    )

@@ -98,7 +98,11 @@ if TYPE_CHECKING:
         metric_design,
         preference_design,
     )
-    from judgegrid.analyses.decision.selection import label_queue, preference_queue
+    from judgegrid.analyses.decision.selection import (
+        label_queue,
+        preference_queue,
+        uncompared_pairs,
+    )
     from judgegrid.analyses.frames.criteria import (
         Criteria,
         categories,
@@ -206,7 +210,7 @@ _HOMES = {
         "metric_design",
         "preference_design",
     ),
-    "decision.selection": ("label_queue", "preference_queue"),
+    "decision.selection": ("label_queue", "preference_queue", "uncompared_pairs"),
     "frames.criteria": (
         "Criteria",
         "categories",
@@ -341,6 +345,7 @@ __all__ = [
     "skipped_words",
     "standing_of",
     "state_words",
+    "uncompared_pairs",
     "uniform_probability",
     "usage_of",
     "validity_analysis",

@@ -31,7 +31,12 @@ from judgegrid.analyses.decision import card as decision
 from judgegrid.analyses.decision import recommendation, strictness
 from judgegrid.analyses.decision.adaptive import Standing, adaptive_probability, standing_of
 from judgegrid.analyses.decision.kinds import QueueDesign, kinds_of
-from judgegrid.analyses.decision.label_state import LabelState, pass_fail, state_of
+from judgegrid.analyses.decision.label_state import (
+    LabelState,
+    pass_fail,
+    state_of,
+    uncompared_counts,
+)
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.sampling import LabelDesign
 from judgegrid.analyses.frames import juries, label_weights
@@ -234,7 +239,10 @@ class RunFacts:
     construction, nor in the counts of cells, calls and failures); ``criteria``: the run's
     criteria by name, whose analyses fit their type; ``margin``: the card's non-inferiority
     margin (``decision: {margin}``); ``run_ref``: how the card's commands name the run;
-    ``scales``: each metric's threshold and direction (a criterion's own are added here)."""
+    ``scales``: each metric's threshold and direction (a criterion's own are added here);
+    ``criterion_pairs``: each pairwise criterion's pairs in the data set (the samples holding
+    both answers, in its order), among which the card's state line counts those no judge
+    compared and no person labelled (``label_state.uncompared_counts``)."""
 
     sample_info: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     jury_panels: Sequence[Sequence[str]] = ()
@@ -242,6 +250,7 @@ class RunFacts:
     margin: float | None = None
     run_ref: str = "RUN_DIR"
     scales: Scales = PLAIN
+    criterion_pairs: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -410,6 +419,7 @@ def validity_analysis(
     tables["probes_brief"] = probes.probe_brief(tables["probe_pairs"])
     grid = probes.judge_probe_matrix(tables["probes"])
     tables["probes_by_judge"] = grid.reset_index() if not grid.empty else grid
+    answers = inputs.answers if inputs.answers is not None else pd.DataFrame()
     sources = CardSources(
         scores=scores,
         ranking=ranking,
@@ -427,8 +437,9 @@ def validity_analysis(
         else weights,
         sampling={**sampling, **preference_sampling},
         draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
-        answers=inputs.answers if inputs.answers is not None else pd.DataFrame(),
+        answers=answers,
         choices=choices,
+        uncompared=uncompared_counts(facts.criterion_pairs, run.every_row, answers),
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from judgegrid.analyses import (
     preference_queue,
     queue_draw,
     skipped_words,
+    uncompared_pairs,
 )
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
@@ -55,11 +56,11 @@ from judgegrid.labels.files import (
 )
 from judgegrid.labels.pairwise import (
     answer_titles,
+    criterion_pairs,
     is_pairwise,
     judges_as_shown,
     pair_answer,
     pair_choices,
-    pairs_of,
     shown_answer,
     shown_order,
 )
@@ -232,11 +233,8 @@ def session_over(
     if pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
         queue, draws = build_preference_queue(scores, pairs, done, n, stored, person)
     else:
-        compared = {
-            m: pairs_of(samples.values(), criteria[m])
-            for m in chosen
-            if is_pairwise(criteria.get(m))
-        }
+        asked = [criteria[m] for m in chosen if m in criteria]
+        compared = criterion_pairs(samples.values(), asked)
         adapt = adapter(scores, store, criteria, info, every_draw)
         queue, draws = build_queue(scores, chosen, done, n, compared, stored, person, adapt, batch)
     session = LabelSession(
@@ -314,7 +312,7 @@ def build_queue(
     metrics: list[str],
     done: set[tuple[str, str]],
     n: int,
-    compared: Mapping[str, list[str]] | None = None,
+    compared: Mapping[str, Sequence[str]] | None = None,
     stored: pd.DataFrame | None = None,
     annotator: str = "",
     adapt: Adapt | None = None,
@@ -363,7 +361,7 @@ def metric_queue(
     scores: pd.DataFrame,
     metric: str,
     done: set[str],
-    pairs: list[str] | None = None,
+    pairs: Sequence[str] | None = None,
     stored: pd.DataFrame | None = None,
     annotator: str = "",
     n: int = 20,
@@ -394,11 +392,8 @@ def metric_queue(
         if sid in reasons
     ]
     queued = {item.sample_id for item, _ in items} | done
-    items += [
-        (QueueItem(p, metric, UNSCORED_PAIR), [])
-        for p in pairs or []
-        if p not in queued and p not in reasons
-    ]
+    unscored = uncompared_pairs(scores, metric, pairs or (), queued)
+    items += [(QueueItem(p, metric, UNSCORED_PAIR), []) for p in unscored]
     return items[:n]
 
 

@@ -110,6 +110,15 @@ def pairs_of(samples: Iterable[Sample], spec: CriterionSpec) -> list[str]:
     return [s.id for s in samples if s.probe is None and has_both_answers(s, spec)]
 
 
+def criterion_pairs(
+    samples: Iterable[Sample], criteria: Iterable[CriterionSpec]
+) -> dict[str, tuple[str, ...]]:
+    """Each pairwise criterion of ``criteria`` with its pairs (``pairs_of``): what the page
+    offers and what the report counts the pairs no judge compared among."""
+    kept = list(samples)
+    return {spec.name: tuple(pairs_of(kept, spec)) for spec in criteria if is_pairwise(spec)}
+
+
 def shown_answer(sample: Sample, spec: CriterionSpec, order: Order, member: int) -> str:
     """The answer shown as A (``member`` 0) or as B (1) in ``order``."""
     assert spec.compare is not None

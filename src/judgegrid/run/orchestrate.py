@@ -24,7 +24,7 @@ from judgegrid.calls.embedder import resolve_dimension_method
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.cells import Cell
 from judgegrid.core.criterion import CriterionSpec
-from judgegrid.core.errors import MatrixError, OptionError, Problem, RunDirError
+from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem, RunDirError
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
 from judgegrid.core.run_options import ResumeOptions, RunOptions
@@ -52,6 +52,7 @@ from judgegrid.inputs.tasks import (
     user_samples,
     with_probes,
 )
+from judgegrid.labels.pairwise import criterion_pairs, is_pairwise
 from judgegrid.run.added_judges import ADD_OPTION, LiveJudges, live_judges
 from judgegrid.run.backends import run_sharded
 from judgegrid.run.preflight import (
@@ -549,7 +550,7 @@ def write_outputs(
         title=f"judgegrid run {target.name}",
         expected_cells=expected,
         dimension_methods=methods,
-        facts=run_facts(matrix, info),
+        facts=run_facts(matrix, info, dataset_pairs(store, matrix)),
     )
     return [target / name for name in ("summary.md", report.HTML_NAME, report.TABLES_DIR)]
 
@@ -578,8 +579,13 @@ def validity_inputs(
     )
 
 
-def run_facts(matrix: Matrix, info: Mapping[str, Mapping[str, Any]]) -> RunFacts:
-    """What the analyses know of a run besides its scores, from its matrix and samples."""
+def run_facts(
+    matrix: Matrix,
+    info: Mapping[str, Mapping[str, Any]],
+    pairs: Mapping[str, Sequence[str]] | None = None,
+) -> RunFacts:
+    """What the analyses know of a run besides its scores, from its matrix and samples;
+    ``pairs``: each pairwise criterion's pairs in the data set (``dataset_pairs``)."""
     from judgegrid.outputs import report
 
     return report.RunFacts(
@@ -587,7 +593,23 @@ def run_facts(matrix: Matrix, info: Mapping[str, Mapping[str, Any]]) -> RunFacts
         jury_panels=matrix.jury_panels,
         criteria=matrix.criteria_by_name,
         margin=matrix.decision.margin,
+        criterion_pairs=dict(pairs or {}),
     )
+
+
+def dataset_pairs(store: RunStore, matrix: Matrix) -> dict[str, tuple[str, ...]]:
+    """Each pairwise criterion's pairs in the run's data set (``labels.pairwise.criterion_pairs``,
+    as the labelling page offers them), so the card can name those no judge compared. The
+    samples are read only where the matrix has a pairwise criterion; a run whose samples
+    cannot be read again (an old run, its data set file gone) has none: its line says what
+    the labels and the judges' cells alone tell."""
+    if not any(is_pairwise(spec) for spec in matrix.criteria):
+        return {}
+    try:
+        samples = stored_dataset(store)
+    except InputError:
+        return {}
+    return criterion_pairs(samples, matrix.criteria)
 
 
 def true_score_export(run_dir: str | Path) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from judgegrid.analyses import DrawBounds, anytime_verdict, bounds_text, label_design
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
 from judgegrid.analyses.decision.label_state import (
     draw_sequence,
     label_state,
@@ -21,8 +22,10 @@ from judgegrid.analyses.decision.label_state import (
 )
 from judgegrid.analyses.validity.criteria import PeopleRight
 from judgegrid.analyses.validity.people import validity_by_judge
+from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.scales import PLAIN
 from support.frames import scores_frame
+from support.pairwise_judges import pairwise_cell
 
 DRAW_COLUMNS = ["metric", "annotator", "draw", "sample_id", "probability", "population"]
 
@@ -365,3 +368,42 @@ def test_a_draws_shares_gone_shift_the_rule_as_stored_with_it():
         ("alpha", "beta"), values, np.full(60, 0.5), np.full(60, 2.0), 0.5, pair_bounds=pair
     )
     assert unshifted.beaten != expected.beaten or unshifted.at != expected.at  # the shift bites
+
+
+def _pairwise_card_line(pairs: list[str]) -> str:
+    """The card's state line of a pairwise criterion ``better`` over the data set's ``pairs``:
+    judges steady and mixed compared p00..p05 (all labelled by ann); p06 no judge compared, ann
+    labelled it; p07's one cell failed and bob skipped it; p08 and on, nobody touched."""
+    better = CriterionSpec(
+        name="better", definition="Which?", type="pairwise", compare=("response", "response_b")
+    )
+    compared = [f"p{k:02d}" for k in range(6)]
+    cells = [pairwise_cell("steady", p, "a", "a") for p in compared]
+    cells += [pairwise_cell("mixed", p, w, w) for p, w in zip(compared, "aabbab", strict=True)]
+    cells.append(pairwise_cell("steady", "p07", "a", "a", status="failed"))
+    said = zip(compared, "aaaabb", strict=True)  # people: a on four, b on two
+    answers = _answers(
+        [(p, "better", "ann", 1.0 if w == "a" else 0.0) for p, w in said]
+        + [("p06", "better", "ann", 1.0), ("p07", "better", "bob", None)]
+    )
+    facts = RunFacts(criteria={"better": better}, criterion_pairs={"better": pairs})
+    inputs = ValidityInputs(human_labels=answers[answers["value"].notna()], answers=answers)
+    card = analyse(pd.DataFrame(cells), facts, inputs).card.set_index("metric")
+    return str(card.loc["better", "label_state"])
+
+
+def test_the_cards_line_names_the_data_sets_pairs_no_judge_compared_and_nobody_labelled():
+    """Every pair the judges compared is labelled. Of the data set's p00..p08, p07 (its cell
+    failed, only skipped) and p08 are left to label: the card said "no sample left to label",
+    untrue while a person could still label them; it must say what the labelling page says.
+    With the data set ending at p06 (labelled), none is left."""
+    two_left = _pairwise_card_line([f"p{k:02d}" for k in range(9)])
+    assert two_left == (
+        "6 labels · steady leads mixed, not yet separated · every pair the judges compared is "
+        "labelled; the 2 others add no evidence until a judge compares them · 1 skipped (left out)"
+    )
+    none_left = _pairwise_card_line([f"p{k:02d}" for k in range(7)])
+    assert none_left == (
+        "6 labels · steady leads mixed, not yet separated · no sample left to label · "
+        "1 skipped (left out)"
+    )

@@ -28,11 +28,14 @@ Missing data: a draw whose sample has no people's label (the annotator skipped i
 declined) stays in the stored sequence but is left out of the rule, as missing; the state says
 how many were skipped, a skip no draw stands behind (``labels import``'s, a pair no judge
 compared) among them. A judge with no answer on a draw counts as wrong there (the rule's own).
+A pairwise criterion's pairs no judge compared are outside the design: the line counts those
+nobody labelled (``uncompared_counts``; a skip is no label) and names them once every pair
+the judges compared is labelled, as the labelling page does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -49,6 +52,7 @@ from judgegrid.analyses.decision.anytime import (
 from judgegrid.analyses.decision.kinds import DrawBounds, bounds_of, shifts_of
 from judgegrid.analyses.decision.ladder import CardSources, pair_right
 from judgegrid.analyses.decision.sampling import LabelDesign, metric_design, preference_design
+from judgegrid.analyses.decision.selection import uncompared_pairs
 from judgegrid.analyses.frames.keys import among, person_item
 from judgegrid.analyses.frames.ratings import pooled_by_choice, ratings
 from judgegrid.analyses.validity.criteria import PeopleRight, no_information_rate
@@ -503,7 +507,24 @@ def state_of(metric: str, sources: CardSources) -> LabelState | None:
     labelled = answers[answers["value"].notna()]
     right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales)
     measure = "" if metric in sources.people_right else threshold_words(sources.scales, metric)
-    return metric_state(metric, right, sources.scores, answers, sources.draws, measure)
+    found = metric_state(metric, right, sources.scores, answers, sources.draws, measure)
+    uncompared = sources.uncompared.get(metric, 0)
+    return replace(found, uncompared=uncompared) if found is not None and uncompared else found
+
+
+def uncompared_counts(
+    pairs: Mapping[str, Sequence[str]], scores: pd.DataFrame, answers: pd.DataFrame
+) -> dict[str, int]:
+    """Per pairwise criterion (``pairs``: its pairs in the data set), the pairs no judge
+    compared that no person labelled (``selection.uncompared_pairs``): what the card's state
+    line names where every pair the judges compared is labelled, as the labelling page does
+    for one person. A skip is no label: someone else may still label the pair."""
+    given = answers[answers["value"].notna()] if not answers.empty else answers
+    counts = {}
+    for metric, mine in pairs.items():
+        done = given.loc[given["metric"] == metric, "sample_id"] if not given.empty else ()
+        counts[metric] = len(uncompared_pairs(scores, metric, mine, set(map(str, done))))
+    return counts
 
 
 def threshold_words(scales: Scales, metric: str) -> str:

@@ -89,6 +89,9 @@ class CardSources:
     answers: pd.DataFrame = field(default_factory=pd.DataFrame)
     # ``frames.ratings.choice_ratings(scores)`` if already made (else made for each metric)
     choices: pd.DataFrame | None = None
+    # per pairwise criterion, its pairs of the data set no judge compared and no person
+    # labelled (``label_state.uncompared_counts``): the state line names them
+    uncompared: Mapping[str, int] = field(default_factory=dict)
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:

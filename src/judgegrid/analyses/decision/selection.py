@@ -14,7 +14,7 @@ offered (nothing to compare a label with).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -75,6 +75,19 @@ def label_queue(
         )
     ]
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+def uncompared_pairs(
+    scores: pd.DataFrame, metric: str, pairs: Iterable[str], done: Collection[str] = ()
+) -> list[str]:
+    """The pairs of a pairwise criterion ``metric`` (``pairs``: the data set's, in its order)
+    that no judge compared (no scored cell: not yet run, or its cells failed) and that are not
+    ``done``: outside the queue's design, they are offered after the drawn ones, and the state
+    line names them where it would say "no sample left to label". The labelling page's
+    ``done`` is one person's answers and skips; the report's, every person's labels."""
+    compared = set(scored(scores[scores["metric"] == metric])["sample_id"].astype(str))
+    left = set(done)
+    return [p for p in pairs if p not in compared and p not in left]
 
 
 def label_priority(scores: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, pd.DataFrame]:
