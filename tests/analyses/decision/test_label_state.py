@@ -338,7 +338,7 @@ def test_a_draws_shares_gone_shift_the_rule_as_stored_with_it():
     # labelled before it (``decision.kinds``): the rule reads them as shifts of its tests, the
     # lowest a label of those kinds could give (-chance against chance, -1 where the two differ)
     ids, alpha, beta, right = _two_judges(8, 60, (0.95, 0.55))
-    gone = np.linspace(0.0, 0.3, 60)
+    gone = np.linspace(0.0, 0.5, 60)
     apart = gone / 3
     texts = [
         bounds_text(DrawBounds(2.0, {("alpha", "beta"): 1.5}, g, {("alpha", "beta"): a}))
