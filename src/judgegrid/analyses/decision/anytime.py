@@ -21,9 +21,9 @@ the chance that any is, however often one looks, is at most ``alpha``. The rule 
 error of the name it gives, not of every comparison: a test that rejects on the way (``a``
 beats ``c`` while ``a`` against ``b`` is open) is no claim of the card, only what the adaptive
 queue reads to choose where to ask (``decision.adaptive``). Splitting the error over every
-test instead, as the rule did before, ran each paired test at ``alpha / (2 J (J - 1))``: for
-four judges 1/6 of the error this rule gives it, for the same guarantee on the name. With a
-uniform queue every weight is 1. No margin (non-inferiority) yet.
+test instead would run each paired test at ``alpha / (2 J (J - 1))``: for four judges 1/6 of
+the error this rule gives it, for the same guarantee on the name. With a uniform queue every
+weight is 1. No margin (non-inferiority) yet.
 
 "About N more" projects the leader, the judge the card names in practically every projected
 future (the futures replay the present draws, where it leads; projecting every judge and taking
