@@ -32,9 +32,10 @@ def _passes(k: int) -> float:
     return float(k % 2 == 0)
 
 
-def _run(root: Path) -> Path:
+def _run(root: Path, margin: float | None = None, every: int = 3) -> Path:
     """The scripted run, then the judges' faithfulness scores set: a passes the even samples,
-    b answers as a but for every third sample."""
+    b answers as a but for every ``every``-th sample; ``margin``: the matrix's
+    ``decision: {margin}``."""
     scripted.register()
     scripted.SCRIPT.reset()
     data = root / "data.jsonl"
@@ -52,21 +53,22 @@ def _run(root: Path) -> Path:
     settings = matrix_dict(
         dataset=str(data), metrics=[METRIC], embeddings=[], strictness=[1], repeats=1
     )
+    if margin is not None:
+        settings["decision"] = {"margin": margin}
     matrix.write_text(yaml.safe_dump(settings))
     run_dir = run_grid(matrix, run_dir=root / "run").run_dir
     store = RunStore(run_dir / "run.sqlite")
     for row in store.scores_frame().itertuples(index=False):
         k = int(str(row.sample_id)[1:])
-        score = _passes(k) if row.judge == "a" or k % 3 else 1.0 - _passes(k)
+        score = _passes(k) if row.judge == "a" or k % every else 1.0 - _passes(k)
         store.write_score(ScoreRow(**{**row._asdict(), "score": score}), replace=True)
     store.close()
     return run_dir
 
 
-def test_a_scripted_annotator_reaches_a_verdict_through_the_page_and_the_report_names_it(
-    tmp_path,
-):
-    run_dir = _run(tmp_path)
+def _label_until_a_verdict(run_dir: Path) -> tuple[list[str], int]:
+    """The annotator answers as judge a did, through the page's API, until the (blind) line says
+    a verdict is reached or the queue ends: every line seen, and the labels given."""
     session = open_session(run_dir, "ann", [METRIC], n=SAMPLES, batch=5)
     lines: list[str] = []
     with in_thread(serve, session) as (runner, port):
@@ -79,6 +81,14 @@ def test_a_scripted_annotator_reaches_a_verdict_through_the_page_and_the_report_
             assert status == 200, reply
             lines.append(str(reply["state"]))
             asked += 1
+    return lines, asked
+
+
+def test_a_scripted_annotator_reaches_a_verdict_through_the_page_and_the_report_names_it(
+    tmp_path,
+):
+    run_dir = _run(tmp_path)
+    lines, asked = _label_until_a_verdict(run_dir)
     blind = lines[-1]
     assert "a verdict is reached" in blind, lines[-5:]
     assert len(set(lines)) == len(lines)  # the line moved with every answer
@@ -95,3 +105,22 @@ def test_a_scripted_annotator_reaches_a_verdict_through_the_page_and_the_report_
     stated = str(card.loc[METRIC, "label_state"])
     assert stated.startswith(f"{labels} labels · ")
     assert stated.endswith("a is better than b and chance"), stated
+
+
+def test_under_the_matrixs_margin_the_page_and_the_report_reach_the_margins_verdict(tmp_path):
+    """``decision: {margin: 0.2}``, b answering as a but for every sixth sample: the page's line
+    and the report's card read the margin from the run's matrix, and the verdict they reach is
+    the margin's (a at most 0.2 below b and above chance), not a plain win, and sooner than
+    the plain rule's on the same run: the page's line reads the margin too."""
+    (tmp_path / "plain").mkdir()
+    _, plain = _label_until_a_verdict(_run(tmp_path / "plain", every=6))
+    run_dir = _run(tmp_path, margin=0.2, every=6)
+    lines, asked = _label_until_a_verdict(run_dir)
+    assert lines[-1] == f"{asked} labels · a verdict is reached", lines[-5:]
+    assert asked < plain
+    result = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+    assert str(card.loc[METRIC, "label_state"]) == (
+        f"{asked} labels · pass/fail at 0.5: a is at most 0.2 below b and better than chance"
+    )

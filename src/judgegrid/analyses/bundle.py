@@ -532,6 +532,7 @@ def label_state_of(
         people_right=right,
         draws=draws,
         answers=answers,
+        margin=facts.margin,
     )
     return state_of(metric, sources)
 

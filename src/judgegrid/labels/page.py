@@ -133,6 +133,8 @@ class LabelSession:
     # labels so far make it, when its items run out (None: all ``limit`` at once)
     batch: int | None = None
     metrics: tuple[str, ...] = ()  # what this session labels (a pairs run's: the preference)
+    # the run's non-inferiority margin (``decision: {margin}``): the state line's rule asks it
+    margin: float | None = None
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -250,6 +252,7 @@ def session_over(
         limit=n,
         batch=batch,
         metrics=(PREFERENCE,) if pairs else tuple(chosen),
+        margin=matrix.decision.margin,
     )
     if show_judges:
         for item in queue:
@@ -658,7 +661,9 @@ def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
         return ""
     stored = store.labels_frame()
     answers = human_labels(stored, session.sample_info, session.criteria.values(), skips=True)
-    facts = RunFacts(sample_info=session.sample_info, criteria=session.criteria)
+    facts = RunFacts(
+        sample_info=session.sample_info, criteria=session.criteria, margin=session.margin
+    )
     draws = store.draws_frame()
     named = session.show_judges or queue_ended(session, store)
     if metric == PREFERENCE:  # the pairs rung scores a preference on each metric of the run

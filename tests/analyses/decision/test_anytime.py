@@ -253,3 +253,75 @@ def test_each_tests_first_rejection_is_the_betting_test_run_alone_and_names_as_t
     assert min(mine) > 0  # a clearly better judge: every one of its tests rejects
     found = anytime_verdict(judges, right, np.ones(400), 1.0, 0.5, project=False)
     assert (found.named, found.at) == ("a", max(mine))
+
+
+def test_under_a_margin_a_judge_the_margin_below_its_rival_is_shown_within_it_rarely():
+    """Non-inferiority at its boundary: ``a`` right on 75% of samples, ``b`` on 85%, a margin
+    of 0.1, so "a is at most 0.1 below b" is false (its null holds with equality). 400 people,
+    400 draws each, a look after every draw: ``a`` shown within the margin <= 5% (+2 SE), while
+    ``b`` is for nearly everyone. (At 8 alpha the same people show ``a`` for about 13%.)"""
+    rng = np.random.default_rng(30)
+    wrong = shown = 0
+    for _ in range(400):
+        right = _population(rng, (0.75, 0.85), 400)
+        found = anytime_verdict(JUDGES, right, np.ones(400), 1.0, 0.5, project=False, margin=0.1)
+        wrong += "a" in found.within
+        shown += "b" in found.within
+    assert wrong / 400 <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
+    assert shown / 400 >= 0.95
+
+
+def test_under_a_margin_judges_at_chance_are_never_shown_within_it_for_more_than_alpha():
+    """A margin is no way round chance: two judges at chance, 0.1 apart at most by luck, each
+    shown within the margin of the other yet never above chance, so named <= 5% (+2 SE)."""
+    rng = np.random.default_rng(31)
+    named = 0
+    for _ in range(400):
+        right = _population(rng, (0.5, 0.5), 400)
+        found = anytime_verdict(JUDGES, right, np.ones(400), 1.0, 0.5, project=False, margin=0.1)
+        named += found.named is not None
+    assert named / 400 <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def test_under_a_margin_judges_close_together_are_both_shown_and_the_line_says_so():
+    """Two judges 0.02 apart (far apart judges are never "not separated" for long, close ones
+    may never be): under a margin of 0.1 both are shown at most 0.1 below the other and above
+    chance, the verdict the plain rule cannot reach; and the line says so of both."""
+    rng = np.random.default_rng(32)
+    right = _population(rng, (0.82, 0.8), 600)
+    plain = anytime_verdict(JUDGES, right, np.ones(600), 1.0, 0.5, project=False)
+    found = anytime_verdict(JUDGES, right, np.ones(600), 1.0, 0.5, margin=0.1)
+    assert plain.named is None
+    assert found.within == ("a", "b") and found.named in JUDGES and found.at > 0
+    words = state_words(600, found, JUDGES, 0.0)
+    assert words == (
+        "600 labels · a and b are each at most 0.1 below every other judge and better than chance"
+    )
+
+
+def test_under_a_margin_one_judge_shown_is_named_with_its_rivals():
+    """Three judges, one at chance: the two good ones are shown within the margin of each
+    other, never of the one at chance's kind; with one good judge, the line names its rivals."""
+    rng = np.random.default_rng(33)
+    three = ("a", "b", "c")
+    right = _population(rng, (0.9, 0.6, 0.5), 400)
+    found = anytime_verdict(three, right, np.ones(400), 1.0, 0.5, margin=0.05)
+    assert found.within == ("a",)
+    assert state_words(400, found, three, 0.0) == (
+        "400 labels · a is at most 0.05 below b, c and better than chance"
+    )
+
+
+def test_under_a_margin_the_standing_before_a_verdict_says_what_is_not_yet_shown():
+    right = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    found = anytime_verdict(JUDGES, right, np.ones(4), 1.0, 0.5, margin=0.05)
+    assert found.named is None
+    assert state_words(4, found, JUDGES, 30.0) == (
+        "4 labels · a leads b, none yet shown at most 0.05 below the others · about 30 more"
+    )
+
+
+def test_a_margin_moves_each_paired_tests_null_and_leaves_chance_alone():
+    tests = hypotheses_of(("a", "b", "c"), 1.0, 0.5, margin=0.1)
+    assert {t.null for t in tests if t.against is not None} == {-0.1}
+    assert {t.null for t in tests if t.against is None} == {0.0}

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from judgegrid.analyses import DrawBounds, anytime_verdict, bounds_text, label_design
-from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse
+from judgegrid.analyses.bundle import RunFacts, ValidityInputs, analyse, label_state_of
 from judgegrid.analyses.decision.label_state import (
     draw_sequence,
     label_state,
@@ -407,3 +407,43 @@ def test_the_cards_line_names_the_data_sets_pairs_no_judge_compared_and_nobody_l
         "6 labels · steady leads mixed, not yet separated · no sample left to label · "
         "1 skipped (left out)"
     )
+
+
+def _close_judges_run(n: int = 300) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A built-in metric, two judges 0.02 apart in pass/fail accuracy (alpha right on 82% of
+    the samples, beta on 80%), every sample labelled by ann (pass or fail, half each: chance,
+    the no-information rate, about one half)."""
+    rng = np.random.default_rng(41)
+    truth = rng.random(n) < 0.5
+    values = {}
+    for i in range(n):
+        for judge, accuracy in (("alpha", 0.82), ("beta", 0.8)):
+            says = truth[i] == (rng.random() < accuracy)
+            values[("faithfulness", judge, "", 0, 1, f"s{i:03d}", 0)] = 0.9 if says else 0.1
+    labels = _answers([(f"s{i:03d}", "faithfulness", "ann", float(t)) for i, t in enumerate(truth)])
+    return scores_frame(values), labels
+
+
+def test_under_the_cards_margin_the_line_shows_close_judges_within_it_card_and_page_alike():
+    """With ``decision: {margin: 0.1}`` the card's line and the labelling page's (blind) read
+    the margin: two judges 0.02 apart, not separated by the plain rule, are each shown at most
+    0.1 below the other on 300 labels; without it the same labels reach no verdict."""
+    scores, labels = _close_judges_run()
+    inputs = ValidityInputs(human_labels=labels, answers=labels)
+
+    def card_line(margin: float | None) -> str:
+        card = analyse(scores, RunFacts(margin=margin), inputs).card.set_index("metric")
+        return str(card.loc["faithfulness", "label_state"])
+
+    assert card_line(None) == (
+        "300 labels · pass/fail at 0.5: alpha and beta are level, not yet separated · "
+        "no sample left to label"
+    )
+    assert card_line(0.1) == (
+        "300 labels · pass/fail at 0.5: alpha and beta are each at most 0.1 below every other "
+        "judge and better than chance"
+    )
+    page = label_state_of("faithfulness", scores, labels, _draws([]), RunFacts(margin=0.1))
+    assert page is not None and page.words(named=False) == "300 labels · a verdict is reached"
+    plain = label_state_of("faithfulness", scores, labels, _draws([]), RunFacts())
+    assert plain is not None and "no verdict yet" in plain.words(named=False)

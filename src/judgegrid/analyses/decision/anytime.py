@@ -23,7 +23,16 @@ beats ``c`` while ``a`` against ``b`` is open) is no claim of the card, only wha
 queue reads to choose where to ask (``decision.adaptive``). Splitting the error over every
 test instead would run each paired test at ``alpha / (2 J (J - 1))``: for four judges 1/6 of
 the error this rule gives it, for the same guarantee on the name. With a uniform queue every
-weight is 1. No margin (non-inferiority) yet.
+weight is 1.
+
+With a non-inferiority margin ``m`` (the card's ``decision: {margin}``) the paired tests ask
+less: ``j`` is at most ``m`` below ``k``, reject ``E[w (right_j - right_k)] <= -m``. Every judge
+whose tests have all rejected is then shown at most ``m`` below every other judge and above
+chance (``AnytimeVerdict.within``); the card takes the cheapest of them. A judge shown so
+wrongly, in truth more than ``m`` below some rival or at chance, again has a test of its own
+with a true null that rejected, so the same union bound holds for the whole set at once: the
+chance that any judge in it does not belong there, however often one looks, is at most
+``alpha``.
 
 "About N more" projects the leader, the judge the card names in practically every projected
 future (the futures replay the present draws, where it leads; projecting every judge and taking
@@ -105,6 +114,10 @@ class AnytimeVerdict:
     # the judges as accurate as the leader on the draws (the leader is the first of them in
     # order): the line says they are level, not that the leader leads them
     level: tuple[str, ...] = ()
+    # with a non-inferiority margin (``margin`` > 0): every judge shown at most ``margin``
+    # below every other and above chance, in the judges' order (``named`` is the first to be)
+    within: tuple[str, ...] = ()
+    margin: float = 0.0
 
 
 def hypotheses_of(
@@ -114,6 +127,7 @@ def hypotheses_of(
     alpha: float = ALPHA,
     pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
     shifts: Mapping[tuple[str, str | None], Bound] | None = None,
+    margin: float = 0.0,
 ) -> list[Test]:
     """Every test the rule runs for ``judges``. ``bound`` is the largest weight a draw can
     carry (1 for a uniform queue; one per draw where the queue's design changes from draw to
@@ -121,7 +135,8 @@ def hypotheses_of(
     known before the draw (for two judges' picks on a preference pair: the largest weight
     among the pairs where their picks differ, since where they pick the same answer the
     difference is 0 whatever the person says); ``shifts`` what each test (``(judge, rival)``,
-    rival None against chance) adds to its draws' values (``Test.shift``)."""
+    rival None against chance) adds to its draws' values (``Test.shift``); ``margin``: how far
+    below a rival a judge may be and pass its paired test (0: it must beat the rival)."""
     k = len(judges)
     each = alpha / k  # a wrong name needs one true null of its own rejected: see the module
     bounds = dict(pair_bounds or {})
@@ -134,7 +149,7 @@ def hypotheses_of(
             if o != j:
                 reach = bounds.get((j, o), bounds.get((o, j), bound))
                 shift = moved.get((j, o), 0.0)
-                found.append(Test(j, o, 0.0, -reach, reach, each, shift))
+                found.append(Test(j, o, -margin, -reach, reach, each, shift))
     return found
 
 
@@ -162,19 +177,21 @@ def anytime_verdict(
     pair_bounds: Mapping[tuple[str, str], Bound] | None = None,
     project: bool = True,
     shifts: Mapping[tuple[str, str | None], Bound] | None = None,
+    margin: float = 0.0,
 ) -> AnytimeVerdict:
     """The rule's state after the draws ``right`` (draws x judges, in [0, 1]; NaN: wrong) with
-    their ``weight`` (``1 / (N q)``, at most ``bound``, per draw or for all; ``pair_bounds``
-    and ``shifts``: ``hypotheses_of``)."""
+    their ``weight`` (``1 / (N q)``, at most ``bound``, per draw or for all; ``pair_bounds``,
+    ``shifts`` and ``margin``: ``hypotheses_of``)."""
     right = np.nan_to_num(np.asarray(right, float), nan=0.0)
     weight = np.asarray(weight, float)
-    tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds, shifts)
+    tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds, shifts, margin)
     firsts = first_rejections(tests, judges, right, weight, chance)
     named, named_at = first_named(firsts, judges)
+    within = _all_named(firsts, judges) if margin > 0 else ()
     beaten = {key for key, first in firsts.items() if first > 0}
     draws = len(right)
     if draws == 0:
-        return AnytimeVerdict(None, None, 0, 0, float("inf"))
+        return AnytimeVerdict(None, None, 0, 0, float("inf"), margin=margin)
     accuracy = (weight[:, None] * right).mean(axis=0)
     leader = judges[int(np.argmax(accuracy))]
     level = tuple(
@@ -184,15 +201,15 @@ def anytime_verdict(
     )
     done = frozenset(beaten)
     if named is not None:
-        return AnytimeVerdict(named, leader, draws, named_at, 0.0, done, level)
+        return AnytimeVerdict(named, leader, draws, named_at, 0.0, done, level, within, margin)
     if not project:
-        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level)
+        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level, margin=margin)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
     ahead = [(t.null, *t.bounds(), alpha) for t in mine]  # the leader alone: see the module
     # at the whole alpha the leader's tests may have crossed already; no verdict: one more at least
     more = max(draws_to_reject(history, ahead, HORIZON, seed=seed), 1.0)
-    return AnytimeVerdict(None, leader, draws, 0, more, done, level)
+    return AnytimeVerdict(None, leader, draws, 0, more, done, level, margin=margin)
 
 
 def first_rejections(
@@ -227,6 +244,14 @@ def first_named(
         return None, 0
     named = min(reached, key=lambda j: (reached[j], j))
     return named, reached[named]
+
+
+def _all_named(
+    firsts: Mapping[tuple[str, str | None], int], judges: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The judges whose tests in ``firsts`` have all rejected, in the judges' order: with a
+    margin several may (each at most the margin below every other), and each is a claim."""
+    return tuple(j for j in judges if min(f for (i, _), f in firsts.items() if i == j) > 0)
 
 
 def labels_to_come(open_samples: int, draws: float) -> float:
@@ -264,6 +289,8 @@ def state_words(
     the labels still needed (``labels_to_come`` of ``found.about_more`` draws);
     ``uncompared``: the pairs no judge compared, as ``more_words`` reads them."""
     head = count_words(labels, given)
+    if found.named is not None and found.within:
+        return f"{head} · {_within_words(found, judges)}"
     if found.named is not None:
         others = ", ".join(j for j in judges if j != found.named)
         rivals = f"{others} and chance" if others else "chance"  # one judge: chance alone
@@ -271,6 +298,19 @@ def state_words(
     if found.leader is None:
         return f"{head} · no verdict yet"
     return f"{head} · {_standing_words(found, judges)} · {more_words(more, uncompared)}"
+
+
+def _within_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
+    """A verdict under a margin: ``b is at most 0.05 below a, c and better than chance``, or
+    ``a and b are each at most 0.05 below every other judge and better than chance``."""
+    size = f"{found.margin:g}"
+    if len(found.within) == 1:
+        (judge,) = found.within
+        others = ", ".join(j for j in judges if j != judge)
+        below = f"at most {size} below {others} and " if others else ""
+        return f"{judge} is {below}better than chance"
+    names = f"{', '.join(found.within[:-1])} and {found.within[-1]}"
+    return f"{names} are each at most {size} below every other judge and better than chance"
 
 
 def _standing_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
@@ -281,10 +321,18 @@ def _standing_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
         top = [j for j in judges if j == found.leader or j in found.level]
         behind = ", ".join(j for j in judges if j not in top)
         names = f"{', '.join(top[:-1])} and {top[-1]}"
-        return f"{names} are level{f', ahead of {behind}' if behind else ''}, not yet separated"
+        return f"{names} are level{f', ahead of {behind}' if behind else ''}, {_open(found)}"
     rest = ", ".join(j for j in judges if j != found.leader)
-    standing = f"leads {rest}, not yet separated" if rest else "does not yet beat chance"
+    standing = f"leads {rest}, {_open(found)}" if rest else "does not yet beat chance"
     return f"{found.leader} {standing}"
+
+
+def _open(found: AnytimeVerdict) -> str:
+    """What is not yet shown: a judge better than the others, or under a margin one at most the
+    margin below them."""
+    if found.margin > 0:
+        return f"none yet shown at most {found.margin:g} below the others"
+    return "not yet separated"
 
 
 def more_words(more: float, uncompared: int = 0) -> str:

@@ -322,13 +322,16 @@ def label_state(
     given: int | None = None,
     measure: str = "",
     labelled: pd.Index | None = None,
+    margin: float = 0.0,
 ) -> LabelState | None:
     """The state of ``metric`` from the people's right/wrong per sample and judge (``right``),
     the draws in order (``draw_sequence``) and the queue's design (for how many new labels the
     draws still needed would ask; None: uniform over the labelled samples' population). None
     when no judge can be measured (no label, or no judge's answer on one). ``labelled``: the
     design's samples people labelled, where the rule's items name them otherwise (a
-    preference: ``pair/person``); by default the items of ``right``."""
+    preference: ``pair/person``); by default the items of ``right``. ``margin``: the card's
+    non-inferiority margin, under which the rule shows judges at most it below the others
+    (``decision.anytime``)."""
     if right is None or right.right.empty or sequence.empty:
         return None
     table = right.right
@@ -340,7 +343,14 @@ def label_state(
     bound, pair_bounds, stored = draw_bounds_of(usable, judges, values, weight, share)
     shifts = shifts_of(stored, judges, right.chance) if any(stored) else None
     found = anytime_verdict(
-        judges, values, weight, bound, right.chance, pair_bounds=pair_bounds, shifts=shifts
+        judges,
+        values,
+        weight,
+        bound,
+        right.chance,
+        pair_bounds=pair_bounds,
+        shifts=shifts,
+        margin=margin,
     )
     labels = int(table.index.nunique())
     done = table.index.astype(str) if labelled is None else labelled.astype(str)
@@ -416,10 +426,12 @@ def metric_state(
     answers: pd.DataFrame,
     draws: pd.DataFrame,
     measure: str = "",
+    margin: float = 0.0,
 ) -> LabelState | None:
     """``label_state`` of ``metric`` from the scores (the queue's design, ``metric_design``),
     the answers in label order (skips with no value) and the stored draws; ``measure``: what
-    right or wrong is, where the card's figure is another (``right_of``)."""
+    right or wrong is, where the card's figure is another (``right_of``); ``margin``:
+    ``label_state``'s."""
     design = queue_design(scores, metric)
     scored = scores.loc[scores["metric"] == metric, "sample_id"].nunique()
     population = design.population if design is not None else max(int(scored), 1)
@@ -427,7 +439,9 @@ def metric_state(
     mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
     given = mine[among(mine["sample_id"], right.right.index.astype(str))] if right else mine
     counted = _without(given, read.chosen)
-    found = label_state(metric, right, read.rows, design, read.skipped, len(counted), measure)
+    found = label_state(
+        metric, right, read.rows, design, read.skipped, len(counted), measure, margin=margin
+    )
     if found is None or not read.chosen:
         return found
     only_chosen = set(given["sample_id"].astype(str)) - set(counted["sample_id"].astype(str))
@@ -458,12 +472,14 @@ def preference_state(
     scales: Scales,
     answers: pd.DataFrame,
     draws: pd.DataFrame,
+    margin: float = 0.0,
 ) -> LabelState | None:
     """The labelling state of ``metric`` in a pairs run, from people's preferences (``pairs``
     of source ``people``, one per person and pair, as the card's pairs rung scores them): per
     preference and judge, whether the judge rates the preferred answer better (``pair_right``;
     chance one half); the draws are the preference queue's (metric ``preference``), its design
-    from the data set's pairs. None without a person's preference for ``metric``."""
+    from the data set's pairs. None without a person's preference for ``metric``. ``margin``:
+    ``label_state``'s."""
     people = pairs[(pairs["source"] == "people") & (pairs["metric"] == metric)]
     right = pair_right(scores, people, scales) if not people.empty else None
     if right is None:
@@ -478,7 +494,7 @@ def preference_state(
     found = PeopleRight(right.astype(float), BINARY_CHANCE)
     mine = answers[(answers["metric"] == PREFERENCE) & answers["value"].notna()]
     pairs_done = pd.Index(mine["sample_id"].astype(str).unique())  # the design names pairs
-    return label_state(metric, found, sequence, design, skipped, labelled=pairs_done)
+    return label_state(metric, found, sequence, design, skipped, labelled=pairs_done, margin=margin)
 
 
 def _preference_design(
@@ -496,18 +512,19 @@ def state_of(metric: str, sources: CardSources) -> LabelState | None:
     (``metric_state``, the card's right/wrong of the metric: ``right_of``). None where people
     labelled nothing of it."""
     answers, pairs = sources.answers, sources.pairs
+    margin = sources.margin or 0.0
     if answers.empty:
         return None
     if not pairs.empty and ((pairs["source"] == "people") & (pairs["metric"] == metric)).any():
         return preference_state(
-            metric, sources.scores, pairs, sources.scales, answers, sources.draws
+            metric, sources.scores, pairs, sources.scales, answers, sources.draws, margin
         )
     if not (answers["metric"] == metric).any():
         return None
     labelled = answers[answers["value"].notna()]
     right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales)
     measure = "" if metric in sources.people_right else threshold_words(sources.scales, metric)
-    found = metric_state(metric, right, sources.scores, answers, sources.draws, measure)
+    found = metric_state(metric, right, sources.scores, answers, sources.draws, measure, margin)
     uncompared = sources.uncompared.get(metric, 0)
     return replace(found, uncompared=uncompared) if found is not None and uncompared else found
 
