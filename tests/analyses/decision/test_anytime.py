@@ -325,3 +325,23 @@ def test_a_margin_moves_each_paired_tests_null_and_leaves_chance_alone():
     tests = hypotheses_of(("a", "b", "c"), 1.0, 0.5, margin=0.1)
     assert {t.null for t in tests if t.against is not None} == {-0.1}
     assert {t.null for t in tests if t.against is None} == {0.0}
+
+
+def test_under_a_margin_wider_than_the_pairs_reach_the_paired_tests_need_no_luck():
+    """Two judges the design shows to differ on little (every draw's ``|w (right_a -
+    right_b)|`` at most 0.02, ``pair_bounds``) cannot be 0.1 apart: under that margin the
+    paired nulls are false whatever the labels, each draw lies above them (the bet's bounds
+    are widened to hold the null), and the tests reject on the draws' evidence alone, where
+    the chance tests still need theirs. (Held to their own bounds, the null outside them,
+    the tests had no bet at all.)"""
+    rng = np.random.default_rng(34)
+    same = (rng.random(60) < 0.9).astype(float)
+    right = np.column_stack([same, same])
+    found = anytime_verdict(
+        JUDGES, right, np.ones(60), 1.0, 0.5, pair_bounds={("a", "b"): 0.02}, margin=0.1
+    )
+    assert {("a", "b"), ("b", "a")} <= found.beaten
+    assert found.within == ("a", "b")
+    tests = hypotheses_of(JUDGES, 1.0, 0.5, pair_bounds={("a", "b"): 0.02}, margin=0.1)
+    low, high = tests[-1].bounds()
+    assert low < -0.1 < high  # held strictly inside, as the bet needs

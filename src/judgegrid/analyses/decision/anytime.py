@@ -85,16 +85,32 @@ class Test:
         return np.where(self.frozen(), self.null, raw + self.shift)
 
     def bounds(self) -> tuple[Bound, Bound]:
-        """The bounds of ``values``: the test's own, shifted (on a frozen draw, its own)."""
+        """The bounds of ``values``: the test's own, shifted (on a frozen draw, its own), each
+        widened where needed to hold the null strictly inside (``_around``)."""
         if np.ndim(self.shift) == 0 and self.shift == 0:
-            return self.low, self.high
+            return _around(self.null, self.low, self.high)
         frozen = self.frozen()
         low = np.where(frozen, self.low, np.add(self.low, self.shift))
-        return low, np.where(frozen, self.high, np.add(self.high, self.shift))
+        return _around(self.null, low, np.where(frozen, self.high, np.add(self.high, self.shift)))
 
     def frozen(self) -> np.ndarray:
         """Per draw (or for all): whether the shift leaves the values no room above the null."""
         return np.asarray(np.add(self.high, self.shift) <= self.null)
+
+
+def _around(null: float, low: Bound, high: Bound) -> tuple[Bound, Bound]:
+    """``low`` and ``high`` widened, draw by draw, to hold ``null`` strictly inside, as the bet
+    needs (``stats.betting``; a wider bound is still a bound). Under a margin a draw may lie
+    wholly above the null: where the two judges differ on so few samples, by the design's
+    weights, that one cannot be the margin below the other (the mean of ``w (right_j -
+    right_k)`` lies within the largest such weight), the null is false whatever the label, and
+    the draw's bet is a sure gain. A frozen draw's value is the null itself (no bet)."""
+    gap = np.maximum(np.subtract(high, low), 1e-9)
+    wide_low = np.where(np.less(low, null), low, np.subtract(null, gap))
+    wide_high = np.where(np.greater(high, null), high, np.add(null, gap))
+    if np.ndim(wide_low) == 0:
+        return float(wide_low), float(wide_high)
+    return wide_low, wide_high
 
 
 @dataclass(frozen=True)
