@@ -3,7 +3,7 @@ often it is wrong when the card is looked at after every label, for three queue 
 
     PYTHONPATH=src python benches/bench_labels.py [--seeds 100] [--fixed-seeds 20]
         [--bias-seeds 800] [--judgebench ../shared/validation/judgebench] [--quick]
-        [--plot PATH] [--floors]
+        [--plot PATH] [--floors] [--margin M]
 
 A simulated person (``judgegrid.testing.labelling_person``) answers the truth (synthetic: with
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
@@ -50,6 +50,11 @@ the floors of the rule the new queue followed before it drew without replacement
 product's queue); and on the equal judges, (c) the anytime rule's wrong picks at the person's
 noise 0, 0.05 and 0.10, each person's own run beside one run drawn once for all. ``FLOOR``
 lines, not ``RESULT`` lines: they are no goals' verdicts.
+``--margin M``: instead of the tables, the anytime rule under a non-inferiority margin M (the
+card's ``decision: {margin}``: every judge shown at most M below each other and above chance),
+per world and order: the share of people with a verdict, the median labels to it and the wrong
+picks (a judge shown that is in truth more than M below the best, or at chance: ``acceptable``
+lists the judges that are not); ``MARGIN`` lines, measured, the wrong picks against 5%.
 """
 
 from __future__ import annotations
@@ -83,6 +88,7 @@ from judgegrid.testing.labelling_person import (
     World,
     bank_worlds,
     label_person,
+    margin_figures,
     person_world,
     replay_worlds,
     world_figures,
@@ -119,6 +125,12 @@ def main() -> None:
         action="store_true",
         help="measure the floors under the labels goals (FLOOR lines) instead of the tables",
     )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        metavar="M",
+        help="the anytime rule under a non-inferiority margin M (MARGIN lines) instead",
+    )
     args = parser.parse_args()
     if args.quick:
         args.seeds, args.fixed_seeds, args.fixed_budget, args.bias_seeds = 3, 1, 20, 20
@@ -134,6 +146,13 @@ def main() -> None:
         plot_labels_to_verdict([*worlds, *replays], range(args.seeds), args.plot)
         print(
             f"wrote {args.plot}, {time.perf_counter() - started:.0f} s, "
+            f"load average {load_average()}"
+        )
+        return
+    if args.margin is not None:
+        print_margin(worlds, replays, args.margin, range(args.seeds))
+        print(
+            f"{args.seeds} seeds a world, {time.perf_counter() - started:.0f} s, "
             f"load average {load_average()}"
         )
         return
@@ -218,6 +237,39 @@ def print_floors(worlds: list[World], replays: list[World], seeds: range) -> Non
             f"{row['one run for all, by the scenario']:.3f} by the scenario",
             flush=True,
         )
+
+
+def print_margin(worlds: list[World], replays: list[World], margin: float, seeds: range) -> None:
+    """Per world, the anytime rule under ``margin`` in each order (``margin_figures``): a table
+    and a MARGIN line."""
+    rows = {order: ORDER_WORDS[order] for order in ORDERS}
+    for world in [*worlds, *replays]:
+        f = margin_figures(world, margin, seeds)
+        print(
+            f"\n### {world.name}, margin {margin:g} ({len(seeds)} seeds; may be shown: "
+            f"{f['acceptable']})"
+        )
+        keyed = {f"{order} anytime": words for order, words in rows.items()}
+        table = pd.DataFrame(verdict_rows(f, keyed, "order"))
+        print(table.to_markdown(index=False, floatfmt=".3f"))
+        print(margin_line(f, margin), flush=True)
+
+
+def margin_line(f: dict[str, object], margin: float) -> str:
+    """The world's MARGIN line: the new queue's median labels to a verdict over uniform's, each
+    order's share of people with a verdict, and the worst order's wrong picks against 5%."""
+    new, uniform = (float(f[f"{o} anytime: median labels"]) for o in ("new", "uniform"))
+    if math.isfinite(new) and math.isfinite(uniform):
+        ratio = f"{new / uniform:.3f} ({new:.0f} / {uniform:.0f})"
+    else:
+        ratio = f"n/a (new {new:.0f}, uniform {uniform:.0f}; inf: no verdict for most people)"
+    shares = ", ".join(f"{o} {float(f[f'{o} anytime: verdicts']):.2f}" for o in ORDERS)
+    wrong = max(float(f[f"{o} anytime: wrong pick"]) for o in ORDERS)
+    return (
+        f"MARGIN {margin:g} ({f['world']}): labels to a verdict, new / uniform median {ratio}; "
+        f"people with a verdict: {shares}; wrong picks (worst order) {wrong:.3f} "
+        f"(goal <= {WRONG_PICK_GOAL}) {verdict(wrong <= WRONG_PICK_GOAL)}"
+    )
 
 
 def print_chance_scans(f: dict[str, object]) -> None:

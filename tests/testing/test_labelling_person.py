@@ -21,6 +21,7 @@ from judgegrid.testing.labelling_person import (
     bias_draws,
     bias_figures,
     label_person,
+    margin_figures,
     person_of,
     person_world,
     prepared,
@@ -29,6 +30,7 @@ from judgegrid.testing.labelling_person import (
     replay_world,
     replay_worlds,
     synthetic_world,
+    with_margin,
     world_figures,
 )
 from support.judgebench_files import judgebench_files, run_bench_labels
@@ -221,3 +223,43 @@ def test_each_person_labels_a_run_of_their_own_drawn_from_the_scenario(tmp_path)
     judgebench_files(tmp_path, n=40)
     replay = replay_world(sorted(tmp_path.glob("*judge_model=*.jsonl")))
     assert person_world(replay, 3) is replay
+
+
+def test_under_a_margin_the_judges_within_it_may_be_shown_and_a_person_keeps_it():
+    """``with_margin``: two equally good judges may both be shown within 0.05 (neither
+    could be named better), one better by 0.15 only itself; a replay's by its accuracy on the
+    pairs, above chance; each person's own run keeps the margin and the acceptable judges."""
+    equal = with_margin(_world("pairs: two equally good judges"), 0.05)
+    assert equal.acceptable == {"a", "b"} and equal.margin == 0.05
+    assert with_margin(_world("pairs: one better by 0.15"), 0.05).acceptable == {"a"}
+    assert with_margin(_world("pairs: all judges bad"), 0.05).acceptable == frozenset()
+    own = person_world(equal, seed=4)
+    assert own.margin == 0.05 and own.acceptable == {"a", "b"}
+    truth = np.array([1, -1, 1, 1, -1, 1, 1, -1, 1, 1])
+    picks = np.column_stack([truth, np.where(np.arange(10) < 1, -truth, truth), -truth])
+    replay = with_margin(recorded_world(("x", "y", "z"), picks, truth, 0.0), 0.1)
+    assert replay.acceptable == {"x", "y"}  # y 0.1 below x; z at 0, below chance
+
+
+def test_a_judge_shown_within_the_margin_that_is_not_is_a_wrong_pick():
+    """The margin's runs: a judge shown (any of ``within``) outside the acceptable ones is a
+    wrong pick, on the people's seeds in every order; the figures add up."""
+    world = with_margin(_world("pairs: one better by 0.15"), 0.05)
+    wrong = replace(world, acceptable=frozenset({"b"}))  # as if only b were within it
+    person = label_person(person_world(wrong, 1), 1, fixed=0)
+    assert all(r.wrong == (r.named is not None) for r in person.runs)
+    figures = margin_figures(_world("pairs: one better by 0.15"), 0.05, range(3))
+    assert figures["acceptable"] == "a"
+    for order in ORDERS:
+        assert figures[f"{order} anytime: wrong pick"] == 0.0
+        assert figures[f"{order} anytime: verdicts"] == 1.0
+
+
+def test_the_quick_bench_under_a_margin_prints_a_table_and_margin_lines(tmp_path):
+    done = run_bench_labels(tmp_path, "--margin", "0.1")
+    assert done.returncode == 0, done.stderr
+    assert "### JudgeBench: bad vs good, margin 0.1" in done.stdout
+    lines = [line for line in done.stdout.splitlines() if line.startswith("MARGIN 0.1 (")]
+    assert len(lines) == 3  # --quick: two synthetic worlds, one replay
+    assert all("wrong picks (worst order)" in line for line in lines)
+    assert not any(line.startswith("RESULT ") for line in done.stdout.splitlines())

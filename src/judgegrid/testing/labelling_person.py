@@ -91,7 +91,8 @@ class World:
     the replay's 0; ``dataclasses.replace`` gives the same world with another person, as
     ``bench_labels.py --floors`` does at 0, 0.05 and 0.10); ``scenario``: the bank's scenario
     a synthetic world was drawn from (``person_world`` draws each person a run of their own
-    from it), None for a replay."""
+    from it), None for a replay; ``margin``: the rule's non-inferiority margin (0: a verdict
+    names a judge better than the others; ``with_margin``)."""
 
     name: str
     judges: tuple[str, ...]
@@ -103,6 +104,7 @@ class World:
     probability: np.ndarray = field(default_factory=lambda: np.empty(0))
     scenario: Scenario | None = None
     stratum: np.ndarray = field(default_factory=lambda: np.empty(0, int))
+    margin: float = 0.0
 
 
 DrawsT = TypeVar("DrawsT", bound="DataclassInstance")
@@ -200,7 +202,24 @@ def person_world(world: World, seed: int) -> World:
     if world.scenario is None:
         return world
     drawn = synthetic_world(world.scenario, np.random.default_rng((RUN_STREAM, seed)))
-    return prepared(replace(drawn, noise=world.noise))
+    person = replace(drawn, noise=world.noise, margin=world.margin, acceptable=world.acceptable)
+    return prepared(person)
+
+
+def with_margin(world: World, margin: float) -> World:
+    """``world`` under a non-inferiority margin: the rule shows every judge at most ``margin``
+    below each other and above chance (``analyses.anytime_verdict``), and a judge it shows is
+    acceptable if it truly is so (by the scenario's accuracies, or a replay's on its pairs;
+    ``Scenario.acceptable``'s rule, a judge exactly the margin below counted within)."""
+    if world.scenario is not None:
+        acceptable = replace(world.scenario, margin=margin).acceptable()
+    else:
+        accuracy = (world.picks == world.truth[:, None]).mean(axis=0)
+        floor = accuracy.max() - margin - 1e-9
+        acceptable = {
+            j for j, a in zip(world.judges, accuracy, strict=True) if a > CHANCE and a >= floor
+        }
+    return replace(world, margin=margin, acceptable=frozenset(acceptable))
 
 
 SYNTHETIC = tuple(
@@ -359,16 +378,24 @@ def anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray)
     ``BUDGET`` labels."""
     within = picked[: min(BUDGET, len(right))]
     found = anytime_verdict(
-        world.judges, right[within], np.ones(len(within)), 1.0, CHANCE, project=False
+        world.judges,
+        right[within],
+        np.ones(len(within)),
+        1.0,
+        CHANCE,
+        project=False,
+        margin=world.margin,
     )
     return _run(world, order, found)
 
 
 def _run(world: World, order: str, found: AnytimeVerdict) -> Run:
-    """The person's run: a label a draw, so the verdict's draw is its labels."""
+    """The person's run: a label a draw, so the verdict's draw is its labels; under a margin
+    wrong if any judge it shows (``AnytimeVerdict.within``) is not acceptable."""
     if found.named is None:
         return Run(order, "anytime", 0, None, False)
-    return Run(order, "anytime", found.at, found.named, _wrong(world, found.named))
+    wrong = any(_wrong(world, judge) for judge in found.within or (found.named,))
+    return Run(order, "anytime", found.at, found.named, wrong)
 
 
 def adaptive_run(
@@ -419,6 +446,7 @@ def _verdict(
         pair_bounds=drawn.pair_bounds,
         project=project,
         shifts=drawn.shifts,
+        margin=world.margin,
     )
 
 
@@ -449,13 +477,13 @@ def _wrong(world: World, named: str) -> bool:
 
 
 def _wrong_on(world: World, named: str | None, accuracy: np.ndarray) -> bool:
-    """Whether ``named`` is not above every other judge and chance in ``accuracy`` (each
-    judge's share right on the person's answers over the whole run)."""
+    """Whether ``named`` is not above every other judge (less the world's margin) and chance in
+    ``accuracy`` (each judge's share right on the person's answers over the whole run)."""
     if named is None:
         return False
     j = world.judges.index(named)
     others = np.delete(accuracy, j)
-    return not (accuracy[j] > CHANCE and bool(np.all(accuracy[j] > others)))
+    return not (accuracy[j] > CHANCE and bool(np.all(accuracy[j] > others - world.margin)))
 
 
 def _ranking(world: World) -> pd.DataFrame:
@@ -513,6 +541,22 @@ def world_figures(
         "seeds": len(people),
         "disputed share": disputed_share(world),
     }
+    figures |= order_figures(people, fixed_budget)
+    figures["today bias"] = float(np.mean([p.today_bias for p in people]))
+    figures |= bias_figures(world, seeds if bias_seeds is None else bias_seeds)
+    ratios = [
+        p.projected / p.realised for p in people if np.isfinite(p.projected) and p.realised > 0
+    ]
+    figures["about-N ratio"] = float(np.median(ratios)) if ratios else float("nan")
+    figures["about-N cases"] = len(ratios)
+    return figures
+
+
+def order_figures(people: Sequence[Person], fixed_budget: int = FIXED_BUDGET) -> dict[str, float]:
+    """Per order and rule the people ran (``RULES``): the share with a verdict, the median
+    labels to it (``censored_median``), and the shares of wrong picks, by the world and on the
+    person's answers."""
+    figures = {}
     for order, rule in RULES:
         runs = [r for p in people for r in p.runs if r.order == order and r.rule == rule]
         if not runs:
@@ -525,14 +569,18 @@ def world_figures(
         )
         figures[f"{key}: wrong pick"] = sum(r.wrong for r in runs) / len(runs)
         figures[f"{key}: wrong on answers"] = sum(r.wrong_on_answers for r in runs) / len(runs)
-    figures["today bias"] = float(np.mean([p.today_bias for p in people]))
-    figures |= bias_figures(world, seeds if bias_seeds is None else bias_seeds)
-    ratios = [
-        p.projected / p.realised for p in people if np.isfinite(p.projected) and p.realised > 0
-    ]
-    figures["about-N ratio"] = float(np.median(ratios)) if ratios else float("nan")
-    figures["about-N cases"] = len(ratios)
     return figures
+
+
+def margin_figures(world: World, margin: float, seeds: Iterable[int]) -> dict[str, object]:
+    """``order_figures`` of the anytime rule under a non-inferiority ``margin`` (``with_margin``),
+    each person labelling a run of their own, the fixed-n rule not run."""
+    judged = with_margin(world, margin)
+    people = [label_person(person_world(judged, seed), seed, fixed=0) for seed in seeds]
+    acceptable = ", ".join(sorted(judged.acceptable)) or "none"
+    return {"world": world.name, "seeds": len(people), "acceptable": acceptable} | order_figures(
+        people
+    )
 
 
 def bias_figures(world: World, seeds: Iterable[int]) -> dict[str, float]:
