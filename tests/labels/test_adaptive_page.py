@@ -22,8 +22,9 @@ from judgegrid.analyses.decision.label_state import pass_fail
 from judgegrid.cli import app
 from judgegrid.core.records import Label, LabelDraw
 from judgegrid.core.scales import PLAIN
-from judgegrid.labels.page import open_session
+from judgegrid.labels.page import adapter, open_session
 from judgegrid.store.run_db import RunStore
+from judgegrid.store.run_dir import stored_sample_info
 from support.servers import LabelServer, command_server
 
 # the labelling tests' scripted run, a fresh copy a test
@@ -233,3 +234,28 @@ def test_the_opening_line_counts_in_words_and_says_a_batch_is_a_first_batch(run_
         f"about {run_dir}, as 'ann'"
     )
     assert opened[1].startswith(f"labelling: 1 question about {run_dir}, as 'bo'")
+
+
+def test_under_the_runs_margin_the_next_draws_follow_the_margins_rule(run_dir):
+    """The page designs its next draws from the rule its line shows: with the run's margin
+    (``decision: {margin}``) the leader a, shown at most 0.5 below b and above chance, has no
+    open rival, so the next draw is uniform; without it a and b are not separated and 95% of
+    the draw goes to the two samples where they differ."""
+    scores = labelling._stored(run_dir, RunStore.scores_frame)
+    judged = pass_fail(scores, METRIC, PLAIN.threshold(METRIC))
+    person = judged["a"].copy()
+    person[DISAGREED[0]] = judged.loc[DISAGREED[0], "b"]
+    _an_earlier_annotator(run_dir, person)
+    store = RunStore(run_dir / "run.sqlite")
+    try:
+        info, draws = stored_sample_info(store), store.draws_frame()
+        base = metric_design(scores, METRIC)
+        plain = adapter(scores, store, {}, info, draws)(METRIC, base)
+        wide = adapter(scores, store, {}, info, draws, margin=0.5)(METRIC, base)
+    finally:
+        store.close()
+    assert plain is not None and wide is not None
+    samples = list(base.samples)
+    on_disagreed = [s in DISAGREED for s in samples]
+    assert plain.design.probability[on_disagreed].sum() > 0.95
+    assert wide.design.probability == pytest.approx(np.full(len(samples), 1 / len(samples)))

@@ -237,7 +237,7 @@ def session_over(
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
-        adapt = adapter(scores, store, criteria, info, every_draw)
+        adapt = adapter(scores, store, criteria, info, every_draw, matrix.decision.margin)
         queue, draws = build_queue(scores, chosen, done, n, compared, stored, person, adapt, batch)
     session = LabelSession(
         target,
@@ -297,12 +297,14 @@ def adapter(
     criteria: Mapping[str, CriterionSpec],
     sample_info: dict[str, dict[str, Any]],
     draws: pd.DataFrame,
+    margin: float | None = None,
 ) -> Adapt:
     """How a metric's next draws are designed from the labels and draws stored now
     (``analyses.adaptive_design_of``: focused where the rule's leader and its open rivals
-    disagree once the leader beats chance)."""
+    disagree once the leader beats chance; under the run's ``margin``, the rivals it is not
+    yet shown at most the margin below, as the state line's rule reads it)."""
     answers = human_labels(store.labels_frame(), sample_info, criteria.values(), skips=True)
-    facts = RunFacts(sample_info=sample_info, criteria=dict(criteria))
+    facts = RunFacts(sample_info=sample_info, criteria=dict(criteria), margin=margin)
 
     def adapt(metric: str, base: LabelDesign) -> QueueDesign | None:
         return adaptive_design_of(metric, scores, answers, draws, facts, base)
@@ -452,7 +454,9 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
         return False
     every = store.draws_frame()
     mine = every[every["annotator"] == session.annotator]
-    adapt = adapter(session.scores, store, session.criteria, session.sample_info, every)
+    adapt = adapter(
+        session.scores, store, session.criteria, session.sample_info, every, session.margin
+    )
     size = min(session.batch, session.limit - len(session.queue))
     asked = {s for s, m in done if m == metric}
     found = metric_queue(
