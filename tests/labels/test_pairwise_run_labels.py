@@ -17,8 +17,12 @@ from typer.testing import CliRunner
 from conftest import ROOT, matrix_dict
 from judgegrid import api
 from judgegrid.cli import app
+from judgegrid.inputs.dataset import load_dataset
+from judgegrid.inputs.matrix import parse_matrix
 from judgegrid.inputs.pairwise import person_order, seeded_flip
 from judgegrid.labels.page import open_session, serve
+from judgegrid.run.orchestrate import dataset_pairs
+from judgegrid.store.run_db import RunStore
 from support.pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
 from support.servers import LabelServer, in_thread
 
@@ -177,3 +181,24 @@ def test_the_report_names_the_pairs_no_judge_compared_and_nobody_labelled(
         " · every pair the judges compared is labelled; the 2 others add no evidence until a "
         "judge compares them"
     )
+
+
+def test_a_run_whose_samples_cannot_be_read_has_no_known_pairs_not_none(tmp_path):
+    """``dataset_pairs`` of a run made before its samples were kept, its data set file gone:
+    None (not known), which the card words as such; with its samples kept, their pairs."""
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in pair_rows()), encoding="utf-8")
+    fields = {"metrics": [], "embeddings": [], "criteria": [BETTER], "repeats": 1,
+              "judges": JUDGES[:2], "dataset": str(data)}  # fmt: skip
+    matrix = parse_matrix(yaml.safe_dump(matrix_dict(**fields), sort_keys=False))
+    old, kept = RunStore(tmp_path / "old.sqlite"), RunStore(tmp_path / "kept.sqlite")
+    try:
+        for store in (old, kept):
+            store.set_meta("dataset", str(tmp_path / "gone.jsonl"))
+        kept.save_samples(load_dataset(data, extra=("response_b",)).samples)
+        assert dataset_pairs(old, matrix) is None
+        pairs = dataset_pairs(kept, matrix)
+        assert pairs is not None and len(pairs["better"]) == PAIRS
+    finally:
+        old.close()
+        kept.close()

@@ -242,7 +242,8 @@ class RunFacts:
     ``scales``: each metric's threshold and direction (a criterion's own are added here);
     ``criterion_pairs``: each pairwise criterion's pairs in the data set (the samples holding
     both answers, in its order), among which the card's state line counts those no judge
-    compared and no person labelled (``label_state.uncompared_counts``)."""
+    compared and no person labelled (``label_state.uncompared_counts``); None where they are
+    not known (the run's samples can no longer be read): the line then says so."""
 
     sample_info: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     jury_panels: Sequence[Sequence[str]] = ()
@@ -250,7 +251,7 @@ class RunFacts:
     margin: float | None = None
     run_ref: str = "RUN_DIR"
     scales: Scales = PLAIN
-    criterion_pairs: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    criterion_pairs: Mapping[str, Sequence[str]] | None = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -439,7 +440,7 @@ def validity_analysis(
         draws=inputs.label_draws if inputs.label_draws is not None else pd.DataFrame(),
         answers=answers,
         choices=choices,
-        uncompared=uncompared_counts(facts.criterion_pairs, run.every_row, answers),
+        uncompared=_uncompared(facts, run, answers),
     )
     card, tables["decision_evidence"] = decision.decide_every_metric(
         sources, facts.run_ref, metric_titles
@@ -564,6 +565,14 @@ def adaptive_design_of(
     probability = adaptive_probability(base.probability, table, standing)
     design = replace(base, probability=probability)
     return QueueDesign(design, kinds_of(base.stratum, table), judges)
+
+
+def _uncompared(facts: RunFacts, run: RunScores, answers: pd.DataFrame) -> Mapping[str, int | None]:
+    """Per pairwise criterion, its data set's pairs no judge compared and nobody labelled
+    (``uncompared_counts``), or None for each where the data set's pairs are not known."""
+    if facts.criterion_pairs is None:
+        return dict.fromkeys(pairwise_names(run.criteria))
+    return uncompared_counts(facts.criterion_pairs, run.every_row, answers)
 
 
 def split_labels(

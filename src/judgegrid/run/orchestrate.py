@@ -582,10 +582,11 @@ def validity_inputs(
 def run_facts(
     matrix: Matrix,
     info: Mapping[str, Mapping[str, Any]],
-    pairs: Mapping[str, Sequence[str]] | None = None,
+    pairs: Mapping[str, Sequence[str]] | None,
 ) -> RunFacts:
     """What the analyses know of a run besides its scores, from its matrix and samples;
-    ``pairs``: each pairwise criterion's pairs in the data set (``dataset_pairs``)."""
+    ``pairs``: each pairwise criterion's pairs in the data set (``dataset_pairs``; None: not
+    known, the samples cannot be read)."""
     from judgegrid.outputs import report
 
     return report.RunFacts(
@@ -593,22 +594,22 @@ def run_facts(
         jury_panels=matrix.jury_panels,
         criteria=matrix.criteria_by_name,
         margin=matrix.decision.margin,
-        criterion_pairs=dict(pairs or {}),
+        criterion_pairs=None if pairs is None else dict(pairs),
     )
 
 
-def dataset_pairs(store: RunStore, matrix: Matrix) -> dict[str, tuple[str, ...]]:
+def dataset_pairs(store: RunStore, matrix: Matrix) -> dict[str, tuple[str, ...]] | None:
     """Each pairwise criterion's pairs in the run's data set (``labels.pairwise.criterion_pairs``,
     as the labelling page offers them), so the card can name those no judge compared. The
-    samples are read only where the matrix has a pairwise criterion; a run whose samples
-    cannot be read again (an old run, its data set file gone) has none: its line says what
-    the labels and the judges' cells alone tell."""
+    samples are read only where the matrix has a pairwise criterion; None for a run whose
+    samples cannot be read again (an old run, its data set file gone): its line says the
+    pairs no judge compared are not known, not that none is left."""
     if not any(is_pairwise(spec) for spec in matrix.criteria):
         return {}
     try:
         samples = stored_dataset(store)
     except InputError:
-        return {}
+        return None
     return criterion_pairs(samples, matrix.criteria)
 
 
@@ -621,7 +622,7 @@ def true_score_export(run_dir: str | Path) -> pd.DataFrame:
     try:
         info = stored_sample_info(store)
         inputs = validity_inputs(store, matrix, info)
-        return report.true_score_table(store.scores_frame(), run_facts(matrix, info), inputs)
+        return report.true_score_table(store.scores_frame(), run_facts(matrix, info, {}), inputs)
     finally:
         store.close()
 

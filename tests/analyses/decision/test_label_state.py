@@ -370,7 +370,7 @@ def test_a_draws_shares_gone_shift_the_rule_as_stored_with_it():
     assert unshifted.beaten != expected.beaten or unshifted.at != expected.at  # the shift bites
 
 
-def _pairwise_card_line(pairs: list[str]) -> str:
+def _pairwise_card_line(pairs: list[str] | None) -> str:
     """The card's state line of a pairwise criterion ``better`` over the data set's ``pairs``:
     judges steady and mixed compared p00..p05 (all labelled by ann); p06 no judge compared, ann
     labelled it; p07's one cell failed and bob skipped it; p08 and on, nobody touched."""
@@ -386,7 +386,8 @@ def _pairwise_card_line(pairs: list[str]) -> str:
         [(p, "better", "ann", 1.0 if w == "a" else 0.0) for p, w in said]
         + [("p06", "better", "ann", 1.0), ("p07", "better", "bob", None)]
     )
-    facts = RunFacts(criteria={"better": better}, criterion_pairs={"better": pairs})
+    known = None if pairs is None else {"better": pairs}
+    facts = RunFacts(criteria={"better": better}, criterion_pairs=known)
     inputs = ValidityInputs(human_labels=answers[answers["value"].notna()], answers=answers)
     card = analyse(pd.DataFrame(cells), facts, inputs).card.set_index("metric")
     return str(card.loc["better", "label_state"])
@@ -405,6 +406,16 @@ def test_the_cards_line_names_the_data_sets_pairs_no_judge_compared_and_nobody_l
     none_left = _pairwise_card_line([f"p{k:02d}" for k in range(7)])
     assert none_left == (
         "6 labels · steady leads mixed, not yet separated · no sample left to label · "
+        "1 skipped (left out)"
+    )
+
+
+def test_where_the_data_sets_pairs_are_not_known_the_line_says_so_not_that_none_is_left():
+    """An old run whose samples cannot be read again (``RunFacts.criterion_pairs`` None): the
+    card cannot count the pairs no judge compared, and must not claim none is left."""
+    assert _pairwise_card_line(None) == (
+        "6 labels · steady leads mixed, not yet separated · every pair the judges compared is "
+        "labelled; the data set's other pairs are not known (its samples cannot be read) · "
         "1 skipped (left out)"
     )
 

@@ -298,7 +298,7 @@ def state_words(
     judges: tuple[str, ...],
     more: float,
     given: int | None = None,
-    uncompared: int = 0,
+    uncompared: int | None = 0,
 ) -> str:
     """The state line: ``23 labels · a leads b, not yet separated · about 15 more``; ``labels``
     the samples labelled, ``given`` the labels on them where more (``count_words``); ``more``
@@ -351,15 +351,21 @@ def _open(found: AnytimeVerdict) -> str:
     return "not yet separated"
 
 
-def more_words(more: float, uncompared: int = 0) -> str:
+def more_words(more: float, uncompared: int | None = 0) -> str:
     """How many more labels: ``about 15 more``; none in sight where the present difference
     would not reach a verdict within the projection's horizon (or there is none yet); none left
     where every sample is labelled. ``uncompared``: the pairs of a pairwise criterion still to
     label that no judge compared, outside the queue's design: once every pair the design draws
     is labelled, "no sample left" would be untrue of them, and a label of theirs moves nothing
-    until a judge compares the pair."""
+    until a judge compares the pair; None where they are not known (the run's data set can no
+    longer be read), so that the line claims none left only where it knows."""
     if not np.isfinite(more):
         return "none in sight at the present difference"
+    if more <= 0 and uncompared is None:
+        return (
+            "every pair the judges compared is labelled; the data set's other pairs are not "
+            "known (its samples cannot be read)"
+        )
     if more <= 0 and uncompared:
         others = f"the {uncompared} others add" if uncompared != 1 else "the 1 other adds"
         pronoun = "them" if uncompared != 1 else "it"

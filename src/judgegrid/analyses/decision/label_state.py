@@ -87,8 +87,9 @@ class LabelState:
     measure: str = ""
     chosen: int = 0  # labels chosen on the view page with no draw behind them: left out
     # a pairwise criterion's pairs left to label that no judge compared (outside the design,
-    # so ``more`` does not count them): known to the labelling page, which offers them
-    uncompared: int = 0
+    # so ``more`` does not count them): known to the labelling page, which offers them; None:
+    # not known (the run's data set can no longer be read)
+    uncompared: int | None = 0
 
     def words(self, named: bool) -> str:
         """The state line: with the judges ``named`` (``23 labels · a leads b, not yet
@@ -111,7 +112,7 @@ def blind_words(
     found: AnytimeVerdict,
     more: float,
     given: int | None = None,
-    uncompared: int = 0,
+    uncompared: int | None = 0,
 ) -> str:
     """The state line a blind page shows: whether a verdict is reached, never whose."""
     head = count_words(labels, given)
@@ -526,7 +527,9 @@ def state_of(metric: str, sources: CardSources) -> LabelState | None:
     measure = "" if metric in sources.people_right else threshold_words(sources.scales, metric)
     found = metric_state(metric, right, sources.scores, answers, sources.draws, measure, margin)
     uncompared = sources.uncompared.get(metric, 0)
-    return replace(found, uncompared=uncompared) if found is not None and uncompared else found
+    if found is None or uncompared == 0:
+        return found
+    return replace(found, uncompared=uncompared)
 
 
 def uncompared_counts(

@@ -91,7 +91,7 @@ class CardSources:
     choices: pd.DataFrame | None = None
     # per pairwise criterion, its pairs of the data set no judge compared and no person
     # labelled (``label_state.uncompared_counts``): the state line names them
-    uncompared: Mapping[str, int] = field(default_factory=dict)
+    uncompared: Mapping[str, int | None] = field(default_factory=dict)  # None: not known
 
 
 def first_evidence(metric: str, sources: CardSources) -> Evidence | None:
