@@ -3,7 +3,7 @@ often it is wrong when the card is looked at after every label, for three queue 
 
     PYTHONPATH=src python benches/bench_labels.py [--seeds 100] [--fixed-seeds 20]
         [--bias-seeds 800] [--judgebench ../shared/validation/judgebench] [--quick]
-        [--plot PATH] [--floors] [--margin M]
+        [--plot PATH] [--floors] [--margin M] [--people 2,3] [--session 20]
 
 A simulated person (``judgegrid.testing.labelling_person``) answers the truth (synthetic: with
 10% noise; the JudgeBench replay: the pair's known truth) one label at a time in a queue's
@@ -55,6 +55,12 @@ card's ``decision: {margin}``: every judge shown at most M below each other and 
 per world and order: the share of people with a verdict, the median labels to it and the wrong
 picks (a judge shown that is in truth more than M below the best, or at chance: ``acceptable``
 lists the judges that are not); ``MARGIN`` lines, measured, the wrong picks against 5%.
+``--people 2,3``: instead of the tables, several people labelling one run
+(``testing.labelling_people``): one person alone and each number of people in turns, each
+drawing ``--session`` (the page's ``--n``, 20) at a time from a pool of their own and from one
+pool shared by all; per world the verdicts, median labels, wrong picks (by the scenario and on
+the answers) and the share of the draws read that were repeats; ``PEOPLE`` lines, each number
+of people against the goal of at most 5% wrong picks.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Row, emit, load_average, verdict, verdict_rows
 
 from judgegrid.testing.label_floors import NOISES, best_share, floor_figures, wrong_picks
+from judgegrid.testing.labelling_people import SESSION, crowd_figures, crowds_of
 from judgegrid.testing.labelling_person import (
     BIAS_GOAL,
     BIAS_SEEDS,
@@ -131,6 +138,15 @@ def main() -> None:
         metavar="M",
         help="the anytime rule under a non-inferiority margin M (MARGIN lines) instead",
     )
+    parser.add_argument(
+        "--people",
+        type=_whole_numbers,
+        metavar="2,3",
+        help="several people labelling one run (PEOPLE lines) instead of the tables",
+    )
+    parser.add_argument(
+        "--session", type=int, default=SESSION, help="draws a person makes at a time (--people)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.seeds, args.fixed_seeds, args.fixed_budget, args.bias_seeds = 3, 1, 20, 20
@@ -151,6 +167,13 @@ def main() -> None:
         return
     if args.margin is not None:
         print_margin(worlds, replays, args.margin, range(args.seeds))
+        print(
+            f"{args.seeds} seeds a world, {time.perf_counter() - started:.0f} s, "
+            f"load average {load_average()}"
+        )
+        return
+    if args.people:
+        print_people(worlds, range(args.seeds), args.people, args.session)
         print(
             f"{args.seeds} seeds a world, {time.perf_counter() - started:.0f} s, "
             f"load average {load_average()}"
@@ -179,6 +202,34 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s, load average {load_average()}"
     )
     emit(rows)
+
+
+def _whole_numbers(text: str) -> list[int]:
+    """``--people``'s comma-separated numbers of people."""
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
+PEOPLE_COLUMNS = ["crowd", "verdicts", "median labels", "wrong pick", "wrong on answers", "repeats"]
+
+
+def print_people(worlds: list[World], seeds: range, people: list[int], session: int) -> None:
+    """Per synthetic world, one person alone and each number of ``people`` with their own pools
+    and a shared one (``labelling_people``): a table, and a PEOPLE line a crowd."""
+    crowds = crowds_of(people, session)
+    for world in worlds:
+        rows = crowd_figures(world, seeds, crowds)
+        print(f"\n### {world.name} ({len(seeds)} seeds, sessions of {session} draws)")
+        print(pd.DataFrame(rows)[PEOPLE_COLUMNS].to_markdown(index=False, floatfmt=".3f"))
+        for row in rows:
+            mark = "" if row["wrong pick"] <= WRONG_PICK_GOAL else " MISSED"
+            print(
+                f"PEOPLE {world.name}, {row['crowd']}: wrong picks {row['wrong pick']:.3f} by "
+                f"the scenario (goal <= {WRONG_PICK_GOAL}){mark}, "
+                f"{row['wrong on answers']:.3f} on the answers; verdicts {row['verdicts']:.2f}, "
+                f"median labels {row['median labels']:g}; repeats {row['repeats']:.3f} of the "
+                "draws read",
+                flush=True,
+            )
 
 
 FLOOR_ROWS = {  # the floors table's rows: the key in floor_figures and its words

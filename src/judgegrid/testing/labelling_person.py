@@ -322,7 +322,7 @@ def label_person(world: World, seed: int, fixed: int = FIXED_BUDGET) -> Person:
     if fixed:
         runs.append(_fixed_run(world, "uniform", right, uniform[:fixed]))
         runs.append(_fixed_run(world, "today", right, world.today[:fixed]))
-    runs = [replace(r, wrong_on_answers=_wrong_on(world, r.named, population)) for r in runs]
+    runs = [replace(r, wrong_on_answers=wrong_on(world, r.named, population)) for r in runs]
     first = right[world.today[:BIAS_LABELS]].mean(axis=0)
     projected, realised = _projection(world, right, drawn, new)
     return Person(tuple(runs), float(np.mean(first - population)), projected, realised)
@@ -386,10 +386,10 @@ def anytime_run(world: World, order: str, right: np.ndarray, picked: np.ndarray)
         project=False,
         margin=world.margin,
     )
-    return _run(world, order, found)
+    return run_of(world, order, found)
 
 
-def _run(world: World, order: str, found: AnytimeVerdict) -> Run:
+def run_of(world: World, order: str, found: AnytimeVerdict) -> Run:
     """The person's run: a label a draw, so the verdict's draw is its labels; under a margin
     wrong if any judge it shows (``AnytimeVerdict.within``) is not acceptable."""
     if found.named is None:
@@ -424,14 +424,14 @@ def adaptive_run(
         drawn = drawn.then(sample, probability, bounds, world.judges)
         if stop is not None or len(drawn.picked) > budget:
             continue
-        found = _verdict(world, right, drawn)
+        found = queue_verdict(world, right, drawn)
         if found.named is not None:
-            stop = _run(world, "new", found)
+            stop = run_of(world, "new", found)
         standing = standing_of(found, world.judges)
     return stop or Run("new", "anytime", 0, None, False), drawn
 
 
-def _verdict(
+def queue_verdict(
     world: World, right: np.ndarray, drawn: Draws, project: bool = False
 ) -> AnytimeVerdict:
     """The anytime rule on the new queue's labels as ``label_state`` reads stored draws: each
@@ -467,7 +467,7 @@ def _projection(world: World, right: np.ndarray, drawn: Draws, run: Run) -> tupl
     draw, within the pairs left), and what it took."""
     if not run.labels or run.labels <= CHECKPOINT:
         return float("nan"), float("nan")
-    found = _verdict(world, right, first_draws(drawn, CHECKPOINT), project=True)
+    found = queue_verdict(world, right, first_draws(drawn, CHECKPOINT), project=True)
     more = labels_to_come(len(right) - CHECKPOINT, found.about_more)
     return more, float(run.labels - CHECKPOINT)
 
@@ -476,7 +476,7 @@ def _wrong(world: World, named: str) -> bool:
     return named not in world.acceptable
 
 
-def _wrong_on(world: World, named: str | None, accuracy: np.ndarray) -> bool:
+def wrong_on(world: World, named: str | None, accuracy: np.ndarray) -> bool:
     """Whether ``named`` is not above every other judge (less the world's margin) and chance in
     ``accuracy`` (each judge's share right on the person's answers over the whole run)."""
     if named is None:
