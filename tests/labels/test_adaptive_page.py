@@ -31,20 +31,26 @@ from support.servers import LabelServer, command_server
 base_run, run_dir = labelling.base_run, labelling.run_dir
 DISAGREED = labelling.DISAGREED
 METRIC = "faithfulness"
-ROUNDS = 5  # an earlier annotator's uniform draws: each of the 12 samples this many times
+ROUNDS = 15  # an earlier annotator's uniform draws: each of EARLIER samples this many times
+EARLIER = 4  # the samples the earlier annotator drew (where the judges agree)
 
 
-def _an_earlier_annotator(folder, person) -> None:
-    """60 uniform draws and 12 labels by another annotator: judges a and b right on 11 of 12
-    each (the person sides with a on one disagreement, with b on the other), so the rule finds
-    its leader clear of chance and not separated from its rival."""
+def _an_earlier_annotator(folder, person) -> list[str]:
+    """60 uniform draws with replacement (as an older judgegrid drew: a repeat counts again)
+    of four samples where judges a and b agree, and their labels by another annotator: both
+    judges right on every draw, so the rule finds its leader clear of chance and not separated
+    from its rival. Those four are out of the pool (one for everyone): the samples drawn."""
     store = RunStore(folder / "run.sqlite")
-    samples = sorted(person.index)
-    n = len(samples)
-    draws = [LabelDraw(METRIC, "adam", k + 1, samples[k % n], 1 / n, n) for k in range(ROUNDS * n)]
+    samples = [s for s in sorted(person.index) if s not in DISAGREED][:EARLIER]
+    n = len(person)
+    draws = [
+        LabelDraw(METRIC, "adam", k + 1, samples[k % EARLIER], 1 / n, n)
+        for k in range(ROUNDS * EARLIER)
+    ]
     store.write_draws(draws)
     store.write_labels([Label(s, METRIC, "adam", float(person[s])) for s in samples])
     store.close()
+    return samples
 
 
 def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_dir):
@@ -53,7 +59,7 @@ def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_di
     assert set(judged.index[judged["a"] != judged["b"]]) == set(DISAGREED)
     person = judged["a"].copy()
     person[DISAGREED[0]] = judged.loc[DISAGREED[0], "b"]
-    _an_earlier_annotator(run_dir, person)
+    earlier = _an_earlier_annotator(run_dir, person)
     session = open_session(run_dir, "ann", [METRIC], n=6, batch=2)
     assert len(session.queue) == 2  # the first batch alone
     asked: list[str] = []
@@ -88,7 +94,7 @@ def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_di
     stratum = pd.Series(design.stratum, list(design.samples)).reindex(judged.index)
     kind = stratum.astype(str) + "/" + judged["a"].astype(str) + "/" + judged["b"].astype(str)
     share = kind.map(kind.value_counts() / n)
-    drawn: set[str] = set()
+    drawn = set(earlier)  # out of ann's pool from the start: the earlier annotator's
     for sid, stored, text in zip(
         *(mine[c] for c in ("sample_id", "probability", "bounds")), strict=True
     ):

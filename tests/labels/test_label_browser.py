@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,6 +90,9 @@ def card(run_dir: Path) -> pd.DataFrame:
 
 def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     run_dir = make_run(tmp_path)
+    # the sighted person's run: ann's queue draws every sample, and the pool is one for everyone
+    unlabelled = tmp_path / "unlabelled"
+    shutil.copytree(run_dir, unlabelled)
     before = card(run_dir)
     assert (before["basis"] != "people").all()
     with (
@@ -136,7 +140,7 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
         )
         errors = console_errors(tools)
     (tmp_path / "label-page.png").write_bytes(base64.b64decode(shot["data"]))
-    shown = shown_judges(tmp_path, run_dir)  # the judges' figures are back
+    shown = shown_judges(tmp_path, unlabelled)  # the judges' figures are back
     assert re.search(r"\d\.\d\d", shown) and shown not in BLIND_REASONS, shown
     assert errors == []
     # the hostile sample's markup is on the page as text: no <script>, no <b> element made

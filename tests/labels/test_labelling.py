@@ -196,8 +196,10 @@ def test_a_skip_before_any_label_shows_on_the_state_line(server):
     assert state["state"] == "0 labels · no verdict yet · 1 skipped (left out)", state
 
 
-def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
-    """No judge's name or score reaches the page (not even its JSON) before the answer."""
+def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir, base_run, tmp_path):
+    """No judge's name or score reaches the page (not even its JSON) before the answer. The
+    sighted person labels a copy of the run: ann's queue drew every sample here, and the pool
+    is one for everyone."""
     _, state = server.request("GET", "/api/state")
     assert state["blind"] is True
     reasons = " | ".join(i["reason"] for i in state["items"])
@@ -208,7 +210,9 @@ def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
     assert blind["state"].startswith("1 label · no verdict yet"), blind
     assert not NAMED.search(blind["state"])
     assert not NAMED.search(json.dumps(server.request("GET", "/api/state")[1]["states"]))
-    sighted = open_session(run_dir, "seer", n=12, show_judges=True)
+    seen_dir = tmp_path / "seen"
+    shutil.copytree(base_run, seen_dir)
+    sighted = open_session(seen_dir, "seer", n=12, show_judges=True)
     for server_seen in _running(sighted):
         _, seen = server_seen.request("GET", "/api/state")
         assert seen["blind"] is False
@@ -221,7 +225,8 @@ def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir):
         _, named = server_seen.label(first.sample_id, "faithfulness", value=1.0)
         assert NAMED.search(named["state"]), named
     labels = stored_labels(run_dir).set_index("annotator")
-    assert labels.loc["ann", "blind"] == 1 and (labels.loc["seer", "blind"] == 0).all()
+    seen = stored_labels(seen_dir).set_index("annotator")
+    assert labels.loc["ann", "blind"] == 1 and (seen.loc["seer", "blind"] == 0).all()
 
 
 def test_a_report_can_leave_out_the_labels_given_with_the_judges_shown(run_dir):
@@ -252,6 +257,8 @@ def test_a_report_can_leave_out_the_labels_given_with_the_judges_shown(run_dir):
 
 
 def test_what_the_annotator_answered_is_not_offered_again(run_dir):
+    """Nor to anyone else: the queue's pool is one for everyone, so that everyone's draws
+    merged are one sequence without replacement, each sample read once."""
     from judgegrid.core.records import Label
 
     store = RunStore(run_dir / "run.sqlite")
@@ -261,7 +268,8 @@ def test_what_the_annotator_answered_is_not_offered_again(run_dir):
     other = open_session(run_dir, "someone-else", ["faithfulness"], n=12)
     assert DISAGREED[0] not in [i.sample_id for i in again.queue]
     assert len(again.queue) == 11  # every other sample, drawn
-    assert DISAGREED[0] in [i.sample_id for i in other.queue]
+    assert DISAGREED[0] not in [i.sample_id for i in other.queue]
+    assert len(other.queue) == 11  # ann's session not served: her draws are not stored
 
 
 # -- answers are saved at once ----------------------------------------------------------------
@@ -734,10 +742,14 @@ def test_label_with_nothing_left_to_ask_says_why_and_serves_no_page(run_dir, mon
     assert done.output.startswith(
         "nothing to label: 'ann' has answered or skipped every sample of faithfulness"
     )
-    assert "--annotator NAME" in done.output
+    assert "judgegrid view, l" in done.output  # a second label of a sample, on purpose
     assert f"judgegrid report {run_dir}" in done.output
-    other = runner.invoke(app, [*args[:-1], "bea", "--n", "2"])  # another person: served
-    assert other.exit_code == 0 and len(served) == 1, other.output
+    other = runner.invoke(app, [*args[:-1], "bea", "--n", "2"])  # another person: one pool
+    assert other.exit_code == 0 and served == [], other.output
+    assert other.output.startswith(
+        "nothing to label: every sample of faithfulness the judges scored is answered, skipped "
+        "or drawn, 12 of them by other people"
+    )
     failed = session.scores.assign(status="failed")  # every cell failed (or none run yet)
     for scores in (failed, session.scores.iloc[0:0]):
         assert replace(session, scores=scores).nothing_to_ask("R") == (

@@ -7,6 +7,7 @@ saved there at 1280 px (how docs/label-pairwise.png and docs/label-criterion.png
 from __future__ import annotations
 
 import json
+import shutil
 
 import yaml
 from test_pairwise_labels import CRITERIA, JUDGE_SECRET, judge_rows, lay_out_run, stored
@@ -121,15 +122,17 @@ def seen_at(tools: DevTools, position: int) -> dict:
 
 
 def test_two_people_compare_pairs_in_their_own_orders(tmp_path):
-    """`judgegrid label` as two processes, one per person, over the same run."""
+    """`judgegrid label` as two processes, one per person, over the same pairs (bob's on a
+    copy of the run: on one run the queue, one pool for everyone, asks each pair once)."""
     samples = support_samples()
     run = lay_out_run(tmp_path / "run", samples=samples, rows=judge_rows(samples))
+    shutil.copytree(run, tmp_path / "copy")
     by_id = {s.id: s for s in samples}
     seen: dict[str, dict[str, str]] = {}
-    for person in ("ann", "bob"):
+    for person, folder in (("ann", run), ("bob", tmp_path / "copy")):
         options = ["--annotator", person, "--metric", "better_reply", "--n", "10"]
         with (
-            command_server("label", str(run), *options) as url,
+            command_server("label", str(folder), *options) as url,
             browser_page(tmp_path / f"profile-{person}") as tools,
         ):
             navigate(tools, url)

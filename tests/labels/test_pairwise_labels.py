@@ -235,13 +235,18 @@ def test_a_batch_session_offers_every_pair_at_once(run_dir):
     assert len(batched.queue) == PAIRS - 1
 
 
-def test_each_person_sees_the_answers_in_their_own_order_the_same_on_every_visit(run_dir):
+def test_each_person_sees_the_answers_in_their_own_order_the_same_on_every_visit(
+    run_dir, base_run, tmp_path
+):
     """ann and bob see some pairs in opposite orders (drawn per person, seeded); ann, back on a
     new server, sees each pair as before. Answer A is reply A{k} exactly where the order is
-    "ab" (``person_order``, the draw the page must follow)."""
+    "ab" (``person_order``, the draw the page must follow). bob labels a copy of the run: on
+    one run the queue, one pool for everyone, would not ask him the pairs ann drew."""
+    copy = tmp_path / "copy"
+    shutil.copytree(base_run, copy)
     shown: dict[str, dict[str, str]] = {}
-    for person in ("ann", "bob", "ann"):
-        for server in running(open_session(run_dir, person, ["better_reply"], n=PAIRS)):
+    for person, folder in (("ann", run_dir), ("bob", copy), ("ann", run_dir)):
+        for server in running(open_session(folder, person, ["better_reply"], n=PAIRS)):
             seen = {
                 item.sample_id: first_shown(server, k)
                 for k, item in enumerate(server.session.queue)

@@ -135,6 +135,9 @@ class LabelSession:
     metrics: tuple[str, ...] = ()  # what this session labels (a pairs run's: the preference)
     # the run's non-inferiority margin (``decision: {margin}``): the state line's rule asks it
     margin: float | None = None
+    # samples (or pairs) of these metrics other people drew or labelled and this person did
+    # not: out of this person's pool, as the pool is one for everyone (``taken_by_anyone``)
+    others: int = 0
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -161,10 +164,20 @@ class LabelSession:
                 f"yet, or skipped or failed: judgegrid report {run_ref} says which)"
             )
         what = "pair" if PREFERENCE in self.metrics else "sample"
+        if self.others:
+            head = (
+                f"nothing to label: every {what} of {names} the judges scored is answered, "
+                f"skipped or drawn, {self.others} of them by other people (the queue asks each "
+                f"{what} once, whoever labels)"
+            )
+        else:
+            head = (
+                f"nothing to label: {self.annotator!r} has answered or skipped every {what} "
+                f"of {names} the judges scored (a skip is not asked again)"
+            )
         return (
-            f"nothing to label: {self.annotator!r} has answered or skipped every {what} of "
-            f"{names} the judges scored (a skip is not asked again); another person can label "
-            f"them too (--annotator NAME), or add {what}s to the data set and score them; "
+            f"{head}; add {what}s to the data set and score them, or label one again on "
+            f"purpose (judgegrid view, l: a label chosen there is left out of the verdict); "
             f"where labelling stands: judgegrid report {run_ref}"
         )
 
@@ -174,6 +187,24 @@ def answered(store: RunStore, annotator: str) -> set[tuple[str, str]]:
     frame = store.labels_frame()
     mine = frame[frame["annotator"] == annotator]
     return set(zip(mine["sample_id"], mine["metric"], strict=True))
+
+
+def taken_by_anyone(store: RunStore) -> set[tuple[str, str]]:
+    """(sample, metric) pairs no new draw may ask, whoever asks: every sample anyone's queue
+    drew (answered or not yet) and every one anyone labelled or skipped in the run (on the
+    page, or by ``labels import``). One pool for everyone, so that everyone's draws merged, as
+    the rule reads them (``decision.label_state``), are one sequence without replacement: a
+    sample two people drew would count as two draws of it. A label chosen on ``judgegrid
+    view``'s page leaves its sample in the pool: the rule does not read it (it is no draw),
+    and a pool that lost the samples people picked, maybe for a judge that looked wrong, would
+    no longer hold what the kinds stand for. The data set's own labels leave it too: they are
+    the data set's, not the run's labelling."""
+    draws = store.draws_frame()
+    labels = store.labels_frame()
+    given = labels[~labels["chosen"].fillna(0).astype(bool)]
+    drawn = zip(draws["sample_id"].astype(str), draws["metric"].astype(str), strict=True)
+    labelled = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
+    return {*drawn, *labelled}
 
 
 def open_session(
@@ -232,13 +263,16 @@ def session_over(
     every_draw = store.draws_frame()
     stored = every_draw[every_draw["annotator"] == person]
     info = stored_sample_info(store)
+    taken = taken_by_anyone(store)
     if pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
-        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person)
+        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person, taken)
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
         adapt = adapter(scores, store, criteria, info, every_draw, matrix.decision.margin)
-        queue, draws = build_queue(scores, chosen, done, n, compared, stored, person, adapt, batch)
+        queue, draws = build_queue(
+            scores, chosen, done, n, compared, stored, person, adapt, batch, taken
+        )
     session = LabelSession(
         target,
         samples,
@@ -253,6 +287,7 @@ def session_over(
         batch=batch,
         metrics=(PREFERENCE,) if pairs else tuple(chosen),
         margin=matrix.decision.margin,
+        others=len(_others(taken, done, stored, (PREFERENCE,) if pairs else chosen)),
     )
     if show_judges:
         for item in queue:
@@ -261,6 +296,18 @@ def session_over(
                 said = judges_as_shown(scores, item.metric, item.sample_id, order)
                 item.reason = f"{item.blind_reason or item.reason}: {said}" if said else item.reason
     return session
+
+
+def _others(
+    taken: set[tuple[str, str]],
+    done: set[tuple[str, str]],
+    mine: pd.DataFrame,
+    metrics: Sequence[str],
+) -> set[tuple[str, str]]:
+    """The (sample, metric) pairs of ``metrics`` in ``taken`` that are others': neither
+    answered by this person (``done``) nor drawn for them (``mine``, their stored draws)."""
+    drawn = set(zip(mine["sample_id"].astype(str), mine["metric"].astype(str), strict=True))
+    return {pair for pair in taken if pair[1] in metrics} - done - drawn
 
 
 def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
@@ -322,13 +369,15 @@ def build_queue(
     annotator: str = "",
     adapt: Adapt | None = None,
     batch: int | None = None,
+    taken: set[tuple[str, str]] | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """Each metric's queue (``metric_queue``), taken in turns until ``n`` items (``--n``: the
     labels asked this session), and the new draws behind the items taken, to store before they
     are shown. A pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge
     scored. ``batch``: each metric's first batch only, at most that many of it (its next is
     drawn when these are answered, ``next_batch``); a pairwise criterion's design stays fixed,
-    so it is drawn all at once."""
+    so it is drawn all at once. ``taken``: (sample, metric) pairs no new draw asks
+    (``taken_by_anyone``)."""
     compared = compared or {}
     per_metric = [
         metric_queue(
@@ -340,6 +389,7 @@ def build_queue(
             annotator,
             min(n, batch) if batch and metric not in compared else n,
             adapt,
+            _of_metric(taken, metric),
         )
         for metric in metrics
     ]
@@ -371,12 +421,14 @@ def metric_queue(
     annotator: str = "",
     n: int = 20,
     adapt: Adapt | None = None,
+    taken: set[str] | None = None,
 ) -> list[tuple[QueueItem, list[LabelDraw]]]:
     """Up to ``n`` of one metric's items, each with the new draw that leads to it: drawn from
     the metric's design (``analyses.metric_design``: strata by how much the judges disagree,
     40% of every draw uniform; made adaptive by ``adapt`` from the labels so far,
     ``decision.adaptive``) without replacement, each weighted by its kind (``decision.kinds``),
-    after the annotator's draws stored and not yet answered. A
+    after the annotator's draws stored and not yet answered; a new draw never asks a sample
+    in ``taken`` (``taken_by_anyone``: one pool for everyone). A
     pairwise criterion's ``pairs`` (the samples holding both answers) bound it: the pairs the
     judges scored are drawn, then the others follow in the data set's order, not drawn (so a
     pairwise criterion can be labelled before, or without, its judges' cells; such a label
@@ -390,7 +442,7 @@ def metric_queue(
     queue = adapt(metric, design) if adapt is not None and design is not None else None
     if queue is None and design is not None:
         queue = fixed_queue(design)
-    drawn = queue_draws(queue, metric, annotator, stored, done, n)
+    drawn = queue_draws(queue, metric, annotator, stored, done, n, taken)
     items = [
         (QueueItem(sid, metric, reasons[sid][0], None, "", reasons[sid][1], q), behind)
         for sid, q, behind in drawn
@@ -409,10 +461,12 @@ def queue_draws(
     stored: pd.DataFrame | None,
     done: set[str],
     n: int,
+    taken: set[str] | None = None,
 ) -> list[tuple[str, float, list[LabelDraw]]]:
     """Up to ``n`` samples to ask about, in the order drawn: first the annotator's stored
-    draws not yet answered (or skipped), then new draws from ``queue`` among the samples the
-    annotator has not been asked (``analyses.queue_draw``: without replacement, each with its
+    draws not yet answered (or skipped), then new draws from ``queue`` among the samples
+    nobody has been asked (the annotator's ``done`` and ``taken``, everyone's draws and labels:
+    ``taken_by_anyone``; ``analyses.queue_draw``: without replacement, each with its
     probability and bounds as ``records.LabelDraw`` stores them), numbered on from the stored
     ones (a person's sequence goes on across sessions), deterministic for the annotator, the
     metric and the draw they start at. Each sample comes with its probability and its draw."""
@@ -423,6 +477,7 @@ def queue_draws(
         if sid not in asked and len(found) < n:
             found.append((str(sid), float(q), []))
         asked.add(str(sid))
+    asked |= taken or set()  # after the annotator's own draws: those are still asked
     if queue is None:
         return found
     number = int(mine["draw"].max()) + 1 if len(mine) else 1
@@ -459,12 +514,26 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
     )
     size = min(session.batch, session.limit - len(session.queue))
     asked = {s for s, m in done if m == metric}
+    taken = _of_metric(taken_by_anyone(store), metric)
     found = metric_queue(
-        session.scores, metric, asked, None, _draws_of(mine, metric), session.annotator, size, adapt
+        session.scores,
+        metric,
+        asked,
+        None,
+        _draws_of(mine, metric),
+        session.annotator,
+        size,
+        adapt,
+        taken,
     )
     store.write_draws([draw for _, behind in found for draw in behind])
     session.queue += [item for item, _ in found]
     return bool(found)
+
+
+def _of_metric(taken: set[tuple[str, str]] | None, metric: str) -> set[str]:
+    """The samples of ``metric`` among (sample, metric) pairs."""
+    return {sample for sample, of in taken or () if of == metric}
 
 
 def _draws_of(stored: pd.DataFrame | None, metric: str) -> pd.DataFrame | None:
@@ -511,18 +580,20 @@ def build_preference_queue(
     n: int,
     stored: pd.DataFrame | None = None,
     annotator: str = "",
+    taken: set[tuple[str, str]] | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """A pairs run's queue: up to ``n`` pairs drawn from the preference design
-    (``analyses.preference_design``, as ``metric_queue`` draws), each shown with its members in
-    the page's order, and the new draws to store."""
+    (``analyses.preference_design``, as ``metric_queue`` draws, from one pool for everyone:
+    ``taken``), each shown with its members in the page's order, and the new draws to store."""
     members = {pair: (a, b) for pair, (a, b, _) in pairs.items()}
     table = preference_queue(scores, members)
     design = label_design(table.set_index("pair")["priority"]) if len(table) else None
     queue = fixed_queue(design) if design is not None else None
     reasons = {str(r.pair): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
     answered_pairs = {s for s, m in done if m == PREFERENCE}
+    mine = _draws_of(stored, PREFERENCE)
     drawn = queue_draws(
-        queue, PREFERENCE, annotator, _draws_of(stored, PREFERENCE), answered_pairs, n
+        queue, PREFERENCE, annotator, mine, answered_pairs, n, _of_metric(taken, PREFERENCE)
     )
     per_pair = [
         (
