@@ -9,9 +9,11 @@ page's API."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 import test_labelling as labelling
 
 from judgegrid.analyses.decision.label_state import read_sequence
+from judgegrid.core.errors import RunDirError
 from judgegrid.core.records import Label
 from judgegrid.labels.page import open_session
 from judgegrid.store.run_db import RunStore
@@ -105,3 +107,21 @@ def test_a_label_chosen_on_the_view_page_leaves_its_sample_in_the_pool(run_dir):
     queue = {i.sample_id for i in open_session(run_dir, "ann", [METRIC], n=SAMPLES).queue}
     assert scored[0] in queue and scored[1] not in queue
     assert len(queue) == SAMPLES - 1
+
+
+def test_two_sessions_opened_at_once_store_no_draw_of_the_same_sample_twice(run_dir):
+    """ann and bob open their sessions at the same moment, each drawing before the other's
+    draws are stored: bob's page, served second, stores none and says to start again; his
+    session then drawn anew leaves ann's samples out."""
+    ann = open_session(run_dir, "ann", [METRIC], n=4)
+    bob = open_session(run_dir, "bob", [METRIC], n=4)
+    both = {i.sample_id for i in ann.queue} & {i.sample_id for i in bob.queue}
+    assert both  # the samples where the judges disagree are likely for everyone
+    _answer(ann, 0)
+    with pytest.raises(RunDirError, match=f"drew {len(both)} sample.* start judgegrid label"):
+        _answer(bob, 0)
+    assert _drawn(run_dir, "bob") == []
+    again = open_session(run_dir, "bob", [METRIC], n=4)
+    _answer(again, 0)
+    assert len(_drawn(run_dir, "bob")) == 4
+    assert not set(_drawn(run_dir, "bob")) & set(_drawn(run_dir, "ann"))

@@ -41,7 +41,7 @@ from judgegrid.analyses import (
 )
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
-from judgegrid.core.errors import OptionError, Problem, RunLockedError
+from judgegrid.core.errors import OptionError, Problem, RunDirError, RunLockedError
 from judgegrid.core.names import given_twice, repeats
 from judgegrid.core.pairwise import Order
 from judgegrid.core.records import DRAW_COLUMNS, PREFERENCE, Label, LabelDraw
@@ -199,8 +199,11 @@ def taken_by_anyone(store: RunStore) -> set[tuple[str, str]]:
     and a pool that lost the samples people picked, maybe for a judge that looked wrong, would
     no longer hold what the kinds stand for. The data set's own labels leave it too: they are
     the data set's, not the run's labelling."""
-    draws = store.draws_frame()
-    labels = store.labels_frame()
+    return _taken(store.draws_frame(), store.labels_frame())
+
+
+def _taken(draws: pd.DataFrame, labels: pd.DataFrame) -> set[tuple[str, str]]:
+    """(sample, metric) pairs of ``draws`` and of ``labels`` not chosen on the view page."""
     given = labels[~labels["chosen"].fillna(0).astype(bool)]
     drawn = zip(draws["sample_id"].astype(str), draws["metric"].astype(str), strict=True)
     labelled = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
@@ -545,11 +548,34 @@ def _draws_of(stored: pd.DataFrame | None, metric: str) -> pd.DataFrame | None:
 def record_draws(store: RunStore, draws: list[LabelDraw]) -> None:
     """Store a session's new draws, before any is shown, through the store the server already
     holds (a second writer beside it would only contend with it), under the run's lock: a
-    report or an import holding it is named in the error."""
+    report or an import holding it is named in the error. Another person's session, opened at
+    the same moment, may have stored draws of the same samples since these were drawn: then
+    none is stored and a RunDirError says to start again (the pool is one for everyone,
+    ``taken_by_anyone``)."""
     if not draws:
         return
     with lock_run(store.path.parent):
+        clash = taken_by_others(store, draws[0].annotator) & {
+            (d.sample_id, d.metric) for d in draws
+        }
+        if clash:
+            raise RunDirError(str(store.path.parent), [Problem("", _clash_words(len(clash)))])
         store.write_draws(draws)
+
+
+def taken_by_others(store: RunStore, annotator: str) -> set[tuple[str, str]]:
+    """``taken_by_anyone`` but for ``annotator``'s own draws and labels."""
+    draws = store.draws_frame()
+    labels = store.labels_frame()
+    return _taken(draws[draws["annotator"] != annotator], labels[labels["annotator"] != annotator])
+
+
+def _clash_words(count: int) -> str:
+    samples = f"{count} sample{'s' if count != 1 else ''}"
+    return (
+        f"another person's labelling session drew {samples} of this one's a moment ago (each "
+        "sample is drawn once, for everyone); nothing was stored: start judgegrid label again"
+    )
 
 
 def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, str]]:
