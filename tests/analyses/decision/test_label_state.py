@@ -458,3 +458,25 @@ def test_under_the_cards_margin_the_line_shows_close_judges_within_it_card_and_p
     assert page is not None and page.words(named=False) == "300 labels · a verdict is reached"
     plain = label_state_of("faithfulness", scores, labels, _draws([]), RunFacts())
     assert plain is not None and "no verdict yet" in plain.words(named=False)
+
+
+def test_a_label_of_a_drawn_sample_from_elsewhere_is_no_draw_of_its_own():
+    """ann's queue drew s1 and s2; cy's imported label of s1 and the data set's of s2 are more
+    labels of samples a draw stands behind, not uniform draws of them: each sample is read
+    once, as the draw; an imported label of s3, which no draw stands behind, is a draw."""
+    answers = _timed(
+        [
+            ("s2", "m", "dataset", 1.0, 0.0),
+            ("s1", "m", "ann", 1.0, 10.0),
+            ("s1", "m", "cy", 0.0, 15.0),
+            ("s3", "m", "cy", 1.0, 16.0),
+            ("s2", "m", "ann", 1.0, 20.0),
+        ]
+    )
+    draws = _draws([("m", "ann", 1, "s1", 0.2, 10), ("m", "ann", 2, "s2", 0.05, 10)])
+    sequence, _ = draw_sequence(draws, answers, "m", 10)
+    assert list(sequence["sample_id"]) == ["s1", "s3", "s2"]
+    assert list(sequence["probability"]) == pytest.approx([0.2, 0.1, 0.05])
+    # a preference's items are each person's: cy's of s1 is an item of its own
+    per_person, _ = draw_sequence(draws, answers, "m", 10, per_person=True)
+    assert len(per_person) == 5

@@ -15,7 +15,8 @@ the first draw the annotator has not answered (the rest are not yet drawn as far
 knows), each at the time its label was given, or the time the draw before it was, if later (a
 draw answered out of turn is read when its turn comes); the labels no draw stands behind (a
 data set's, at time 0, ``labels import``'s) each as a uniform draw (``q = 1 / N``) at its own
-time; all of them in time order, then by annotator, then by draw. Two people's draws are so
+time, once a sample (and not at all where a stored draw stands behind the sample: the draw is
+read); all of them in time order, then by annotator, then by draw. Two people's draws are so
 read interleaved as they came, not one person's after another's by name: each draw's design
 (``decision.adaptive``) was made from the labels given before it, and each bet of the rule
 must be fixed by the draws before it, so the order the rule reads is the order they were made.
@@ -224,6 +225,9 @@ def read_sequence(
     answers = _answers_of(labels, metric)
     drawn = draws[draws["metric"] == metric] if not draws.empty else draws
     covered = _covered(drawn)
+    # a sample some draw stands behind is read as that draw: another label of it (imported,
+    # the data set's, another person's) is one more label of it, not a draw of its own
+    behind = set() if per_person else {sample for _, sample in covered}
     timed: list[tuple[float, str, int, SequenceRow]] = []
     undrawn: set[str] = set()
     skipped = 0
@@ -235,7 +239,7 @@ def read_sequence(
         if pd.isna(value):  # a skip no draw stands behind (``labels import``'s): declined too
             skipped += 1
             continue
-        if chosen or item in undrawn:
+        if chosen or item in undrawn or sample in behind:
             continue
         undrawn.add(item)  # one draw a sample: several people's labels of it are not
         row: SequenceRow = (item, 1.0 / population, population, None)  # independent draws
