@@ -197,8 +197,9 @@ def taken_by_anyone(store: RunStore) -> set[tuple[str, str]]:
     sample two people drew would count as two draws of it. A label chosen on ``judgegrid
     view``'s page leaves its sample in the pool: the rule does not read it (it is no draw),
     and a pool that lost the samples people picked, maybe for a judge that looked wrong, would
-    no longer hold what the kinds stand for. The data set's own labels leave it too: they are
-    the data set's, not the run's labelling."""
+    no longer hold what the kinds stand for. The data set's own labels leave their samples in
+    it too: they are the data set's, not the run's labelling (the rule reads a draw of such a
+    sample as the draw alone, ``label_state.read_sequence``)."""
     return _taken(store.draws_frame(), store.labels_frame())
 
 
