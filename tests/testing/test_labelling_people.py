@@ -7,6 +7,8 @@ of their own repeat pairs, a shared pool never does."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,6 +24,7 @@ from judgegrid.testing.labelling_person import (
     person_of,
     person_world,
 )
+from support.judgebench_files import run_bench_labels
 
 METRIC = "m"
 EQUAL, BETTER = bank_worlds()[:2]  # the bank's two equally good judges, one better by 0.15
@@ -92,3 +95,19 @@ def test_the_crowds_are_one_person_alone_then_each_number_of_people_with_both_po
         "3 people, own pools",
         "3 people, shared pool",
     ]
+
+
+def test_the_quick_bench_with_people_prints_a_table_and_people_lines(tmp_path):
+    """``bench_labels.py --quick --people 2``: per world (the quick run's two) a table and a
+    PEOPLE line a crowd: one person alone, two with their own pools, two with a shared one."""
+    done = run_bench_labels(tmp_path, "--people", "2", "--session", "5")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("PEOPLE ")]
+    assert len(lines) == 6, done.stdout
+    line = re.compile(
+        r"PEOPLE pairs: .+, (1 person, shared pool|2 people, (own|shared) pools?): wrong picks "
+        r"\d\.\d{3} by the scenario \(goal <= 0\.05\)( MISSED)?, \d\.\d{3} on the answers; "
+        r"verdicts \d\.\d\d, median labels (inf|\d+(\.\d)?); repeats \d\.\d{3} of the draws read"
+    )
+    assert all(line.fullmatch(text) for text in lines), lines
+    assert "sessions of 5 draws" in done.stdout and "| crowd " in done.stdout
