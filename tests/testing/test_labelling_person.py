@@ -125,7 +125,7 @@ def test_a_pick_is_also_judged_on_the_persons_own_answers():
     person = label_person(world, seed, fixed=0)
     for run in person.runs:
         assert run.wrong_on_answers == (run.named == worse)
-    flags = [labelling_person._wrong_on(world, j, accuracy) for j in (better, worse, None)]
+    flags = [labelling_person.wrong_on(world, j, accuracy) for j in (better, worse, None)]
     assert flags == [False, True, False]
 
 
