@@ -480,3 +480,23 @@ def test_a_label_of_a_drawn_sample_from_elsewhere_is_no_draw_of_its_own():
     # a preference's items are each person's: cy's of s1 is an item of its own
     per_person, _ = draw_sequence(draws, answers, "m", 10, per_person=True)
     assert len(per_person) == 5
+
+
+def test_no_state_while_the_only_sample_a_judge_rated_waits_for_its_draws_answer():
+    """The data set labels s1 and s2, a judge rated s1 alone, ann's queue drew s1 and she has
+    not answered: the rule reads s2 (no judge rated it) and not s1's label (its draw comes
+    first), so no judge can be measured yet; once she answers, s1 is read as her draw."""
+    scores = scores_frame(
+        {("faithfulness", judge, "", 0, 1, "s1", 0): v for judge, v in (("a", 0.9), ("b", 0.1))}
+    )
+    labels = _timed(
+        [("s1", "faithfulness", "dataset", 1.0, 0.0), ("s2", "faithfulness", "dataset", 1.0, 0.0)]
+    )
+    draws = pd.DataFrame(
+        [("faithfulness", "ann", 1, "s1", 0.5, 1)],
+        columns=["metric", "annotator", "draw", "sample_id", "probability", "population"],
+    )
+    assert label_state_of("faithfulness", scores, labels, draws, RunFacts()) is None
+    answered = pd.concat([labels, _timed([("s1", "faithfulness", "ann", 1.0, 5.0)])])
+    found = label_state_of("faithfulness", scores, answered, draws, RunFacts())
+    assert found is not None and found.verdict.draws == 1

@@ -332,7 +332,9 @@ def label_state(
     """The state of ``metric`` from the people's right/wrong per sample and judge (``right``),
     the draws in order (``draw_sequence``) and the queue's design (for how many new labels the
     draws still needed would ask; None: uniform over the labelled samples' population). None
-    when no judge can be measured (no label, or no judge's answer on one). ``labelled``: the
+    when no judge can be measured (no label, or no judge's answer on one, or none the rule
+    reads yet: a data set's label of a sample a draw stands behind waits for the draw's
+    answer, ``read_sequence``). ``labelled``: the
     design's samples people labelled, where the rule's items name them otherwise (a
     preference: ``pair/person``); by default the items of ``right``. ``margin``: the card's
     non-inferiority margin, under which the rule shows judges at most it below the others
@@ -342,6 +344,8 @@ def label_state(
     table = right.right
     judges = tuple(str(j) for j in table.columns)
     usable = sequence[among(sequence["sample_id"], table.index)]
+    if usable.empty:
+        return None
     values = table.reindex(usable["sample_id"]).to_numpy(float)
     weight = 1.0 / (usable["population"].to_numpy(float) * usable["probability"].to_numpy(float))
     share = design.uniform_share if design is not None else 1.0
