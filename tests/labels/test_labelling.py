@@ -747,7 +747,7 @@ def test_label_with_nothing_left_to_ask_says_why_and_serves_no_page(run_dir, mon
     assert done.output.startswith(
         "nothing to label: 'ann' has answered or skipped every sample of faithfulness"
     )
-    assert "judgegrid view, l" in done.output  # a second label of a sample, on purpose
+    assert "judgegrid label --again" in done.output  # a second label of a sample, on purpose
     assert f"judgegrid report {run_dir}" in done.output
     other = runner.invoke(app, [*args[:-1], "bea", "--n", "2"])  # another person: one pool
     assert other.exit_code == 0 and served == [], other.output

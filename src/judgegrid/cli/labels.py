@@ -59,6 +59,16 @@ def label(
             "drift towards it); the labels record that they were not blind.",
         ),
     ] = False,
+    again: Annotated[
+        bool,
+        typer.Option(
+            "--again",
+            help="Ask what other people have labelled instead of drawing new samples (the "
+            "queue draws each sample once, for everyone): a second person's labels of the "
+            "same samples, for the people's agreement and the Alternative Annotator Test; "
+            "the verdict reads each sample's draw once. Not with --batch or a pairs run.",
+        ),
+    ] = False,
 ) -> None:
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
@@ -70,6 +80,7 @@ def label(
             n,
             show_judges=show_judges,
             batch=batch,
+            again=again,
         )
     except InputError as exc:
         fail(exc)

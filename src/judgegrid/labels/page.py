@@ -138,6 +138,8 @@ class LabelSession:
     # samples (or pairs) of these metrics other people drew or labelled and this person did
     # not: out of this person's pool, as the pool is one for everyone (``taken_by_anyone``)
     others: int = 0
+    # ``--again``: the queue asks what other people labelled, undrawn (``again_queue``)
+    again: bool = False
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -164,6 +166,12 @@ class LabelSession:
                 f"yet, or skipped or failed: judgegrid report {run_ref} says which)"
             )
         what = "pair" if PREFERENCE in self.metrics else "sample"
+        if self.again:
+            return (
+                f"nothing to label again: no {what} of {names} another person labelled is left "
+                f"that {self.annotator!r} has not answered or skipped; without --again the "
+                f"queue draws new ones; where labelling stands: judgegrid report {run_ref}"
+            )
         if self.others:
             head = (
                 f"nothing to label: every {what} of {names} the judges scored is answered, "
@@ -176,8 +184,8 @@ class LabelSession:
                 f"of {names} the judges scored (a skip is not asked again)"
             )
         return (
-            f"{head}; add {what}s to the data set and score them, or label one again on "
-            f"purpose (judgegrid view, l: a label chosen there is left out of the verdict); "
+            f"{head}; add {what}s to the data set and score them, or label what others "
+            f"labelled again on purpose (judgegrid label --again, or judgegrid view, l); "
             f"where labelling stands: judgegrid report {run_ref}"
         )
 
@@ -218,22 +226,26 @@ def open_session(
     n: int = 20,
     show_judges: bool = False,
     batch: int | None = None,
+    again: bool = False,
 ) -> LabelSession:
     """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
     answered, most informative first; metrics take turns so each gets its share. The page is
     blind (no judge's score, name or preference before the answer) unless ``show_judges``.
     ``batch``: draw that many of each metric at first and a metric's next batch when its items
     run out, each from the adaptive design of the labels given by then (None: all ``n`` at
-    once; a preference or a pairwise criterion is drawn all at once regardless)."""
-    check_session_options(annotator, n, batch)
+    once; a preference or a pairwise criterion is drawn all at once regardless). ``again``:
+    ask what other people labelled instead, undrawn (``again_queue``)."""
+    check_session_options(annotator, n, batch, again)
     target, matrix, store = open_run(run_dir)
     try:
-        return session_over(target, matrix, store, annotator, metrics, n, show_judges, batch)
+        return session_over(target, matrix, store, annotator, metrics, n, show_judges, batch, again)
     finally:
         store.close()
 
 
-def check_session_options(annotator: str, n: int, batch: int | None = None) -> None:
+def check_session_options(
+    annotator: str, n: int, batch: int | None = None, again: bool = False
+) -> None:
     """The options' own errors, raised before the run directory is looked at."""
     if not annotator.strip():
         raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
@@ -242,6 +254,9 @@ def check_session_options(annotator: str, n: int, batch: int | None = None) -> N
         raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
     if batch is not None and batch < 1:
         raise OptionError("--batch", [Problem("", f"expected a whole number ≥ 1, got {batch}")])
+    if again and batch is not None:
+        message = "draws nothing (it asks what other people labelled): --batch has no draw to pace"
+        raise OptionError("--again", [Problem("", message)])
 
 
 def session_over(
@@ -253,6 +268,7 @@ def session_over(
     n: int,
     show_judges: bool,
     batch: int | None = None,
+    again: bool = False,
 ) -> LabelSession:
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
@@ -268,7 +284,16 @@ def session_over(
     stored = every_draw[every_draw["annotator"] == person]
     info = stored_sample_info(store)
     taken = taken_by_anyone(store)
-    if pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
+    if again and pairs:
+        message = (
+            "a pairs run's preferences are each person's own (the pairs rung scores each one "
+            "as a pair): asked again they would count as new evidence; label them without it"
+        )
+        raise OptionError("--again", [Problem(str(target), message)])
+    draws: list[LabelDraw] = []  # none asked again: each a second label of a drawn sample
+    if again:
+        queue = again_queue(store.labels_frame(), person, chosen, done, n)
+    elif pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
         queue, draws = build_preference_queue(scores, pairs, done, n, stored, person, taken)
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
@@ -292,6 +317,7 @@ def session_over(
         metrics=(PREFERENCE,) if pairs else tuple(chosen),
         margin=matrix.decision.margin,
         others=len(_others(taken, done, stored, (PREFERENCE,) if pairs else chosen)),
+        again=again,
     )
     if show_judges:
         for item in queue:
@@ -300,6 +326,40 @@ def session_over(
                 said = judges_as_shown(scores, item.metric, item.sample_id, order)
                 item.reason = f"{item.blind_reason or item.reason}: {said}" if said else item.reason
     return session
+
+
+AGAIN_REASON = "labelled by another person: asked again, for agreement between people (no draw)"
+
+
+def again_queue(
+    labels: pd.DataFrame,
+    person: str,
+    metrics: Sequence[str],
+    done: set[tuple[str, str]],
+    n: int,
+) -> list[QueueItem]:
+    """``--again``: up to ``n`` (sample, metric) items of ``metrics`` that other people labelled
+    (an answer, not a skip; on the page or by ``labels import``) and ``person`` has not answered
+    or skipped, the earliest labelled first. No draw is made: the pool is one for everyone, so
+    a second label of a drawn sample is one more label of it (the verdict reads the draw once,
+    ``decision.label_state``; the figures take its mean label), which the people's agreement
+    (Krippendorff's alpha, the Alternative Annotator Test) needs."""
+    given = labels[
+        labels["value"].notna()
+        & (labels["annotator"] != person)
+        & labels["metric"].isin(set(metrics))
+    ]
+    if "labelled_at" in given:
+        given = given.sort_values("labelled_at", kind="stable")
+    items: list[QueueItem] = []
+    seen = set(done)
+    keys = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
+    for sample, metric in keys:
+        if (sample, metric) in seen or len(items) >= n:
+            continue
+        seen.add((sample, metric))
+        items.append(QueueItem(sample, metric, AGAIN_REASON, blind_reason=AGAIN_REASON))
+    return items
 
 
 def _others(
@@ -786,8 +846,8 @@ def uncompared_left(session: LabelSession, store: RunStore, metric: str) -> int:
     """The pairs of a pairwise criterion this person has still to label that no judge compared:
     the queue's items of ``metric`` not drawn (``metric_queue``: no probability) nor chosen on
     the view page. Outside the design, they are not among the labels the line says are left."""
-    if not is_pairwise(session.criteria.get(metric)):
-        return 0
+    if session.again or not is_pairwise(session.criteria.get(metric)):
+        return 0  # asked again: every item is a pair someone labelled
     done = answered(store, session.annotator)
     return sum(
         1

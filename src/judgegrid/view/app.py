@@ -126,16 +126,19 @@ def open_label_view(
     n: int = 20,
     show_judges: bool = False,
     batch: int | None = None,
+    again: bool = False,
 ) -> ViewSession:
     """``judgegrid label``: its session as always (the queue of the most informative samples).
     The labelling page is blind unless ``show_judges``; only then is the viewer beside it at
     ``/view`` (it shows every judge's answers, which a blind annotator must not see).
-    ``batch``: draw that many at a time, each batch from the labels given by then
-    (``labels.page.open_session``)."""
-    check_session_options(annotator, n, batch)
+    ``batch``: draw that many at a time, each batch from the labels given by then; ``again``:
+    ask what other people labelled, undrawn (``labels.page.open_session``)."""
+    check_session_options(annotator, n, batch, again)
     target, matrix, store = open_run(run_dir)  # once: the session and the viewer read it
     try:
-        labels = session_over(target, matrix, store, annotator, metrics, n, show_judges, batch)
+        labels = session_over(
+            target, matrix, store, annotator, metrics, n, show_judges, batch, again
+        )
     finally:
         store.close()
     return ViewSession(target, _run_view(target, matrix, labels.samples), labels, "label")
