@@ -82,7 +82,7 @@ from judgegrid.store.table_file import check_output, write_table_file
 if TYPE_CHECKING:
     from judgegrid.analyses import NO_VERDICT
     from judgegrid.labels.files import export_labels, import_labels
-    from judgegrid.labels.page import LabelSession
+    from judgegrid.labels.page import LabelSession, SessionAsk
     from judgegrid.labels.page import open_session as open_label_session
     from judgegrid.labels.server import page_url
     from judgegrid.outputs.report import probe_lines
@@ -109,6 +109,7 @@ _LAZY = {
     "PairsResult": "judgegrid.run.pairs",
     "run_pairs": "judgegrid.run.pairs",
     "LabelSession": "judgegrid.labels.page",
+    "SessionAsk": "judgegrid.labels.page",
     "open_label_session": "judgegrid.labels.page:open_session",
     "page_url": "judgegrid.labels.server",
     "ViewSession": "judgegrid.view.app",
@@ -142,6 +143,7 @@ __all__ = [
     "ResumeOptions",
     "RunOptions",
     "ServeError",
+    "SessionAsk",
     "Starter",
     "Tally",
     "TerminalCard",

@@ -22,7 +22,7 @@ from judgegrid.analyses.decision.label_state import pass_fail
 from judgegrid.cli import app
 from judgegrid.core.records import Label, LabelDraw
 from judgegrid.core.scales import PLAIN
-from judgegrid.labels.page import adapter, open_session
+from judgegrid.labels.page import SessionAsk, adapter, open_session
 from judgegrid.store.run_db import RunStore
 from judgegrid.store.run_dir import stored_sample_info
 from support.servers import LabelServer, command_server
@@ -60,7 +60,7 @@ def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_di
     person = judged["a"].copy()
     person[DISAGREED[0]] = judged.loc[DISAGREED[0], "b"]
     earlier = _an_earlier_annotator(run_dir, person)
-    session = open_session(run_dir, "ann", [METRIC], n=6, batch=2)
+    session = open_session(run_dir, "ann", [METRIC], SessionAsk(n=6, batch=2))
     assert len(session.queue) == 2  # the first batch alone
     asked: list[str] = []
     grown = 0
@@ -151,7 +151,7 @@ def test_a_batch_session_over_several_metrics_asks_each_of_them(run_dir):
     metric's first two (a metric's next batch is drawn when its own run out), not two in all,
     which left context_precision with no question the whole session: only the metric answered
     last ever grew."""
-    session = open_session(run_dir, "ann", n=8, batch=2)
+    session = open_session(run_dir, "ann", ask=SessionAsk(n=8, batch=2))
     asked = [i.metric for i in session.queue]
     assert asked == ["faithfulness", "context_precision"] * 2
     for server in labelling._running(session):
@@ -198,7 +198,7 @@ def test_a_batch_session_of_preferences_asks_n_pairs_not_one_batch(tmp_path, wri
     from support.demo_sets import PAIR_RECORDS
 
     run = _pairs_run(tmp_path, write_matrix)
-    session = open_session(run, "ann", n=len(PAIR_RECORDS), batch=1)
+    session = open_session(run, "ann", ask=SessionAsk(n=len(PAIR_RECORDS), batch=1))
     assert len(session.queue) == len(PAIR_RECORDS) > 1
 
 
@@ -209,7 +209,9 @@ def test_once_every_pair_is_preferred_the_line_says_none_is_left(tmp_path, write
     unlabelled and the line said "none in sight" or "about N more" of pairs all answered."""
     from support.demo_sets import PAIR_RECORDS
 
-    session = open_session(_pairs_run(tmp_path, write_matrix), "ann", n=len(PAIR_RECORDS))
+    session = open_session(
+        _pairs_run(tmp_path, write_matrix), "ann", ask=SessionAsk(n=len(PAIR_RECORDS))
+    )
     assert len(session.queue) == len(PAIR_RECORDS)
     for server in labelling._running(session):
         for k, item in enumerate(session.queue):

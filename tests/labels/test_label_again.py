@@ -14,7 +14,7 @@ from judgegrid.analyses.bundle import RunFacts
 from judgegrid.cli import app
 from judgegrid.core.errors import OptionError
 from judgegrid.labels.files import human_labels
-from judgegrid.labels.page import AGAIN_REASON, open_session
+from judgegrid.labels.page import AGAIN_REASON, SessionAsk, open_session
 from judgegrid.store.run_db import RunStore
 
 base_run, run_dir = labelling.base_run, labelling.run_dir
@@ -23,7 +23,7 @@ METRIC = "faithfulness"
 
 def _ann_labels(run_dir, count: int) -> list[str]:
     """ann answers ``count`` samples of the queue through the page, in its order."""
-    session = open_session(run_dir, "ann", [METRIC], n=count)
+    session = open_session(run_dir, "ann", [METRIC], SessionAsk(n=count))
     for server in labelling._running(session):
         for item in session.queue:
             status, reply = server.label(item.sample_id, METRIC, value=1.0)
@@ -36,7 +36,7 @@ def test_asked_again_a_person_labels_what_others_labelled_and_the_rule_reads_eac
 ):
     ann = _ann_labels(run_dir, 5)
     drawn = len(labelling.stored_draws(run_dir))
-    bob = open_session(run_dir, "bob", [METRIC], n=3, again=True)
+    bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=3, again=True))
     assert [item.sample_id for item in bob.queue] == ann[:3]  # the earliest labelled first
     assert all(item.probability is None for item in bob.queue) and bob.unrecorded == []
     assert {item.blind_reason for item in bob.queue} == {AGAIN_REASON}
@@ -57,7 +57,7 @@ def test_asked_again_a_person_labels_what_others_labelled_and_the_rule_reads_eac
     )
     assert found is not None and found.verdict.draws == 5  # ann's five draws, each once
     # asked again once more: bob has answered those three; the two left of ann's come next
-    later = open_session(run_dir, "bob", [METRIC], n=10, again=True)
+    later = open_session(run_dir, "bob", [METRIC], SessionAsk(n=10, again=True))
     assert [item.sample_id for item in later.queue] == ann[3:]
 
 
@@ -72,7 +72,7 @@ def test_with_nothing_labelled_by_others_again_says_so_and_serves_no_page(run_di
 
 def test_again_with_batch_is_refused_before_the_run_is_read(tmp_path):
     with pytest.raises(OptionError) as caught:
-        open_session(tmp_path / "no-run", "bob", n=3, batch=2, again=True)
+        open_session(tmp_path / "no-run", "bob", ask=SessionAsk(n=3, batch=2, again=True))
     assert caught.value.source == "--again"
     result = CliRunner().invoke(
         app, ["label", str(tmp_path), "--again", "--batch", "2", "--annotator", "bob"]
@@ -87,5 +87,5 @@ def test_again_on_a_pairs_run_is_refused_naming_why(tmp_path, write_matrix):
 
     run = _pairs_run(tmp_path, write_matrix)
     with pytest.raises(OptionError) as caught:
-        open_session(run, "bob", n=3, again=True)
+        open_session(run, "bob", ask=SessionAsk(n=3, again=True))
     assert caught.value.source == "--again" and "each person's own" in str(caught.value)

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import matrix_dict
 from judgegrid import run_grid, run_pairs
 from judgegrid.cli import app
-from judgegrid.labels.page import LabelSession, open_session, serve
+from judgegrid.labels.page import LabelSession, SessionAsk, open_session, serve
 from support.browser import (
     DevTools,
     browser_page,
@@ -166,7 +166,7 @@ def preference_session(tmp_path: Path, write_matrix: Any, n: int) -> LabelSessio
     pairs_file.write_text("".join(json.dumps(r) + "\n" for r in PAIR_RECORDS))
     matrix = write_matrix(repeats=1, strictness=[1])
     parent = run_pairs(matrix, pairs_file, reports_dir=tmp_path / "r").run_dir
-    return open_session(parent / "faithfulness", "ann", n=n)
+    return open_session(parent / "faithfulness", "ann", ask=SessionAsk(n=n))
 
 
 @contextmanager
@@ -256,7 +256,7 @@ def test_an_imported_skip_is_counted_on_the_state_line(tmp_path):
     )
     rows.to_csv(tmp_path / "labels.csv", index=False)
     assert import_labels(run_dir, tmp_path / "labels.csv") == 2
-    session = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    session = open_session(run_dir, "ann", ["faithfulness"], SessionAsk(n=2))
     with page_open(session, tmp_path / "profile") as tools:
         line = shown_state_line(tools, "skipped")
         errors = console_errors(tools)
@@ -330,7 +330,7 @@ def test_an_answer_the_stopped_server_cannot_take_says_why_and_what_to_do(tmp_pa
     """Ctrl-C on `judgegrid label` with the page still open: the next answer cannot be saved.
     The page must say the server is gone and how to go on (its answers so far are kept), not
     the browser's "Failed to fetch"."""
-    session = open_session(make_run(tmp_path), "ann", ["faithfulness"], n=3)
+    session = open_session(make_run(tmp_path), "ann", ["faithfulness"], SessionAsk(n=3))
     with browser_page(tmp_path / "profile") as tools:
         with in_thread(serve, session) as (_, port):
             navigate(tools, f"http://127.0.0.1:{port}/?token={session.token}")

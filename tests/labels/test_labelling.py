@@ -22,7 +22,7 @@ from judgegrid.core.errors import DatasetError, OptionError, RunDirError, RunLoc
 from judgegrid.core.records import ScoreRow
 from judgegrid.labels import page
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
-from judgegrid.labels.page import LabelSession, open_session, serve
+from judgegrid.labels.page import LabelSession, SessionAsk, open_session, serve
 from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import RunStore
 from support.servers import LabelServer as Server
@@ -80,7 +80,8 @@ def run_dir(base_run, tmp_path) -> Path:
 
 @pytest.fixture
 def server(run_dir) -> Iterator[Server]:
-    session = open_session(run_dir, "ann", n=24)  # every sample of both metrics: all drawn
+    # every sample of both metrics: all drawn
+    session = open_session(run_dir, "ann", ask=SessionAsk(n=24))
     yield from _running(session)
 
 
@@ -123,9 +124,9 @@ def test_the_sessions_draws_go_through_the_serving_store_under_the_runs_lock(run
     store = RunStore(run_dir / "run.sqlite")  # the server's own
     try:
         with lock_run(run_dir), pytest.raises(RunLockedError):  # a report at work on the run
-            page.make_app(open_session(run_dir, "ann", n=4), store)
+            page.make_app(open_session(run_dir, "ann", ask=SessionAsk(n=4)), store)
         assert store.draws_frame().empty  # nothing of the session's draws was written
-        session = open_session(run_dir, "ann", n=4)
+        session = open_session(run_dir, "ann", ask=SessionAsk(n=4))
         drawn = sorted((d.metric, d.draw, d.sample_id) for d in session.unrecorded)
         assert drawn
         opened.clear()
@@ -140,7 +141,7 @@ def test_the_sessions_draws_go_through_the_serving_store_under_the_runs_lock(run
 
 
 def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_draw(run_dir):
-    session = open_session(run_dir, "ann", n=6)
+    session = open_session(run_dir, "ann", ask=SessionAsk(n=6))
     faithfulness = [i for i in session.queue if i.metric == "faithfulness"]
     # metrics take turns, so each gets its share of the labels
     assert [i.metric for i in session.queue[:4]] == [
@@ -169,8 +170,8 @@ def test_the_queue_draws_where_the_judges_disagree_more_often_and_stores_every_d
 
 
 def test_an_annotators_sequence_goes_on_across_sessions_and_a_skip_stays_drawn(run_dir):
-    first = open_session(run_dir, "ann", ["faithfulness"], n=2)
-    again = open_session(run_dir, "ann", ["faithfulness"], n=2)  # nothing answered yet
+    first = open_session(run_dir, "ann", ["faithfulness"], SessionAsk(n=2))
+    again = open_session(run_dir, "ann", ["faithfulness"], SessionAsk(n=2))  # nothing answered yet
     assert [i.sample_id for i in again.queue] == [i.sample_id for i in first.queue]
     drawn = len(stored_draws(run_dir))
     for server in _running(again):
@@ -180,7 +181,7 @@ def test_an_annotators_sequence_goes_on_across_sessions_and_a_skip_stays_drawn(r
     assert labels.loc[again.queue[0].sample_id, "probability"] == pytest.approx(
         again.queue[0].probability
     )
-    later = open_session(run_dir, "ann", ["faithfulness"], n=2)
+    later = open_session(run_dir, "ann", ["faithfulness"], SessionAsk(n=2))
     asked = {i.sample_id for i in again.queue}
     assert not asked & {i.sample_id for i in later.queue}  # neither the label nor the skip
     draws = stored_draws(run_dir)
@@ -212,7 +213,7 @@ def test_the_page_is_blind_unless_the_judges_are_asked_for(server, run_dir, base
     assert not NAMED.search(json.dumps(server.request("GET", "/api/state")[1]["states"]))
     seen_dir = tmp_path / "seen"
     shutil.copytree(base_run, seen_dir)
-    sighted = open_session(seen_dir, "seer", n=12, show_judges=True)
+    sighted = open_session(seen_dir, "seer", ask=SessionAsk(n=12, show_judges=True))
     for server_seen in _running(sighted):
         _, seen = server_seen.request("GET", "/api/state")
         assert seen["blind"] is False
@@ -264,8 +265,8 @@ def test_what_the_annotator_answered_is_not_offered_again(run_dir):
     store = RunStore(run_dir / "run.sqlite")
     store.write_labels([Label(DISAGREED[0], "faithfulness", "ann", 0.5, labelled_at=1.0)])
     store.close()
-    again = open_session(run_dir, "ann", ["faithfulness"], n=11)
-    other = open_session(run_dir, "someone-else", ["faithfulness"], n=12)
+    again = open_session(run_dir, "ann", ["faithfulness"], SessionAsk(n=11))
+    other = open_session(run_dir, "someone-else", ["faithfulness"], SessionAsk(n=12))
     assert DISAGREED[0] not in [i.sample_id for i in again.queue]
     assert len(again.queue) == 11  # every other sample, drawn
     assert DISAGREED[0] not in [i.sample_id for i in other.queue]
@@ -515,7 +516,7 @@ def test_two_annotators_labelling_at_once_lose_nothing(run_dir):
     servers = []
     started = []
     for name in ("ann", "bob"):
-        servers.append(_running(open_session(run_dir, name, ["faithfulness"], n=6)))
+        servers.append(_running(open_session(run_dir, name, ["faithfulness"], SessionAsk(n=6))))
         started.append(next(servers[-1]))
     first, second = started
     try:
@@ -540,7 +541,7 @@ def test_a_server_killed_with_sigkill_keeps_every_acknowledged_label(run_dir):
     with command_server("label", str(run_dir), *options) as url:  # SIGKILLed as the block ends
         port = int(url.split(":")[2].split("/")[0])
         token = url.split("token=")[1]
-        session = open_session(run_dir, "kim", ["faithfulness"], n=6)
+        session = open_session(run_dir, "kim", ["faithfulness"], SessionAsk(n=6))
         session.token = token
         server = Server(session, port, None)
         acknowledged = [
@@ -734,7 +735,7 @@ def test_label_with_nothing_left_to_ask_says_why_and_serves_no_page(run_dir, mon
 
     served: list[object] = []
     monkeypatch.setattr(labels, "serve_app", lambda *args: served.append(args))
-    session = open_session(run_dir, "ann", ["faithfulness"], n=12)
+    session = open_session(run_dir, "ann", ["faithfulness"], SessionAsk(n=12))
     for server in _running(session):
         for k, item in enumerate(session.queue):
             answer = {"skip": True} if k == 0 else {"value": 1.0}
@@ -788,7 +789,7 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
     refused = CliRunner().invoke(app, ["label", str(parent)])
     assert refused.exit_code == 2 and "a judgegrid pairs directory" in refused.output
     assert f"read one aspect's run: {parent / 'answer_relevance'} or" in refused.output
-    session = open_session(parent / "faithfulness", "ann", n=10)
+    session = open_session(parent / "faithfulness", "ann", ask=SessionAsk(n=10))
     assert {i.metric for i in session.queue} == {"preference"}
     assert len(session.queue) == len(PAIR_RECORDS)
     firsts = [i.members[0].endswith(":preferred") for i in session.queue if i.members]

@@ -15,7 +15,7 @@ from test_pairwise_labels import CRITERIA, JUDGE_SECRET, judge_rows, lay_out_run
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.pairwise import person_order
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import SessionAsk, open_session, serve
 from support.browser import (
     DevTools,
     browser_page,
@@ -205,7 +205,7 @@ def test_the_pairwise_form_at_1280_px(tmp_path):
     column, the two answers side by side, A, tie and B under them."""
     samples = [*support_samples(), LONG]
     run = lay_out_run(tmp_path / RUN_NAME, samples=samples, rows=judge_rows(samples))
-    session = open_session(run, "ann", ["better_reply"], n=10)
+    session = open_session(run, "ann", ["better_reply"], SessionAsk(n=10))
     with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
         navigate(tools, page_of(server, session.token))
         wait_until(tools, ITEM)
@@ -237,7 +237,7 @@ def test_a_criterions_form_with_the_scales_levels_at_1280_px(tmp_path):
     samples = [s for s in data if s.id.startswith("en-")]
     rows = judge_rows([s for s in samples if s.id == "en-ship-canada"], ("helpfulness",))
     run = lay_out_run(tmp_path / "20261125-criteria", matrix["criteria"], samples, rows)
-    session = open_session(run, "ann", ["helpfulness"], n=1)
+    session = open_session(run, "ann", ["helpfulness"], SessionAsk(n=1))
     with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
         navigate(tools, page_of(server, session.token))
         wait_until(tools, ITEM)
@@ -275,7 +275,7 @@ def test_an_extra_column_is_shown_in_the_criterions_order_under_its_title(tmp_pa
     rows = judge_rows(samples, ("follows_policy", "graded_reply"))
     run = lay_out_run(tmp_path / "run", [*CRITERIA, drafts], samples, rows)
     metrics = ["follows_policy", "graded_reply", "better_draft"]
-    session = open_session(run, "ann", metrics, n=12)
+    session = open_session(run, "ann", metrics, SessionAsk(n=12))
     with in_thread(serve, session) as server, browser_page(tmp_path / "profile") as tools:
         navigate(tools, page_of(server, session.token))
         wait_until(tools, ITEM)
@@ -320,7 +320,7 @@ def test_once_the_compared_pairs_are_labelled_the_line_says_the_rest_add_no_evid
     to label" with 5 pairs still on the page to label; it must say what is true: every pair the
     judges compared is labelled, and the others add no evidence until a judge compares them."""
     run = lay_out_run(tmp_path / "run")
-    session = open_session(run, "ann", ["better_reply"], n=20)  # every pair
+    session = open_session(run, "ann", ["better_reply"], SessionAsk(n=20))  # every pair
     compared = sum(item.probability is not None for item in session.queue)
     left = len(session.queue) - compared
     assert (compared, left) == (6, 5)

@@ -24,7 +24,7 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import parse_matrix
 from judgegrid.inputs.pairwise import person_order
 from judgegrid.labels.files import import_labels
-from judgegrid.labels.page import LabelSession, open_session, serve
+from judgegrid.labels.page import LabelSession, SessionAsk, open_session, serve
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import RESOLVED_MATRIX, SAMPLE_INFO, resolved_matrix_yaml, sample_info
 from support.servers import LabelServer as Server
@@ -176,7 +176,7 @@ def running(session: LabelSession) -> Iterator[Server]:
 
 @pytest.fixture
 def ann(run_dir) -> Iterator[Server]:
-    yield from running(open_session(run_dir, "ann", ["better_reply"], n=PAIRS))
+    yield from running(open_session(run_dir, "ann", ["better_reply"], SessionAsk(n=PAIRS)))
 
 
 def stored(run_dir: Path) -> pd.DataFrame:
@@ -229,8 +229,8 @@ def test_every_pair_with_both_answers_is_offered_the_judged_ones_first(ann):
 def test_a_batch_session_offers_every_pair_at_once(run_dir):
     """A pairwise criterion's design stays fixed (no batch follows the first), so ``--batch``
     must not cut its queue to the first batch: every pair is offered, as without it."""
-    whole = open_session(run_dir, "ann", ["better_reply"], n=PAIRS)
-    batched = open_session(run_dir, "ann", ["better_reply"], n=PAIRS, batch=2)
+    whole = open_session(run_dir, "ann", ["better_reply"], SessionAsk(n=PAIRS))
+    batched = open_session(run_dir, "ann", ["better_reply"], SessionAsk(n=PAIRS, batch=2))
     assert [i.sample_id for i in batched.queue] == [i.sample_id for i in whole.queue]
     assert len(batched.queue) == PAIRS - 1
 
@@ -246,7 +246,7 @@ def test_each_person_sees_the_answers_in_their_own_order_the_same_on_every_visit
     shutil.copytree(base_run, copy)
     shown: dict[str, dict[str, str]] = {}
     for person, folder in (("ann", run_dir), ("bob", copy), ("ann", run_dir)):
-        for server in running(open_session(folder, person, ["better_reply"], n=PAIRS)):
+        for server in running(open_session(folder, person, ["better_reply"], SessionAsk(n=PAIRS))):
             seen = {
                 item.sample_id: first_shown(server, k)
                 for k, item in enumerate(server.session.queue)
@@ -294,7 +294,7 @@ def test_a_click_on_A_stores_the_answer_shown_as_A_in_the_pairs_terms(ann, run_d
 
 
 def test_a_graded_level_is_read_in_the_pairs_terms(run_dir):
-    for server in running(open_session(run_dir, "ann", ["graded_reply"], n=PAIRS)):
+    for server in running(open_session(run_dir, "ann", ["graded_reply"], SessionAsk(n=PAIRS))):
         _, state = server.request("GET", "/api/state")
         form = state["metrics"]["graded_reply"]
         assert (form["choices"][0]["value"], form["choices"][0]["description"]) == (
@@ -328,7 +328,7 @@ def test_a_graded_level_is_read_in_the_pairs_terms(run_dir):
     ],
 )
 def test_an_answer_off_the_pairwise_form_gets_a_400_and_writes_nothing(run_dir, metric, value):
-    for server in running(open_session(run_dir, "ann", [metric], n=PAIRS)):
+    for server in running(open_session(run_dir, "ann", [metric], SessionAsk(n=PAIRS))):
         status, reply = server.label("p00", metric, value=value)
         assert status == 400 and "as shown on the page" in reply["error"]
     assert stored(run_dir).empty
@@ -337,7 +337,7 @@ def test_an_answer_off_the_pairwise_form_gets_a_400_and_writes_nothing(run_dir, 
 def test_no_tie_is_offered_or_taken_when_ties_are_off(tmp_path):
     no_ties = [{**CRITERIA[0], "ties": False}]
     run = lay_out_run(tmp_path / "run", no_ties)
-    for server in running(open_session(run, "ann", n=PAIRS)):
+    for server in running(open_session(run, "ann", ask=SessionAsk(n=PAIRS))):
         _, state = server.request("GET", "/api/state")
         assert [c["value"] for c in state["metrics"]["better_reply"]["choices"]] == ["A", "B"]
         status, reply = server.label("p00", "better_reply", value="tie")
@@ -371,7 +371,7 @@ def test_no_judges_score_verdict_or_column_name_reaches_the_page(ann):
 def test_with_the_judges_shown_their_verdicts_are_said_in_the_positions_shown(run_dir):
     """--show-judges: judge a chose the pair's ``a``, judge b its ``b`` (``judge_rows``); on a
     pair this person sees with ``b`` first, that is B for judge a and A for judge b."""
-    session = open_session(run_dir, "seer", ["better_reply"], n=PAIRS, show_judges=True)
+    session = open_session(run_dir, "seer", ["better_reply"], SessionAsk(n=PAIRS, show_judges=True))
     for server in running(session):
         _, state = server.request("GET", "/api/state")
         reasons = {item["sample_id"]: item["reason"] for item in state["items"]}
@@ -387,7 +387,7 @@ def test_with_the_judges_shown_their_verdicts_are_said_in_the_positions_shown(ru
 
 
 def test_a_criterions_extra_column_is_sent_with_its_title(run_dir):
-    for server in running(open_session(run_dir, "ann", ["follows_policy"], n=PAIRS)):
+    for server in running(open_session(run_dir, "ann", ["follows_policy"], SessionAsk(n=PAIRS))):
         _, state = server.request("GET", "/api/state")
         form = state["metrics"]["follows_policy"]
         assert form["fields"] == ["user_input", "policy", "response"]

@@ -20,7 +20,7 @@ from judgegrid.cli import app
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import parse_matrix
 from judgegrid.inputs.pairwise import person_order, seeded_flip
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import SessionAsk, open_session, serve
 from judgegrid.run.orchestrate import dataset_pairs
 from judgegrid.store.run_db import RunStore
 from support.pairwise_judges import BETTER, JUDGES, WIKIEVAL, scripted_pairwise
@@ -62,7 +62,7 @@ def pair_run(tmp_path, scripted_provider) -> Path:
 
 
 def test_a_persons_answers_on_the_page_are_the_peoples_preferences_in_the_report(pair_run):
-    session = open_session(pair_run, "ann", ["better"], n=PAIRS)
+    session = open_session(pair_run, "ann", ["better"], SessionAsk(n=PAIRS))
     assert {item.sample_id for item in session.queue} == {f"pair-{k:02d}" for k in range(PAIRS)}
     with in_thread(serve, session) as (runner, port):
         server = LabelServer(session, port, runner)
@@ -104,7 +104,7 @@ def test_the_wikieval_pairs_matrix_labelled_blind_to_the_systems(tmp_path, scrip
         path, dataset=str(wikieval), limit=4, use_cache=False, run_dir=tmp_path / "r"
     )
     assert run.complete
-    session = open_session(run.run_dir, "ann", ["more_faithful"], n=10)
+    session = open_session(run.run_dir, "ann", ["more_faithful"], SessionAsk(n=10))
     assert len(session.queue) == 4
     with in_thread(serve, session) as (runner, port):
         server = LabelServer(session, port, runner)
@@ -149,7 +149,7 @@ def test_the_report_names_the_pairs_no_judge_compared_and_nobody_labelled(
     matrix = tmp_path / "matrix.yaml"
     matrix.write_text(yaml.safe_dump(matrix_dict(**fields), sort_keys=False))
     run_dir = api.run_grid(matrix, use_cache=False, run_dir=tmp_path / "run").run_dir
-    session = open_session(run_dir, "ann", ["better"], n=PAIRS)
+    session = open_session(run_dir, "ann", ["better"], SessionAsk(n=PAIRS))
     unjudged = [item.sample_id for item in session.queue if item.probability is None]
     assert sorted(unjudged) == [f"pair-{k:02d}" for k in range(PAIRS - 4, PAIRS)]
     with in_thread(serve, session) as (runner, port):

@@ -15,7 +15,7 @@ import test_labelling as labelling
 from judgegrid.analyses.decision.label_state import read_sequence
 from judgegrid.core.errors import RunDirError
 from judgegrid.core.records import Label
-from judgegrid.labels.page import open_session
+from judgegrid.labels.page import SessionAsk, open_session
 from judgegrid.store.run_db import RunStore
 
 base_run, run_dir = labelling.base_run, labelling.run_dir
@@ -52,13 +52,14 @@ def test_two_peoples_stored_draws_of_one_sample_are_read_as_two_draws():
 
 
 def test_a_second_person_is_never_asked_what_another_drew_so_each_sample_is_read_once(run_dir):
-    ann = open_session(run_dir, "ann", [METRIC], n=6)
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=6))
     answered = _answer(ann, 3)  # three answered, three drawn and pending
-    bob = open_session(run_dir, "bob", [METRIC], n=SAMPLES)
+    bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=SAMPLES))
     asked = [item.sample_id for item in bob.queue]
     assert len(asked) == SAMPLES - 6 and not set(asked) & set(_drawn(run_dir, "ann"))
     _answer(bob)
-    again = open_session(run_dir, "ann", [METRIC], n=SAMPLES)  # her pending draws, no new one
+    # her pending draws, no new one
+    again = open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES))
     assert [i.sample_id for i in again.queue] == _drawn(run_dir, "ann")[3:]
     assert not set(answered) & {i.sample_id for i in again.queue}
     _answer(again)
@@ -69,7 +70,7 @@ def test_a_second_person_is_never_asked_what_another_drew_so_each_sample_is_read
         store.close()
     assert sorted(sequence.rows["sample_id"]) == sorted(_drawn(run_dir, "ann") + asked)
     assert sequence.rows["sample_id"].is_unique and len(sequence.rows) == SAMPLES
-    cy = open_session(run_dir, "cy", [METRIC], n=4)
+    cy = open_session(run_dir, "cy", [METRIC], SessionAsk(n=4))
     assert cy.queue == [] and cy.nothing_to_ask("R").startswith(
         f"nothing to label: every sample of {METRIC} the judges scored is answered, skipped or "
         f"drawn, {SAMPLES} of them by other people (the queue asks each sample once, whoever "
@@ -80,10 +81,10 @@ def test_a_second_person_is_never_asked_what_another_drew_so_each_sample_is_read
 def test_a_next_batch_leaves_out_what_another_person_drew_meanwhile(run_dir):
     """ann draws in batches of 2; while her page is open bob draws every sample left (stored,
     none answered): once ann answers her first batch, nothing is left for her next."""
-    ann = open_session(run_dir, "ann", [METRIC], n=6, batch=2)
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=6, batch=2))
     first = [item.sample_id for item in ann.queue]
     for server in labelling._running(ann):
-        bob = open_session(run_dir, "bob", [METRIC], n=SAMPLES)
+        bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=SAMPLES))
         assert len(bob.queue) == SAMPLES - 2 and not {i.sample_id for i in bob.queue} & set(first)
         _answer(bob, 0)  # bob's draws stored, none answered yet
         for item in ann.queue[:2]:
@@ -104,7 +105,9 @@ def test_a_label_chosen_on_the_view_page_leaves_its_sample_in_the_pool(run_dir):
         ]
     )
     store.close()
-    queue = {i.sample_id for i in open_session(run_dir, "ann", [METRIC], n=SAMPLES).queue}
+    queue = {
+        i.sample_id for i in open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES)).queue
+    }
     assert scored[0] in queue and scored[1] not in queue
     assert len(queue) == SAMPLES - 1
 
@@ -113,15 +116,15 @@ def test_two_sessions_opened_at_once_store_no_draw_of_the_same_sample_twice(run_
     """ann and bob open their sessions at the same moment, each drawing before the other's
     draws are stored: bob's page, served second, stores none and says to start again; his
     session then drawn anew leaves ann's samples out."""
-    ann = open_session(run_dir, "ann", [METRIC], n=4)
-    bob = open_session(run_dir, "bob", [METRIC], n=4)
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=4))
+    bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=4))
     both = {i.sample_id for i in ann.queue} & {i.sample_id for i in bob.queue}
     assert both  # the samples where the judges disagree are likely for everyone
     _answer(ann, 0)
     with pytest.raises(RunDirError, match=f"drew {len(both)} sample.* start judgegrid label"):
         _answer(bob, 0)
     assert _drawn(run_dir, "bob") == []
-    again = open_session(run_dir, "bob", [METRIC], n=4)
+    again = open_session(run_dir, "bob", [METRIC], SessionAsk(n=4))
     _answer(again, 0)
     assert len(_drawn(run_dir, "bob")) == 4
     assert not set(_drawn(run_dir, "bob")) & set(_drawn(run_dir, "ann"))

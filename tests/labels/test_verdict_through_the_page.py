@@ -18,7 +18,7 @@ from conftest import matrix_dict
 from judgegrid import run_grid
 from judgegrid.cli import app
 from judgegrid.core.records import ScoreRow
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import SessionAsk, open_session, serve
 from judgegrid.store.run_db import RunStore
 from support import scripted
 from support.servers import LabelServer, in_thread
@@ -69,7 +69,7 @@ def _run(root: Path, margin: float | None = None, every: int = 3) -> Path:
 def _label_until_a_verdict(run_dir: Path) -> tuple[list[str], int]:
     """The annotator answers as judge a did, through the page's API, until the (blind) line says
     a verdict is reached or the queue ends: every line seen, and the labels given."""
-    session = open_session(run_dir, "ann", [METRIC], n=SAMPLES, batch=5)
+    session = open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES, batch=5))
     lines: list[str] = []
     with in_thread(serve, session) as (runner, port):
         server = LabelServer(session, port, runner)

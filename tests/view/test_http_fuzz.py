@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgegrid.labels.page import open_session
+from judgegrid.labels.page import SessionAsk, open_session
 from judgegrid.labels.page import serve as serve_labels
 from judgegrid.labels.server import MAX_QUERY_CHARS
 from judgegrid.view.app import open_view
@@ -186,5 +186,5 @@ def test_the_views_api_on_criteria_never_fails_and_always_says_why(tmp_path_fact
 
 
 def test_the_labelling_pages_api_never_fails_and_always_says_why(run_dir):
-    with serving(serve_labels, open_session(run_dir, "ann", n=4)) as server:
+    with serving(serve_labels, open_session(run_dir, "ann", ask=SessionAsk(n=4))) as server:
         fuzz(server, LABEL_ROUTES, run_dir)

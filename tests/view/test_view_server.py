@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from judgegrid.api import rebuild_report
+from judgegrid.labels.page import SessionAsk
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, open_label_view, open_view, serve
 from judgegrid.view.queries import Filters
@@ -53,7 +54,9 @@ def server(run_dir) -> Iterator[LoopbackServer]:
 @pytest.mark.parametrize("show_judges", [False, True], ids=["blind", "judges shown"])
 def test_judgegrid_label_serves_the_viewer_only_when_the_judges_are_shown(run_dir, show_judges):
     """A blind annotator must not reach every judge's answers one click away."""
-    session = open_label_view(run_dir, "ann", ["faithfulness"], 3, show_judges=show_judges)
+    session = open_label_view(
+        run_dir, "ann", ["faithfulness"], SessionAsk(n=3, show_judges=show_judges)
+    )
     with serving(session) as server:
         assert server.get("/")[0] == 200  # the labelling page
         expected = 200 if show_judges else 404
@@ -155,7 +158,7 @@ def test_the_label_page_is_a_page_of_the_app_and_labels_the_chosen_sample(server
 def test_a_sample_the_queue_drew_and_the_viewer_moved_first_keeps_its_draw(run_dir):
     """``judgegrid label --show-judges`` serves the viewer too: sending a sample the queue
     already drew to the front keeps its draw's probability, and its label is not chosen."""
-    session = open_label_view(run_dir, "ann", ["faithfulness"], 3, show_judges=True)
+    session = open_label_view(run_dir, "ann", ["faithfulness"], SessionAsk(n=3, show_judges=True))
     with serving(session) as server:
         drawn = session.labels.queue[-1]
         body = {"sample_id": drawn.sample_id, "metric": "faithfulness"}

@@ -77,10 +77,7 @@ def label(
             run_dir,
             login_name() if annotator is None else annotator,
             metric,
-            n,
-            show_judges=show_judges,
-            batch=batch,
-            again=again,
+            api.SessionAsk(n, show_judges, batch, again),
         )
     except InputError as exc:
         fail(exc)

@@ -219,44 +219,55 @@ def _taken(draws: pd.DataFrame, labels: pd.DataFrame) -> set[tuple[str, str]]:
     return {*drawn, *labelled}
 
 
+@dataclass(frozen=True)
+class SessionAsk:
+    """What one labelling session asks, as ``judgegrid label``'s options say it, one value from
+    the command to the queue: ``n`` labels (``--n``); the judges shown, or the page blind (no
+    judge's score, name or preference before the answer; ``--show-judges``); drawn ``batch``
+    of each metric at a time, a metric's next batch when its items run out, each from the
+    adaptive design of the labels given by then (``--batch``; None: all ``n`` at once; a
+    preference or a pairwise criterion is drawn all at once regardless); or what other people
+    labelled, asked ``again`` and undrawn (``--again``, ``again_queue``)."""
+
+    n: int = 20
+    show_judges: bool = False
+    batch: int | None = None
+    again: bool = False
+
+    def check(self, annotator: str) -> None:
+        """The options' own errors (and ``annotator``'s), raised before the run is looked at."""
+        if not annotator.strip():
+            problem = Problem("", "a name is needed (who gave the labels)")
+            raise OptionError("--annotator", [problem])
+        check_annotator_option(annotator)
+        if self.n < 1:
+            raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {self.n}")])
+        if self.batch is not None and self.batch < 1:
+            problem = Problem("", f"expected a whole number ≥ 1, got {self.batch}")
+            raise OptionError("--batch", [problem])
+        if self.again and self.batch is not None:
+            message = "draws nothing (it asks what other people labelled): --batch has no draw"
+            raise OptionError("--again", [Problem("", message + " to pace")])
+
+
+DEFAULT_ASK = SessionAsk()  # what `judgegrid label` asks without options
+
+
 def open_session(
     run_dir: str | Path,
     annotator: str,
     metrics: list[str] | None = None,
-    n: int = 20,
-    show_judges: bool = False,
-    batch: int | None = None,
-    again: bool = False,
+    ask: SessionAsk = DEFAULT_ASK,
 ) -> LabelSession:
-    """The run's samples and a queue of ``n`` (sample, metric) items this annotator has not
-    answered, most informative first; metrics take turns so each gets its share. The page is
-    blind (no judge's score, name or preference before the answer) unless ``show_judges``.
-    ``batch``: draw that many of each metric at first and a metric's next batch when its items
-    run out, each from the adaptive design of the labels given by then (None: all ``n`` at
-    once; a preference or a pairwise criterion is drawn all at once regardless). ``again``:
-    ask what other people labelled instead, undrawn (``again_queue``)."""
-    check_session_options(annotator, n, batch, again)
+    """The run's samples and a queue of ``ask.n`` (sample, metric) items this annotator has not
+    answered, most informative first; metrics take turns so each gets its share
+    (``SessionAsk`` says the rest)."""
+    ask.check(annotator)
     target, matrix, store = open_run(run_dir)
     try:
-        return session_over(target, matrix, store, annotator, metrics, n, show_judges, batch, again)
+        return session_over(target, matrix, store, annotator, metrics, ask)
     finally:
         store.close()
-
-
-def check_session_options(
-    annotator: str, n: int, batch: int | None = None, again: bool = False
-) -> None:
-    """The options' own errors, raised before the run directory is looked at."""
-    if not annotator.strip():
-        raise OptionError("--annotator", [Problem("", "a name is needed (who gave the labels)")])
-    check_annotator_option(annotator)
-    if n < 1:
-        raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {n}")])
-    if batch is not None and batch < 1:
-        raise OptionError("--batch", [Problem("", f"expected a whole number ≥ 1, got {batch}")])
-    if again and batch is not None:
-        message = "draws nothing (it asks what other people labelled): --batch has no draw to pace"
-        raise OptionError("--again", [Problem("", message)])
 
 
 def session_over(
@@ -265,13 +276,11 @@ def session_over(
     store: RunStore,
     annotator: str,
     metrics: list[str] | None,
-    n: int,
-    show_judges: bool,
-    batch: int | None = None,
-    again: bool = False,
+    ask: SessionAsk,
 ) -> LabelSession:
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
+    n, show_judges, batch, again = ask.n, ask.show_judges, ask.batch, ask.again
     criteria = matrix.criteria_by_name
     chosen = chosen_metrics(metrics, matrix.scored_names)
     samples = {s.id: s for s in stored_dataset(store)}

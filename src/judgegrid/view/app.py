@@ -27,10 +27,11 @@ from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.tasks import with_probes
 from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.page import (
+    DEFAULT_ASK,
     LabelSession,
     QueueItem,
+    SessionAsk,
     add_label_routes,
-    check_session_options,
     session_over,
 )
 from judgegrid.labels.server import (
@@ -123,22 +124,16 @@ def open_label_view(
     run_dir: str | Path,
     annotator: str,
     metrics: list[str] | None = None,
-    n: int = 20,
-    show_judges: bool = False,
-    batch: int | None = None,
-    again: bool = False,
+    ask: SessionAsk = DEFAULT_ASK,
 ) -> ViewSession:
-    """``judgegrid label``: its session as always (the queue of the most informative samples).
-    The labelling page is blind unless ``show_judges``; only then is the viewer beside it at
-    ``/view`` (it shows every judge's answers, which a blind annotator must not see).
-    ``batch``: draw that many at a time, each batch from the labels given by then; ``again``:
-    ask what other people labelled, undrawn (``labels.page.open_session``)."""
-    check_session_options(annotator, n, batch, again)
+    """``judgegrid label``: its session as always (the queue of the most informative samples,
+    as ``ask`` says: ``labels.page.SessionAsk``). The labelling page is blind unless the
+    judges are shown; only then is the viewer beside it at ``/view`` (it shows every judge's
+    answers, which a blind annotator must not see)."""
+    ask.check(annotator)
     target, matrix, store = open_run(run_dir)  # once: the session and the viewer read it
     try:
-        labels = session_over(
-            target, matrix, store, annotator, metrics, n, show_judges, batch, again
-        )
+        labels = session_over(target, matrix, store, annotator, metrics, ask)
     finally:
         store.close()
     return ViewSession(target, _run_view(target, matrix, labels.samples), labels, "label")
