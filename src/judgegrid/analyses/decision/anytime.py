@@ -203,7 +203,7 @@ def anytime_verdict(
     tests = hypotheses_of(judges, bound, chance, alpha, pair_bounds, shifts, margin)
     firsts = first_rejections(tests, judges, right, weight, chance)
     named, named_at = first_named(firsts, judges)
-    within = _all_named(firsts, judges) if margin > 0 else ()
+    within = tuple(all_rejected(firsts, judges)) if margin > 0 else ()
     beaten = {key for key, first in firsts.items() if first > 0}
     draws = len(right)
     if draws == 0:
@@ -251,23 +251,25 @@ def first_named(
     and the draw at which the last of them did (None, 0: none within the draws; ties by name).
     The rule names a judge so; a rule that reads only some tests, such as
     ``testing.label_floors``' paired tests alone, passes only those."""
-    reached = {}
-    for judge in candidates:
-        mine = [first for (j, _), first in firsts.items() if j == judge]
-        if mine and min(mine) > 0:
-            reached[judge] = max(mine)
+    reached = all_rejected(firsts, candidates)
     if not reached:
         return None, 0
     named = min(reached, key=lambda j: (reached[j], j))
     return named, reached[named]
 
 
-def _all_named(
-    firsts: Mapping[tuple[str, str | None], int], judges: tuple[str, ...]
-) -> tuple[str, ...]:
-    """The judges whose tests in ``firsts`` have all rejected, in the judges' order: with a
-    margin several may (each at most the margin below every other), and each is a claim."""
-    return tuple(j for j in judges if min(f for (i, _), f in firsts.items() if i == j) > 0)
+def all_rejected(
+    firsts: Mapping[tuple[str, str | None], int], candidates: Iterable[str]
+) -> dict[str, int]:
+    """The candidates whose tests in ``firsts`` have all rejected, in the candidates' order,
+    each with the draw at which the last of them did: the one named first (``first_named``),
+    or under a margin every judge shown (each at most the margin below every other)."""
+    reached = {}
+    for judge in candidates:
+        mine = [first for (j, _), first in firsts.items() if j == judge]
+        if mine and min(mine) > 0:
+            reached[judge] = max(mine)
+    return reached
 
 
 def labels_to_come(open_samples: int, draws: float) -> float:
