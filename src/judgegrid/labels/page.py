@@ -197,8 +197,9 @@ def answered(store: RunStore, annotator: str) -> set[tuple[str, str]]:
     return set(zip(mine["sample_id"], mine["metric"], strict=True))
 
 
-def taken_by_anyone(store: RunStore) -> set[tuple[str, str]]:
-    """(sample, metric) pairs no new draw may ask, whoever asks: every sample anyone's queue
+def taken_by_anyone(draws: pd.DataFrame, labels: pd.DataFrame) -> set[tuple[str, str]]:
+    """(sample, metric) pairs no new draw may ask, whoever asks (``draws`` and ``labels``: the
+    run's stored ones, as the caller has read them): every sample anyone's queue
     drew (answered or not yet) and every one anyone labelled or skipped in the run (on the
     page, or by ``labels import``). One pool for everyone, so that everyone's draws merged, as
     the rule reads them (``decision.label_state``), are one sequence without replacement: a
@@ -208,11 +209,6 @@ def taken_by_anyone(store: RunStore) -> set[tuple[str, str]]:
     no longer hold what the kinds stand for. The data set's own labels leave their samples in
     it too: they are the data set's, not the run's labelling (the rule reads a draw of such a
     sample as the draw alone, ``label_state.read_sequence``)."""
-    return _taken(store.draws_frame(), store.labels_frame())
-
-
-def _taken(draws: pd.DataFrame, labels: pd.DataFrame) -> set[tuple[str, str]]:
-    """(sample, metric) pairs of ``draws`` and of ``labels`` not chosen on the view page."""
     given = labels[~labels["chosen"].fillna(0).astype(bool)]
     drawn = zip(draws["sample_id"].astype(str), draws["metric"].astype(str), strict=True)
     labelled = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
@@ -292,7 +288,8 @@ def session_over(
     every_draw = store.draws_frame()
     stored = every_draw[every_draw["annotator"] == person]
     info = stored_sample_info(store)
-    taken = taken_by_anyone(store)
+    labels = store.labels_frame()
+    taken = taken_by_anyone(every_draw, labels)
     if again and pairs:
         message = (
             "a pairs run's preferences are each person's own (the pairs rung scores each one "
@@ -301,7 +298,7 @@ def session_over(
         raise OptionError("--again", [Problem(str(target), message)])
     draws: list[LabelDraw] = []  # none asked again: each a second label of a drawn sample
     if again:
-        queue = again_queue(store.labels_frame(), person, chosen, done, n)
+        queue = again_queue(labels, person, chosen, done, n)
     elif pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
         queue, draws = build_preference_queue(scores, pairs, done, n, stored, person, taken)
     else:
@@ -364,7 +361,9 @@ def again_queue(
     seen = set(done)
     keys = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
     for sample, metric in keys:
-        if (sample, metric) in seen or len(items) >= n:
+        if len(items) >= n:
+            break
+        if (sample, metric) in seen:
             continue
         seen.add((sample, metric))
         items.append(QueueItem(sample, metric, AGAIN_REASON, blind_reason=AGAIN_REASON))
@@ -587,7 +586,7 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
     )
     size = min(session.batch, session.limit - len(session.queue))
     asked = {s for s, m in done if m == metric}
-    taken = _of_metric(taken_by_anyone(store), metric)
+    taken = _of_metric(taken_by_anyone(every, store.labels_frame()), metric)
     found = metric_queue(
         session.scores,
         metric,
@@ -637,7 +636,8 @@ def taken_by_others(store: RunStore, annotator: str) -> set[tuple[str, str]]:
     """``taken_by_anyone`` but for ``annotator``'s own draws and labels."""
     draws = store.draws_frame()
     labels = store.labels_frame()
-    return _taken(draws[draws["annotator"] != annotator], labels[labels["annotator"] != annotator])
+    others_draws = draws[draws["annotator"] != annotator]
+    return taken_by_anyone(others_draws, labels[labels["annotator"] != annotator])
 
 
 def _clash_words(count: int) -> str:
