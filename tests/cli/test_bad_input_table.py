@@ -798,6 +798,11 @@ ROWS: dict[str, Row] = {
         cli=lambda p: ["label", p.run_dir(), "--batch", "0"],
         names=("--batch", "greater than or equal to 1"),
     ),
+    "label with --again and --batch": Row(
+        cli=lambda p: ["label", p.run_dir(), "--again", "--batch", "2"],
+        names=("--again", "--batch has no draw to pace"),
+        one_line=True,
+    ),
     "label with an empty --annotator": Row(
         cli=lambda p: ["label", p.run_dir(), "--annotator", ""],
         names=("--annotator", "a name is needed"),
