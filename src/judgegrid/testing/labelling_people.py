@@ -42,10 +42,10 @@ from judgegrid.testing.labelling_person import (
     Draws,
     Run,
     World,
-    censored_median,
     person_of,
     person_world,
     queue_verdict,
+    run_figures,
     run_of,
     wrong_on,
 )
@@ -190,10 +190,7 @@ def crowd_figures(world: World, seeds: Iterable[int], crowds: Sequence[Crowd]) -
                 "people": crowd.people,
                 "shared": crowd.shared,
                 "seeds": len(seeds),
-                "verdicts": sum(r.named is not None for r in plain) / len(plain),
-                "median labels": censored_median(plain, BUDGET),
-                "wrong pick": sum(r.wrong for r in plain) / len(plain),
-                "wrong on answers": sum(r.wrong_on_answers for r in plain) / len(plain),
+                **run_figures(plain, BUDGET),
                 "repeats": sum(c.repeats for c in runs) / max(sum(c.read for c in runs), 1),
             }
         )

@@ -556,20 +556,26 @@ def order_figures(people: Sequence[Person], fixed_budget: int = FIXED_BUDGET) ->
     """Per order and rule the people ran (``RULES``): the share with a verdict, the median
     labels to it (``censored_median``), and the shares of wrong picks, by the world and on the
     person's answers."""
-    figures = {}
+    figures: dict[str, float] = {}
     for order, rule in RULES:
         runs = [r for p in people for r in p.runs if r.order == order and r.rule == rule]
         if not runs:
             continue
-        reached = [r.labels for r in runs if r.labels]
-        key = f"{order} {rule}"
-        figures[f"{key}: verdicts"] = len(reached) / len(runs)
-        figures[f"{key}: median labels"] = censored_median(
-            runs, fixed_budget if rule == "fixed-n" else BUDGET
-        )
-        figures[f"{key}: wrong pick"] = sum(r.wrong for r in runs) / len(runs)
-        figures[f"{key}: wrong on answers"] = sum(r.wrong_on_answers for r in runs) / len(runs)
+        found = run_figures(runs, fixed_budget if rule == "fixed-n" else BUDGET)
+        figures |= {f"{order} {rule}: {name}": value for name, value in found.items()}
     return figures
+
+
+def run_figures(runs: Sequence[Run], budget: int) -> dict[str, float]:
+    """Of some people's ``runs``: the share with a verdict, the median labels to it
+    (``censored_median``, within ``budget``), and the shares of wrong picks, by the world and
+    on the person's answers."""
+    return {
+        "verdicts": sum(r.labels > 0 for r in runs) / len(runs),
+        "median labels": censored_median(runs, budget),
+        "wrong pick": sum(r.wrong for r in runs) / len(runs),
+        "wrong on answers": sum(r.wrong_on_answers for r in runs) / len(runs),
+    }
 
 
 def margin_figures(world: World, margin: float, seeds: Iterable[int]) -> dict[str, object]:
