@@ -1,4 +1,4 @@
-"""Several people labelling one run draw from one pool (``labels.page.taken_by_anyone``): the
+"""Several people labelling one run draw from one pool (``labels.pool.taken_by_anyone``): the
 rule reads everyone's stored draws merged (``decision.label_state.read_sequence``), and a
 sample two people drew would be read as two draws of it, a repeat, as a queue drawing with
 replacement repeats; so no new draw asks a sample anyone drew or labelled. A person's own

@@ -67,9 +67,27 @@ def test_draws_stored_before_their_bounds_open_with_none_and_new_ones_keep_their
     db.close()
     store = RunStore(path)
     bounds = '{"largest": 20.0, "pairs": [["a", "b", 0.5]]}'
-    store.write_draws([LabelDraw("m", "ann", 2, "s2", 0.3, 10, bounds)])
+    store.write_draws([LabelDraw("m", "ann", 2, "s2", 0.3, 10, bounds, 1.5e9)])
     drawn = store.draws_frame()
     store.close()
     assert drawn["sample_id"].tolist() == ["s1", "s2"]
     assert drawn["bounds"].isna().tolist() == [True, False]
     assert drawn["bounds"].iloc[1] == bounds
+    # nor a time: an old draw's is unknown (``labels.pool`` reads it as never seen)
+    assert drawn["drawn_at"].isna().tolist() == [True, False]
+
+
+def test_draws_taken_over_replace_the_left_ones_in_one_transaction(tmp_path):
+    """``write_draws(released=...)``: the left draw's row goes as the new one comes, so no
+    moment holds both (``labels.pool.record_draws``)."""
+    store = RunStore(tmp_path / "run.sqlite")
+    store.write_draws(
+        [LabelDraw("m", "ann", 1, "s1", 0.1, 10), LabelDraw("m", "ann", 2, "s2", 0.2, 10)]
+    )
+    store.write_draws([LabelDraw("m", "bob", 1, "s2", 0.2, 10)], released=[("m", "ann", 2)])
+    drawn = store.draws_frame()
+    store.close()
+    assert list(zip(drawn["annotator"], drawn["sample_id"], strict=True)) == [
+        ("ann", "s1"),
+        ("bob", "s2"),
+    ]

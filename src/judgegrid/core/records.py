@@ -215,7 +215,10 @@ class LabelDraw:
     judges, and the shares of the samples in kinds all labelled, that the anytime rule bets
     within and shifts by (None: a draw stored before draws carried bounds). A draw stored before
     the queue drew without replacement may repeat a sample: it counts that label again. A draw
-    not yet answered ends the sequence the analyses read.
+    not yet answered ends the sequence the analyses read. ``drawn_at``: when it was drawn, or
+    taken over from a person who left it unanswered (seconds since the epoch; None: a draw stored
+    before draws carried a time), which says whether it is still held for its person
+    (``labels.pool``).
     """
 
     metric: str
@@ -225,6 +228,7 @@ class LabelDraw:
     probability: float
     population: int
     bounds: str | None = None
+    drawn_at: float | None = None
 
 
 DRAW_COLUMNS = [f.name for f in dataclasses.fields(LabelDraw)]

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from aiohttp import web
 
@@ -35,16 +34,15 @@ from judgegrid.analyses import (
     label_queue,
     label_state_of,
     preference_queue,
-    queue_draw,
     skipped_words,
     uncompared_pairs,
 )
 from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.digest import text_sha
-from judgegrid.core.errors import OptionError, Problem, RunDirError, RunLockedError
+from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.names import given_twice, repeats
 from judgegrid.core.pairwise import Order
-from judgegrid.core.records import DRAW_COLUMNS, PREFERENCE, Label, LabelDraw
+from judgegrid.core.records import PREFERENCE, Label, LabelDraw
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.pairwise import DEFAULT_SEED
@@ -63,6 +61,16 @@ from judgegrid.labels.pairwise import (
     pair_choices,
     shown_answer,
     shown_order,
+)
+from judgegrid.labels.pool import (
+    HELD_S,
+    Pool,
+    answered,
+    held_draws,
+    pool_of,
+    queue_draws,
+    record_draws,
+    released_by,
 )
 from judgegrid.labels.server import (
     add_static,
@@ -136,8 +144,10 @@ class LabelSession:
     # the run's non-inferiority margin (``decision: {margin}``): the state line's rule asks it
     margin: float | None = None
     # samples (or pairs) of these metrics other people drew or labelled and this person did
-    # not: out of this person's pool, as the pool is one for everyone (``taken_by_anyone``)
+    # not: out of this person's pool, as the pool is one for everyone (``pool.taken_by_anyone``)
     others: int = 0
+    # of them, drawn and not yet answered by a person still labelling (``pool.held_draws``)
+    held: int = 0
     # ``--again``: the queue asks what other people labelled, undrawn (``again_queue``)
     again: bool = False
 
@@ -152,6 +162,19 @@ class LabelSession:
     @property
     def database(self) -> Path:
         return self.run_dir / DB_NAME
+
+    def _held_words(self) -> str:
+        """The others' draws not yet answered, and when they pass on (``labels.pool``)."""
+        if not self.held:
+            return ""
+        drawn = f"{self.held} drawn and not yet answered"
+        hours = f"{HELD_S / 3600:g} hour{'s' if HELD_S != 3600 else ''}"
+        return (
+            f"; the {drawn} pass to whoever asks once their person has not labelled for {hours}"
+            if self.held != 1
+            else f"; the 1 drawn and not yet answered passes to whoever asks once its person has "
+            f"not labelled for {hours}"
+        )
 
     def nothing_to_ask(self, run_ref: str) -> str:
         """Why the queue is empty and what would give it a question, said by ``judgegrid
@@ -176,7 +199,7 @@ class LabelSession:
             head = (
                 f"nothing to label: every {what} of {names} the judges scored is answered, "
                 f"skipped or drawn, {self.others} of them by other people (the queue asks each "
-                f"{what} once, whoever labels)"
+                f"{what} once, whoever labels{self._held_words()})"
             )
         else:
             head = (
@@ -188,31 +211,6 @@ class LabelSession:
             f"labelled again on purpose (judgegrid label --again, or judgegrid view, l); "
             f"where labelling stands: judgegrid report {run_ref}"
         )
-
-
-def answered(store: RunStore, annotator: str) -> set[tuple[str, str]]:
-    """(sample, metric) pairs ``annotator`` has answered or skipped."""
-    frame = store.labels_frame()
-    mine = frame[frame["annotator"] == annotator]
-    return set(zip(mine["sample_id"], mine["metric"], strict=True))
-
-
-def taken_by_anyone(draws: pd.DataFrame, labels: pd.DataFrame) -> set[tuple[str, str]]:
-    """(sample, metric) pairs no new draw may ask, whoever asks (``draws`` and ``labels``: the
-    run's stored ones, as the caller has read them): every sample anyone's queue
-    drew (answered or not yet) and every one anyone labelled or skipped in the run (on the
-    page, or by ``labels import``). One pool for everyone, so that everyone's draws merged, as
-    the rule reads them (``decision.label_state``), are one sequence without replacement: a
-    sample two people drew would count as two draws of it. A label chosen on ``judgegrid
-    view``'s page leaves its sample in the pool: the rule does not read it (it is no draw),
-    and a pool that lost the samples people picked, maybe for a judge that looked wrong, would
-    no longer hold what the kinds stand for. The data set's own labels leave their samples in
-    it too: they are the data set's, not the run's labelling (the rule reads a draw of such a
-    sample as the draw alone, ``label_state.read_sequence``)."""
-    given = labels[~labels["chosen"].fillna(0).astype(bool)]
-    drawn = zip(draws["sample_id"].astype(str), draws["metric"].astype(str), strict=True)
-    labelled = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
-    return {*drawn, *labelled}
 
 
 @dataclass(frozen=True)
@@ -281,15 +279,13 @@ def session_over(
     chosen = chosen_metrics(metrics, matrix.scored_names)
     samples = {s.id: s for s in stored_dataset(store)}
     person = annotator.strip()
-    done = answered(store, person)
     pairs = preference_members(samples.values())
     scores = store.scores_frame()
     scores = scores[scores["sample_id"].isin(set(samples))]  # people never label probes
     every_draw = store.draws_frame()
-    stored = every_draw[every_draw["annotator"] == person]
     info = stored_sample_info(store)
     labels = store.labels_frame()
-    taken = taken_by_anyone(every_draw, labels)
+    pool = pool_of(every_draw, labels, person, time.time())
     if again and pairs:
         message = (
             "a pairs run's preferences are each person's own (the pairs rung scores each one "
@@ -298,16 +294,16 @@ def session_over(
         raise OptionError("--again", [Problem(str(target), message)])
     draws: list[LabelDraw] = []  # none asked again: each a second label of a drawn sample
     if again:
-        queue = again_queue(labels, person, chosen, done, n)
+        queue = again_queue(labels, person, chosen, set(pool.done), n)
     elif pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
-        queue, draws = build_preference_queue(scores, pairs, done, n, stored, person, taken)
+        queue, draws = build_preference_queue(scores, pairs, pool, n)
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
         adapt = adapter(scores, store, criteria, info, every_draw, matrix.decision.margin)
-        queue, draws = build_queue(
-            scores, chosen, done, n, compared, stored, person, adapt, batch, taken
-        )
+        queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch)
+    labelled = (PREFERENCE,) if pairs else tuple(chosen)
+    held = held_draws(every_draw[every_draw["annotator"] != person], labels, pool.now)
     session = LabelSession(
         target,
         samples,
@@ -320,9 +316,10 @@ def session_over(
         unrecorded=draws,  # stored before the page shows any (add_label_routes)
         limit=n,
         batch=batch,
-        metrics=(PREFERENCE,) if pairs else tuple(chosen),
+        metrics=labelled,
         margin=matrix.decision.margin,
-        others=len(_others(taken, done, stored, (PREFERENCE,) if pairs else chosen)),
+        others=len(pool.others(labelled)),
+        held=int(held["metric"].isin(labelled).sum()),
         again=again,
     )
     if show_judges:
@@ -368,18 +365,6 @@ def again_queue(
         seen.add((sample, metric))
         items.append(QueueItem(sample, metric, AGAIN_REASON, blind_reason=AGAIN_REASON))
     return items
-
-
-def _others(
-    taken: set[tuple[str, str]],
-    done: set[tuple[str, str]],
-    mine: pd.DataFrame,
-    metrics: Sequence[str],
-) -> set[tuple[str, str]]:
-    """The (sample, metric) pairs of ``metrics`` in ``taken`` that are others': neither
-    answered by this person (``done``) nor drawn for them (``mine``, their stored draws)."""
-    drawn = set(zip(mine["sample_id"].astype(str), mine["metric"].astype(str), strict=True))
-    return {pair for pair in taken if pair[1] in metrics} - done - drawn
 
 
 def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
@@ -434,34 +419,27 @@ def adapter(
 def build_queue(
     scores: pd.DataFrame,
     metrics: list[str],
-    done: set[tuple[str, str]],
+    pool: Pool,
     n: int,
     compared: Mapping[str, Sequence[str]] | None = None,
-    stored: pd.DataFrame | None = None,
-    annotator: str = "",
     adapt: Adapt | None = None,
     batch: int | None = None,
-    taken: set[tuple[str, str]] | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
-    """Each metric's queue (``metric_queue``), taken in turns until ``n`` items (``--n``: the
-    labels asked this session), and the new draws behind the items taken, to store before they
-    are shown. A pairwise criterion's (its pairs in ``compared``) ends with the pairs no judge
-    scored. ``batch``: each metric's first batch only, at most that many of it (its next is
-    drawn when these are answered, ``next_batch``); a pairwise criterion's design stays fixed,
-    so it is drawn all at once. ``taken``: (sample, metric) pairs no new draw asks
-    (``taken_by_anyone``)."""
+    """Each metric's queue (``metric_queue``) from the person's ``pool``, taken in turns until
+    ``n`` items (``--n``: the labels asked this session), and the new draws behind the items
+    taken, to store before they are shown. A pairwise criterion's (its pairs in ``compared``)
+    ends with the pairs no judge scored. ``batch``: each metric's first batch only, at most that
+    many of it (its next is drawn when these are answered, ``next_batch``); a pairwise
+    criterion's design stays fixed, so it is drawn all at once."""
     compared = compared or {}
     per_metric = [
         metric_queue(
             scores,
             metric,
-            {s for s, m in done if m == metric},
+            pool,
             compared.get(metric),
-            _draws_of(stored, metric),
-            annotator,
             min(n, batch) if batch and metric not in compared else n,
             adapt,
-            _of_metric(taken, metric),
         )
         for metric in metrics
     ]
@@ -487,20 +465,17 @@ def taken_in_turns(
 def metric_queue(
     scores: pd.DataFrame,
     metric: str,
-    done: set[str],
+    pool: Pool,
     pairs: Sequence[str] | None = None,
-    stored: pd.DataFrame | None = None,
-    annotator: str = "",
     n: int = 20,
     adapt: Adapt | None = None,
-    taken: set[str] | None = None,
 ) -> list[tuple[QueueItem, list[LabelDraw]]]:
     """Up to ``n`` of one metric's items, each with the new draw that leads to it: drawn from
     the metric's design (``analyses.metric_design``: strata by how much the judges disagree,
     40% of every draw uniform; made adaptive by ``adapt`` from the labels so far,
     ``decision.adaptive``) without replacement, each weighted by its kind (``decision.kinds``),
-    after the annotator's draws stored and not yet answered; a new draw never asks a sample
-    in ``taken`` (``taken_by_anyone``: one pool for everyone). A
+    after the person's draws stored and not yet answered and the draws others left unanswered
+    (``pool.queue_draws``: one pool for everyone). A
     pairwise criterion's ``pairs`` (the samples holding both answers) bound it: the pairs the
     judges scored are drawn, then the others follow in the data set's order, not drawn (so a
     pairwise criterion can be labelled before, or without, its judges' cells; such a label
@@ -514,57 +489,16 @@ def metric_queue(
     queue = adapt(metric, design) if adapt is not None and design is not None else None
     if queue is None and design is not None:
         queue = fixed_queue(design)
-    drawn = queue_draws(queue, metric, annotator, stored, done, n, taken)
+    drawn = queue_draws(queue, metric, pool, n)
     items = [
         (QueueItem(sid, metric, reasons[sid][0], None, "", reasons[sid][1], q), behind)
         for sid, q, behind in drawn
         if sid in reasons
     ]
-    queued = {item.sample_id for item, _ in items} | done
+    queued = {item.sample_id for item, _ in items} | pool.done_of(metric)
     unscored = uncompared_pairs(scores, metric, pairs or (), queued)
     items += [(QueueItem(p, metric, UNSCORED_PAIR), []) for p in unscored]
     return items[:n]
-
-
-def queue_draws(
-    queue: QueueDesign | None,
-    metric: str,
-    annotator: str,
-    stored: pd.DataFrame | None,
-    done: set[str],
-    n: int,
-    taken: set[str] | None = None,
-) -> list[tuple[str, float, list[LabelDraw]]]:
-    """Up to ``n`` samples to ask about, in the order drawn: first the annotator's stored
-    draws not yet answered (or skipped), then new draws from ``queue`` among the samples
-    nobody has been asked (the annotator's ``done`` and ``taken``, everyone's draws and labels:
-    ``taken_by_anyone``; ``analyses.queue_draw``: without replacement, each with its
-    probability and bounds as ``records.LabelDraw`` stores them), numbered on from the stored
-    ones (a person's sequence goes on across sessions), deterministic for the annotator, the
-    metric and the draw they start at. Each sample comes with its probability and its draw."""
-    mine = stored if stored is not None else pd.DataFrame(columns=DRAW_COLUMNS)
-    found: list[tuple[str, float, list[LabelDraw]]] = []
-    asked = set(done)
-    for sid, q in zip(mine["sample_id"], mine["probability"], strict=True):
-        if sid not in asked and len(found) < n:
-            found.append((str(sid), float(q), []))
-        asked.add(str(sid))
-    asked |= taken or set()  # after the annotator's own draws: those are still asked
-    if queue is None:
-        return found
-    number = int(mine["draw"].max()) + 1 if len(mine) else 1
-    rng = np.random.default_rng(int(text_sha(f"{annotator}/{metric}/{number}")[:8], 16))
-    population = queue.design.population
-    while len(found) < n:
-        drawn = queue_draw(queue, asked, rng)
-        if drawn is None:
-            break
-        sid, q, bounds = drawn
-        draw = LabelDraw(metric, annotator, number, sid, q, population, bounds)
-        found.append((sid, q, [draw]))
-        asked.add(sid)
-        number += 1
-    return found
 
 
 def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
@@ -580,72 +514,16 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
     if any((i.sample_id, i.metric) not in done for i in session.queue if i.metric == metric):
         return False
     every = store.draws_frame()
-    mine = every[every["annotator"] == session.annotator]
     adapt = adapter(
         session.scores, store, session.criteria, session.sample_info, every, session.margin
     )
     size = min(session.batch, session.limit - len(session.queue))
-    asked = {s for s, m in done if m == metric}
-    taken = _of_metric(taken_by_anyone(every, store.labels_frame()), metric)
-    found = metric_queue(
-        session.scores,
-        metric,
-        asked,
-        None,
-        _draws_of(mine, metric),
-        session.annotator,
-        size,
-        adapt,
-        taken,
-    )
-    store.write_draws([draw for _, behind in found for draw in behind])
+    pool = pool_of(every, store.labels_frame(), session.annotator, time.time())
+    found = metric_queue(session.scores, metric, pool, None, size, adapt)
+    draws = [draw for _, behind in found for draw in behind]
+    store.write_draws(draws, released_by(pool, draws))
     session.queue += [item for item, _ in found]
     return bool(found)
-
-
-def _of_metric(taken: set[tuple[str, str]] | None, metric: str) -> set[str]:
-    """The samples of ``metric`` among (sample, metric) pairs."""
-    return {sample for sample, of in taken or () if of == metric}
-
-
-def _draws_of(stored: pd.DataFrame | None, metric: str) -> pd.DataFrame | None:
-    if stored is None or stored.empty:
-        return None
-    return stored[stored["metric"] == metric].sort_values("draw")
-
-
-def record_draws(store: RunStore, draws: list[LabelDraw]) -> None:
-    """Store a session's new draws, before any is shown, through the store the server already
-    holds (a second writer beside it would only contend with it), under the run's lock: a
-    report or an import holding it is named in the error. Another person's session, opened at
-    the same moment, may have stored draws of the same samples since these were drawn: then
-    none is stored and a RunDirError says to start again (the pool is one for everyone,
-    ``taken_by_anyone``)."""
-    if not draws:
-        return
-    with lock_run(store.path.parent):
-        clash = taken_by_others(store, draws[0].annotator) & {
-            (d.sample_id, d.metric) for d in draws
-        }
-        if clash:
-            raise RunDirError(str(store.path.parent), [Problem("", _clash_words(len(clash)))])
-        store.write_draws(draws)
-
-
-def taken_by_others(store: RunStore, annotator: str) -> set[tuple[str, str]]:
-    """``taken_by_anyone`` but for ``annotator``'s own draws and labels."""
-    draws = store.draws_frame()
-    labels = store.labels_frame()
-    others_draws = draws[draws["annotator"] != annotator]
-    return taken_by_anyone(others_draws, labels[labels["annotator"] != annotator])
-
-
-def _clash_words(count: int) -> str:
-    samples = f"{count} sample{'s' if count != 1 else ''}"
-    return (
-        f"another person's labelling session drew {samples} of this one's a moment ago (each "
-        "sample is drawn once, for everyone); nothing was stored: start judgegrid label again"
-    )
 
 
 def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, str]]:
@@ -672,25 +550,18 @@ def preference_members(samples: Iterable[Sample]) -> dict[str, tuple[str, str, s
 def build_preference_queue(
     scores: pd.DataFrame,
     pairs: Mapping[str, tuple[str, str, str]],
-    done: set[tuple[str, str]],
+    pool: Pool,
     n: int,
-    stored: pd.DataFrame | None = None,
-    annotator: str = "",
-    taken: set[tuple[str, str]] | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """A pairs run's queue: up to ``n`` pairs drawn from the preference design
-    (``analyses.preference_design``, as ``metric_queue`` draws, from one pool for everyone:
-    ``taken``), each shown with its members in the page's order, and the new draws to store."""
+    (``analyses.preference_design``, as ``metric_queue`` draws, from one ``pool`` for
+    everyone), each shown with its members in the page's order, and the new draws to store."""
     members = {pair: (a, b) for pair, (a, b, _) in pairs.items()}
     table = preference_queue(scores, members)
     design = label_design(table.set_index("pair")["priority"]) if len(table) else None
     queue = fixed_queue(design) if design is not None else None
     reasons = {str(r.pair): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
-    answered_pairs = {s for s, m in done if m == PREFERENCE}
-    mine = _draws_of(stored, PREFERENCE)
-    drawn = queue_draws(
-        queue, PREFERENCE, annotator, mine, answered_pairs, n, _of_metric(taken, PREFERENCE)
-    )
+    drawn = queue_draws(queue, PREFERENCE, pool, n)
     per_pair = [
         (
             QueueItem(
@@ -1041,7 +912,7 @@ def add_label_routes(
     """The labelling page (its index at ``at``) and its API, added to a loopback app: its own,
     or ``judgegrid view``'s, where it is one page of several. The session's new draws are
     stored first, before the page can show any."""
-    record_draws(store, session.unrecorded)
+    record_draws(store, session.unrecorded, time.time())
     session.unrecorded = []
 
     async def get_state(request: web.Request) -> web.StreamResponse:

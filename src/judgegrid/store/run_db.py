@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS labels (
 );
 CREATE TABLE IF NOT EXISTS label_draws (
     metric TEXT NOT NULL, annotator TEXT NOT NULL, draw INTEGER NOT NULL, sample_id TEXT NOT NULL,
-    probability REAL NOT NULL, population INTEGER NOT NULL, bounds TEXT,
+    probability REAL NOT NULL, population INTEGER NOT NULL, bounds TEXT, drawn_at REAL,
     PRIMARY KEY (metric, annotator, draw)
 );
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -136,6 +136,7 @@ _INSERT_DRAW = (
     f"INSERT OR IGNORE INTO label_draws ({', '.join(DRAW_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(DRAW_COLUMNS))})"
 )
+_DELETE_DRAW = "DELETE FROM label_draws WHERE metric = ? AND annotator = ? AND draw = ?"
 # A plain INSERT: the primary key makes a second row for one cell an error, never a silent
 # replacement (a cell scored twice would be a bug of the runner or of a shard rerun).
 _INSERT_SCORE = (
@@ -160,8 +161,9 @@ _ADDED_COLUMNS = {
     # blind 1: judges hidden on the page, 0: shown, NULL: unknown; probability NULL: uniform;
     # chosen 1: chosen on `judgegrid view`'s page, not drawn (NULL: older, read as not chosen)
     "labels": {"blind": "INTEGER", "probability": "REAL", "chosen": "INTEGER"},
-    # an adaptive queue's draw's bounds (JSON); NULL: the fixed design's
-    "label_draws": {"bounds": "TEXT"},
+    # an adaptive queue's draw's bounds (JSON), NULL: the fixed design's; when it was drawn or
+    # taken over, NULL: drawn before draws carried a time
+    "label_draws": {"bounds": "TEXT", "drawn_at": "REAL"},
 }
 # What a shard sends back: table -> (columns, how the driver inserts them). Steps, step names
 # and vectors are content-addressed, so the same one from two shards is the same row.
@@ -366,13 +368,19 @@ class RunStore:
             f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels ORDER BY labelled_at", self._db
         )
 
-    def write_draws(self, draws: Iterable[LabelDraw]) -> int:
+    def write_draws(
+        self, draws: Iterable[LabelDraw], released: Iterable[tuple[str, str, int]] = ()
+    ) -> int:
         """A queue's draws, committed together (a draw already stored stays as it was: a
-        queue's sequence is fixed once drawn)."""
+        queue's sequence is fixed once drawn), with the ``released`` draws (metric, annotator,
+        draw) deleted in the same transaction: draws a person left unanswered, which ``draws``
+        take over (``labels.pool``), so that a sample is never held by two draws at once."""
         rows = [astuple(draw) for draw in draws]
+        gone = list(released)
         self.writes.flush()
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(_DELETE_DRAW, gone)
             self._db.executemany(_INSERT_DRAW, rows)
         return len(rows)
 

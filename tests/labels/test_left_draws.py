@@ -1,0 +1,128 @@
+"""A person's draws left unanswered pass to whoever asks next once that person has neither drawn
+nor labelled for an hour (``labels.pool``): before, a session opened and left held its samples
+for good, out of everyone's queue and out of the rule's reading. The taken-over draw keeps what
+the design gave it (probability, population, bounds) and the holder's row goes in the same
+transaction, so the rule still reads each sample once. The labelling tests' scripted run (12
+samples), answered through the page's API; an hour passes by moving the stored times back."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import test_labelling as labelling
+import test_shared_pool as shared
+
+from judgegrid.analyses.decision.label_state import read_sequence
+from judgegrid.core.errors import RunDirError
+from judgegrid.labels.page import SessionAsk, open_session
+from judgegrid.labels.pool import HELD_S, left_draws
+from judgegrid.store.run_db import RunStore
+
+base_run, run_dir = labelling.base_run, labelling.run_dir
+METRIC, SAMPLES = shared.METRIC, shared.SAMPLES
+DRAW_KEYS = ["metric", "annotator", "draw", "sample_id", "probability", "population", "bounds"]
+
+
+def _an_hour_passes(run_dir: Path) -> None:
+    """Every stored draw and label made an hour and a minute earlier than it was."""
+    with sqlite3.connect(run_dir / "run.sqlite") as db:
+        db.execute("UPDATE label_draws SET drawn_at = drawn_at - ?", (HELD_S + 60,))
+        db.execute("UPDATE labels SET labelled_at = labelled_at - ?", (HELD_S + 60,))
+
+
+def _draws_of(run_dir: Path, person: str) -> pd.DataFrame:
+    draws = labelling.stored_draws(run_dir)
+    return draws[draws["annotator"] == person].reset_index(drop=True)
+
+
+def _sequence(run_dir: Path) -> pd.DataFrame:
+    store = RunStore(run_dir / "run.sqlite")
+    try:
+        return read_sequence(store.draws_frame(), store.labels_frame(), METRIC, SAMPLES).rows
+    finally:
+        store.close()
+
+
+def test_draws_left_for_an_hour_pass_to_the_next_person_as_they_were_drawn(run_dir):
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=6))
+    shared._answer(ann, 3)  # three answered, three drawn and left
+    held = _draws_of(run_dir, "ann").iloc[3:][DRAW_KEYS]
+    bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=SAMPLES))
+    assert len(bob.queue) == SAMPLES - 6  # ann is still labelling: hers are held for her
+    shared._answer(bob)
+    cy = open_session(run_dir, "cy", [METRIC], SessionAsk(n=4))
+    assert cy.queue == [] and cy.held == 3
+    assert "the 3 drawn and not yet answered pass to whoever asks once their person has not " in (
+        cy.nothing_to_ask("R")
+    )
+    _an_hour_passes(run_dir)
+    cy = open_session(run_dir, "cy", [METRIC], SessionAsk(n=4))
+    assert [i.sample_id for i in cy.queue] == list(held["sample_id"])
+    assert [i.probability for i in cy.queue] == pytest.approx(list(held["probability"]))
+    shared._answer(cy)
+    assert len(_draws_of(run_dir, "ann")) == 3  # her rows of them went with the take-over
+    taken = _draws_of(run_dir, "cy")
+    assert list(taken["draw"]) == [1, 2, 3]  # numbered on in cy's own sequence
+    kept = ["sample_id", "probability", "population", "bounds"]
+    assert taken[kept].equals(held[kept].reset_index(drop=True))
+    rows = _sequence(run_dir)
+    assert rows["sample_id"].is_unique and len(rows) == SAMPLES  # each sample read once
+
+
+def test_the_person_who_left_finds_taken_draws_gone_and_nothing_new(run_dir):
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES - 2))
+    shared._answer(ann, 4)
+    _an_hour_passes(run_dir)
+    bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=3))
+    shared._answer(bob, 0)  # his page stores the take-over; nothing answered yet
+    back = open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES))
+    asked = {i.sample_id for i in back.queue}
+    assert not asked & {i.sample_id for i in bob.queue}
+    assert len(asked) == 3 + 2  # her 3 left that bob did not take, then the 2 never drawn
+
+
+def test_a_person_back_before_the_take_over_is_stored_keeps_their_draws(run_dir):
+    """cy's session takes over ann's left draws, but ann labels one before cy's page stores its
+    draws: ann is labelling again, so cy's page stores nothing and says to start again."""
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=4))
+    shared._answer(ann, 1)
+    _an_hour_passes(run_dir)
+    cy = open_session(run_dir, "cy", [METRIC], SessionAsk(n=3))
+    assert {i.sample_id for i in cy.queue} == set(_draws_of(run_dir, "ann")["sample_id"][1:])
+    back = open_session(run_dir, "ann", [METRIC], SessionAsk(n=3))  # her 3, nothing new
+    shared._answer(back, 1)
+    with pytest.raises(RunDirError, match="start judgegrid label again"):
+        shared._answer(cy, 0)
+    assert _draws_of(run_dir, "cy").empty and len(_draws_of(run_dir, "ann")) == 4
+
+
+def _frames(drawn_at: list[float | None], labelled_at: list[float]) -> tuple[pd.DataFrame, ...]:
+    draws = pd.DataFrame(
+        [(METRIC, "ann", i + 1, f"s{i}", 0.1, 10, None, t) for i, t in enumerate(drawn_at)],
+        columns=[*DRAW_KEYS, "drawn_at"],
+    )
+    labels = pd.DataFrame(
+        [("s0", METRIC, "ann", 1.0, t, 0) for t in labelled_at],
+        columns=["sample_id", "metric", "annotator", "value", "labelled_at", "chosen"],
+    )
+    return draws, labels
+
+
+@pytest.mark.parametrize(
+    ("drawn_at", "labelled_at", "now", "left"),
+    [
+        ([100.0, 100.0], [], 100.0 + HELD_S - 1, []),  # drawn within the hour: held
+        ([100.0, 100.0], [], 100.0 + HELD_S, ["s0", "s1"]),  # an hour since: both left
+        ([100.0, 100.0], [200.0], 100.0 + HELD_S, []),  # a label since: held
+        ([100.0, 100.0], [200.0], 200.0 + HELD_S, ["s1"]),  # s0 answered, s1 left
+        ([None, None], [], 0.0, ["s0", "s1"]),  # drawn before draws had a time: never seen
+    ],
+)
+def test_a_draw_is_left_an_hour_after_its_person_last_drew_or_labelled(
+    drawn_at, labelled_at, now, left
+):
+    draws, labels = _frames(drawn_at, labelled_at)
+    assert list(left_draws(draws, labels, now)["sample_id"]) == left
