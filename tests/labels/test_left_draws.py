@@ -126,3 +126,28 @@ def test_a_draw_is_left_an_hour_after_its_person_last_drew_or_labelled(
 ):
     draws, labels = _frames(drawn_at, labelled_at)
     assert list(left_draws(draws, labels, now)["sample_id"]) == left
+
+
+def test_judgegrid_label_says_which_questions_it_took_over(run_dir, monkeypatch):
+    """The person given someone else's draws is told so when the page opens."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app, labels
+
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=4))
+    shared._answer(ann, 1)
+    _an_hour_passes(run_dir)
+    opened: list[str] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(opening))
+    for person, n in (("cy", 2), ("dee", 1)):
+        result = CliRunner().invoke(
+            app, ["label", str(run_dir), "--metric", METRIC, "--annotator", person, "--n", str(n)]
+        )
+        assert result.exit_code == 0, result.output  # not served: nothing of theirs stored
+    assert opened[0].endswith(
+        "(every answer is saved at once; 2 of them were drawn for people who left them "
+        "unanswered for an hour)"
+    )
+    assert opened[1].endswith(
+        "; 1 of them was drawn for a person who left it unanswered for an hour)"
+    )

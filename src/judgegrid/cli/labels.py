@@ -91,11 +91,20 @@ def label(
         questions += f" (a first batch: more are drawn as you answer them, up to --n {n})"
     opening = (
         f"labelling: {questions} about {labels.run_dir}, as {labels.annotator!r} (every "
-        "answer is saved at once)"
+        f"answer is saved at once{_taken_over_words(labels.taken_over)})"
     )
     serve_app(session, port, opening)
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
+
+
+def _taken_over_words(count: int) -> str:
+    """The questions drawn for someone else, who left them unanswered for an hour."""
+    if not count:
+        return ""
+    if count == 1:
+        return "; 1 of them was drawn for a person who left it unanswered for an hour"
+    return f"; {count} of them were drawn for people who left them unanswered for an hour"
 
 
 labels_app = typer.Typer(

@@ -148,6 +148,8 @@ class LabelSession:
     others: int = 0
     # of them, drawn and not yet answered by a person still labelling (``pool.held_draws``)
     held: int = 0
+    # this session's draws taken over from people who left them unanswered (``labels.pool``)
+    taken_over: int = 0
     # ``--again``: the queue asks what other people labelled, undrawn (``again_queue``)
     again: bool = False
 
@@ -320,6 +322,7 @@ def session_over(
         margin=matrix.decision.margin,
         others=len(pool.others(labelled)),
         held=int(held["metric"].isin(labelled).sum()),
+        taken_over=len(released_by(pool, draws)),
         again=again,
     )
     if show_judges:
