@@ -84,9 +84,10 @@ MarginOption = Annotated[
         "--margin",
         min=0,
         max=1,
-        help="Non-inferiority margin for the decision card: name the cheapest judge shown "
-        "(one-sided 95%) within this much of the best (overrides the matrix's decision: "
-        "{margin}).",
+        help="Non-inferiority margin (overrides the matrix's decision: {margin}): the decision "
+        "card names the cheapest judge shown (one-sided 95%) within this much of the best, and "
+        "the labelling page's state line asks the same of the labels; give label and report "
+        "the same one, and they agree.",
     ),
 ]
 # The table a command writes (export, labels export): the same option, --out as everywhere

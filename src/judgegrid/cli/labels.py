@@ -9,7 +9,14 @@ from typing import Annotated
 import typer
 
 from judgegrid import api
-from judgegrid.cli.common import OutFileOption, OverwriteOption, fail, login_name, serve_app
+from judgegrid.cli.common import (
+    MarginOption,
+    OutFileOption,
+    OverwriteOption,
+    fail,
+    login_name,
+    serve_app,
+)
 from judgegrid.core.errors import InputError
 
 
@@ -69,6 +76,7 @@ def label(
             "the verdict reads each sample's draw once. Not with --batch or a pairs run.",
         ),
     ] = False,
+    margin: MarginOption = None,
 ) -> None:
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
@@ -77,7 +85,7 @@ def label(
             run_dir,
             login_name() if annotator is None else annotator,
             metric,
-            api.SessionAsk(n, show_judges, batch, again),
+            api.SessionAsk(n, show_judges, batch, again, margin),
         )
     except InputError as exc:
         fail(exc)

@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from judgegrid.core.errors import OptionError
+from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.validation import PublicModel, problem_from
 from judgegrid.core.values import Number
 
@@ -79,6 +79,13 @@ Options = TypeVar("Options", RunOptions, ResumeOptions)
 def run_options(**given: Any) -> RunOptions:
     """``RunOptions`` from keyword arguments; OptionError naming each bad one."""
     return _built(RunOptions, given)
+
+
+def check_margin(margin: float | None) -> None:
+    """A non-inferiority margin (``--margin``) lies in (0, 1): one check for ``report`` and
+    ``label``, which take the margin beside a run rather than in ``RunOptions``."""
+    if margin is not None and not 0 < margin < 1:
+        raise OptionError("--margin", [Problem("", f"expected a number in (0, 1), got {margin}")])
 
 
 def resume_options(**given: Any) -> ResumeOptions:

@@ -43,6 +43,7 @@ from judgegrid.core.errors import OptionError, Problem, RunLockedError
 from judgegrid.core.names import given_twice, repeats
 from judgegrid.core.pairwise import Order
 from judgegrid.core.records import PREFERENCE, Label, LabelDraw
+from judgegrid.core.run_options import check_margin
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.pairwise import DEFAULT_SEED
@@ -141,7 +142,8 @@ class LabelSession:
     # labels so far make it, when its items run out (None: all ``limit`` at once)
     batch: int | None = None
     metrics: tuple[str, ...] = ()  # what this session labels (a pairs run's: the preference)
-    # the run's non-inferiority margin (``decision: {margin}``): the state line's rule asks it
+    # the non-inferiority margin (``--margin``, else the matrix's ``decision: {margin}``): the
+    # state line's rule asks it
     margin: float | None = None
     # samples (or pairs) of these metrics other people drew or labelled and this person did
     # not: out of this person's pool, as the pool is one for everyone (``pool.taken_by_anyone``)
@@ -223,12 +225,15 @@ class SessionAsk:
     of each metric at a time, a metric's next batch when its items run out, each from the
     adaptive design of the labels given by then (``--batch``; None: all ``n`` at once; a
     preference or a pairwise criterion is drawn all at once regardless); or what other people
-    labelled, asked ``again`` and undrawn (``--again``, ``again_queue``)."""
+    labelled, asked ``again`` and undrawn (``--again``, ``again_queue``); the state line's
+    rule and the queue's design under ``margin`` (``--margin``; None: the matrix's ``decision:
+    {margin}``), so that the page and ``report --margin`` given the same one agree."""
 
     n: int = 20
     show_judges: bool = False
     batch: int | None = None
     again: bool = False
+    margin: float | None = None
 
     def check(self, annotator: str) -> None:
         """The options' own errors (and ``annotator``'s), raised before the run is looked at."""
@@ -236,6 +241,7 @@ class SessionAsk:
             problem = Problem("", "a name is needed (who gave the labels)")
             raise OptionError("--annotator", [problem])
         check_annotator_option(annotator)
+        check_margin(self.margin)
         if self.n < 1:
             raise OptionError("--n", [Problem("", f"expected a whole number ≥ 1, got {self.n}")])
         if self.batch is not None and self.batch < 1:
@@ -277,6 +283,7 @@ def session_over(
     """``open_session`` over a run already open, for a caller that needs the run's matrix too
     (``judgegrid label``'s viewer) and so opens the run once."""
     n, show_judges, batch, again = ask.n, ask.show_judges, ask.batch, ask.again
+    margin = ask.margin if ask.margin is not None else matrix.decision.margin
     criteria = matrix.criteria_by_name
     chosen = chosen_metrics(metrics, matrix.scored_names)
     samples = {s.id: s for s in stored_dataset(store)}
@@ -302,7 +309,7 @@ def session_over(
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
-        adapt = adapter(scores, store, criteria, info, every_draw, matrix.decision.margin)
+        adapt = adapter(scores, store, criteria, info, every_draw, margin)
         queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)
     held = held_draws(every_draw[every_draw["annotator"] != person], labels, pool.now)
@@ -319,7 +326,7 @@ def session_over(
         limit=n,
         batch=batch,
         metrics=labelled,
-        margin=matrix.decision.margin,
+        margin=margin,
         others=len(pool.others(labelled)),
         held=int(held["metric"].isin(labelled).sum()),
         taken_over=len(released_by(pool, draws)),

@@ -27,7 +27,7 @@ from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem, RunDirError
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
-from judgegrid.core.run_options import ResumeOptions, RunOptions
+from judgegrid.core.run_options import ResumeOptions, RunOptions, check_margin
 from judgegrid.core.sample import Dataset, Sample
 from judgegrid.core.validation import validate
 from judgegrid.inputs.dataset import DEMO, dataset_from_object, load_dataset
@@ -217,12 +217,6 @@ def _read(
     if problems or found is None:
         raise MatrixError(source, problems)
     return found
-
-
-def check_margin(margin: float | None) -> None:
-    """A non-inferiority margin (``--margin``) lies in (0, 1)."""
-    if margin is not None and not 0 < margin < 1:
-        raise OptionError("--margin", [Problem("", f"expected a number in (0, 1), got {margin}")])
 
 
 def with_margin(matrix: Matrix, margin: float) -> Matrix:
