@@ -803,6 +803,16 @@ ROWS: dict[str, Row] = {
         names=("--again", "--batch has no draw to pace"),
         one_line=True,
     ),
+    # typer's range lets 0 through: the margin's own check, as report's, refuses it
+    "label with --margin 0": Row(
+        cli=lambda p: ["label", p.run_dir(), "--margin", "0"],
+        names=("--margin", "expected a number in (0, 1), got 0"),
+        one_line=True,
+    ),
+    "label with --margin nan": Row(
+        cli=lambda p: ["label", p.run_dir(), "--margin", "nan"],
+        names=("--margin",),
+    ),
     "label with an empty --annotator": Row(
         cli=lambda p: ["label", p.run_dir(), "--annotator", ""],
         names=("--annotator", "a name is needed"),
@@ -2683,6 +2693,11 @@ def types_rows() -> dict[str, Row]:
     rows["run_grid margin NaN, api"] = Row(
         api=lambda p: run_grid(p.matrix(), p.data(), margin=float("nan")),
         names=("margin", "got nan"),
+        error=OptionError,
+    )
+    rows["label's SessionAsk margin 1.5, api"] = Row(
+        api=lambda p: api.open_label_view(p.run_dir(), "ann", None, api.SessionAsk(margin=1.5)),
+        names=("--margin", "got 1.5"),
         error=OptionError,
     )
     rows["run --margin nan"] = Row(

@@ -69,6 +69,7 @@ REFUSED = {
     ),
     "label, --metric unknown": (["label", "{run}", "--metric", "nope"], None),
     "label, --n 0": (["label", "{run}", "--n", "0"], None),
+    "label, --margin out of range": (["label", "{run}", "--margin", "5"], None),
     "view, --port out of range": (["view", "{run}", "--port", "99999"], None),
     "run --resume, --workers 0": (["run", "--resume", "{run}", "--workers", "0"], None),
     "run --resume, --backend unknown": (["run", "--resume", "{run}", "--backend", "nope"], None),

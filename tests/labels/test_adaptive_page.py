@@ -25,6 +25,7 @@ from judgegrid.core.scales import PLAIN
 from judgegrid.labels.page import SessionAsk, adapter, open_session
 from judgegrid.store.run_db import RunStore
 from judgegrid.store.run_dir import stored_sample_info
+from judgegrid.view.app import ViewSession
 from support.servers import LabelServer, command_server
 
 # the labelling tests' scripted run, a fresh copy a test
@@ -242,6 +243,32 @@ def test_the_opening_line_counts_in_words_and_says_a_batch_is_a_first_batch(run_
         f"about {run_dir}, as 'ann'"
     )
     assert opened[1].startswith(f"labelling: 1 question about {run_dir}, as 'bo'")
+
+
+def test_judgegrid_label_margin_reaches_the_sessions_line_and_its_draws(run_dir, monkeypatch):
+    """`judgegrid label --margin 0.5` on a run whose matrix has none: the session's line reads
+    the margin (its rule, as `report --margin 0.5` gives the card) and its draws follow the
+    margin's design: after the earlier annotator's labels, the leader a is shown at most 0.5
+    below b and above chance, so the draw is uniform; without --margin a and b are open and
+    the draws go to the two samples where they differ."""
+    from judgegrid.cli import labels
+
+    scores = labelling._stored(run_dir, RunStore.scores_frame)
+    judged = pass_fail(scores, METRIC, PLAIN.threshold(METRIC))
+    _an_earlier_annotator(run_dir, judged["a"])
+    opened: list[ViewSession] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(session))
+    base = ["label", str(run_dir), "--metric", METRIC, "--n", "2"]
+    for options in (["--annotator", "ann", "--margin", "0.5"], ["--annotator", "bo"]):
+        result = CliRunner().invoke(app, [*base, *options])
+        assert result.exit_code == 0, result.output
+    wide, plain = (session.labels for session in opened)
+    assert (wide.margin, plain.margin) == (0.5, None)
+    open_samples = len(judged) - EARLIER  # the earlier annotator's are out of the pool
+    # the margin's uniform draw favours no open sample; the plain one gives its 95% to two
+    assert wide.unrecorded[0].probability <= 1 / open_samples
+    assert {d.sample_id for d in plain.unrecorded} == set(DISAGREED)
+    assert plain.unrecorded[0].probability >= (1 - ADAPTIVE_SHARE) / len(DISAGREED)
 
 
 def test_under_the_runs_margin_the_next_draws_follow_the_margins_rule(run_dir):

@@ -66,15 +66,20 @@ def _run(root: Path, margin: float | None = None, every: int = 3) -> Path:
     return run_dir
 
 
-def _label_until_a_verdict(run_dir: Path) -> tuple[list[str], int]:
-    """The annotator answers as judge a did, through the page's API, until the (blind) line says
-    a verdict is reached or the queue ends: every line seen, and the labels given."""
-    session = open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES, batch=5))
+BLIND = SessionAsk(n=SAMPLES, batch=5)  # the page as people see it: blind, in batches
+
+
+def _label_until_a_verdict(run_dir: Path, ask: SessionAsk = BLIND) -> tuple[list[str], int]:
+    """The annotator answers as judge a did, through the page's API, until the line says a
+    verdict is reached (blind), or names one (judges shown: "better than" is said of a verdict
+    alone), or the queue ends: every line seen, and the labels given."""
+    session = open_session(run_dir, "ann", [METRIC], ask)
+    reached = "better than" if ask.show_judges else "a verdict is reached"
     lines: list[str] = []
     with in_thread(serve, session) as (runner, port):
         server = LabelServer(session, port, runner)
         asked = 0
-        while asked < len(session.queue) and "a verdict is reached" not in "".join(lines[-1:]):
+        while asked < len(session.queue) and reached not in "".join(lines[-1:]):
             item = session.queue[asked]
             k = int(item.sample_id[1:])
             status, reply = server.label(item.sample_id, METRIC, value=_passes(k))
@@ -124,3 +129,28 @@ def test_under_the_matrixs_margin_the_page_and_the_report_reach_the_margins_verd
     assert str(card.loc[METRIC, "label_state"]) == (
         f"{asked} labels · pass/fail at 0.5: a is at most 0.2 below b and better than chance"
     )
+
+
+def test_label_margin_on_a_run_without_one_gives_the_line_report_margin_gives_the_card(tmp_path):
+    """`judgegrid label --margin 0.2` (``SessionAsk(margin=0.2)``) on a run whose matrix has no
+    margin: the page's line, judges shown, reaches the margin's verdict after as many labels as
+    under the matrix's ``decision: {margin: 0.2}`` (the queue is designed under it too), and
+    says what `judgegrid report --margin 0.2` puts on the card; the card without --margin, the
+    matrix's, does not: the two agree when both are given the same margin."""
+    (tmp_path / "matrix").mkdir()
+    _, by_matrix = _label_until_a_verdict(_run(tmp_path / "matrix", margin=0.2, every=6))
+    run_dir = _run(tmp_path, every=6)
+    ask = SessionAsk(n=SAMPLES, batch=5, show_judges=True, margin=0.2)
+    lines, asked = _label_until_a_verdict(run_dir, ask)
+    assert asked == by_matrix
+    assert lines[-1].startswith(f"{asked} labels · pass/fail at 0.5: a "), lines[-5:]
+    assert lines[-1].endswith("at most 0.2 below b and better than chance"), lines[-1]
+
+    def card_line(*options: str) -> str:
+        result = CliRunner().invoke(app, ["report", str(run_dir), *options])
+        assert result.exit_code == 0, result.output
+        card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+        return str(card.loc[METRIC, "label_state"])
+
+    assert card_line("--margin", "0.2") == lines[-1]
+    assert "at most" not in card_line()
