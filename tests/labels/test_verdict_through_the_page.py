@@ -116,7 +116,8 @@ def test_under_the_matrixs_margin_the_page_and_the_report_reach_the_margins_verd
     """``decision: {margin: 0.2}``, b answering as a but for every sixth sample: the page's line
     and the report's card read the margin from the run's matrix, and the verdict they reach is
     the margin's (a at most 0.2 below b and above chance), not a plain win, and sooner than
-    the plain rule's on the same run: the page's line reads the margin too."""
+    the plain rule's on the same run: the page's line reads the margin too. a is right on every
+    label, b on five of six: the card says a leads, not only that it is at most 0.2 below b."""
     (tmp_path / "plain").mkdir()
     _, plain = _label_until_a_verdict(_run(tmp_path / "plain", every=6))
     run_dir = _run(tmp_path, margin=0.2, every=6)
@@ -127,7 +128,8 @@ def test_under_the_matrixs_margin_the_page_and_the_report_reach_the_margins_verd
     assert result.exit_code == 0, result.output
     card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
     assert str(card.loc[METRIC, "label_state"]) == (
-        f"{asked} labels · pass/fail at 0.5: a is at most 0.2 below b and better than chance"
+        f"{asked} labels · pass/fail at 0.5: a leads b on the labels, shown at most 0.2 below it "
+        "and better than chance"
     )
 
 
@@ -143,8 +145,10 @@ def test_label_margin_on_a_run_without_one_gives_the_line_report_margin_gives_th
     ask = SessionAsk(n=SAMPLES, batch=5, show_judges=True, margin=0.2)
     lines, asked = _label_until_a_verdict(run_dir, ask)
     assert asked == by_matrix
-    assert lines[-1].startswith(f"{asked} labels · pass/fail at 0.5: a "), lines[-5:]
-    assert lines[-1].endswith("at most 0.2 below b and better than chance"), lines[-1]
+    assert lines[-1] == (
+        f"{asked} labels · pass/fail at 0.5: a leads b on the labels, shown at most 0.2 below it "
+        "and better than chance"
+    ), lines[-5:]
 
     def card_line(*options: str) -> str:
         result = CliRunner().invoke(app, ["report", str(run_dir), *options])

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from judgegrid.analyses import (
+    AnytimeVerdict,
     anytime_verdict,
     first_rejections,
     label_design,
@@ -301,15 +302,33 @@ def test_under_a_margin_judges_close_together_are_both_shown_and_the_line_says_s
 
 def test_under_a_margin_one_judge_shown_is_named_with_its_rivals():
     """Three judges, one at chance: the two good ones are shown within the margin of each
-    other, never of the one at chance's kind; with one good judge, the line names its rivals."""
+    other, never of the one at chance's kind; with one good judge, the line names its rivals.
+    Here it leads them by far on the labels, and the line says so before what the tests showed
+    (at most the margin below them), not that it is better than them (never tested)."""
     rng = np.random.default_rng(33)
     three = ("a", "b", "c")
     right = _population(rng, (0.9, 0.6, 0.5), 400)
     found = anytime_verdict(three, right, np.ones(400), 1.0, 0.5, margin=0.05)
-    assert found.within == ("a",)
+    assert found.within == ("a",) and found.leader == "a" and found.level == ()
     assert state_words(400, found, three, 0.0) == (
-        "400 labels · a is at most 0.05 below b, c and better than chance"
+        "400 labels · a leads b, c on the labels, shown at most 0.05 below them and better "
+        "than chance"
     )
+
+
+@pytest.mark.parametrize(
+    ("leader", "level", "said"),
+    [
+        ("a", (), "b is at most 0.1 below a and better than chance"),  # a cheaper judge shown
+        ("b", ("a",), "b is at most 0.1 below a and better than chance"),  # level: none leads
+        ("b", (), "b leads a on the labels, shown at most 0.1 below it and better than chance"),
+    ],
+)
+def test_under_a_margin_the_one_judge_shown_is_said_to_lead_only_where_it_does(leader, level, said):
+    """The judge shown within the margin is said to lead only where it is the leader on the
+    labels and no judge is level with it; otherwise "at most 0.1 below a" is the whole claim."""
+    found = AnytimeVerdict("b", leader, 50, 40, 0.0, level=level, within=("b",), margin=0.1)
+    assert state_words(50, found, JUDGES, 0.0) == f"50 labels · {said}"
 
 
 def test_under_a_margin_the_standing_before_a_verdict_says_what_is_not_yet_shown():

@@ -320,13 +320,24 @@ def state_words(
 
 def _within_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
     """A verdict under a margin: ``b is at most 0.05 below a, c and better than chance``, or
-    ``a and b are each at most 0.05 below every other judge and better than chance``."""
+    ``a and b are each at most 0.05 below every other judge and better than chance``. The one
+    judge shown, where it also leads the others on the labels (not level with one), says so
+    first: ``a leads b on the labels, shown at most 0.05 below it and better than chance``;
+    "a is at most 0.05 below b" alone reads as if a were the worse, of a judge that may lead by
+    far. It claims no more than the tests show: they ran at the margin's null, so "a is better
+    than b" was never tested, and "leads on the labels" is the labels' estimate only."""
     size = f"{found.margin:g}"
     if len(found.within) == 1:
         (judge,) = found.within
-        others = ", ".join(j for j in judges if j != judge)
-        below = f"at most {size} below {others} and " if others else ""
-        return f"{judge} is {below}better than chance"
+        rivals = [j for j in judges if j != judge]
+        others = ", ".join(rivals)
+        if not rivals:
+            return f"{judge} is better than chance"
+        if judge == found.leader and not found.level:
+            them = "it" if len(rivals) == 1 else "them"
+            shown = f"shown at most {size} below {them} and better than chance"
+            return f"{judge} leads {others} on the labels, {shown}"
+        return f"{judge} is at most {size} below {others} and better than chance"
     names = f"{', '.join(found.within[:-1])} and {found.within[-1]}"
     return f"{names} are each at most {size} below every other judge and better than chance"
 
