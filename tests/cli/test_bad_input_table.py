@@ -809,10 +809,6 @@ ROWS: dict[str, Row] = {
         names=("--margin", "expected a number in (0, 1), got 0"),
         one_line=True,
     ),
-    "label with --margin nan": Row(
-        cli=lambda p: ["label", p.run_dir(), "--margin", "nan"],
-        names=("--margin",),
-    ),
     "label with an empty --annotator": Row(
         cli=lambda p: ["label", p.run_dir(), "--annotator", ""],
         names=("--annotator", "a name is needed"),
