@@ -5,6 +5,8 @@ unbiased although the design follows the draws (a simulation against the run's o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,7 @@ from judgegrid.analyses import (
     hansen_hurwitz,
     standing_of,
 )
+from judgegrid.analyses.decision.adaptive import BINDING_LABELS
 
 N = 200
 JUDGES = ("a", "b", "c")
@@ -77,9 +80,30 @@ def test_once_the_leader_beats_chance_the_draws_go_where_it_and_open_rivals_disa
 
 
 def test_the_standing_is_read_from_the_rules_rejections():
-    found = AnytimeVerdict(None, "b", 30, 0, 12.0, frozenset({("b", None), ("b", "a")}))
-    assert standing_of(found, JUDGES) == Standing(1, True, (2,))
+    found = AnytimeVerdict(
+        None, "b", 30, 0, 12.0, frozenset({("b", None), ("b", "a")}), gaps={("b", "c"): 0.2}
+    )
+    assert standing_of(found, JUDGES) == Standing(1, True, (2,), (0.2,), None, 30)
     assert standing_of(AnytimeVerdict(None, None, 0, 0, np.inf), JUDGES) == Standing(None)
+
+
+def test_once_the_gaps_can_be_read_the_uniform_share_follows_the_binding_test():
+    """From ``BINDING_LABELS`` labels with every open gap above 0 the uniform share is
+    ``decision.binding``'s, never below the phase's; before, or with a gap not above 0, the
+    phase's."""
+    answers = _answers()
+    fixed = adaptive_probability(_base(), answers, Standing(0, False, (1, 2)))
+    # a barely above chance, far ahead of b and c where they differ: chance binds, uniform
+    read = Standing(0, False, (1, 2), (0.4, 0.4), 0.03, BINDING_LABELS)
+    assert adaptive_probability(_base(), answers, read) == pytest.approx(np.full(N, 1 / N))
+    # c close to a, chance far behind: the phase's 40% uniform, the rest over the focus
+    close = Standing(0, False, (1, 2), (0.5, 0.03), 0.4, BINDING_LABELS)
+    assert adaptive_probability(_base(), answers, close) == pytest.approx(fixed)
+    # chance beaten, a rival open: 5% uniform as before
+    clear = Standing(0, True, (1, 2), (0.5, 0.03), None, BINDING_LABELS)
+    assert adaptive_probability(_base(), answers, clear).min() == pytest.approx(ADAPTIVE_SHARE / N)
+    for unread in (replace(read, labels=BINDING_LABELS - 1), replace(read, gaps=(0.4, -0.01))):
+        assert adaptive_probability(_base(), answers, unread) == pytest.approx(fixed)
 
 
 def test_a_draws_bounds_are_the_largest_weights_overall_and_where_two_judges_differ():

@@ -364,3 +364,21 @@ def test_under_a_margin_wider_than_the_pairs_reach_the_paired_tests_need_no_luck
     tests = hypotheses_of(JUDGES, 1.0, 0.5, pair_bounds={("a", "b"): 0.02}, margin=0.1)
     low, high = tests[-1].bounds()
     assert low < -0.1 < high  # held strictly inside, as the bet needs
+
+
+def test_the_leaders_gaps_are_its_weighted_leads_above_each_null():
+    """``AnytimeVerdict.gaps``, what the adaptive queue reads: per test of the leader's, the
+    mean of ``w (right_leader - right_rival)`` plus the margin, and of ``w (right_leader -
+    chance)``, computed here with pandas on the same draws."""
+    rng = np.random.default_rng(8)
+    right = (rng.random((80, 3)) < [0.85, 0.7, 0.6]).astype(float)
+    weight = rng.uniform(0.5, 2.0, 80)
+    found = anytime_verdict(("a", "b", "c"), right, weight, 2.0, 0.5, margin=0.05, project=False)
+    frame = pd.DataFrame(right, columns=["a", "b", "c"]).mul(weight, axis=0)
+    lead = str(frame.mean().idxmax())
+    assert found.leader == lead
+    for rival in {"a", "b", "c"} - {lead}:
+        expected = (frame[lead] - frame[rival]).mean() + 0.05
+        assert found.gaps[(lead, rival)] == pytest.approx(expected)
+    assert found.gaps[(lead, None)] == pytest.approx((frame[lead] - 0.5 * weight).mean())
+    assert found.chance == 0.5

@@ -10,7 +10,18 @@ so far:
 - a leader not yet clear of chance: ``early_share`` uniform, the rest uniform over the samples
   where the leader and an open rival answer differently (the focus);
 - a leader clear of chance: only ``share`` (5%) uniform, the rest over the focus;
-- no open rival left, or no disagreement with one: uniform.
+- no open rival left, or no disagreement with one: uniform;
+- from ``BINDING_LABELS`` labels on, while the leader is ahead in every open test on the labels
+  so far (each estimated gap above its null, ``AnytimeVerdict.gaps``), the uniform share may
+  grow above the phase's to the one whose slowest open test grows fastest
+  (``decision.binding``): the leader is named only when all its tests reject, so the slowest,
+  the binding one, sets the labels. Where the test against chance binds (a leader not far
+  above chance, and under a margin nothing else in the way) the share goes up, to uniform if
+  need be, since that test learns best from uniform draws (uneven weights widen its bets'
+  bounds); where a rival binds it stays the phase's. On ``benches/bench_labels.py`` under a
+  margin of 0.1 this took the two JudgeBench pairs where chance binds from 1.19 and 1.09 times
+  uniform order's labels to 1.05 and 1.03 (100 people), and the other worlds as they were
+  (``benches/README.md``, "The binding test").
 
 Every sample keeps a probability of at least ``share / N`` (never 0), so every kind of sample
 can be drawn and no weight is unbounded. Each draw's probabilities are fixed before the draw
@@ -32,19 +43,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from judgegrid.analyses.decision.anytime import AnytimeVerdict
+from judgegrid.analyses.decision.binding import LeaderTests, binding_share
 from judgegrid.analyses.decision.sampling import UNIFORM_SHARE
 
 ADAPTIVE_SHARE = 0.05  # uniform share once the leader is clear of chance (scratch sims: 0.05)
+BINDING_LABELS = 20  # labels before the gaps are read to choose the design (decision.binding)
 
 
 @dataclass(frozen=True)
 class Standing:
     """What the design reads of the rule's state: the leader (a column of ``answers``), whether
-    it beats chance yet, and the rivals it has not yet beaten."""
+    it beats chance yet, the rivals it has not yet beaten, and how far ahead it is in each open
+    test (``decision.binding``)."""
 
     leader: int | None
     clear_of_chance: bool = False
     open_rivals: tuple[int, ...] = ()
+    # the leader's estimated gaps above the nulls (``AnytimeVerdict.gaps``): per open rival,
+    # then against chance (None: not read); the labels they rest on, the chance level, margin
+    gaps: tuple[float, ...] = ()
+    chance_gap: float | None = None
+    labels: int = 0
+    chance: float = 0.5
+    margin: float = 0.0
 
 
 def standing_of(found: AnytimeVerdict, judges: tuple[str, ...]) -> Standing:
@@ -53,7 +74,11 @@ def standing_of(found: AnytimeVerdict, judges: tuple[str, ...]) -> Standing:
         return Standing(None)
     lead = found.leader
     rivals = tuple(k for k, j in enumerate(judges) if j != lead and (lead, j) not in found.beaten)
-    return Standing(judges.index(lead), (lead, None) in found.beaten, rivals)
+    clear = (lead, None) in found.beaten
+    gaps = tuple(found.gaps.get((lead, judges[k]), np.nan) for k in rivals)
+    chance_gap = None if clear else found.gaps.get((lead, None), np.nan)
+    seen = (gaps, chance_gap, found.draws, found.chance, found.margin)
+    return Standing(judges.index(lead), clear, rivals, *seen)
 
 
 def differ(answers: np.ndarray, first: int, second: int) -> np.ndarray:
@@ -96,7 +121,28 @@ def adaptive_probability(
     if not focus.any():
         return np.full(n, 1.0 / n)
     uniform = share if standing.clear_of_chance else early_share
+    tests = binding_tests(answers, standing)
+    if tests is not None:
+        uniform = binding_share(tests, uniform)
     return np.asarray(uniform / n + (1 - uniform) * focus / focus.sum())
+
+
+def binding_tests(answers: np.ndarray, standing: Standing) -> LeaderTests | None:
+    """The leader's open tests as ``decision.binding`` weighs them (the rivals it differs from
+    somewhere; chance while not yet beaten), or None while their gaps cannot be read: fewer than
+    ``BINDING_LABELS`` labels, or a gap not above 0 (the leader not ahead there on the labels
+    so far: the fixed split, not a model fitted to noise)."""
+    if standing.leader is None or standing.labels < BINDING_LABELS:
+        return None
+    apart = [differ(answers, standing.leader, rival) for rival in standing.open_rivals]
+    kept = [k for k, where in enumerate(apart) if where.any()]
+    gaps = tuple(standing.gaps[k] for k in kept) if len(standing.gaps) == len(apart) else ()
+    read = [*gaps, *([] if standing.clear_of_chance else [standing.chance_gap])]
+    if not kept or len(gaps) != len(kept) or not all(g is not None and g > 0 for g in read):
+        return None
+    chance_gap = None if standing.clear_of_chance else standing.chance_gap
+    matrix = np.column_stack([apart[k] for k in kept])
+    return LeaderTests(matrix, gaps, chance_gap, standing.chance, standing.margin)
 
 
 def draw_bounds(

@@ -55,7 +55,7 @@ Missing data: a judge with no answer on a draw counts as wrong there, as on the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -134,6 +134,11 @@ class AnytimeVerdict:
     # below every other and above chance, in the judges' order (``named`` is the first to be)
     within: tuple[str, ...] = ()
     margin: float = 0.0
+    # per test of the leader's, the mean of the values it bets on above its null on the draws
+    # so far (its estimated gap): what an adaptive queue reads to see which test binds
+    # (``decision.binding``); and the chance level the tests against chance stand on
+    gaps: Mapping[tuple[str, str | None], float] = field(default_factory=dict)
+    chance: float = 0.5
 
 
 def hypotheses_of(
@@ -216,16 +221,23 @@ def anytime_verdict(
         if j != leader and a >= accuracy.max() - 1e-12
     )
     done = frozenset(beaten)
-    if named is not None:
-        return AnytimeVerdict(named, leader, draws, named_at, 0.0, done, level, within, margin)
-    if not project:
-        return AnytimeVerdict(None, leader, draws, 0, float("nan"), done, level, margin=margin)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
+    gaps = {
+        (t.judge, t.against): float(v.mean() - t.null) for t, v in zip(mine, history.T, strict=True)
+    }
+    if named is not None:
+        return AnytimeVerdict(
+            named, leader, draws, named_at, 0.0, done, level, within, margin, gaps, chance
+        )
+    if not project:
+        return AnytimeVerdict(
+            None, leader, draws, 0, float("nan"), done, level, (), margin, gaps, chance
+        )
     ahead = [(t.null, *t.bounds(), alpha) for t in mine]  # the leader alone: see the module
     # at the whole alpha the leader's tests may have crossed already; no verdict: one more at least
     more = max(draws_to_reject(history, ahead, HORIZON, seed=seed), 1.0)
-    return AnytimeVerdict(None, leader, draws, 0, more, done, level, margin=margin)
+    return AnytimeVerdict(None, leader, draws, 0, more, done, level, (), margin, gaps, chance)
 
 
 def first_rejections(
