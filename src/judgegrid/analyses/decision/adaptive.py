@@ -19,8 +19,8 @@ so far:
   above chance, and under a margin nothing else in the way) the share goes up, to uniform if
   need be, since that test learns best from uniform draws (uneven weights widen its bets'
   bounds); where a rival binds it stays the phase's. On ``benches/bench_labels.py`` under a
-  margin of 0.1 this took the two JudgeBench pairs where chance binds from 1.19 and 1.09 times
-  uniform order's labels to 1.05 and 1.03 (100 people), and the other worlds as they were
+  margin of 0.1 it took the two JudgeBench pairs where chance binds from 1.14 and 0.98 times
+  uniform order's labels to 1.02 and 0.88 (300 people), and the other worlds as they were
   (``benches/README.md``, "The binding test").
 
 Every sample keeps a probability of at least ``share / N`` (never 0), so every kind of sample

@@ -7,8 +7,8 @@ Why: the rule names the leader when *all* its tests have rejected (``decision.an
 the labels to a verdict are those of its slowest test. A paired test learns only in the focus;
 the test against chance learns everywhere, and best from a uniform design, since uneven
 weights widen its bets' bounds and spread. Under a non-inferiority margin, with a leader not
-far above chance, chance binds, and a fixed 40% uniform share lost to uniform order
-(``benches/README.md``, "The binding test").
+far above chance, chance binds, and a fixed 40% uniform share lost to uniform order on
+JudgeBench's pairs (``benches/README.md``, "The binding test").
 
 The model of a test under the design ``q`` (each draw weighted ``1 / (N q_i)``): its values
 ``X`` have mean ``gap`` above the null (estimated from the labels so far) and second moment
