@@ -20,7 +20,7 @@ so far:
   need be, since that test learns best from uniform draws (uneven weights widen its bets'
   bounds); where a rival binds it stays the phase's. On ``benches/bench_labels.py`` under a
   margin of 0.1 it took the two JudgeBench pairs where chance binds from 1.14 and 0.98 times
-  uniform order's labels to 1.02 and 0.88 (300 people), and the other worlds as they were
+  uniform order's labels to 1.02 and 0.88 (300 people), and the other worlds about as they were
   (``benches/README.md``, "The binding test").
 
 Every sample keeps a probability of at least ``share / N`` (never 0), so every kind of sample
