@@ -67,7 +67,7 @@ from judgegrid.labels.pool import (
     HELD_S,
     Pool,
     answered,
-    held_draws,
+    answered_in,
     pool_of,
     queue_draws,
     record_draws,
@@ -148,7 +148,7 @@ class LabelSession:
     # samples (or pairs) of these metrics other people drew or labelled and this person did
     # not: out of this person's pool, as the pool is one for everyone (``pool.taken_by_anyone``)
     others: int = 0
-    # of them, drawn and not yet answered by a person still labelling (``pool.held_draws``)
+    # of them, drawn and not yet answered by a person still labelling (``Pool.held``)
     held: int = 0
     # this session's draws taken over from people who left them unanswered (``labels.pool``)
     taken_over: int = 0
@@ -312,7 +312,6 @@ def session_over(
         adapt = adapter(scores, store, criteria, info, every_draw, margin)
         queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)
-    held = held_draws(every_draw[every_draw["annotator"] != person], labels, pool.now)
     session = LabelSession(
         target,
         samples,
@@ -328,7 +327,7 @@ def session_over(
         metrics=labelled,
         margin=margin,
         others=len(pool.others(labelled)),
-        held=int(held["metric"].isin(labelled).sum()),
+        held=int(pool.held["metric"].isin(labelled).sum()),
         taken_over=len(released_by(pool, draws)),
         again=again,
     )
@@ -520,7 +519,8 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
         return False
     if metric == PREFERENCE or is_pairwise(session.criteria.get(metric)):
         return False
-    done = answered(store, session.annotator)
+    labels = store.labels_frame()
+    done = answered_in(labels, session.annotator)
     if any((i.sample_id, i.metric) not in done for i in session.queue if i.metric == metric):
         return False
     every = store.draws_frame()
@@ -528,7 +528,7 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
         session.scores, store, session.criteria, session.sample_info, every, session.margin
     )
     size = min(session.batch, session.limit - len(session.queue))
-    pool = pool_of(every, store.labels_frame(), session.annotator, time.time())
+    pool = pool_of(every, labels, session.annotator, time.time())
     found = metric_queue(session.scores, metric, pool, None, size, adapt)
     draws = [draw for _, behind in found for draw in behind]
     store.write_draws(draws, released_by(pool, draws))

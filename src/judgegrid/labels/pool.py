@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,16 @@ HELD_S = 3600.0
 Key = tuple[str, str]  # (sample, metric)
 
 
+def keys_of(frame: pd.DataFrame, *columns: str) -> list[tuple[str, ...]]:
+    """Each row's values of ``columns``, as text: the keys the pool compares draws and labels by."""
+    return list(zip(*(frame[c].astype(str) for c in columns), strict=True))
+
+
+def sample_keys(frame: pd.DataFrame) -> list[Key]:
+    """Each row's (sample, metric)."""
+    return cast(list[Key], keys_of(frame, "sample_id", "metric"))
+
+
 def answered(store: RunStore, annotator: str) -> set[Key]:
     """(sample, metric) pairs ``annotator`` has answered or skipped."""
     return answered_in(store.labels_frame(), annotator)
@@ -44,8 +54,7 @@ def answered(store: RunStore, annotator: str) -> set[Key]:
 
 def answered_in(labels: pd.DataFrame, annotator: str) -> set[Key]:
     """``answered`` of labels already read."""
-    mine = labels[labels["annotator"] == annotator]
-    return set(zip(mine["sample_id"].astype(str), mine["metric"].astype(str), strict=True))
+    return set(sample_keys(labels[labels["annotator"] == annotator]))
 
 
 def taken_by_anyone(draws: pd.DataFrame, labels: pd.DataFrame) -> set[Key]:
@@ -61,43 +70,24 @@ def taken_by_anyone(draws: pd.DataFrame, labels: pd.DataFrame) -> set[Key]:
     it too: they are the data set's, not the run's labelling (the rule reads a draw of such a
     sample as the draw alone, ``label_state.read_sequence``)."""
     given = labels[~labels["chosen"].fillna(0).astype(bool)]
-    drawn = zip(draws["sample_id"].astype(str), draws["metric"].astype(str), strict=True)
-    labelled = zip(given["sample_id"].astype(str), given["metric"].astype(str), strict=True)
-    return {*drawn, *labelled}
+    return {*sample_keys(draws), *sample_keys(given)}
 
 
 def unanswered_draws(draws: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     """The stored draws their own person has not answered or skipped, in draw order."""
-    asked = set(
-        zip(
-            labels["annotator"].astype(str),
-            labels["sample_id"].astype(str),
-            labels["metric"].astype(str),
-            strict=True,
-        )
-    )
-    keys = zip(
-        draws["annotator"].astype(str),
-        draws["sample_id"].astype(str),
-        draws["metric"].astype(str),
-        strict=True,
-    )
-    open_rows = [key not in asked for key in keys]
+    columns = ("annotator", "sample_id", "metric")
+    asked = set(keys_of(labels, *columns))
+    open_rows = [key not in asked for key in keys_of(draws, *columns)]
     return draws[np.array(open_rows, dtype=bool)] if len(draws) else draws
 
 
 def last_seen(draws: pd.DataFrame, labels: pd.DataFrame) -> dict[str, float]:
     """Each person's last draw or label, in seconds since the epoch (a draw stored before draws
     carried a time counts as never: its person is seen by their labels alone)."""
-    seen: dict[str, float] = {}
     times = draws["drawn_at"] if "drawn_at" in draws else pd.Series(np.nan, index=draws.index)
-    for person, when in zip(draws["annotator"].astype(str), times, strict=True):
-        if pd.notna(when):
-            seen[person] = max(seen.get(person, -np.inf), float(when))
-    for person, when in zip(labels["annotator"].astype(str), labels["labelled_at"], strict=True):
-        if pd.notna(when):
-            seen[person] = max(seen.get(person, -np.inf), float(when))
-    return seen
+    when = pd.concat([times, labels["labelled_at"]], ignore_index=True).astype(float)
+    who = pd.concat([draws["annotator"], labels["annotator"]], ignore_index=True).astype(str)
+    return {str(k): float(v) for k, v in when.groupby(who).max().dropna().items()}
 
 
 def left_draws(
@@ -107,20 +97,22 @@ def left_draws(
     ``held`` seconds before ``now``: the next person's queue takes them over. Ordered as they
     were drawn, each person's in their sequence's order (the rule reads a person's draws up to
     the first unanswered one, so the earliest is the one the rule waits for)."""
+    return waiting_draws(draws, labels, now, held)[1]
+
+
+def waiting_draws(
+    draws: pd.DataFrame, labels: pd.DataFrame, now: float, held: float = HELD_S
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored draws not yet answered, split: (still held for their person, left:
+    ``left_draws``)."""
     waiting = unanswered_draws(draws, labels)
     if waiting.empty:
-        return waiting
+        return waiting, waiting
     seen = last_seen(draws, labels)
-    away = [now - seen.get(str(person), -np.inf) >= held for person in waiting["annotator"]]
-    left = waiting[np.array(away, dtype=bool)]
-    return left.sort_values(["annotator", "draw"], kind="stable")
-
-
-def held_draws(draws: pd.DataFrame, labels: pd.DataFrame, now: float) -> pd.DataFrame:
-    """The stored draws unanswered and still held for their person (not ``left_draws``)."""
-    waiting = unanswered_draws(draws, labels)
-    left = left_draws(draws, labels, now)
-    return waiting.drop(index=left.index)
+    away = np.array(
+        [now - seen.get(str(person), -np.inf) >= held for person in waiting["annotator"]], bool
+    )
+    return waiting[~away], waiting[away].sort_values(["annotator", "draw"], kind="stable")
 
 
 @dataclass(frozen=True)
@@ -128,7 +120,8 @@ class Pool:
     """What one person's queue may ask, from the pool that is one for everyone, read once when
     their session opens: their answers and skips (``done``), their own stored draws (``mine``),
     every (sample, metric) no new draw may ask (``taken``, ``taken_by_anyone``), others' draws
-    left unanswered (``left``, ``left_draws``) and the time it was read (``now``)."""
+    left unanswered (``left``, ``left_draws``) or still held for them (``held``) and the time it
+    was read (``now``)."""
 
     annotator: str
     done: frozenset[Key] = frozenset()
@@ -136,6 +129,7 @@ class Pool:
     taken: frozenset[Key] = frozenset()
     left: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DRAW_COLUMNS))
     now: float = 0.0
+    held: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DRAW_COLUMNS))
 
     def done_of(self, metric: str) -> set[str]:
         return {sample for sample, of in self.done if of == metric}
@@ -152,22 +146,21 @@ class Pool:
     def others(self, metrics: tuple[str, ...] | list[str]) -> set[Key]:
         """The (sample, metric) pairs of ``metrics`` taken by other people: neither answered by
         this person nor drawn for them."""
-        drawn = set(
-            zip(self.mine["sample_id"].astype(str), self.mine["metric"].astype(str), strict=True)
-        )
+        drawn = set(sample_keys(self.mine))
         return {pair for pair in self.taken if pair[1] in metrics} - self.done - drawn
 
 
 def pool_of(draws: pd.DataFrame, labels: pd.DataFrame, annotator: str, now: float) -> Pool:
     """``annotator``'s pool from the run's stored ``draws`` and ``labels`` as read at ``now``."""
-    others = draws[draws["annotator"] != annotator]
+    held, left = waiting_draws(draws[draws["annotator"] != annotator], labels, now)
     return Pool(
         annotator,
         frozenset(answered_in(labels, annotator)),
         draws[draws["annotator"] == annotator],
         frozenset(taken_by_anyone(draws, labels)),
-        left_draws(others, labels, now),
+        left,
         now,
+        held,
     )
 
 
@@ -248,7 +241,7 @@ def record_draws(store: RunStore, draws: list[LabelDraw], now: float) -> None:
         fresh = pool_of(every, labels, annotator, now)
         others = every[every["annotator"] != annotator]
         theirs = labels[labels["annotator"] != annotator]
-        left = set(zip(fresh.left["sample_id"], fresh.left["metric"], strict=True))
+        left = set(sample_keys(fresh.left))
         clash = (taken_by_anyone(others, theirs) & wanted) - left
         if clash:
             raise RunDirError(str(store.path.parent), [Problem("", _clash_words(len(clash)))])
@@ -258,12 +251,11 @@ def record_draws(store: RunStore, draws: list[LabelDraw], now: float) -> None:
 def released_by(pool: Pool, draws: list[LabelDraw]) -> list[tuple[str, str, int]]:
     """The left draws (metric, annotator, draw) that ``draws`` take over: of the same sample."""
     wanted = {(d.sample_id, d.metric) for d in draws}
-    left = pool.left
-    rows = zip(left["metric"], left["annotator"], left["draw"], left["sample_id"], strict=True)
+    rows = keys_of(pool.left, "metric", "annotator", "draw", "sample_id")
     return [
-        (str(metric), str(person), int(number))
+        (metric, person, int(number))
         for metric, person, number, sample in rows
-        if (str(sample), str(metric)) in wanted
+        if (sample, metric) in wanted
     ]
 
 
