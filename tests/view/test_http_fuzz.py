@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from judgegrid.labels.page import SessionAsk, open_session
@@ -144,6 +144,12 @@ def fuzz(server: LoopbackServer, routes: dict[str, list[tuple[str, str]]], run_d
         padding=st.sampled_from([0, 0, 0, MAX_QUERY_CHARS + 1]),
         post=st.booleans(),
     )
+    # Both answers asked for every time: left to chance, about 1 run in 100 sent no request a
+    # 200 can answer (seeds 203 and 234 of --hypothesis-seed on the labelling page's routes).
+    @example(route="/api/state", spoilt=[], path_values=["x", "x"], padding=0, post=False)
+    @example(
+        route="/api/state", spoilt=[("page", "x")], path_values=["x", "x"], padding=0, post=False
+    )
     def one(
         route: str,
         spoilt: list[tuple[str, str]],
@@ -169,7 +175,7 @@ def fuzz(server: LoopbackServer, routes: dict[str, list[tuple[str, str]]], run_d
 
     one()
     assert len(sent) >= EXAMPLES  # every example was sent, none filtered away
-    assert {200, 400} <= set(sent)  # the generated requests reach both answers
+    assert {200, 400} <= set(sent)  # both answers reached (the two examples above ask them)
     assert digest(run_dir) == before
 
 
