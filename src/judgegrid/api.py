@@ -82,9 +82,9 @@ from judgegrid.store.table_file import check_output, write_table_file
 if TYPE_CHECKING:
     from judgegrid.analyses import NO_VERDICT
     from judgegrid.labels.files import export_labels, import_labels
-    from judgegrid.labels.page import LabelSession, SessionAsk
     from judgegrid.labels.page import open_session as open_label_session
     from judgegrid.labels.server import page_url
+    from judgegrid.labels.session import LabelSession, SessionAsk
     from judgegrid.outputs.report import probe_lines
     from judgegrid.outputs.tables_text import markdown_for_terminal
     from judgegrid.outputs.terminal_card import CARD_WIDTH, TerminalCard, terminal_card
@@ -108,8 +108,8 @@ _LAZY = {
     "terminal_card": "judgegrid.outputs.terminal_card",
     "PairsResult": "judgegrid.run.pairs",
     "run_pairs": "judgegrid.run.pairs",
-    "LabelSession": "judgegrid.labels.page",
-    "SessionAsk": "judgegrid.labels.page",
+    "LabelSession": "judgegrid.labels.session",
+    "SessionAsk": "judgegrid.labels.session",
     "open_label_session": "judgegrid.labels.page:open_session",
     "page_url": "judgegrid.labels.server",
     "ViewSession": "judgegrid.view.app",

@@ -16,7 +16,8 @@ from judgegrid.core.criterion import CriterionSpec, criterion_label
 from judgegrid.core.errors import DatasetError
 from judgegrid.core.sample import Sample
 from judgegrid.labels.files import dataset_labels, read_label_file
-from judgegrid.labels.page import LabelSession, QueueItem, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.session import LabelSession, QueueItem
 from judgegrid.store.run_db import RunStore
 from support.servers import LabelServer as Server
 from support.servers import in_thread

@@ -15,7 +15,8 @@ import test_labelling as labelling
 from judgegrid.analyses.decision.label_state import read_sequence
 from judgegrid.core.errors import RunDirError
 from judgegrid.core.records import Label
-from judgegrid.labels.page import SessionAsk, open_session
+from judgegrid.labels.page import open_session
+from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 
 base_run, run_dir = labelling.base_run, labelling.run_dir

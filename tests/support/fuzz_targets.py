@@ -52,7 +52,7 @@ from judgegrid.core.sample import SAMPLE_FIELDS, Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.probes import PROBES
 from judgegrid.labels import page
-from judgegrid.labels.page import SessionAsk
+from judgegrid.labels.session import SessionAsk
 from judgegrid.metrics import METRICS
 from judgegrid.testing.strategies import (
     EMPTY,

@@ -19,9 +19,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judgegrid.labels.page import SessionAsk, open_session
+from judgegrid.labels.page import open_session
 from judgegrid.labels.page import serve as serve_labels
 from judgegrid.labels.server import MAX_QUERY_CHARS
+from judgegrid.labels.session import SessionAsk
 from judgegrid.view.app import open_view
 from judgegrid.view.app import serve as serve_view
 from support.fuzz_targets import QUERY_PARAMETERS

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from judgegrid.api import rebuild_report
-from judgegrid.labels.page import SessionAsk
+from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 from judgegrid.view.app import ViewSession, open_label_view, open_view, serve
 from judgegrid.view.queries import Filters

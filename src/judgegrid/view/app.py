@@ -26,14 +26,7 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.tasks import with_probes
 from judgegrid.labels.files import check_annotator_option
-from judgegrid.labels.page import (
-    DEFAULT_ASK,
-    LabelSession,
-    QueueItem,
-    SessionAsk,
-    add_label_routes,
-    session_over,
-)
+from judgegrid.labels.page import add_label_routes, session_over
 from judgegrid.labels.server import (
     add_static,
     bad_request,
@@ -46,6 +39,7 @@ from judgegrid.labels.server import (
     query_number,
     start,
 )
+from judgegrid.labels.session import DEFAULT_ASK, LabelSession, QueueItem, SessionAsk
 from judgegrid.metrics import METRICS
 from judgegrid.outputs.card_short import count_words, figure_words, flag_list, short_verdict
 from judgegrid.outputs.forest import forest_svg
@@ -127,7 +121,7 @@ def open_label_view(
     ask: SessionAsk = DEFAULT_ASK,
 ) -> ViewSession:
     """``judgegrid label``: its session as always (the queue of the most informative samples,
-    as ``ask`` says: ``labels.page.SessionAsk``). The labelling page is blind unless the
+    as ``ask`` says: ``labels.session.SessionAsk``). The labelling page is blind unless the
     judges are shown; only then is the viewer beside it at ``/view`` (it shows every judge's
     answers, which a blind annotator must not see)."""
     ask.check(annotator)
