@@ -82,7 +82,7 @@ from judgegrid.store.table_file import check_output, write_table_file
 if TYPE_CHECKING:
     from judgegrid.analyses import NO_VERDICT
     from judgegrid.labels.files import export_labels, import_labels
-    from judgegrid.labels.page import open_session as open_label_session
+    from judgegrid.labels.queue import open_session as open_label_session
     from judgegrid.labels.server import page_url
     from judgegrid.labels.session import LabelSession, SessionAsk
     from judgegrid.outputs.report import probe_lines
@@ -110,7 +110,7 @@ _LAZY = {
     "run_pairs": "judgegrid.run.pairs",
     "LabelSession": "judgegrid.labels.session",
     "SessionAsk": "judgegrid.labels.session",
-    "open_label_session": "judgegrid.labels.page:open_session",
+    "open_label_session": "judgegrid.labels.queue:open_session",
     "page_url": "judgegrid.labels.server",
     "ViewSession": "judgegrid.view.app",
     "open_label_view": "judgegrid.view.app",

@@ -22,7 +22,7 @@ from judgegrid.analyses.decision.label_state import pass_fail
 from judgegrid.cli import app
 from judgegrid.core.records import Label, LabelDraw
 from judgegrid.core.scales import PLAIN
-from judgegrid.labels.page import adapter, open_session
+from judgegrid.labels.queue import adapter, open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 from judgegrid.store.run_dir import stored_sample_info

@@ -14,7 +14,7 @@ from judgegrid.analyses.bundle import RunFacts
 from judgegrid.cli import app
 from judgegrid.core.errors import OptionError
 from judgegrid.labels.files import human_labels
-from judgegrid.labels.page import AGAIN_REASON, open_session
+from judgegrid.labels.queue import AGAIN_REASON, open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 

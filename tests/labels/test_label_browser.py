@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 from conftest import matrix_dict
 from judgegrid import run_grid, run_pairs
 from judgegrid.cli import app
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import LabelSession, SessionAsk
 from support.browser import (
     DevTools,

@@ -22,7 +22,8 @@ from judgegrid.core.errors import DatasetError, OptionError, RunDirError, RunLoc
 from judgegrid.core.records import ScoreRow
 from judgegrid.labels import page
 from judgegrid.labels.files import export_labels, import_labels, read_label_file
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import LabelSession, SessionAsk
 from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import RunStore

@@ -17,8 +17,8 @@ import test_shared_pool as shared
 
 from judgegrid.analyses.decision.label_state import read_sequence
 from judgegrid.core.errors import RunDirError
-from judgegrid.labels.page import open_session
 from judgegrid.labels.pool import HELD_S, left_draws
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 

@@ -15,7 +15,8 @@ from test_pairwise_labels import CRITERIA, JUDGE_SECRET, judge_rows, lay_out_run
 from judgegrid.core.sample import Sample
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.pairwise import person_order
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import SessionAsk
 from support.browser import (
     DevTools,

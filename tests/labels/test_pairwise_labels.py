@@ -24,7 +24,8 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import parse_matrix
 from judgegrid.inputs.pairwise import person_order
 from judgegrid.labels.files import import_labels
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import LabelSession, SessionAsk
 from judgegrid.store.run_db import DB_NAME, RunStore
 from judgegrid.store.run_dir import RESOLVED_MATRIX, SAMPLE_INFO, resolved_matrix_yaml, sample_info

@@ -20,7 +20,8 @@ from judgegrid.cli import app
 from judgegrid.inputs.dataset import load_dataset
 from judgegrid.inputs.matrix import parse_matrix
 from judgegrid.inputs.pairwise import person_order, seeded_flip
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.run.orchestrate import dataset_pairs
 from judgegrid.store.run_db import RunStore

@@ -15,7 +15,7 @@ import test_labelling as labelling
 from judgegrid.analyses.decision.label_state import read_sequence
 from judgegrid.core.errors import RunDirError
 from judgegrid.core.records import Label
-from judgegrid.labels.page import open_session
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 

@@ -18,7 +18,8 @@ from conftest import matrix_dict
 from judgegrid import run_grid
 from judgegrid.cli import app
 from judgegrid.core.records import ScoreRow
-from judgegrid.labels.page import open_session, serve
+from judgegrid.labels.page import serve
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
 from support import scripted

@@ -52,6 +52,7 @@ from judgegrid.core.sample import SAMPLE_FIELDS, Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.probes import PROBES
 from judgegrid.labels import page
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import SessionAsk
 from judgegrid.metrics import METRICS
 from judgegrid.testing.strategies import (
@@ -1013,7 +1014,7 @@ def http_targets(run_dir: Path) -> Iterator[list[HttpTarget]]:
         targets = []
         for name, opener, serve in (
             ("view", lambda d: view_app.open_view(d, "ann"), view_app.serve),
-            ("label", lambda d: page.open_session(d, "ann", ask=SessionAsk(n=5)), page.serve),
+            ("label", lambda d: open_session(d, "ann", ask=SessionAsk(n=5)), page.serve),
         ):
             copy = root / name
             shutil.copytree(run_dir, copy)

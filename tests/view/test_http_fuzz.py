@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judgegrid.labels.page import open_session
 from judgegrid.labels.page import serve as serve_labels
+from judgegrid.labels.queue import open_session
 from judgegrid.labels.server import MAX_QUERY_CHARS
 from judgegrid.labels.session import SessionAsk
 from judgegrid.view.app import open_view

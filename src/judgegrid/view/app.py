@@ -26,7 +26,8 @@ from judgegrid.core.sample import Dataset, Sample
 from judgegrid.inputs.matrix import Matrix
 from judgegrid.inputs.tasks import with_probes
 from judgegrid.labels.files import check_annotator_option
-from judgegrid.labels.page import add_label_routes, session_over
+from judgegrid.labels.page import add_label_routes
+from judgegrid.labels.queue import session_over
 from judgegrid.labels.server import (
     add_static,
     bad_request,
