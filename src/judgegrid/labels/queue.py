@@ -2,8 +2,8 @@
 design (``analyses.label_design``, adaptive from the labels so far) out of the one pool for
 everyone (``labels.pool``), and a session opened over a run with its queue (``open_session``).
 
-Apart from the server: ``judgegrid label`` and ``judgegrid view`` open a session the same way,
-and a session's draws are made here, stored by the page before it shows any.
+Apart from the server: ``judgegrid label`` and ``judgegrid view`` open a session the same way
+(no aiohttp needed), and the page stores the draws made here before it shows any of them.
 """
 
 from __future__ import annotations
