@@ -284,10 +284,10 @@ def test_under_the_runs_margin_the_next_draws_follow_the_margins_rule(run_dir):
     _an_earlier_annotator(run_dir, person)
     store = RunStore(run_dir / "run.sqlite")
     try:
-        info, draws = stored_sample_info(store), store.draws_frame()
+        info, draws, labels = stored_sample_info(store), store.draws_frame(), store.labels_frame()
         base = metric_design(scores, METRIC)
-        plain = adapter(scores, store, {}, info, draws)(METRIC, base)
-        wide = adapter(scores, store, {}, info, draws, margin=0.5)(METRIC, base)
+        plain = adapter(scores, labels, {}, info, draws)(METRIC, base)
+        wide = adapter(scores, labels, {}, info, draws, margin=0.5)(METRIC, base)
     finally:
         store.close()
     assert plain is not None and wide is not None

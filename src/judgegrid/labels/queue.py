@@ -100,7 +100,7 @@ def session_over(
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
-        adapt = adapter(scores, store, criteria, info, every_draw, margin)
+        adapt = adapter(scores, labels, criteria, info, every_draw, margin)
         queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)
     session = LabelSession(
@@ -197,17 +197,17 @@ Adapt = Callable[[str, LabelDesign], QueueDesign | None]
 
 def adapter(
     scores: pd.DataFrame,
-    store: RunStore,
+    labels: pd.DataFrame,
     criteria: Mapping[str, CriterionSpec],
     sample_info: dict[str, dict[str, Any]],
     draws: pd.DataFrame,
     margin: float | None = None,
 ) -> Adapt:
-    """How a metric's next draws are designed from the labels and draws stored now
-    (``analyses.adaptive_design_of``: focused where the rule's leader and its open rivals
+    """How a metric's next draws are designed from the labels and draws stored now, as the
+    caller read them for its pool too (``analyses.adaptive_design_of``: focused where the rule's leader and its open rivals
     disagree once the leader beats chance; under the run's ``margin``, the rivals it is not
     yet shown at most the margin below, as the state line's rule reads it)."""
-    answers = human_labels(store.labels_frame(), sample_info, criteria.values(), skips=True)
+    answers = human_labels(labels, sample_info, criteria.values(), skips=True)
     facts = RunFacts(sample_info=sample_info, criteria=dict(criteria), margin=margin)
 
     def adapt(metric: str, base: LabelDesign) -> QueueDesign | None:
@@ -316,7 +316,7 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
         return False
     every = store.draws_frame()
     adapt = adapter(
-        session.scores, store, session.criteria, session.sample_info, every, session.margin
+        session.scores, labels, session.criteria, session.sample_info, every, session.margin
     )
     size = min(session.batch, session.limit - len(session.queue))
     pool = pool_of(every, labels, session.annotator, time.time())
