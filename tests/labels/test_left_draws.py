@@ -152,3 +152,33 @@ def test_judgegrid_label_says_which_questions_it_took_over(run_dir, monkeypatch)
     assert opened[1].endswith(
         "; 1 of them was drawn for a person who left it unanswered for an hour)"
     )
+
+
+def test_a_queue_short_of_n_says_why_when_the_page_opens(run_dir, monkeypatch):
+    """Asked for 8 with 3 samples left undrawn, the page opens on 3 questions and says where the
+    others went (told "3 questions" after asking for 8, a person thinks the rest were lost)."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app, labels
+
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=SAMPLES - 3))
+    shared._answer(ann, 2)  # the rest of hers drawn, not yet answered: held for her
+    opened: list[str] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(opening))
+    for options in (["--n", "8"], ["--n", "3"], ["--n", "8", "--again"]):
+        result = CliRunner().invoke(
+            app, ["label", str(run_dir), "--metric", METRIC, "--annotator", "bob", *options]
+        )
+        assert result.exit_code == 0, result.output
+    held = SAMPLES - 3 - 2
+    assert opened[0].startswith(
+        f"labelling: 3 questions (all that is left of --n 8: every other sample the judges "
+        f"scored is answered, skipped or drawn, {SAMPLES - 3} of them by other people; the "
+        f"{held} drawn and not yet answered pass to whoever asks once their person has not "
+        f"labelled for 1 hour) about {run_dir}"
+    )
+    assert opened[1].startswith(f"labelling: 3 questions about {run_dir}")  # bob's 3 again
+    assert opened[2].startswith(
+        "labelling: 2 questions (all that is left of --n 8: what other people labelled and you "
+        "did not) about"
+    )

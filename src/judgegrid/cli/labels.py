@@ -97,6 +97,8 @@ def label(
     questions = f"{count} question{'s' if count != 1 else ''}"
     if batch is not None and count < n:  # the rest follow: not a queue cut short
         questions += f" (a first batch: more are drawn as you answer them, up to --n {n})"
+    else:
+        questions += labels.fewer_words(n)
     opening = (
         f"labelling: {questions} about {labels.run_dir}, as {labels.annotator!r} (every "
         f"answer is saved at once{_taken_over_words(labels.taken_over)})"

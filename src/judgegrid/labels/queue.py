@@ -204,9 +204,10 @@ def adapter(
     margin: float | None = None,
 ) -> Adapt:
     """How a metric's next draws are designed from the labels and draws stored now, as the
-    caller read them for its pool too (``analyses.adaptive_design_of``: focused where the rule's leader and its open rivals
-    disagree once the leader beats chance; under the run's ``margin``, the rivals it is not
-    yet shown at most the margin below, as the state line's rule reads it)."""
+    caller read them for its pool too (``analyses.adaptive_design_of``: focused where the
+    rule's leader and its open rivals disagree once the leader beats chance; under the run's
+    ``margin``, the rivals it is not yet shown at most the margin below, as the state line's
+    rule reads it)."""
     answers = human_labels(labels, sample_info, criteria.values(), skips=True)
     facts = RunFacts(sample_info=sample_info, criteria=dict(criteria), margin=margin)
 

@@ -108,6 +108,21 @@ class LabelSession:
             f"not labelled for {hours}"
         )
 
+    def fewer_words(self, n: int) -> str:
+        """Why a session asked for ``n`` labels has fewer questions, drawn all at once: the
+        pool ran short (a person told "4 questions" after asking for 8 would think the rest
+        were lost). Empty when it has ``n``."""
+        if len(self.queue) >= n:
+            return ""
+        if self.again:
+            return f" (all that is left of --n {n}: what other people labelled and you did not)"
+        what = "pair" if PREFERENCE in self.metrics else "sample"
+        others = f", {self.others} of them by other people" if self.others else ""
+        return (
+            f" (all that is left of --n {n}: every other {what} the judges scored is answered, "
+            f"skipped or drawn{others}{self._held_words()})"
+        )
+
     def nothing_to_ask(self, run_ref: str) -> str:
         """Why the queue is empty and what would give it a question, said by ``judgegrid
         label`` in place of a page with nothing on it: no judge scored a sample of these
