@@ -292,3 +292,16 @@ def test_a_wider_terminal_gets_the_120_column_card_and_a_narrow_one_the_narrowes
     card = card_of(_demo_card(), pd.DataFrame(), RUN)
     assert card.plain_lines(200) == card.plain_lines(CARD_WIDTH)
     assert card.plain_lines(10) == card.plain_lines(40)
+
+
+def test_the_footers_label_command_carries_the_margin_the_cards_commands_carry():
+    """A card made by ``report --margin 0.1``: pasting the footer's command gives a page that
+    asks what the card asked (``label`` alone reads only the matrix's margin)."""
+    plain, under = _demo_card(), _demo_card()
+    plain[0]["next_step"] = "judgegrid label RUN --metric response_relevancy --n 40"
+    under[0]["next_step"] = plain[0]["next_step"] + " --margin 0.1"
+    footers = [card_of(c, pd.DataFrame(), RUN).plain_lines(120)[-1] for c in (plain, under)]
+    assert footers[0].endswith(f"label samples: judgegrid label {RUN}")
+    assert footers[1].endswith(f"label samples: judgegrid label {RUN} --margin 0.1")
+    unasked = card_of(_demo_card(), pd.DataFrame(), RUN).plain_lines(120)[-1]
+    assert unasked.startswith("every figure and test behind a verdict")  # no label step: none

@@ -13,6 +13,7 @@ directional probes detected) when it fits, else as a pointer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ _INDENT = "  "
 # stands), "note".
 Piece = tuple[str, str]
 Line = tuple[Piece, ...]
+
+_MARGIN = re.compile(r" --margin \S+$")  # the card's margin, as its label command ends
 
 
 @dataclass(frozen=True)
@@ -79,13 +82,13 @@ class Note:
 class TerminalCard:
     """The card whole: one entry per metric, the probes' grid (header first; empty when the
     run has no probes), whether the report has a Probes section, the run directory the footer
-    names, and whether labels would decide more metrics."""
+    names, and the command that labels for more metrics ("" when labels would decide none)."""
 
     entries: list[CardEntry]
     probes: list[tuple[str, ...]]
     probes_reported: bool
     run_dir: Path
-    label_step: bool
+    label_command: str
 
     def lines(self, width: int = CARD_WIDTH) -> list[Line]:
         """The card drawn ``width`` columns wide (within ``MIN_WIDTH`` and ``CARD_WIDTH``)."""
@@ -95,7 +98,7 @@ class TerminalCard:
         grid = _probe_lines(self.probes, width, short)
         if grid:
             lines += [(), *_wrapped_line(PROBES_TITLE, width, ""), *grid]
-        notes = footer(self.run_dir, self.label_step, self.probes_reported and not grid)
+        notes = footer(self.run_dir, self.label_command, self.probes_reported and not grid)
         return [*lines, (), *_footer_lines(notes, width)]
 
     def plain_lines(self, width: int = CARD_WIDTH) -> list[str]:
@@ -129,8 +132,20 @@ def card_of(
     ``brief`` has rows)."""
     entries = [_entry(r) for r in records]
     reported = not brief.empty if probes_reported is None else probes_reported
-    label_step = any(str(r.get("next_step", "")).startswith("judgegrid label") for r in records)
-    return TerminalCard(entries, probe_grid(brief), reported, run_dir, label_step)
+    return TerminalCard(
+        entries, probe_grid(brief), reported, run_dir, label_command(records, run_dir)
+    )
+
+
+def label_command(records: Sequence[Mapping[Hashable, object]], run_dir: Path) -> str:
+    """``judgegrid label RUN_DIR`` where a row's next step is to label, with the margin its
+    command carries (a card made by ``report --margin``: the page then asks what it asked)."""
+    steps = [str(r.get("next_step", "")) for r in records]
+    commands = [step for step in steps if step.startswith("judgegrid label")]
+    if not commands:
+        return ""
+    margin = next((found.group(0) for c in commands if (found := _MARGIN.search(c))), "")
+    return f"judgegrid label {run_dir}{margin}"
 
 
 def _entry(record: Mapping[Hashable, object]) -> CardEntry:
@@ -153,14 +168,14 @@ def probe_grid(brief: pd.DataFrame) -> list[tuple[str, ...]]:
     return rows
 
 
-def footer(run_dir: Path, label_step: bool, probes_elsewhere: bool) -> list[Note]:
+def footer(run_dir: Path, label_command: str, probes_elsewhere: bool) -> list[Note]:
     """Where the full reasons are (the probes too, when their grid is not drawn), and the one
     command that would strengthen the card."""
     where = "every figure and test behind a verdict: summary.md and report.html"
     where += " (probes: its Probes section)" if probes_elsewhere else ""
     notes = [Note(where + " in", str(run_dir))]
-    if label_step:
-        notes.append(Note("to decide more metrics, label samples:", f"judgegrid label {run_dir}"))
+    if label_command:
+        notes.append(Note("to decide more metrics, label samples:", label_command))
     return notes
 
 

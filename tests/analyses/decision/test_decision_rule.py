@@ -338,3 +338,13 @@ def test_the_card_says_a_perfect_agreement_has_no_interval_and_was_tested_exactl
         in (row["reason"])
     )
     assert row["next_step"] == "none needed: agreement this perfect excludes chance"
+
+
+def test_the_label_command_carries_the_cards_margin():
+    """Pasted from a card made with ``report --margin 0.9``, the labelling page asks what the card
+    asked: ``label`` reads only the matrix's margin, ``--margin`` gives it the card's."""
+    scores, pairs = _scripted_pairs({"dear": 8, "cheap": 4}, n=8)
+    under = _card(scores.copy(), pairs, margin=0.9)["next_step"]
+    plain = _card(scores.copy(), pairs)["next_step"]
+    assert "judgegrid label RUN --metric faithfulness --n " in under
+    assert under.endswith(" --margin 0.9") and "--margin" not in plain

@@ -95,7 +95,7 @@ def decide_every_metric(
         told = not block.empty and (measured or evidence is None)
         detail = metric_sentence(title, block) if told else ""
         if evidence is None:
-            row = _nothing_measurable(metric, run_ref)
+            row = _nothing_measurable(metric, run_ref, sources.margin)
         else:
             found = outcome(evidence, usage_of(ranking, metric), sources.margin)
             row = decide(metric, evidence, sources, run_ref, found)
@@ -144,12 +144,12 @@ def _role(judge: str, found: Outcome) -> str:
     return "set" if judge in found.tied else "measured"
 
 
-def _nothing_measurable(metric: str, run_ref: str) -> dict[str, Any]:
+def _nothing_measurable(metric: str, run_ref: str, margin: float | None) -> dict[str, Any]:
     return {
         "verdict": NO_VERDICT,
         "basis": "nothing measurable",
         "reason": "no labels, no scored preference pair, no probe, and no two judges scored alike",
-        "next_step": _label_command(run_ref, metric, None),
+        "next_step": _label_command(run_ref, metric, None, margin),
     }
 
 
@@ -167,7 +167,7 @@ def decide(
     ruling = found.ruling
     all_labelled = _every_sample_labelled(evidence, sources, metric)
     more_for_chance = _more_needed(sources.needed, metric, "chance")
-    label_step = _label_step(run_ref, metric, more_for_chance, all_labelled)
+    label_step = _label_step(run_ref, metric, more_for_chance, all_labelled, sources.margin)
     row: dict[str, Any] = {"basis": evidence.basis, "next_step": label_step}
     if found.kind == "too few":
         return row | {
@@ -210,7 +210,7 @@ def decide(
     verdict = _set_verdict(found, evidence.named_suffix)
     more = _more_needed(sources.needed, metric, "runner-up")
     people = evidence.basis == "people"
-    next_step = _label_step(run_ref, metric, more, all_labelled) if people else step
+    next_step = _label_step(run_ref, metric, more, all_labelled, sources.margin) if people else step
     return row | {"verdict": verdict, "reason": reason, "next_step": next_step}
 
 
@@ -412,14 +412,19 @@ EVERY_SAMPLE_LABELLED = (
 )
 
 
-def _label_step(run_ref: str, metric: str, n: float | None, all_labelled: bool) -> str:
+def _label_step(
+    run_ref: str, metric: str, n: float | None, all_labelled: bool, margin: float | None
+) -> str:
     """The labels to ask for next, or, when every sample is labelled, that none is left."""
-    return EVERY_SAMPLE_LABELLED if all_labelled else _label_command(run_ref, metric, n)
+    return EVERY_SAMPLE_LABELLED if all_labelled else _label_command(run_ref, metric, n, margin)
 
 
-def _label_command(run_ref: str, metric: str, n: float | None) -> str:
+def _label_command(run_ref: str, metric: str, n: float | None, margin: float | None) -> str:
+    """The command to paste; under a margin it carries it, so that the page's line asks what
+    this card asked (``report --margin`` is the card's alone: ``label`` reads the matrix's)."""
     count = int(n) if n is not None and math.isfinite(n) and n > 0 else DEFAULT_LABELS
-    return f"judgegrid label {run_ref} --metric {metric} --n {min(count, 200)}"
+    command = f"judgegrid label {run_ref} --metric {metric} --n {min(count, 200)}"
+    return command + (f" --margin {margin:g}" if margin else "")
 
 
 def _more_needed(needed: pd.DataFrame, metric: str, comparison: str) -> float | None:
