@@ -81,7 +81,7 @@ def test_once_the_leader_beats_chance_the_draws_go_where_it_and_open_rivals_disa
 
 def test_the_standing_is_read_from_the_rules_rejections():
     found = AnytimeVerdict(
-        None, "b", 30, 0, 12.0, frozenset({("b", None), ("b", "a")}), gaps={("b", "c"): 0.2}
+        None, "b", 30, 0, 12.0, frozenset({("b", None), ("b", "a")}), gaps=((("b", "c"), 0.2),)
     )
     assert standing_of(found, JUDGES) == Standing(1, True, (2,), (0.2,), None, 30)
     assert standing_of(AnytimeVerdict(None, None, 0, 0, np.inf), JUDGES) == Standing(None)

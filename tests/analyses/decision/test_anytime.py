@@ -379,6 +379,31 @@ def test_the_leaders_gaps_are_its_weighted_leads_above_each_null():
     assert found.leader == lead
     for rival in {"a", "b", "c"} - {lead}:
         expected = (frame[lead] - frame[rival]).mean() + 0.05
-        assert found.gaps[(lead, rival)] == pytest.approx(expected)
-    assert found.gaps[(lead, None)] == pytest.approx((frame[lead] - 0.5 * weight).mean())
+        assert found.gap(lead, rival) == pytest.approx(expected)
+    assert found.gap(lead, None) == pytest.approx((frame[lead] - 0.5 * weight).mean())
     assert found.chance == 0.5
+
+
+def test_a_verdict_is_immutable_and_two_equal_ones_hash_equal():
+    """Two verdicts computed from the same draws compare equal and hash equal (a set holds
+    one), their gaps among the fields; a verdict on other draws differs; no field can be set,
+    and the gaps are read through ``gap`` (NaN for a test the leader does not have)."""
+    rng = np.random.default_rng(3)
+    right = (rng.random((40, 3)) < [0.8, 0.7, 0.6]).astype(float)
+    weight = rng.uniform(0.5, 2.0, 40)
+
+    def verdict(draws: int) -> AnytimeVerdict:
+        return anytime_verdict(("a", "b", "c"), right[:draws], weight[:draws], 2.0, 0.5)
+
+    first, again, fewer = verdict(40), verdict(40), verdict(39)
+    assert first.gaps and first is not again
+    assert first == again and hash(first) == hash(again)
+    assert len({first, again, fewer}) == 2
+    assert first != fewer
+    assert first.gaps != fewer.gaps  # one draw fewer: other means
+    with pytest.raises(AttributeError):
+        first.gaps = ()  # type: ignore[misc]
+    lead = first.leader
+    assert lead is not None
+    assert dict(first.gaps)[(lead, None)] == first.gap(lead, None)
+    assert np.isnan(first.gap("no such judge", None))

@@ -12,7 +12,7 @@ so far:
 - a leader clear of chance: only ``share`` (5%) uniform, the rest over the focus;
 - no open rival left, or no disagreement with one: uniform;
 - from ``BINDING_LABELS`` labels on, while the leader is ahead in every open test on the labels
-  so far (each estimated gap above its null, ``AnytimeVerdict.gaps``), the uniform share may
+  so far (each estimated gap above its null, ``AnytimeVerdict.gap``), the uniform share may
   grow above the phase's to the one whose slowest open test grows fastest
   (``decision.binding``): the leader is named only when all its tests reject, so the slowest,
   the binding one, sets the labels. Where the test against chance binds (a leader not far
@@ -59,7 +59,7 @@ class Standing:
     leader: int | None
     clear_of_chance: bool = False
     open_rivals: tuple[int, ...] = ()
-    # the leader's estimated gaps above the nulls (``AnytimeVerdict.gaps``): per open rival,
+    # the leader's estimated gaps above the nulls (``AnytimeVerdict.gap``): per open rival,
     # then against chance (None: not read); the labels they rest on, the chance level, margin
     gaps: tuple[float, ...] = ()
     chance_gap: float | None = None
@@ -75,8 +75,8 @@ def standing_of(found: AnytimeVerdict, judges: tuple[str, ...]) -> Standing:
     lead = found.leader
     rivals = tuple(k for k, j in enumerate(judges) if j != lead and (lead, j) not in found.beaten)
     clear = (lead, None) in found.beaten
-    gaps = tuple(found.gaps.get((lead, judges[k]), np.nan) for k in rivals)
-    chance_gap = None if clear else found.gaps.get((lead, None), np.nan)
+    gaps = tuple(found.gap(lead, judges[k]) for k in rivals)
+    chance_gap = None if clear else found.gap(lead, None)
     seen = (gaps, chance_gap, found.draws, found.chance, found.margin)
     return Standing(judges.index(lead), clear, rivals, *seen)
 

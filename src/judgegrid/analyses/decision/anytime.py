@@ -55,7 +55,7 @@ Missing data: a judge with no answer on a draw counts as wrong there, as on the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -134,11 +134,18 @@ class AnytimeVerdict:
     # below every other and above chance, in the judges' order (``named`` is the first to be)
     within: tuple[str, ...] = ()
     margin: float = 0.0
-    # per test of the leader's, the mean of the values it bets on above its null on the draws
-    # so far (its estimated gap): what an adaptive queue reads to see which test binds
-    # (``decision.binding``); and the chance level the tests against chance stand on
-    gaps: Mapping[tuple[str, str | None], float] = field(default_factory=dict)
+    # per test of the leader's, ((judge, rival), the mean of the values it bets on above its
+    # null on the draws so far: its estimated gap), in the tests' order: what an adaptive
+    # queue reads to see which test binds (``decision.binding``; ``gap``); pairs, not a dict,
+    # so that a verdict is immutable and hashable (a dict is neither, nor is a read-only view
+    # of one); and the chance level the tests against chance stand on
+    gaps: tuple[tuple[tuple[str, str | None], float], ...] = ()
     chance: float = 0.5
+
+    def gap(self, judge: str, rival: str | None) -> float:
+        """The leader's estimated gap in its test against ``rival`` (None: chance); NaN where
+        no such test of the leader's was read."""
+        return next((g for key, g in self.gaps if key == (judge, rival)), float("nan"))
 
 
 def hypotheses_of(
@@ -223,9 +230,10 @@ def anytime_verdict(
     done = frozenset(beaten)
     mine = [t for t in tests if t.judge == leader]  # what naming the leader still needs
     history = np.column_stack([bet_values(t, judges, right, weight, chance) for t in mine])
-    gaps = {
-        (t.judge, t.against): float(v.mean() - t.null) for t, v in zip(mine, history.T, strict=True)
-    }
+    gaps = tuple(
+        ((t.judge, t.against), float(v.mean() - t.null))
+        for t, v in zip(mine, history.T, strict=True)
+    )
     if named is not None:
         return AnytimeVerdict(
             named, leader, draws, named_at, 0.0, done, level, within, margin, gaps, chance
