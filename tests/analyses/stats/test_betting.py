@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from judgegrid.analyses import draws_to_reject, lower_confidence_sequence
-from judgegrid.analyses.stats.betting import first_rejection, log_capital
+from judgegrid.analyses.stats.betting import FIRST_LOOK, first_rejection, log_capital
 
 ALPHA = 0.05
 
@@ -75,3 +75,38 @@ def test_the_projection_says_zero_when_rejected_and_infinity_at_the_null():
     assert first_rejection(some[:, 0], 0.5, 0.0, 1.0, ALPHA) == 0  # not yet
     more = draws_to_reject(some, [(0.5, 0.0, 1.0, ALPHA)], 2000, seed=1)
     assert 0 < more < 2000
+
+
+def _followed_whole(history, tests, horizon, futures=40, seed=0):
+    """The projection followed to the horizon in every continuation and test, each test's
+    first rejection read with ``first_rejection`` on the continuation's whole path."""
+    rows = np.random.default_rng(seed).integers(0, len(history), size=(futures, horizon))
+    done = np.zeros(futures)
+    for k, (null, low, high, alpha) in enumerate(tests):
+        for f in range(futures):
+            path = np.r_[history[:, k], history[rows[f], k]]
+            bounds = [b if np.ndim(b) == 0 else np.r_[b, b[rows[f]]] for b in (low, high)]
+            first = int(first_rejection(path, null, *bounds, alpha))
+            done[f] = max(done[f], np.inf if first == 0 else max(first - len(history), 0))
+    return float(np.median(done))
+
+
+def test_the_projection_looks_a_little_ahead_first_and_says_what_the_whole_horizon_says():
+    """``draws_to_reject`` follows the continuations ``FIRST_LOOK`` draws before the horizon
+    (and leaves a test rejected already, or a median already infinite): its figure is the one
+    of every continuation followed to the horizon, draw for draw, whether the tests reject
+    within the first look, after it, or never; with bounds per draw and several tests."""
+    rng = np.random.default_rng(16)
+    seen = set()
+    for case in range(24):
+        draws = int(rng.integers(5, 120))
+        lead = rng.uniform(0.0, 0.35)
+        reach = rng.uniform(1.0, 2.5, draws)
+        paired = np.where(rng.random(draws) < 0.5 + lead, 1.0, -1.0) * (rng.random(draws) < 0.4)
+        chance = (rng.random(draws) < 0.5 + lead).astype(float) - 0.5
+        history = np.column_stack([paired * reach, chance])
+        tests = [(-0.02 * (case % 2), -reach, reach, ALPHA / 3), (0.0, -0.5, 0.5, ALPHA / 3)]
+        more = draws_to_reject(history, tests, 2000, seed=case)
+        assert more == _followed_whole(history, tests, 2000, seed=case)
+        seen.add("never" if np.isinf(more) else "soon" if more <= FIRST_LOOK else "later")
+    assert seen == {"never", "soon", "later"}

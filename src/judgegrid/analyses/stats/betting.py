@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 BET_CAP = 0.5  # c: the capital never loses more than half on one draw
+FIRST_LOOK = 500  # future draws ``draws_to_reject`` follows before it looks to the horizon
 
 
 Bound = float | np.ndarray  # one bound for every draw, or each draw's own (last axis)
@@ -95,24 +96,54 @@ def draws_to_reject(
     far: ``history`` is draws x tests (one row a draw, each test's value on it), ``tests`` each
     (null, low, high, alpha), the bounds one for all draws or one per draw of the history (a
     future draw then takes the bounds of the draw it repeats). The median over ``futures``
-    bootstrap continuations of up to ``horizon`` draws; ``inf`` where most never get there."""
+    bootstrap continuations of up to ``horizon`` draws; ``inf`` where most never get there.
+
+    The continuations are followed ``FIRST_LOOK`` draws first, and to the horizon only where
+    no more than half of them have got there by then: a capital's path up to a draw is computed
+    alike however far it goes on (running sums), so the median is the same, in a fraction of the
+    time where the tests reject soon (the labelling page asks it after every answer)."""
     history = np.asarray(history, float)
     if history.ndim != 2 or history.shape[1] != len(tests) or len(history) == 0:
         raise ValueError("history: expected draws x tests, with at least one draw")
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, len(history), size=(futures, horizon))
-    done = np.zeros(futures)
+    for ahead in sorted({min(FIRST_LOOK, horizon), horizon}):
+        done = _draws_until_all_reject(history, tests, rows[:, :ahead])
+        if ahead == horizon or _median_known(done):
+            break
+    return float(np.median(done))
+
+
+def _draws_until_all_reject(
+    history: np.ndarray, tests: Sequence[tuple[float, Bound, Bound, float]], rows: np.ndarray
+) -> np.ndarray:
+    """Per continuation (a row of ``rows``: the history's draws it repeats), the draws until
+    every test has rejected (0: all have by now; inf: not within ``rows``). A test that has
+    rejected on the history is 0 in every continuation, and once half of them have not got
+    there the median is inf whatever the other tests do: neither is followed further."""
+    draws = len(history)
+    done = np.zeros(len(rows))
     for k, (null, low, high, alpha) in enumerate(tests):
+        if (log_capital(history[:, k], null, low, high) >= np.log(1 / alpha)).any():
+            continue
         path = np.concatenate(
-            [np.broadcast_to(history[:, k], (futures, len(history))), history[rows, k]], axis=1
+            [np.broadcast_to(history[:, k], (len(rows), draws)), history[rows, k]], axis=1
         )
-        lows, highs = (_continued(b, rows, len(history)) for b in (low, high))
+        lows, highs = (_continued(b, rows, draws) for b in (low, high))
         crossed = log_capital(path, null, lows, highs) >= np.log(1 / alpha)
-        crossed = np.maximum.accumulate(crossed, axis=1)[:, len(history) - 1 :]
+        crossed = np.maximum.accumulate(crossed, axis=1)[:, draws - 1 :]
         # 0 if already rejected now; else the first future draw at which it has
         at = np.where(crossed.any(axis=1), crossed.argmax(axis=1).astype(float), np.inf)
         done = np.maximum(done, at)
-    return float(np.median(done))
+        if not _median_known(done):
+            break
+    return done
+
+
+def _median_known(done: np.ndarray) -> bool:
+    """Whether the median of ``done`` is finite: more than half its values are (the values
+    not yet known, past the draws followed, sort after them as inf)."""
+    return len(done) == 0 or bool(np.isfinite(np.sort(done)[len(done) // 2]))
 
 
 def _continued(bound: Bound, rows: np.ndarray, draws: int) -> Bound:
