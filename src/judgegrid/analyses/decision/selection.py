@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -56,6 +57,7 @@ def label_queue(
     table = table[~table.index.isin(set(already))]
     order = _spread_over_range(table)[:n]
     picked = table.loc[order]
+    reasons = _Reasons(by_judge.columns)
     rows = [
         {
             "sample_id": sid,
@@ -63,18 +65,38 @@ def label_queue(
             "priority": priority,
             "judge_range": judge_range,
             "repeat_range": repeat_range,
-            "reason": _reason(by_judge.loc[[sid]].iloc[0], repeat_range),
-            "blind_reason": _blind_reason(by_judge.loc[[sid]].iloc[0], repeat_range),
+            **reasons.of(ratings, repeat_range),
         }
-        for sid, priority, judge_range, repeat_range in zip(
+        for sid, priority, judge_range, repeat_range, ratings in zip(
             order,
             picked["priority"].astype(float),
             picked["judge_range"].astype(float),
             picked["repeat_range"].astype(float),
+            by_judge.loc[order].to_numpy(float),
             strict=True,
         )
     ]
     return pd.DataFrame(rows, columns=QUEUE_COLUMNS)
+
+
+@dataclass
+class _Reasons:
+    """A sample's reasons (``_reason``, ``_blind_reason``) from its judges' ratings, worded once
+    for each set of ratings and repeat range: samples alike are worded alike, and a run of
+    thousands has few sets (pass/fail judges: at most two a judge)."""
+
+    judges: pd.Index
+    said: dict[tuple[object, ...], dict[str, str]] = field(default_factory=dict)
+
+    def of(self, ratings: np.ndarray, repeat_range: float) -> dict[str, str]:
+        key = (*(None if np.isnan(r) else float(r) for r in ratings), repeat_range)
+        if key not in self.said:
+            by_judge = pd.Series(ratings, index=self.judges)
+            self.said[key] = {
+                "reason": _reason(by_judge, repeat_range),
+                "blind_reason": _blind_reason(by_judge, repeat_range),
+            }
+        return self.said[key]
 
 
 def uncompared_pairs(
@@ -116,17 +138,75 @@ def label_priority(scores: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, pd.
 def _spread_over_range(table: pd.DataFrame) -> list[str]:
     """Greedy: the highest priority first, each pick's priority divided by (1 + picks already
     made in its part of the score range), so clear disagreement still leads and near-ties are
-    spread over the range. Ties break on the sample id, so the order is the same every time."""
+    spread over the range. Ties break on the sample id, so the order is the same every time.
+
+    Within a part of the range every sample's priority is divided alike, so the pick is among
+    each part's best, its samples kept by priority, then id (``_RangePart``): a step looks at
+    the parts, not at every sample left (a run of 5,000 samples took 6.6 s so, now well under
+    one; the labelling page draws a batch so while its person waits)."""
     bins = (table["mean"].clip(0, 1) * RANGE_BINS).astype(int).clip(upper=RANGE_BINS - 1)
-    left = dict(zip(table.index, zip(table["priority"], bins, strict=True), strict=True))
+    members: dict[int, list[tuple[float, str]]] = {}
+    for sid, priority, part in zip(table.index, table["priority"], bins, strict=True):
+        members.setdefault(int(part), []).append((float(priority), sid))
+    parts = {part: _RangePart.of(found) for part, found in members.items()}
     taken: Counter[int] = Counter()
     order: list[str] = []
-    while left:
-        sid = max(sorted(left), key=lambda s: left[s][0] / (1 + taken[left[s][1]]))
-        taken[left[sid][1]] += 1
+    while parts:
+        # the best of each part, as the division by its picks made so far leaves it; the
+        # highest of them, ties to the smallest id
+        pick: tuple[float, str, int] | None = None
+        for at, part in parts.items():
+            quotient, sid = part.best(1 + taken[at])
+            if pick is None or quotient > pick[0] or (quotient == pick[0] and sid < pick[1]):
+                pick = (quotient, sid, at)
+        assert pick is not None
+        _, sid, at = pick
+        taken[at] += 1
         order.append(sid)
-        del left[sid]
+        if not parts[at].take(sid):
+            del parts[at]
     return order
+
+
+@dataclass
+class _RangePart:
+    """A part of the score range's samples not yet picked, in runs of equal priority (highest
+    first), each run's ids in order."""
+
+    runs: list[tuple[float, list[str]]]
+
+    @classmethod
+    def of(cls, members: list[tuple[float, str]]) -> _RangePart:
+        runs: list[tuple[float, list[str]]] = []
+        for priority, sid in sorted(members, key=lambda m: (-m[0], m[1])):
+            if runs and runs[-1][0] == priority:
+                runs[-1][1].append(sid)
+            else:
+                runs.append((priority, [sid]))
+        for _, ids in runs:
+            ids.reverse()  # popped from the end: the smallest id last
+        return cls(runs)
+
+    def best(self, divisor: int) -> tuple[float, str]:
+        """The highest priority / ``divisor`` here and the smallest id at it: that of the top
+        run, or of a lower run whose quotient rounds to the same value."""
+        top = self.runs[0][0] / divisor
+        sid = self.runs[0][1][-1]
+        for priority, ids in self.runs[1:]:
+            if priority / divisor != top:
+                break
+            sid = min(sid, ids[-1])
+        return top, sid
+
+    def take(self, sid: str) -> bool:
+        """``sid`` (some run's smallest id) picked; whether any sample is left."""
+        for at, (_, ids) in enumerate(self.runs):
+            if ids[-1] == sid:
+                ids.pop()
+                if not ids:
+                    del self.runs[at]
+                break
+        return bool(self.runs)
 
 
 def _disagree(by_judge: pd.Series) -> bool:
