@@ -18,7 +18,8 @@ page's own queue (``judgegrid label``'s default: all ``--n`` drawn at once) draw
 a person's L labels are stored; then, in a process of its own per checkout:
 
 (a) the label state of the metric, from the frames the page reads, ``--repeats`` times
-    (median): the analyses' share of the wait;
+    (median): the analyses' share of the wait (and, once, the session opened: the queue built
+    before the page is served, what ``judgegrid label`` takes to start);
 (b) ``--answers`` answers through the real page: a session of ``--n`` answers (``--batch B``:
     drawn B at a time, the next batch drawn from the adaptive design inside the answer that
     ends a batch), the server started on 127.0.0.1 port 0 as ``judgegrid label`` starts it,
@@ -67,7 +68,7 @@ import judgegrid  # noqa: E402
 from conftest import matrix_dict  # noqa: E402
 from judgegrid import run_grid  # noqa: E402
 from judgegrid.analyses import RunFacts, label_state_of  # noqa: E402
-from judgegrid.api import SessionAsk, open_label_session  # noqa: E402
+from judgegrid.api import LabelSession, SessionAsk, open_label_session  # noqa: E402
 from judgegrid.core.records import Label  # noqa: E402
 from judgegrid.labels import page  # noqa: E402
 from judgegrid.labels.files import human_labels  # noqa: E402
@@ -174,7 +175,9 @@ def child(
     work = Path(tempfile.mkdtemp(prefix="bench-answer-")) / "run"
     shutil.copytree(run_dir, work)
     ask = SessionAsk(n=answers, batch=batch)
+    start = time.perf_counter()
     session = open_label_session(work, ANNOTATOR, [METRIC], ask)
+    opened = time.perf_counter() - start
     store = RunStore(work / "run.sqlite")
     stored = store.labels_frame()
     frame = human_labels(stored, session.sample_info, session.criteria.values(), skips=True)
@@ -191,6 +194,7 @@ def child(
         "state_s": state_s,
         "line": line,
         "code": judgegrid.__file__,
+        "open_s": opened,
     }
     store.close()
     answer_s = []
@@ -220,7 +224,7 @@ class Served:
     profiler: cProfile.Profile | None
     loop: asyncio.AbstractEventLoop | None = None
 
-    async def serve(self, session: page.LabelSession, port: int) -> tuple[web.AppRunner, int]:
+    async def serve(self, session: LabelSession, port: int) -> tuple[web.AppRunner, int]:
         started = await page.serve(session, port)
         self.loop = asyncio.get_running_loop()
         if self.profiler is not None:
@@ -355,13 +359,17 @@ def report(
             got = Timed.of(found[name, size, labels])
             print(
                 f"{name:>8} {size:>6,} samples {labels:>4} labels: (a) {got.state * 1000:6.1f} ms"
-                f"   (b) {got.answer * 1000:6.1f} ms, p90 {got.late * 1000:6.1f} ms   {got.last}"
+                f"   (b) {got.answer * 1000:6.1f} ms, p90 {got.late * 1000:6.1f} ms, "
+                f"max {max(got.answer_s) * 1000:6.0f} ms   opened in {got.open_s:5.2f} s"
+                f"   {got.last}"
             )
             key = f"{name}, {size} samples, {labels} labels"
             rows += [
                 Row(NAME, f"label state, {key}", round(got.state * 1000, 1), "ms"),
                 Row(NAME, f"answer median, {key}", round(got.answer * 1000, 1), "ms"),
                 Row(NAME, f"answer p90, {key}", round(got.late * 1000, 1), "ms"),
+                Row(NAME, f"answer max, {key}", round(max(got.answer_s) * 1000, 1), "ms"),
+                Row(NAME, f"session opened, {key}", round(got.open_s, 2), "s"),
             ]
         if "baseline" in checkouts:
             rows += compared(
@@ -380,10 +388,12 @@ class Timed:
     line: str
     answer_s: list[float]
     lines: list[str]
+    open_s: float  # the session opened (the queue built), before the page is served
 
     @classmethod
     def of(cls, found: dict[str, object]) -> Timed:
-        return cls(**{k: found[k] for k in ("state_s", "line", "answer_s", "lines")})  # type: ignore[arg-type]
+        keys = ("state_s", "line", "answer_s", "lines", "open_s")
+        return cls(**{k: found[k] for k in keys})  # type: ignore[arg-type]
 
     @property
     def state(self) -> float:
