@@ -142,13 +142,14 @@ def _spread_over_range(table: pd.DataFrame) -> list[str]:
 
     Within a part of the range every sample's priority is divided alike, so the pick is among
     each part's best, its samples kept by priority, then id (``_RangePart``): a step looks at
-    the parts, not at every sample left (a run of 5,000 samples took 6.6 s so, now well under
-    one; the labelling page draws a batch so while its person waits)."""
+    the parts, not at every sample left, which on thousands of samples took seconds (the
+    labelling page builds the queue when it opens and, with ``--batch``, while its person
+    waits for the next batch)."""
     bins = (table["mean"].clip(0, 1) * RANGE_BINS).astype(int).clip(upper=RANGE_BINS - 1)
     members: dict[int, list[tuple[float, str]]] = {}
-    for sid, priority, part in zip(table.index, table["priority"], bins, strict=True):
-        members.setdefault(int(part), []).append((float(priority), sid))
-    parts = {part: _RangePart.of(found) for part, found in members.items()}
+    for sid, priority, at in zip(table.index, table["priority"], bins, strict=True):
+        members.setdefault(int(at), []).append((float(priority), sid))
+    parts = {at: _RangePart.of(found) for at, found in members.items()}
     taken: Counter[int] = Counter()
     order: list[str] = []
     while parts:
