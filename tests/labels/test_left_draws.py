@@ -172,13 +172,32 @@ def test_a_queue_short_of_n_says_why_when_the_page_opens(run_dir, monkeypatch):
         assert result.exit_code == 0, result.output
     held = SAMPLES - 3 - 2
     assert opened[0].startswith(
-        f"labelling: 3 questions (all that is left of --n 8: every other sample the judges "
-        f"scored is answered, skipped or drawn, {SAMPLES - 3} of them by other people; the "
-        f"{held} drawn and not yet answered pass to whoever asks once their person has not "
-        f"labelled for 1 hour) about {run_dir}"
+        f"labelling: 3 questions (all that is left of --n 8: the other {SAMPLES - 3} samples of "
+        f"{METRIC} the judges scored are answered, skipped or drawn, {SAMPLES - 3} of them by "
+        f"other people; the {held} drawn and not yet answered pass to whoever asks once their "
+        f"person has not labelled for 1 hour) about {run_dir}"
     )
     assert opened[1].startswith(f"labelling: 3 questions about {run_dir}")  # bob's 3 again
     assert opened[2].startswith(
         "labelling: 2 questions (all that is left of --n 8: what other people labelled and you "
         "did not) about"
     )
+
+
+def test_a_run_with_fewer_scored_samples_than_n_says_so(run_dir, monkeypatch):
+    """Asked for more than the judges scored, on a run nobody labelled: the page opens on every
+    scored sample and says the judges scored no other (not that others took them)."""
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app, labels
+
+    opened: list[str] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(opening))
+    result = CliRunner().invoke(
+        app, ["label", str(run_dir), "--metric", METRIC, "--annotator", "ann", "--n", "50"]
+    )
+    assert result.exit_code == 0, result.output
+    assert opened == [
+        f"labelling: {SAMPLES} questions (all that is left of --n 50: the judges scored no other "
+        f"sample of {METRIC}) about {run_dir}, as 'ann' (every answer is saved at once)"
+    ]

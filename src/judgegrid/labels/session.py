@@ -110,18 +110,37 @@ class LabelSession:
 
     def fewer_words(self, n: int) -> str:
         """Why a session asked for ``n`` labels has fewer questions, drawn all at once: the
-        pool ran short (a person told "4 questions" after asking for 8 would think the rest
-        were lost). Empty when it has ``n``."""
+        judges scored no more, or the rest are answered, skipped or drawn (a person told "4
+        questions" after asking for 8 would think the rest were lost). Empty when it has ``n``."""
         if len(self.queue) >= n:
             return ""
+        head = f" (all that is left of --n {n}"
         if self.again:
-            return f" (all that is left of --n {n}: what other people labelled and you did not)"
-        what = "pair" if PREFERENCE in self.metrics else "sample"
-        others = f", {self.others} of them by other people" if self.others else ""
+            return f"{head}: what other people labelled and you did not)"
+        if PREFERENCE in self.metrics:  # a pairs run's pairs are its data set's, not scored
+            return f"{head}{self._others_words()})"
+        names = ", ".join(self.metrics)
+        rest = len(self._scored_keys() - {(i.sample_id, i.metric) for i in self.queue})
+        if not rest:
+            return f"{head}: the judges scored no other sample of {names})"
         return (
-            f" (all that is left of --n {n}: every other {what} the judges scored is answered, "
-            f"skipped or drawn{others}{self._held_words()})"
+            f"{head}: the other {rest} sample{'s' if rest != 1 else ''} of {names} the judges "
+            f"scored {'are' if rest != 1 else 'is'} answered, skipped or drawn"
+            f"{self._others_words()})"
         )
+
+    def _scored_keys(self) -> set[tuple[str, str]]:
+        """(sample, metric) of this session's metrics that some judge scored."""
+        if self.scores.empty:
+            return set()
+        scored = self.scores[
+            self.scores["metric"].isin(self.metrics) & (self.scores["status"] == "scored")
+        ]
+        return set(zip(scored["sample_id"], scored["metric"], strict=True))
+
+    def _others_words(self) -> str:
+        """How many of them other people took, and when their unanswered ones pass on."""
+        return f", {self.others} of them by other people{self._held_words()}" if self.others else ""
 
     def nothing_to_ask(self, run_ref: str) -> str:
         """Why the queue is empty and what would give it a question, said by ``judgegrid
