@@ -182,6 +182,18 @@ def test_a_queue_short_of_n_says_why_when_the_page_opens(run_dir, monkeypatch):
         "labelling: 2 questions (all that is left of --n 8: what other people labelled and you "
         "did not) about"
     )
+    # bob's pages were never served, so his draws were never stored: ann's 7 left, 3 new
+    _an_hour_passes(run_dir)
+    result = CliRunner().invoke(
+        app, ["label", str(run_dir), "--metric", METRIC, "--annotator", "cy", "--n", "20"]
+    )
+    assert result.exit_code == 0, result.output
+    assert opened[3] == (
+        f"labelling: 10 questions (all that is left of --n 20: the other 2 samples of {METRIC} "
+        f"the judges scored are answered, skipped or drawn, 2 of them by other people) about "
+        f"{run_dir}, as 'cy' (every answer is saved at once; 7 of them were drawn for people "
+        f"who left them unanswered for an hour)"
+    )
 
 
 def test_a_run_with_fewer_scored_samples_than_n_says_so(run_dir, monkeypatch):

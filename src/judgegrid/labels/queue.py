@@ -117,7 +117,8 @@ def session_over(
         batch=batch,
         metrics=labelled,
         margin=margin,
-        others=len(pool.others(labelled)),
+        # not those it takes over: they are this person's now
+        others=len(pool.others(labelled) - {(d.sample_id, d.metric) for d in draws}),
         held=int(pool.held["metric"].isin(labelled).sum()),
         taken_over=len(released_by(pool, draws)),
         again=again,
