@@ -147,9 +147,7 @@ class LabelSession:
         label`` in place of a page with nothing on it: no judge scored a sample of these
         metrics yet, or this person answered or skipped every one the judges scored."""
         names = ", ".join(self.metrics)
-        mine = self.scores[self.scores["metric"].isin(self.metrics)] if len(self.scores) else None
-        unscored = mine is None or not (mine["status"] == "scored").any()
-        if unscored and PREFERENCE not in self.metrics:
+        if not self._scored_keys() and PREFERENCE not in self.metrics:
             return (
                 f"nothing to label: no judge scored a sample of {names} (its cells were not run "
                 f"yet, or skipped or failed: judgegrid report {run_ref} says which)"
