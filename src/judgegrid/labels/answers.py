@@ -39,26 +39,26 @@ def label_from_request(session: LabelSession, body: Any) -> Label:
 
 def _answer(session: LabelSession, body: Any) -> Label:
     if not isinstance(body, dict):
-        raise _bad("expected a JSON object")
+        raise bad_request("expected a JSON object")
     sample_id, metric = body.get("sample_id"), body.get("metric")
     note = body.get("note", "")
     if not isinstance(note, str) or len(note) > NOTE_CHARS:
-        raise _bad(f"note: expected text of at most {NOTE_CHARS} characters")
+        raise bad_request(f"note: expected text of at most {NOTE_CHARS} characters")
     if reason := note_problem(note):
-        raise _bad(f"note: {reason}")
+        raise bad_request(f"note: {reason}")
     if metric == PREFERENCE:
         item = next((i for i in session.queue if i.sample_id == sample_id), None)
         if item is None or item.members is None:
-            raise _bad(f"unknown pair {sample_id!r}")
+            raise bad_request(f"unknown pair {sample_id!r}")
         value, detail = _preference(item, body)
         return Label(item.sample_id, PREFERENCE, session.annotator, value, note, time.time(),
                      "page", detail, not session.show_judges)  # fmt: skip
     if not isinstance(sample_id, str) or sample_id not in session.samples:
-        raise _bad(f"unknown sample {sample_id!r}")
+        raise bad_request(f"unknown sample {sample_id!r}")
     if not isinstance(metric, str) or (metric not in METRICS and metric not in session.criteria):
-        raise _bad(f"unknown metric {metric!r}")
+        raise bad_request(f"unknown metric {metric!r}")
     if not any(i.sample_id == sample_id and i.metric == metric for i in session.queue):
-        raise _bad(f"sample {sample_id!r} is not in this page's queue for {metric}")
+        raise bad_request(f"sample {sample_id!r} is not in this page's queue for {metric}")
     blind = not session.show_judges
     if metric in session.criteria:
         answer, about = _criterion_value(session, session.criteria[metric], sample_id, body)
@@ -79,7 +79,7 @@ def _preference(item: QueueItem, body: dict[str, Any]) -> tuple[float | None, di
         return None, detail
     choice = body.get("choice")
     if choice not in (0, 1) or isinstance(choice, bool):
-        raise _bad(f"choice: expected 0 (answer 1) or 1 (answer 2), got {choice!r}")
+        raise bad_request(f"choice: expected 0 (answer 1) or 1 (answer 2), got {choice!r}")
     preferred, other = item.members if choice == 0 else item.members[::-1]
     return 1.0, detail | {"preferred": preferred, "other": other}
 
@@ -95,11 +95,13 @@ def _value(sample: Sample, metric: str, body: dict[str, Any]) -> tuple[float | N
             or len(useful) != count
             or any(v not in (0, 1) or isinstance(v, float) for v in useful)
         ):
-            raise _bad(f"useful: expected {count} ticks (0 or 1), one per context in rank order")
+            raise bad_request(
+                f"useful: expected {count} ticks (0 or 1), one per context in rank order"
+            )
         return average_precision(useful), {"useful": useful}
     value = body.get("value")
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise _bad(f"value: expected a number from 0 to 1, got {value!r}")
+        raise bad_request(f"value: expected a number from 0 to 1, got {value!r}")
     return float(value), None
 
 
@@ -114,7 +116,7 @@ def _criterion_value(
         try:
             return pair_answer(spec, session.order(sample_id), body.get("value"))
         except ValueError as exc:
-            raise _bad(str(exc)) from None
+            raise bad_request(str(exc)) from None
     return _criterion_score(spec, body), None
 
 
@@ -122,8 +124,7 @@ def _criterion_score(spec: CriterionSpec, body: dict[str, Any]) -> float:
     value = body.get("value")
     allowed = [c["value"] for c in criterion_choices(spec)]
     if not isinstance(value, int | float) or isinstance(value, bool) or value not in allowed:
-        raise _bad(f"value: expected one of {', '.join(f'{v:g}' for v in allowed)}, got {value!r}")
+        raise bad_request(
+            f"value: expected one of {', '.join(f'{v:g}' for v in allowed)}, got {value!r}"
+        )
     return criterion_label(spec, value)
-
-
-_bad = bad_request

@@ -72,7 +72,7 @@ def add_label_routes(
         only(request, set())
         sample = session.samples.get(request.match_info["sample_id"])
         if sample is None:
-            return _error(404, f"unknown sample {request.match_info['sample_id']!r}")
+            return error(404, f"unknown sample {request.match_info['sample_id']!r}")
         return web.json_response(sample_view(sample))
 
     async def get_pair_member(request: web.Request) -> web.StreamResponse:
@@ -83,7 +83,7 @@ def add_label_routes(
         member = whole_number(request.match_info["member"], "member", low=0)
         view = pair_member_view(session, position, member)
         if view is None:
-            return _error(404, "no such pair answer")
+            return error(404, "no such pair answer")
         return web.json_response(view)
 
     async def post_label(request: web.Request) -> web.StreamResponse:
@@ -93,7 +93,7 @@ def add_label_routes(
         try:  # one writer at a time: a `report` or `labels import` may hold the run
             lock = await _run_lock(session.database.parent)
         except RunLockedError as exc:
-            return _error(409, f"{exc.problems[0].message}; your label was not saved, try again")
+            return error(409, f"{exc.problems[0].message}; your label was not saved, try again")
         with lock:
             store.write_labels([label])  # committed before the reply
             grown = next_batch(session, store, label.metric)  # stored before it is shown
@@ -129,9 +129,6 @@ async def _run_lock(run_dir: Path) -> RunLock:
 
 async def _close(store: RunStore) -> None:
     store.close()
-
-
-_error = error
 
 
 async def serve(session: LabelSession, port: int = 0) -> tuple[web.AppRunner, int]:
