@@ -137,10 +137,10 @@ def binding_tests(answers: np.ndarray, standing: Standing) -> LeaderTests | None
     apart = [differ(answers, standing.leader, rival) for rival in standing.open_rivals]
     kept = [k for k, where in enumerate(apart) if where.any()]
     gaps = tuple(standing.gaps[k] for k in kept) if len(standing.gaps) == len(apart) else ()
-    read = [*gaps, *([] if standing.clear_of_chance else [standing.chance_gap])]
+    chance_gap = None if standing.clear_of_chance else standing.chance_gap
+    read = [*gaps, *([] if standing.clear_of_chance else [chance_gap])]
     if not kept or len(gaps) != len(kept) or not all(g is not None and g > 0 for g in read):
         return None
-    chance_gap = None if standing.clear_of_chance else standing.chance_gap
     matrix = np.column_stack([apart[k] for k in kept])
     return LeaderTests(matrix, gaps, chance_gap, standing.chance, standing.margin)
 
