@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from judgegrid.core.errors import MatrixError
-from judgegrid.core.options import parse_duration
+from judgegrid.core.options import duration_words, parse_duration
 from judgegrid.inputs.matrix import inspect_matrix, load_matrix, parse_matrix
 from judgegrid.run.preflight import credential_problems
 
@@ -63,7 +63,8 @@ metrics: [faithfulness]
 
 
 @pytest.mark.parametrize(
-    ("text", "seconds"), [("2000ms", 2.0), ("2s", 2.0), ("1m", 60.0), (3, 3.0), ("0.5", 0.5)]
+    ("text", "seconds"),
+    [("2000ms", 2.0), ("2s", 2.0), ("1m", 60.0), ("1.5h", 5400.0), (3, 3.0), ("0.5", 0.5)],
 )
 def test_durations(text, seconds):
     assert parse_duration(text) == seconds
@@ -254,3 +255,17 @@ def test_a_matrix_with_nothing_to_score_is_refused():
     _, problems = inspect_matrix("judges: [{id: scripted/judge-a}]\n")
     assert [p.where for p in problems] == ["metrics"]
     assert "criteria:" in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [
+        (3600, "an hour"),
+        (1200, "20 minutes"),
+        (9000, "2.5 hours"),
+        (60, "1 minute"),
+        (30, "30 seconds"),
+    ],
+)
+def test_durations_in_words(seconds, words):
+    assert duration_words(seconds) == words

@@ -27,11 +27,11 @@ METRIC, SAMPLES = shared.METRIC, shared.SAMPLES
 DRAW_KEYS = ["metric", "annotator", "draw", "sample_id", "probability", "population", "bounds"]
 
 
-def _an_hour_passes(run_dir: Path) -> None:
-    """Every stored draw and label made an hour and a minute earlier than it was."""
+def _an_hour_passes(run_dir: Path, seconds: float = HELD_S + 60) -> None:
+    """Every stored draw and label made an hour and a minute (``seconds``) earlier than it was."""
     with sqlite3.connect(run_dir / "run.sqlite") as db:
-        db.execute("UPDATE label_draws SET drawn_at = drawn_at - ?", (HELD_S + 60,))
-        db.execute("UPDATE labels SET labelled_at = labelled_at - ?", (HELD_S + 60,))
+        db.execute("UPDATE label_draws SET drawn_at = drawn_at - ?", (seconds,))
+        db.execute("UPDATE labels SET labelled_at = labelled_at - ?", (seconds,))
 
 
 def _draws_of(run_dir: Path, person: str) -> pd.DataFrame:
@@ -175,7 +175,7 @@ def test_a_queue_short_of_n_says_why_when_the_page_opens(run_dir, monkeypatch):
         f"labelling: 3 questions (all that is left of --n 8: the other {SAMPLES - 3} samples of "
         f"{METRIC} the judges scored are answered, skipped or drawn, {SAMPLES - 3} of them by "
         f"other people; the {held} drawn and not yet answered pass to whoever asks once their "
-        f"person has not labelled for 1 hour) about {run_dir}"
+        f"person has not labelled for an hour) about {run_dir}"
     )
     assert opened[1].startswith(f"labelling: 3 questions about {run_dir}")  # bob's 3 again
     assert opened[2].startswith(
@@ -213,3 +213,58 @@ def test_a_run_with_fewer_scored_samples_than_n_says_so(run_dir, monkeypatch):
         f"labelling: {SAMPLES} questions (all that is left of --n 50: the judges scored no other "
         f"sample of {METRIC}) about {run_dir}, as 'ann' (every answer is saved at once)"
     ]
+
+
+def test_left_after_passes_draws_on_sooner_and_the_page_stores_the_take_over(run_dir):
+    """``--left-after 10m``: ann's draws, 11 minutes unanswered, pass to cy, whose page stores
+    the take-over (the store's check reads the same hold: under the hour's, ann would still
+    hold them and the page would refuse); bob, asking with the hour, leaves them to her."""
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=4))
+    shared._answer(ann, 1)
+    held = list(_draws_of(run_dir, "ann")["sample_id"][1:])
+    _an_hour_passes(run_dir, 11 * 60)
+    bob = open_session(run_dir, "bob", [METRIC], SessionAsk(n=3))
+    assert not {i.sample_id for i in bob.queue} & set(held) and bob.held == 3
+    cy = open_session(run_dir, "cy", [METRIC], SessionAsk(n=3, left_after=600))
+    assert [i.sample_id for i in cy.queue] == held and cy.taken_over == 3
+    shared._answer(cy, 0)  # the page stores the draws it took over
+    assert list(_draws_of(run_dir, "cy")["sample_id"]) == held
+    assert len(_draws_of(run_dir, "ann")) == 1
+
+
+def test_judgegrid_label_says_the_hold_it_was_given(run_dir, monkeypatch):
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app, labels
+
+    ann = open_session(run_dir, "ann", [METRIC], SessionAsk(n=4))
+    shared._answer(ann, 1)
+    _an_hour_passes(run_dir, 25 * 60)
+    opened: list[str] = []
+    monkeypatch.setattr(labels, "serve_app", lambda session, port, opening: opened.append(opening))
+    command = ["label", str(run_dir), "--metric", METRIC, "--annotator", "cy", "--n", "2"]
+    result = CliRunner().invoke(app, [*command, "--left-after", "20m"])
+    assert result.exit_code == 0, result.output
+    assert opened[0].endswith(
+        "; 2 of them were drawn for people who left them unanswered for 20 minutes)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("soon", "expected a duration such as 20m or 2h, got 'soon'"),
+        ("10s", "expected at least 1 minute, got 10 seconds"),
+        ("0", "expected at least 1 minute, got 0 seconds"),
+    ],
+)
+def test_a_left_after_that_is_no_hold_is_refused_by_name(run_dir, given, said):
+    from typer.testing import CliRunner
+
+    from judgegrid.cli import app
+
+    result = CliRunner().invoke(
+        app, ["label", str(run_dir), "--annotator", "cy", "--left-after", given]
+    )
+    assert result.exit_code == 2
+    assert "--left-after" in result.output and said in result.output

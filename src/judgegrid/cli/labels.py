@@ -17,7 +17,8 @@ from judgegrid.cli.common import (
     login_name,
     serve_app,
 )
-from judgegrid.core.errors import InputError
+from judgegrid.core.errors import InputError, OptionError, Problem
+from judgegrid.core.options import duration_words, parse_duration
 
 
 def label(
@@ -77,6 +78,16 @@ def label(
         ),
     ] = False,
     margin: MarginOption = None,
+    left_after: Annotated[
+        str,
+        typer.Option(
+            "--left-after",
+            help="How long another person's draws not yet answered stay theirs once they have "
+            "neither drawn nor labelled (e.g. 20m, 2h; at least 1m): then they are left, and "
+            "your queue asks them before any new draw. Shorten it when people label side by "
+            "side and one has gone home.",
+        ),
+    ] = "1h",
 ) -> None:
     """Label the samples that separate the judges, in a page served on 127.0.0.1; each answer
     is saved in the run's database at once. Ctrl-C stops the server."""
@@ -85,7 +96,7 @@ def label(
             run_dir,
             login_name() if annotator is None else annotator,
             metric,
-            api.SessionAsk(n, show_judges, batch, again, margin),
+            api.SessionAsk(n, show_judges, batch, again, margin, _seconds(left_after)),
         )
     except InputError as exc:
         fail(exc)
@@ -101,20 +112,30 @@ def label(
         questions += labels.fewer_words(n)
     opening = (
         f"labelling: {questions} about {labels.run_dir}, as {labels.annotator!r} (every "
-        f"answer is saved at once{_taken_over_words(labels.taken_over)})"
+        f"answer is saved at once{_taken_over_words(labels.taken_over, labels.left_after)})"
     )
     serve_app(session, port, opening)
     typer.echo(f"\nstopped; every answer is saved in {run_dir}/run.sqlite")
     typer.echo(f"see validity against them:  judgegrid report {run_dir}")
 
 
-def _taken_over_words(count: int) -> str:
-    """The questions drawn for someone else, who left them unanswered for an hour."""
+def _seconds(left_after: str) -> float:
+    """``--left-after`` in seconds, or an OptionError naming it."""
+    try:
+        return parse_duration(left_after)
+    except ValueError:
+        message = f"expected a duration such as 20m or 2h, got {left_after!r}"
+        raise OptionError("--left-after", [Problem("", message)]) from None
+
+
+def _taken_over_words(count: int, held: float) -> str:
+    """The questions drawn for someone else, who left them unanswered for ``held`` seconds."""
     if not count:
         return ""
+    hold = duration_words(held)
     if count == 1:
-        return "; 1 of them was drawn for a person who left it unanswered for an hour"
-    return f"; {count} of them were drawn for people who left them unanswered for an hour"
+        return f"; 1 of them was drawn for a person who left it unanswered for {hold}"
+    return f"; {count} of them were drawn for people who left them unanswered for {hold}"
 
 
 labels_app = typer.Typer(

@@ -37,11 +37,11 @@ from judgegrid.core.values import Distinct, Number, Whole
 JUDGE_TIMEOUT_S = 120.0
 EMBEDDING_TIMEOUT_S = 60.0
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 
 
 def parse_duration(value: Any) -> float:
-    """Seconds from a number (seconds) or a string such as ``2000ms``, ``2s`` or ``1m``."""
+    """Seconds from a number (seconds) or a string such as ``2000ms``, ``2s``, ``1m`` or ``1h``."""
     if isinstance(value, bool):
         raise ValueError("expected a duration such as 2s or 2000ms")
     if isinstance(value, int | float):
@@ -50,7 +50,17 @@ def parse_duration(value: Any) -> float:
     if not match:
         raise ValueError("expected a duration such as 2s or 2000ms")
     number, unit = float(match.group(1)), match.group(2) or "s"
-    return number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+    return number * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[unit]
+
+
+def duration_words(seconds: float) -> str:
+    """A duration as a person reads it: ``an hour``, ``20 minutes``, ``2.5 hours``."""
+    if seconds == 3600:
+        return "an hour"
+    units = (("hour", 3600.0), ("minute", 60.0))
+    unit, size = next(((u, n) for u, n in units if seconds >= n), ("second", 1.0))
+    count = seconds / size
+    return f"{count:g} {unit}{'s' if count != 1 else ''}"
 
 
 Duration = Annotated[Number, BeforeValidator(parse_duration), Field(ge=0)]

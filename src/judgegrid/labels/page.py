@@ -61,7 +61,7 @@ def add_label_routes(
     """The labelling page (its index at ``at``) and its API, added to a loopback app: its own,
     or ``judgegrid view``'s, where it is one page of several. The session's new draws are
     stored first, before the page can show any."""
-    record_draws(store, session.unrecorded, time.time())
+    record_draws(store, session.unrecorded, time.time(), session.left_after)
     session.unrecorded = []
 
     async def get_state(request: web.Request) -> web.StreamResponse:

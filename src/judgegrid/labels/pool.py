@@ -31,8 +31,11 @@ from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import RunStore
 
 # how long a person's unanswered draws stay theirs after they last drew or labelled: an hour
-# covers a pause, not a session left for good
+# covers a pause, not a session left for good (``judgegrid label --left-after``)
 HELD_S = 3600.0
+# the shortest hold an asker may set: under it, a person reading a sample would lose it to
+# whoever opened a page meanwhile
+MIN_HELD_S = 60.0
 
 Key = tuple[str, str]  # (sample, metric)
 
@@ -150,9 +153,12 @@ class Pool:
         return {pair for pair in self.taken if pair[1] in metrics} - self.done - drawn
 
 
-def pool_of(draws: pd.DataFrame, labels: pd.DataFrame, annotator: str, now: float) -> Pool:
-    """``annotator``'s pool from the run's stored ``draws`` and ``labels`` as read at ``now``."""
-    held, left = waiting_draws(draws[draws["annotator"] != annotator], labels, now)
+def pool_of(
+    draws: pd.DataFrame, labels: pd.DataFrame, annotator: str, now: float, held: float = HELD_S
+) -> Pool:
+    """``annotator``'s pool from the run's stored ``draws`` and ``labels`` as read at ``now``,
+    others' draws left once their person has been away ``held`` seconds (``left_draws``)."""
+    held_draws, left = waiting_draws(draws[draws["annotator"] != annotator], labels, now, held)
     return Pool(
         annotator,
         frozenset(answered_in(labels, annotator)),
@@ -160,7 +166,7 @@ def pool_of(draws: pd.DataFrame, labels: pd.DataFrame, annotator: str, now: floa
         frozenset(taken_by_anyone(draws, labels)),
         left,
         now,
-        held,
+        held_draws,
     )
 
 
@@ -224,21 +230,22 @@ def _taken_over(row: Mapping[Hashable, Any], pool: Pool, number: int) -> LabelDr
     )
 
 
-def record_draws(store: RunStore, draws: list[LabelDraw], now: float) -> None:
+def record_draws(store: RunStore, draws: list[LabelDraw], now: float, held: float = HELD_S) -> None:
     """Store a session's new draws, before any is shown, through the store the server already
     holds (a second writer beside it would only contend with it), under the run's lock: a
     report or an import holding it is named in the error. A draw of a sample another person
     left unanswered takes it over: theirs is deleted in the same transaction. Another person's
     session, opened at the same moment, may have stored draws of the same samples since these
     were drawn, or the person who left a draw may be back: then none is stored and a
-    RunDirError says to start again (the pool is one for everyone, ``taken_by_anyone``)."""
+    RunDirError says to start again (the pool is one for everyone, ``taken_by_anyone``).
+    ``held``: the session's hold (``pool_of``), so that what it took over is still left."""
     if not draws:
         return
     annotator = draws[0].annotator
     wanted = {(d.sample_id, d.metric) for d in draws}
     with lock_run(store.path.parent):
         every, labels = store.draws_frame(), store.labels_frame()
-        fresh = pool_of(every, labels, annotator, now)
+        fresh = pool_of(every, labels, annotator, now, held)
         others = every[every["annotator"] != annotator]
         theirs = labels[labels["annotator"] != annotator]
         left = set(sample_keys(fresh.left))

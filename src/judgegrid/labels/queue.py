@@ -85,7 +85,7 @@ def session_over(
     every_draw = store.draws_frame()
     info = stored_sample_info(store)
     labels = store.labels_frame()
-    pool = pool_of(every_draw, labels, person, time.time())
+    pool = pool_of(every_draw, labels, person, time.time(), ask.left_after)
     if again and pairs:
         message = (
             "a pairs run's preferences are each person's own (the pairs rung scores each one "
@@ -122,6 +122,7 @@ def session_over(
         held=int(pool.held["metric"].isin(labelled).sum()),
         taken_over=len(released_by(pool, draws)),
         again=again,
+        left_after=ask.left_after,
     )
     if show_judges:
         for item in queue:
@@ -321,7 +322,7 @@ def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
         session.scores, labels, session.criteria, session.sample_info, every, session.margin
     )
     size = min(session.batch, session.limit - len(session.queue))
-    pool = pool_of(every, labels, session.annotator, time.time())
+    pool = pool_of(every, labels, session.annotator, time.time(), session.left_after)
     found = metric_queue(session.scores, metric, pool, None, size, adapt)
     draws = [draw for _, behind in found for draw in behind]
     store.write_draws(draws, released_by(pool, draws))

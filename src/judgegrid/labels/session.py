@@ -17,6 +17,7 @@ import pandas as pd
 
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import OptionError, Problem
+from judgegrid.core.options import duration_words
 from judgegrid.core.pairwise import Order
 from judgegrid.core.records import PREFERENCE, LabelDraw
 from judgegrid.core.run_options import check_margin
@@ -24,7 +25,7 @@ from judgegrid.core.sample import Sample
 from judgegrid.inputs.pairwise import DEFAULT_SEED
 from judgegrid.labels.files import check_annotator_option
 from judgegrid.labels.pairwise import shown_order
-from judgegrid.labels.pool import HELD_S
+from judgegrid.labels.pool import HELD_S, MIN_HELD_S
 from judgegrid.store.run_db import DB_NAME
 
 
@@ -82,6 +83,9 @@ class LabelSession:
     taken_over: int = 0
     # ``--again``: the queue asks what other people labelled, undrawn (``again_queue``)
     again: bool = False
+    # how long another person's unanswered draws stay theirs before this session may take them
+    # over (``--left-after``, ``labels.pool``)
+    left_after: float = HELD_S
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""
@@ -100,12 +104,12 @@ class LabelSession:
         if not self.held:
             return ""
         drawn = f"{self.held} drawn and not yet answered"
-        hours = f"{HELD_S / 3600:g} hour{'s' if HELD_S != 3600 else ''}"
+        hold = duration_words(self.left_after)
         return (
-            f"; the {drawn} pass to whoever asks once their person has not labelled for {hours}"
+            f"; the {drawn} pass to whoever asks once their person has not labelled for {hold}"
             if self.held != 1
             else f"; the 1 drawn and not yet answered passes to whoever asks once its person has "
-            f"not labelled for {hours}"
+            f"not labelled for {hold}"
         )
 
     def fewer_words(self, n: int) -> str:
@@ -187,13 +191,16 @@ class SessionAsk:
     preference or a pairwise criterion is drawn all at once regardless); or what other people
     labelled, asked ``again`` and undrawn (``--again``, ``again_queue``); the state line's
     rule and the queue's design under ``margin`` (``--margin``; None: the matrix's ``decision:
-    {margin}``), so that the page and ``report --margin`` given the same one agree."""
+    {margin}``), so that the page and ``report --margin`` given the same one agree; and how long
+    another person's unanswered draws stay theirs before this session takes them over, in
+    seconds (``--left-after``, ``labels.pool``)."""
 
     n: int = 20
     show_judges: bool = False
     batch: int | None = None
     again: bool = False
     margin: float | None = None
+    left_after: float = HELD_S
 
     def check(self, annotator: str) -> None:
         """The options' own errors (and ``annotator``'s), raised before the run is looked at."""
@@ -207,6 +214,13 @@ class SessionAsk:
         if self.batch is not None and self.batch < 1:
             problem = Problem("", f"expected a whole number ≥ 1, got {self.batch}")
             raise OptionError("--batch", [problem])
+        if not self.left_after >= MIN_HELD_S:  # NaN too
+            least, got = duration_words(MIN_HELD_S), duration_words(self.left_after)
+            message = (
+                f"expected at least {least}, got {got}: a person reading a sample would lose it "
+                "to whoever opened a page meanwhile"
+            )
+            raise OptionError("--left-after", [Problem("", message)])
         if self.again and self.batch is not None:
             message = "draws nothing (it asks what other people labelled): --batch has no draw"
             raise OptionError("--again", [Problem("", message + " to pace")])
