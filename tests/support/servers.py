@@ -116,6 +116,14 @@ class LabelServer(LoopbackServer):
         )
 
 
+@contextlib.contextmanager
+def serving(session: Any) -> Iterator[LoopbackServer]:
+    """The app of ``session`` (``judgegrid view``'s, or a page of its) on a free port, in a
+    thread of its own, until the block ends."""
+    with in_thread(serve, session) as (runner, port):
+        yield LoopbackServer(session, port, runner)
+
+
 @dataclass(frozen=True)
 class Viewed:
     """What the viewer answered about a run: its samples page for one metric, the first
@@ -130,9 +138,7 @@ def view_of_run(run_dir: Any, metric: str) -> Viewed:
     """``judgegrid view`` opened on ``run_dir`` (an imported run, say) and asked what its page
     asks first: the samples of ``metric``, the first one's detail, the decision; each must
     answer 200."""
-    session = open_view(run_dir, "ann")
-    with in_thread(serve, session) as (runner, port):
-        server = LoopbackServer(session, port, runner)
+    with serving(open_view(run_dir, "ann")) as server:
         status, samples = server.get(f"/api/view/samples?metric={metric}&sort=id")
         assert status == 200, samples
         first = samples["rows"][0]["id"]

@@ -9,7 +9,6 @@ view's SQL."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 from collections import Counter, defaultdict
@@ -22,8 +21,8 @@ import pytest
 
 from judgegrid import load_run
 from judgegrid.store.run_db import RunStore
-from judgegrid.view.app import ViewSession, criterion_judges, open_view, serve
-from support.servers import LoopbackServer, in_thread
+from judgegrid.view.app import criterion_judges, open_view
+from support.servers import LoopbackServer, serving
 from support.view_runs import CRITERIA_SAMPLES, HELPFUL_P, WORDINGS, make_criteria_view_run
 
 A_DEFINITION, A_WORDING_2 = "a||0|3", "a||0|3|2"  # judge a's polite cells: strictness 3
@@ -39,12 +38,6 @@ def run_dir(base_run, tmp_path) -> Path:
     target = tmp_path / "run"
     shutil.copytree(base_run, target)
     return target
-
-
-@contextlib.contextmanager
-def serving(session: ViewSession) -> Iterator[LoopbackServer]:
-    with in_thread(serve, session) as (runner, port):
-        yield LoopbackServer(session, port, runner)
 
 
 @pytest.fixture

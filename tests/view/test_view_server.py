@@ -5,7 +5,6 @@ extended to the view's endpoints): each a 4xx that says why, and nothing written
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import json
 import shutil
@@ -20,9 +19,9 @@ import pytest
 from judgegrid.api import rebuild_report
 from judgegrid.labels.session import SessionAsk
 from judgegrid.store.run_db import RunStore
-from judgegrid.view.app import ViewSession, open_label_view, open_view, serve
+from judgegrid.view.app import open_label_view, open_view
 from judgegrid.view.queries import Filters
-from support.servers import LoopbackServer, in_thread
+from support.servers import LoopbackServer, serving
 from support.view_runs import DISPUTED, EXTRA, make_view_run
 
 
@@ -36,13 +35,6 @@ def run_dir(base_run, tmp_path) -> Path:
     target = tmp_path / "run"
     shutil.copytree(base_run, target)
     return target
-
-
-@contextlib.contextmanager
-def serving(session: ViewSession) -> Iterator[LoopbackServer]:
-    """The app of ``session`` on a free port, in a thread of its own, until the block ends."""
-    with in_thread(serve, session) as (runner, port):
-        yield LoopbackServer(session, port, runner)
 
 
 @pytest.fixture
