@@ -82,6 +82,7 @@ def label(
         str,
         typer.Option(
             "--left-after",
+            metavar="DURATION",
             help="How long another person's draws not yet answered stay theirs once they have "
             "neither drawn nor labelled (e.g. 20m, 2h; at least 1m): then they are left, and "
             "your queue asks them before any new draw. Shorten it when people label side by "
