@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from judgegrid.analyses.bundle import (
         TABLE_NAMES,
         Analysis,
+        LabelRun,
         RunFacts,
         RunOverview,
         RunScores,
@@ -155,6 +156,7 @@ _HOMES = {
         "RunScores",
         "UnknownTable",
         "ValidityInputs",
+        "LabelRun",
         "adaptive_design_of",
         "analyse",
         "consistency_tables",
@@ -277,6 +279,7 @@ __all__ = [
     "Estimate",
     "Kinds",
     "LabelDesign",
+    "LabelRun",
     "LabelState",
     "MeanInterval",
     "Outcome",

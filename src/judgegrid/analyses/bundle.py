@@ -33,12 +33,13 @@ from judgegrid.analyses.decision.adaptive import Standing, adaptive_probability,
 from judgegrid.analyses.decision.kinds import QueueDesign, kinds_of
 from judgegrid.analyses.decision.label_state import (
     LabelState,
-    pass_fail,
+    ScoredOnce,
     state_of,
     uncompared_counts,
 )
 from judgegrid.analyses.decision.ladder import CardSources
 from judgegrid.analyses.decision.sampling import LabelDesign
+from judgegrid.analyses.decision.selection import label_queue
 from judgegrid.analyses.frames import juries, label_weights
 from judgegrid.analyses.frames.criteria import Criteria, definition_rows, with_criteria
 from judgegrid.analyses.frames.keys import with_category_keys, with_text_keys
@@ -506,36 +507,9 @@ def label_state_of(
     people_pairs: pd.DataFrame | None = None,
 ) -> LabelState | None:
     """One metric's labelling state as the card gives it (``decision.label_state``), for the
-    labelling page, which has only this metric's labels to show: the card's right/wrong of
-    this metric alone (a criterion's, a pairwise criterion's, a built-in metric's, or people's
-    preferences, ``people_pairs``, on a pairs run)."""
-    run = run_scores(scores, facts)
-    labelled = answers[answers["value"].notna()]
-    _, criterion_labels = split_labels(labelled, run.criteria)
-    spec = run.criteria.get(metric)
-    right: Mapping[str, criterion_validity.PeopleRight] = {}
-    if spec is not None and spec.type == "pairwise":
-        _, right = pairwise_tables.pairwise_run_tables(
-            run.every_row, criterion_labels, {metric: spec}, facts.sample_info
-        )
-    elif spec is not None:
-        mine = {metric: spec}
-        outcomes = criterion_validity.outcome_table(run.called, criterion_labels, mine)
-        right = criterion_validity.people_right(outcomes)
-    pairs = preference_pairs(facts.sample_info)
-    if people_pairs is not None and not people_pairs.empty:
-        pairs = pd.concat([pairs, people_pairs], ignore_index=True)
-    sources = CardSources(
-        scores=run.scores,
-        ranking=pd.DataFrame(),
-        pairs=pairs,
-        scales=run.scales,
-        people_right=right,
-        draws=draws,
-        answers=answers,
-        margin=facts.margin,
-    )
-    return state_of(metric, sources)
+    labelling page, which has only this metric's labels to show (``LabelRun.state``, where it
+    is said; a caller asking again over the same scores keeps a ``LabelRun``)."""
+    return LabelRun.of(scores, facts).state(metric, answers, draws, people_pairs)
 
 
 def adaptive_design_of(
@@ -547,24 +521,101 @@ def adaptive_design_of(
     base: LabelDesign,
 ) -> QueueDesign | None:
     """The labelling queue's design for the next draws of a built-in metric
-    (``decision.adaptive``: ``base``, the fixed design, until the rule has a leader; then
-    focused where the leader and its open rivals pass or fail differently), with the samples'
-    kinds (``decision.kinds``: stratum and the judges' pass or fail, all the design reads).
-    None for a criterion, a preference or a metric fewer than two judges rated: the fixed
-    design serves them (``kinds.fixed_queue``)."""
-    run = run_scores(scores, facts)
-    if metric in run.criteria or metric == PREFERENCE:
-        return None
-    judged = pass_fail(run.scores, metric, run.scales.threshold(metric))
-    if judged.shape[1] < 2:
-        return None
-    found = label_state_of(metric, scores, answers, draws, facts)
-    judges = found.judges if found is not None else tuple(map(str, judged.columns))
-    table = judged.reindex(index=list(base.samples), columns=list(judges)).to_numpy(float)
-    standing = standing_of(found.verdict, judges) if found is not None else Standing(None)
-    probability = adaptive_probability(base.probability, table, standing)
-    design = replace(base, probability=probability)
-    return QueueDesign(design, kinds_of(base.stratum, table), judges)
+    (``LabelRun.adaptive_design``, where it is said)."""
+    return LabelRun.of(scores, facts).adaptive_design(metric, answers, draws, base)
+
+
+@dataclass(frozen=True)
+class LabelRun:
+    """A run's scores as the labelling page's state line and adaptive queue read them, made
+    once: the scores read as the analyses read them (``run_scores``), the data set's
+    preference pairs, and per metric what its state reads of the scores alone
+    (``ScoredOnce``). The page asks after every answer, and none of these changes while it
+    serves (its session's scores and facts are fixed when it opens): made again each time,
+    they were most of the wait between two answers on a run of thousands of samples. Labels
+    and draws, which do change, are read afresh by every call."""
+
+    run: RunScores
+    facts: RunFacts
+    pairs: pd.DataFrame  # the data set's preference pairs (``preference_pairs``)
+    once: ScoredOnce  # over ``run.scores``
+    _queues: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, scores: pd.DataFrame, facts: RunFacts) -> LabelRun:
+        run = run_scores(scores, facts)
+        return cls(run, facts, preference_pairs(facts.sample_info), ScoredOnce(run.scores))
+
+    def state(
+        self,
+        metric: str,
+        answers: pd.DataFrame,
+        draws: pd.DataFrame,
+        people_pairs: pd.DataFrame | None = None,
+    ) -> LabelState | None:
+        """One metric's labelling state as the card gives it (``decision.label_state``), for
+        the labelling page, which has only this metric's labels to show: the card's
+        right/wrong of this metric alone (a criterion's, a pairwise criterion's, a built-in
+        metric's, or people's preferences, ``people_pairs``, on a pairs run)."""
+        run, facts = self.run, self.facts
+        labelled = answers[answers["value"].notna()]
+        _, criterion_labels = split_labels(labelled, run.criteria)
+        spec = run.criteria.get(metric)
+        right: Mapping[str, criterion_validity.PeopleRight] = {}
+        if spec is not None and spec.type == "pairwise":
+            _, right = pairwise_tables.pairwise_run_tables(
+                run.every_row, criterion_labels, {metric: spec}, facts.sample_info
+            )
+        elif spec is not None:
+            mine = {metric: spec}
+            outcomes = criterion_validity.outcome_table(run.called, criterion_labels, mine)
+            right = criterion_validity.people_right(outcomes)
+        pairs = self.pairs
+        if people_pairs is not None and not people_pairs.empty:
+            pairs = pd.concat([pairs, people_pairs], ignore_index=True)
+        sources = CardSources(
+            scores=run.scores,
+            ranking=pd.DataFrame(),
+            pairs=pairs,
+            scales=run.scales,
+            people_right=right,
+            draws=draws,
+            answers=answers,
+            margin=facts.margin,
+        )
+        return state_of(metric, sources, self.once)
+
+    def queue_table(self, metric: str) -> pd.DataFrame:
+        """The labelling queue's table of ``metric`` over every sample the judges scored
+        (``decision.label_queue``: priority and reasons), made once a metric: a page drawing
+        ``--batch`` at a time draws each batch from it (a value shared: read it, never change
+        it)."""
+        if metric not in self._queues:
+            self._queues[metric] = label_queue(self.run.every_row, metric)
+        return self._queues[metric]
+
+    def adaptive_design(
+        self, metric: str, answers: pd.DataFrame, draws: pd.DataFrame, base: LabelDesign
+    ) -> QueueDesign | None:
+        """The labelling queue's design for the next draws of a built-in metric
+        (``decision.adaptive``: ``base``, the fixed design, until the rule has a leader; then
+        focused where the leader and its open rivals pass or fail differently), with the
+        samples' kinds (``decision.kinds``: stratum and the judges' pass or fail, all the
+        design reads). None for a criterion, a preference or a metric fewer than two judges
+        rated: the fixed design serves them (``kinds.fixed_queue``)."""
+        run = self.run
+        if metric in run.criteria or metric == PREFERENCE:
+            return None
+        judged = self.once.judged(metric, run.scales.threshold(metric))
+        if judged.shape[1] < 2:
+            return None
+        found = self.state(metric, answers, draws)
+        judges = found.judges if found is not None else tuple(map(str, judged.columns))
+        table = judged.reindex(index=list(base.samples), columns=list(judges)).to_numpy(float)
+        standing = standing_of(found.verdict, judges) if found is not None else Standing(None)
+        probability = adaptive_probability(base.probability, table, standing)
+        design = replace(base, probability=probability)
+        return QueueDesign(design, kinds_of(base.stratum, table), judges)
 
 
 def _uncompared(facts: RunFacts, run: RunScores, answers: pd.DataFrame) -> Mapping[str, int | None]:

@@ -37,7 +37,7 @@ the judges compared is labelled, as the labelling page does.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -139,20 +139,25 @@ def _chosen_words(chosen: int) -> str:
 
 
 def threshold_right(
-    scores: pd.DataFrame, labels: pd.DataFrame, metric: str, threshold: float
+    scores: pd.DataFrame,
+    labels: pd.DataFrame,
+    metric: str,
+    threshold: float,
+    once: ScoredOnce | None = None,
 ) -> PeopleRight | None:
     """A built-in metric's draws as the rule reads them: per labelled sample and judge, right
     when the judge's rating (the mean of its scored repeats, pooled as the user chooses) and
     the people's mean label fall on the same side of ``threshold`` (the accuracy of
     ``validity.people``); NaN where the judge has no rating (a sample no judge rated, as one
     the metric skips for lacking a field, takes no part). Chance: the no-information rate
-    of the people's pass/fail. None without a label of ``metric`` on the 0-1 scale."""
+    of the people's pass/fail. None without a label of ``metric`` on the 0-1 scale.
+    ``once``: what is read of ``scores`` alone, if already made (``ScoredOnce``)."""
     labels = labels[labels["metric"] == metric]
     if labels.empty or not labels["value"].dropna().between(0, 1).all():
         return None  # no label, or a criterion's levels: not a built-in metric's 0-1 scale
     means = mean_labels(labels)
     human = means[means["metric"] == metric].set_index("sample_id")["label"]
-    judged = pass_fail(scores, metric, threshold)
+    judged = (once or ScoredOnce(scores)).judged(metric, threshold)
     if human.empty or judged.empty:
         return None
     judged = judged.reindex(human.index).dropna(how="all")  # a sample no judge rated: no part
@@ -180,6 +185,41 @@ def pass_fail(scores: pd.DataFrame, metric: str, threshold: float) -> pd.DataFra
     judged = (wide >= threshold).astype(float).where(wide.notna())
     judged.columns = [str(c) for c in judged.columns]
     return judged
+
+
+@dataclass
+class ScoredOnce:
+    """What a metric's state reads of the run's scores alone, made once a metric and kept: the
+    judges' pass/fail (``pass_fail``), the queue's design (``queue_design``) and the samples
+    the judges scored. The labelling page asks for the state after every answer, and the
+    scores do not change while it serves: made again each time, these were most of the wait
+    on a run of thousands of samples. The caller keeps ``scores`` as they were (a value read
+    from the memo is shared: read it, never change it)."""
+
+    scores: pd.DataFrame
+    _judged: dict[tuple[str, float], pd.DataFrame] = field(default_factory=dict, repr=False)
+    _designs: dict[str, LabelDesign | None] = field(default_factory=dict, repr=False)
+    _scored: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def judged(self, metric: str, threshold: float) -> pd.DataFrame:
+        """``pass_fail`` of the scores."""
+        key = (metric, threshold)
+        if key not in self._judged:
+            self._judged[key] = pass_fail(self.scores, metric, threshold)
+        return self._judged[key]
+
+    def design(self, metric: str) -> LabelDesign | None:
+        """``queue_design`` of the scores."""
+        if metric not in self._designs:
+            self._designs[metric] = queue_design(self.scores, metric)
+        return self._designs[metric]
+
+    def scored(self, metric: str) -> int:
+        """How many samples of ``metric`` are in the scores."""
+        if metric not in self._scored:
+            mine = self.scores.loc[self.scores["metric"] == metric, "sample_id"]
+            self._scored[metric] = int(mine.nunique())
+        return self._scored[metric]
 
 
 @dataclass(frozen=True)
@@ -419,13 +459,14 @@ def right_of(
     scores: pd.DataFrame,
     labels: pd.DataFrame,
     scales: Scales,
+    once: ScoredOnce | None = None,
 ) -> PeopleRight | None:
     """The card's right/wrong for ``metric``: a criterion's (``people_right``, made by the
     criteria's analyses), else a built-in metric's at its threshold (``threshold_right``)."""
     found = people_right.get(metric)
     if found is not None:
         return found
-    return threshold_right(scores, labels, metric, scales.threshold(metric))
+    return threshold_right(scores, labels, metric, scales.threshold(metric), once)
 
 
 def metric_state(
@@ -436,14 +477,15 @@ def metric_state(
     draws: pd.DataFrame,
     measure: str = "",
     margin: float = 0.0,
+    once: ScoredOnce | None = None,
 ) -> LabelState | None:
     """``label_state`` of ``metric`` from the scores (the queue's design, ``metric_design``),
     the answers in label order (skips with no value) and the stored draws; ``measure``: what
     right or wrong is, where the card's figure is another (``right_of``); ``margin``:
-    ``label_state``'s."""
-    design = queue_design(scores, metric)
-    scored = scores.loc[scores["metric"] == metric, "sample_id"].nunique()
-    population = design.population if design is not None else max(int(scored), 1)
+    ``label_state``'s; ``once``: what is read of ``scores`` alone, if already made."""
+    once = once or ScoredOnce(scores)
+    design = once.design(metric)
+    population = design.population if design is not None else max(once.scored(metric), 1)
     read = read_sequence(draws, answers, metric, population)
     mine = answers[(answers["metric"] == metric) & answers["value"].notna()]
     given = mine[among(mine["sample_id"], right.right.index.astype(str))] if right else mine
@@ -515,11 +557,14 @@ def _preference_design(
         return None
 
 
-def state_of(metric: str, sources: CardSources) -> LabelState | None:
+def state_of(
+    metric: str, sources: CardSources, once: ScoredOnce | None = None
+) -> LabelState | None:
     """The labelling state of ``metric`` from what the card reads: people's preferences where
     the pairs rung has them for it (``preference_state``), else its labels and draws
     (``metric_state``, the card's right/wrong of the metric: ``right_of``). None where people
-    labelled nothing of it."""
+    labelled nothing of it. ``once``: what is read of ``sources.scores`` alone, if already made
+    (the labelling page keeps it for its session)."""
     answers, pairs = sources.answers, sources.pairs
     margin = sources.margin or 0.0
     if answers.empty:
@@ -531,9 +576,12 @@ def state_of(metric: str, sources: CardSources) -> LabelState | None:
     if not (answers["metric"] == metric).any():
         return None
     labelled = answers[answers["value"].notna()]
-    right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales)
+    once = once or ScoredOnce(sources.scores)
+    right = right_of(metric, sources.people_right, sources.scores, labelled, sources.scales, once)
     measure = "" if metric in sources.people_right else threshold_words(sources.scales, metric)
-    found = metric_state(metric, right, sources.scores, answers, sources.draws, measure, margin)
+    found = metric_state(
+        metric, right, sources.scores, answers, sources.draws, measure, margin, once
+    )
     uncompared = sources.uncompared.get(metric, 0)
     if found is None or uncompared == 0:
         return found
