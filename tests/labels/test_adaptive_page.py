@@ -8,6 +8,7 @@ through the page's own API."""
 from __future__ import annotations
 
 import json
+import shutil
 from types import SimpleNamespace
 
 import numpy as np
@@ -16,7 +17,7 @@ import pytest
 import test_labelling as labelling
 from typer.testing import CliRunner
 
-from judgegrid.analyses import ADAPTIVE_SHARE, metric_design
+from judgegrid.analyses import ADAPTIVE_SHARE, LabelRun, RunFacts, metric_design
 from judgegrid.analyses.decision.kinds import TINY
 from judgegrid.analyses.decision.label_state import pass_fail
 from judgegrid.cli import app
@@ -117,6 +118,48 @@ def test_the_next_batches_follow_the_adaptive_design_of_the_labels_so_far(run_di
         drawn.add(sid)
     # the earlier annotator's draws (of the fixed design: read first, by name) carry no bounds
     assert draws.loc[draws["annotator"] == "adam", "bounds"].isna().all()
+
+
+def test_what_a_session_keeps_of_its_scores_never_goes_stale_as_labels_come(run_dir, tmp_path):
+    """The page keeps what it reads of the run's scores for the whole session
+    (``LabelSession.label_run``), and reads the labels and draws afresh on every answer. Two
+    copies of one run, answered alike: a session keeping it, and one made to read the scores
+    afresh before every answer (as a session opened then would), give the same state line
+    after every answer, the same next batches, and store the same draws with the same
+    probabilities and bounds. Were a label or a draw kept with the scores, the kept line
+    would stop moving, or the next batch follow the labels of an earlier one."""
+    scores = labelling._stored(run_dir, RunStore.scores_frame)
+    judged = pass_fail(scores, METRIC, PLAIN.threshold(METRIC))
+    person = judged["a"].copy()
+    person[DISAGREED[0]] = judged.loc[DISAGREED[0], "b"]
+    _an_earlier_annotator(run_dir, person)
+    fresh_dir = tmp_path / "fresh"
+    shutil.copytree(run_dir, fresh_dir)
+    answered = {}
+    for folder, afresh in ((run_dir, False), (fresh_dir, True)):
+        session = open_session(folder, "ann", [METRIC], SessionAsk(n=6, batch=2))
+        replies: list[tuple[str, str, object]] = []
+        for server in labelling._running(session):
+            kept = session.label_run()
+            while len(replies) < len(session.queue):
+                if afresh:
+                    session.prepared = None
+                item = session.queue[len(replies)]
+                status, reply = server.label(
+                    item.sample_id, METRIC, value=float(person[item.sample_id])
+                )
+                assert status == 200, reply
+                replies.append((item.sample_id, reply["state"], reply.get("items")))
+            assert (session.prepared is kept) is not afresh  # kept all session, or made anew
+        answered[folder] = replies
+    assert answered[run_dir] == answered[fresh_dir]
+    lines = [line for _, line, _ in answered[run_dir]]
+    assert len(lines) == 6 and len(set(lines)) == 6  # every answer moved the line
+    assert sum(items is not None for _, _, items in answered[run_dir]) >= 2  # batches drawn
+    columns = ["annotator", "draw", "sample_id", "probability", "population", "bounds"]
+    kept_draws, fresh_draws = (labelling.stored_draws(f)[columns] for f in (run_dir, fresh_dir))
+    assert (kept_draws["annotator"] == "ann").sum() == 6
+    pd.testing.assert_frame_equal(kept_draws, fresh_draws)
 
 
 def test_judgegrid_label_batch_draws_a_batch_at_a_time_through_the_command(run_dir):
@@ -286,8 +329,10 @@ def test_under_the_runs_margin_the_next_draws_follow_the_margins_rule(run_dir):
     try:
         info, draws, labels = stored_sample_info(store), store.draws_frame(), store.labels_frame()
         base = metric_design(scores, METRIC)
-        plain = adapter(scores, labels, {}, info, draws)(METRIC, base)
-        wide = adapter(scores, labels, {}, info, draws, margin=0.5)(METRIC, base)
+        plain_run = LabelRun.of(scores, RunFacts(sample_info=info))
+        wide_run = LabelRun.of(scores, RunFacts(sample_info=info, margin=0.5))
+        plain = adapter(plain_run, labels, draws)(METRIC, base)
+        wide = adapter(wide_run, labels, draws)(METRIC, base)
     finally:
         store.close()
     assert plain is not None and wide is not None

@@ -96,14 +96,17 @@ def add_label_routes(
             return error(409, f"{exc.problems[0].message}; your label was not saved, try again")
         with lock:
             store.write_labels([label])  # committed before the reply
-            grown = next_batch(session, store, label.metric)  # stored before it is shown
-        line = state_line(session, store, label.metric)
+            labels, draws = store.labels_frame(), store.draws_frame()  # read once a request
+            grown = next_batch(session, store, label.metric, labels, draws)  # stored first
+            if grown:  # the batch's draws, which the state line reads
+                draws = store.draws_frame()
+        line = state_line(session, label.metric, labels, draws)
         reply: dict[str, Any] = {"saved": True, "value": label.value, "state": line}
         if is_pairwise(session.criteria.get(label.metric)) and label.value is not None:
             # the page's own terms: the pair's would tell which answer is compare[0]
             reply["value"] = body["value"]
         if grown:  # the metric's next batch, drawn from the labels so far
-            reply["items"] = items_view(session, store)
+            reply["items"] = items_view(session, labels)
         return web.json_response(reply)
 
     files = {path: name for path, name in PAGE_FILES.items() if path != "/"}

@@ -11,22 +11,20 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from judgegrid.analyses import (
     LabelDesign,
+    LabelRun,
     QueueDesign,
     RunFacts,
-    adaptive_design_of,
     fixed_queue,
     label_design,
     label_queue,
     preference_queue,
     uncompared_pairs,
 )
-from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.digest import text_sha
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.names import given_twice, repeats
@@ -93,6 +91,7 @@ def session_over(
         )
         raise OptionError("--again", [Problem(str(target), message)])
     draws: list[LabelDraw] = []  # none asked again: each a second label of a drawn sample
+    prepared: LabelRun | None = None  # the state line's reading of the scores, once made
     if again:
         queue = again_queue(labels, person, chosen, set(pool.done), n)
     elif pairs:  # drawn all at once: the preference design stays fixed (``next_batch``)
@@ -100,7 +99,8 @@ def session_over(
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
-        adapt = adapter(scores, labels, criteria, info, every_draw, margin)
+        prepared = LabelRun.of(scores, RunFacts(sample_info=info, criteria=criteria, margin=margin))
+        adapt = adapter(prepared, labels, every_draw)
         queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)
     session = LabelSession(
@@ -123,6 +123,7 @@ def session_over(
         taken_over=len(released_by(pool, draws)),
         again=again,
         left_after=ask.left_after,
+        prepared=prepared,
     )
     if show_judges:
         for item in queue:
@@ -197,24 +198,17 @@ def chosen_metrics(given: list[str] | None, run_names: list[str]) -> list[str]:
 Adapt = Callable[[str, LabelDesign], QueueDesign | None]
 
 
-def adapter(
-    scores: pd.DataFrame,
-    labels: pd.DataFrame,
-    criteria: Mapping[str, CriterionSpec],
-    sample_info: dict[str, dict[str, Any]],
-    draws: pd.DataFrame,
-    margin: float | None = None,
-) -> Adapt:
+def adapter(run: LabelRun, labels: pd.DataFrame, draws: pd.DataFrame) -> Adapt:
     """How a metric's next draws are designed from the labels and draws stored now, as the
-    caller read them for its pool too (``analyses.adaptive_design_of``: focused where the
-    rule's leader and its open rivals disagree once the leader beats chance; under the run's
-    ``margin``, the rivals it is not yet shown at most the margin below, as the state line's
-    rule reads it)."""
-    answers = human_labels(labels, sample_info, criteria.values(), skips=True)
-    facts = RunFacts(sample_info=sample_info, criteria=dict(criteria), margin=margin)
+    caller read them for its pool too (``analyses.LabelRun.adaptive_design``: focused where
+    the rule's leader and its open rivals disagree once the leader beats chance; under the
+    run's margin, the rivals it is not yet shown at most the margin below, as the state
+    line's rule reads it), over the scores as ``run`` read them once."""
+    facts = run.facts
+    answers = human_labels(labels, facts.sample_info, facts.criteria.values(), skips=True)
 
     def adapt(metric: str, base: LabelDesign) -> QueueDesign | None:
-        return adaptive_design_of(metric, scores, answers, draws, facts, base)
+        return run.adaptive_design(metric, answers, draws, base)
 
     return adapt
 
@@ -272,6 +266,7 @@ def metric_queue(
     pairs: Sequence[str] | None = None,
     n: int = 20,
     adapt: Adapt | None = None,
+    table: pd.DataFrame | None = None,
 ) -> list[tuple[QueueItem, list[LabelDraw]]]:
     """Up to ``n`` of one metric's items, each with the new draw that leads to it: drawn from
     the metric's design (``analyses.metric_design``: strata by how much the judges disagree,
@@ -283,10 +278,12 @@ def metric_queue(
     judges scored are drawn, then the others follow in the data set's order, not drawn (so a
     pairwise criterion can be labelled before, or without, its judges' cells; such a label
     counts as drawn uniformly). A sample no judge scored is outside the
-    design and never offered (nothing to compare a label with)."""
+    design and never offered (nothing to compare a label with). ``table``: ``label_queue`` of
+    ``scores`` if already made (without ``pairs``; ``LabelRun.queue_table``)."""
     if pairs is not None:
         scores = scores[scores["sample_id"].isin(set(pairs))]
-    table = label_queue(scores, metric)
+    if table is None:
+        table = label_queue(scores, metric)
     reasons = {str(r.sample_id): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
     design = label_design(table.set_index("sample_id")["priority"]) if len(table) else None
     queue = adapt(metric, design) if adapt is not None and design is not None else None
@@ -304,26 +301,30 @@ def metric_queue(
     return items[:n]
 
 
-def next_batch(session: LabelSession, store: RunStore, metric: str) -> bool:
+def next_batch(
+    session: LabelSession,
+    store: RunStore,
+    metric: str,
+    labels: pd.DataFrame,
+    every: pd.DataFrame,
+) -> bool:
     """Once every item of ``metric`` is answered, a batch-drawing session (``batch``) draws the
     metric's next ``batch`` from the adaptive design of the labels given so far and stores the
-    draws (the caller holds the run's lock) before the page can show them; whether it did. A
+    draws (the caller holds the run's lock, and read ``labels`` and the draws, ``every``, under
+    it) before the page can show them; whether it did (then the stored draws have grown). A
     preference or a pairwise criterion is drawn all at once (their designs stay fixed)."""
     if not session.batch or len(session.queue) >= session.limit:
         return False
     if metric == PREFERENCE or is_pairwise(session.criteria.get(metric)):
         return False
-    labels = store.labels_frame()
     done = answered_in(labels, session.annotator)
     if any((i.sample_id, i.metric) not in done for i in session.queue if i.metric == metric):
         return False
-    every = store.draws_frame()
-    adapt = adapter(
-        session.scores, labels, session.criteria, session.sample_info, every, session.margin
-    )
+    run = session.label_run()
     size = min(session.batch, session.limit - len(session.queue))
     pool = pool_of(every, labels, session.annotator, time.time(), session.left_after)
-    found = metric_queue(session.scores, metric, pool, None, size, adapt)
+    adapt = adapter(run, labels, every)
+    found = metric_queue(session.scores, metric, pool, None, size, adapt, run.queue_table(metric))
     draws = [draw for _, behind in found for draw in behind]
     store.write_draws(draws, released_by(pool, draws))
     session.queue += [item for item, _ in found]

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgegrid.analyses import LabelRun, RunFacts
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.errors import OptionError, Problem
 from judgegrid.core.options import duration_words
@@ -86,6 +87,20 @@ class LabelSession:
     # how long another person's unanswered draws stay theirs before this session may take them
     # over (``--left-after``, ``labels.pool``)
     left_after: float = HELD_S
+    # the scores as the state line and the adaptive queue read them, made once (``label_run``)
+    prepared: LabelRun | None = field(default=None, repr=False, compare=False)
+
+    def label_run(self) -> LabelRun:
+        """The session's scores, sample info, criteria and margin as the state line and the
+        adaptive queue read them (``analyses.LabelRun``), made on first use and kept: none of
+        them changes while the page serves, and made again after every answer they were most
+        of its wait on a run of thousands of samples."""
+        if self.prepared is None:
+            facts = RunFacts(
+                sample_info=self.sample_info, criteria=self.criteria, margin=self.margin
+            )
+            self.prepared = LabelRun.of(self.scores, facts)
+        return self.prepared
 
     def why(self, item: QueueItem) -> str:
         """Why the page asks about ``item``: blind unless the judges are to be shown."""

@@ -12,14 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from judgegrid.analyses import RunFacts, label_state_of, skipped_words
+from judgegrid.analyses import skipped_words
 from judgegrid.core.criterion import CriterionSpec
 from judgegrid.core.pairwise import Order
 from judgegrid.core.records import PREFERENCE
 from judgegrid.core.sample import Sample
 from judgegrid.labels.files import human_labels, people_pairs
 from judgegrid.labels.pairwise import answer_titles, is_pairwise, pair_choices, shown_answer
-from judgegrid.labels.pool import answered
+from judgegrid.labels.pool import answered_in
 from judgegrid.labels.session import LabelSession
 from judgegrid.metrics import METRICS
 from judgegrid.metrics.criterion import field_title
@@ -138,41 +138,41 @@ def criterion_choices(spec: CriterionSpec) -> list[dict[str, Any]]:
     return [{"value": v, "text": text, "description": about} for v, text, about in answers]
 
 
-def state_line(session: LabelSession, store: RunStore, metric: str) -> str:
-    """Where labelling ``metric`` stands (``analyses.label_state_of``): labels, verdict, about
-    how many more. Blind (no judge named, no score) unless the judges are shown or the person
-    has answered the whole queue (stopped labelling). A pairs run's preference: one line per
-    metric the judges scored (the pairs rung rates them per metric)."""
+def state_line(
+    session: LabelSession, metric: str, stored: pd.DataFrame, draws: pd.DataFrame
+) -> str:
+    """Where labelling ``metric`` stands (``analyses.LabelRun.state``): labels, verdict, about
+    how many more, from the labels and draws ``stored`` now (as the request read them, once).
+    Blind (no judge named, no score) unless the judges are shown or the person has answered
+    the whole queue (stopped labelling). A pairs run's preference: one line per metric the
+    judges scored (the pairs rung rates them per metric)."""
     if session.scores.empty:
         return ""
-    stored = store.labels_frame()
     answers = human_labels(stored, session.sample_info, session.criteria.values(), skips=True)
-    facts = RunFacts(
-        sample_info=session.sample_info, criteria=session.criteria, margin=session.margin
-    )
-    draws = store.draws_frame()
-    named = session.show_judges or queue_ended(session, store)
+    run = session.label_run()
+    done = answered_in(stored, session.annotator)
+    named = session.show_judges or queue_ended(session, done)
     if metric == PREFERENCE:  # the pairs rung scores a preference on each metric of the run
         people = people_pairs(stored)
         lines = []
         for scored in sorted(session.scores["metric"].unique()):
-            found = label_state_of(scored, session.scores, answers, draws, facts, people)
+            found = run.state(scored, answers, draws, people)
             if found is not None:
                 lines.append(f"{scored}: {found.words(named)}")
         return "; ".join(lines) or _given_words(answers, metric)
-    found = label_state_of(metric, session.scores, answers, draws, facts)
+    found = run.state(metric, answers, draws)
     if found is None:
         return _given_words(answers, metric)
-    return replace(found, uncompared=uncompared_left(session, store, metric)).words(named)
+    return replace(found, uncompared=uncompared_left(session, metric, done)).words(named)
 
 
-def uncompared_left(session: LabelSession, store: RunStore, metric: str) -> int:
+def uncompared_left(session: LabelSession, metric: str, done: set[tuple[str, str]]) -> int:
     """The pairs of a pairwise criterion this person has still to label that no judge compared:
     the queue's items of ``metric`` not drawn (``metric_queue``: no probability) nor chosen on
-    the view page. Outside the design, they are not among the labels the line says are left."""
+    the view page, nor ``done`` (answered or skipped). Outside the design, they are not among
+    the labels the line says are left."""
     if session.again or not is_pairwise(session.criteria.get(metric)):
         return 0  # asked again: every item is a pair someone labelled
-    done = answered(store, session.annotator)
     return sum(
         1
         for item in session.queue
@@ -193,16 +193,15 @@ def _given_words(answers: pd.DataFrame, metric: str) -> str:
     return words + skipped_words(int(mine["value"].isna().sum()))
 
 
-def queue_ended(session: LabelSession, store: RunStore) -> bool:
-    """Whether the person has answered (or skipped) every item of the queue."""
-    done = answered(store, session.annotator)
+def queue_ended(session: LabelSession, done: set[tuple[str, str]]) -> bool:
+    """Whether the person has answered (or skipped) every item of the queue (``done``)."""
     return all((item.sample_id, item.metric) in done for item in session.queue)
 
 
-def items_view(session: LabelSession, store: RunStore) -> list[dict[str, Any]]:
+def items_view(session: LabelSession, stored: pd.DataFrame) -> list[dict[str, Any]]:
     """The queue as the page reads it: each item, why it is asked (blind unless the judges are
-    shown) and whether it is answered."""
-    done = answered(store, session.annotator)
+    shown) and whether it is answered (among the labels ``stored`` now)."""
+    done = answered_in(stored, session.annotator)
     return [
         {
             "sample_id": item.sample_id,
@@ -217,19 +216,22 @@ def items_view(session: LabelSession, store: RunStore) -> list[dict[str, Any]]:
 
 
 def state(session: LabelSession, store: RunStore) -> dict[str, Any]:
+    """The page's whole state: its queue, each metric's form and state line, from the labels
+    and draws as read once here."""
+    stored, draws = store.labels_frame(), store.draws_frame()
     return {
         "annotator": session.annotator,
         "run": session.run_dir.name,
         # the command the page ends with must work from any folder: the run's full path
         "path": str(session.run_dir.resolve()),
         "blind": not session.show_judges,
-        "items": items_view(session, store),
+        "items": items_view(session, stored),
         "metrics": {
             item.metric: metric_view(item.metric, item.aspect, session.criteria.get(item.metric))
             for item in session.queue
         },
         "states": {
-            metric: state_line(session, store, metric)
+            metric: state_line(session, metric, stored, draws)
             for metric in dict.fromkeys(item.metric for item in session.queue)
         },
     }
