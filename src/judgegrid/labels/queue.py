@@ -101,7 +101,7 @@ def session_over(
         compared = criterion_pairs(samples.values(), asked)
         prepared = LabelRun.of(scores, RunFacts(sample_info=info, criteria=criteria, margin=margin))
         adapt = adapter(prepared, labels, every_draw)
-        queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch)
+        queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch, prepared)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)
     session = LabelSession(
         target,
@@ -221,13 +221,16 @@ def build_queue(
     compared: Mapping[str, Sequence[str]] | None = None,
     adapt: Adapt | None = None,
     batch: int | None = None,
+    run: LabelRun | None = None,
 ) -> tuple[list[QueueItem], list[LabelDraw]]:
     """Each metric's queue (``metric_queue``) from the person's ``pool``, taken in turns until
     ``n`` items (``--n``: the labels asked this session), and the new draws behind the items
     taken, to store before they are shown. A pairwise criterion's (its pairs in ``compared``)
     ends with the pairs no judge scored. ``batch``: each metric's first batch only, at most that
     many of it (its next is drawn when these are answered, ``next_batch``); a pairwise
-    criterion's design stays fixed, so it is drawn all at once."""
+    criterion's design stays fixed, so it is drawn all at once. ``run``: ``scores`` as the
+    session keeps them read (``analyses.LabelRun``), whose queue tables the later batches
+    draw from too."""
     compared = compared or {}
     per_metric = [
         metric_queue(
@@ -237,6 +240,7 @@ def build_queue(
             compared.get(metric),
             min(n, batch) if batch and metric not in compared else n,
             adapt,
+            run.queue_table(metric) if run is not None and metric not in compared else None,
         )
         for metric in metrics
     ]
@@ -284,7 +288,8 @@ def metric_queue(
         scores = scores[scores["sample_id"].isin(set(pairs))]
     if table is None:
         table = label_queue(scores, metric)
-    reasons = {str(r.sample_id): (str(r.reason), str(r.blind_reason)) for r in table.itertuples()}
+    columns = (table[c].tolist() for c in ("sample_id", "reason", "blind_reason"))
+    reasons = {str(s): (str(r), str(b)) for s, r, b in zip(*columns, strict=True)}
     design = label_design(table.set_index("sample_id")["priority"]) if len(table) else None
     queue = adapt(metric, design) if adapt is not None and design is not None else None
     if queue is None and design is not None:
@@ -296,7 +301,7 @@ def metric_queue(
         if sid in reasons
     ]
     queued = {item.sample_id for item, _ in items} | pool.done_of(metric)
-    unscored = uncompared_pairs(scores, metric, pairs or (), queued)
+    unscored = uncompared_pairs(scores, metric, pairs, queued) if pairs else []
     items += [(QueueItem(p, metric, UNSCORED_PAIR), []) for p in unscored]
     return items[:n]
 

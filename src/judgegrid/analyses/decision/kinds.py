@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -178,6 +179,9 @@ def draw_without_replacement(
     return sample, float(1.0 / (population * weight[kind])), bounds
 
 
+BOUNDS_KEPT = 4096  # draws' bounds ``bounds_of`` keeps read (each well under a kilobyte)
+
+
 def bounds_text(bounds: DrawBounds) -> str:
     """A draw's bounds as stored with it (``records.LabelDraw.bounds``): JSON."""
     found: dict[str, object] = {
@@ -190,9 +194,12 @@ def bounds_text(bounds: DrawBounds) -> str:
     return json.dumps(found)
 
 
+@lru_cache(maxsize=BOUNDS_KEPT)
 def bounds_of(text: str) -> DrawBounds:
     """A stored draw's bounds (``bounds_text``; a draw stored before the queue drew without
-    replacement has no shares gone)."""
+    replacement has no shares gone). Kept by its text (a value shared: read it, never change
+    it): the labelling page's state line reads every stored draw's bounds after every answer,
+    and the same texts again each time."""
     found = json.loads(text)
     gone_pairs = found.get("gone_pairs")
     return DrawBounds(
