@@ -63,7 +63,7 @@ test-fast: install
 docs-check: install
 	$(BIN)/python -m pytest tests/docs/test_doc_outputs.py -m docs_demo
 
-# every benchmark of benches/ (about 5 minutes), one table of figures at the end
+# every benchmark of benches/ (the labels bench alone: 15-30 minutes), one table of figures at the end
 bench: install
 	$(BIN)/python benches/run_all.py
 

@@ -1,6 +1,6 @@
 """Run every benchmark and print one table of their figures.
 
-    python benches/run_all.py            # all of them (about 5 minutes on 2 idle cores)
+    python benches/run_all.py            # all of them (the labels bench alone: 15-30 minutes)
     python benches/run_all.py --only calls,report
 
 Each benchmark runs in a process of its own (clean memory figures, no state shared through
@@ -55,6 +55,9 @@ SUITE: dict[str, list[str]] = {
     "decision": ["bench_decision.py"],
     # labels to a verdict on the people rung, three queue orders, the JudgeBench replay (issue 42)
     "labels": ["bench_labels.py"],
+    # what a person waits for after each answer on the labelling page (about 3 minutes; its
+    # 5,000-sample case, a 4-minute build, is the bench's own default, not the suite's)
+    "label-answer": ["bench_label_answer.py", "--sizes", "500,2000"],
     # the judge's mean corrected by a few labels (PPI++): simulation and JudgeBench (issue 43)
     "true-score": ["bench_true_score.py"],
 }
