@@ -116,13 +116,18 @@ def test_judges_level_on_the_labels_are_said_level_not_one_leading():
     found = anytime_verdict(JUDGES, same[:, :2], np.ones(4), 1.0, 0.5)
     assert found.named is None
     assert state_words(4, found, JUDGES, np.inf) == (
-        "4 labels · a and b are level, not yet separated · none in sight at the present difference"
+        "4 labels · a and b are level, not yet separated · none in sight while they stay level"
     )
     judges = ("c", "a", "b")  # c behind the two level ones, and first in order
     found = anytime_verdict(judges, same[:, [2, 0, 1]], np.ones(4), 1.0, 0.5)
     assert state_words(4, found, judges, np.inf) == (
         "4 labels · a and b are level, ahead of c, not yet separated"
-        " · none in sight at the present difference"
+        " · none in sight while they stay level"
+    )
+    # a leader ahead of every rival, by too little: the present difference gets nowhere
+    ahead = anytime_verdict(JUDGES, same[:, [0, 2]], np.ones(4), 1.0, 0.5)
+    assert ahead.level == () and state_words(4, ahead, JUDGES, np.inf).endswith(
+        "a leads b, not yet separated · none in sight at the present difference"
     )
 
 

@@ -106,6 +106,29 @@ def test_the_words_name_no_judge_while_blind_and_the_leader_once_named():
     assert named.startswith("8 labels · alpha leads beta, not yet separated · ")
 
 
+def test_after_a_first_label_both_judges_got_right_the_line_says_what_would_move_it():
+    """A new user's first answer, on a sample both judges got right: "none in sight at the
+    present difference" read as "labelling will not help"; what stands in the way is that the
+    judges are level, so the line says no verdict comes while they stay level (blind: "the
+    leading judges", naming none). Under a margin level judges can each be shown within it,
+    so there the line keeps the plain words."""
+    ids = [f"s{i}" for i in range(40)]
+    right = _right({"s0": (1.0, 1.0)})
+    answers = _answers([("s0", "m", "ann", 1.0)])
+    sequence, _ = draw_sequence(_draws([]), answers, "m", 40)
+    found = label_state("m", right, sequence, label_design(pd.Series(1.0, index=ids)))
+    assert found is not None and found.verdict.level == ("beta",) and found.more == np.inf
+    assert found.words(named=True) == (
+        "1 label · alpha and beta are level, not yet separated · none in sight while they stay "
+        "level"
+    )
+    assert found.words(named=False) == (
+        "1 label · no verdict yet · none in sight while the leading judges stay level"
+    )
+    under_margin = replace(found, verdict=replace(found.verdict, margin=0.1))
+    assert under_margin.words(named=False).endswith(" · none in sight at the present difference")
+
+
 def test_a_clearly_better_judge_is_named_and_the_blind_line_only_says_a_verdict_is_reached():
     ids = [f"s{i:03d}" for i in range(200)]
     rng = np.random.default_rng(5)

@@ -335,7 +335,8 @@ def state_words(
         return f"{head} · {found.named} is better than {rivals}"
     if found.leader is None:
         return f"{head} · no verdict yet"
-    return f"{head} · {_standing_words(found, judges)} · {more_words(more, uncompared)}"
+    level = "they" if stays_level(found) else ""  # the standing words have just named them
+    return f"{head} · {_standing_words(found, judges)} · {more_words(more, uncompared, level)}"
 
 
 def _within_words(found: AnytimeVerdict, judges: tuple[str, ...]) -> str:
@@ -384,14 +385,25 @@ def _open(found: AnytimeVerdict) -> str:
     return "not yet separated"
 
 
-def more_words(more: float, uncompared: int | None = 0) -> str:
+def stays_level(found: AnytimeVerdict) -> bool:
+    """Whether no verdict can come while the judges level with the leader stay level: some
+    are, and no margin lets level judges each be shown within it."""
+    return bool(found.level) and found.margin == 0 and found.named is None
+
+
+def more_words(more: float, uncompared: int | None = 0, level: str = "") -> str:
     """How many more labels: ``about 15 more``; none in sight where the present difference
-    would not reach a verdict within the projection's horizon (or there is none yet); none left
-    where every sample is labelled. ``uncompared``: the pairs of a pairwise criterion still to
-    label that no judge compared, outside the queue's design: once every pair the design draws
-    is labelled, "no sample left" would be untrue of them, and a label of theirs moves nothing
-    until a judge compares the pair; None where they are not known (the run's data set can no
-    longer be read), so that the line claims none left only where it knows."""
+    would not reach a verdict within the projection's horizon (or there is none yet), said
+    ``while they stay level`` where the top judges are level (``level``: the words for them;
+    ``stays_level``), as after the first few labels, when a verdict needs a difference still
+    to come, not one too small; none left where every sample is labelled. ``uncompared``: the
+    pairs of a pairwise criterion still to label that no judge compared, outside the queue's
+    design: once every pair the design draws is labelled, "no sample left" would be untrue of
+    them, and a label of theirs moves nothing until a judge compares the pair; None where they
+    are not known (the run's data set can no longer be read), so that the line claims none
+    left only where it knows."""
+    if not np.isfinite(more) and level:
+        return f"none in sight while {level} stay level"
     if not np.isfinite(more):
         return "none in sight at the present difference"
     if more <= 0 and uncompared is None:

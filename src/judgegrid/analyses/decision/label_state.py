@@ -49,6 +49,7 @@ from judgegrid.analyses.decision.anytime import (
     labels_to_come,
     more_words,
     state_words,
+    stays_level,
 )
 from judgegrid.analyses.decision.kinds import DrawBounds, bounds_of, shifts_of
 from judgegrid.analyses.decision.ladder import CardSources, pair_right
@@ -121,7 +122,8 @@ def blind_words(
         return f"{head} · a verdict is reached"
     if found.leader is None:
         return f"{head} · no verdict yet"
-    return f"{head} · no verdict yet · {more_words(more, uncompared)}"
+    level = "the leading judges" if stays_level(found) else ""
+    return f"{head} · no verdict yet · {more_words(more, uncompared, level)}"
 
 
 def skipped_words(skipped: int) -> str:
