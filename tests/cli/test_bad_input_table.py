@@ -750,6 +750,21 @@ ROWS: dict[str, Row] = {
         names=("--port", "in use", "--port 0"),
         one_line=True,
     ),
+    "label --left-after unreadable": Row(
+        cli=lambda p: ["label", p.run_dir(), "--left-after", "soon"],
+        names=("--left-after", "'soon'", "20m or 2h"),
+        one_line=True,
+    ),
+    "label --left-after under a minute": Row(
+        cli=lambda p: ["label", p.run_dir(), "--left-after", "10s"],
+        names=("--left-after", "at least 1 minute", "10 seconds"),
+        one_line=True,
+    ),
+    "label --left-after negative": Row(
+        cli=lambda p: ["label", p.run_dir(), "--left-after", "-1h"],
+        names=("--left-after", "'-1h'"),
+        one_line=True,
+    ),
     "label on a port in use": Row(
         cli=lambda p: ["label", p.run_dir(), "--port", _busy_port()],
         names=("--port", "in use", "--port 0"),
@@ -1390,6 +1405,11 @@ ONE_DOOR_MATRICES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "ray address not an address": (
         {"execution": {"backend": "ray", "address": "notaurl"}},
         ("execution.address", "notaurl", "ray://host:port"),
+    ),
+    # hours are a unit now (1h); days are not
+    "duration in days": (
+        {"retry": {"initial_interval": "1ms", "max_interval": "1d", "max_attempts": 2}},
+        ("retry.max_interval", "1d"),
     ),
 }
 ONE_DOOR_COMMANDS = ("validate", "plan", "run")
@@ -3410,6 +3430,23 @@ def test_validate_plan_and_run_agree_on_a_good_matrix(tmp_path, server, monkeypa
     result = runner.invoke(app, ["run", matrix, "-d", data, "--limit", "1", "--no-progress"])
     assert result.exit_code in (0, 3), result.output  # scored (the fault server may fail some)
     assert (tmp_path / "reports").exists()
+
+
+def test_validate_plan_and_run_agree_on_a_duration_in_hours(
+    tmp_path, server, monkeypatch, cache_dir
+):
+    """``1h`` reads as 3,600 seconds through every door that reads a matrix."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.chdir(tmp_path)
+    place = Place(tmp_path, server)
+    retry = {"initial_interval": "1ms", "max_interval": "1h", "max_attempts": 2}
+    matrix, data = place.matrix(retry=retry), place.data()
+    assert load_matrix(matrix).retry.max_interval == 3600.0
+    for argv in (["validate", matrix, "-d", data], ["plan", matrix, "-d", data]):
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 0, (argv, result.output)
+    result = runner.invoke(app, ["run", matrix, "-d", data, "--limit", "1", "--no-progress"])
+    assert result.exit_code in (0, 3), result.output
 
 
 def test_probes_left_out_are_said(tmp_path, server, monkeypatch, cache_dir):
