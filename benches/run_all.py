@@ -55,7 +55,7 @@ SUITE: dict[str, list[str]] = {
     "decision": ["bench_decision.py"],
     # labels to a verdict on the people rung, three queue orders, the JudgeBench replay (issue 42)
     "labels": ["bench_labels.py"],
-    # what a person waits for after each answer on the labelling page (about 3 minutes; its
+    # what a person waits for after each answer on the labelling page (about 2 minutes; its
     # 5,000-sample case, a 4-minute build, is the bench's own default, not the suite's)
     "label-answer": ["bench_label_answer.py", "--sizes", "500,2000"],
     # the judge's mean corrected by a few labels (PPI++): simulation and JudgeBench (issue 43)
