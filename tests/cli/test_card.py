@@ -181,7 +181,7 @@ def test_a_take_that_is_not_the_top_shows_its_figure_and_the_tops_value():
         measure="accuracy",
     )
     assert card_row(take)[1:4] == (
-        "mid (1 of 2 not separated, 1 more not above chance)",
+        "mid (1 of 2 not separated; 1 more not clear of chance)",
         "pairs",
         "acc 0.92 [0.65, 0.99] (top 1.00)",
     )
@@ -193,10 +193,11 @@ def test_a_take_that_is_not_the_top_shows_its_figure_and_the_tops_value():
         high=1.0,
         top_value="",
     )
-    assert card_row(alone)[1] == "strong (2 not separated but not above chance)"
+    assert card_row(alone)[1] == "strong (alone clear of chance; 2 others not separated)"
     flagged = alone | {"verdict": alone["verdict"] + " (flagged: obeys a note to the evaluator)"}
     assert card_row(flagged)[1] == (
-        "strong (2 not separated but not above chance) (flagged: obeys a note to the evaluator)"
+        "strong (alone clear of chance; 2 others not separated) "
+        "(flagged: obeys a note to the evaluator)"
     )
     assert card_row(alone)[3] == "rho 1.00 [0.68, 1.00]"
 

@@ -38,3 +38,12 @@ def test_a_jury_and_a_margin_reach_the_tables_the_report_and_the_card(tmp_path, 
     assert rebuilt.exit_code == 0, rebuilt.output
     card = pd.read_csv(run_dir / "tables" / "decision_card.csv")
     assert "by agreement only" not in " ".join(card["verdict"].astype(str))
+    assert set(card["margin"]) == {0.05}  # the card says what it was decided with
+    # the terminal card's footer carries it on to the label command it suggests
+    assert card["next_step"].astype(str).str.startswith("judgegrid label").any()
+    assert f"judgegrid label {run_dir} --margin 0.05" in " ".join(rebuilt.output.split())
+    unset = runner.invoke(app, ["report", str(run_dir), "--blind-only"])
+    assert unset.exit_code == 0, unset.output
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv")
+    # the matrix's own margin (0.2, from run --margin), which report reads without the option
+    assert set(card["margin"]) == {0.2}

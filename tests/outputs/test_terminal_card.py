@@ -270,7 +270,7 @@ def test_at_80_columns_the_card_stacks_each_metric_over_its_figures():
     lines = card_of(_demo_card(), pd.DataFrame(), RUN).plain_lines(80)
     start = lines.index("response_relevancy")
     below = lines[start + 1 :]
-    assert below[0].startswith("  gemma-270m / e5-small (5 not separated")
+    assert below[0].startswith("  gemma-270m / e5-small (alone clear of chance; 5 others")
     assert "  contrasts · acc 1.00 [0.68, 1.00] · n 8" in below
     for shown in ("gemma-270m: injection 11/16", "smollm2-135m: injection 4/16"):
         assert f"  ! {shown}" in below
@@ -294,12 +294,13 @@ def test_a_wider_terminal_gets_the_120_column_card_and_a_narrow_one_the_narrowes
     assert card.plain_lines(10) == card.plain_lines(40)
 
 
-def test_the_footers_label_command_carries_the_margin_the_cards_commands_carry():
+def test_the_footers_label_command_carries_the_margin_the_card_was_decided_with():
     """A card made by ``report --margin 0.1``: pasting the footer's command gives a page that
     asks what the card asked (``label`` alone reads only the matrix's margin)."""
     plain, under = _demo_card(), _demo_card()
     plain[0]["next_step"] = "judgegrid label RUN --metric response_relevancy --n 40"
     under[0]["next_step"] = plain[0]["next_step"] + " --margin 0.1"
+    under = [record | {"margin": 0.1} for record in under]
     footers = [card_of(c, pd.DataFrame(), RUN).plain_lines(120)[-1] for c in (plain, under)]
     assert footers[0].endswith(f"label samples: judgegrid label {RUN}")
     assert footers[1].endswith(f"label samples: judgegrid label {RUN} --margin 0.1")

@@ -33,7 +33,9 @@ def card_row(record: Mapping[Hashable, object]) -> tuple[str, ...]:
 
 def short_verdict(record: Mapping[Hashable, object]) -> str:
     """The judge named; a set as its pick and its size; how many judges not separated from the
-    top were left out for not excluding chance; or "no verdict"."""
+    top were left out for not excluding chance (``alone clear of chance; 5 others not
+    separated``: the 5 are other judges, as good as far as the data tell, whose own figures do
+    not exclude chance); or "no verdict"."""
     verdict = str(record["verdict"])
     if verdict.startswith(NO_VERDICT):
         return NO_VERDICT
@@ -41,10 +43,11 @@ def short_verdict(record: Mapping[Hashable, object]) -> str:
     verdict, left_out = _left_out_for_chance(verdict)
     if ": not separated; take" in verdict and pick:
         size = verdict.split(": not separated")[0].count(" or ") + 1
-        more = f", {left_out} more not above chance" if left_out else ""
+        more = f"; {left_out} more not clear of chance" if left_out else ""
         return f"{pick} (1 of {size} not separated{more})"
     if left_out and verdict.startswith(pick):  # the top alone, with what follows its name
-        verdict = f"{pick} ({left_out} not separated but not above chance){verdict[len(pick) :]}"
+        others = f"{left_out} other{'s' if left_out != 1 else ''} not separated"
+        verdict = f"{pick} (alone clear of chance; {others}){verdict[len(pick) :]}"
     elif verdict.startswith(f"{pick} (within"):
         return f"{pick} (within margin)"
     return verdict.replace(" (by agreement only)", " (agreement only)")

@@ -13,7 +13,6 @@ directional probes detected) when it fits, else as a pointer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,8 +39,6 @@ _INDENT = "  "
 # stands), "note".
 Piece = tuple[str, str]
 Line = tuple[Piece, ...]
-
-_MARGIN = re.compile(r" --margin \S+$")  # the card's margin, as its label command ends
 
 
 @dataclass(frozen=True)
@@ -138,14 +135,12 @@ def card_of(
 
 
 def label_command(records: Sequence[Mapping[Hashable, object]], run_dir: Path) -> str:
-    """``judgegrid label RUN_DIR`` where a row's next step is to label, with the margin its
-    command carries (a card made by ``report --margin``: the page then asks what it asked)."""
-    steps = [str(r.get("next_step", "")) for r in records]
-    commands = [step for step in steps if step.startswith("judgegrid label")]
-    if not commands:
+    """``judgegrid label RUN_DIR`` where a row's next step is to label, with the card's margin
+    (a card made by ``report --margin``: the page then asks what it asked)."""
+    if not any(str(r.get("next_step", "")).startswith("judgegrid label") for r in records):
         return ""
-    margin = next((found.group(0) for c in commands if (found := _MARGIN.search(c))), "")
-    return f"judgegrid label {run_dir}{margin}"
+    margins = [m for r in records if (m := number(r.get("margin"))) is not None]
+    return f"judgegrid label {run_dir}" + (f" --margin {margins[0]:g}" if margins else "")
 
 
 def _entry(record: Mapping[Hashable, object]) -> CardEntry:

@@ -47,7 +47,8 @@ EVIDENCE_COLUMNS = [
     "p_holm",
 ]
 # ``top_value``: the top judge's figure, where the figure is another judge's (a set's take, a
-# judge within the margin); empty otherwise.
+# judge within the margin); empty otherwise. ``margin``: the non-inferiority margin the card was
+# decided with (empty without one), which the label command it suggests carries on.
 CARD_COLUMNS = [
     "metric",
     "verdict",
@@ -58,6 +59,7 @@ CARD_COLUMNS = [
     *FIGURE_COLUMNS,
     "top_value",
     "label_state",
+    "margin",
 ]
 NO_VERDICT = "no verdict"
 # ends a verdict whose set left out judges not separated from the top but not clear of chance
@@ -102,7 +104,8 @@ def decide_every_metric(
             candidates += candidate_rows(metric, evidence, found)
         row = with_robustness_flag(row, metric, sources.probe_pairs)
         row["label_state"] = label_state_line(metric, sources)
-        rows.append({"metric": metric, "flags": "", **row, "detail": detail})
+        margin = sources.margin if sources.margin is not None else float("nan")
+        rows.append({"metric": metric, "flags": "", **row, "detail": detail, "margin": margin})
     card = pd.DataFrame(rows, columns=CARD_COLUMNS)
     return card, pd.DataFrame(candidates, columns=EVIDENCE_COLUMNS)
 
