@@ -18,7 +18,6 @@ from judgegrid.analyses import (
     LabelDesign,
     LabelRun,
     QueueDesign,
-    RunFacts,
     fixed_queue,
     label_design,
     label_queue,
@@ -34,7 +33,13 @@ from judgegrid.inputs.matrix import Matrix
 from judgegrid.labels.files import human_labels
 from judgegrid.labels.pairwise import criterion_pairs, is_pairwise, judges_as_shown
 from judgegrid.labels.pool import Pool, answered_in, pool_of, queue_draws, released_by
-from judgegrid.labels.session import DEFAULT_ASK, LabelSession, QueueItem, SessionAsk
+from judgegrid.labels.session import (
+    DEFAULT_ASK,
+    LabelSession,
+    QueueItem,
+    SessionAsk,
+    label_run_of,
+)
 from judgegrid.metrics import run_metric_name
 from judgegrid.store.run_db import RunStore
 from judgegrid.store.run_dir import open_run, stored_dataset, stored_sample_info
@@ -99,7 +104,7 @@ def session_over(
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
-        prepared = LabelRun.of(scores, RunFacts(sample_info=info, criteria=criteria, margin=margin))
+        prepared = label_run_of(scores, info, criteria, margin)
         adapt = adapter(prepared, labels, every_draw)
         queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch, prepared)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)

@@ -30,6 +30,17 @@ from judgegrid.labels.pool import HELD_S, MIN_HELD_S
 from judgegrid.store.run_db import DB_NAME
 
 
+def label_run_of(
+    scores: pd.DataFrame,
+    sample_info: dict[str, dict[str, Any]],
+    criteria: dict[str, CriterionSpec],
+    margin: float | None,
+) -> LabelRun:
+    """The scores as the state line and the adaptive queue read them: made once, before the
+    session exists, where its first queue needs them, else by ``LabelSession.label_run``."""
+    return LabelRun.of(scores, RunFacts(sample_info=sample_info, criteria=criteria, margin=margin))
+
+
 @dataclass
 class QueueItem:
     """One question of the page: a sample for a metric, or (``members`` set) a preference pair,
@@ -96,10 +107,7 @@ class LabelSession:
         them changes while the page serves, and made again after every answer they were most
         of its wait on a run of thousands of samples."""
         if self.prepared is None:
-            facts = RunFacts(
-                sample_info=self.sample_info, criteria=self.criteria, margin=self.margin
-            )
-            self.prepared = LabelRun.of(self.scores, facts)
+            self.prepared = label_run_of(self.scores, self.sample_info, self.criteria, self.margin)
         return self.prepared
 
     def why(self, item: QueueItem) -> str:
