@@ -132,6 +132,24 @@ def _same_cell(expected: str, got: str) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def text_differences(expected: str, got: str) -> list[str]:
+    """Where two texts differ: the words and counts to the character, each decimal to one unit
+    of its last printed digit. A statistic a last bit from a rounding boundary (a bound at
+    0.43750000000001) prints 0.437 on one machine and 0.438 on another."""
+    if NUMBER.split(expected) != NUMBER.split(got):
+        return ["the words differ (numbers aside)"]
+    found = []
+    for a, b in zip(NUMBER.findall(expected), NUMBER.findall(got), strict=True):
+        places = len(a.partition(".")[2])  # a count (no decimals) must be the same
+        unit = 10.0**-places if places else 0.0
+        if places != len(b.partition(".")[2]) or abs(float(a) - float(b)) > unit * 1.000001:
+            found.append(f"{a} before, {b} now")
+    return found
+
+
 def differences(expected: str, got: str) -> list[str]:
     """Where two CSV texts differ, cell by cell (numbers to 1e-9)."""
     old = list(csv.reader(io.StringIO(expected)))
@@ -171,7 +189,8 @@ def test_the_report_is_the_one_written_before_the_move(built: dict[str, Path], n
     }
     got = report_texts(built[name])
     assert sorted(got) == sorted(expected), "the report writes other files than before"
-    assert got["summary.md"] == expected["summary.md"]
+    summary = text_differences(expected["summary.md"], got["summary.md"])
+    assert not summary, summary[:5]
     for table in sorted(t for t in expected if t.endswith(".csv")):
         assert not differences(expected[table], got[table]), (
             table,
