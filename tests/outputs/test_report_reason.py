@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
+
 import pandas as pd
 
-from judgegrid.outputs.html_report import decision_block
+from judgegrid.outputs.card_short import BASIS_WORDS
+from judgegrid.outputs.html_report import LADDER_NOTE, decision_block
 
 
 def _record(verdict: str, reason: str) -> dict[str, object]:
@@ -37,3 +40,15 @@ def test_a_named_judges_reason_names_it_once():
 def test_no_verdicts_reason_keeps_the_verdict_before_it():
     html = decision_block(_record("no verdict", "the best, a, has rho 0.1"), pd.DataFrame())
     assert "no verdict: the best, a, has rho 0.1" in html
+
+
+def test_the_notes_under_the_card_name_every_basis_a_card_can_rest_on():
+    """report.html's note and the view's Decision page list the ladder a chip's basis comes
+    from; a basis missing there (``designed contrasts`` was) leaves a reader without its rank."""
+    view_note = files("judgegrid.view").joinpath("static/view.js").read_text()
+    view_note = view_note[view_note.index("Basis, strongest first") :][:400]
+    for note in (LADDER_NOTE, view_note):
+        missing = [basis for basis in BASIS_WORDS if basis not in note]
+        assert not missing, (missing, note)
+    order = [LADDER_NOTE.index(basis) for basis in BASIS_WORDS]
+    assert order == sorted(order)  # strongest first, as the card's ladder ranks them

@@ -322,8 +322,9 @@ def _decision(a: Analysis) -> str:
 
 
 LADDER_NOTE = (
-    "Basis, strongest first: people (labels), preference pairs, probes (copies of the samples "
-    "made worse in known ways), other judges (agreement only), nothing measurable. A judge is "
+    "Basis, strongest first: people (labels), preference pairs or designed contrasts, probes "
+    "(copies of the samples made worse in known ways), other judges (agreement only), nothing "
+    "measurable. A judge is "
     "named only when its 95% interval excludes chance (the dashed line), and judges whose paired "
     "difference from it is not significant (Holm) form a set with it: green, hollow."
 )

@@ -540,7 +540,8 @@ async function showDecision(mine) {
     el("p", {
       class: "note",
       text:
-        "Basis, strongest first: people (labels), preference pairs, probes, other judges (agreement only). " +
+        "Basis, strongest first: people (labels), preference pairs or designed contrasts, probes, " +
+        "other judges (agreement only), nothing measurable. " +
         "Dots: each judge's figure with its 95% interval; dashed: chance; green: the chosen judge (filled) and " +
         "those not separated from it (hollow). The card as `judgegrid report` wrote it (tables/decision_card.csv).",
     })
