@@ -129,6 +129,26 @@ def test_missing_matrix_file_is_one_line(tmp_path):
     assert result.stderr.strip() == f"{tmp_path / 'nope.yaml'}: file not found"
 
 
+@pytest.mark.parametrize("command", ["validate", "plan", "run"])
+def test_a_matrix_dataset_that_is_missing_names_the_matrix_and_where_it_looked(tmp_path, command):
+    """A relative ``dataset:`` is read from the matrix's folder, not the working one: the
+    error names the matrix and its field, the path looked at, and what to do."""
+    matrix = tmp_path / "grids" / "m.yaml"
+    matrix.parent.mkdir()
+    matrix.write_text(
+        "dataset: data/nope.jsonl\njudges: [{id: local/smollm2-135m}]\nmetrics: [faithfulness]\n"
+    )
+    result = runner.invoke(app, [command, str(matrix)])
+    assert result.exit_code == 2
+    expected = (
+        f"{matrix}: dataset: file not found: data/nope.jsonl (looked for "
+        f"{tmp_path.resolve() / 'grids' / 'data' / 'nope.jsonl'}, relative to the matrix's "
+        "folder); fix the path, or give the data set with --dataset"
+    )
+    assert result.stderr.strip() == expected
+    assert not (tmp_path / "reports").exists()
+
+
 def test_killed_run_resumes_to_the_same_cells(tmp_path, write_matrix):
     """A real process, killed with SIGKILL mid-run, then resumed from its directory."""
     args = run_args(write_matrix(), "--limit", "4")

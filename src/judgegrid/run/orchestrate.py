@@ -24,7 +24,14 @@ from judgegrid.calls.embedder import resolve_dimension_method
 from judgegrid.calls.providers import register_local_models
 from judgegrid.core.cells import Cell
 from judgegrid.core.criterion import CriterionSpec
-from judgegrid.core.errors import InputError, MatrixError, OptionError, Problem, RunDirError
+from judgegrid.core.errors import (
+    DatasetError,
+    InputError,
+    MatrixError,
+    OptionError,
+    Problem,
+    RunDirError,
+)
 from judgegrid.core.options import Execution
 from judgegrid.core.records import BatchRecord
 from judgegrid.core.run_options import ResumeOptions, RunOptions, check_margin
@@ -165,6 +172,8 @@ def resolve_dataset(
     path = Path(str(matrix.dataset))
     if not path.is_absolute() and matrix_path is not None:
         path = Path(matrix_path).parent / path
+    if not path.exists():
+        raise _matrix_dataset_missing(str(matrix.dataset), path, matrix_path)
     if columns or not matrix.columns:
         return load_dataset(path, columns=columns, list_delimiter=list_delimiter, extra=extra)
     try:  # the matrix's columns: name its own data set's fields
@@ -175,6 +184,20 @@ def resolve_dataset(
         if exc.source != COLUMNS:
             raise
         raise _as_matrix_columns(exc, matrix_path) from None
+
+
+def _matrix_dataset_missing(
+    written: str, path: Path, matrix_path: str | Path | None
+) -> DatasetError:
+    """The matrix's ``dataset:`` names no file: said of the matrix and its field, with the path
+    looked at, since a relative path is read from the matrix's folder, not the working one."""
+    source = str(matrix_path) if matrix_path is not None else "<matrix>"
+    relative = "" if Path(written).is_absolute() else ", relative to the matrix's folder"
+    message = (
+        f"file not found: {written} (looked for {path.resolve()}{relative}); "
+        "fix the path, or give the data set with --dataset"
+    )
+    return DatasetError(source, [Problem("dataset", message)])
 
 
 def _as_matrix_columns(exc: OptionError, matrix_path: str | Path | None) -> MatrixError:
