@@ -99,7 +99,8 @@ def check_run_dir(target: Path) -> None:
         raise RunDirError(str(target), [Problem("", _a_pairs_dir(target))])
     if not (target / DB_NAME).exists() or not (target / RESOLVED_MATRIX).exists():
         message = f"not a run directory (needs {DB_NAME} and {RESOLVED_MATRIX})"
-        raise RunDirError(str(target), [Problem("", message + _inside_a_run(target))])
+        where = _inside_a_run(target) or _runs_inside(target)
+        raise RunDirError(str(target), [Problem("", message + where)])
 
 
 def _inside_a_run(path: Path) -> str:
@@ -110,6 +111,27 @@ def _inside_a_run(path: Path) -> str:
         if is_pairs_dir(folder):
             return f"; it is inside the judgegrid pairs directory {folder}: name that folder"
     return ""
+
+
+def _runs_inside(path: Path) -> str:
+    """The run directories a folder holds, or its ``reports`` folder (where ``run`` makes them)
+    holds: which folder to name instead, the newest first (a run's name starts with its time)."""
+    runs = [*_run_dirs_in(path), *_run_dirs_in(path / "reports")]
+    if not runs:
+        return ""
+    newest = max(runs, key=lambda p: p.name)
+    if len(runs) == 1:
+        return f"; it holds one run directory: name that, {newest}"
+    return f"; it holds {len(runs)} run directories: name one, such as the newest, {newest}"
+
+
+def _run_dirs_in(folder: Path) -> list[Path]:
+    """The run directories directly in ``folder``; none where it cannot be read (a hint,
+    never a second error)."""
+    try:
+        return [p for p in folder.iterdir() if p.is_dir() and is_run_dir(p)]
+    except OSError:
+        return []
 
 
 def _a_pairs_dir(path: Path) -> str:
