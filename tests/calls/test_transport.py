@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from judgegrid import run_grid
-from judgegrid.calls.transport import Limits, ModelStopped, RateLimit
+from judgegrid.calls.transport import Limits, ModelStopped, RateLimit, describe_failure
 from judgegrid.inputs.matrix import parse_matrix
 
 
@@ -229,3 +229,27 @@ def test_accounting_never_adds_an_unknown_price_as_zero():
     assert format_cost(None) == "unknown" and format_cost(0.0) == "$0.0000"
     assert table.loc["unpriced", "mean_latency_s"] == pytest.approx(0.3)
     assert run_usage(calls)["cost"] is None and run_usage(calls)["requests"] == 4
+
+
+@pytest.mark.parametrize(
+    ("api_base", "says"),
+    [
+        (
+            "http://127.0.0.1:8431/v1",
+            "nothing answers at http://127.0.0.1:8431/v1; start its server, "
+            "e.g. judgegrid serve-local, or fix api_base",
+        ),
+        (
+            "http://gpu-box:8000/v1",
+            "nothing answers at http://gpu-box:8000/v1; start its server, or fix api_base",
+        ),
+        (None, "the provider could not be reached: check the network"),
+    ],
+)
+def test_a_refused_connection_names_where_it_went_and_what_to_do(api_base, says):
+    """A server you run and forgot to start is the common cause: the cause names its address
+    and what to do before litellm's words, so a cut "why cells were failed" line shows them."""
+    refused = ConnectionRefusedError("[Errno 111] Connection refused")
+    request = {"api_base": api_base} if api_base else {}
+    message = describe_failure("openai/smollm2-135m", refused, None, request)
+    assert message.startswith(f"openai/smollm2-135m: connection error ({says}): ")

@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from judgegrid.core.errors import ProviderError
 from judgegrid.core.options import RetryPolicy
@@ -40,6 +41,8 @@ TIMEOUT_ATTEMPTS = 2
 # A call still without an answer this long is named on the terminal: which model, where, and
 # how long it may still wait.
 WAITING_NOTICE_S = 10.0
+# A refused connection to one of these is to a server on this machine, such as serve-local's.
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 log = logging.getLogger("judgegrid")
 
@@ -257,6 +260,19 @@ def waiting_words(label: str, request: dict[str, Any]) -> str:
     )
 
 
+def unreached(request: dict[str, Any] | None) -> str:
+    """What a refused connection means and what to do: a server of yours (an ``api_base``) is
+    named, with the command that serves the local models where it is this machine's."""
+    base = (request or {}).get("api_base")
+    if not base:
+        return "the provider could not be reached: check the network"
+    host = urlsplit(str(base)).hostname or ""
+    serve = ", e.g. judgegrid serve-local" if host in LOOPBACK_HOSTS else ""
+    return (
+        f"nothing answers at {destination(request or {})}; start its server{serve}, or fix api_base"
+    )
+
+
 def describe_failure(
     model: str, exc: BaseException, status: int | None, request: dict[str, Any] | None = None
 ) -> str:
@@ -276,7 +292,7 @@ def describe_failure(
     if status == 404:
         return f"{model}: {kind} (HTTP 404); check the model id and api_base. Provider said: {text}"
     if is_connection_error(exc):
-        return f"{model}: connection error (the provider could not be reached): {text}"
+        return f"{model}: connection error ({unreached(request)}): {text}"
     prefix = f"HTTP {status}" if status else type(exc).__name__
     return f"{model}: {prefix}: {text}"
 
