@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from pydantic import BaseModel
@@ -13,11 +14,12 @@ from typer.testing import CliRunner
 from judgegrid.calls.judge import JudgeModel
 from judgegrid.calls.providers.gateway import PLACEHOLDER_KEY, call_kwargs
 from judgegrid.calls.providers.llama_server import JsonSchemaAdapter, llama_response_format
-from judgegrid.calls.providers.serve import plan_servers
+from judgegrid.calls.providers.serve import plan_servers, served_line
 from judgegrid.cli import app
 from judgegrid.core.errors import OptionError
 from judgegrid.core.options import ModelOptions
 from judgegrid.core.question import Question
+from judgegrid.inputs.matrix import parse_matrix
 
 runner = CliRunner()
 
@@ -128,3 +130,23 @@ def test_output_mode_overrides_litellms_tables_and_keeps_the_answer_address():
     q = Question(step="s", messages=[{"role": "user", "content": "hi"}], schema=Answer)
     # the resolved mode is the answer's address, not the option: no cached answer is orphaned
     assert same.step_key(q, 0) == auto.step_key(q, 0) != forced.step_key(q, 0)
+
+
+def test_each_served_line_is_copied_into_a_matrix_as_printed():
+    """serve-local prints each model's address and name under the matrix's own keys
+    (``api-base:``, ``id:``), so a user who copies them gets an entry that validates."""
+    servers = plan_servers(threads=1)
+    lines = [served_line(s) for s in servers]
+    assert lines[0] == (
+        "judge     smollm2-135m           api-base: http://127.0.0.1:8431/v1  "
+        "id: openai/smollm2-135m"
+    )
+    entries = []
+    for line in lines:
+        pairs = dict(re.findall(r"([\w-]+): (\S+)", line))
+        entries.append(f"{{id: {pairs['id']}, options: {{api-base: '{pairs['api-base']}'}}}}")
+    judges, embeddings = entries[0], entries[1]
+    text = f"judges: [{judges}]\nembeddings: [{embeddings}]\nmetrics: [response_relevancy]\n"
+    matrix = parse_matrix(text)
+    assert matrix.judges[0].options.api_base == "http://127.0.0.1:8431/v1"
+    assert matrix.embeddings[0].id == "openai/multilingual-e5-small"

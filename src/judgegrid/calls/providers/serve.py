@@ -270,6 +270,13 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def served_line(server: Server) -> str:
+    """A server's line as a matrix names it (``api-base:``, ``id:``), so the two values can be
+    copied into a judge or embedding entry as they are printed."""
+    where = f"api-base: {server.api_base}  id: openai/{server.model}"
+    return f"{server.kind:9} {server.model:22} {where}"
+
+
 def serve_forever(servers: list[Server], echo: object = print) -> None:
     """Start the servers, print their api_bases, and keep them up until Ctrl-C (or a server
     dies: then the others are stopped and ServeError names it)."""
@@ -278,7 +285,7 @@ def serve_forever(servers: list[Server], echo: object = print) -> None:
         signal.signal(signum, _interrupt)  # else the servers, in their own sessions, outlive us
     with LocalServers(servers):
         for s in servers:
-            say(f"{s.kind:9} {s.model:22} api_base: {s.api_base}  model: openai/{s.model}")
+            say(served_line(s))
         say("serving on 127.0.0.1; Ctrl-C stops every server")
         try:
             while True:
