@@ -45,6 +45,18 @@ def test_validate_accepts_the_shipped_local_matrix():
     assert "cells" in result.stdout
 
 
+def test_validate_counts_one_of_a_kind_in_the_singular(tmp_path):
+    """A first matrix has one judge and one repeat: the ok line reads as a sentence."""
+    path = tmp_path / "m.yaml"
+    path.write_text("judges: [{id: local/smollm2-135m}]\nmetrics: [faithfulness]\nlimit: 1\n")
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first == (
+        f"{path}: ok — 1 judge, 0 embedding models, 1 metric, 1 repeat; 1 sample from demo: 1 cell"
+    )
+
+
 def test_validate_unknown_model_provider(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text("judges: [{id: gpt-4o-mni-typo}]\nmetrics: [faithfulness]\n")

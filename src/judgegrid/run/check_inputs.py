@@ -48,19 +48,29 @@ class InputsCheck:
         probes = [s for s in probed if s.probe is not None]
         cells = probed_cell_count(parsed, probed)
         lines = [
-            f"{matrix_path}: ok — {len(parsed.judges)} judges, {len(parsed.embeddings)} "
-            f"embedding models, {len(parsed.metrics)} metrics, "
-            + (f"{len(parsed.criteria)} criteria, " if parsed.criteria else "")
-            + f"{parsed.repeats} repeats; "
-            f"{len(data)} samples from {data.source}"
-            + (f" and {len(probes)} probes made from them" if probes else "")
-            + f": {cells} cells"
+            f"{matrix_path}: ok — {_count(len(parsed.judges), 'judge')}, "
+            f"{_count(len(parsed.embeddings), 'embedding model')}, "
+            f"{_count(len(parsed.metrics), 'metric')}, "
+            + (
+                f"{_count(len(parsed.criteria), 'criterion', 'criteria')}, "
+                if parsed.criteria
+                else ""
+            )
+            + f"{_count(parsed.repeats, 'repeat')}; "
+            f"{_count(len(data), 'sample')} from {data.source}"
+            + (f" and {_count(len(probes), 'probe')} made from them" if probes else "")
+            + f": {_count(cells, 'cell')}"
         ]
         if data.mapping is not None:
             lines.append(f"{data.source}: read as {data.mapping.scheme or 'mapped by --columns'}")
             lines += [f"  {line}" for line in mapping_lines(data.mapping)]
         lines += [f"note: {note}" for note in probe_notes(parsed, probed)]
         return lines + [f"not checked: {note}" for note in self.unchecked]
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and its noun, singular for one: "1 judge", "2 judges"."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def check_inputs(
