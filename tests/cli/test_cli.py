@@ -67,6 +67,28 @@ def test_validate_unknown_model_provider(tmp_path):
     )
 
 
+def test_validate_offers_the_hosted_model_a_mistyped_id_is_close_to(tmp_path, monkeypatch):
+    """A hosted id litellm does not know validates (new models come out), but its note says
+    which known model it is close to; a self-served id (an api-base) is the server's own."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghijklmnopqrstuv")
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "judges:\n  - {id: openai/gpt-4o-minii}\n"
+        "  - {id: openai/gpt-4o-minij, options: {api-base: 'http://127.0.0.1:8000/v1'}}\n"
+        "metrics: [faithfulness]\nlimit: 1\n"
+    )
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stdout.splitlines() if line.startswith("not checked")]
+    assert notes == [
+        "not checked: the context window of openai/gpt-4o-minii (litellm does not know it; if "
+        "the name is mistyped, did you mean openai/gpt-4o-mini?): sample fields are held to "
+        "200,000 characters instead",
+        "not checked: the context window of openai/gpt-4o-minij (litellm does not know it): "
+        "sample fields are held to 200,000 characters instead",
+    ]
+
+
 def test_validate_bad_dataset_is_named(tmp_path, write_matrix):
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "x", "user_input": "Q", "contexts": 3}\n')

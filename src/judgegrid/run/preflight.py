@@ -259,8 +259,8 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
     known = [w for w in windows.values() if w]
     limit_chars = min(known) * CHARS_PER_TOKEN if known else FIELD_CHARS_CAP
     unchecked = [
-        f"the context window of {model} (litellm does not know it): sample fields are held to "
-        f"{FIELD_CHARS_CAP:,} characters instead"
+        f"the context window of {model} (litellm does not know it{_typo(matrix, model)}): "
+        f"sample fields are held to {FIELD_CHARS_CAP:,} characters instead"
         for model, window in windows.items()
         if not window
     ]
@@ -278,6 +278,18 @@ def sample_problems(matrix: Matrix, data: Dataset) -> tuple[list[Problem], list[
                     _too_long(sample.id, f"retrieved_contexts[{k}]", len(context), limit_chars)
                 )
     return problems, unchecked
+
+
+def _typo(matrix: Matrix, model: str) -> str:
+    """A hosted model litellm does not know may be a typo: the closest name it knows, where one
+    is close. Not for a self-served one (an ``api_base``): its names are the server's own."""
+    served = [
+        base
+        for i, judge in enumerate(matrix.judges)
+        if judge.id == model and (base := _api_base(matrix, "judges", i, judge)[1])
+    ]
+    guess = None if served else litellm_tables.similar_model(model)
+    return f"; if the name is mistyped, did you mean {guess}?" if guess else ""
 
 
 def needed_fields(matrix: Matrix) -> list[str]:

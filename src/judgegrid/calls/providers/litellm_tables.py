@@ -20,6 +20,7 @@ them rather than the plan (``tests/calls/test_litellm_tables.py``).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib.util
 import json
@@ -122,6 +123,22 @@ def known_model(model: str) -> KnownModel | None:
         batch_input_cost=entry.get("input_cost_per_token_batches", input_cost / 2),
         batch_output_cost=entry.get("output_cost_per_token_batches", output_cost / 2),
     )
+
+
+def similar_model(model: str) -> str | None:
+    """The model of litellm's map closest to ``model`` from the same provider
+    (``openai/gpt-4o-minii``: ``openai/gpt-4o-mini``), for a name litellm does not know; None
+    where none is close."""
+    provider, _, name = model.partition("/")
+    if not name:
+        return None
+    names = {
+        key.removeprefix(f"{provider}/")
+        for key, entry in price_map().items()
+        if isinstance(entry, dict) and entry.get("litellm_provider") == provider
+    }
+    guess = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.8)
+    return f"{provider}/{guess[0]}" if guess and guess[0] != name else None
 
 
 def counts_with_default_encoding(model: str) -> bool:
