@@ -720,6 +720,28 @@ def test_a_bad_labels_file_is_refused_whole_naming_the_row(run_dir, tmp_path, na
     assert stored_labels(run_dir).empty  # the good row beside the bad one was not written
 
 
+def test_rows_of_samples_the_run_does_not_hold_say_what_to_do(run_dir, tmp_path):
+    """docs/examples/demo-labels.csv on a run made with --limit: each row is named, then one
+    line says why such rows come and what to do, counted once whatever the metric."""
+    strangers = [
+        {**GOOD_ROWS[0], "sample_id": "vanmieu"},
+        {**GOOD_ROWS[0], "sample_id": "vanmieu", "metric": "response_relevancy"},
+    ]
+    path = write_rows(tmp_path / "l.csv", [GOOD_ROWS[1], *strangers])
+    with pytest.raises(DatasetError) as raised:
+        import_labels(run_dir, path)
+    lines = str(raised.value).splitlines()
+    assert lines[:2] == [
+        f"{path}: row 3: sample_id 'vanmieu' is not a sample of this run",
+        f"{path}: row 4: sample_id 'vanmieu' is not a sample of this run",
+    ]
+    assert lines[2:] == [
+        f"{path}: 2 rows name samples this run does not hold (a run made with --limit holds "
+        "only the data set's first samples): leave those rows out, or import into a run of "
+        "the whole data set"
+    ]
+
+
 def test_labels_on_something_that_is_not_a_run(tmp_path):
     with pytest.raises(RunDirError):
         import_labels(tmp_path, tmp_path / "x.csv")

@@ -107,6 +107,7 @@ def read_label_file(
     labels: list[Label] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], str] = {}
+    strangers = 0  # rows naming a sample the run does not hold
     for where, row in rows:
         if _carried(row, carried or set()):
             continue
@@ -114,17 +115,37 @@ def read_label_file(
             label = _label(row, samples, names, annotator, criteria or {})
         except ValueError as exc:
             problems.append(Problem(where, str(exc)))
+            strangers += _stranger(row, samples)
             continue
         key = (label.sample_id, label.metric, label.annotator)
         if key in seen:
             problems.append(Problem(where, f"repeats {seen[key]} (same sample, metric, annotator)"))
         seen.setdefault(key, where)
         labels.append(label)
+    if strangers:
+        problems.append(Problem("", _strangers_words(strangers)))
     if problems:
         raise DatasetError(source, problems)
     if not labels:
         raise DatasetError(source, [Problem("", "the file has no labels")])
     return labels
+
+
+def _stranger(row: Any, samples: set[str]) -> int:
+    """1 for a row of a metric whose sample the run does not hold, else 0."""
+    if not isinstance(row, dict) or _text(row.get("metric")) == PREFERENCE:
+        return 0
+    return int(str(row.get("sample_id", "")).strip() not in samples)
+
+
+def _strangers_words(count: int) -> str:
+    """What to do about rows of samples the run does not hold: most often a run made with
+    --limit, which scored only the data set's first samples."""
+    rows = "1 row names a sample" if count == 1 else f"{count} rows name samples"
+    return (
+        f"{rows} this run does not hold (a run made with --limit holds only the data set's "
+        "first samples): leave those rows out, or import into a run of the whole data set"
+    )
 
 
 def _rows(path: Path, source: str) -> list[tuple[str, Any]]:
