@@ -34,10 +34,10 @@ def _passes(k: int) -> float:
     return float(k % 2 == 0)
 
 
-def _run(root: Path, margin: float | None = None, every: int = 3) -> Path:
+def _run(root: Path, margin: float | None = None, every: int = 3, juries: bool = False) -> Path:
     """The scripted run, then the judges' faithfulness scores set: a passes the even samples,
     b answers as a but for every ``every``-th sample; ``margin``: the matrix's
-    ``decision: {margin}``."""
+    ``decision: {margin}``; ``juries``: the matrix's ``juries: true`` (a and b's jury)."""
     scripted.register()
     scripted.SCRIPT.reset()
     data = root / "data.jsonl"
@@ -57,6 +57,7 @@ def _run(root: Path, margin: float | None = None, every: int = 3) -> Path:
     )
     if margin is not None:
         settings["decision"] = {"margin": margin}
+    settings["juries"] = juries
     matrix.write_text(yaml.safe_dump(settings))
     run_dir = run_grid(matrix, run_dir=root / "run").run_dir
     store = RunStore(run_dir / "run.sqlite")
@@ -160,3 +161,20 @@ def test_label_margin_on_a_run_without_one_gives_the_line_report_margin_gives_th
 
     assert card_line("--margin", "0.2") == lines[-1]
     assert "at most" not in card_line()
+
+
+def test_with_juries_the_page_and_the_report_weigh_the_same_judges(tmp_path):
+    """``juries: true``: the report's card counts the jury of a and b as one more judge; the
+    page's line, judges shown, must too, or the two say different things of the same labels
+    (the page once left the jury out: "a and b are level" beside the card's "a, jury(a + b)
+    and b are level")."""
+    run_dir = _run(tmp_path, juries=True)
+    shown = SessionAsk(n=6, show_judges=True)
+    lines, asked = _label_until_a_verdict(run_dir, shown)
+    assert asked == 6
+    result = CliRunner().invoke(app, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    card = pd.read_csv(run_dir / "tables" / "decision_card.csv").set_index("metric")
+    stated = str(card.loc[METRIC, "label_state"])
+    assert "jury(a + b)" in stated, stated
+    assert lines[-1].endswith(stated), (lines[-1], stated)

@@ -78,6 +78,7 @@ def session_over(
     (``judgegrid label``'s viewer) and so opens the run once."""
     n, show_judges, batch, again = ask.n, ask.show_judges, ask.batch, ask.again
     margin = ask.margin if ask.margin is not None else matrix.decision.margin
+    panels = tuple(tuple(panel) for panel in matrix.jury_panels)
     criteria = matrix.criteria_by_name
     chosen = chosen_metrics(metrics, matrix.scored_names)
     samples = {s.id: s for s in stored_dataset(store)}
@@ -104,7 +105,7 @@ def session_over(
     else:
         asked = [criteria[m] for m in chosen if m in criteria]
         compared = criterion_pairs(samples.values(), asked)
-        prepared = label_run_of(scores, info, criteria, margin)
+        prepared = label_run_of(scores, info, criteria, margin, panels)
         adapt = adapter(prepared, labels, every_draw)
         queue, draws = build_queue(scores, chosen, pool, n, compared, adapt, batch, prepared)
     labelled = (PREFERENCE,) if pairs else tuple(chosen)
@@ -122,6 +123,7 @@ def session_over(
         batch=batch,
         metrics=labelled,
         margin=margin,
+        jury_panels=panels,
         # not those it takes over: they are this person's now
         others=len(pool.others(labelled) - {(d.sample_id, d.metric) for d in draws}),
         held=int(pool.held["metric"].isin(labelled).sum()),

@@ -35,10 +35,16 @@ def label_run_of(
     sample_info: dict[str, dict[str, Any]],
     criteria: dict[str, CriterionSpec],
     margin: float | None,
+    jury_panels: tuple[tuple[str, ...], ...] = (),
 ) -> LabelRun:
     """The scores as the state line and the adaptive queue read them: made once, before the
-    session exists, where its first queue needs them, else by ``LabelSession.label_run``."""
-    return LabelRun.of(scores, RunFacts(sample_info=sample_info, criteria=criteria, margin=margin))
+    session exists, where its first queue needs them, else by ``LabelSession.label_run``.
+    The matrix's juries count as judges here as in the report's card, so that the page's line
+    and the card weigh the same judges."""
+    facts = RunFacts(
+        sample_info=sample_info, criteria=criteria, margin=margin, jury_panels=jury_panels
+    )
+    return LabelRun.of(scores, facts)
 
 
 @dataclass
@@ -86,6 +92,9 @@ class LabelSession:
     # the non-inferiority margin (``--margin``, else the matrix's ``decision: {margin}``): the
     # state line's rule asks it
     margin: float | None = None
+    # the matrix's juries (``juries: true``), each one more judge to the state line, as on the
+    # report's card
+    jury_panels: tuple[tuple[str, ...], ...] = ()
     # samples (or pairs) of these metrics other people drew or labelled and this person did
     # not: out of this person's pool, as the pool is one for everyone (``pool.taken_by_anyone``)
     others: int = 0
@@ -107,7 +116,9 @@ class LabelSession:
         them changes while the page serves, and made again after every answer they were most
         of its wait on a run of thousands of samples."""
         if self.prepared is None:
-            self.prepared = label_run_of(self.scores, self.sample_info, self.criteria, self.margin)
+            self.prepared = label_run_of(
+                self.scores, self.sample_info, self.criteria, self.margin, self.jury_panels
+            )
         return self.prepared
 
     def why(self, item: QueueItem) -> str:
