@@ -264,3 +264,22 @@ def test_a_probe_grid_cuts_its_judges_names_to_fit_not_its_cells(tmp_path):
     header = next(line for line in text.splitlines() if line.startswith("metric "))
     assert len(header) <= 60 and header.count("…") == 5
     assert "faithfulness  3/4" in text
+
+
+def test_a_run_without_probes_is_not_pointed_at_a_probes_section(tmp_path):
+    """The report writes probes_brief.csv, its header alone, for a run with no probes (an
+    HTTP-served or criteria run): the footer once sent the reader to a Probes section that has
+    nothing to show."""
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    pd.DataFrame([_record(verdict="judge-a", judge="judge-a")]).to_csv(
+        tables / "decision_card.csv", index=False
+    )
+    _brief(0).to_csv(tables / "probes_brief.csv", index=False)
+    assert (tables / "probes_brief.csv").read_text().startswith("metric,judge")
+    text = " ".join(" ".join(terminal_card(tmp_path).plain_lines(120)).split())
+    assert "every figure and test behind a verdict: summary.md and report.html in" in text
+    assert "Probes section" not in text
+    _brief(20).to_csv(tables / "probes_brief.csv", index=False)  # too wide to draw: pointed at
+    text = " ".join(" ".join(terminal_card(tmp_path).plain_lines(120)).split())
+    assert "(probes: its Probes section)" in text

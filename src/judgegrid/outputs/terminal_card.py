@@ -113,24 +113,22 @@ def terminal_card(run_dir: Path) -> TerminalCard:
     """The card of a run directory, from the tables its report wrote."""
     tables = run_dir / TABLES_DIR
     card = pd.read_csv(tables / "decision_card.csv", keep_default_na=False)
-    brief_path = tables / "probes_brief.csv"
-    brief = _read_optional(brief_path)
-    return card_of(card.to_dict("records"), brief, run_dir, brief_path.exists())
+    brief = _read_optional(tables / "probes_brief.csv")
+    return card_of(card.to_dict("records"), brief, run_dir)
 
 
 def card_of(
     records: Sequence[Mapping[Hashable, object]],
     brief: pd.DataFrame,
     run_dir: Path,
-    probes_reported: bool | None = None,
 ) -> TerminalCard:
     """The card of decision_card.csv's rows and probes_brief.csv's, its footer naming
-    ``run_dir``; ``probes_reported``: the report has a Probes section (by default, when
-    ``brief`` has rows)."""
+    ``run_dir``. Where ``brief`` has rows the report's Probes section has probes to show,
+    and the footer points there if their grid does not fit; a run without probes gets no
+    such pointer (its Probes section would have none to show)."""
     entries = [_entry(r) for r in records]
-    reported = not brief.empty if probes_reported is None else probes_reported
     return TerminalCard(
-        entries, probe_grid(brief), reported, run_dir, label_command(records, run_dir)
+        entries, probe_grid(brief), not brief.empty, run_dir, label_command(records, run_dir)
     )
 
 
