@@ -24,6 +24,7 @@ from judgegrid.cli import app
 from judgegrid.labels.page import serve
 from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import LabelSession, SessionAsk
+from judgegrid.metrics import METRICS
 from support.browser import (
     DevTools,
     browser_page,
@@ -103,6 +104,7 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     ):
         navigate(tools, url)
         wait_until(tools, "!document.getElementById('item').hidden")
+        anchors_seen: dict[str, list[str]] = {}
         for k in range(LABELS):
             state = evaluate(
                 tools,
@@ -113,8 +115,12 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
                      page: document.body.innerText,
                      reason: document.getElementById('reason').textContent,
                      scripts: document.querySelectorAll('script').length,
+                     title: document.getElementById('metric-title').textContent,
+                     anchors: [...document.querySelectorAll('#scale small')]
+                       .map((s) => s.textContent),
                      width: document.documentElement.scrollWidth})""",
             )
+            anchors_seen[state["title"].split(" · ")[0]] = state["anchors"]
             assert state["scripts"] == 2  # loopback.js and label.js only: no markup is run
             assert state["width"] <= 1280
             assert_blind(state["page"], state["reason"])
@@ -148,6 +154,12 @@ def test_a_person_labels_twelve_samples_and_the_card_changes(tmp_path):
     # the hostile sample's markup is on the page as text: no <script>, no <b> element made
     assert HOSTILE in hostile["text"] and "hostile<script>" in hostile["title"]
     assert hostile["scripts"] == 2 and hostile["bold"] == 0  # loopback.js and the page's own
+    # under the scale, the question's own ends: "not at all … fully" of a relevancy
+    by_title = {cls.title: cls for cls in METRICS.values()}
+    scaled = {t: a for t, a in anchors_seen.items() if by_title[t].human_form == "scale"}
+    assert scaled, anchors_seen
+    for title, anchors in scaled.items():
+        assert anchors == list(by_title[title].human_anchors), (title, anchors)
 
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output

@@ -25,6 +25,8 @@ from judgegrid.labels.files import export_labels, import_labels, read_label_file
 from judgegrid.labels.page import serve
 from judgegrid.labels.queue import open_session
 from judgegrid.labels.session import LabelSession, SessionAsk
+from judgegrid.labels.views import metric_view
+from judgegrid.metrics import METRICS
 from judgegrid.store.lock import lock_run
 from judgegrid.store.run_db import RunStore
 from support.servers import LabelServer as Server
@@ -857,3 +859,21 @@ def test_a_pairs_run_asks_which_answer_is_better_and_the_report_scores_it(tmp_pa
     exported = export_labels(parent / "faithfulness")
     details = [json.loads(d) for d in exported["detail"].dropna()]
     assert all(d["preferred"].endswith(":preferred") for d in details)
+
+
+SCALED = sorted(name for name, cls in METRICS.items() if cls.human_form == "scale")
+
+
+@pytest.mark.parametrize("name", SCALED)
+def test_the_scales_words_are_the_ends_its_question_names(name):
+    """The page writes the metric's anchors under its scale's 0, 0.5 and 1: they must be the
+    ends its question gives ("(0: not at all … 1: fully)"), not one set for every metric
+    (ResponseRelevancy's buttons once said "none … all" of how well a response answers)."""
+    cls = METRICS[name]
+    view = metric_view(name)
+    assert view["anchors"] == list(cls.human_anchors)
+    ends = re.search(r"\(0: (.+) … 1: (.+)\)$", cls.human_question)
+    assert ends is not None, cls.human_question
+    low, _, high = cls.human_anchors
+    assert ends.group(1).startswith(low.split(":")[0]), (low, ends.group(1))
+    assert ends.group(2).startswith(high.split(":")[0]), (high, ends.group(2))

@@ -94,6 +94,7 @@ def metric_view(
         "question": cls.human_question,
         "form": cls.human_form,
         "scale": list(SCALE),
+        "anchors": list(cls.human_anchors),
         "higher_is_better": cls.higher_is_better,
     }
 

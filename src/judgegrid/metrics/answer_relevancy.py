@@ -181,6 +181,7 @@ class AnswerRelevancy(Metric[Params]):
         "How well does the response address the question?"
         " (0: not at all … 1: fully, nothing off-topic)"
     )
+    human_anchors = ("not at all", "partly", "fully")
     title = "AnswerRelevancy"
     description = (
         "DeepEval's AnswerRelevancyMetric: share of the response's statements relevant to the "

@@ -62,6 +62,9 @@ class Metric(Generic[ParamsT]):
     # 0.25; ``contexts``: tick the useful contexts, scored as the metric scores the judge's ticks.
     human_question: ClassVar[str] = ""
     human_form: ClassVar[Literal["scale", "contexts"]] = "scale"
+    # the words under the scale's buttons at 0, 0.5 and 1, as the question's own ends name them
+    # ("none … all" of a share; "not at all … fully" of how well a response answers)
+    human_anchors: ClassVar[tuple[str, str, str]] = ("none", "half", "all")
     Params: ClassVar[type[BaseModel]] = NoParams
 
     def __init__(self, params: ParamsT | None = None, **kwargs: Any):

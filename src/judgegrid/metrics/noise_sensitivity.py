@@ -96,6 +96,7 @@ class NoiseSensitivity(Metric[Params]):
         "What share of the response's claims are wrong, i.e. not supported by the reference?"
         " (0: none — best … 1: all)"
     )
+    human_anchors = ("none: best", "half", "all: worst")
     title = "NoiseSensitivity"
     description = (
         "Share of the response's statements that are wrong yet supported by a (relevant or "

@@ -128,6 +128,7 @@ class ResponseRelevancy(Metric[Params]):
         "How well does the response address the question?"
         " (0: not at all or evasive … 1: fully and directly)"
     )
+    human_anchors = ("not at all", "partly", "fully")
     title = "ResponseRelevancy"
     description = (
         "Mean cosine between the question and questions the judge writes from the response"

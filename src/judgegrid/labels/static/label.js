@@ -196,7 +196,9 @@ function buildScale(metric) {
     );
     return;
   }
-  const words = metric.higher_is_better ? ["none", "", "half", "", "all"] : ["best", "", "half", "", "worst"];
+  // the question's own ends under 0, 0.5 and 1 ("none … all", "not at all … fully")
+  const [low, middle, high] = metric.anchors || ["none", "half", "all"];
+  const words = [low, "", middle, "", high];
   $("scale").replaceChildren(
     ...metric.scale.map((value, n) => {
       const button = document.createElement("button");
