@@ -237,5 +237,5 @@ def test_validate_counts_the_criteria_and_their_cells(tmp_path):
     path = write(tmp_path, criteria_matrix(limit=4))
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 0, result.output
-    assert "1 metrics, 3 criteria, 1 repeats" in result.output
+    assert "1 metric, 3 criteria, 1 repeat" in result.output
     assert ": 48 cells" in result.output  # as the run makes them (the first test)
