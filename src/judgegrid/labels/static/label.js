@@ -196,8 +196,9 @@ function buildScale(metric) {
     );
     return;
   }
-  // the question's own ends under 0, 0.5 and 1 ("none … all", "not at all … fully")
-  const [low, middle, high] = metric.anchors || ["none", "half", "all"];
+  // the question's own ends under 0, 0.5 and 1 ("none … all", "not at all … fully"): every
+  // metric answered on the scale names them (metric_view's anchors)
+  const [low, middle, high] = metric.anchors;
   const words = [low, "", middle, "", high];
   $("scale").replaceChildren(
     ...metric.scale.map((value, n) => {
